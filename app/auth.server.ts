@@ -1,0 +1,91 @@
+import { createCookie, redirect, type AppLoadContext } from "@remix-run/node";
+import type { User } from "../db/schema";
+import type { Actor } from "../server/core/actor";
+import { forbidden } from "../server/core/errors";
+import { SESSION_COOKIE } from "../server/http/cookies";
+import "./context.server";
+
+/**
+ * Did the browser reach us over HTTPS? The request itself (TLS on our socket), or a proxy in front saying so in
+ * X-Forwarded-Proto or Forwarded. Trusting the proxy headers here is safe: they can only make the cookie stricter
+ * (a spoofed "https" costs the spoofer his own session over plain HTTP). docs/decisions/011.
+ */
+export function cameOverHttps(request: Request | undefined): boolean {
+  if (!request) return false;
+  if (new URL(request.url).protocol === "https:") return true;
+  const forwardedProto = request.headers.get("X-Forwarded-Proto")?.split(",")[0]?.trim().toLowerCase();
+  if (forwardedProto === "https") return true;
+  return /(^|[;,\s])proto=("?)https\2(?=$|[;,\s])/i.test(request.headers.get("Forwarded") ?? "");
+}
+
+/**
+ * The session cookie: HttpOnly (no script reads the credential), SameSite=Lax (no cross-site post carries it),
+ * Path=/, and Secure when COOKIE_SECURE says the app is served over HTTPS or this request came over HTTPS.
+ */
+function sessionCookie(context: AppLoadContext, request?: Request) {
+  const { cookieSecure, sessionDays } = context.deps.config;
+  return createCookie(SESSION_COOKIE, {
+    path: "/",
+    httpOnly: true,
+    sameSite: "lax",
+    secure: cookieSecure || cameOverHttps(request),
+    maxAge: sessionDays * 24 * 60 * 60,
+  });
+}
+
+export async function sessionCookieHeader(context: AppLoadContext, token: string, request?: Request) {
+  return sessionCookie(context, request).serialize(token);
+}
+
+/**
+ * After a successful login: a Set-Cookie with the new session (a fresh id from the session store, never the value
+ * the browser brought), and the session the browser carried before is ended (no session fixation, no stale
+ * session left behind on a shared computer).
+ */
+export async function startSessionCookieHeader(request: Request, context: AppLoadContext, token: string) {
+  const previous = await readSessionToken(request, context);
+  if (previous && previous !== token) await context.deps.sessions.invalidate(previous);
+  return sessionCookieHeader(context, token, request);
+}
+
+export async function clearSessionCookieHeader(context: AppLoadContext, request?: Request) {
+  return sessionCookie(context, request).serialize("", { maxAge: 0 });
+}
+
+export async function readSessionToken(request: Request, context: AppLoadContext): Promise<string | null> {
+  const token = await sessionCookie(context).parse(request.headers.get("Cookie"));
+  return typeof token === "string" && token ? token : null;
+}
+
+/** The logged-in user, or null. */
+export async function getUser(request: Request, context: AppLoadContext): Promise<User | null> {
+  const token = await readSessionToken(request, context);
+  return token ? context.deps.sessions.validate(token) : null;
+}
+
+/** Guards read top to bottom: no session → /auth (with the cookie cleared). */
+export async function requireUser(request: Request, context: AppLoadContext): Promise<User> {
+  const user = await getUser(request, context);
+  if (!user) {
+    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context, request) } });
+  }
+  return user;
+}
+
+/** Admin pages: a manager gets a 403 page, never the admin's data. */
+export async function requireAdminUser(request: Request, context: AppLoadContext): Promise<User> {
+  const user = await requireUser(request, context);
+  if (!user.isAdmin) {
+    const error = forbidden();
+    throw new Response(error.message, { status: 403, statusText: "Forbidden" });
+  }
+  return user;
+}
+
+export const actorOf = (user: User): Actor => ({ id: user.id, login: user.login, isAdmin: user.isAdmin });
+
+// Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
+export { login } from "../server/core/auth/login";
+export { logoutUser } from "../server/core/users/users";
+export { presentSessionUser } from "../server/core/users/present";
+export { listScriptsForUser } from "../server/core/scripts/visible";

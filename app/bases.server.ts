@@ -1,0 +1,190 @@
+import fs from "node:fs";
+import {
+  unstable_composeUploadHandlers as composeUploadHandlers,
+  unstable_createMemoryUploadHandler as createMemoryUploadHandler,
+  unstable_parseMultipartFormData as parseMultipartFormData,
+  type AppLoadContext,
+  type UploadHandler,
+} from "@remix-run/node";
+import type { Actor } from "../server/core/actor";
+import { badRequest, isAppError } from "../server/core/errors";
+import { IMPORT_FAILURE, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
+import { MAPPING_FIELDS, MAPPING_LABELS } from "../server/core/bases/mapping";
+import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
+import { fileRequired, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
+import "./context.server";
+
+// Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
+export { listBases, deleteBase, baseOptions, statusColumns } from "../server/core/bases/bases";
+import { searchContacts } from "../server/core/bases/search";
+export { searchContacts, SEARCH_LIMIT, NOTHING_FOUND } from "../server/core/bases/search";
+export {
+  listExports,
+  createExport,
+  deleteExport,
+  deleteExports,
+  restartExport,
+  exportFile,
+} from "../server/core/exports/exports";
+export { IMPORT_SUCCESS, IMPORT_FAILURE } from "../server/core/bases/import";
+
+/** What the import page shows after a post: the mapping step, the result, or an error (keeping the mapping). */
+export type ImportState =
+  | { step: "mapping"; name: string; uploadId: string; fileName: string; preview: Preview }
+  | { step: "done"; result: ImportResult }
+  | {
+      step: "error";
+      message: string;
+      detail: string;
+      mapping?: { name: string; uploadId: string; fileName: string; preview: Preview };
+    };
+
+/** Streams the `file` part to the uploads folder (size-limited) and answers its id; other fields stay in memory. */
+const fileUploadHandler: UploadHandler = async ({ name, filename, data }) => {
+  if (name !== "file") return undefined;
+  if (!filename) {
+    for await (const _chunk of data) {
+      /* an empty file input: drain it */
+    }
+    return undefined;
+  }
+  const upload = newUpload();
+  const out = fs.createWriteStream(upload.path, { mode: 0o600 });
+  let size = 0;
+  try {
+    for await (const chunk of data) {
+      size += chunk.length;
+      if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+    }
+    await new Promise<void>((resolve, reject) => {
+      out.once("error", reject);
+      out.end(() => resolve());
+    });
+  } catch (error) {
+    out.destroy();
+    removeUpload(upload.path);
+    throw error;
+  }
+  if (size === 0) {
+    removeUpload(upload.path);
+    return undefined;
+  }
+  return `${upload.id}:${filename}`;
+};
+
+async function readForm(request: Request): Promise<FormData> {
+  const type = request.headers.get("Content-Type") ?? "";
+  if (!type.startsWith("multipart/form-data")) return request.formData();
+  return parseMultipartFormData(
+    request,
+    composeUploadHandlers(fileUploadHandler, createMemoryUploadHandler({ maxPartSize: 64 * 1024 })),
+  );
+}
+
+const text = (form: FormData, key: string) => {
+  const value = form.get(key);
+  return typeof value === "string" ? value : "";
+};
+
+/**
+ * The import page's two posts, for the page action (JavaScript off) and the upload resource route (JavaScript
+ * on): `preview` stores the file and answers its first rows with a suggested mapping; `import` imports the stored
+ * file with the chosen mapping. Name and file are required (SPEC §5).
+ */
+export async function handleImportPost(
+  request: Request,
+  context: AppLoadContext,
+  actor: Actor,
+): Promise<{ state: ImportState; status: number }> {
+  let form: FormData;
+  try {
+    form = await readForm(request);
+  } catch (error) {
+    const message = isAppError(error) ? error.message : "Не удалось получить файл: попробуйте ещё раз";
+    return { state: { step: "error", message: IMPORT_FAILURE, detail: message }, status: 400 };
+  }
+  const intent = text(form, "intent");
+  const name = text(form, "name").trim();
+
+  if (intent === "preview") {
+    const stored = text(form, "file");
+    const [uploadId, ...rest] = stored.split(":");
+    const fileName = rest.join(":");
+    try {
+      if (!name) throw badRequest("Введите название базы", "validation");
+      if (!stored) throw fileRequired();
+      sweepUploads();
+      const preview = await previewBase(context.deps.db, actor, { file: { path: uploadPath(uploadId) } });
+      return { state: { step: "mapping", name, uploadId, fileName, preview }, status: 200 };
+    } catch (error) {
+      if (stored) removeUpload(safePath(uploadId));
+      if (!isAppError(error)) throw error;
+      return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message }, status: error.status };
+    }
+  }
+
+  if (intent === "import") {
+    const uploadId = text(form, "uploadId");
+    const fileName = text(form, "fileName");
+    const mappings =
+      form.get("mappings") !== null
+        ? text(form, "mappings")
+        : JSON.stringify(
+            Array.from({ length: Number(text(form, "columns")) || 0 }, (_, i) => {
+              const field = text(form, `map_${i}`);
+              return (MAPPING_FIELDS as readonly string[]).includes(field) ? field : "skip";
+            }),
+          );
+    let path: string | null = null;
+    try {
+      path = uploadPath(uploadId);
+      const result = await importBase(
+        context.deps.db,
+        actor,
+        { name, mappings, hasHeader: text(form, "hasHeader"), file: { path } },
+        { phoneRegion: context.deps.config.phoneRegion },
+      );
+      removeUpload(path);
+      return { state: { step: "done", result }, status: 200 };
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      // Keep the file and the mapping so the admin can fix a name or a column and save again.
+      let mapping: Extract<ImportState, { step: "error" }>["mapping"];
+      if (path) {
+        try {
+          const preview = await previewBase(context.deps.db, actor, { file: { path } });
+          mapping = { name, uploadId, fileName, preview };
+        } catch {
+          removeUpload(path);
+        }
+      }
+      return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message, mapping }, status: error.status };
+    }
+  }
+  return { state: { step: "error", message: IMPORT_FAILURE, detail: "Неизвестное действие" }, status: 400 };
+}
+
+function safePath(id: string) {
+  try {
+    return uploadPath(id);
+  } catch {
+    return null;
+  }
+}
+
+/** The column types of the mapping table (SPEC /importbase), for the page's select boxes. */
+export const mappingChoices = () => MAPPING_FIELDS.map((value) => ({ value, label: MAPPING_LABELS[value] }));
+
+/** The search page's query: hits, or the core's Russian message (blank term, too short, bad base). */
+export async function searchForPage(context: AppLoadContext, actor: Actor, input: { term: string; database: string }) {
+  try {
+    const hits = await searchContacts(context.deps.db, actor, input, { phoneRegion: context.deps.config.phoneRegion });
+    return { hits, error: null };
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { hits: [], error: error.message };
+  }
+}
+export { isAppError } from "../server/core/errors";
+export { NO_STATUS_ID, NO_STATUS_LABEL } from "../server/core/exports/exports";

@@ -1,0 +1,203 @@
+import { Form, Link, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
+import { formatDateTime } from "../../lib/format";
+import { DialogOrSection, useHydrated } from "../ui/DialogOrSection";
+import { Pager } from "./Pager";
+
+export interface BaseTableRow {
+  id: number;
+  name: string;
+  createdAt: string;
+  contactsCount: number;
+  freeCount: number;
+  statusCounts: Record<string, number>;
+}
+
+export const BASE_PAGE_SIZES = [5, 10, 20, 50] as const;
+export type BaseSort = "name" | "createdAt" | "contactsCount";
+
+export interface BaseTableProps {
+  rows: BaseTableRow[];
+  statusColumns: string[];
+  total: number;
+  query: { q: string; sort: BaseSort; dir: "asc" | "desc"; size: number; page: number; pages: number };
+  confirm: { id: number; name: string } | null;
+}
+
+/**
+ * Активные базы: search by name, sortable name / creation date / contacts count, one column per status button,
+ * delete with confirmation, page sizes 5/10/20/50, at most 500 px high. Everything is in the query string, so it
+ * all works without JavaScript (links and GET forms); with it, the same URLs navigate without a reload.
+ */
+export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTableProps) {
+  const hydrated = useHydrated();
+  const submit = useSubmit();
+  const navigate = useNavigate();
+  const navigation = useNavigation();
+  const href = (change: Partial<Record<"q" | "sort" | "dir" | "size" | "page" | "deleteBase", string | number | null>>) => {
+    const params = new URLSearchParams();
+    const merged = { q: query.q, sort: query.sort, dir: query.dir, size: query.size, page: query.page, ...change };
+    for (const [key, value] of Object.entries(merged)) {
+      if (value === null || value === undefined || value === "") continue;
+      if (key === "sort" && value === "createdAt" && merged.dir === "desc") continue;
+      if (key === "dir" && value === "desc" && merged.sort === "createdAt") continue;
+      if (key === "size" && Number(value) === 5) continue;
+      if (key === "page" && Number(value) === 1) continue;
+      params.set(key, String(value));
+    }
+    const search = params.toString();
+    return `/loadedbases${search ? `?${search}` : ""}`;
+  };
+  const sortLink = (column: BaseSort, label: string) => {
+    const active = query.sort === column;
+    const dir = active ? (query.dir === "asc" ? "desc" : "asc") : column === "name" ? "asc" : "desc";
+    return (
+      <Link to={href({ sort: column, dir, page: 1 })} preventScrollReset className="inline-flex items-center gap-1 hover:underline" data-testid={`sort-${column}`}>
+        {label}
+        <span aria-hidden="true" className="text-xs">
+          {active ? (query.dir === "asc" ? "▲" : "▼") : "↕"}
+        </span>
+      </Link>
+    );
+  };
+  const closeHref = href({ deleteBase: null });
+  const deleting = navigation.state === "submitting" && navigation.formData?.get("intent") === "delete-base";
+
+  return (
+    <section className="card" data-testid="bases">
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
+        <h2 className="text-xl font-semibold">Активные базы</h2>
+        <Link to="/importbase" className="btn-primary">
+          Добавить базу
+        </Link>
+      </div>
+
+      <Form method="get" action="/loadedbases" className="mb-3 flex flex-wrap items-end gap-2" role="search">
+        <input type="hidden" name="sort" value={query.sort} />
+        <input type="hidden" name="dir" value={query.dir} />
+        <div>
+          <label className="label" htmlFor="bases-q">
+            Поиск по названию
+          </label>
+          <input
+            id="bases-q"
+            name="q"
+            defaultValue={query.q}
+            className="input w-64"
+            placeholder="Название базы"
+            onChange={hydrated ? (event) => submit(event.currentTarget.form, { replace: true, preventScrollReset: true }) : undefined}
+          />
+        </div>
+        <div>
+          <label className="label" htmlFor="bases-size">
+            Показывать по:
+          </label>
+          <select
+            id="bases-size"
+            name="size"
+            defaultValue={String(query.size)}
+            className="input w-20"
+            onChange={hydrated ? (event) => submit(event.currentTarget.form, { preventScrollReset: true }) : undefined}
+            data-testid="bases-size"
+          >
+            {BASE_PAGE_SIZES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        {hydrated ? null : (
+          <button type="submit" className="btn-secondary">
+            Показать
+          </button>
+        )}
+      </Form>
+
+      <div className="max-h-[500px] overflow-auto rounded-md border border-slate-200 dark:border-slate-700" data-testid="bases-scroll">
+        <table className="min-w-full text-sm" data-testid="bases-table">
+          <thead className="sticky top-0 bg-slate-50 text-left dark:bg-slate-900">
+            <tr>
+              <th className="p-2">{sortLink("name", "Название")}</th>
+              <th className="p-2">{sortLink("createdAt", "Создана")}</th>
+              <th className="p-2">{sortLink("contactsCount", "Контактов")}</th>
+              <th className="p-2">Свободных</th>
+              {statusColumns.map((label) => (
+                <th key={label} className="p-2">
+                  {label}
+                </th>
+              ))}
+              <th className="p-2">
+                <span className="sr-only">Действия</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.length === 0 ? (
+              <tr>
+                <td colSpan={5 + statusColumns.length} className="p-4 text-center text-slate-600 dark:text-slate-400">
+                  {query.q ? "Ничего не найдено" : "Баз пока нет: добавьте первую"}
+                </td>
+              </tr>
+            ) : (
+              rows.map((row) => (
+                <tr key={row.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="base-row">
+                  <td className="p-2 font-medium">{row.name}</td>
+                  <td className="whitespace-nowrap p-2">{formatDateTime(row.createdAt)}</td>
+                  <td className="p-2">{row.contactsCount}</td>
+                  <td className="p-2">{row.freeCount}</td>
+                  {statusColumns.map((label) => (
+                    <td key={label} className="p-2">
+                      {row.statusCounts[label] ?? 0}
+                    </td>
+                  ))}
+                  <td className="p-2 text-right">
+                    <Link
+                      to={href({ deleteBase: row.id })}
+                      preventScrollReset
+                      className="text-red-600 hover:underline dark:text-red-400"
+                      aria-label={`Удалить базу ${row.name}`}
+                    >
+                      Удалить
+                    </Link>
+                  </td>
+                </tr>
+              ))
+            )}
+          </tbody>
+        </table>
+      </div>
+
+      <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
+        <span className="text-slate-600 dark:text-slate-400">Всего: {total}</span>
+        <Pager page={query.page} pages={query.pages} hrefFor={(page) => href({ page })} />
+      </div>
+
+      <DialogOrSection
+        open={confirm !== null}
+        title="Удалить базу?"
+        onClose={() => navigate(closeHref, { preventScrollReset: true, replace: true })}
+        closeHref={closeHref}
+        testId="delete-base"
+      >
+        {confirm ? (
+          <Form method="post" action={closeHref} preventScrollReset>
+            <input type="hidden" name="intent" value="delete-base" />
+            <input type="hidden" name="id" value={confirm.id} />
+            <p className="mb-4 text-sm">
+              База «{confirm.name}» будет удалена вместе со всеми её контактами. История звонков и статистика
+              сохранятся. Отменить это нельзя.
+            </p>
+            <div className="flex justify-end gap-2">
+              <Link to={closeHref} className="btn-secondary" preventScrollReset replace>
+                Отмена
+              </Link>
+              <button type="submit" className="btn-danger" disabled={deleting}>
+                Удалить
+              </button>
+            </div>
+          </Form>
+        ) : null}
+      </DialogOrSection>
+    </section>
+  );
+}

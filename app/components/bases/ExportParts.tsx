@@ -1,0 +1,147 @@
+import { Form, Link } from "@remix-run/react";
+import type { FormEvent } from "react";
+import { formatDateTime } from "../../lib/format";
+import { notify } from "../ui/Toasts";
+
+export interface ExportRow {
+  id: number;
+  name: string;
+  createdAt: string;
+  isExported: boolean;
+  progress: number;
+  startTime: string | null;
+  endTime: string | null;
+  error: string | null;
+}
+
+export function exportState(row: ExportRow) {
+  if (row.error) return "Ошибка";
+  if (row.isExported) return "Готов";
+  if (row.startTime) return "Выполняется";
+  return "В очереди";
+}
+
+export function ProgressCell({ progress }: { progress: number }) {
+  return (
+    <div className="flex items-center gap-2" data-testid="export-progress">
+      <div className="h-2 w-24 overflow-hidden rounded bg-slate-200 dark:bg-slate-700">
+        <div className="h-full bg-blue-600" style={{ width: `${progress}%` }} />
+      </div>
+      <span>{progress}%</span>
+    </div>
+  );
+}
+
+export function LastExportSummary({ last }: { last: ExportRow | null }) {
+  return (
+    <div className="card text-sm" data-testid="last-export">
+      <h2 className="mb-2 text-base font-semibold">Последний экспорт</h2>
+      {last ? (
+        <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1">
+          <dt className="text-slate-600 dark:text-slate-400">Название</dt>
+          <dd>{last.name}</dd>
+          <dt className="text-slate-600 dark:text-slate-400">Создан</dt>
+          <dd>{formatDateTime(last.createdAt)}</dd>
+          <dt className="text-slate-600 dark:text-slate-400">Состояние</dt>
+          <dd>
+            {exportState(last)}, {last.progress}%
+          </dd>
+          {last.endTime ? (
+            <>
+              <dt className="text-slate-600 dark:text-slate-400">Готов</dt>
+              <dd>{formatDateTime(last.endTime)}</dd>
+            </>
+          ) : null}
+        </dl>
+      ) : (
+        <p className="text-slate-600 dark:text-slate-400">Экспортов пока нет</p>
+      )}
+    </div>
+  );
+}
+
+interface Choice {
+  id: number;
+  name: string;
+}
+
+/** The create form: SPEC §5 checks in the browser first (the same messages come from the server without JS). */
+export function CreateExportForm({ bases, statuses }: { bases: Choice[]; statuses: Choice[] }) {
+  function check(event: FormEvent<HTMLFormElement>) {
+    const form = new FormData(event.currentTarget);
+    const problem = !String(form.get("name") ?? "").trim()
+      ? "Введите имя експорта"
+      : form.getAll("databaseIds").length === 0
+        ? "Выберите минимум 1 базу"
+        : form.getAll("statusIds").length === 0
+          ? "Выберите минимум 1 статус"
+          : null;
+    if (problem) {
+      event.preventDefault();
+      notify("error", problem);
+    }
+  }
+  return (
+    <Form method="post" action="/exportbase?dialog=create" noValidate onSubmit={check} className="space-y-4" data-testid="create-export-form">
+      <input type="hidden" name="intent" value="create" />
+      <div>
+        <label className="label" htmlFor="export-name">
+          Название экспорта
+        </label>
+        <input id="export-name" name="name" className="input" maxLength={200} />
+      </div>
+      <fieldset>
+        <legend className="label">Базы</legend>
+        {bases.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Баз пока нет</p> : null}
+        <div className="grid max-h-48 grid-cols-1 gap-1 overflow-auto sm:grid-cols-2">
+          {bases.map((base) => (
+            <label key={base.id} className="flex items-center gap-2 text-sm">
+              <input type="checkbox" name="databaseIds" value={base.id} />
+              {base.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend className="label">Статусы</legend>
+        <div className="grid max-h-48 grid-cols-1 gap-1 overflow-auto sm:grid-cols-2">
+          {statuses.map((status) => (
+            <label key={status.id} className="flex items-center gap-2 text-sm">
+              <input type="checkbox" name="statusIds" value={status.id} />
+              {status.name}
+            </label>
+          ))}
+        </div>
+      </fieldset>
+      <div className="flex justify-end gap-2">
+        <Link to="/exportbase" className="btn-secondary" replace>
+          Отмена
+        </Link>
+        <button type="submit" className="btn-primary">
+          Создать
+        </button>
+      </div>
+    </Form>
+  );
+}
+
+/** A confirmation: the ids to delete travel in hidden fields, the intent says which delete. */
+export function ConfirmDelete({ text, intent, ids }: { text: string; intent: string; ids: number[] }) {
+  return (
+    <Form method="post" action="/exportbase" data-testid="confirm-delete">
+      <input type="hidden" name="intent" value={intent} />
+      {ids.map((id) => (
+        <input key={id} type="hidden" name="id" value={id} />
+      ))}
+      <p className="mb-4 text-sm">{text}</p>
+      <div className="flex justify-end gap-2">
+        <Link to="/exportbase" className="btn-secondary" replace>
+          Отмена
+        </Link>
+        <button type="submit" className="btn-danger">
+          Удалить
+        </button>
+      </div>
+    </Form>
+  );
+}

@@ -1,0 +1,103 @@
+import { Link, useFetcher } from "@remix-run/react";
+import { useEffect } from "react";
+import { notify } from "../ui/Toasts";
+
+export interface FilterCardData {
+  id: number;
+  name: string;
+  isActive: boolean;
+  managers: Array<{ id: number; name: string }>;
+  scripts: Array<{ id: number; name: string }>;
+  databases: Array<{ id: number; name: string }>;
+  statuses: Array<{ id: number; text: string }>;
+  template: { id: number; name: string } | null;
+  totalManagers: number;
+}
+
+/** Where the cards post their toggle: the /loadedbases index route. */
+const TOGGLE_ACTION = "/loadedbases?index";
+
+function ActiveToggle({ filter }: { filter: FilterCardData }) {
+  const fetcher = useFetcher<{ error?: { message: string } }>();
+  // Optimistic: while the toggle is in flight, show the flipped state.
+  const isActive = fetcher.formData ? !filter.isActive : filter.isActive;
+  useEffect(() => {
+    if (fetcher.state === "idle" && fetcher.data?.error) notify("error", "Ошибка активации фильтра");
+  }, [fetcher.state, fetcher.data]);
+  return (
+    <fetcher.Form method="post" action={TOGGLE_ACTION}>
+      <input type="hidden" name="intent" value="toggle" />
+      <input type="hidden" name="id" value={filter.id} />
+      <button
+        type="submit"
+        role="switch"
+        aria-checked={isActive}
+        data-testid={`filter-toggle-${filter.id}`}
+        className="flex items-center gap-2 text-sm"
+      >
+        <span className={`relative inline-block h-5 w-9 rounded-full transition ${isActive ? "bg-green-500" : "bg-slate-300 dark:bg-slate-600"}`}>
+          <span className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition ${isActive ? "left-4" : "left-0.5"}`} />
+        </span>
+        <span className={isActive ? "text-green-700 dark:text-green-400" : "text-slate-600 dark:text-slate-400"}>
+          {isActive ? "Активирован" : "Деактивирован"}
+        </span>
+      </button>
+    </fetcher.Form>
+  );
+}
+
+function Line({ title, items }: { title: string; items: string[] }) {
+  return (
+    <p className="text-sm">
+      <span className="text-slate-600 dark:text-slate-400">{title}: </span>
+      {items.length ? items.join(", ") : "—"}
+    </p>
+  );
+}
+
+/** SPEC /loadedbases: the filter cards, each with Активирован / Деактивирован, and the add-filter button. */
+export function FilterCards({ filters }: { filters: FilterCardData[] }) {
+  return (
+    <section aria-labelledby="filters-title">
+      <div className="mb-3 flex flex-wrap items-center justify-between gap-3">
+        <h2 id="filters-title" className="text-xl font-semibold">
+          Тематики
+        </h2>
+        <Link to="/loadedbases/filters/new" className="btn-primary" data-testid="add-filter">
+          Добавить фильтр
+        </Link>
+      </div>
+      {filters.length === 0 ? (
+        <p className="card text-sm text-slate-600 dark:text-slate-400">Фильтров пока нет. Добавьте первый.</p>
+      ) : (
+        <ul className="grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
+          {filters.map((filter) => (
+            <li key={filter.id} className="card space-y-2" data-testid="filter-card">
+              <div className="flex items-start justify-between gap-2">
+                <h3 className="text-base font-semibold">{filter.name}</h3>
+                <Link
+                  to={`/loadedbases/filters/${filter.id}`}
+                  className="text-sm text-blue-600 hover:underline dark:text-blue-400"
+                  aria-label={`Изменить фильтр ${filter.name}`}
+                >
+                  Изменить
+                </Link>
+              </div>
+              <ActiveToggle filter={filter} />
+              <p className="text-sm">
+                <span className="text-slate-600 dark:text-slate-400">Менеджеров: </span>
+                {filter.totalManagers}
+              </p>
+              <Line title="Менеджеры" items={filter.managers.map((m) => m.name)} />
+              <Line title="Базы" items={filter.databases.map((d) => d.name)} />
+              <Line title="Статусы" items={filter.statuses.map((s) => s.text)} />
+              <Line title="Скрипты" items={filter.scripts.map((s) => s.name)} />
+              <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}
+

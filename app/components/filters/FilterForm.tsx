@@ -1,0 +1,252 @@
+import * as Dialog from "@radix-ui/react-dialog";
+import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
+import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { notify } from "../ui/Toasts";
+
+export interface Option {
+  id: number;
+  name: string;
+}
+
+export interface FilterFormOptions {
+  managers: Option[];
+  databases: Option[];
+  statuses: Option[];
+  scripts: Option[];
+  templates: Option[];
+}
+
+export interface FilterFormValues {
+  name: string;
+  template: number | null;
+  managers: number[];
+  databases: number[];
+  statuses: number[];
+  scripts: number[];
+}
+
+export type ListName = "managers" | "databases" | "statuses" | "scripts";
+
+export const emptyFilterValues: FilterFormValues = {
+  name: "",
+  template: null,
+  managers: [],
+  databases: [],
+  statuses: [],
+  scripts: [],
+};
+
+/** SPEC §5 filter save, in the order the server checks it too. */
+export function filterFormProblem(values: FilterFormValues): string | null {
+  if (!values.name.trim()) return "Введите имя фильтра";
+  if (values.managers.length === 0) return "Виберите 1 менеджера";
+  if (values.databases.length === 0) return "Виберите 1 базу данных";
+  if (values.statuses.length === 0) return "Виберите 1 статус";
+  return null;
+}
+
+function useHydrated() {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  return hydrated;
+}
+
+const LISTS: Array<{ name: ListName; title: string }> = [
+  { name: "databases", title: "Базы данных" },
+  { name: "managers", title: "Менеджеры" },
+  { name: "statuses", title: "Статусы" },
+  { name: "scripts", title: "Скрипты" },
+];
+
+/**
+ * Multi-choice with Выбрать все / Очистить. With JavaScript the buttons flip the boxes here; without it they
+ * submit (intent all:<list> / none:<list>) and the action answers the same form with the boxes set.
+ */
+function MultiChoice({
+  name,
+  title,
+  options,
+  selected,
+  onChange,
+}: {
+  name: ListName;
+  title: string;
+  options: Option[];
+  selected: number[];
+  onChange: (ids: number[]) => void;
+}) {
+  const chosen = new Set(selected);
+  return (
+    <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid={`choice-${name}`}>
+      <legend className="px-1 text-sm font-medium">
+        {title} <span className="text-slate-600 dark:text-slate-400">({chosen.size})</span>
+      </legend>
+      <div className="mb-2 flex gap-2">
+        <button
+          type="submit"
+          name="intent"
+          value={`all:${name}`}
+          className="btn-secondary px-2 py-1 text-xs"
+          onClick={(event) => {
+            event.preventDefault();
+            onChange(options.map((o) => o.id));
+          }}
+        >
+          Выбрать все
+        </button>
+        <button
+          type="submit"
+          name="intent"
+          value={`none:${name}`}
+          className="btn-secondary px-2 py-1 text-xs"
+          onClick={(event) => {
+            event.preventDefault();
+            onChange([]);
+          }}
+        >
+          Очистить
+        </button>
+      </div>
+      {options.length === 0 ? (
+        <p className="text-xs text-slate-600 dark:text-slate-400">Список пуст</p>
+      ) : (
+        <div className="max-h-40 space-y-1 overflow-y-auto">
+          {options.map((option) => (
+            <label key={option.id} className="flex items-center gap-2 text-sm">
+              <input
+                type="checkbox"
+                name={name}
+                value={option.id}
+                checked={chosen.has(option.id)}
+                onChange={(event) =>
+                  onChange(event.target.checked ? [...selected, option.id] : selected.filter((id) => id !== option.id))
+                }
+              />
+              {option.name}
+            </label>
+          ))}
+        </div>
+      )}
+    </fieldset>
+  );
+}
+
+/** The filter form: name, template (single choice), bases, managers, statuses, scripts. */
+export function FilterForm({
+  options,
+  initial,
+  filterId,
+}: {
+  options: FilterFormOptions;
+  initial: FilterFormValues;
+  filterId: number | null;
+}) {
+  const [values, setValues] = useState(initial);
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting";
+
+  function check(event: FormEvent<HTMLFormElement>) {
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    if (submitter?.value !== "save") return;
+    const problem = filterFormProblem(values);
+    if (problem) {
+      event.preventDefault();
+      notify("error", problem);
+    }
+  }
+
+  return (
+    <Form method="post" noValidate onSubmit={check} className="space-y-4" data-testid="filter-form">
+      <div>
+        <label className="label" htmlFor="filter-name">
+          Название
+        </label>
+        <input
+          id="filter-name"
+          name="name"
+          className="input"
+          value={values.name}
+          onChange={(event) => setValues({ ...values, name: event.target.value })}
+        />
+      </div>
+      <div>
+        <label className="label" htmlFor="filter-template">
+          Шаблон
+        </label>
+        <select
+          id="filter-template"
+          name="template"
+          className="input"
+          value={values.template ?? ""}
+          onChange={(event) => setValues({ ...values, template: event.target.value ? Number(event.target.value) : null })}
+        >
+          <option value="">Без шаблона</option>
+          {options.templates.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="grid gap-3 md:grid-cols-2">
+        {LISTS.map((list) => (
+          <MultiChoice
+            key={list.name}
+            name={list.name}
+            title={list.title}
+            options={options[list.name]}
+            selected={values[list.name]}
+            onChange={(ids) => setValues({ ...values, [list.name]: ids })}
+          />
+        ))}
+      </div>
+      <div className="flex flex-wrap justify-end gap-2">
+        {filterId ? (
+          <button type="submit" name="intent" value="delete" className="btn-danger mr-auto" formNoValidate>
+            Удалить фильтр
+          </button>
+        ) : null}
+        <Link to="/loadedbases" className="btn-secondary">
+          Отмена
+        </Link>
+        <button type="submit" name="intent" value="save" className="btn-primary" disabled={busy}>
+          {busy ? "Сохраняем..." : "Сохранить"}
+        </button>
+      </div>
+    </Form>
+  );
+}
+
+/** A Radix dialog once hydrated; the same content as a plain section before (JavaScript off). */
+export function FilterModal({ title, children }: { title: string; children: ReactNode }) {
+  const hydrated = useHydrated();
+  const navigate = useNavigate();
+  if (!hydrated) {
+    return (
+      <section className="card" aria-label={title} data-testid="filter-dialog">
+        <h2 className="mb-3 text-lg font-semibold">{title}</h2>
+        {children}
+      </section>
+    );
+  }
+  return (
+    <Dialog.Root open onOpenChange={(open) => (open ? undefined : navigate("/loadedbases"))}>
+      <Dialog.Portal>
+        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
+        <Dialog.Content
+          className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[95vw] max-w-3xl -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800"
+          data-testid="filter-dialog"
+          aria-describedby={undefined}
+        >
+          <div className="mb-3 flex items-start justify-between gap-4">
+            <Dialog.Title className="text-lg font-semibold">{title}</Dialog.Title>
+            <Dialog.Close className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200" aria-label="Закрыть">
+              ×
+            </Dialog.Close>
+          </div>
+          {children}
+        </Dialog.Content>
+      </Dialog.Portal>
+    </Dialog.Root>
+  );
+}

@@ -1,0 +1,52 @@
+import { Form, Link, useLocation } from "@remix-run/react";
+import { formatUsd } from "../../lib/format";
+import type { ReactNode } from "react";
+
+interface HeaderProps {
+  user: { displayName: string; isAdmin: boolean; balance: number };
+  theme: "light" | "dark";
+  helpUrl: string;
+  /** Replaces the plain balance (the balance feature polls it and shows the popup). */
+  balanceSlot?: ReactNode;
+}
+
+/** SPEC Layout header: menu toggle, balance, messenger link, theme toggle, profile link. */
+export function Header({ user, theme, helpUrl, balanceSlot }: HeaderProps) {
+  const location = useLocation();
+  const nextTheme = theme === "dark" ? "light" : "dark";
+  return (
+    <header className="flex h-14 items-center gap-3 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900">
+      <label
+        htmlFor="menu-toggle"
+        className="btn-secondary cursor-pointer select-none px-2 py-1"
+        aria-label="Меню"
+        title="Меню"
+      >
+        ☰
+      </label>
+      <div className="flex-1" />
+      <span className="text-sm font-medium" data-testid="balance" title="Баланс">
+        {balanceSlot ?? formatUsd(user.balance)}
+      </span>
+      <a href={helpUrl} target="_blank" rel="noreferrer" className="text-sm text-blue-600 hover:underline dark:text-blue-400">
+        Помощь
+      </a>
+      <Form method="post" action="/theme" className="inline">
+        <input type="hidden" name="theme" value={nextTheme} />
+        <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
+        <button
+          type="submit"
+          className="btn-secondary px-2 py-1"
+          aria-label={theme === "dark" ? "Светлая тема" : "Тёмная тема"}
+          title={theme === "dark" ? "Светлая тема" : "Тёмная тема"}
+          data-testid="theme-toggle"
+        >
+          {theme === "dark" ? "☀" : "☾"}
+        </button>
+      </Form>
+      <Link to={user.isAdmin ? "/profile" : "/"} className="text-sm font-medium hover:underline" data-testid="profile-link">
+        {user.displayName || "Профиль"}
+      </Link>
+    </header>
+  );
+}

@@ -1,0 +1,40 @@
+import { PhoneStatus } from "../softphone/PhoneStatus";
+import { useSoftphone } from "../softphone/SoftphoneProvider";
+
+/**
+ * Позвонить on the lead panel. With the softphone running (JavaScript on, the user has SIP credentials) it dials
+ * the lead through sip.js and shows the call's state and a hang-up button; a second press while the line is busy
+ * shows Идет вызов. Before hydration, with JavaScript off or without a softphone it is a tel: link.
+ */
+export function CallButton({ phone }: { phone: string }) {
+  const softphone = useSoftphone();
+  const number = phone.replace(/[^\d+]/g, "");
+  const { state } = softphone;
+  if (state) {
+    return (
+      <div className="flex flex-wrap items-center gap-3" data-testid="call-panel">
+        <button type="button" className="btn-primary" data-testid="call-button" onClick={() => softphone.call(phone)}>
+          Позвонить
+        </button>
+        {state.lineActive ? (
+          <button type="button" className="btn-danger" data-testid="hang-up-button" onClick={softphone.hangUp}>
+            Завершить
+          </button>
+        ) : null}
+        <PhoneStatus state={state} testId="call-state" />
+      </div>
+    );
+  }
+  if (!number) {
+    return (
+      <button type="button" className="btn-primary" disabled data-testid="call-button">
+        Позвонить
+      </button>
+    );
+  }
+  return (
+    <a href={`tel:${number}`} className="btn-primary" data-testid="call-button">
+      Позвонить
+    </a>
+  );
+}

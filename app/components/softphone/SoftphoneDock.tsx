@@ -1,0 +1,40 @@
+import { PhoneStatus } from "./PhoneStatus";
+import { useSoftphone } from "./SoftphoneProvider";
+
+/**
+ * The phone on every page (above the footer, clear of its test-call button): its state, and the buttons for the
+ * call in progress. An incoming call rings here whatever page the manager is on (Ответить / Отклонить).
+ */
+export function SoftphoneDock() {
+  const { state, answer, hangUp } = useSoftphone();
+  if (!state) return null;
+  const ringingIn = state.call === "ringing";
+  const active = state.call === "calling" || state.call === "inCall";
+  return (
+    <div
+      className={`fixed bottom-14 right-4 z-40 flex items-center gap-3 rounded-lg border bg-white px-3 py-2 shadow-md dark:bg-slate-800 ${
+        ringingIn ? "border-blue-400 ring-2 ring-blue-300" : "border-slate-200 dark:border-slate-700"
+      }`}
+      data-testid="softphone"
+      aria-label="Телефон"
+    >
+      <span aria-hidden="true">☎</span>
+      <PhoneStatus state={state} testId="softphone-state" />
+      {ringingIn ? (
+        <>
+          <button type="button" className="btn-primary px-2 py-1" onClick={answer} data-testid="softphone-answer">
+            Ответить
+          </button>
+          <button type="button" className="btn-danger px-2 py-1" onClick={hangUp} data-testid="softphone-reject">
+            Отклонить
+          </button>
+        </>
+      ) : null}
+      {active ? (
+        <button type="button" className="btn-danger px-2 py-1" onClick={hangUp} data-testid="softphone-hang-up">
+          Завершить
+        </button>
+      ) : null}
+    </div>
+  );
+}

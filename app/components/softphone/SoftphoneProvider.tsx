@@ -1,0 +1,84 @@
+import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { softphoneConfig, type SoftphoneSettings } from "../../lib/softphone/config";
+import { DIAL_ERROR, type PhoneState } from "../../lib/softphone/machine";
+import type { Softphone } from "../../lib/softphone/softphone";
+import { notify } from "../ui/Toasts";
+
+export interface SoftphoneContextValue {
+  /** The user has SIP credentials and the server a SIP address: a softphone will run after hydration. */
+  configured: boolean;
+  /** Null until the softphone runs (server render, JavaScript off, no SIP credentials). */
+  state: PhoneState | null;
+  call(number: string): void;
+  answer(): void;
+  hangUp(): void;
+}
+
+const SoftphoneContext = createContext<SoftphoneContextValue>({
+  configured: false,
+  state: null,
+  call: () => {},
+  answer: () => {},
+  hangUp: () => {},
+});
+
+export const useSoftphone = () => useContext(SoftphoneContext);
+
+/**
+ * Runs the browser softphone for the logged-in user: created after hydration (sip.js is loaded then, never on the
+ * server), only when the user has a SIP login and password, and stopped (calls ended, unregistered) when the
+ * layout goes away or the credentials change.
+ */
+export function SoftphoneProvider({
+  settings,
+  user,
+  children,
+}: {
+  settings: SoftphoneSettings;
+  user: { sipLogin: string; sipPassword: string };
+  children: ReactNode;
+}) {
+  const config = softphoneConfig(settings, user);
+  const [phone, setPhone] = useState<Softphone | null>(null);
+  const [state, setState] = useState<PhoneState | null>(null);
+  const { wsUrl, domain, sipLogin, sipPassword } = config ?? {};
+
+  useEffect(() => {
+    if (!wsUrl || !domain || !sipLogin || !sipPassword) return;
+    let cancelled = false;
+    let instance: Softphone | null = null;
+    import("../../lib/softphone/softphone")
+      .then(({ Softphone }) => {
+        if (cancelled) return;
+        instance = new Softphone(
+          { wsUrl, domain, sipLogin, sipPassword },
+          { onNotice: (notice) => notify(notice.kind, notice.text) },
+        );
+        instance.subscribe(setState);
+        setState(instance.getState());
+        setPhone(instance);
+        void instance.start();
+      })
+      .catch(() => {
+        if (!cancelled) notify("error", "Не удалось загрузить телефон");
+      });
+    return () => {
+      cancelled = true;
+      void instance?.stop();
+      setPhone(null);
+      setState(null);
+    };
+  }, [wsUrl, domain, sipLogin, sipPassword]);
+
+  const value = useMemo<SoftphoneContextValue>(
+    () => ({
+      configured: config !== null,
+      state,
+      call: (number) => (phone ? phone.call(number) : notify("error", DIAL_ERROR)),
+      answer: () => phone?.answer(),
+      hangUp: () => void phone?.hangUp(),
+    }),
+    [config !== null, state, phone],
+  );
+  return <SoftphoneContext.Provider value={value}>{children}</SoftphoneContext.Provider>;
+}

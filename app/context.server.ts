@@ -1,0 +1,14 @@
+import type { AppDeps } from "../server/deps";
+
+declare module "@remix-run/node" {
+  interface AppLoadContext {
+    deps: AppDeps;
+    /** This response's Content-Security-Policy nonce for inline scripts. */
+    cspNonce: string;
+  }
+  interface Future {
+    v3_singleFetch: true;
+  }
+}
+
+export type { AppDeps };

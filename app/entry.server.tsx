@@ -1,0 +1,67 @@
+import { Transform } from "node:stream";
+import type { AppLoadContext, EntryContext } from "@remix-run/node";
+import { createReadableStreamFromReadable } from "@remix-run/node";
+import { RemixServer } from "@remix-run/react";
+import { isbot } from "isbot";
+import { renderToPipeableStream } from "react-dom/server";
+import { NonceProvider } from "./lib/nonce";
+
+const ABORT_DELAY = 5_000;
+
+/**
+ * Remix's Node entry, with two changes: the CSP nonce of this response goes to every inline script React and
+ * Remix write, and NUL bytes are dropped from the stream (docs/decisions/002).
+ */
+export default function handleRequest(
+  request: Request,
+  responseStatusCode: number,
+  responseHeaders: Headers,
+  remixContext: EntryContext,
+  loadContext: AppLoadContext,
+) {
+  // Crawlers and SPA mode get the whole document at once; browsers get the shell as soon as it is ready.
+  const waitForAll = isbot(request.headers.get("user-agent") ?? "") || remixContext.isSpaMode;
+  const nonce = loadContext.cspNonce;
+
+  return new Promise<Response>((resolve, reject) => {
+    let shellRendered = false;
+    const ready = () => {
+      shellRendered = true;
+      const body = withoutNulBytes();
+      responseHeaders.set("Content-Type", "text/html; charset=utf-8");
+      resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
+      pipe(body);
+    };
+    const { pipe, abort } = renderToPipeableStream(
+      <NonceProvider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+      </NonceProvider>,
+      {
+        nonce,
+        onShellReady: waitForAll ? undefined : ready,
+        onAllReady: waitForAll ? ready : undefined,
+        onShellError: reject,
+        onError(error: unknown) {
+          responseStatusCode = 500;
+          // Errors inside the shell reject and are logged by Remix; later ones only reach us here.
+          if (shellRendered) console.error(error);
+        },
+      },
+    );
+    setTimeout(abort, ABORT_DELAY);
+  });
+}
+
+/**
+ * React 18's streaming renderer can flush its whole 2 KB buffer when a multi-byte character (all of our Cyrillic)
+ * does not fit at its end, leaking NUL bytes into the HTML (react#26228, fixed only in React 19, which Remix 2
+ * rejects). A NUL never belongs in HTML, so drop every one on the way out.
+ */
+function withoutNulBytes() {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      if (chunk.indexOf(0) === -1) return callback(null, chunk);
+      callback(null, Buffer.from(chunk.filter((byte) => byte !== 0)));
+    },
+  });
+}

@@ -1,0 +1,84 @@
+// Server code for the topic pages (/loadedbases filter cards and form, /getFilters).
+import { data, type AppLoadContext } from "@remix-run/node";
+import { actorOf, requireAdminUser } from "./auth.server";
+import { badRequest } from "../server/core/errors";
+export { isAppError } from "../server/core/errors";
+import { actionError } from "./errors.server";
+import { redirectWithToast } from "./toast.server";
+import {
+  createFilter as create,
+  deleteFilter as remove,
+  filterFormOptions as options,
+  updateFilter as update,
+} from "../server/core/filters/filters";
+export {
+  chooseFilter,
+  createFilter,
+  deleteFilter,
+  filterFormOptions,
+  getFilter,
+  listFilters,
+  listOpenFilters,
+  toggleFilterActive,
+  updateFilter,
+} from "../server/core/filters/filters";
+export type { PresentedFilter } from "../server/core/filters/filters";
+
+/** A post whose intent this page does not know. */
+export const unknownIntent = () => badRequest("Неизвестное действие", "unknown_intent");
+
+type ListName = "managers" | "databases" | "statuses" | "scripts";
+
+/** The filter form's fields as the core reads them (ids as numbers; unknown text is left for core to refuse). */
+export function readFilterForm(form: FormData) {
+  const ids = (name: ListName) =>
+    form
+      .getAll(name)
+      .map((v) => Number(v))
+      .filter((n) => Number.isInteger(n) && n > 0);
+  const template = Number(form.get("template") || 0);
+  return {
+    name: String(form.get("name") ?? ""),
+    template: Number.isInteger(template) && template > 0 ? template : null,
+    managers: ids("managers"),
+    databases: ids("databases"),
+    statuses: ids("statuses"),
+    scripts: ids("scripts"),
+  };
+}
+
+/**
+ * The filter form's action, for a new filter (id null) or an existing one. intent save / delete, or
+ * all:<list> / none:<list> (Выбрать все / Очистить without JavaScript: the form comes back with the boxes set).
+ */
+export async function filterFormAction(request: Request, context: AppLoadContext, id: string | null) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "save");
+  const values = readFilterForm(form);
+  const db = context.deps.db;
+
+  const bulk = /^(all|none):(managers|databases|statuses|scripts)$/.exec(intent);
+  if (bulk) {
+    const list = bulk[2] as ListName;
+    const choices = await options(db, actor);
+    values[list] = bulk[1] === "all" ? choices[list].map((o) => o.id) : [];
+    return data({ values, error: null });
+  }
+  try {
+    if (intent === "delete" && id) {
+      await remove(db, actor, id);
+      return redirectWithToast("/loadedbases", { type: "success", message: "Фильтр удалён" });
+    }
+    if (id) await update(db, actor, id, values);
+    else await create(db, actor, values);
+    return redirectWithToast("/loadedbases", { type: "success", message: "Фильтр сохранен" });
+  } catch (error) {
+    const answer = actionError(error);
+    const message =
+      answer.data.error.code === "validation" ? answer.data.error.message : `Ошибка сохранения фильтра: ${answer.data.error.message}`;
+    return data({ values, error: { code: answer.data.error.code, message } }, { status: answer.init?.status ?? 400 });
+  }
+}
+

@@ -1,0 +1,171 @@
+/**
+ * The softphone's rules, without sip.js and without a browser: what state the phone is in, whether a call may
+ * start (the line-active flag of SPEC §4), and which message a failure shows (SPEC §8). `softphone.ts` feeds it
+ * the events sip.js reports; the unit tests feed it the same events by hand.
+ */
+
+/** SPEC §8 toasts the softphone shows. */
+export const CALL_BUSY = "Идет вызов";
+export const CALL_ERROR = "Ошибка вызова";
+export const DIAL_ERROR = "Ошибка набора";
+
+/** The hidden footer button dials this (SPEC §9). */
+export const TEST_CALL_NUMBER = "210";
+
+export type Registration = "connecting" | "registered" | "failed";
+export type CallPhase = "idle" | "calling" | "ringing" | "inCall" | "ended";
+
+export interface PhoneState {
+  registration: Registration;
+  call: CallPhase;
+  direction: "out" | "in" | null;
+  /** The other side's number (dialled or calling in). */
+  peer: string | null;
+  /** SPEC §4: set while a call is being placed, ringing or talking; a second call is refused while it is. */
+  lineActive: boolean;
+  /** The message of the last failure, shown in the panel until the next call. */
+  error: string | null;
+}
+
+export interface Notice {
+  kind: "warning" | "error";
+  text: string;
+}
+
+export type PhoneEvent =
+  | { type: "connecting" }
+  | { type: "registered" }
+  | { type: "registrationFailed" }
+  /** The INVITE could not be sent (no media, transport down, bad target): nothing reached the server. */
+  | { type: "dialFailed" }
+  /** The other side or the server answered the INVITE with a final failure (404, 486, 480, 603, ...). */
+  | { type: "rejected"; statusCode: number }
+  /** The call ended before it was established and nobody here hung up (timeout, lost connection). */
+  | { type: "failed" }
+  /** Media flows: the caller got 200 OK, or the callee got the ACK for its 200 OK. */
+  | { type: "established" }
+  | { type: "incoming"; peer: string }
+  | { type: "answering" }
+  /** Either side hung up, or a ringing call was cancelled or rejected here. */
+  | { type: "terminated" }
+  /** After an ended call has been on screen for a moment, the panel goes back to ready. */
+  | { type: "cleared" };
+
+export const initialPhoneState: PhoneState = {
+  registration: "connecting",
+  call: "idle",
+  direction: null,
+  peer: null,
+  lineActive: false,
+  error: null,
+};
+
+export interface Transition {
+  state: PhoneState;
+  notice?: Notice;
+}
+
+/** 487 is the answer to our own CANCEL: the caller hung up, nothing failed. */
+const REQUEST_TERMINATED = 487;
+
+const lineBusy = (call: CallPhase) => call === "calling" || call === "ringing" || call === "inCall";
+
+function ended(state: PhoneState, error: string | null): PhoneState {
+  return { ...state, call: "ended", lineActive: false, error };
+}
+
+/** The next state after something sip.js reported, and the toast it shows if any. */
+export function transition(state: PhoneState, event: PhoneEvent): Transition {
+  switch (event.type) {
+    case "connecting":
+      return { state: { ...state, registration: "connecting" } };
+    case "registered":
+      // Back on the server (first time or after a reconnect): an old failure no longer describes the phone.
+      return { state: { ...state, registration: "registered", error: state.call === "idle" ? null : state.error } };
+    case "registrationFailed":
+      return { state: { ...state, registration: "failed" } };
+    case "dialFailed":
+      if (state.call !== "calling") return { state };
+      return { state: ended(state, DIAL_ERROR), notice: { kind: "error", text: DIAL_ERROR } };
+    case "rejected":
+      if (!lineBusy(state.call)) return { state };
+      if (event.statusCode === REQUEST_TERMINATED) return { state: ended(state, null) };
+      return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
+    case "failed":
+      if (!lineBusy(state.call)) return { state };
+      return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
+    case "established":
+      if (state.call !== "calling" && state.call !== "ringing") return { state };
+      return { state: { ...state, call: "inCall", lineActive: true, error: null } };
+    case "incoming":
+      // A second call while the line is busy is refused (486) by the caller of `acceptsIncoming`.
+      if (state.lineActive) return { state };
+      return {
+        state: { ...state, call: "ringing", direction: "in", peer: event.peer, lineActive: true, error: null },
+      };
+    case "answering":
+      return { state };
+    case "terminated":
+      if (!lineBusy(state.call)) return { state };
+      return { state: ended(state, null) };
+    case "cleared":
+      if (state.call !== "ended") return { state };
+      return { state: { ...state, call: "idle", direction: null, peer: null } };
+  }
+}
+
+export type CallRequest =
+  | { ok: true; state: PhoneState; target: string }
+  | { ok: false; state: PhoneState; notice: Notice };
+
+/**
+ * Pressing Позвонить (or the footer's test call). The line-active flag is set here, before anything is sent,
+ * so a second press while the first INVITE is still on its way shows Идет вызов instead of a second call.
+ */
+export function requestCall(state: PhoneState, rawNumber: string): CallRequest {
+  if (state.lineActive) return { ok: false, state, notice: { kind: "warning", text: CALL_BUSY } };
+  const target = dialableNumber(rawNumber);
+  if (!target || state.registration !== "registered") {
+    return { ok: false, state: { ...state, error: DIAL_ERROR }, notice: { kind: "error", text: DIAL_ERROR } };
+  }
+  return {
+    ok: true,
+    target,
+    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null },
+  };
+}
+
+/** An incoming call rings only on a free line; otherwise it is answered 486 Busy Here. */
+export function acceptsIncoming(state: PhoneState): boolean {
+  return !state.lineActive;
+}
+
+/**
+ * A phone number as the PBX dials it: the digits only ("+380 (67) 123-45-67" → "380671234567"; an extension
+ * stays as it is). Null when there is nothing to dial or the text is not a number at all.
+ */
+export function dialableNumber(raw: string): string | null {
+  const trimmed = raw.trim();
+  if (!/^\+?[\d\s().\-]+$/.test(trimmed)) return null;
+  const digits = trimmed.replace(/\D/g, "");
+  if (digits.length === 0 || digits.length > 20) return null;
+  return digits;
+}
+
+/** What the panel says about the phone right now. */
+export function describePhone(state: PhoneState): string {
+  switch (state.call) {
+    case "calling":
+      return `Вызов ${state.peer ?? ""}…`;
+    case "ringing":
+      return `Входящий звонок: ${state.peer ?? ""}`;
+    case "inCall":
+      return `Разговор: ${state.peer ?? ""}`;
+    case "ended":
+      return state.error ?? "Звонок завершён";
+    case "idle":
+      if (state.registration === "failed") return "Телефон не подключён";
+      if (state.registration === "connecting") return "Подключение телефона…";
+      return state.error ?? "Телефон готов";
+  }
+}

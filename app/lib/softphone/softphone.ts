@@ -1,0 +1,315 @@
+/**
+ * The softphone itself: sip.js 0.21 (UserAgent, Registerer, Inviter, Invitation) over a WebSocket to the PBX.
+ * Browser only: the provider imports this file after hydration, never during server rendering. The rules (line
+ * flag, error messages) live in `machine.ts`; this file turns sip.js callbacks into its events.
+ */
+import {
+  Invitation,
+  Inviter,
+  Registerer,
+  RegistererState,
+  SessionState,
+  UserAgent,
+  type LogLevel,
+  type Session,
+  type Web,
+} from "sip.js";
+import type { SoftphoneConfig } from "./config";
+import { setActiveSoftphone, type CallTerminator } from "./index";
+import {
+  acceptsIncoming,
+  initialPhoneState,
+  requestCall,
+  transition,
+  type Notice,
+  type PhoneEvent,
+  type PhoneState,
+} from "./machine";
+
+/** Re-registration after the socket drops. */
+const RECONNECT_DELAY_MS = 5_000;
+/** How long an ended call stays on screen before the panel says ready again. */
+const ENDED_VISIBLE_MS = 4_000;
+const REGISTER_EXPIRES_S = 300;
+const AUDIO_ONLY = { constraints: { audio: true, video: false } };
+
+export interface SoftphoneOptions {
+  /** Toasts (Идет вызов, Ошибка вызова, Ошибка набора). */
+  onNotice(notice: Notice): void;
+  /** ICE servers for the media; none by default (the PBX answers ICE itself; loopback tests need none). */
+  iceServers?: RTCIceServer[];
+}
+
+export class Softphone implements CallTerminator {
+  private state: PhoneState = initialPhoneState;
+  private readonly listeners = new Set<(state: PhoneState) => void>();
+  private readonly ua: UserAgent;
+  private readonly registerer: Registerer;
+  /** Every call this phone knows of; normally at most one (the line flag refuses a second). */
+  private readonly sessions = new Set<Session>();
+  /** Sessions this side chose to end: their termination is a hang-up, not a failure. */
+  private readonly endedHere = new WeakSet<Session>();
+  private current: Session | null = null;
+  private readonly audio: HTMLAudioElement;
+  private stopped = false;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private clearTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly config: SoftphoneConfig,
+    private readonly options: SoftphoneOptions,
+  ) {
+    const uri = UserAgent.makeURI(`sip:${config.sipLogin}@${config.domain}`);
+    if (!uri) throw new Error(`Неверный SIP-адрес: ${config.sipLogin}@${config.domain}`);
+    this.ua = new UserAgent({
+      uri,
+      authorizationUsername: config.sipLogin,
+      authorizationPassword: config.sipPassword,
+      transportOptions: { server: config.wsUrl, traceSip: false },
+      sessionDescriptionHandlerFactoryOptions: {
+        peerConnectionConfiguration: { iceServers: options.iceServers ?? [] },
+        iceGatheringTimeout: 1_000,
+      },
+      logBuiltinEnabled: false,
+      logLevel: "warn",
+      logConnector: (level: LogLevel, category: string, _label: string | undefined, content: string) => {
+        // Protocol noise from the library is not an application error: keep it out of console.error.
+        if (level === "error" || level === "warn") console.warn(`[sip.js] ${category}: ${content}`);
+      },
+      delegate: {
+        onInvite: (invitation) => this.onInvite(invitation),
+        onDisconnect: (error) => {
+          if (this.stopped) return;
+          this.dispatch({ type: "registrationFailed" });
+          if (error) this.scheduleReconnect();
+        },
+      },
+    });
+    this.registerer = new Registerer(this.ua, { expires: REGISTER_EXPIRES_S });
+    this.registerer.stateChange.addListener((registration) => {
+      if (this.stopped) return;
+      if (registration === RegistererState.Registered) this.dispatch({ type: "registered" });
+      else if (registration === RegistererState.Unregistered) this.dispatch({ type: "registrationFailed" });
+    });
+    this.audio = document.createElement("audio");
+    this.audio.autoplay = true;
+    this.audio.dataset.softphoneAudio = config.sipLogin;
+    this.audio.hidden = true;
+  }
+
+  getState(): PhoneState {
+    return this.state;
+  }
+
+  subscribe(listener: (state: PhoneState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Connects and registers; a failure shows in the state and is retried. */
+  async start(): Promise<void> {
+    document.body.appendChild(this.audio);
+    window.addEventListener("pagehide", this.onPageHide);
+    setActiveSoftphone(this);
+    this.dispatch({ type: "connecting" });
+    try {
+      await this.ua.start();
+      await this.register();
+    } catch {
+      if (this.stopped) return;
+      this.dispatch({ type: "registrationFailed" });
+      this.scheduleReconnect();
+    }
+  }
+
+  /** Ends every call, unregisters and closes the socket (logout, or the page going away). */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    await this.hangUpAll();
+    this.stopped = true;
+    window.removeEventListener("pagehide", this.onPageHide);
+    clearTimeout(this.reconnectTimer);
+    clearTimeout(this.clearTimer);
+    setActiveSoftphone(null);
+    this.listeners.clear();
+    this.audio.srcObject = null;
+    this.audio.remove();
+    try {
+      if (this.registerer.state === RegistererState.Registered) await this.registerer.unregister();
+    } catch {
+      // The server forgets the registration when it expires.
+    }
+    await this.ua.stop().catch(() => {});
+  }
+
+  /**
+   * A reload or a closed tab mid-call: send the BYE / CANCEL and the de-registration while the socket is still
+   * open (they go out synchronously), or the other side keeps a dead call until its own timeout.
+   */
+  private readonly onPageHide = () => {
+    void this.stop();
+  };
+
+  /** Позвонить: dials `rawNumber` (a lead's phone or an extension) unless the line is busy. */
+  call(rawNumber: string): void {
+    const request = requestCall(this.state, rawNumber);
+    this.setState(request.state);
+    if (!request.ok) {
+      this.options.onNotice(request.notice);
+      return;
+    }
+    const target = UserAgent.makeURI(`sip:${request.target}@${this.config.domain}`);
+    if (!target) {
+      this.dispatch({ type: "dialFailed" });
+      return;
+    }
+    const inviter = new Inviter(this.ua, target, { sessionDescriptionHandlerOptions: AUDIO_ONLY });
+    this.track(inviter);
+    inviter.stateChange.addListener((state) => {
+      if (state === SessionState.Established) {
+        this.playRemoteAudio(inviter);
+        this.dispatchFor(inviter, { type: "established" });
+      }
+    });
+    // The microphone is asked for here, on the first call (the browser remembers the answer).
+    inviter
+      .invite({
+        requestDelegate: {
+          onReject: (response) => this.dispatchFor(inviter, { type: "rejected", statusCode: response.message.statusCode ?? 0 }),
+        },
+      })
+      .catch(() => {
+        this.endedHere.add(inviter);
+        this.dispatchFor(inviter, { type: "dialFailed" });
+      });
+  }
+
+  /** Ответить on a ringing incoming call. */
+  answer(): void {
+    const session = this.current;
+    if (!(session instanceof Invitation) || session.state !== SessionState.Initial) return;
+    this.dispatch({ type: "answering" });
+    session.accept({ sessionDescriptionHandlerOptions: AUDIO_ONLY }).catch(() => {
+      this.dispatchFor(session, { type: "failed" });
+    });
+  }
+
+  /** Завершить / Отклонить: ends the current call whatever its stage. */
+  hangUp(): Promise<void> {
+    return this.current ? this.end(this.current) : Promise.resolve();
+  }
+
+  /** Forced logout: every call of this phone is hung up, cancelled or rejected. */
+  async hangUpAll(): Promise<void> {
+    await Promise.all([...this.sessions].map((session) => this.end(session)));
+  }
+
+  private async end(session: Session): Promise<void> {
+    this.endedHere.add(session);
+    try {
+      switch (session.state) {
+        case SessionState.Initial:
+        case SessionState.Establishing:
+          if (session instanceof Inviter) await session.cancel();
+          else if (session instanceof Invitation) await session.reject({ statusCode: 480 });
+          break;
+        case SessionState.Established:
+          await session.bye();
+          break;
+        default:
+          break;
+      }
+    } catch {
+      // Already ending (a race with the other side's BYE or CANCEL): nothing left to do.
+    }
+  }
+
+  private onInvite(invitation: Invitation) {
+    if (this.stopped || !acceptsIncoming(this.state)) {
+      // SPEC §4: one call at a time; a second caller hears busy.
+      invitation.reject({ statusCode: 486 }).catch(() => {});
+      return;
+    }
+    this.track(invitation);
+    invitation.delegate = {
+      // sip.js calls the callee Established when it sends 200 OK; the call is up only once the ACK is back.
+      onAck: () => {
+        this.playRemoteAudio(invitation);
+        this.dispatchFor(invitation, { type: "established" });
+      },
+    };
+    this.dispatch({ type: "incoming", peer: invitation.remoteIdentity.uri.user ?? "" });
+  }
+
+  private track(session: Session) {
+    this.sessions.add(session);
+    this.current = session;
+    clearTimeout(this.clearTimer);
+    session.stateChange.addListener((state) => {
+      if (state !== SessionState.Terminated) return;
+      this.sessions.delete(session);
+      // sip.js terminates a session before its invite() promise rejects: let Ошибка набора land first.
+      setTimeout(() => this.onTerminated(session), 0);
+    });
+  }
+
+  private onTerminated(session: Session) {
+    if (this.current !== session) return;
+    const wasEstablished = this.state.call === "inCall";
+    this.current = null;
+    this.audio.srcObject = null;
+    // A call that never came up and that nobody here ended has failed (timeout, lost connection).
+    const failed = !wasEstablished && !this.endedHere.has(session) && session instanceof Inviter;
+    this.dispatch(failed ? { type: "failed" } : { type: "terminated" });
+    this.clearTimer = setTimeout(() => this.dispatch({ type: "cleared" }), ENDED_VISIBLE_MS);
+  }
+
+  private playRemoteAudio(session: Session) {
+    const handler = session.sessionDescriptionHandler as Web.SessionDescriptionHandler | undefined;
+    if (!handler) return;
+    this.audio.srcObject = handler.remoteMediaStream;
+    this.audio.play().catch(() => {
+      // Autoplay refused before any user gesture: the next click on the page starts it.
+      document.addEventListener("click", () => this.audio.play().catch(() => {}), { once: true });
+    });
+  }
+
+  private async register() {
+    await this.registerer.register({
+      requestDelegate: { onReject: () => this.dispatch({ type: "registrationFailed" }) },
+    });
+  }
+
+  private scheduleReconnect() {
+    clearTimeout(this.reconnectTimer);
+    this.reconnectTimer = setTimeout(async () => {
+      if (this.stopped) return;
+      try {
+        this.dispatch({ type: "connecting" });
+        await this.ua.reconnect();
+        await this.register();
+      } catch {
+        if (this.stopped) return;
+        this.dispatch({ type: "registrationFailed" });
+        this.scheduleReconnect();
+      }
+    }, RECONNECT_DELAY_MS);
+  }
+
+  /** Events about a particular call count only while it is the current one. */
+  private dispatchFor(session: Session, event: PhoneEvent) {
+    if (this.current === session) this.dispatch(event);
+  }
+
+  private dispatch(event: PhoneEvent) {
+    const { state, notice } = transition(this.state, event);
+    this.setState(state);
+    if (notice) this.options.onNotice(notice);
+  }
+
+  private setState(state: PhoneState) {
+    if (state === this.state) return;
+    this.state = state;
+    for (const listener of this.listeners) listener(state);
+  }
+}

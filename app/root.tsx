@@ -1,0 +1,95 @@
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import {
+  isRouteErrorResponse,
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  useRouteError,
+  useRouteLoaderData,
+} from "@remix-run/react";
+import type { ReactNode } from "react";
+import { InspectionGuard } from "./components/scripts/InspectionGuard";
+import { ServerMessage, Toasts } from "./components/ui/Toasts";
+import { useNonce } from "./lib/nonce";
+import { readTheme } from "./theme.server";
+import { readFlash } from "./toast.server";
+import stylesheet from "./tailwind.css";
+import "./context.server";
+
+export const links: LinksFunction = () => [
+  { rel: "stylesheet", href: stylesheet },
+  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
+];
+
+export const meta: MetaFunction = () => [{ title: "Лиды" }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const theme = await readTheme(request);
+  const { flash, clear } = await readFlash(request);
+  return data(
+    { theme, flash, publicSettings: context.deps.config.publicSettings },
+    { headers: clear ? { "Set-Cookie": clear } : undefined },
+  );
+}
+
+export function Layout({ children }: { children: ReactNode }) {
+  const root = useRouteLoaderData<typeof loader>("root");
+  const nonce = useNonce();
+  const theme = root?.theme ?? "light";
+  return (
+    <html lang="ru" className={theme === "dark" ? "dark" : ""} data-theme={theme}>
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body className="min-h-screen bg-slate-100 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">
+        {children}
+        <ScrollRestoration nonce={nonce} />
+        <Scripts nonce={nonce} />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  const root = useRouteLoaderData<typeof loader>("root");
+  return (
+    <>
+      <Toasts />
+      <InspectionGuard />
+      {root?.flash ? (
+        <div className="fixed inset-x-0 top-2 z-50 mx-auto w-fit max-w-[90vw]">
+          <ServerMessage key={root.flash.message} kind={root.flash.type} message={root.flash.message} />
+        </div>
+      ) : null}
+      <Outlet />
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  let title = "Что-то пошло не так";
+  let text = "Произошла ошибка. Обновите страницу или попробуйте позже.";
+  if (isRouteErrorResponse(error) && error.status === 404) {
+    title = "Страница не найдена";
+    text = "Извините, запрашиваемая страница не существует";
+  } else if (isRouteErrorResponse(error) && error.status === 403) {
+    title = "Доступ запрещён";
+    text = "Эта страница доступна только администратору.";
+  }
+  return (
+    <main className="flex min-h-screen flex-col items-center justify-center gap-4 p-8 text-center">
+      <h1 className="text-3xl font-semibold">{title}</h1>
+      <p className="text-slate-600 dark:text-slate-400">{text}</p>
+      <a href="/" className="btn-primary">
+        На главную
+      </a>
+    </main>
+  );
+}

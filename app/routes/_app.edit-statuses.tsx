@@ -1,0 +1,112 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { StatusRow } from "../components/statuses/StatusRow";
+import { ServerMessage } from "../components/ui/Toasts";
+import { actionError } from "../errors.server";
+import {
+  createDefaultStatus,
+  deleteStatus,
+  listStatuses,
+  toggleStatusReport,
+  toggleStatusTechnical,
+  toggleStatusVisibility,
+  updateStatus,
+} from "../statuses.server";
+import { redirectWithToast } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Статусы" }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  return { statuses: await listStatuses(context.deps.db, actorOf(user)) };
+}
+
+const PAGE = "/edit-statuses";
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const { db } = context.deps;
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const id = form.get("id");
+  try {
+    switch (intent) {
+      case "create": {
+        const created = await createDefaultStatus(db, actor);
+        return redirectWithToast(`${PAGE}?edit=${created.id}`, { type: "success", message: "Статус успешно создан" });
+      }
+      case "update":
+        await updateStatus(db, actor, id, {
+          text: String(form.get("text") ?? ""),
+          buttonText: String(form.get("buttonText") ?? ""),
+          color: String(form.get("color") ?? ""),
+        });
+        return redirectWithToast(PAGE, { type: "success", message: "Статус сохранён" });
+      case "visibility":
+        await toggleStatusVisibility(db, actor, id);
+        return redirect(PAGE);
+      case "report":
+        await toggleStatusReport(db, actor, id);
+        return redirect(PAGE);
+      case "technical":
+        await toggleStatusTechnical(db, actor, id);
+        return redirect(PAGE);
+      case "delete":
+        await deleteStatus(db, actor, id);
+        return redirectWithToast(PAGE, { type: "success", message: "Статус удалён" });
+      default:
+        return redirect(PAGE);
+    }
+  } catch (error) {
+    return actionError(error);
+  }
+}
+
+export default function EditStatusesPage() {
+  const { statuses } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [searchParams] = useSearchParams();
+  const editId = Number(searchParams.get("edit") ?? 0);
+  const visible = statuses.filter((status) => !status.isHidden);
+  const hidden = statuses.filter((status) => status.isHidden);
+  const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
+
+  return (
+    <section className="max-w-5xl">
+      <div className="mb-4 flex items-center justify-between gap-4">
+        <h1 className="page-title mb-0">Статусы</h1>
+        <Form method="post" preventScrollReset>
+          <button type="submit" name="intent" value="create" className="btn-primary" disabled={creating}>
+            Добавить статус
+          </button>
+        </Form>
+      </div>
+      {actionData && "error" in actionData ? (
+        <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+      ) : null}
+      <ul className="space-y-2" data-testid="visible-statuses">
+        {visible.map((status) => (
+          <StatusRow key={`${status.id}:${status.text}:${status.buttonText}:${status.color}`} status={status} initiallyEditing={status.id === editId} />
+        ))}
+      </ul>
+      <details className="mt-6" data-testid="hidden-statuses" open={hidden.some((status) => status.id === editId) || undefined}>
+        <summary className="cursor-pointer select-none text-lg font-semibold">
+          Скрытые статусы <span className="text-sm font-normal text-slate-600 dark:text-slate-400">({hidden.length})</span>
+        </summary>
+        {hidden.length === 0 ? (
+          <p className="mt-2 text-sm text-slate-600 dark:text-slate-400">Скрытых статусов нет</p>
+        ) : (
+          <ul className="mt-2 space-y-2">
+            {hidden.map((status) => (
+              <StatusRow key={`${status.id}:${status.text}:${status.buttonText}:${status.color}`} status={status} initiallyEditing={status.id === editId} />
+            ))}
+          </ul>
+        )}
+      </details>
+    </section>
+  );
+}

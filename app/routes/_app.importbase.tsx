@@ -1,0 +1,183 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { handleImportPost, mappingChoices, type ImportState } from "../bases.server";
+import { Banner, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
+import { useHydrated } from "../components/ui/DialogOrSection";
+import { notify } from "../components/ui/Toasts";
+
+export const meta: MetaFunction = () => [{ title: "Импорт базы" }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  await requireAdminUser(request, context);
+  return { fields: mappingChoices() };
+}
+
+/** Without JavaScript: two posts, `preview` (multipart, with the file) then `import` (the chosen mapping). */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const { state, status } = await handleImportPost(request, context, actorOf(user));
+  return data(state, { status });
+}
+
+type Busy = { phase: "upload" | "processing"; percent: number } | null;
+
+/** With JavaScript: the same two posts through XHR to /importbase/upload, for the upload progress. */
+function postWithProgress(form: FormData, onProgress: (busy: Busy) => void): Promise<ImportState> {
+  return new Promise((resolve, reject) => {
+    const xhr = new XMLHttpRequest();
+    xhr.open("POST", "/importbase/upload");
+    xhr.responseType = "json";
+    xhr.upload.onprogress = (event) => {
+      if (event.lengthComputable) onProgress({ phase: "upload", percent: Math.round((event.loaded / event.total) * 100) });
+    };
+    xhr.upload.onload = () => onProgress({ phase: "processing", percent: 100 });
+    xhr.onload = () => {
+      if (xhr.response && typeof xhr.response === "object" && "step" in xhr.response) resolve(xhr.response as ImportState);
+      else reject(new Error(`HTTP ${xhr.status}`));
+    };
+    xhr.onerror = () => reject(new Error("network"));
+    xhr.send(form);
+  });
+}
+
+export default function ImportBasePage() {
+  const { fields } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const hydrated = useHydrated();
+  const [state, setState] = useState<ImportState | null>(actionData ?? null);
+  const [busy, setBusy] = useState<Busy>(null);
+  const [showResult, setShowResult] = useState(true);
+  const uploadForm = useRef<HTMLFormElement>(null);
+
+  useEffect(() => {
+    if (actionData) {
+      setState(actionData);
+      setShowResult(true);
+    }
+  }, [actionData]);
+
+  const mapping = state?.step === "mapping" ? state : state?.step === "error" ? state.mapping : undefined;
+  const submitting = navigation.state === "submitting" || busy !== null;
+
+  async function viaXhr(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
+    if (!String(form.get("name") ?? "").trim()) {
+      notify("error", "Введите название базы");
+      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Введите название базы", mapping });
+      return;
+    }
+    if (form.get("intent") === "preview" && !(form.get("file") instanceof File && (form.get("file") as File).size > 0)) {
+      notify("error", "Выберите файл для импорта");
+      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Выберите файл для импорта" });
+      return;
+    }
+    setBusy(form.get("intent") === "preview" ? { phase: "upload", percent: 0 } : { phase: "processing", percent: 100 });
+    try {
+      const next = await postWithProgress(form, setBusy);
+      setState(next);
+      setShowResult(true);
+      if (next.step === "done") {
+        notify("success", next.result.message);
+        uploadForm.current?.reset();
+      } else if (next.step === "error") notify("error", `${next.message}: ${next.detail}`);
+    } catch {
+      notify("error", "Произошла ошибка при импорте базы данных");
+      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Сервер не ответил: попробуйте ещё раз", mapping });
+    } finally {
+      setBusy(null);
+    }
+  }
+
+  const onSubmit = hydrated ? viaXhr : undefined;
+
+  return (
+    <section className="space-y-4">
+      <h1 className="page-title">Импорт базы</h1>
+
+      {state?.step === "done" ? <Banner kind="success" title={state.result.message} /> : null}
+      {state?.step === "error" ? <Banner kind="error" title={state.message} detail={state.detail} /> : null}
+
+      <div className="card space-y-2 text-sm">
+        <h2 className="text-base font-semibold">Как импортировать базу</h2>
+        <ol className="list-decimal space-y-1 pl-5">
+          <li>Введите название базы и выберите файл Excel (.xlsx или .xls).</li>
+          <li>Нажмите «Загрузить»: появится предпросмотр первых строк файла.</li>
+          <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст или доп. поле 1–4.</li>
+          <li>Нажмите «Сохранить». Дубли удаляются по настройкам баз.</li>
+        </ol>
+        <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900" data-testid="import-warning">
+          Внимание: контакты, у которых нет ни телефона, ни ФИО, не импортируются. Столбцы, для которых не выбран тип,
+          не сохраняются.
+        </p>
+      </div>
+
+      <Form
+        ref={uploadForm}
+        method="post"
+        encType="multipart/form-data"
+        className="card space-y-3"
+        onSubmit={onSubmit}
+        noValidate
+        data-testid="upload-form"
+      >
+        <input type="hidden" name="intent" value="preview" />
+        <div>
+          <label className="label" htmlFor="base-name">
+            Название базы
+          </label>
+          <input id="base-name" name="name" className="input" defaultValue={mapping?.name ?? ""} maxLength={200} />
+        </div>
+        <div>
+          <label className="label" htmlFor="base-file">
+            Файл (.xlsx, .xls)
+          </label>
+          <input
+            id="base-file"
+            name="file"
+            type="file"
+            accept=".xlsx,.xls,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.ms-excel"
+            className="block text-sm"
+          />
+        </div>
+        <button type="submit" className="btn-secondary" disabled={submitting}>
+          Загрузить
+        </button>
+      </Form>
+
+      {busy ? <ImportProgress phase={busy.phase} percent={busy.percent} /> : null}
+
+      {mapping ? (
+        <Form method="post" className="card space-y-3" onSubmit={onSubmit} data-testid="mapping-form">
+          <input type="hidden" name="intent" value="import" />
+          <input type="hidden" name="uploadId" value={mapping.uploadId} />
+          <input type="hidden" name="fileName" value={mapping.fileName} />
+          <div className="flex flex-wrap items-end gap-3">
+            <div className="min-w-[16rem] flex-1">
+              <label className="label" htmlFor="mapping-name">
+                Название базы
+              </label>
+              <input id="mapping-name" name="name" className="input" defaultValue={mapping.name} maxLength={200} />
+            </div>
+            <p className="text-sm text-slate-600 dark:text-slate-400">
+              Файл: {mapping.fileName}
+              {mapping.preview.hasHeader ? " (первая строка — заголовки, она не импортируется)" : ""}
+            </p>
+          </div>
+          <MappingTable preview={mapping.preview} fields={fields} />
+          <button type="submit" className="btn-primary" disabled={submitting}>
+            Сохранить
+          </button>
+        </Form>
+      ) : null}
+
+      {state?.step === "done" && showResult ? (
+        <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} />
+      ) : null}
+    </section>
+  );
+}

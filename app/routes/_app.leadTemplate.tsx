@@ -1,0 +1,264 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { ActiveSwitch } from "../components/links/ActiveSwitch";
+import { LinkForm } from "../components/links/LinkForm";
+import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
+import { DialogOrSection } from "../components/ui/DialogOrSection";
+import { ServerMessage } from "../components/ui/Toasts";
+import {
+  actionErrorWith,
+  createLink,
+  createTemplate,
+  deleteLink,
+  deleteTemplate,
+  listLinks,
+  listTemplates,
+  parseTemplateFields,
+  toggleLinkActive,
+  toggleTemplateActive,
+  updateLink,
+  updateTemplate,
+} from "../templates.server";
+import { redirectWithToast } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Настройка шаблона" }];
+
+const PAGE = "/leadTemplate";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const [templates, links] = await Promise.all([listTemplates(context.deps.db, actor), listLinks(context.deps.db, actor)]);
+  return {
+    templates: templates.map((template) => ({ ...template, fields: parseTemplateFields(template.templateFields) })),
+    links,
+  };
+}
+
+/** The template form as posted: name and the field rows (label, type, locked), in order. */
+function readDraft(form: FormData): TemplateDraft {
+  const labels = form.getAll("label").map(String);
+  const types = form.getAll("type").map(String);
+  const locked = form.getAll("locked").map(String);
+  const id = Number(form.get("id") ?? 0);
+  return {
+    id: Number.isInteger(id) && id > 0 ? id : null,
+    name: String(form.get("name") ?? ""),
+    fields: labels.map((label, i) => ({ label, type: types[i] === "textarea" ? "textarea" : "text", locked: locked[i] === "1" })),
+  };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const { db } = context.deps;
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const id = form.get("id");
+
+  // The template editor without JavaScript: field buttons change the draft and save nothing.
+  if (intent.startsWith("field-")) {
+    const draft = readDraft(form);
+    const [kind, at] = intent.split(":");
+    const index = Number(at);
+    if (kind === "field-add") draft.fields.push({ ...NEW_FIELD });
+    if (kind === "field-lock" && draft.fields[index]) draft.fields[index].locked = !draft.fields[index].locked;
+    if (kind === "field-remove") draft.fields = draft.fields.filter((_, i) => i !== index);
+    return data({ draft });
+  }
+
+  switch (intent) {
+    case "template-save": {
+      const draft = readDraft(form);
+      if (!draft.name.trim()) {
+        return data({ error: { code: "validation", message: EMPTY_TEMPLATE_NAME }, draft }, { status: 400 });
+      }
+      const input = {
+        name: draft.name,
+        templateFields: JSON.stringify(draft.fields.map(({ label, type }: DraftField) => ({ label, type }))),
+      };
+      try {
+        if (draft.id) await updateTemplate(db, actor, draft.id, input);
+        else await createTemplate(db, actor, input);
+      } catch (error) {
+        return actionErrorWith(error, { draft });
+      }
+      return redirectWithToast(PAGE, { type: "success", message: "Шаблон сохранен" });
+    }
+    case "template-delete":
+      try {
+        await deleteTemplate(db, actor, id);
+      } catch {
+        return redirectWithToast(PAGE, { type: "error", message: "Ошибка удаления шаблона" });
+      }
+      return redirectWithToast(PAGE, { type: "success", message: "Шаблон удален" });
+    case "template-activate":
+      try {
+        await toggleTemplateActive(db, actor, id);
+      } catch {
+        return redirectWithToast(PAGE, { type: "error", message: "Error activating template" });
+      }
+      return redirect(PAGE);
+    case "link-save": {
+      const values = { name: String(form.get("name") ?? ""), link: String(form.get("link") ?? "") };
+      try {
+        if (id) await updateLink(db, actor, id, values);
+        else await createLink(db, actor, values);
+      } catch (error) {
+        return actionErrorWith(error, { link: { id: id ? Number(id) : null, ...values } });
+      }
+      return redirectWithToast(PAGE, { type: "success", message: "Ссылка сохранена" });
+    }
+    case "link-delete":
+      try {
+        await deleteLink(db, actor, id);
+      } catch {
+        return redirectWithToast(PAGE, { type: "error", message: "Ошибка удаления ссылки" });
+      }
+      return redirectWithToast(PAGE, { type: "success", message: "Ссылка удалена" });
+    case "link-activate":
+      try {
+        await toggleLinkActive(db, actor, id);
+      } catch {
+        return redirectWithToast(PAGE, { type: "error", message: "Error activating link" });
+      }
+      return redirect(PAGE);
+    default:
+      return redirect(PAGE);
+  }
+}
+
+const cardButton = "btn-secondary px-2 py-1";
+
+export default function LeadTemplatePage() {
+  const { templates, links } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const templateParam = params.get("template");
+  const linkParam = params.get("link");
+  const editedTemplate = templates.find((template) => String(template.id) === templateParam);
+  const templateOpen = templateParam === "new" || Boolean(editedTemplate);
+  const error = actionData && "error" in actionData ? actionData.error.message : null;
+  const draftFromServer = actionData && "draft" in actionData ? actionData.draft : null;
+  const linkFromServer = actionData && "link" in actionData ? actionData.link : null;
+
+  const draft: TemplateDraft = draftFromServer ?? {
+    id: editedTemplate?.id ?? null,
+    name: editedTemplate?.name ?? "",
+    fields: (editedTemplate?.fields ?? []).map((field) => ({ ...field, locked: true })),
+  };
+
+  return (
+    <div className="max-w-5xl space-y-10">
+      {error && !templateOpen ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+
+      <section>
+        <div className="mb-4 flex items-center justify-between gap-4">
+          <h1 className="page-title mb-0">Настройка шаблонов</h1>
+          <Link to="?template=new" preventScrollReset className="btn-primary">
+            Добавить Шаблон
+          </Link>
+        </div>
+        {templates.length === 0 ? (
+          <p className="card text-sm text-slate-600 dark:text-slate-400">Шаблонов пока нет</p>
+        ) : (
+          <ul className="grid gap-3 md:grid-cols-2" data-testid="template-list">
+            {templates.map((template) => (
+              <li key={template.id} className="card space-y-3" data-testid="template-card">
+                <div className="flex items-start justify-between gap-2">
+                  <h2 className="font-semibold">{template.name}</h2>
+                  <ActiveSwitch id={template.id} intent="template-activate" isActive={template.isActive} label={`Активность шаблона ${template.name}`} />
+                </div>
+                <p className="text-sm text-slate-600 dark:text-slate-400">
+                  {template.fields.length ? template.fields.map((field) => `${field.label} (${field.type === "textarea" ? "TextArea" : "Text"})`).join(", ") : "Без полей"}
+                </p>
+                <div className="flex gap-2">
+                  <Link to={`?template=${template.id}`} preventScrollReset className={cardButton} aria-label={`Изменить шаблон ${template.name}`}>
+                    Изменить
+                  </Link>
+                  <Form method="post" preventScrollReset>
+                    <input type="hidden" name="id" value={template.id} />
+                    <button type="submit" name="intent" value="template-delete" className="btn-danger px-2 py-1" aria-label={`Удалить шаблон ${template.name}`}>
+                      Удалить
+                    </button>
+                  </Form>
+                </div>
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+
+      <DialogOrSection
+        open={templateOpen}
+        title={editedTemplate ? "Редактирование шаблона" : "Новый шаблон"}
+        onClose={() => navigate(PAGE, { preventScrollReset: true })}
+        closeHref={PAGE}
+        testId="template-dialog"
+      >
+        {error && templateOpen ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+        <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} />
+      </DialogOrSection>
+
+      <section>
+        <div className="mb-4 flex items-center justify-between gap-4">
+          <h2 className="page-title mb-0">Настройка ссылок</h2>
+          <Link to="?link=new" preventScrollReset className="btn-primary">
+            Добавить Ссылку
+          </Link>
+        </div>
+        {linkParam === "new" ? (
+          <div className="card mb-3">
+            <LinkForm
+              key={linkFromServer ? JSON.stringify(linkFromServer) : "new"}
+              name={linkFromServer?.name ?? ""}
+              link={linkFromServer?.link ?? ""}
+              cancelHref={PAGE}
+            />
+          </div>
+        ) : null}
+        {links.length === 0 ? (
+          <p className="card text-sm text-slate-600 dark:text-slate-400">Ссылок пока нет</p>
+        ) : (
+          <ul className="space-y-2" data-testid="link-list">
+            {links.map((link) => (
+              <li key={link.id} className="card" data-testid="link-card" data-link-id={link.id}>
+                {linkParam === String(link.id) ? (
+                  <LinkForm
+                    key={linkFromServer ? JSON.stringify(linkFromServer) : link.id}
+                    id={link.id}
+                    name={linkFromServer?.name ?? link.name}
+                    link={linkFromServer?.link ?? link.link}
+                    cancelHref={PAGE}
+                  />
+                ) : (
+                  <div className="flex flex-wrap items-center gap-3">
+                    <div className="min-w-0 flex-1">
+                      <p className="font-medium">{link.name}</p>
+                      <a href={link.link} target="_blank" rel="noopener noreferrer" className="break-all text-sm text-blue-600 hover:underline dark:text-blue-400">
+                        {link.link}
+                      </a>
+                    </div>
+                    <ActiveSwitch id={link.id} intent="link-activate" isActive={link.isActive} label={`Активность ссылки ${link.name}`} />
+                    <Link to={`?link=${link.id}`} preventScrollReset className={cardButton} aria-label={`Изменить ссылку ${link.name}`}>
+                      Изменить
+                    </Link>
+                    <Form method="post" preventScrollReset>
+                      <input type="hidden" name="id" value={link.id} />
+                      <button type="submit" name="intent" value="link-delete" className="btn-danger px-2 py-1" aria-label={`Удалить ссылку ${link.name}`}>
+                        Удалить
+                      </button>
+                    </Form>
+                  </div>
+                )}
+              </li>
+            ))}
+          </ul>
+        )}
+      </section>
+    </div>
+  );
+}

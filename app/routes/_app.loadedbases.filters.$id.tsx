@@ -1,0 +1,60 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { FilterCards } from "../components/filters/FilterCards";
+import { FilterForm, FilterModal } from "../components/filters/FilterForm";
+import { ServerMessage } from "../components/ui/Toasts";
+import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
+
+
+export const meta: MetaFunction = () => [{ title: "Изменить фильтр" }];
+
+/** /loadedbases/filters/{id}: the filter modal filled with the filter (a section of the page without JavaScript). */
+export async function loader({ request, params, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  try {
+    const [filter, filters, options] = await Promise.all([
+      getFilter(context.deps.db, actor, params.id),
+      listFilters(context.deps.db, actor),
+      filterFormOptions(context.deps.db, actor),
+    ]);
+    return { filter, filters, options };
+  } catch (error) {
+    if (isAppError(error) && (error.status === 404 || error.status === 400)) {
+      throw new Response(error.message, { status: 404 });
+    }
+    throw error;
+  }
+}
+
+export async function action({ request, params, context }: ActionFunctionArgs) {
+  return filterFormAction(request, context, params.id ?? null);
+}
+
+export default function EditFilterRoute() {
+  const { filter, filters, options } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const values =
+    answer && "values" in answer
+      ? answer.values
+      : {
+          name: filter.name,
+          template: filter.template?.id ?? null,
+          managers: filter.managers.map((m) => m.id),
+          databases: filter.databases.map((d) => d.id),
+          statuses: filter.statuses.map((s) => s.id),
+          scripts: filter.scripts.map((s) => s.id),
+        };
+  return (
+    <div className="space-y-6">
+      <FilterModal title={`Фильтр «${filter.name}»`}>
+        {answer && "error" in answer && answer.error ? (
+          <ServerMessage key={Date.now()} kind="error" message={answer.error.message} />
+        ) : null}
+        <FilterForm key={JSON.stringify(values)} options={options} initial={values} filterId={filter.id} />
+      </FilterModal>
+      <FilterCards filters={filters} />
+    </div>
+  );
+}

@@ -1,0 +1,41 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useActionData, useLoaderData } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { FilterCards } from "../components/filters/FilterCards";
+import { emptyFilterValues, FilterForm, FilterModal } from "../components/filters/FilterForm";
+import { ServerMessage } from "../components/ui/Toasts";
+import { filterFormAction, filterFormOptions, listFilters } from "../filters.server";
+
+export const meta: MetaFunction = () => [{ title: "Новый фильтр" }];
+
+/** /loadedbases/filters/new: the filter modal over the cards (a section of the page without JavaScript). */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const [filters, options] = await Promise.all([
+    listFilters(context.deps.db, actor),
+    filterFormOptions(context.deps.db, actor),
+  ]);
+  return { filters, options };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  return filterFormAction(request, context, null);
+}
+
+export default function NewFilterRoute() {
+  const { filters, options } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const values = answer && "values" in answer ? answer.values : emptyFilterValues;
+  return (
+    <div className="space-y-6">
+      <FilterModal title="Новый фильтр">
+        {answer && "error" in answer && answer.error ? (
+          <ServerMessage key={Date.now()} kind="error" message={answer.error.message} />
+        ) : null}
+        <FilterForm key={JSON.stringify(values)} options={options} initial={values} filterId={null} />
+      </FilterModal>
+      <FilterCards filters={filters} />
+    </div>
+  );
+}

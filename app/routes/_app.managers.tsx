@@ -1,0 +1,278 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
+import { useEffect, useState } from "react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { AddManagerForm, CREATE_FAILED } from "../components/managers/AddManagerForm";
+import { ConfirmDialog } from "../components/managers/ConfirmDialog";
+import { ManagersTable } from "../components/managers/ManagersTable";
+import { Pagination, readPaging } from "../components/managers/Pagination";
+import {
+  EDITABLE_FIELDS,
+  EMPTY_ADD_FORM,
+  type AddFormValues,
+  type ManagerRow,
+  type ManagersActionData,
+} from "../components/managers/types";
+import { notify, ServerMessage } from "../components/ui/Toasts";
+import {
+  deleteUser,
+  generateAccessKey,
+  generatePassword,
+  generateSipAccount,
+  isAppError,
+  listUsers,
+  registerManager,
+  updateUser,
+} from "../managers.server";
+import { redirectWithToast } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
+
+/** SPEC §9: managers page sizes 5, 10, 50. */
+const PAGE_SIZES = [5, 10, 50] as const;
+const DEFAULT_PAGE_SIZE = 10;
+
+type Confirm = { kind: "admin" | "delete"; user: ManagerRow };
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const me = await requireAdminUser(request, context);
+  const url = new URL(request.url);
+  // Newest first: a manager just added is at the top of the first page.
+  const all = (await listUsers(context.deps.db, actorOf(me))).reverse();
+  const { size, page, pages } = readPaging(url, PAGE_SIZES, DEFAULT_PAGE_SIZE, all.length);
+  const users: ManagerRow[] = all.slice((page - 1) * size, page * size);
+
+  // JavaScript off: ?edit=id shows that row as a form, ?confirm=admin-id / delete-id asks before acting.
+  const editId = Number(url.searchParams.get("edit")) || null;
+  const confirmMatch = /^(admin|delete)-(\d+)$/.exec(url.searchParams.get("confirm") ?? "");
+  const confirmUser = confirmMatch ? all.find((u) => u.id === Number(confirmMatch[2])) : undefined;
+  const confirm: Confirm | null =
+    confirmMatch && confirmUser ? { kind: confirmMatch[1] as Confirm["kind"], user: confirmUser } : null;
+  return { users, total: all.length, page, pages, size, meId: me.id, editId, confirm };
+}
+
+const text = (form: FormData, name: string) => {
+  const value = form.get(name);
+  return typeof value === "string" ? value : "";
+};
+
+function readAddForm(form: FormData): AddFormValues {
+  const values = { ...EMPTY_ADD_FORM };
+  for (const key of Object.keys(values) as Array<keyof AddFormValues>) {
+    if (form.has(key)) values[key] = text(form, key);
+  }
+  return values;
+}
+
+/** The page and size to come back to (never another site, never a one-shot parameter). */
+function backTo(request: Request, form: FormData) {
+  const asked = text(form, "returnTo");
+  if (asked.startsWith("/managers") && !asked.startsWith("//")) return asked;
+  const url = new URL(request.url);
+  const params = new URLSearchParams();
+  for (const key of ["size", "page"]) {
+    const value = url.searchParams.get(key);
+    if (value) params.set(key, value);
+  }
+  const query = params.toString();
+  return query ? `/managers?${query}` : "/managers";
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const me = await requireAdminUser(request, context);
+  const actor = actorOf(me);
+  const { db, telephony } = context.deps;
+  const form = await request.formData();
+  const intent = text(form, "intent") || "create";
+  const js = text(form, "_js") === "1";
+  const values = readAddForm(form);
+  const back = backTo(request, form);
+  // JavaScript on: fetchers get data and toast it; off: a redirect with a flash message.
+  const done = async (message: string, to = back) =>
+    js ? data<ManagersActionData>({ intent, ok: true, message }) : redirectWithToast(to, { type: "success", message });
+
+  try {
+    switch (intent) {
+      case "create": {
+        const created = await registerManager(db, actor, values);
+        return await done(`Менеджер ${created.login} создан`);
+      }
+      case "generatePassword":
+        return data<ManagersActionData>({ intent, values: { ...values, password: generatePassword() } });
+      case "generateAccessKey":
+        return data<ManagersActionData>({ intent, values: { ...values, accessKey: generateAccessKey() } });
+      case "generateSip": {
+        const sip = await generateSipAccount(db, telephony, actor, { login: values.login, prefix: values.sipPrefix });
+        return data<ManagersActionData>({ intent, ok: true, values: { ...values, ...sip } });
+      }
+      case "update": {
+        const field = text(form, "field");
+        if (!(EDITABLE_FIELDS as readonly string[]).includes(field)) {
+          return data<ManagersActionData>(
+            { intent, error: { code: "validation", message: "Это поле нельзя изменить" } },
+            { status: 400 },
+          );
+        }
+        await updateUser(db, actor, text(form, "id"), { [field]: text(form, "value") });
+        return await done("Изменения сохранены");
+      }
+      case "updateRow": {
+        const changes: Record<string, string> = {};
+        for (const field of EDITABLE_FIELDS) {
+          if (!form.has(field)) continue;
+          if (field === "password" && !text(form, field)) continue; // empty: keep the password
+          changes[field] = text(form, field);
+        }
+        await updateUser(db, actor, text(form, "id"), changes);
+        return await done("Изменения сохранены");
+      }
+      case "setAdmin": {
+        const id = Number(text(form, "id"));
+        const isAdmin = text(form, "isAdmin") === "true";
+        const updated = await updateUser(db, actor, id, { isAdmin });
+        const message = isAdmin
+          ? `${updated.login} теперь администратор`
+          : `${updated.login} больше не администратор`;
+        // Changing yourself: your session user changes at once; without the flag this page is closed to you.
+        if (id === me.id && !isAdmin) return redirectWithToast("/leadpanel", { type: "success", message });
+        return await done(message);
+      }
+      case "delete": {
+        await deleteUser(db, telephony, context.deps.hub, actor, text(form, "id"));
+        return await done("Менеджер удалён");
+      }
+      default:
+        return data<ManagersActionData>(
+          { intent, error: { code: "bad_intent", message: "Неизвестное действие" } },
+          { status: 400 },
+        );
+    }
+  } catch (error) {
+    if (isAppError(error)) {
+      return data<ManagersActionData>(
+        { intent, error: { code: error.code, message: error.message }, values },
+        { status: error.status },
+      );
+    }
+    if (intent === "create") {
+      console.error(error);
+      return data<ManagersActionData>(
+        { intent, error: { code: "internal", message: CREATE_FAILED }, values },
+        { status: 500 },
+      );
+    }
+    throw error;
+  }
+}
+
+const ADD_FORM_INTENTS = new Set(["create", "generatePassword", "generateAccessKey", "generateSip"]);
+
+export default function ManagersPage() {
+  const { users, total, page, pages, size, meId, editId, confirm } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>() as ManagersActionData | undefined;
+  const [asking, setAsking] = useState<Confirm | null>(null);
+  const confirmFetcher = useFetcher<ManagersActionData>({ key: "managers-confirm" });
+
+  useEffect(() => {
+    if (confirmFetcher.state !== "idle" || !confirmFetcher.data) return;
+    if (confirmFetcher.data.ok) notify("success", confirmFetcher.data.message ?? "Готово");
+    else if (confirmFetcher.data.error) notify("error", confirmFetcher.data.error.message);
+    setAsking(null);
+  }, [confirmFetcher.state, confirmFetcher.data]);
+
+  const query = (extra: Record<string, string> = {}) => {
+    const params = new URLSearchParams();
+    if (size !== DEFAULT_PAGE_SIZE) params.set("size", String(size));
+    if (page > 1) params.set("page", String(page));
+    for (const [k, v] of Object.entries(extra)) params.set(k, v);
+    const s = params.toString();
+    return s ? `/managers?${s}` : "/managers";
+  };
+  const returnTo = query();
+
+  function runConfirmed(target: Confirm) {
+    const payload: Record<string, string> = { intent: target.kind === "admin" ? "setAdmin" : "delete", id: String(target.user.id), _js: "1" };
+    if (target.kind === "admin") payload.isAdmin = String(!target.user.isAdmin);
+    confirmFetcher.submit(payload, { method: "post" });
+  }
+
+  const addResult = actionData && ADD_FORM_INTENTS.has(actionData.intent) ? actionData : null;
+  const tableError = actionData && !ADD_FORM_INTENTS.has(actionData.intent) ? actionData.error : undefined;
+
+  return (
+    <section>
+      <h1 className="page-title">Менеджеры</h1>
+      {/* A new key after each no-JS post, so the form shows what the server echoed back. */}
+      <AddManagerForm key={addResult ? JSON.stringify(addResult.values ?? {}) : "add"} result={addResult} />
+      {tableError ? <ServerMessage key={tableError.message} kind="error" message={tableError.message} /> : null}
+      {confirm ? <NoScriptConfirm confirm={confirm} returnTo={returnTo} /> : null}
+      <ManagersTable
+        users={users}
+        meId={meId}
+        editId={editId}
+        returnTo={returnTo}
+        hrefWith={(name, value) => query({ [name]: value })}
+        onAskAdmin={(user) => setAsking({ kind: "admin", user })}
+        onAskDelete={(user) => setAsking({ kind: "delete", user })}
+      />
+      <Pagination
+        page={page}
+        pages={pages}
+        size={size}
+        sizes={PAGE_SIZES}
+        total={total}
+        hrefFor={(p, s) => {
+          const params = new URLSearchParams();
+          if (s !== DEFAULT_PAGE_SIZE) params.set("size", String(s));
+          if (p > 1) params.set("page", String(p));
+          const q = params.toString();
+          return q ? `/managers?${q}` : "/managers";
+        }}
+      />
+      <ConfirmDialog
+        open={asking !== null}
+        title={asking ? confirmTitle(asking) : ""}
+        description={asking ? confirmText(asking, meId) : ""}
+        confirmLabel={asking?.kind === "delete" ? "Удалить" : "Подтвердить"}
+        danger={asking?.kind === "delete"}
+        busy={confirmFetcher.state !== "idle"}
+        onConfirm={() => asking && runConfirmed(asking)}
+        onCancel={() => setAsking(null)}
+      />
+    </section>
+  );
+}
+
+function confirmTitle({ kind, user }: Confirm) {
+  if (kind === "delete") return `Удалить менеджера ${user.login}?`;
+  return user.isAdmin ? `Снять права администратора с ${user.login}?` : `Сделать ${user.login} администратором?`;
+}
+
+function confirmText({ kind, user }: Confirm, meId: number) {
+  if (kind === "delete") return "Менеджер и его SIP аккаунт будут удалены, открытые страницы менеджера закроются.";
+  if (user.id === meId && user.isAdmin) return "Это ваша учётная запись: раздел управления сразу станет недоступен.";
+  return user.isAdmin ? "Пользователь потеряет доступ к разделам управления." : "Пользователь получит доступ ко всем разделам управления.";
+}
+
+/** JavaScript off: the question of the dialog as a card with its own form. */
+function NoScriptConfirm({ confirm, returnTo }: { confirm: Confirm; returnTo: string }) {
+  const { kind, user } = confirm;
+  return (
+    <div className="card mb-4 border-amber-300" role="alertdialog" aria-label={confirmTitle(confirm)}>
+      <p className="font-semibold">{confirmTitle(confirm)}</p>
+      <Form method="post" className="mt-3 flex gap-2">
+        <input type="hidden" name="intent" value={kind === "admin" ? "setAdmin" : "delete"} />
+        <input type="hidden" name="id" value={user.id} />
+        {kind === "admin" ? <input type="hidden" name="isAdmin" value={String(!user.isAdmin)} /> : null}
+        <input type="hidden" name="returnTo" value={returnTo} />
+        <button type="submit" className={kind === "delete" ? "btn-danger" : "btn-primary"} data-testid="confirm-yes">
+          {kind === "delete" ? "Удалить" : "Подтвердить"}
+        </button>
+        <Link to={returnTo} className="btn-secondary">
+          Отмена
+        </Link>
+      </Form>
+    </div>
+  );
+}

@@ -1,0 +1,245 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, Outlet, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { ServerMessage } from "../components/ui/Toasts";
+import {
+  PAGE_SIZES,
+  readTableParams,
+  sortChange,
+  tablePage,
+  tableQuery,
+  type SortKey,
+  type TableParams,
+} from "../components/money/workerTable";
+import { formatUsd } from "../lib/format";
+import { getRates, paymentsAction, paymentStats } from "../money.server";
+
+export const meta: MetaFunction = () => [{ title: "Выплаты" }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const [stats, rates] = await Promise.all([paymentStats(context.deps.db, actor), getRates(context.deps.db, actor)]);
+  return { stats, rates };
+}
+
+export async function action(args: ActionFunctionArgs) {
+  return paymentsAction(args);
+}
+
+const COLUMNS: Array<[key: SortKey, label: string]> = [
+  ["login", "Логин"],
+  ["withPassport", "С паспортом"],
+  ["withoutPassport", "Без паспорта"],
+  ["totalEarned", "Заработано"],
+];
+
+export default function PaymentsPage() {
+  const { stats, rates } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const location = useLocation();
+  const params = readTableParams(location.search);
+  const table = tablePage(stats.workerStats, params);
+  const query = tableQuery(params);
+  const back = query.slice(1);
+
+  return (
+    <section>
+      <h1 className="page-title">Выплаты</h1>
+      {actionData && "error" in actionData ? (
+        <ServerMessage key={`${actionData.error.message}-${Date.now()}`} kind="error" message={actionData.error.message} />
+      ) : null}
+
+      <div className="mb-6 grid gap-4 md:grid-cols-[1fr_1fr_2fr]">
+        <div className="card" data-testid="count-with-passport">
+          <p className="text-sm text-slate-600 dark:text-slate-400">С паспортом</p>
+          <p className="text-2xl font-semibold tabular-nums">{stats.withPassport}</p>
+        </div>
+        <div className="card" data-testid="count-without-passport">
+          <p className="text-sm text-slate-600 dark:text-slate-400">Без паспорта</p>
+          <p className="text-2xl font-semibold tabular-nums">{stats.withoutPassport}</p>
+        </div>
+        <RatesForm rates={rates} back={back} />
+      </div>
+
+      <div className="card">
+        <h2 className="mb-3 text-lg font-semibold">Статистика по сотрудникам</h2>
+        <TableControls params={params} />
+        <div className="overflow-x-auto">
+          <table className="w-full text-left text-sm" data-testid="workers">
+            <thead>
+              <tr className="border-b border-slate-200 dark:border-slate-700">
+                {COLUMNS.map(([key, label]) => (
+                  <th key={key} className="px-2 py-2" aria-sort={params.sort === key ? (params.dir === "asc" ? "ascending" : "descending") : undefined}>
+                    <Link to={tableQuery(params, sortChange(params, key)) || "?"} preventScrollReset className="hover:underline">
+                      {label}
+                      {params.sort === key ? (params.dir === "asc" ? " ▲" : " ▼") : ""}
+                    </Link>
+                  </th>
+                ))}
+                <th className="px-2 py-2">Действия</th>
+              </tr>
+            </thead>
+            <tbody>
+              {table.rows.length === 0 ? (
+                <tr>
+                  <td colSpan={5} className="px-2 py-4 text-center text-slate-600 dark:text-slate-400">
+                    {params.q ? "Ничего не найдено" : "Сотрудников пока нет"}
+                  </td>
+                </tr>
+              ) : (
+                table.rows.map((w) => {
+                  const paid = params.paid.includes(w.id);
+                  return (
+                    <tr key={w.id} className="border-b border-slate-100 dark:border-slate-700/50" data-testid={`worker-${w.login}`}>
+                      <td className="px-2 py-2 font-medium">{w.login}</td>
+                      <td className="px-2 py-2 tabular-nums">{w.withPassport}</td>
+                      <td className="px-2 py-2 tabular-nums">{w.withoutPassport}</td>
+                      <td className="px-2 py-2 tabular-nums">{formatUsd(w.totalEarned)}</td>
+                      <td className="px-2 py-2">
+                        <div className="flex flex-wrap gap-1">
+                          <RowLink paid={paid} to={`/payments/pay/${w.id}${query}`} label="Выплата" />
+                          <RowLink paid={paid} to={`/payments/history/${w.id}${query}`} label="История" />
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=add`} className="btn-secondary px-2 py-1" preventScrollReset>
+                            Добавить
+                          </Link>
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`} className="btn-secondary px-2 py-1" preventScrollReset>
+                            Снять
+                          </Link>
+                          <Form method="post" action={`/payments${query}`} preventScrollReset>
+                            <input type="hidden" name="intent" value="def" />
+                            <input type="hidden" name="userId" value={w.id} />
+                            <input type="hidden" name="back" value={back} />
+                            <button type="submit" className="btn-secondary px-2 py-1">
+                              Обнулить
+                            </button>
+                          </Form>
+                        </div>
+                      </td>
+                    </tr>
+                  );
+                })
+              )}
+            </tbody>
+          </table>
+        </div>
+        <Pagination params={params} pages={table.pages} page={table.page} />
+      </div>
+      <Outlet />
+    </section>
+  );
+}
+
+/** After a payout, that worker's payout and history buttons turn green and disabled for the rest of the visit. */
+function RowLink({ paid, to, label }: { paid: boolean; to: string; label: string }) {
+  if (paid) {
+    return (
+      <button type="button" disabled className="btn bg-green-600 px-2 py-1 text-white disabled:opacity-100" data-paid="true">
+        {label}
+      </button>
+    );
+  }
+  return (
+    <Link to={to} className="btn-secondary px-2 py-1" preventScrollReset>
+      {label}
+    </Link>
+  );
+}
+
+function RatesForm({ rates, back }: { rates: { withPassport: number; withoutPassport: number }; back: string }) {
+  const navigation = useNavigation();
+  const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "rates";
+  return (
+    <Form method="post" className="card space-y-2" preventScrollReset>
+      <p className="text-sm font-medium">Ставка за заявку, $</p>
+      <input type="hidden" name="intent" value="rates" />
+      <input type="hidden" name="back" value={back} />
+      <div className="flex flex-wrap items-end gap-2">
+        <label className="text-sm">
+          <span className="label">С паспортом</span>
+          <input name="withPassport" className="input w-28" inputMode="decimal" defaultValue={rates.withPassport} key={`wp-${rates.withPassport}`} />
+        </label>
+        <label className="text-sm">
+          <span className="label">Без паспорта</span>
+          <input name="withoutPassport" className="input w-28" inputMode="decimal" defaultValue={rates.withoutPassport} key={`wo-${rates.withoutPassport}`} />
+        </label>
+        <button type="submit" className="btn-primary" disabled={busy}>
+          Сохранить
+        </button>
+      </div>
+      <p className="text-xs text-slate-600 dark:text-slate-400">Новые ставки действуют для следующих заявок.</p>
+    </Form>
+  );
+}
+
+function TableControls({ params }: { params: TableParams }) {
+  const submit = useSubmit();
+  return (
+    <Form method="get" className="mb-3 flex flex-wrap items-center gap-3" preventScrollReset>
+      <input
+        type="search"
+        name="q"
+        defaultValue={params.q}
+        placeholder="Поиск по логину..."
+        aria-label="Поиск по логину"
+        className="input max-w-xs"
+        onChange={(e) => submit(e.currentTarget.form, { replace: true, preventScrollReset: true })}
+      />
+      {params.sort !== "login" ? <input type="hidden" name="sort" value={params.sort} /> : null}
+      {params.dir !== "asc" ? <input type="hidden" name="dir" value={params.dir} /> : null}
+      {params.paid.length ? <input type="hidden" name="paid" value={params.paid.join(",")} /> : null}
+      <label className="flex items-center gap-2 text-sm">
+        Показывать по:
+        <select
+          name="size"
+          defaultValue={params.size}
+          className="input w-20"
+          onChange={(e) => submit(e.currentTarget.form, { preventScrollReset: true })}
+        >
+          {PAGE_SIZES.map((n) => (
+            <option key={n} value={n}>
+              {n}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" className="btn-secondary">
+        Найти
+      </button>
+    </Form>
+  );
+}
+
+function Pagination({ params, pages, page }: { params: TableParams; pages: number; page: number }) {
+  if (pages <= 1) return null;
+  const link = (n: number) => tableQuery(params, { page: n }) || "?";
+  return (
+    <nav className="mt-3 flex items-center gap-1" aria-label="Страницы">
+      {page > 1 ? (
+        <Link to={link(page - 1)} className="btn-secondary px-2 py-1" aria-label="Предыдущая страница" preventScrollReset>
+          ‹
+        </Link>
+      ) : (
+        <span className="btn-secondary px-2 py-1 opacity-50" aria-hidden="true">‹</span>
+      )}
+      {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
+        <Link
+          key={n}
+          to={link(n)}
+          aria-current={n === page ? "page" : undefined}
+          className={n === page ? "btn-primary px-3 py-1" : "btn-secondary px-3 py-1"}
+          preventScrollReset
+        >
+          {n}
+        </Link>
+      ))}
+      {page < pages ? (
+        <Link to={link(page + 1)} className="btn-secondary px-2 py-1" aria-label="Следующая страница" preventScrollReset>
+          ›
+        </Link>
+      ) : (
+        <span className="btn-secondary px-2 py-1 opacity-50" aria-hidden="true">›</span>
+      )}
+    </nav>
+  );
+}

@@ -1,0 +1,131 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, useSearchParams } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { RichTextEditor } from "../components/editor/RichTextEditor";
+import { ScriptContent } from "../components/scripts/ScriptViewer";
+import { DialogOrSection } from "../components/ui/DialogOrSection";
+import { ServerMessage } from "../components/ui/Toasts";
+import { actionError } from "../errors.server";
+import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
+import { redirectWithToast } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Настройка скриптов" }];
+
+const PAGE = "/scripts";
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  return { scripts: await listScripts(context.deps.db, actorOf(user)), watermark: user.displayName || user.login };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const { db } = context.deps;
+  const form = await request.formData();
+  const intent = String(form.get("intent") ?? "");
+  const input = { name: String(form.get("name") ?? ""), content: String(form.get("content") ?? "") };
+  try {
+    if (intent === "create") {
+      await createScript(db, actor, input);
+      return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
+    }
+    if (intent === "update") {
+      await updateScript(db, actor, form.get("id"), input);
+      return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
+    }
+    if (intent === "delete") {
+      await deleteScript(db, actor, form.get("id"));
+      return redirectWithToast(PAGE, { type: "success", message: "Скрипт удалён" });
+    }
+    return redirectWithToast(PAGE, { type: "error", message: "Неизвестное действие" });
+  } catch (error) {
+    return actionError(error);
+  }
+}
+
+export default function ScriptsPage() {
+  const { scripts, watermark } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const navigate = useNavigate();
+  const [params] = useSearchParams();
+  const creating = params.has("new");
+  const editing = scripts.find((script) => String(script.id) === params.get("edit"));
+  const viewing = scripts.find((script) => String(script.id) === params.get("view"));
+  const busy = navigation.state === "submitting";
+  const close = () => navigate(PAGE, { preventScrollReset: true });
+  const error = actionData && "error" in actionData ? actionData.error.message : null;
+
+  return (
+    <section className="max-w-5xl">
+      <div className="mb-4 flex items-center justify-between gap-4">
+        <h1 className="page-title mb-0">Настройка скриптов</h1>
+        <Link to="?new" preventScrollReset className="btn-primary">
+          Добавить скрипт
+        </Link>
+      </div>
+      {error && !creating && !editing ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+
+      {scripts.length === 0 ? (
+        <p className="card text-sm text-slate-600 dark:text-slate-400">Скриптов пока нет</p>
+      ) : (
+        <ul className="space-y-2" data-testid="script-list">
+          {scripts.map((script) => (
+            <li key={script.id} className="card flex items-center gap-3 p-3" data-testid="script-row">
+              <span className="flex-1 font-medium">{script.name}</span>
+              <Link to={`?view=${script.id}`} preventScrollReset className="btn-secondary px-2 py-1" aria-label={`Просмотр: ${script.name}`}>
+                Просмотр
+              </Link>
+              <Link to={`?edit=${script.id}`} preventScrollReset className="btn-secondary px-2 py-1" aria-label={`Изменить: ${script.name}`}>
+                Изменить
+              </Link>
+              <Form method="post" action={PAGE} preventScrollReset>
+                <input type="hidden" name="id" value={script.id} />
+                <button type="submit" name="intent" value="delete" className="btn-danger px-2 py-1" aria-label={`Удалить: ${script.name}`}>
+                  Удалить
+                </button>
+              </Form>
+            </li>
+          ))}
+        </ul>
+      )}
+
+      <DialogOrSection
+        open={creating || Boolean(editing)}
+        title={editing ? "Редактирование скрипта" : "Новый скрипт"}
+        onClose={close}
+        closeHref={PAGE}
+        wide
+        testId="script-editor"
+      >
+        {error ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+        <Form method="post" preventScrollReset className="space-y-3" key={editing?.id ?? "new"}>
+          {editing ? <input type="hidden" name="id" value={editing.id} /> : null}
+          <div>
+            <label className="label" htmlFor="script-name">
+              Название
+            </label>
+            <input id="script-name" name="name" className="input" required defaultValue={editing?.name ?? ""} autoComplete="off" />
+          </div>
+          <div>
+            <span className="label">Текст скрипта</span>
+            <RichTextEditor name="content" defaultHtml={editing?.content ?? ""} />
+          </div>
+          <div className="flex justify-end gap-2">
+            <Link to={PAGE} preventScrollReset className="btn-secondary">
+              Отмена
+            </Link>
+            <button type="submit" name="intent" value={editing ? "update" : "create"} className="btn-primary" disabled={busy}>
+              Сохранить
+            </button>
+          </div>
+        </Form>
+      </DialogOrSection>
+
+      <DialogOrSection open={Boolean(viewing)} title={viewing?.name ?? ""} onClose={close} closeHref={PAGE} wide testId="script-view">
+        {viewing ? <ScriptContent html={viewing.content} watermark={watermark} /> : null}
+      </DialogOrSection>
+    </section>
+  );
+}

@@ -1,0 +1,119 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Outlet, useLoaderData, useLocation, useNavigationType, useRevalidator, useRouteLoaderData, useSubmit } from "@remix-run/react";
+import { useEffect } from "react";
+import {
+  actorOf,
+  clearSessionCookieHeader,
+  listScriptsForUser,
+  presentSessionUser,
+  readSessionToken,
+  requireUser,
+} from "../auth.server";
+import { mustChooseTopic, useTopicRedirect } from "../components/filters/topicRule";
+import { Footer } from "../components/layout/Footer";
+import { Header } from "../components/layout/Header";
+import { BalanceSlot } from "../components/money/BalanceSlot";
+import { Sidebar } from "../components/layout/Sidebar";
+import { useScriptViewer } from "../components/scripts/useScriptViewer";
+import { SoftphoneDock } from "../components/softphone/SoftphoneDock";
+import { SoftphoneProvider } from "../components/softphone/SoftphoneProvider";
+import { TestCallButton } from "../components/softphone/TestCallButton";
+import { useRealtimeSession } from "../lib/realtime";
+import { hangUpAllCallsThenLogout } from "../lib/softphone";
+import type { loader as rootLoader } from "../root";
+
+/** The root layout of SPEC §2: every page behind it needs a logged-in user. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireUser(request, context);
+  if (!user.isOnline) {
+    // The session was ended elsewhere (logout on another device, or forced): end this one too.
+    const token = await readSessionToken(request, context);
+    if (token) await context.deps.sessions.invalidate(token);
+    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context, request) } });
+  }
+  // SPEC §2: a manager with no topic goes to /getFilters (admins never are forced there).
+  if (mustChooseTopic(user, new URL(request.url).pathname)) throw redirect("/getFilters");
+  const scripts = await listScriptsForUser(context.deps.db, actorOf(user));
+  return { user: presentSessionUser(user), scripts };
+}
+
+/** SPEC §9: the current user refreshes every 15 s. */
+const USER_REFRESH_MS = 15_000;
+
+export default function AppLayout() {
+  const { user, scripts } = useLoaderData<typeof loader>();
+  const root = useRouteLoaderData<typeof rootLoader>("root");
+  const revalidator = useRevalidator();
+  const submit = useSubmit();
+  // The sidebar's Скрипты entries open the script viewer (a modal with JS, /scripts/view/:id without).
+  const scriptViewer = useScriptViewer();
+  // SPEC §9: the /getFilters redirect check, every 500 ms while the manager has no topic.
+  useTopicRedirect(user);
+
+  // SPEC §4: the realtime channel; a forced logout hangs up every call, then logs out after 200 ms to /auth.
+  useRealtimeSession(user.id, () =>
+    void hangUpAllCallsThenLogout(() => submit(null, { method: "post", action: "/logout" })),
+  );
+
+  // A client-side navigation can unmount the focused link or button (a form post, a redirect): the focus then
+  // falls to <body> and the next Tab would start from where that element was. Put it on the new page's content,
+  // as a page load would (not on back/forward, where the browser restores its own state).
+  const location = useLocation();
+  const navigationType = useNavigationType();
+  useEffect(() => {
+    if (navigationType === "POP") return;
+    if (document.activeElement === null || document.activeElement === document.body) {
+      document.getElementById("content")?.focus({ preventScroll: true });
+    }
+  }, [location.key, navigationType]);
+
+  useEffect(() => {
+    const timer = setInterval(() => {
+      if (document.visibilityState === "visible" && revalidator.state === "idle") revalidator.revalidate();
+    }, USER_REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [revalidator]);
+
+  const helpUrl = root?.publicSettings.helpUrl ?? "#";
+  const sipSettings = { sipWsUrl: root?.publicSettings.sipWsUrl ?? "", sipDomain: root?.publicSettings.sipDomain ?? "" };
+  return (
+    // The softphone runs for the whole layout (calls survive navigation), only in the browser (issue 6).
+    <SoftphoneProvider settings={sipSettings} user={user}>
+    <div className="flex min-h-screen">
+      {/* Keyboard users jump over the menu to the page (the first Tab stop of every screen). */}
+      <a
+        href="#content"
+        className="btn-primary sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50"
+      >
+        Перейти к содержимому
+      </a>
+      {/* The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). */}
+      <input id="menu-toggle" type="checkbox" className="peer sr-only" aria-label="Меню" />
+      <aside
+        className="fixed inset-y-0 left-0 z-30 hidden w-64 border-r border-slate-200 bg-white peer-checked:block dark:border-slate-700 dark:bg-slate-900 desk:static desk:block desk:peer-checked:hidden"
+        data-testid="sidebar"
+      >
+        <div className="flex h-14 items-center px-4 text-lg font-semibold">Лиды</div>
+        <Sidebar isAdmin={user.isAdmin} scripts={scripts} renderScript={scriptViewer.renderScript} />
+      </aside>
+      <div className="flex min-w-0 flex-1 flex-col">
+        <Header
+          user={user}
+          theme={root?.theme ?? "light"}
+          helpUrl={helpUrl}
+          balanceSlot={<BalanceSlot initial={user.balance} />}
+        />
+        <main id="content" tabIndex={-1} className="flex-1 p-4 outline-none desk:p-6">
+          <Outlet />
+          {scriptViewer.dialog}
+        </main>
+        <Footer helpUrl={helpUrl}>
+          <TestCallButton />
+        </Footer>
+      </div>
+      <SoftphoneDock />
+    </div>
+    </SoftphoneProvider>
+  );
+}

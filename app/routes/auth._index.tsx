@@ -1,0 +1,96 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import type { FormEvent } from "react";
+import { getUser, login, startSessionCookieHeader } from "../auth.server";
+import { notify, ServerMessage } from "../components/ui/Toasts";
+import { actionError } from "../errors.server";
+import { flashHeader } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Вход" }];
+
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  if (await getUser(request, context)) throw redirect("/leadpanel");
+  return data(null);
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const input = {
+    login: String(form.get("login") ?? ""),
+    password: String(form.get("password") ?? ""),
+    accessKey: String(form.get("accessKey") ?? ""),
+  };
+  try {
+    const result = await login(context.deps.db, context.deps.sessions, input);
+    const headers = new Headers();
+    headers.append("Set-Cookie", await startSessionCookieHeader(request, context, result.access_token));
+    headers.append("Set-Cookie", await flashHeader({ type: "success", message: "Авторизирован" }));
+    return redirect("/leadpanel", { headers });
+  } catch (error) {
+    return actionError(error);
+  }
+}
+
+/** SPEC §5: checked in the browser first; an empty field shows its message and nothing is sent. */
+const REQUIRED: Array<[name: string, message: string]> = [
+  ["login", "Укажите логин"],
+  ["password", "Укажите пароль"],
+  ["accessKey", "Укажите ключ доступа"],
+];
+
+export default function LoginPage() {
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle";
+
+  function checkFields(event: FormEvent<HTMLFormElement>) {
+    const form = new FormData(event.currentTarget);
+    for (const [name, message] of REQUIRED) {
+      if (!String(form.get(name) ?? "").trim()) {
+        event.preventDefault();
+        notify("error", message);
+        return;
+      }
+    }
+  }
+
+  return (
+    <main className="flex min-h-screen items-center justify-center p-4">
+      <div className="card w-full max-w-sm">
+        <h1 className="page-title text-center">Вход в систему</h1>
+        {actionData?.error ? (
+          <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+        ) : null}
+        <Form method="post" noValidate onSubmit={checkFields} className="space-y-4">
+          <div>
+            <label className="label" htmlFor="login">
+              Логин
+            </label>
+            <input id="login" name="login" className="input" autoComplete="username" autoFocus />
+          </div>
+          <div>
+            <label className="label" htmlFor="password">
+              Пароль
+            </label>
+            <input id="password" name="password" type="password" className="input" autoComplete="current-password" />
+          </div>
+          <div>
+            <label className="label" htmlFor="accessKey">
+              Ключ доступа
+            </label>
+            <input id="accessKey" name="accessKey" type="password" className="input" autoComplete="off" />
+          </div>
+          <button type="submit" className="btn-primary w-full" disabled={busy}>
+            {busy ? "Входим..." : "Войти"}
+          </button>
+        </Form>
+        <p className="mt-4 text-center text-sm">
+          <Link to="/auth/recovery" className="text-blue-600 hover:underline dark:text-blue-400">
+            Забыли пароль?
+          </Link>
+        </p>
+      </div>
+    </main>
+  );
+}

@@ -1,0 +1,10 @@
+// Server code for /edit-statuses (route modules reach server/ only through *.server.ts files).
+export {
+  createDefaultStatus,
+  deleteStatus,
+  listStatuses,
+  toggleStatusReport,
+  toggleStatusTechnical,
+  toggleStatusVisibility,
+  updateStatus,
+} from "../server/core/statuses/statuses";

@@ -1,0 +1,325 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { chromium, type Browser, type BrowserContext, type Cookie, type Page } from "playwright-core";
+import { createDb } from "../db/client";
+import {
+  contacts,
+  databases,
+  exports,
+  filterDatabases,
+  filterManagers,
+  filters,
+  filterStatuses,
+  links,
+  scripts,
+  statuses,
+  templates,
+  users,
+} from "../db/schema";
+import { seed } from "../db/seed";
+import { hashPassword, passwordHint } from "../server/auth/password";
+import { loadConfig } from "../server/config";
+import { median, printTable, type Row } from "./lib";
+
+/**
+ * Issue 9, low bandwidth. For every screen of SPEC §2, the bytes a browser transfers (compressed, as counted by
+ * Chromium: CDP Network.loadingFinished encodedDataLength) with JavaScript off (HTML and CSS) and on
+ * (everything), cold cache (a new browser context per load), in the headless Debian Chromium the tests use.
+ * Beside them, the same responses uncompressed (the baseline: what they would weigh without compression).
+ * Then, on an emulated slow link (400 kbit/s down and up, 400 ms round trip), the time from the start of the
+ * navigation until the /edit-statuses form can be submitted (its button is on screen: the form posts without
+ * JavaScript), and until the page is hydrated, median of RUNS cold loads.
+ *
+ * Targets: an admin screen without JavaScript ≤ 60 KB; the lead panel with JavaScript ≤ 300 KB; slow link ≤ 3 s.
+ */
+const RUNS = Number(process.env.BENCH_RUNS || 5);
+const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+// The flags of test/helpers/browser.ts (Debian's Chromium as root on a closed network).
+const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+];
+const KB = 1024;
+const NO_JS_TARGET_KB = 60;
+const LEAD_PANEL_TARGET_KB = 300;
+const SLOW_TARGET_S = 3;
+
+const ADMIN = { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" };
+const MANAGER = { login: "bench-manager", password: "Bench-password-2", accessKey: "BENCHKEY00000002" };
+
+/** A realistic small install: a base, a topic with a template, links, a script, reports and an export. */
+async function fillDatabase(db: Awaited<ReturnType<typeof createDb>>["db"]) {
+  const [manager] = await db
+    .insert(users)
+    .values({
+      login: MANAGER.login,
+      displayName: "Менеджер",
+      accessKey: MANAGER.accessKey,
+      passwordHash: await hashPassword(MANAGER.password),
+      passwordHint: passwordHint(MANAGER.password),
+    })
+    .returning();
+  const [base] = await db.insert(databases).values({ name: "База Киев", contactsCount: 200 }).returning();
+  await db.insert(contacts).values(
+    Array.from({ length: 200 }, (_, i) => ({
+      databaseId: base.id,
+      name: `Клиент ${i + 1}`,
+      phone: `+38050${String(1_000_000 + i).slice(1)}`,
+      phoneKey: `38050${String(1_000_000 + i).slice(1)}`,
+      city: "Киев",
+      address: `ул. Шевченко, ${i + 1}`,
+    })),
+  );
+  const [template] = await db
+    .insert(templates)
+    .values({
+      name: "Анкета",
+      isActive: true,
+      templateFields: JSON.stringify([
+        { label: "Сумма", type: "text" },
+        { label: "Комментарий", type: "textarea" },
+      ]),
+    })
+    .returning();
+  const [filter] = await db.insert(filters).values({ name: "Кредиты", templateId: template.id }).returning();
+  await db.insert(filterManagers).values({ filterId: filter.id, userId: manager.id });
+  // Every seeded status belongs to the topic.
+  const statusIds = (await db.select({ id: statuses.id }).from(statuses)).map((r) => r.id);
+  await db.insert(filterStatuses).values(statusIds.map((statusId) => ({ filterId: filter.id, statusId })));
+  await db.insert(filterDatabases).values({ filterId: filter.id, databaseId: base.id });
+  await db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.id));
+  await db.insert(links).values([
+    { name: "CRM", link: "https://crm.example/", isActive: true },
+    { name: "Карта", link: "https://maps.example/", isActive: true },
+  ]);
+  await db.insert(scripts).values({ name: "Приветствие", content: "<p>Здравствуйте! <strong>Меня зовут</strong> …</p>" });
+  await db.insert(exports).values({
+    name: "Выгрузка",
+    databaseIds: [base.id],
+    statusIds: statusIds.slice(0, 1),
+    isExported: true,
+    progress: 100,
+    startTime: new Date(),
+    endTime: new Date(),
+  });
+  return { managerId: manager.id };
+}
+
+interface Transfer {
+  encoded: number;
+  decoded: number;
+  requests: number;
+  /** Each response: its path, compressed and decoded bytes. */
+  items: Array<{ path: string; encoded: number; decoded: number; encoding: string }>;
+}
+
+/** Counts what one page load transfers, through the DevTools protocol. */
+async function measureLoad(context: BrowserContext, url: string): Promise<Transfer> {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  const decoded = new Map<string, number>();
+  const responses = new Map<string, { path: string; encoding: string }>();
+  const items: Transfer["items"] = [];
+  cdp.on("Network.responseReceived", (e) => {
+    const headers = Object.fromEntries(Object.entries(e.response.headers).map(([k, v]) => [k.toLowerCase(), String(v)]));
+    responses.set(e.requestId, { path: new URL(e.response.url).pathname, encoding: headers["content-encoding"] ?? "none" });
+  });
+  cdp.on("Network.dataReceived", (e) => decoded.set(e.requestId, (decoded.get(e.requestId) ?? 0) + e.dataLength));
+  cdp.on("Network.loadingFinished", (e) => {
+    const response = responses.get(e.requestId) ?? { path: "?", encoding: "?" };
+    items.push({ ...response, encoded: e.encodedDataLength, decoded: decoded.get(e.requestId) ?? 0 });
+  });
+  await page.goto(url, { waitUntil: "networkidle" });
+  // Late requests (lazy chunks, the first poll) have their chance to finish.
+  await page.waitForTimeout(500);
+  await page.close();
+  const sum = (key: "encoded" | "decoded") => items.reduce((total, item) => total + item[key], 0);
+  return { encoded: sum("encoded"), decoded: sum("decoded"), requests: items.length, items };
+}
+
+async function sessionCookies(browser: Browser, baseUrl: string, who: typeof ADMIN): Promise<Cookie[]> {
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await page.goto("/auth");
+  await page.fill("#login", who.login);
+  await page.fill("#password", who.password);
+  await page.fill("#accessKey", who.accessKey);
+  await Promise.all([page.waitForURL((u) => !u.pathname.startsWith("/auth")), page.click("button[type=submit]")]);
+  const cookies = await context.cookies();
+  await context.close();
+  return cookies;
+}
+
+async function coldContext(browser: Browser, baseUrl: string, cookies: Cookie[], javaScript: boolean) {
+  const context = await browser.newContext({ baseURL: baseUrl, javaScriptEnabled: javaScript });
+  if (cookies.length) await context.addCookies(cookies);
+  return context;
+}
+
+/** Time from navigation start to the /edit-statuses form being usable, on the emulated slow link. */
+async function slowLoad(browser: Browser, baseUrl: string, cookies: Cookie[]) {
+  const context = await coldContext(browser, baseUrl, cookies, true);
+  const page: Page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send("Network.enable");
+  await cdp.send("Network.emulateNetworkConditions", {
+    offline: false,
+    latency: 400,
+    downloadThroughput: (400 * 1000) / 8,
+    uploadThroughput: (400 * 1000) / 8,
+  });
+  const started = Date.now();
+  await page.goto("/edit-statuses", { waitUntil: "commit", timeout: 120_000 });
+  // The button that posts the form is painted (first contentful paint comes after the render-blocking CSS):
+  // the form can be submitted, since it works without JavaScript.
+  const painted = await page.waitForFunction(
+    () => {
+      const button = [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === "Добавить статус");
+      const paint = performance.getEntriesByName("first-contentful-paint")[0];
+      return button && button.getBoundingClientRect().height > 0 && paint ? Math.max(paint.startTime, performance.now()) : false;
+    },
+    null,
+    { polling: "raf", timeout: 120_000 },
+  );
+  const submittable = Number(await painted.jsonValue());
+  const wall = Date.now() - started;
+  const hydrated = Number(
+    await (
+      await page.waitForFunction(() => ((window as unknown as { __remixRouter?: unknown }).__remixRouter ? performance.now() : false), null, {
+        polling: "raf",
+        timeout: 120_000,
+      })
+    ).jsonValue(),
+  );
+  await context.close();
+  if (process.env.BENCH_DEBUG) console.error({ submittable, wall, hydrated });
+  return { submittable: submittable / 1000, hydrated: hydrated / 1000 };
+}
+
+const ADMIN_SCREENS = [
+  "/",
+  "/leadpanel",
+  "/profile",
+  "/loadedbases",
+  "/importbase",
+  "/exportbase",
+  "/searchlead",
+  "/basesettings",
+  "/edit-statuses",
+  "/managers",
+  "/users",
+  "/scripts",
+  "/leadTemplate",
+  "/payments",
+];
+const MANAGER_SCREENS = ["/leadpanel", "/profile", "/"];
+
+async function main() {
+  // A build of the current code in its own directory (web.ts reads BUILD_DIR when it is first imported).
+  process.env.BUILD_DIR ||= ".builds/bench-bandwidth";
+  const build = spawnSync("npx", ["remix", "build"], { env: process.env, encoding: "utf8" });
+  if (build.status !== 0 || !fs.existsSync(path.resolve(process.env.BUILD_DIR, "index.js"))) {
+    throw new Error(`remix build failed: ${build.stderr}`);
+  }
+  const { buildApp } = await import("../server/app");
+  const handle = await createDb({ dataDir: "memory://" });
+  await handle.migrate();
+  await seed(handle.db, ADMIN);
+  await fillDatabase(handle.db);
+  const config = loadConfig({ LOG_LEVEL: "silent" });
+  const app = await buildApp({ handle, config, web: true });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  try {
+    const adminCookies = await sessionCookies(browser, baseUrl, ADMIN);
+    const managerCookies = await sessionCookies(browser, baseUrl, MANAGER);
+    const kb = (n: number) => Math.round((n / KB) * 10) / 10;
+
+    const rows: Row[] = [];
+    let leadPanel: Transfer | null = null;
+    const screens: Array<[role: string, screen: string, cookies: Cookie[]]> = [
+      ["—", "/auth", []],
+      ...ADMIN_SCREENS.map((s): [string, string, Cookie[]] => ["admin", s, adminCookies]),
+      ...MANAGER_SCREENS.map((s): [string, string, Cookie[]] => ["manager", s, managerCookies]),
+    ];
+    for (const [role, screen, cookies] of screens) {
+      const noJsContext = await coldContext(browser, baseUrl, cookies, false);
+      const noJs = await measureLoad(noJsContext, screen);
+      await noJsContext.close();
+      const jsContext = await coldContext(browser, baseUrl, cookies, true);
+      const js = await measureLoad(jsContext, screen);
+      await jsContext.close();
+      if (role === "manager" && screen === "/leadpanel") leadPanel = js;
+      let target = "";
+      if (role === "admin") target = `no JS ≤ ${NO_JS_TARGET_KB} KB: ${kb(noJs.encoded) <= NO_JS_TARGET_KB ? "met" : "MISSED"}`;
+      if (screen === "/leadpanel") {
+        const met = kb(js.encoded) <= LEAD_PANEL_TARGET_KB ? "met" : "MISSED";
+        target = [target, `JS ≤ ${LEAD_PANEL_TARGET_KB} KB: ${met}`].filter(Boolean).join("; ");
+      }
+      rows.push({
+        screen,
+        role,
+        "no JS KB": kb(noJs.encoded),
+        "no JS uncompressed KB": kb(noJs.decoded),
+        "no JS requests": noJs.requests,
+        "JS KB": kb(js.encoded),
+        "JS uncompressed KB": kb(js.decoded),
+        "JS requests": js.requests,
+        target,
+      });
+    }
+    printTable("Bytes transferred per screen, cold cache (compressed as sent; uncompressed = the same responses decoded)", rows);
+
+    if (leadPanel) {
+      printTable(
+        "The manager's /leadpanel with JavaScript, response by response (largest first)",
+        [...leadPanel.items]
+          .sort((a, b) => b.encoded - a.encoded)
+          .slice(0, 12)
+          .map((item) => ({ path: item.path, "KB sent": kb(item.encoded), "KB decoded": kb(item.decoded), encoding: item.encoding })),
+      );
+    }
+
+    const slow = [];
+    for (let i = 0; i < RUNS; i++) slow.push(await slowLoad(browser, baseUrl, adminCookies));
+    const submittable = median(slow.map((s) => s.submittable));
+    const hydrated = median(slow.map((s) => s.hydrated));
+    printTable(`/edit-statuses on 400 kbit/s, 400 ms RTT, cold cache (median of ${RUNS}; seconds from navigation start)`, [
+      {
+        measurement: "form on screen and submittable (posts without JavaScript)",
+        s: submittable,
+        min: Math.min(...slow.map((s) => s.submittable)),
+        max: Math.max(...slow.map((s) => s.submittable)),
+        target: `≤ ${SLOW_TARGET_S} s: ${submittable <= SLOW_TARGET_S ? "met" : "MISSED"}`,
+      },
+      {
+        measurement: "page hydrated (JavaScript handlers attached)",
+        s: hydrated,
+        min: Math.min(...slow.map((s) => s.hydrated)),
+        max: Math.max(...slow.map((s) => s.hydrated)),
+        target: "",
+      },
+    ]);
+  } finally {
+    await browser.close();
+    await app.close();
+    await handle.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,581 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import fs from "node:fs";
+import { pathToFileURL } from "node:url";
+import postgres from "postgres";
+import WebSocket from "ws";
+import { createDb } from "../db/client";
+import { seed } from "../db/seed";
+import { hashPassword } from "../server/auth/password";
+import { median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
+
+/**
+ * Issue 9, Load: managers as real clients of TWO app instances (`node --import tsx server/main.ts`, each its own
+ * process and port) on one Postgres database made for the run (dropped at the end). A manager logs in (login,
+ * password, access key → bearer token), opens the /realtime socket with it, reads his topics, chooses one, takes
+ * a lead, then presses statuses; some presses are reports (card text), followed by proxy-application like the
+ * lead panel. Admins read the statistics and the payouts, and watch the online list on their socket.
+ *
+ * Open loop: every manager acts about every 2 s (1.5–2.5 s apart) whatever the answers' speed. Closed loop:
+ * growing groups of managers pressing with no pause; the highest rate without an error is the answer.
+ * After the runs, SQL: no manager holds two contacts, no contact was pressed by two managers.
+ *
+ * `npm run bench -- load` (bench/run.ts) runs it as a script; test/load/load.test.ts calls runLoad() with a
+ * small configuration.
+ */
+
+export interface LoadOptions {
+  /** Contacts in the topic's bases (20 bases). */
+  contacts: number;
+  managers: number;
+  /** Open-loop length. */
+  seconds: number;
+  admins?: number;
+  /** Closed-loop steps: managers pressing with no pause, each step `closedSeconds` long. Empty: no closed loop. */
+  closedSteps?: number[];
+  closedSeconds?: number;
+  /** The Postgres server the run's own database is created on (default: BENCH_DATABASE_URL or the local one). */
+  serverUrl?: string;
+  /** Progress lines (stderr in the bench). */
+  log?: (line: string) => void;
+}
+
+export interface RouteStats {
+  route: string;
+  count: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export interface PhaseResult {
+  name: string;
+  managers: number;
+  seconds: number;
+  turns: number;
+  turnsPerSecond: number;
+  errors: number;
+  routes: RouteStats[];
+}
+
+export interface LoadResult {
+  phases: PhaseResult[];
+  /** Errors of every kind over the whole run (HTTP status not expected, network, socket). */
+  errors: number;
+  errorSamples: string[];
+  /** SQL after the run: managers holding more than one contact. */
+  managersHoldingTwo: number;
+  /** SQL after the run: contacts pressed by two different managers. */
+  contactsPressedByTwo: number;
+  /** Client side: a lead handed to a manager while another still held it. */
+  handedTwice: number;
+  /** RSS of each instance (MB): when ready, after the logins, after the open loop, at the end. */
+  rss: Array<{ instance: string; readyMb: number; warmMb: number; openMb: number; endMb: number }>;
+  /** The highest closed-loop rate without an error (turns/s), if a closed loop ran. */
+  bestClosedRate: number | null;
+}
+
+const PASSWORD = "Load-password-1";
+const ADMIN = { login: "loadadmin", password: "Load-admin-password-1", accessKey: "LOADADMINKEY0001" };
+const REWORK_STATUS = "Перезвонить";
+const PLAIN_STATUSES = ["Не интересно", "Не дозвонился", "Занято", REWORK_STATUS];
+const REPORT_STATUS = "Заявка";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function rssMb(pid: number | undefined): number {
+  if (!pid) return NaN;
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN);
+    return kb / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+/** Runs `fn` over `items` with at most `limit` at once. */
+async function pool<T>(items: T[], limit: number, fn: (item: T) => Promise<void>) {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) await fn(items[next++]);
+    }),
+  );
+}
+
+/** Latencies and errors per route for one phase. */
+class Recorder {
+  latencies = new Map<string, number[]>();
+  errors = new Map<string, number>();
+  turns = 0;
+  constructor(private readonly onError: (text: string) => void) {}
+  ok(route: string, ms: number) {
+    let list = this.latencies.get(route);
+    if (!list) this.latencies.set(route, (list = []));
+    list.push(ms);
+  }
+  fail(route: string, text: string) {
+    this.errors.set(route, (this.errors.get(route) ?? 0) + 1);
+    this.onError(`${route}: ${text}`);
+  }
+  summary(): RouteStats[] {
+    const routes = [...new Set([...this.latencies.keys(), ...this.errors.keys()])].sort();
+    return routes.map((route) => {
+      const list = this.latencies.get(route) ?? [];
+      return { route, count: list.length, p50: median(list), p99: percentile(list, 99), errors: this.errors.get(route) ?? 0 };
+    });
+  }
+}
+
+interface Instance {
+  name: string;
+  base: string;
+  wsUrl: string;
+  child: ChildProcess;
+  output: string[];
+}
+
+async function startInstance(name: string, port: number, databaseUrl: string): Promise<Instance> {
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      LOG_LEVEL: "warn",
+      ADMIN_LOGIN: ADMIN.login,
+      ADMIN_PASSWORD: ADMIN.password,
+      ADMIN_ACCESS_KEY: ADMIN.accessKey,
+      APPLICATION_FORWARD_URL: "",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 200) output.shift();
+  };
+  child.stdout!.on("data", keep);
+  child.stderr!.on("data", keep);
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${output.join("")}`);
+    try {
+      const res = await fetch(`${base}/api/v1/health`);
+      if (res.ok) return { name, base, wsUrl: `ws://127.0.0.1:${port}/realtime`, child, output };
+    } catch {
+      /* not listening yet */
+    }
+    await sleep(250);
+  }
+  child.kill("SIGKILL");
+  throw new Error(`${name} did not start in 120 s: ${output.join("")}`);
+}
+
+async function stopInstance(instance: Instance) {
+  if (instance.child.exitCode !== null) return;
+  const exited = new Promise((resolve) => instance.child.once("exit", resolve));
+  instance.child.kill("SIGTERM");
+  await Promise.race([exited, sleep(15_000)]);
+  if (instance.child.exitCode === null) instance.child.kill("SIGKILL");
+}
+
+/** Free TCP ports for the two instances. */
+async function freePorts(count: number): Promise<number[]> {
+  const net = await import("node:net");
+  const servers = await Promise.all(
+    Array.from({ length: count }, () => new Promise<import("node:net").Server>((resolve) => {
+      const s = net.createServer();
+      s.listen(0, "127.0.0.1", () => resolve(s));
+    })),
+  );
+  const ports = servers.map((s) => (s.address() as import("node:net").AddressInfo).port);
+  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
+  return ports;
+}
+
+interface Person {
+  userId: number;
+  login: string;
+  accessKey: string;
+  password: string;
+  instance: Instance;
+  token: string;
+  socket: WebSocket | null;
+  lead: { id: number; phone: string } | null;
+  presses: number;
+}
+
+export async function runLoad(options: LoadOptions): Promise<LoadResult> {
+  const log = options.log ?? (() => {});
+  const adminCount = options.admins ?? 3;
+  const closedSteps = options.closedSteps ?? [];
+  const closedSeconds = options.closedSeconds ?? 15;
+  const errorSamples: string[] = [];
+  let errorTotal = 0;
+  const onError = (text: string) => {
+    errorTotal++;
+    if (errorSamples.length < 20) errorSamples.push(text);
+  };
+
+  const serverUrl = options.serverUrl ?? PG_URL;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  const name = `leaddesk_load_${process.pid}_${Date.now()}`;
+  await admin.unsafe(`create database ${name}`);
+  const url = withDatabase(serverUrl, name);
+  const sql = postgres(url, { max: 4, onnotice: () => {} });
+  const instances: Instance[] = [];
+  const people: Person[] = [];
+  const admins: Person[] = [];
+  try {
+    // The database: migrated and seeded here, so the two instances start on a ready schema.
+    log(`database ${name}: migrating, ${options.contacts} contacts, ${options.managers} managers`);
+    const handle = await createDb({ databaseUrl: url, poolSize: 2 });
+    await handle.migrate();
+    await seed(handle.db, ADMIN);
+    await handle.close();
+    const perBase = Math.ceil(options.contacts / 20);
+    await sql`insert into databases (name, contacts_count) select 'База ' || g, ${perBase} from generate_series(1, 20) g`;
+    await sql.unsafe(`
+      insert into contacts (database_id, name, phone, phone_key, city, address)
+      select 1 + (g % 20), 'Клиент ' || g, '0' || (500000000 + g)::text, '380' || (500000000 + g)::text, 'Киев', 'ул. Шевченко, ' || g
+      from generate_series(1, ${options.contacts}) g order by 1 + (g % 20), g`);
+    // DESIGN §10: claimed rows linger in the partial index until VACUUM; autovacuum runs often and without delay.
+    await sql.unsafe(
+      "alter table contacts set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000, autovacuum_vacuum_cost_delay = 0)",
+    );
+    await sql.unsafe("vacuum analyze contacts");
+    await sql`update settings set rate_with_passport_cents = 1500, rate_without_passport_cents = 700 where id = 1`;
+    const hash = await hashPassword(PASSWORD);
+    const managerRows = await sql<{ id: number; login: string; access_key: string }[]>`
+      insert into users (login, password_hash, password_hint, access_key, display_name)
+      select 'load' || g, ${hash}, ${PASSWORD.slice(0, 5)}, 'LOADKEY' || lpad(g::text, 9, '0'), 'Менеджер ' || g
+      from generate_series(1, ${options.managers}) g returning id, login, access_key`;
+    const adminRows = await sql<{ id: number; login: string; access_key: string }[]>`
+      insert into users (login, password_hash, password_hint, access_key, display_name, is_admin)
+      select 'loadadmin' || g, ${hash}, ${PASSWORD.slice(0, 5)}, 'LOADADM' || lpad(g::text, 9, '0'), 'Админ ' || g, true
+      from generate_series(1, ${adminCount}) g returning id, login, access_key`;
+    const [{ id: filterId }] = await sql<{ id: number }[]>`insert into filters (name, is_active) values ('Кредиты', true) returning id`;
+    await sql`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`;
+    await sql`insert into filter_statuses (filter_id, status_id) select ${filterId}, id from statuses where text = ${REWORK_STATUS}`;
+    await sql`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'load%' and not is_admin`;
+
+    const ports = await freePorts(2);
+    log(`starting two instances on ports ${ports.join(", ")}`);
+    instances.push(...(await Promise.all(ports.map((port, i) => startInstance(`instance ${i + 1}`, port, url)))));
+    const readyRss = instances.map((i) => rssMb(i.child.pid));
+
+    const toPerson = (row: { id: number; login: string; access_key: string }, i: number): Person => ({
+      userId: row.id,
+      login: row.login,
+      accessKey: row.access_key,
+      password: PASSWORD,
+      instance: instances[i % instances.length],
+      token: "",
+      socket: null,
+      lead: null,
+      presses: 0,
+    });
+    people.push(...managerRows.map(toPerson));
+    admins.push(...adminRows.map(toPerson));
+
+    // Every request of the run goes through here: latency per route, anything unexpected is an error.
+    let recorder = new Recorder(onError);
+    const call = async (
+      person: Person,
+      route: string,
+      method: string,
+      path: string,
+      body?: unknown,
+    ): Promise<{ status: number; body: unknown } | null> => {
+      const started = performance.now();
+      try {
+        const res = await fetch(`${person.instance.base}/api/v1${path}`, {
+          method,
+          headers: {
+            ...(person.token ? { Authorization: `Bearer ${person.token}` } : {}),
+            ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        const parsed = text ? JSON.parse(text) : null;
+        if (res.status >= 400) {
+          recorder.fail(route, `${res.status} ${text.slice(0, 200)}`);
+          return null;
+        }
+        recorder.ok(route, performance.now() - started);
+        return { status: res.status, body: parsed };
+      } catch (error) {
+        recorder.fail(route, `network: ${(error as Error).message}`);
+        return null;
+      }
+    };
+
+    // Client-side check: who holds which contact, as the answers say.
+    const holder = new Map<number, number>();
+    let handedTwice = 0;
+    const hand = (person: Person, lead: unknown) => {
+      const l = lead && typeof lead === "object" ? (lead as { id: number; phone: string }) : null;
+      person.lead = l ? { id: l.id, phone: l.phone } : null;
+      if (!l) return;
+      const other = holder.get(l.id);
+      if (other !== undefined && other !== person.userId) {
+        handedTwice++;
+        onError(`contact ${l.id} handed to ${person.login} while user ${other} held it`);
+      }
+      holder.set(l.id, person.userId);
+    };
+
+    const openSocket = (person: Person) =>
+      new Promise<void>((resolve) => {
+        const ws = new WebSocket(person.instance.wsUrl, { headers: { Authorization: `Bearer ${person.token}` } });
+        let opened = false;
+        ws.on("open", () => {
+          opened = true;
+          person.socket = ws;
+          ws.send(JSON.stringify({ event: "updateStatus" }));
+          resolve();
+        });
+        ws.on("message", (raw) => {
+          try {
+            const message = JSON.parse(raw.toString()) as { event?: string };
+            if (message.event === "error" || message.event === "forceLogout") onError(`socket ${person.login}: ${raw.toString().slice(0, 200)}`);
+          } catch {
+            onError(`socket ${person.login}: not JSON`);
+          }
+        });
+        ws.on("error", (error) => {
+          onError(`socket ${person.login}: ${error.message}`);
+          if (!opened) resolve();
+        });
+        ws.on("close", (code) => {
+          if (person.socket === ws && code !== 1000 && code !== 1005) onError(`socket ${person.login} closed: ${code}`);
+          if (!opened) resolve();
+        });
+      });
+
+    const logIn = async (person: Person) => {
+      const res = await call(person, "POST /auth/login", "POST", "/auth/login", {
+        login: person.login,
+        password: person.password,
+        accessKey: person.accessKey,
+      });
+      person.token = (res?.body as { access_token?: string } | null)?.access_token ?? "";
+      if (person.token) await openSocket(person);
+    };
+
+    // The lead panel's way in: topics, the choice, the first lead.
+    const takeTopic = async (person: Person) => {
+      const topics = await call(person, "GET /filters", "GET", "/filters");
+      const list = (topics?.body as Array<{ id: number }> | null) ?? [];
+      const topic = list.find((t) => t.id === filterId);
+      if (!topic) {
+        if (topics) onError(`${person.login}: topic not offered`);
+        return;
+      }
+      await call(person, "POST /filters/:filterId/:userId/:login", "POST", `/filters/${filterId}/${person.userId}/${person.login}`);
+      const lead = await call(person, "GET /database/filtered-lead", "GET", `/database/filtered-lead?filterId=${filterId}&userId=${person.userId}`);
+      if (lead) hand(person, lead.body);
+    };
+
+    /** One status press (a turn); every 10th is a report with a card, then proxy-application. */
+    const press = async (person: Person) => {
+      if (!person.lead || !person.token) return false;
+      const lead = person.lead;
+      person.presses++;
+      const report = person.presses % 10 === 0;
+      const statusText = report ? REPORT_STATUS : PLAIN_STATUSES[person.presses % PLAIN_STATUSES.length];
+      const clientInfo = report ? `Сумма: ${1000 + person.presses}\nСрок: 12 месяцев` : "";
+      const passport = report && person.presses % 20 === 0 ? "АВ123456" : "";
+      const res = await call(person, "PUT /status/update-and-get-lead", "PUT", "/status/update-and-get-lead", {
+        statusText,
+        contactId: lead.id,
+        userId: person.userId,
+        passport,
+        filterId,
+        clientInfo,
+      });
+      if (!res) return false;
+      recorder.turns++;
+      if (holder.get(lead.id) === person.userId) holder.delete(lead.id);
+      hand(person, res.body);
+      if (person.socket?.readyState === WebSocket.OPEN) person.socket.send(JSON.stringify({ event: "updateStatus" }));
+      if (report) {
+        await call(person, "POST /status/proxy-application", "POST", "/status/proxy-application", {
+          date: new Date().toISOString(),
+          user: { id: person.userId, login: person.login },
+          applicationText: clientInfo,
+          phone: lead.phone,
+        });
+      }
+      return true;
+    };
+
+    const adminRead = async (person: Person, n: number) => {
+      if (!person.token) return;
+      if (n % 2 === 0) await call(person, "GET /statistics", "GET", "/statistics");
+      else await call(person, "GET /payments/stats", "GET", "/payments/stats");
+    };
+
+    // Logins (argon2 on the instances: a few at a time, like people arriving), sockets, topics, first leads.
+    const loginStarted = Date.now();
+    await pool([...people, ...admins], 8, logIn);
+    for (const a of admins) a.socket?.send(JSON.stringify({ event: "getUsersOnline" }));
+    await pool(people, 32, takeTopic);
+    log(`logged in and took a first lead in ${((Date.now() - loginStarted) / 1000).toFixed(1)} s`);
+    const warmRss = instances.map((i) => rssMb(i.child.pid));
+
+    const phases: PhaseResult[] = [];
+    const finish = (phaseName: string, managers: number, seconds: number) => {
+      const routes = recorder.summary();
+      const errors = routes.reduce((sum, r) => sum + r.errors, 0);
+      phases.push({ name: phaseName, managers, seconds, turns: recorder.turns, turnsPerSecond: recorder.turns / seconds, errors, routes });
+      recorder = new Recorder(onError);
+    };
+    finish("log in, topic, first lead", people.length, (Date.now() - loginStarted) / 1000);
+
+    // Open loop: each manager about every 2 s; admins read statistics and payouts about every 2 s too.
+    {
+      log(`open loop: ${people.length} managers, ~2 s apart, ${options.seconds} s`);
+      const started = Date.now();
+      const until = started + options.seconds * 1000;
+      const actor = async (person: Person, act: (n: number) => Promise<unknown>) => {
+        await sleep(Math.random() * 2000);
+        let n = 0;
+        while (Date.now() < until) {
+          const next = Date.now() + 1500 + Math.random() * 1000;
+          await act(n++);
+          await sleep(Math.max(0, Math.min(next, until) - Date.now()));
+        }
+      };
+      await Promise.all([
+        ...people.map((p) => actor(p, () => press(p))),
+        ...admins.map((a) => actor(a, (n) => adminRead(a, n))),
+      ]);
+      finish(`open loop, ${people.length} managers ~2 s apart`, people.length, (Date.now() - started) / 1000);
+    }
+    const openRss = instances.map((i) => rssMb(i.child.pid));
+
+    // Closed loop: growing groups pressing with no pause (admins keep reading every 2 s).
+    let bestClosedRate: number | null = null;
+    for (const size of closedSteps) {
+      const group = people.slice(0, Math.min(size, people.length));
+      log(`closed loop: ${group.length} managers, ${closedSeconds} s`);
+      const started = Date.now();
+      const until = started + closedSeconds * 1000;
+      await Promise.all([
+        ...group.map(async (p) => {
+          while (Date.now() < until && p.lead) if (!(await press(p))) await sleep(100);
+        }),
+        ...admins.map(async (a) => {
+          for (let n = 0; Date.now() < until; n++) {
+            await adminRead(a, n);
+            await sleep(2000);
+          }
+        }),
+      ]);
+      finish(`closed loop, ${group.length} managers`, group.length, (Date.now() - started) / 1000);
+      const phase = phases[phases.length - 1];
+      if (phase.errors === 0 && (bestClosedRate === null || phase.turnsPerSecond > bestClosedRate)) bestClosedRate = phase.turnsPerSecond;
+    }
+
+    for (const p of [...people, ...admins]) p.socket?.close(1000);
+    await sleep(500);
+    const endRss = instances.map((i) => rssMb(i.child.pid));
+
+    // After the run, in SQL.
+    const [check] = await sql<{ holdingTwo: number; pressedByTwo: number }[]>`
+      select
+        (select count(*) from (select held_by from contacts where held_by is not null group by held_by having count(*) > 1) x)::int as "holdingTwo",
+        (select count(*) from (select contact_id from lead_events group by contact_id having count(distinct user_id) > 1) y)::int as "pressedByTwo"`;
+    for (const instance of instances) {
+      if (instance.child.exitCode !== null) onError(`${instance.name} exited during the run: ${instance.output.join("").slice(-500)}`);
+    }
+    return {
+      phases,
+      errors: errorTotal,
+      errorSamples,
+      managersHoldingTwo: check.holdingTwo,
+      contactsPressedByTwo: check.pressedByTwo,
+      handedTwice,
+      rss: instances.map((i, n) => ({ instance: i.name, readyMb: readyRss[n], warmMb: warmRss[n], openMb: openRss[n], endMb: endRss[n] })),
+      bestClosedRate,
+    };
+  } finally {
+    for (const p of [...people, ...admins]) p.socket?.terminate();
+    await Promise.all(instances.map(stopInstance));
+    await sql.end();
+    await admin.unsafe(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+/** The tables the bench prints. */
+export function printLoad(result: LoadResult, options: LoadOptions) {
+  const rows: Row[] = [];
+  for (const phase of result.phases) {
+    for (const r of phase.routes) {
+      rows.push({
+        phase: phase.name,
+        route: r.route,
+        requests: r.count,
+        "p50 ms": r.p50,
+        "p99 ms": r.p99,
+        errors: r.errors,
+      });
+    }
+  }
+  printTable(
+    `Load: two instances, one Postgres, ${options.contacts.toLocaleString("en-US")} contacts — latency per route (target: errors 0)`,
+    rows,
+  );
+  printTable(
+    "Load: turns (status presses) per second (closed loop: the highest rate with no error is the answer)",
+    result.phases.slice(1).map((p) => ({
+      phase: p.name,
+      seconds: p.seconds,
+      turns: p.turns,
+      "turns/s": p.turnsPerSecond,
+      errors: p.errors,
+    })),
+  );
+  printTable("Load: after the run (targets: 0, 0, 0, RSS flat)", [
+    { check: "errors (all requests and sockets)", value: result.errors },
+    { check: "managers holding two contacts (SQL)", value: result.managersHoldingTwo },
+    { check: "contacts pressed by two managers (SQL)", value: result.contactsPressedByTwo },
+    { check: "leads handed to a second manager while held (answers)", value: result.handedTwice },
+    { check: "highest closed-loop turns/s with no error", value: result.bestClosedRate ?? "" },
+    ...result.rss.map((r) => ({
+      check: `${r.instance} RSS MB: ready / after logins / after open loop / end`,
+      value: [r.readyMb, r.warmMb, r.openMb, r.endMb].map((mb) => mb.toFixed(0)).join(" / "),
+    })),
+  ]);
+  if (result.errorSamples.length) console.log(`\nFirst errors:\n${result.errorSamples.join("\n")}`);
+}
+
+async function main() {
+  const options: LoadOptions = {
+    contacts: Number(process.env.BENCH_CONTACTS || 1_000_000),
+    managers: Number(process.env.BENCH_MANAGERS || 500),
+    seconds: Number(process.env.BENCH_SECONDS || 60),
+    admins: Number(process.env.BENCH_ADMINS || 3),
+    closedSteps: (process.env.BENCH_CLOSED_STEPS ?? "25,50,100,200")
+      .split(",")
+      .filter(Boolean)
+      .map(Number),
+    closedSeconds: Number(process.env.BENCH_CLOSED_SECONDS || 15),
+    log: (line) => console.error(`[load] ${line}`),
+  };
+  const result = await runLoad(options);
+  printLoad(result, options);
+  if (result.errors || result.managersHoldingTwo || result.contactsPressedByTwo || result.handedTwice) process.exitCode = 1;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,176 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SQL } from "drizzle-orm";
+import type { PgDatabase } from "drizzle-orm/pg-core";
+import * as schema from "./schema";
+
+export type Schema = typeof schema;
+/** The one database type core code sees, whichever backend runs underneath. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Db = PgDatabase<any, Schema>;
+export type DbKind = "pglite" | "postgres";
+
+export interface DbHandle {
+  db: Db;
+  kind: DbKind;
+  /** Postgres LISTEN: the callback gets each payload; returns a function that stops listening. */
+  listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>>;
+  notify(channel: string, payload: string): Promise<void>;
+  /** PGlite only: the data directory as a gzipped tarball (tests start from a migrated snapshot). */
+  dumpDataDir?(): Promise<Blob>;
+  /** Applies the committed migrations in `migrations/`. */
+  migrate(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "migrations");
+
+export class DataDirLockedError extends Error {}
+
+/** One process per PGlite data directory: two would lose data silently (DESIGN §10). */
+function lockDataDir(dataDir: string): () => void {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const lockPath = path.join(dataDir, "app.lock");
+  const tryCreate = () => {
+    const fd = fs.openSync(lockPath, "wx");
+    fs.writeSync(fd, String(process.pid));
+    fs.closeSync(fd);
+  };
+  try {
+    tryCreate();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    const pid = Number(fs.readFileSync(lockPath, "utf8").trim());
+    // Our own pid counts too: two PGlite instances in one process corrupt the folder just the same.
+    if (pid && isAlive(pid)) {
+      throw new DataDirLockedError(
+        `Папка данных ${dataDir} уже используется другим процессом (pid ${pid}). ` +
+          `Остановите его или укажите другой DATA_DIR.`,
+      );
+    }
+    fs.rmSync(lockPath, { force: true }); // stale: its process is gone
+    tryCreate();
+  }
+  return () => {
+    try {
+      if (fs.readFileSync(lockPath, "utf8").trim() === String(process.pid)) fs.rmSync(lockPath);
+    } catch {
+      /* already gone */
+    }
+  };
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+export interface CreateDbOptions {
+  /** Real Postgres when set; embedded PGlite otherwise. */
+  databaseUrl?: string;
+  /** PGlite data directory; "memory://" keeps it in memory. */
+  dataDir?: string;
+  /** A PGlite data-directory dump to start from (tests use a migrated snapshot). */
+  loadDataDir?: Blob | File;
+  poolSize?: number;
+}
+
+export async function createDb(options: CreateDbOptions = {}): Promise<DbHandle> {
+  if (options.databaseUrl) return createPostgres(options.databaseUrl, options.poolSize ?? 20);
+  return createPglite(options.dataDir ?? "./data", options.loadDataDir);
+}
+
+async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise<DbHandle> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { drizzle } = await import("drizzle-orm/pglite");
+  // pg_trgm backs the search by part of a name (migration 0002, docs/decisions/003).
+  const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
+  const inMemory = dataDir.startsWith("memory://");
+  const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
+  let client;
+  try {
+    client = inMemory
+      ? await PGlite.create(dataDir, { loadDataDir, extensions: { pg_trgm } })
+      : await PGlite.create(path.resolve(dataDir), { loadDataDir, extensions: { pg_trgm } });
+  } catch (error) {
+    unlock();
+    throw error;
+  }
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: "pglite",
+    async listen(channel, onPayload) {
+      const stop = await client.listen(channel, onPayload);
+      return async () => stop();
+    },
+    async notify(channel, payload) {
+      await client.query("select pg_notify($1, $2)", [channel, payload]);
+    },
+    async dumpDataDir() {
+      return client.dumpDataDir("gzip");
+    },
+    async migrate() {
+      const { migrate } = await import("drizzle-orm/pglite/migrator");
+      await migrate(drizzle(client), { migrationsFolder });
+    },
+    async close() {
+      await client.close();
+      unlock();
+    },
+  };
+}
+
+async function createPostgres(url: string, max: number): Promise<DbHandle> {
+  const { default: postgres } = await import("postgres");
+  const { drizzle } = await import("drizzle-orm/postgres-js");
+  const client = postgres(url, {
+    max,
+    onnotice: () => {},
+    // Fail fast while the server is down instead of queueing requests for minutes.
+    connect_timeout: 5,
+  });
+  const db = drizzle(client, { schema }) as unknown as Db;
+  return {
+    db,
+    kind: "postgres",
+    async listen(channel, onPayload) {
+      const sub = await client.listen(channel, onPayload);
+      return async () => sub.unlisten();
+    },
+    async notify(channel, payload) {
+      await client.notify(channel, payload);
+    },
+    async migrate() {
+      const { migrate } = await import("drizzle-orm/postgres-js/migrator");
+      // A session-level advisory lock on one reserved connection serialises concurrent start-ups.
+      const lockConnection = await client.reserve();
+      try {
+        await lockConnection`select pg_advisory_lock(726202611)`;
+        await migrate(drizzle(client), { migrationsFolder });
+      } finally {
+        await lockConnection`select pg_advisory_unlock(726202611)`.catch(() => {});
+        lockConnection.release();
+      }
+    },
+    async close() {
+      await client.end({ timeout: 5 });
+    },
+  };
+}
+
+/** Applies the committed migrations; safe to run from several instances at once on Postgres. */
+export async function migrateDb(handle: DbHandle): Promise<void> {
+  await handle.migrate();
+}
+
+/** Rows of a raw query, whichever driver ran it (PGlite answers {rows}, postgres.js an array). */
+export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };
+  return Array.isArray(result) ? result : result.rows;
+}

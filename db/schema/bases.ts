@@ -1,0 +1,68 @@
+import { sql } from "drizzle-orm";
+import { bigserial, index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { timestamps, users } from "./users";
+import { statuses } from "./work";
+
+/** One imported spreadsheet's contacts (a "base"). */
+export const databases = pgTable("databases", {
+  id: serial("id").primaryKey(),
+  name: text("name").notNull(),
+  /** Fixed at import: contacts are only ever removed with their base. */
+  contactsCount: integer("contacts_count").notNull().default(0),
+  ...timestamps,
+});
+
+/**
+ * One row of a base. While a manager holds it (`heldBy`, until `heldUntil`) it is his lead.
+ * `statusId` is the current status (null: free, never worked).
+ */
+export const contacts = pgTable(
+  "contacts",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    databaseId: integer("database_id")
+      .notNull()
+      .references(() => databases.id, { onDelete: "cascade" }),
+    name: text("name").notNull().default(""),
+    /** As written in the file, for display. */
+    phone: text("phone").notNull().default(""),
+    /** Normalised (E.164 digits) for dedup and search. */
+    phoneKey: text("phone_key").notNull().default(""),
+    city: text("city").notNull().default(""),
+    address: text("address").notNull().default(""),
+    age: text("age").notNull().default(""),
+    additionalInfo1: text("additional_info1").notNull().default(""),
+    additionalInfo2: text("additional_info2").notNull().default(""),
+    additionalInfo3: text("additional_info3").notNull().default(""),
+    additionalInfo4: text("additional_info4").notNull().default(""),
+    statusId: integer("status_id").references(() => statuses.id, { onDelete: "set null" }),
+    statusAt: timestamp("status_at", { withTimezone: true }),
+    lastUserId: integer("last_user_id").references(() => users.id, { onDelete: "set null" }),
+    clientInfo: text("client_info").notNull().default(""),
+    heldBy: integer("held_by").references(() => users.id, { onDelete: "set null" }),
+    heldUntil: timestamp("held_until", { withTimezone: true }),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // Free, unheld contacts in import order, base by base: the claim walks this (DESIGN §10).
+    index("contacts_free_idx")
+      .on(t.databaseId, t.id)
+      .where(sql`${t.statusId} is null and ${t.heldBy} is null`),
+    // Re-work: contacts with a status, least recently touched first. Partial, like the two below: an imported
+    // contact has no status and no last manager, so an import does not pay for these indexes (decision 010).
+    index("contacts_rework_idx")
+      .on(t.databaseId, t.statusId, t.statusAt)
+      .where(sql`${t.statusId} is not null`),
+    index("contacts_held_by_idx").on(t.heldBy).where(sql`${t.heldBy} is not null`),
+    // Expired holds: the first claim tier reads only the holds past their time, not every held row.
+    index("contacts_held_until_idx").on(t.heldUntil).where(sql`${t.heldBy} is not null`),
+    index("contacts_phone_key_idx").on(t.phoneKey),
+    // Search by a part of the name (docs/decisions: pg_trgm on both backends).
+    index("contacts_name_trgm_idx").using("gin", sql`lower(${t.name}) gin_trgm_ops`),
+    index("contacts_status_id_idx").on(t.statusId).where(sql`${t.statusId} is not null`),
+    index("contacts_last_user_id_idx").on(t.lastUserId).where(sql`${t.lastUserId} is not null`),
+  ],
+);
+
+export type Base = typeof databases.$inferSelect;
+export type Contact = typeof contacts.$inferSelect;

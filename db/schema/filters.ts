@@ -1,0 +1,72 @@
+import { boolean, index, integer, pgTable, primaryKey, serial, text } from "drizzle-orm/pg-core";
+import { databases } from "./bases";
+import { timestamps, users } from "./users";
+import { scripts, statuses, templates } from "./work";
+
+/** A topic: a named work set tying bases, managers, statuses, scripts and one template together. */
+export const filters = pgTable(
+  "filters",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    isActive: boolean("is_active").notNull().default(true),
+    templateId: integer("template_id").references(() => templates.id, { onDelete: "set null" }),
+    ...timestamps,
+  },
+  (t) => [index("filters_template_id_idx").on(t.templateId)],
+);
+
+const filterId = () =>
+  integer("filter_id")
+    .notNull()
+    .references(() => filters.id, { onDelete: "cascade" });
+
+export const filterManagers = pgTable(
+  "filter_managers",
+  {
+    filterId: filterId(),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.filterId, t.userId] }), index("filter_managers_user_id_idx").on(t.userId)],
+);
+
+export const filterDatabases = pgTable(
+  "filter_databases",
+  {
+    filterId: filterId(),
+    databaseId: integer("database_id")
+      .notNull()
+      .references(() => databases.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.filterId, t.databaseId] }),
+    index("filter_databases_database_id_idx").on(t.databaseId),
+  ],
+);
+
+/** The statuses whose contacts this topic works again. */
+export const filterStatuses = pgTable(
+  "filter_statuses",
+  {
+    filterId: filterId(),
+    statusId: integer("status_id")
+      .notNull()
+      .references(() => statuses.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.filterId, t.statusId] }), index("filter_statuses_status_id_idx").on(t.statusId)],
+);
+
+export const filterScripts = pgTable(
+  "filter_scripts",
+  {
+    filterId: filterId(),
+    scriptId: integer("script_id")
+      .notNull()
+      .references(() => scripts.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.filterId, t.scriptId] }), index("filter_scripts_script_id_idx").on(t.scriptId)],
+);
+
+export type Filter = typeof filters.$inferSelect;

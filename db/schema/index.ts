@@ -1,0 +1,5 @@
+export * from "./users";
+export * from "./work";
+export * from "./bases";
+export * from "./filters";
+export * from "./events";

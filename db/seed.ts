@@ -1,0 +1,59 @@
+import { count, sql } from "drizzle-orm";
+import { generateAccessKey, generatePassword, hashPassword, passwordHint } from "../server/auth/password";
+import type { Db } from "./client";
+import { settings, statuses, users } from "./schema";
+
+export interface SeedOptions {
+  login?: string;
+  password?: string;
+  accessKey?: string;
+}
+
+/** What a first start created, so main can print generated credentials once. */
+export interface SeedResult {
+  createdAdmin?: { login: string; password: string; accessKey: string; generated: boolean };
+  createdStatuses: number;
+}
+
+/** A small working set: two technical outcomes, two normal ones and a report. */
+export const DEFAULT_STATUSES = [
+  { text: "Не дозвонился", buttonText: "Недозвон", color: "#6b7280", isTechnical: true },
+  { text: "Занято", buttonText: "Занято", color: "#9ca3af", isTechnical: true },
+  { text: "Перезвонить", buttonText: "Перезвонить", color: "#2563eb" },
+  { text: "Не интересно", buttonText: "Отказ", color: "#dc2626" },
+  { text: "Заявка", buttonText: "Заявка", color: "#22c55e", isReportStatus: true },
+];
+
+/** Idempotent: an admin only on an empty users table, statuses only on an empty statuses table. */
+export async function seed(db: Db, options: SeedOptions = {}): Promise<SeedResult> {
+  return db.transaction(async (tx) => {
+    // Two instances starting together on one Postgres must not both seed.
+    await tx.execute(sql`select pg_advisory_xact_lock(726202612)`);
+    const result: SeedResult = { createdStatuses: 0 };
+
+    await tx.insert(settings).values({ id: 1 }).onConflictDoNothing();
+
+    const [{ value: userCount }] = await tx.select({ value: count() }).from(users);
+    if (userCount === 0) {
+      const login = options.login || "admin";
+      const password = options.password || generatePassword();
+      const accessKey = options.accessKey || generateAccessKey();
+      await tx.insert(users).values({
+        login,
+        passwordHash: await hashPassword(password),
+        passwordHint: passwordHint(password),
+        displayName: "Администратор",
+        accessKey,
+        isAdmin: true,
+      });
+      result.createdAdmin = { login, password, accessKey, generated: !options.password || !options.accessKey };
+    }
+
+    const [{ value: statusCount }] = await tx.select({ value: count() }).from(statuses);
+    if (statusCount === 0) {
+      await tx.insert(statuses).values(DEFAULT_STATUSES.map((s, order) => ({ ...s, order })));
+      result.createdStatuses = DEFAULT_STATUSES.length;
+    }
+    return result;
+  });
+}

@@ -1,0 +1,3 @@
+ALTER TABLE "balance_adjustments" ADD COLUMN "payment_id" integer;--> statement-breakpoint
+ALTER TABLE "balance_adjustments" ADD CONSTRAINT "balance_adjustments_payment_id_payments_id_fk" FOREIGN KEY ("payment_id") REFERENCES "public"."payments"("id") ON DELETE set null ON UPDATE no action;--> statement-breakpoint
+CREATE INDEX "balance_adjustments_payment_id_idx" ON "balance_adjustments" USING btree ("payment_id");

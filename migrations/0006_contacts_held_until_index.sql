@@ -1,0 +1,1 @@
+CREATE INDEX "contacts_held_until_idx" ON "contacts" USING btree ("held_until") WHERE "contacts"."held_by" is not null;

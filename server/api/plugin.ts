@@ -1,0 +1,80 @@
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import type { FastifyInstance, FastifyPluginAsync } from "fastify";
+import type { User } from "../../db/schema";
+import type { Actor } from "../core/actor";
+import { badRequest, unauthorized } from "../core/errors";
+import type { AppDeps } from "../deps";
+import { apiErrorHandler } from "./errors";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The authenticated user's row; set for every non-public route. */
+    user: User | null;
+  }
+  interface FastifyContextConfig {
+    /** Open to anonymous callers (login, health, the OpenAPI description). */
+    public?: boolean;
+  }
+  interface FastifyInstance {
+    deps: AppDeps;
+  }
+}
+
+/** The acting user of an authenticated route. */
+export function actorOf(request: { user: User | null }): Actor {
+  const user = request.user;
+  if (!user) throw unauthorized();
+  return { id: user.id, login: user.login, isAdmin: user.isAdmin };
+}
+
+const bearer = (header: string | undefined) => {
+  const match = /^Bearer\s+(\S+)$/i.exec(header ?? "");
+  return match?.[1] ?? null;
+};
+
+const hasNul = (value: unknown, depth = 0): boolean =>
+  typeof value === "string"
+    ? value.includes("\u0000")
+    : Boolean(value) && typeof value === "object" && depth < 8 &&
+      Object.entries(value as object).some(([k, v]) => k.includes("\u0000") || hasNul(v, depth + 1));
+
+const routesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "routes", "v1");
+
+/**
+ * /api/v1: the bearer token is the only credential read here (never a cookie, so no cross-site request can act).
+ * Each file in routes/v1 is one resource's plugin; they are loaded in name order.
+ */
+export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
+  api.decorateRequest("user", null);
+  api.setErrorHandler(apiErrorHandler);
+  api.setNotFoundHandler((_request, reply) =>
+    reply.code(404).send({ error: "not_found", message: "Такого адреса API нет" }),
+  );
+  // Public routes say so in the OpenAPI description too (no bearer needed).
+  api.addHook("onRoute", (route) => {
+    if (route.config?.public) route.schema = { ...route.schema, security: [] };
+  });
+  api.addHook("onRequest", async (request) => {
+    if (request.routeOptions.config?.public) return;
+    const token = bearer(request.headers.authorization);
+    const user = token ? await api.deps.sessions.validate(token) : null;
+    if (!user) throw unauthorized();
+    request.user = user;
+  });
+
+  // Postgres text cannot hold U+0000: a NUL in the path or the query string is refused here, like one in a JSON body.
+  api.addHook("preValidation", async (request) => {
+    if (hasNul(request.params) || hasNul(request.query)) throw badRequest("Недопустимый символ (NUL) в данных", "nul_in_request");
+  });
+
+  const files = fs
+    .readdirSync(routesDir)
+    .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith(".d.ts") && !f.includes(".test."))
+    .sort();
+  for (const file of files) {
+    const mod = await import(pathToFileURL(path.join(routesDir, file)).href);
+    await api.register(mod.default);
+  }
+};

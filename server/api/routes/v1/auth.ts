@@ -1,0 +1,61 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { login, loginSchema } from "../../../core/auth/login";
+import { forceLogout, registerManager, registerSchema } from "../../../core/users/managers";
+import { actorOf } from "../../plugin";
+import { errorResponses, errorSchema, okSchema, sessionUserSchema } from "../../schemas/common";
+
+const auth: FastifyPluginAsyncZod = async (api) => {
+  api.post(
+    "/auth/login",
+    {
+      config: { public: true },
+      schema: {
+        summary: "Вход: логин, пароль и ключ доступа",
+        body: loginSchema,
+        response: {
+          200: z.object({ access_token: z.string(), user: sessionUserSchema }),
+          400: errorSchema,
+          401: errorSchema,
+          429: errorSchema,
+        },
+      },
+    },
+    async (request) => {
+      const result = await login(api.deps.db, api.deps.sessions, request.body);
+      return { access_token: result.access_token, user: result.user };
+    },
+  );
+
+  api.post(
+    "/auth/register",
+    {
+      schema: {
+        summary: "Новый менеджер (только админ); без accessKey ключ доступа создаётся сервером",
+        body: registerSchema,
+        response: {
+          201: z.object({ id: z.number().int(), login: z.string(), displayName: z.string() }),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request, reply) => {
+      const created = await registerManager(api.deps.db, actorOf(request), request.body);
+      return reply.code(201).send(created);
+    },
+  );
+
+  api.post(
+    "/auth/force-logout/:id",
+    {
+      schema: {
+        summary: "Принудительный выход: закрывает сессии пользователя на всех экземплярах (только админ)",
+        params: z.object({ id: z.string().describe("id пользователя") }),
+        response: { 200: okSchema, ...errorResponses },
+      },
+    },
+    async (request) =>
+      forceLogout(api.deps.db, api.deps.sessions, api.deps.hub, actorOf(request), request.params.id),
+  );
+};
+export default auth;

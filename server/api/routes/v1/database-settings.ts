@@ -1,0 +1,29 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { getDatabaseSettings, saveDatabaseSettings } from "../../../core/settings/settings";
+import { actorOf } from "../../plugin";
+import { errorResponses } from "../../schemas/common";
+
+const settingsSchema = z.object({
+  removeDuplicatesInBase: z.boolean(),
+  removeDuplicatesAcrossBases: z.boolean(),
+  defaultInfo: z.string(),
+});
+const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+
+const databaseSettings: FastifyPluginAsyncZod = async (api) => {
+  const { db } = api.deps;
+
+  api.get(
+    "/database/settings",
+    { schema: { summary: "Настройки баз (админ)", response: { 200: settingsSchema, ...errorResponses } } },
+    async (request) => getDatabaseSettings(db, actorOf(request)),
+  );
+
+  api.post(
+    "/database/settings",
+    { schema: { summary: "Сохранить настройки баз (админ)", body, response: { 200: settingsSchema, ...errorResponses } } },
+    async (request) => saveDatabaseSettings(db, actorOf(request), request.body),
+  );
+};
+export default databaseSettings;

@@ -1,0 +1,213 @@
+import multipart from "@fastify/multipart";
+import type { FastifyRequest } from "fastify";
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { countsAllTime, deleteBase, listBases } from "../../../core/bases/bases";
+import { importBase, previewBase } from "../../../core/bases/import";
+import { MAPPING_FIELDS } from "../../../core/bases/mapping";
+import { searchContacts } from "../../../core/bases/search";
+import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
+import { removeUpload, saveUpload } from "../../../core/bases/uploads";
+import { requireAdmin } from "../../../core/actor";
+import { badRequest } from "../../../core/errors";
+import { actorOf } from "../../plugin";
+import { errorResponses, okSchema } from "../../schemas/common";
+
+const baseSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  createdAt: z.string(),
+  contactsCount: z.number().int(),
+  freeCount: z.number().int().describe("Ещё не обработанные контакты (без статуса)"),
+  statusCounts: z.record(z.string(), z.number().int()).describe("Контакты по текущему статусу, по тексту кнопки статуса"),
+});
+
+const previewSchema = z.object({
+  hasHeader: z.boolean().describe("Первая строка похожа на заголовки: она не импортируется"),
+  columns: z.array(
+    z.object({
+      index: z.number().int(),
+      letter: z.string(),
+      header: z.string(),
+      suggested: z.enum(MAPPING_FIELDS),
+    }),
+  ),
+  rows: z.array(z.array(z.string())),
+});
+
+const importResultSchema = z.object({
+  success: z.boolean(),
+  message: z.string(),
+  id: z.number().int(),
+  name: z.string(),
+  imported: z.number().int(),
+  skipped: z.number().int().describe("Строки без телефона и без ФИО"),
+  duplicatesInfo: z.array(z.object({ baseName: z.string(), count: z.number().int() })),
+});
+
+const searchHitSchema = z.object({
+  databaseName: z.string(),
+  data: z.object({
+    id: z.number().int(),
+    name: z.string(),
+    phone: z.string(),
+    city: z.string(),
+    address: z.string(),
+    age: z.string(),
+    additionalInfo1: z.string(),
+    additionalInfo2: z.string(),
+    additionalInfo3: z.string(),
+    additionalInfo4: z.string(),
+    status: z.string(),
+  }),
+});
+
+const uploadErrors = { ...errorResponses, 413: errorResponses[400] };
+
+/** Reads a multipart request: the one file goes to a temporary file (size-limited), the fields to strings. */
+async function readUpload(request: FastifyRequest) {
+  if (!request.isMultipart()) throw badRequest("Отправьте файл как multipart/form-data (поле file)", "multipart_required");
+  const fields: Record<string, string> = {};
+  let file: { path: string } | null = null;
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === "file") {
+        if (file || part.fieldname !== "file") {
+          part.file.resume();
+          continue;
+        }
+        file = await saveUpload(part.file);
+      } else {
+        const value = String(part.value ?? "");
+        // Postgres text cannot hold U+0000 (a base name with one would fail in the database).
+        if (value.includes("\u0000")) throw badRequest("Недопустимый символ (NUL) в данных", "nul_in_request");
+        fields[part.fieldname] = value;
+      }
+    }
+  } catch (error) {
+    removeUpload(file?.path);
+    throw error;
+  }
+  return { file, fields };
+}
+
+const MAPPINGS_DOC = `\`mappings\`: JSON-массив, по одному элементу на столбец предпросмотра (в порядке \`columns\`), каждый из
+${MAPPING_FIELDS.map((f) => `\`${f}\``).join(", ")} (\`skip\`: столбец не импортируется).`;
+
+const database: FastifyPluginAsyncZod = async (api) => {
+  const { db, config } = api.deps;
+  // Only this plugin reads multipart bodies: uploads are limited here, not app-wide.
+  await api.register(multipart, {
+    throwFileSizeLimit: false,
+    limits: { fileSize: SHEET_LIMITS.maxFileBytes + 1, files: 1, fields: 10, fieldSize: 64 * 1024, parts: 12 },
+  });
+
+  api.get(
+    "/database",
+    {
+      schema: {
+        summary: "Базы: счётчики контактов, свободных и по статусам (админ)",
+        response: { 200: z.array(baseSchema), ...errorResponses },
+      },
+    },
+    async (request) => listBases(db, actorOf(request)),
+  );
+
+  api.delete(
+    "/database/:id",
+    {
+      schema: {
+        summary: "Удалить базу вместе с её контактами (админ)",
+        params: z.object({ id: z.string() }),
+        response: { 200: okSchema, ...errorResponses },
+      },
+    },
+    async (request) => deleteBase(db, actorOf(request), request.params.id),
+  );
+
+  api.post(
+    "/database/preview",
+    {
+      schema: {
+        summary: "Предпросмотр файла для импорта (админ)",
+        description:
+          "multipart/form-data с полем `file` (.xlsx или .xls, до 50 МБ; .xls до 20 МБ). Отвечает первыми строками " +
+          "и предложенным типом каждого столбца. Ничего не записывает.",
+        consumes: ["multipart/form-data"],
+        response: { 200: previewSchema, ...uploadErrors },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      // A manager is refused before his upload is read and written to disk.
+      requireAdmin(actor);
+      const { file } = await readUpload(request);
+      try {
+        return await previewBase(db, actor, { file });
+      } finally {
+        removeUpload(file?.path);
+      }
+    },
+  );
+
+  api.post(
+    "/database/import",
+    {
+      schema: {
+        summary: "Импорт файла как новой базы (админ)",
+        description:
+          "multipart/form-data: `file` (.xlsx или .xls), `name` (название базы), `mappings`. " +
+          MAPPINGS_DOC +
+          " Необязательно `hasHeader` (true/false): пропустить первую строку; по умолчанию определяется как в предпросмотре. " +
+          "Строки без телефона и без ФИО пропускаются; дубли удаляются по настройкам removeDuplicatesInBase и " +
+          "removeDuplicatesAcrossBases, `duplicatesInfo` перечисляет удалённые дубли по базам. Всё в одной транзакции: " +
+          "при ошибке база не создаётся.",
+        consumes: ["multipart/form-data"],
+        response: { 200: importResultSchema, ...uploadErrors },
+      },
+    },
+    async (request) => {
+      const actor = actorOf(request);
+      // A manager is refused before his upload is read and written to disk.
+      requireAdmin(actor);
+      const { file, fields } = await readUpload(request);
+      try {
+        return await importBase(
+          db,
+          actor,
+          { name: fields.name, mappings: fields.mappings, hasHeader: fields.hasHeader, file },
+          { phoneRegion: config.phoneRegion },
+        );
+      } finally {
+        removeUpload(file?.path);
+      }
+    },
+  );
+
+  api.get(
+    "/database/search",
+    {
+      schema: {
+        summary: "Поиск клиента по телефону или части имени (админ)",
+        description: "`term`: телефон в любой привычной записи или часть ФИО (от 3 символов); `database`: id базы, 0 — все базы.",
+        querystring: z.object({ term: z.string().optional(), database: z.string().optional() }),
+        response: { 200: z.array(searchHitSchema), ...errorResponses },
+      },
+    },
+    async (request) =>
+      searchContacts(db, actorOf(request), request.query, { phoneRegion: config.phoneRegion }),
+  );
+
+  api.get(
+    "/status/countsAllTime/:databaseName",
+    {
+      schema: {
+        summary: "Все нажатия статусов по базе за всё время (админ)",
+        params: z.object({ databaseName: z.string() }),
+        response: { 200: z.array(z.object({ status: z.string(), count: z.number().int() })), ...errorResponses },
+      },
+    },
+    async (request) => countsAllTime(db, actorOf(request), request.params.databaseName),
+  );
+};
+export default database;

@@ -1,0 +1,111 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  chooseFilter,
+  createFilter,
+  deleteFilter,
+  listFilters,
+  toggleFilterActive,
+  updateFilter,
+} from "../../../core/filters/filters";
+import { actorOf } from "../../plugin";
+import { errorResponses, okSchema } from "../../schemas/common";
+
+const idParams = z.object({ id: z.string().describe("id фильтра") });
+
+const filterSchema = z
+  .object({
+    id: z.number().int(),
+    name: z.string(),
+    isActive: z.boolean(),
+    managers: z.array(z.object({ id: z.number().int(), name: z.string() })),
+    scripts: z.array(z.object({ id: z.number().int(), name: z.string() })),
+    databases: z.array(z.object({ id: z.number().int(), name: z.string() })),
+    statuses: z.array(z.object({ id: z.number().int(), text: z.string() })),
+    template: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+    totalManagers: z.number().int(),
+  })
+  .describe("Фильтр (тематика)");
+
+/** Lists of ids; validated (with the SPEC messages) in core. */
+const filterBody = z
+  .object({
+    name: z.unknown().describe("Имя фильтра"),
+    managers: z.unknown().describe("id менеджеров"),
+    databases: z.unknown().describe("id баз"),
+    statuses: z.unknown().describe("id статусов"),
+    scripts: z.unknown().optional().describe("id скриптов"),
+    template: z.unknown().optional().describe("id шаблона или null"),
+  })
+  .partial();
+
+const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
+  api.get(
+    "/filters",
+    {
+      schema: {
+        summary: "Фильтры: все для админа, для менеджера — активные, где он указан",
+        response: { 200: z.array(filterSchema), ...errorResponses },
+      },
+    },
+    async (request) => listFilters(api.deps.db, actorOf(request)),
+  );
+
+  api.post(
+    "/filters",
+    {
+      schema: {
+        summary: "Создать фильтр (админ)",
+        body: filterBody,
+        response: { 200: filterSchema, ...errorResponses },
+      },
+    },
+    async (request) => createFilter(api.deps.db, actorOf(request), request.body),
+  );
+
+  api.put(
+    "/filters/:id",
+    {
+      schema: {
+        summary: "Изменить фильтр (админ)",
+        params: idParams,
+        body: filterBody,
+        response: { 200: filterSchema, ...errorResponses },
+      },
+    },
+    async (request) => updateFilter(api.deps.db, actorOf(request), request.params.id, request.body),
+  );
+
+  api.delete(
+    "/filters/:id",
+    {
+      schema: { summary: "Удалить фильтр (админ)", params: idParams, response: { 200: okSchema, ...errorResponses } },
+    },
+    async (request) => deleteFilter(api.deps.db, actorOf(request), request.params.id),
+  );
+
+  api.put(
+    "/filters/:id/activate",
+    {
+      schema: {
+        summary: "Активировать / деактивировать фильтр (админ)",
+        params: idParams,
+        response: { 200: filterSchema, ...errorResponses },
+      },
+    },
+    async (request) => toggleFilterActive(api.deps.db, actorOf(request), request.params.id),
+  );
+
+  api.post(
+    "/filters/:filterId/:userId/:login",
+    {
+      schema: {
+        summary: "Выбрать тематику: сохраняет фильтр как gettingFilter пользователя",
+        params: z.object({ filterId: z.string(), userId: z.string(), login: z.string() }),
+        response: { 200: okSchema.extend({ gettingFilter: z.number().int() }), ...errorResponses },
+      },
+    },
+    async (request) => chooseFilter(api.deps.db, actorOf(request), request.params),
+  );
+};
+export default filtersRoutes;

@@ -1,0 +1,89 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import {
+  createStatus,
+  deleteStatus,
+  listStatuses,
+  listVisibleStatuses,
+  toggleStatusTechnical,
+  toggleStatusVisibility,
+  updateStatus,
+} from "../../../core/statuses/statuses";
+import { actorOf } from "../../plugin";
+import { errorResponses, okSchema } from "../../schemas/common";
+
+const statusSchema = z.object({
+  id: z.number().int(),
+  text: z.string(),
+  buttonText: z.string(),
+  color: z.string(),
+  isHidden: z.boolean(),
+  description: z.string(),
+  order: z.number().int(),
+  isReportStatus: z.boolean(),
+  isTechnical: z.boolean(),
+});
+const idParams = z.object({ id: z.string().describe("id статуса") });
+// Bodies are validated in core (one schema, Russian messages); the API only says "an object".
+const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+
+const status: FastifyPluginAsyncZod = async (api) => {
+  const { db } = api.deps;
+
+  api.get(
+    "/status",
+    { schema: { summary: "Все статусы (админ)", response: { 200: z.array(statusSchema), ...errorResponses } } },
+    async (request) => listStatuses(db, actorOf(request)),
+  );
+
+  api.get(
+    "/status/visible",
+    { schema: { summary: "Видимые статусы: кнопки панели лидов", response: { 200: z.array(statusSchema), ...errorResponses } } },
+    async (request) => listVisibleStatuses(db, actorOf(request)),
+  );
+
+  api.post(
+    "/status",
+    { schema: { summary: "Новый статус (админ)", body, response: { 200: statusSchema, ...errorResponses } } },
+    async (request) => createStatus(db, actorOf(request), request.body),
+  );
+
+  api.put(
+    "/status/:id",
+    {
+      schema: { summary: "Изменить статус (админ)", params: idParams, body, response: { 200: statusSchema, ...errorResponses } },
+    },
+    async (request) => updateStatus(db, actorOf(request), request.params.id, request.body),
+  );
+
+  api.delete(
+    "/status/:id",
+    { schema: { summary: "Удалить статус (админ)", params: idParams, response: { 200: okSchema, ...errorResponses } } },
+    async (request) => deleteStatus(db, actorOf(request), request.params.id),
+  );
+
+  api.put(
+    "/status/:id/visibility",
+    {
+      schema: {
+        summary: "Скрыть или показать статус (админ); ответ: статус с новым isHidden",
+        params: idParams,
+        response: { 200: statusSchema, ...errorResponses },
+      },
+    },
+    async (request) => toggleStatusVisibility(db, actorOf(request), request.params.id),
+  );
+
+  api.put(
+    "/status/:id/technical",
+    {
+      schema: {
+        summary: "Переключить технический статус (админ)",
+        params: idParams,
+        response: { 200: statusSchema, ...errorResponses },
+      },
+    },
+    async (request) => toggleStatusTechnical(db, actorOf(request), request.params.id),
+  );
+};
+export default status;

@@ -1,0 +1,93 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { deleteUser, listUsers, updateUser, updateUserSchema } from "../../../core/users/managers";
+import { listUsersOnline } from "../../../core/users/presence";
+import { getUser, logoutUser } from "../../../core/users/users";
+import { actorOf } from "../../plugin";
+import { errorResponses, managedUserSchema, okSchema, sessionUserSchema } from "../../schemas/common";
+
+const idParams = z.object({ id: z.string().describe("id пользователя") });
+
+const presentUserSchema = z.object({
+  id: z.number().int(),
+  login: z.string(),
+  displayName: z.string(),
+  isAdmin: z.boolean(),
+  lastSeen: z.string(),
+});
+
+const users: FastifyPluginAsyncZod = async (api) => {
+  api.get(
+    "/users",
+    {
+      schema: {
+        summary: "Все пользователи для управления менеджерами (только админ)",
+        response: { 200: z.array(managedUserSchema), ...errorResponses },
+      },
+    },
+    async (request) => listUsers(api.deps.db, actorOf(request)),
+  );
+
+  api.get(
+    "/users/online",
+    {
+      schema: {
+        summary: "Кто онлайн: живая сессия и сокет в пределах льготного периода (только админ)",
+        response: { 200: z.array(presentUserSchema), ...errorResponses },
+      },
+    },
+    async (request) =>
+      listUsersOnline(api.deps.db, actorOf(request), api.deps.config.realtime.presenceGraceSeconds),
+  );
+
+  api.get(
+    "/users/:id",
+    {
+      schema: {
+        summary: "Пользователь: свой профиль, или любой для админа",
+        params: idParams,
+        response: { 200: z.union([managedUserSchema, sessionUserSchema]), ...errorResponses },
+      },
+    },
+    async (request) => getUser(api.deps.db, actorOf(request), request.params.id),
+  );
+
+  api.patch(
+    "/users/:id",
+    {
+      schema: {
+        summary: "Изменить флаг администратора или поле менеджера (только админ); ключ доступа не меняется",
+        params: idParams,
+        body: updateUserSchema,
+        response: { 200: managedUserSchema, ...errorResponses },
+      },
+    },
+    async (request) => updateUser(api.deps.db, actorOf(request), request.params.id, request.body),
+  );
+
+  api.delete(
+    "/users/:id",
+    {
+      schema: {
+        summary: "Удалить менеджера и его SIP аккаунт (только админ)",
+        params: idParams,
+        response: { 200: okSchema, ...errorResponses, 502: errorResponses[400] },
+      },
+    },
+    async (request) =>
+      deleteUser(api.deps.db, api.deps.telephony, api.deps.hub, actorOf(request), request.params.id),
+  );
+
+  api.post(
+    "/users/logout/:id",
+    {
+      schema: {
+        summary: "Выход: закрывает сессии пользователя",
+        params: idParams,
+        response: { 200: okSchema, ...errorResponses },
+      },
+    },
+    async (request) => logoutUser(api.deps.db, api.deps.sessions, actorOf(request), request.params.id),
+  );
+};
+export default users;

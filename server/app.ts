@@ -1,0 +1,125 @@
+import fastifySwagger from "@fastify/swagger";
+import middie from "@fastify/middie";
+import Fastify, { LogController, type FastifyInstance } from "fastify";
+import {
+  jsonSchemaTransform,
+  serializerCompiler,
+  validatorCompiler,
+  type ZodTypeProvider,
+} from "fastify-type-provider-zod";
+import type { DbHandle } from "../db/client";
+import { clientErrorHandler, frameworkErrorHandler } from "./api/errors";
+import { apiV1 } from "./api/plugin";
+import { createSessionStore } from "./auth/sessions";
+import type { AppConfig } from "./config";
+import type { AppDeps } from "./deps";
+import { createRealtimeHub, REALTIME_PATH } from "./realtime/hub";
+import { startExportWorker } from "./jobs/export-worker";
+import { createTelephony } from "./telephony/provider";
+import { securityHeaders } from "./http/security";
+import { createWebApp } from "./web";
+
+export interface BuildAppOptions {
+  handle: DbHandle;
+  config: AppConfig;
+  /** Serve the Remix pages too (off for API-only tests that run without a build). */
+  web?: boolean;
+  logger?: boolean;
+}
+
+/**
+ * The whole server as one Fastify instance: /api/v1 (Fastify), /realtime (ws), and every other path to
+ * Remix on Express through middie. Nothing listens here: main.ts listens, tests use `app.server`.
+ */
+export async function buildApp({ handle, config, web = true, logger = false }: BuildAppOptions) {
+  const app = Fastify({
+    logger: logger ? { level: config.logLevel } : false,
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: 1024 * 1024,
+    clientErrorHandler,
+    frameworkErrors: frameworkErrorHandler,
+    // Route modules load on first start (tsx transpiles them); a busy 2-core box needs more than the 10 s default.
+    pluginTimeout: 120_000,
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+
+  // SPEC clients send a JSON content type on every call, with or without a body.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() === "") return done(null, {});
+    // Postgres text cannot hold U+0000: refuse it here with a message instead of failing in the database.
+    if (text.includes("\\u0000") || text.includes("\u0000")) {
+      const error = Object.assign(new Error("NUL character in the body"), { statusCode: 400, code: "NUL_IN_BODY" });
+      return done(error, undefined);
+    }
+    try {
+      done(null, JSON.parse(text));
+    } catch {
+      const error = Object.assign(new Error("Некорректный JSON в теле запроса"), {
+        statusCode: 400,
+        code: "FST_ERR_CTP_INVALID_JSON_BODY",
+      });
+      done(error, undefined);
+    }
+  });
+
+  const sessions = createSessionStore(handle.db, config.sessionDays);
+  const hub = createRealtimeHub({
+    db: handle.db,
+    sessions,
+    bus: handle,
+    presenceGraceSeconds: config.realtime.presenceGraceSeconds,
+    pingSeconds: config.realtime.pingSeconds,
+  });
+  // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
+  await hub.start();
+  const telephony = createTelephony(handle.db, config.telephony);
+  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony };
+  app.decorate("deps", deps);
+
+  await app.register(fastifySwagger, {
+    openapi: {
+      info: {
+        title: "Lead desk API",
+        description: "JSON API (SPEC §7). Every call but login carries `Authorization: Bearer <access_token>`.",
+        version: "1.0.0",
+      },
+      components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
+      security: [{ bearer: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  app.get("/api/v1/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
+  // Before /api/v1: its routes inherit the hook, so security headers come first, even on a 401 from its auth hook.
+  await app.register(middie, { hook: "onRequest" });
+  app.use(securityHeaders(config));
+  await app.register(apiV1, { prefix: "/api/v1" });
+
+  if (web) {
+    const webApp = await createWebApp(deps);
+    app.use((req, res, next) => {
+      const url = req.url ?? "/";
+      if (url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?")) return next();
+      // middie hands us the raw Node request; Express decorates it itself.
+      webApp(req as never, res as never, next);
+    });
+  }
+
+  app.server.on("upgrade", (request, socket, head) => {
+    const url = request.url ?? "";
+    if (url === REALTIME_PATH || url.startsWith(`${REALTIME_PATH}?`)) hub.handleUpgrade(request, socket, head);
+    else socket.destroy();
+  });
+  app.addHook("onClose", async () => {
+    await hub.close();
+  });
+  // Exports are jobs in the database; this instance's worker takes its share of them, and stops with the app.
+  const exportWorker = startExportWorker(handle, { log: (message, error) => app.log.error({ err: error }, message) });
+  app.addHook("onClose", async () => {
+    await exportWorker.stop();
+  });
+
+  return app as unknown as FastifyInstance & { deps: AppDeps };
+}

@@ -1,0 +1,91 @@
+import { z } from "zod";
+
+const flag = z
+  .enum(["true", "false", "1", "0", ""])
+  .optional()
+  .transform((v) => v === "true" || v === "1");
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  DATABASE_URL: z.string().optional().transform((v) => v || undefined),
+  DATA_DIR: z.string().default("./data"),
+  ADMIN_LOGIN: z.string().optional(),
+  ADMIN_PASSWORD: z.string().optional(),
+  ADMIN_ACCESS_KEY: z.string().optional(),
+  /** Mark cookies Secure (set it when the app is served over HTTPS). */
+  COOKIE_SECURE: flag,
+  SESSION_DAYS: z.coerce.number().int().min(1).default(30),
+  /** An abandoned lead returns to the pool after this many minutes. */
+  HOLD_MINUTES: z.coerce.number().int().min(1).default(30),
+  /** Region for reading phone numbers written without a country code. */
+  PHONE_REGION: z.string().length(2).default("UA"),
+  HELP_URL: z.string().default("https://t.me/"),
+  SIP_WS_URL: z.string().default(""),
+  SIP_DOMAIN: z.string().default(""),
+  WEBPHONE_URL: z.string().default(""),
+  /** Report applications are also POSTed here when set. */
+  APPLICATION_FORWARD_URL: z.string().default(""),
+  TELEPHONY_API_URL: z.string().default(""),
+  TELEPHONY_CALLER_ID: z.string().default(""),
+  TELEPHONY_LOGIN: z.string().default(""),
+  TELEPHONY_API_KEY: z.string().default(""),
+  /** Milliseconds before a telephony provider call counts as failed. */
+  TELEPHONY_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** /users lists a user while his realtime socket was alive this many seconds ago. */
+  PRESENCE_GRACE_SECONDS: z.coerce.number().int().min(1).default(30),
+  /** The realtime hub pings every socket this often (a throttled background tab still answers). */
+  REALTIME_PING_SECONDS: z.coerce.number().int().min(1).default(10),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface AppConfig {
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  dataDir: string;
+  admin: { login?: string; password?: string; accessKey?: string };
+  cookieSecure: boolean;
+  sessionDays: number;
+  holdMinutes: number;
+  phoneRegion: string;
+  /** Settings the browser may see (root loader). Never secrets. */
+  publicSettings: { helpUrl: string; sipWsUrl: string; sipDomain: string; webPhoneUrl: string };
+  applicationForwardUrl: string;
+  telephony: { apiUrl: string; callerId: string; login: string; apiKey: string; timeoutMs: number };
+  realtime: { presenceGraceSeconds: number; pingSeconds: number };
+  logLevel: Env["LOG_LEVEL"];
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`Неверная переменная окружения ${issue.path.join(".")}: ${issue.message}`);
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    dataDir: e.DATA_DIR,
+    admin: { login: e.ADMIN_LOGIN, password: e.ADMIN_PASSWORD, accessKey: e.ADMIN_ACCESS_KEY },
+    cookieSecure: e.COOKIE_SECURE,
+    sessionDays: e.SESSION_DAYS,
+    holdMinutes: e.HOLD_MINUTES,
+    phoneRegion: e.PHONE_REGION.toUpperCase(),
+    publicSettings: { helpUrl: e.HELP_URL, sipWsUrl: e.SIP_WS_URL, sipDomain: e.SIP_DOMAIN, webPhoneUrl: e.WEBPHONE_URL },
+    applicationForwardUrl: e.APPLICATION_FORWARD_URL,
+    telephony: {
+      apiUrl: e.TELEPHONY_API_URL,
+      callerId: e.TELEPHONY_CALLER_ID,
+      login: e.TELEPHONY_LOGIN,
+      apiKey: e.TELEPHONY_API_KEY,
+      timeoutMs: e.TELEPHONY_TIMEOUT_MS,
+    },
+    realtime: { presenceGraceSeconds: e.PRESENCE_GRACE_SECONDS, pingSeconds: e.REALTIME_PING_SECONDS },
+    logLevel: e.LOG_LEVEL,
+  };
+}

@@ -1,0 +1,136 @@
+import { z } from "zod";
+import { looksLikePhone } from "./phone";
+
+/** What a spreadsheet column becomes: a Lead field of SPEC §3, or nothing. */
+export const MAPPING_FIELDS = [
+  "skip",
+  "name",
+  "phone",
+  "city",
+  "address",
+  "age",
+  "additionalInfo1",
+  "additionalInfo2",
+  "additionalInfo3",
+  "additionalInfo4",
+] as const;
+export type MappingField = (typeof MAPPING_FIELDS)[number];
+export type ContactField = Exclude<MappingField, "skip">;
+
+/** The SPEC's column types, as the mapping table shows them. */
+export const MAPPING_LABELS: Record<MappingField, string> = {
+  skip: "Выберите тип",
+  name: "ФИО",
+  phone: "Номер",
+  city: "Город",
+  address: "Адрес",
+  age: "Возраст",
+  additionalInfo1: "Доп. поле 1",
+  additionalInfo2: "Доп. поле 2",
+  additionalInfo3: "Доп. поле 3",
+  additionalInfo4: "Доп. поле 4",
+};
+
+export const mappingsSchema = z
+  .array(z.enum(MAPPING_FIELDS, { error: "Неизвестный тип столбца в сопоставлении" }), {
+    error: "Сопоставление столбцов должно быть JSON-массивом",
+  })
+  .max(100, { error: "Слишком много столбцов в сопоставлении" })
+  .superRefine((fields, ctx) => {
+    const seen = new Set<string>();
+    for (const field of fields) {
+      if (field === "skip") continue;
+      if (seen.has(field)) {
+        ctx.addIssue({ code: "custom", message: `Тип «${MAPPING_LABELS[field]}» выбран для нескольких столбцов` });
+        return;
+      }
+      seen.add(field);
+    }
+    if (!seen.has("name") && !seen.has("phone")) {
+      ctx.addIssue({ code: "custom", message: "Укажите столбец с ФИО или с номером телефона" });
+    }
+  });
+
+const normalise = (header: string) =>
+  header
+    .toLowerCase()
+    .replace(/ё/g, "е")
+    .replace(/[.,:;_\-№#()*"']/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+
+const HEADERS: Array<[Exclude<ContactField, `additionalInfo${number}`>, string[]]> = [
+  ["name", ["фио", "ф и о", "имя", "фамилия имя отчество", "фамилия", "клиент", "имя клиента", "name", "full name", "fullname", "client"]],
+  ["phone", ["телефон", "тел", "номер", "номер телефона", "телефон клиента", "мобильный", "моб", "моб телефон", "мобильный телефон", "phone", "phone number", "tel", "telephone", "mobile"]],
+  ["city", ["город", "нас пункт", "населенный пункт", "city", "town"]],
+  ["address", ["адрес", "адрес клиента", "улица", "address"]],
+  ["age", ["возраст", "лет", "age"]],
+];
+const EXTRA = /^(доп|дополнительн|примечани|комментари|инфо|информац|info|note|comment)/;
+
+/** The field a header names, if it is one we know. */
+export function fieldForHeader(header: string): ContactField | "extra" | null {
+  const h = normalise(header);
+  if (!h) return null;
+  for (const [field, names] of HEADERS) if (names.includes(h)) return field;
+  if (EXTRA.test(h)) return "extra";
+  return null;
+}
+
+/**
+ * A sensible mapping for a file: from its header row when it has one (ФИО, Телефон, Город, Адрес, Возраст and
+ * common variants; extra columns fill Доп. поле 1 to 4), otherwise from the look of the first rows.
+ */
+export function suggestMapping(rows: string[][], columnCount: number): { hasHeader: boolean; mapping: MappingField[] } {
+  const mapping: MappingField[] = Array.from({ length: columnCount }, () => "skip");
+  const header = rows[0] ?? [];
+  const used = new Set<MappingField>();
+  let extras = 0;
+  header.forEach((cell, i) => {
+    const field = fieldForHeader(cell);
+    if (!field || i >= columnCount) return;
+    if (field === "extra") {
+      if (extras < 4) {
+        extras++;
+        mapping[i] = `additionalInfo${extras}` as MappingField;
+      }
+    } else if (!used.has(field)) {
+      used.add(field);
+      mapping[i] = field;
+    }
+  });
+  const hasHeader = mapping.some((field) => field !== "skip");
+  if (hasHeader) return { hasHeader, mapping };
+
+  // No header: the column of phone-like values is the phone, the first one of words the name.
+  const sample = rows.slice(0, 20);
+  const share = (i: number, test: (cell: string) => boolean) => {
+    const cells = sample.map((row) => row[i] ?? "").filter(Boolean);
+    return cells.length ? cells.filter(test).length / cells.length : 0;
+  };
+  for (let i = 0; i < columnCount; i++) {
+    if (!used.has("phone") && share(i, looksLikePhone) >= 0.6) {
+      used.add("phone");
+      mapping[i] = "phone";
+    }
+  }
+  for (let i = 0; i < columnCount; i++) {
+    if (!used.has("name") && mapping[i] === "skip" && share(i, (c) => /\p{L}{2,}/u.test(c)) >= 0.6) {
+      used.add("name");
+      mapping[i] = "name";
+    }
+  }
+  return { hasHeader, mapping };
+}
+
+/** Spreadsheet column letters: 0 → A, 26 → AA. */
+export function columnLetter(index: number): string {
+  let n = index + 1;
+  let out = "";
+  while (n > 0) {
+    const r = (n - 1) % 26;
+    out = String.fromCharCode(65 + r) + out;
+    n = Math.floor((n - 1) / 26);
+  }
+  return out;
+}

@@ -1,0 +1,119 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { queryRows } from "../../../db/client";
+import { type Actor, requireAdmin } from "../actor";
+import { badRequest } from "../errors";
+import { parseInput } from "../validation";
+import { looksLikePhone, phoneKey } from "./phone";
+
+/** At most this many hits per search (the page paginates them). */
+export const SEARCH_LIMIT = 200;
+
+export const SEARCH_TERM_REQUIRED = "Введите телефон или часть имени для поиска";
+export const NOTHING_FOUND = "Ничего не найдено";
+
+export const searchSchema = z.object({
+  term: z.string({ error: SEARCH_TERM_REQUIRED }).trim().min(1, { error: SEARCH_TERM_REQUIRED }).max(200, {
+    error: "Слишком длинный запрос (не более 200 символов)",
+  }),
+  /** A base id, or 0 (or nothing) for every base. */
+  database: z.coerce
+    .number({ error: "Неверный идентификатор базы" })
+    .int({ error: "Неверный идентификатор базы" })
+    .min(0, { error: "Неверный идентификатор базы" })
+    .max(2147483647, { error: "Неверный идентификатор базы" })
+    .optional()
+    .default(0),
+});
+
+export interface SearchHit {
+  databaseName: string;
+  data: {
+    id: number;
+    name: string;
+    phone: string;
+    city: string;
+    address: string;
+    age: string;
+    additionalInfo1: string;
+    additionalInfo2: string;
+    additionalInfo3: string;
+    additionalInfo4: string;
+    status: string;
+  };
+}
+
+interface HitRow {
+  id: string | number;
+  database_name: string;
+  name: string;
+  phone: string;
+  city: string;
+  address: string;
+  age: string;
+  additional_info1: string;
+  additional_info2: string;
+  additional_info3: string;
+  additional_info4: string;
+  status: string | null;
+}
+
+const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/**
+ * Finds contacts by phone (any common way of writing it: the normalised key, contacts_phone_key_idx) or by a part
+ * of the name (lower(name) LIKE, served by the contacts_name_trgm_idx trigram index), in one base or in all.
+ */
+export async function searchContacts(
+  db: Db,
+  actor: Actor,
+  input: { term?: unknown; database?: unknown },
+  options: { phoneRegion: string },
+): Promise<SearchHit[]> {
+  requireAdmin(actor);
+  const { term, database } = parseInput(searchSchema, {
+    term: input.term ?? "",
+    database: input.database === "" || input.database === null ? undefined : input.database,
+  });
+  let where;
+  // Phone hits are few: sort them. Name hits can be tens of thousands: an ORDER BY would fetch and sort them all
+  // before the LIMIT; the trigram bitmap scan already returns rows in storage order (import order) and stops at
+  // the LIMIT.
+  let order = sql``;
+  if (looksLikePhone(term)) {
+    where = sql`c.phone_key = ${phoneKey(term, options.phoneRegion)}`;
+    order = sql`order by c.id`;
+  } else {
+    if ([...term].length < 3) throw badRequest("Для поиска по имени введите не менее 3 символов", "term_too_short");
+    where = sql`lower(c.name) like ${`%${escapeLike(term.toLowerCase())}%`}`;
+  }
+  const inBase = database ? sql` and c.database_id = ${database}` : sql``;
+  const rows = await queryRows<HitRow>(
+    db,
+    sql`select c.id, d.name as database_name, c.name, c.phone, c.city, c.address, c.age,
+               c.additional_info1, c.additional_info2, c.additional_info3, c.additional_info4, s.text as status
+        from contacts c
+        join databases d on d.id = c.database_id
+        left join statuses s on s.id = c.status_id
+        where ${where}${inBase}
+        ${order}
+        limit ${SEARCH_LIMIT}`,
+  );
+  return rows.map((r) => ({
+    databaseName: r.database_name,
+    data: {
+      id: Number(r.id),
+      name: r.name,
+      phone: r.phone,
+      city: r.city,
+      address: r.address,
+      age: r.age,
+      additionalInfo1: r.additional_info1,
+      additionalInfo2: r.additional_info2,
+      additionalInfo3: r.additional_info3,
+      additionalInfo4: r.additional_info4,
+      status: r.status ?? "",
+    },
+  }));
+}

@@ -1,0 +1,405 @@
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+import zlib from "node:zlib";
+import ExcelJS from "exceljs";
+import { badRequest } from "../errors";
+
+/**
+ * Reading uploaded spreadsheets (DESIGN §8). Uploads are untrusted: the format is decided by the file's first
+ * bytes, not its name; `.xlsx` streams through exceljs after a look at the zip directory (no zip bombs);
+ * legacy `.xls` goes through the `xlsx` package in a worker thread with size, row, memory and time limits.
+ * Every cell comes back as text: Cyrillic, leading zeros and long numbers stay as written.
+ */
+export type SheetKind = "xlsx" | "xls";
+
+export const SHEET_LIMITS = {
+  /** Largest upload accepted at all. */
+  maxFileBytes: 50 * 1024 * 1024,
+  /** `.xls` is parsed whole in memory (in a worker): a smaller cap. */
+  maxXlsBytes: 20 * 1024 * 1024,
+  /** Sum of the zip's uncompressed sizes; a real 1,000,000-row sheet stays far below. */
+  maxUnzippedBytes: 1024 * 1024 * 1024,
+  /** Excel's own row limit. */
+  maxRows: 1_048_576,
+  /** Columns read per row (the rest are dropped). */
+  maxColumns: 100,
+  /** Wall time for reading one file. */
+  maxSeconds: 300,
+  /** The `.xls` worker's heap. */
+  xlsWorkerHeapMb: 512,
+  /** The shared-string table is held in memory while the sheet is read: its XML may not be larger. */
+  maxSharedStringsBytes: 100 * 1024 * 1024,
+  /** Any other part but a worksheet (styles, workbook, relationships). */
+  maxPartBytes: 100 * 1024 * 1024,
+  /** Longest run of XML between two tags: a cell holds at most 32,767 characters, escaped a few bytes each. */
+  maxXmlRunBytes: 1024 * 1024,
+  /** Excel's limit of characters in one cell. */
+  maxCellChars: 32_767,
+  /** Rows without a single value (each may hold empty, formatted cells) before the file is refused. */
+  maxEmptyRows: 100_000,
+  /** Empty cells in such rows before the file is refused (a sheet of millions of empty cells). */
+  maxEmptyCells: 1_000_000,
+};
+
+export const MESSAGES = {
+  notSpreadsheet: "Файл не является таблицей Excel: загрузите файл .xlsx или .xls",
+  tooLarge: `Файл слишком большой: не более ${SHEET_LIMITS.maxFileBytes / 1024 / 1024} МБ`,
+  xlsTooLarge: `Файл .xls слишком большой: не более ${SHEET_LIMITS.maxXlsBytes / 1024 / 1024} МБ. Сохраните его как .xlsx`,
+  bomb: "Файл повреждён или подозрительно сильно сжат: импорт отменён",
+  tooManyRows: `В файле слишком много строк: не более ${SHEET_LIMITS.maxRows.toLocaleString("ru-RU")}`,
+  tooSlow: "Файл читается слишком долго: импорт отменён",
+  damaged: "Не удалось прочитать файл: он повреждён или сохранён в неподдерживаемом формате",
+  empty: "Файл пустой: в первом листе нет строк",
+  tooManyStrings: `В файле слишком много текста: таблица строк больше ${SHEET_LIMITS.maxSharedStringsBytes / 1024 / 1024} МБ. Разбейте файл на части`,
+  cellTooLong: "В ячейке больше 32 767 символов (предел Excel): файл повреждён или это не таблица",
+  tooManyEmpty: "В файле слишком много пустых строк и ячеек: удалите их в Excel и загрузите файл снова",
+};
+
+const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
+const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+const startsWith = (buffer: Buffer, magic: number[]) => magic.every((byte, i) => buffer[i] === byte);
+
+/** The file's format, from its size and first bytes; a 400 with a Russian message for anything else. */
+export function detectSheetKind(path: string): SheetKind {
+  const size = fs.statSync(path).size;
+  if (size === 0) throw badRequest(MESSAGES.empty, "empty_file");
+  if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
+  const head = Buffer.alloc(8);
+  const fd = fs.openSync(path, "r");
+  try {
+    fs.readSync(fd, head, 0, 8, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (startsWith(head, ZIP_MAGIC)) {
+    zipEntries.set(path, checkXlsxZip(path, size));
+    if (zipEntries.size > 32) zipEntries.delete(zipEntries.keys().next().value as string);
+    return "xlsx";
+  }
+  if (startsWith(head, OLE_MAGIC)) {
+    if (size > SHEET_LIMITS.maxXlsBytes) throw badRequest(MESSAGES.xlsTooLarge, "file_too_large");
+    return "xls";
+  }
+  throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
+}
+
+/**
+ * Reads the zip's central directory before any inflating: it must hold a workbook, and its declared sizes must
+ * be sane (a zip bomb declares gigabytes, or compresses a thousandfold). The streaming reader's row and time
+ * limits catch a directory that lies.
+ */
+function checkXlsxZip(path: string, size: number): ZipEntry[] {
+  const fd = fs.openSync(path, "r");
+  try {
+    const tailLength = Math.min(size, 65_557);
+    const tail = Buffer.alloc(tailLength);
+    fs.readSync(fd, tail, 0, tailLength, size - tailLength);
+    let eocd = -1;
+    for (let i = tailLength - 22; i >= 0; i--) {
+      if (tail.readUInt32LE(i) === 0x06054b50) {
+        eocd = i;
+        break;
+      }
+    }
+    if (eocd < 0) throw badRequest(MESSAGES.damaged, "damaged_file");
+    const entries = tail.readUInt16LE(eocd + 10);
+    const dirSize = tail.readUInt32LE(eocd + 12);
+    const dirOffset = tail.readUInt32LE(eocd + 16);
+    if (dirOffset === 0xffffffff || dirSize > size || dirOffset + dirSize > size) throw badRequest(MESSAGES.bomb, "zip_bomb");
+    const dir = Buffer.alloc(dirSize);
+    fs.readSync(fd, dir, 0, dirSize, dirOffset);
+    let offset = 0;
+    let total = 0;
+    let hasWorkbook = false;
+    const list: ZipEntry[] = [];
+    for (let n = 0; n < entries && offset + 46 <= dir.length; n++) {
+      if (dir.readUInt32LE(offset) !== 0x02014b50) throw badRequest(MESSAGES.damaged, "damaged_file");
+      const flags = dir.readUInt16LE(offset + 8);
+      const method = dir.readUInt16LE(offset + 10);
+      const compressed = dir.readUInt32LE(offset + 20);
+      const uncompressed = dir.readUInt32LE(offset + 24);
+      const nameLength = dir.readUInt16LE(offset + 28);
+      const extraLength = dir.readUInt16LE(offset + 30);
+      const commentLength = dir.readUInt16LE(offset + 32);
+      const localOffset = dir.readUInt32LE(offset + 42);
+      const name = dir.toString("utf8", offset + 46, offset + 46 + nameLength);
+      if (name === "xl/workbook.xml") hasWorkbook = true;
+      if (uncompressed === 0xffffffff || compressed === 0xffffffff) throw badRequest(MESSAGES.bomb, "zip_bomb");
+      total += uncompressed;
+      // Sheet XML compresses about 10-30 times; a thousandfold on anything sizeable is a bomb.
+      if (uncompressed > 10 * 1024 * 1024 && uncompressed > compressed * 1000) throw badRequest(MESSAGES.bomb, "zip_bomb");
+      const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name);
+      if (name === "xl/sharedStrings.xml" && uncompressed > SHEET_LIMITS.maxSharedStringsBytes) {
+        throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
+      }
+      if (!isSheet && uncompressed > SHEET_LIMITS.maxPartBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
+      list.push({ name, flags, method, compressed, uncompressed, localOffset });
+      offset += 46 + nameLength + extraLength + commentLength;
+    }
+    if (list.length !== entries) throw badRequest(MESSAGES.damaged, "damaged_file");
+    if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
+    if (!hasWorkbook) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
+    checkZipLayout(fd, list, dirOffset);
+    return list;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+interface ZipEntry {
+  name: string;
+  flags: number;
+  method: number;
+  compressed: number;
+  uncompressed: number;
+  localOffset: number;
+  /** Where the entry's compressed data starts (after its local header). */
+  dataOffset?: number;
+}
+
+/** The directory of each zip checked by detectSheetKind, for the inflating check in readXlsx. */
+const zipEntries = new Map<string, ZipEntry[]>();
+const verifiedZips = new Set<string>();
+
+/**
+ * The streaming reader (unzipper, under exceljs) walks the local headers one after another, not the directory:
+ * every entry must sit exactly where the directory says, back to back, with matching local headers, so no
+ * entry hides between them and no local header claims other sizes than the ones checked.
+ */
+function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
+  const damaged = () => badRequest(MESSAGES.damaged, "damaged_file");
+  const sorted = [...entries].sort((a, b) => a.localOffset - b.localOffset);
+  let expected = 0;
+  const header = Buffer.alloc(30);
+  const descriptor = Buffer.alloc(4);
+  for (const entry of sorted) {
+    if (entry.localOffset !== expected) throw damaged();
+    if (fs.readSync(fd, header, 0, 30, entry.localOffset) !== 30 || header.readUInt32LE(0) !== 0x04034b50) throw damaged();
+    const flags = header.readUInt16LE(6);
+    const method = header.readUInt16LE(8);
+    if (method !== entry.method || (method !== 0 && method !== 8)) throw damaged();
+    if (flags & 0x0001) throw damaged(); // encrypted
+    const hasDescriptor = (flags & 0x0008) !== 0;
+    if (!hasDescriptor) {
+      const compressed = header.readUInt32LE(18);
+      const uncompressed = header.readUInt32LE(22);
+      if (compressed !== entry.compressed || uncompressed !== entry.uncompressed) throw badRequest(MESSAGES.bomb, "zip_bomb");
+    }
+    if (method === 0 && entry.compressed !== entry.uncompressed) throw damaged();
+    entry.dataOffset = entry.localOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+    expected = entry.dataOffset + entry.compressed;
+    if (hasDescriptor) {
+      fs.readSync(fd, descriptor, 0, 4, expected);
+      expected += descriptor.readUInt32LE(0) === 0x08074b50 ? 16 : 12;
+    }
+  }
+  if (expected !== dirOffset) throw damaged();
+}
+
+/**
+ * Inflates every entry once, counting, before exceljs reads the file: an entry that inflates to more than its
+ * directory says (a zip bomb with a lying directory), or XML with a run of text longer than any cell can hold
+ * (one "cell" of a gigabyte), is refused having used a few megabytes. Nothing inflated is kept.
+ */
+async function verifyXlsxEntries(path: string): Promise<void> {
+  const entries = zipEntries.get(path);
+  if (!entries) throw badRequest(MESSAGES.damaged, "damaged_file");
+  // The import reads a file twice (the header rows, then all): inflate-check it once.
+  const stat = fs.statSync(path);
+  const key = `${path}:${stat.size}:${stat.mtimeMs}`;
+  if (verifiedZips.has(key)) return;
+  for (const entry of entries) {
+    if (entry.compressed === 0 && entry.uncompressed === 0) continue;
+    const source = fs.createReadStream(path, { start: entry.dataOffset, end: (entry.dataOffset ?? 0) + entry.compressed - 1 });
+    const stream = entry.method === 8 ? source.pipe(zlib.createInflateRaw()) : source;
+    const isXml = /\.(xml|rels)$/i.test(entry.name);
+    let size = 0;
+    let run = 0;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > entry.uncompressed) throw badRequest(MESSAGES.bomb, "zip_bomb");
+        if (isXml) {
+          // Runs inside one chunk (at most 64 KB) are always short: only the runs that cross chunks can grow.
+          const first = chunk.indexOf(0x3c);
+          if (first < 0) run += chunk.length;
+          else {
+            if (run + first > SHEET_LIMITS.maxXmlRunBytes) run += first;
+            else run = chunk.length - chunk.lastIndexOf(0x3c) - 1;
+          }
+          if (run > SHEET_LIMITS.maxXmlRunBytes) throw badRequest(MESSAGES.cellTooLong, "cell_too_long");
+        }
+      }
+    } catch (error) {
+      if ((error as { status?: number }).status) throw error;
+      throw badRequest(MESSAGES.damaged, "damaged_file");
+    } finally {
+      source.destroy();
+      if (stream !== source) (stream as zlib.InflateRaw).destroy();
+    }
+    if (size !== entry.uncompressed) throw badRequest(MESSAGES.damaged, "damaged_file");
+  }
+  verifiedZips.add(key);
+  if (verifiedZips.size > 32) verifiedZips.delete(verifiedZips.values().next().value as string);
+}
+
+/** A cell as the text a person sees: numbers without float noise or exponents, dates as dd.mm.yyyy. */
+export function cellText(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  // NUL cannot be stored in a Postgres text column.
+  if (typeof value === "string") return (value.includes("\u0000") ? value.replace(/\u0000/g, "") : value).trim();
+  if (typeof value === "number") return numberText(value);
+  if (typeof value === "boolean") return value ? "ИСТИНА" : "ЛОЖЬ";
+  if (value instanceof Date) return dateText(value);
+  if (typeof value === "object") {
+    const v = value as Record<string, unknown>;
+    if (Array.isArray(v.richText)) return (v.richText as Array<{ text?: string }>).map((r) => r.text ?? "").join("").trim();
+    if ("result" in v) return cellText(v.result);
+    if ("text" in v) return cellText(v.text);
+    if ("error" in v) return "";
+    if ("formula" in v || "sharedFormula" in v) return "";
+  }
+  return String(value).trim();
+}
+
+function numberText(n: number): string {
+  if (!Number.isFinite(n)) return "";
+  const text = String(n);
+  if (!/e/i.test(text)) return text;
+  // 1e+21 and beyond: the digits the float holds, never an exponent.
+  if (Number.isInteger(n)) return BigInt(n).toString();
+  return n.toFixed(20).replace(/0+$/, "").replace(/\.$/, "");
+}
+
+function dateText(date: Date): string {
+  if (Number.isNaN(date.getTime())) return "";
+  const dd = String(date.getUTCDate()).padStart(2, "0");
+  const mm = String(date.getUTCMonth() + 1).padStart(2, "0");
+  const base = `${dd}.${mm}.${date.getUTCFullYear()}`;
+  const h = date.getUTCHours();
+  const m = date.getUTCMinutes();
+  return h || m ? `${base} ${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}` : base;
+}
+
+export interface ReadOptions {
+  /** Stop after this many rows (the preview reads a few). */
+  limit?: number;
+}
+
+/**
+ * The rows of the first sheet, each an array of cell texts (empty rows left out). Throws AppError (400) for a
+ * file that is not a spreadsheet, is too big, too long, too slow or damaged.
+ */
+export async function* readSheetRows(path: string, options: ReadOptions = {}): AsyncGenerator<string[]> {
+  const kind = detectSheetKind(path);
+  const limit = options.limit ?? Infinity;
+  const source = kind === "xlsx" ? readXlsx(path) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
+  const deadline = Date.now() + SHEET_LIMITS.maxSeconds * 1000;
+  let count = 0;
+  // Every row read counts for the time limit, empty ones too (a sheet of a million empty rows is not free).
+  let seen = 0;
+  let emptyRows = 0;
+  let emptyCells = 0;
+  for await (const { cells: row, width } of source) {
+    seen++;
+    if ((seen & 1023) === 0 && Date.now() > deadline) throw badRequest(MESSAGES.tooSlow, "too_slow");
+    if (!row.some((cell) => cell !== "")) {
+      emptyRows++;
+      emptyCells += width;
+      if (emptyRows > SHEET_LIMITS.maxEmptyRows || emptyCells > SHEET_LIMITS.maxEmptyCells) {
+        throw badRequest(MESSAGES.tooManyEmpty, "too_many_empty");
+      }
+      continue;
+    }
+    if (count >= limit) return;
+    count++;
+    if (count > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
+    for (const cell of row) if (cell.length > SHEET_LIMITS.maxCellChars) throw badRequest(MESSAGES.cellTooLong, "cell_too_long");
+    yield row;
+  }
+}
+
+/** A row as read: its cells as text, and how many cells the file wrote for it (empty ones included). */
+interface RawRow {
+  cells: string[];
+  width: number;
+}
+
+async function* readXlsx(path: string): AsyncGenerator<RawRow> {
+  await verifyXlsxEntries(path);
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
+    sharedStrings: "cache",
+    styles: "cache",
+    hyperlinks: "ignore",
+    worksheets: "emit",
+    entries: "emit",
+  });
+  try {
+    for await (const sheet of reader) {
+      for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
+        const values = row.values as unknown[];
+        const cells: string[] = [];
+        const last = Math.min(values.length - 1, SHEET_LIMITS.maxColumns);
+        for (let i = 1; i <= last; i++) cells.push(cellText(values[i]));
+        yield { cells, width: row.cellCount };
+      }
+      return; // the first sheet only
+    }
+  } catch (error) {
+    if ((error as { status?: number }).status) throw error;
+    throw badRequest(MESSAGES.damaged, "damaged_file");
+  }
+}
+
+const requireHere = createRequire(import.meta.url);
+
+/** Runs in a worker thread: the untrusted `.xls` is parsed away from the server's heap and event loop. */
+const XLS_WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const fs = require("node:fs");
+(function () {
+  try {
+    const XLSX = require(workerData.xlsxPath);
+    const wb = XLSX.read(fs.readFileSync(workerData.path), {
+      type: "buffer", cellDates: true, cellFormula: false, cellHTML: false, cellStyles: false,
+      cellText: false, sheetRows: workerData.maxRows + 1, dense: true,
+    });
+    const name = wb.SheetNames[0];
+    const ws = name ? wb.Sheets[name] : null;
+    if (!ws) return parentPort.postMessage({ ok: true, rows: [] });
+    const rows = XLSX.utils.sheet_to_json(ws, { header: 1, raw: true, defval: "", blankrows: false });
+    parentPort.postMessage({ ok: true, rows: rows.map((r) => r.slice(0, workerData.maxColumns)) });
+  } catch (error) {
+    parentPort.postMessage({ ok: false, message: String((error && error.message) || error) });
+  }
+})();
+`;
+
+async function* readXls(path: string, maxRows: number): AsyncGenerator<RawRow> {
+  const rows = await new Promise<unknown[][]>((resolve, reject) => {
+    const worker = new Worker(XLS_WORKER, {
+      eval: true,
+      workerData: { path, xlsxPath: requireHere.resolve("xlsx"), maxRows, maxColumns: SHEET_LIMITS.maxColumns },
+      resourceLimits: { maxOldGenerationSizeMb: SHEET_LIMITS.xlsWorkerHeapMb },
+    });
+    const timer = setTimeout(() => {
+      void worker.terminate();
+      reject(badRequest(MESSAGES.tooSlow, "too_slow"));
+    }, SHEET_LIMITS.maxSeconds * 1000);
+    worker.once("message", (message: { ok: boolean; rows?: unknown[][] }) => {
+      clearTimeout(timer);
+      void worker.terminate();
+      if (message.ok) resolve(message.rows ?? []);
+      else reject(badRequest(MESSAGES.damaged, "damaged_file"));
+    });
+    worker.once("error", () => {
+      // Out of memory, or a crash inside the parser.
+      clearTimeout(timer);
+      reject(badRequest(MESSAGES.damaged, "damaged_file"));
+    });
+  });
+  if (rows.length > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
+  for (const row of rows) yield { cells: row.map(cellText), width: row.length };
+}

@@ -1,0 +1,35 @@
+/**
+ * The one error type of the core: an HTTP status, a machine code and a Russian message a person can act on.
+ * Fastify turns it into `{ error, message }`; Remix turns it into a field error or a toast.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = "AppError";
+  }
+}
+
+export const badRequest = (message: string, code = "bad_request") => new AppError(400, code, message);
+export const unauthorized = (message = "Требуется вход в систему", code = "unauthorized") =>
+  new AppError(401, code, message);
+export const forbidden = (message = "Недостаточно прав для этого действия", code = "forbidden") =>
+  new AppError(403, code, message);
+export const notFound = (message = "Не найдено", code = "not_found") => new AppError(404, code, message);
+export const conflict = (message: string, code = "conflict") => new AppError(409, code, message);
+export const tooManyRequests = (message: string, code = "too_many_requests") => new AppError(429, code, message);
+
+/**
+ * By shape as well as by class: the Remix server build bundles its own copy of this module, so an AppError
+ * thrown by a dependency built outside the bundle (the telephony client, the hub) is not `instanceof` the
+ * bundle's class.
+ */
+export const isAppError = (error: unknown): error is AppError =>
+  error instanceof AppError ||
+  (error instanceof Error &&
+    error.name === "AppError" &&
+    typeof (error as AppError).status === "number" &&
+    typeof (error as AppError).code === "string");

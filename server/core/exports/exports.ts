@@ -1,0 +1,177 @@
+import { desc, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { databases, exports, statuses } from "../../../db/schema";
+import { type Actor, requireAdmin } from "../actor";
+import { badRequest, conflict, notFound } from "../errors";
+import { idSchema, parseInput, requiredText } from "../validation";
+
+/** Postgres channel a new or restarted export is announced on (every instance's worker listens). */
+export const EXPORTS_CHANNEL = "leaddesk_exports";
+/** The pseudo-status of contacts never called, offered beside the real statuses. */
+export const NO_STATUS_ID = 0;
+export const NO_STATUS_LABEL = "Без статуса";
+
+export const exportNotFound = () => notFound("Экспорт не найден", "export_not_found");
+
+const ids = (message: string) =>
+  z
+    .preprocess(
+      (value) => (value === undefined || value === null || value === "" ? [] : Array.isArray(value) ? value : [value]),
+      z.array(z.coerce.number({ error: message }).int({ error: message }).min(0, { error: message }).max(2147483647, { error: message })),
+    )
+    .transform((list) => [...new Set(list)]);
+
+export const createExportSchema = z.object({
+  name: requiredText("Введите имя експорта", 200),
+  databaseIds: ids("Выберите минимум 1 базу")
+    .transform((list) => list.filter((id) => id > 0))
+    .refine((list) => list.length > 0, { error: "Выберите минимум 1 базу" }),
+  statusIds: ids("Выберите минимум 1 статус").refine((list) => list.length > 0, { error: "Выберите минимум 1 статус" }),
+});
+
+export interface ExportView {
+  id: number;
+  name: string;
+  createdAt: string;
+  isExported: boolean;
+  progress: number;
+  startTime: string | null;
+  endTime: string | null;
+  error: string | null;
+  databaseIds: number[];
+  statusIds: number[];
+}
+
+const iso = (d: Date | null) => (d ? d.toISOString() : null);
+
+const columns = {
+  id: exports.id,
+  name: exports.name,
+  createdAt: exports.createdAt,
+  isExported: exports.isExported,
+  progress: exports.progress,
+  startTime: exports.startTime,
+  endTime: exports.endTime,
+  error: exports.error,
+  databaseIds: exports.databaseIds,
+  statusIds: exports.statusIds,
+};
+
+function present(row: { [K in keyof typeof columns]: unknown } & Record<string, unknown>): ExportView {
+  const r = row as unknown as {
+    id: number;
+    name: string;
+    createdAt: Date;
+    isExported: boolean;
+    progress: number;
+    startTime: Date | null;
+    endTime: Date | null;
+    error: string | null;
+    databaseIds: number[];
+    statusIds: number[];
+  };
+  return {
+    id: r.id,
+    name: r.name,
+    createdAt: r.createdAt.toISOString(),
+    isExported: r.isExported,
+    progress: r.progress,
+    startTime: iso(r.startTime),
+    endTime: iso(r.endTime),
+    error: r.error,
+    databaseIds: r.databaseIds,
+    statusIds: r.statusIds,
+  };
+}
+
+/** Every export, newest first (the file itself is not read). */
+export async function listExports(db: Db, actor: Actor): Promise<ExportView[]> {
+  requireAdmin(actor);
+  const rows = await db.select(columns).from(exports).orderBy(desc(exports.id));
+  return rows.map(present);
+}
+
+async function announce(db: Db, id: number) {
+  await db.execute(sql`select pg_notify(${EXPORTS_CHANNEL}, ${String(id)})`);
+}
+
+/** Queues an export of the chosen bases' contacts whose current status is one of the chosen ones. */
+export async function createExport(db: Db, actor: Actor, input: unknown): Promise<ExportView> {
+  requireAdmin(actor);
+  const { name, databaseIds, statusIds } = parseInput(createExportSchema, input);
+  const knownBases = await db.select({ id: databases.id }).from(databases).where(inArray(databases.id, databaseIds));
+  if (knownBases.length !== databaseIds.length) throw badRequest("Выбранная база не найдена: обновите страницу", "base_not_found");
+  const realStatuses = statusIds.filter((id) => id !== NO_STATUS_ID);
+  if (realStatuses.length) {
+    const known = await db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.id, realStatuses));
+    if (known.length !== realStatuses.length) throw badRequest("Выбранный статус не найден: обновите страницу", "status_not_found");
+  }
+  const [row] = await db
+    .insert(exports)
+    .values({ name, databaseIds, statusIds, createdBy: actor.id })
+    .returning(columns);
+  await announce(db, row.id);
+  return present(row);
+}
+
+/** Deletes the given exports, or all of them (`"all"`); answers how many went. */
+export async function deleteExports(db: Db, actor: Actor, which: unknown[] | "all") {
+  requireAdmin(actor);
+  if (which === "all") {
+    const gone = await db.delete(exports).returning({ id: exports.id });
+    return { success: true, message: `Удалено экспортов: ${gone.length}`, deleted: gone.length };
+  }
+  const list = which.map((id) => parseInput(idSchema, id));
+  if (list.length === 0) throw badRequest("Выберите хотя бы один экспорт", "nothing_selected");
+  const gone = await db.delete(exports).where(inArray(exports.id, list)).returning({ id: exports.id });
+  if (gone.length === 0) throw exportNotFound();
+  return { success: true, message: `Удалено экспортов: ${gone.length}`, deleted: gone.length };
+}
+
+export async function deleteExport(db: Db, actor: Actor, rawId: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const gone = await db.delete(exports).where(eq(exports.id, id)).returning({ id: exports.id });
+  if (gone.length === 0) throw exportNotFound();
+  return { success: true, message: "Экспорт удалён", deleted: 1 };
+}
+
+/** Runs the job again from the start (after a crash, an error, or to get fresh data). */
+export async function restartExport(db: Db, actor: Actor, rawId: unknown): Promise<ExportView> {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const [row] = await db
+    .update(exports)
+    .set({
+      isExported: false,
+      progress: 0,
+      file: null,
+      error: null,
+      startTime: null,
+      endTime: null,
+      claimedBy: null,
+      claimedUntil: null,
+      updatedAt: new Date(),
+    })
+    .where(eq(exports.id, id))
+    .returning(columns);
+  if (!row) throw exportNotFound();
+  await announce(db, id);
+  return present(row);
+}
+
+const kyivDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Kyiv", year: "numeric", month: "2-digit", day: "2-digit" });
+
+/** The finished file: `export-{date}.xlsx` (the Kyiv date it was finished). */
+export async function exportFile(db: Db, actor: Actor, rawId: unknown): Promise<{ filename: string; data: Buffer }> {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const [row] = await db
+    .select({ isExported: exports.isExported, file: exports.file, endTime: exports.endTime })
+    .from(exports)
+    .where(eq(exports.id, id));
+  if (!row) throw exportNotFound();
+  if (!row.isExported || !row.file) throw conflict("Экспорт ещё не готов: дождитесь 100%", "export_not_ready");
+  return { filename: `export-${kyivDate.format(row.endTime ?? new Date())}.xlsx`, data: Buffer.from(row.file) };
+}

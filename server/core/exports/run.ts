@@ -1,0 +1,244 @@
+import os from "node:os";
+import { PassThrough } from "node:stream";
+import { and, eq, sql } from "drizzle-orm";
+import ExcelJS from "exceljs";
+import type { Db } from "../../../db/client";
+import { queryRows } from "../../../db/client";
+import { exports } from "../../../db/schema";
+import { NO_STATUS_ID } from "./exports";
+
+/** Rows read per query while writing a file. */
+const PAGE = 5000;
+
+export const EXPORT_HEADER = [
+  "ФИО",
+  "Телефон",
+  "Город",
+  "Адрес",
+  "Возраст",
+  "Доп. поле 1",
+  "Доп. поле 2",
+  "Доп. поле 3",
+  "Доп. поле 4",
+  "База",
+  "Статус",
+  "Менеджер",
+  "Дата статуса",
+  "Карточка клиента",
+];
+
+export interface ClaimedExport {
+  id: number;
+  name: string;
+  databaseIds: number[];
+  statusIds: number[];
+}
+
+/**
+ * Takes the oldest export nobody holds (never started, or its worker's lease ran out: a crash) for this worker.
+ * SKIP LOCKED: two instances never take the same job.
+ */
+export async function claimNextExport(db: Db, workerId: string, leaseSeconds: number): Promise<ClaimedExport | null> {
+  const rows = await queryRows<{ id: number; name: string; database_ids: number[]; status_ids: number[] }>(
+    db,
+    sql`update exports set claimed_by = ${workerId}, claimed_until = now() + make_interval(secs => ${leaseSeconds}),
+               progress = 0, start_time = now(), end_time = null, updated_at = now()
+        where id = (
+          select id from exports
+          where is_exported = false and error is null and (claimed_until is null or claimed_until < now())
+          order by id
+          for update skip locked
+          limit 1)
+        returning id, name, database_ids, status_ids`,
+  );
+  const row = rows[0];
+  return row ? { id: row.id, name: row.name, databaseIds: row.database_ids, statusIds: row.status_ids } : null;
+}
+
+/**
+ * Takes claims away from workers that are known to be dead, so their jobs start again at once instead of after
+ * the lease runs out (a SIGKILL, an out-of-memory kill, a power cut). A worker id is `host:pid:random`; a claim
+ * is dead when it was made on this host by a process that no longer exists, or, with `singleProcess` (PGlite:
+ * one process per data folder), by any other worker at all. Claims from other hosts keep their lease.
+ * Answers the ids released.
+ */
+export async function releaseDeadClaims(db: Db, workerId: string, options: { singleProcess: boolean }): Promise<number[]> {
+  const claimed = await db
+    .select({ id: exports.id, claimedBy: exports.claimedBy })
+    .from(exports)
+    .where(and(eq(exports.isExported, false), sql`${exports.claimedBy} is not null`, sql`${exports.claimedBy} <> ${workerId}`));
+  const released: number[] = [];
+  for (const { id, claimedBy } of claimed) {
+    if (!claimedBy || !(options.singleProcess || deadOnThisHost(claimedBy))) continue;
+    const rows = await db
+      .update(exports)
+      .set({ claimedBy: null, claimedUntil: null, progress: 0, updatedAt: new Date() })
+      .where(and(eq(exports.id, id), eq(exports.claimedBy, claimedBy), eq(exports.isExported, false)))
+      .returning({ id: exports.id });
+    if (rows.length) released.push(id);
+  }
+  return released;
+}
+
+function deadOnThisHost(claimedBy: string): boolean {
+  const parts = claimedBy.split(":");
+  if (parts.length < 3) return false;
+  const pid = Number(parts[parts.length - 2]);
+  const host = parts.slice(0, -2).join(":");
+  if (host !== os.hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "ESRCH";
+  }
+}
+
+/** The job was restarted or deleted meanwhile, or its lease went to another worker. */
+export class LostExportLease extends Error {}
+
+interface ExportRow {
+  id: string | number;
+  name: string;
+  phone: string;
+  city: string;
+  address: string;
+  age: string;
+  additional_info1: string;
+  additional_info2: string;
+  additional_info3: string;
+  additional_info4: string;
+  base: string;
+  status: string | null;
+  manager: string | null;
+  status_at: string | Date | null;
+  client_info: string;
+}
+
+const kyiv = new Intl.DateTimeFormat("ru-RU", {
+  timeZone: "Europe/Kyiv",
+  day: "2-digit",
+  month: "2-digit",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+
+function selection(job: ClaimedExport) {
+  const real = job.statusIds.filter((id) => id !== NO_STATUS_ID);
+  const parts = [];
+  if (real.length) parts.push(sql`c.status_id in ${real}`);
+  if (job.statusIds.includes(NO_STATUS_ID)) parts.push(sql`c.status_id is null`);
+  const statusCond = parts.length === 2 ? sql`(${parts[0]} or ${parts[1]})` : parts[0] ?? sql`false`;
+  const bases = job.databaseIds.length ? sql`c.database_id in ${job.databaseIds}` : sql`false`;
+  return sql`${bases} and ${statusCond}`;
+}
+
+/**
+ * Writes the job's contacts to an xlsx (exceljs streaming writer, one row per contact: its fields, base, current
+ * status, manager, date of the last status and the client card text), reporting progress 0-100 as it goes and
+ * renewing its lease; stores the file in the exports row. Throws LostExportLease if the job was taken away.
+ */
+export async function runExportJob(db: Db, job: ClaimedExport, workerId: string, leaseSeconds: number, shouldStop: () => boolean) {
+  const where = selection(job);
+  const [{ n }] = await queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`);
+  const total = Number(n);
+
+  const chunks: Buffer[] = [];
+  const stream = new PassThrough();
+  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on("end", resolve);
+    stream.on("error", reject);
+  });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false, useStyles: false });
+  const sheet = workbook.addWorksheet("Экспорт");
+  sheet.addRow(EXPORT_HEADER).commit();
+
+  const keepLease = async (progress: number) => {
+    const held = await db
+      .update(exports)
+      .set({ progress, claimedUntil: sql`now() + make_interval(secs => ${leaseSeconds})`, updatedAt: new Date() })
+      .where(and(eq(exports.id, job.id), eq(exports.claimedBy, workerId)))
+      .returning({ id: exports.id });
+    if (held.length === 0) throw new LostExportLease(`export ${job.id} lost`);
+  };
+
+  let last = 0;
+  let written = 0;
+  let reported = 0;
+  for (;;) {
+    if (shouldStop()) throw new LostExportLease(`export ${job.id} stopped`);
+    const rows = await queryRows<ExportRow>(
+      db,
+      sql`select c.id, c.name, c.phone, c.city, c.address, c.age, c.additional_info1, c.additional_info2,
+                 c.additional_info3, c.additional_info4, d.name as base, s.text as status,
+                 coalesce(nullif(u.display_name, ''), u.login) as manager, c.status_at, c.client_info
+          from contacts c
+          join databases d on d.id = c.database_id
+          left join statuses s on s.id = c.status_id
+          left join users u on u.id = c.last_user_id
+          where ${where} and c.id > ${last}
+          order by c.id
+          limit ${PAGE}`,
+    );
+    if (rows.length === 0) break;
+    for (const r of rows) {
+      sheet
+        .addRow([
+          r.name,
+          r.phone,
+          r.city,
+          r.address,
+          r.age,
+          r.additional_info1,
+          r.additional_info2,
+          r.additional_info3,
+          r.additional_info4,
+          r.base,
+          r.status ?? "",
+          r.manager ?? "",
+          r.status_at ? kyiv.format(new Date(r.status_at)) : "",
+          r.client_info,
+        ])
+        .commit();
+    }
+    written += rows.length;
+    last = Number(rows[rows.length - 1].id);
+    const progress = total ? Math.min(99, Math.floor((written / total) * 100)) : 99;
+    if (progress !== reported) {
+      reported = progress;
+      await keepLease(progress);
+    }
+    if (rows.length < PAGE) break;
+  }
+  sheet.commit();
+  await workbook.commit();
+  await finished;
+  const file = Buffer.concat(chunks);
+
+  const done = await db
+    .update(exports)
+    .set({
+      file,
+      isExported: true,
+      progress: 100,
+      endTime: new Date(),
+      claimedBy: null,
+      claimedUntil: null,
+      updatedAt: new Date(),
+    })
+    .where(and(eq(exports.id, job.id), eq(exports.claimedBy, workerId)))
+    .returning({ id: exports.id });
+  if (done.length === 0) throw new LostExportLease(`export ${job.id} lost`);
+  return { rows: written, bytes: file.length };
+}
+
+/** Records a failure so the page shows it; the job waits for a restart. */
+export async function failExportJob(db: Db, jobId: number, workerId: string, message: string) {
+  await db
+    .update(exports)
+    .set({ error: message, claimedBy: null, claimedUntil: null, updatedAt: new Date() })
+    .where(and(eq(exports.id, jobId), eq(exports.claimedBy, workerId)));
+}

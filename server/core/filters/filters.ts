@@ -1,0 +1,343 @@
+import { and, asc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import {
+  contacts,
+  databases,
+  filterDatabases,
+  filterManagers,
+  filterScripts,
+  filterStatuses,
+  filters,
+  scripts,
+  statuses,
+  templates,
+  users,
+} from "../../../db/schema";
+import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
+import { badRequest, forbidden, notFound } from "../errors";
+import { idSchema, parseInput, requiredText } from "../validation";
+
+export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
+export const filterUnavailable = () => forbidden("Эта тематика вам недоступна", "filter_unavailable");
+
+const idList = (message: string) =>
+  z
+    .array(idSchema, { error: message })
+    .min(1, { error: message })
+    .transform((ids) => [...new Set(ids)]);
+
+/** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
+export const filterInputSchema = z.object({
+  name: requiredText("Введите имя фильтра", 200),
+  managers: idList("Виберите 1 менеджера"),
+  databases: idList("Виберите 1 базу данных"),
+  statuses: idList("Виберите 1 статус"),
+  scripts: z
+    .array(idSchema, { error: "Неверный список скриптов" })
+    .optional()
+    .default([])
+    .transform((ids) => [...new Set(ids)]),
+  template: z
+    .union([idSchema, z.literal(0), z.literal(""), z.null()], { error: "Неверный шаблон" })
+    .optional()
+    .transform((v) => (v ? Number(v) : null)),
+});
+export type FilterInput = z.infer<typeof filterInputSchema>;
+
+/** SPEC §3 Filter, plus the ids the edit form needs. */
+export interface PresentedFilter {
+  id: number;
+  name: string;
+  isActive: boolean;
+  managers: Array<{ id: number; name: string }>;
+  scripts: Array<{ id: number; name: string }>;
+  databases: Array<{ id: number; name: string }>;
+  statuses: Array<{ id: number; text: string }>;
+  template: { id: number; name: string } | null;
+  totalManagers: number;
+}
+
+/** Filters with everything they list, in id order. */
+async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
+  if (ids && ids.length === 0) return [];
+  const rows = await db
+    .select({
+      id: filters.id,
+      name: filters.name,
+      isActive: filters.isActive,
+      templateId: templates.id,
+      templateName: templates.name,
+    })
+    .from(filters)
+    .leftJoin(templates, eq(templates.id, filters.templateId))
+    .where(ids ? inArray(filters.id, ids) : undefined)
+    .orderBy(asc(filters.id));
+  if (rows.length === 0) return [];
+  const filterIds = rows.map((r) => r.id);
+
+  const [managerRows, scriptRows, baseRows, statusRows] = await Promise.all([
+    db
+      .select({ filterId: filterManagers.filterId, id: users.id, name: users.displayName, login: users.login })
+      .from(filterManagers)
+      .innerJoin(users, eq(users.id, filterManagers.userId))
+      .where(inArray(filterManagers.filterId, filterIds))
+      .orderBy(asc(users.login)),
+    db
+      .select({ filterId: filterScripts.filterId, id: scripts.id, name: scripts.name })
+      .from(filterScripts)
+      .innerJoin(scripts, eq(scripts.id, filterScripts.scriptId))
+      .where(inArray(filterScripts.filterId, filterIds))
+      .orderBy(asc(scripts.name)),
+    db
+      .select({ filterId: filterDatabases.filterId, id: databases.id, name: databases.name })
+      .from(filterDatabases)
+      .innerJoin(databases, eq(databases.id, filterDatabases.databaseId))
+      .where(inArray(filterDatabases.filterId, filterIds))
+      .orderBy(asc(databases.id)),
+    db
+      .select({ filterId: filterStatuses.filterId, id: statuses.id, text: statuses.text })
+      .from(filterStatuses)
+      .innerJoin(statuses, eq(statuses.id, filterStatuses.statusId))
+      .where(inArray(filterStatuses.filterId, filterIds))
+      .orderBy(asc(statuses.order), asc(statuses.id)),
+  ]);
+
+  const group = <T extends { filterId: number }>(list: T[], id: number) => list.filter((r) => r.filterId === id);
+  return rows.map((row) => {
+    const managers = group(managerRows, row.id).map((m) => ({ id: m.id, name: m.name || m.login }));
+    return {
+      id: row.id,
+      name: row.name,
+      isActive: row.isActive,
+      managers,
+      scripts: group(scriptRows, row.id).map((s) => ({ id: s.id, name: s.name })),
+      databases: group(baseRows, row.id).map((b) => ({ id: b.id, name: b.name })),
+      statuses: group(statusRows, row.id).map((s) => ({ id: s.id, text: s.text })),
+      template: row.templateId ? { id: row.templateId, name: row.templateName ?? "" } : null,
+      totalManagers: managers.length,
+    };
+  });
+}
+
+/** Admin: every filter. Manager: the active filters that list him (SPEC: the topics open to him). */
+export async function listFilters(db: Db, actor: Actor): Promise<PresentedFilter[]> {
+  if (actor.isAdmin) return loadFilters(db);
+  return listOpenFilters(db, actor.id);
+}
+
+/** The active filters that list this user: what /getFilters offers and what he may work. */
+export async function listOpenFilters(db: Db, userId: number): Promise<PresentedFilter[]> {
+  const rows = await db
+    .select({ id: filters.id })
+    .from(filters)
+    .innerJoin(filterManagers, eq(filterManagers.filterId, filters.id))
+    .where(and(eq(filterManagers.userId, userId), eq(filters.isActive, true)));
+  return loadFilters(
+    db,
+    rows.map((r) => r.id),
+  );
+}
+
+export async function getFilter(db: Db, actor: Actor, rawId: unknown): Promise<PresentedFilter> {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const [filter] = await loadFilters(db, [id]);
+  if (!filter) throw filterNotFound();
+  return filter;
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** Every listed id must exist; otherwise a 400 naming what is missing. */
+async function checkReferences(tx: Tx, input: FilterInput) {
+  const missing = async (table: typeof users | typeof databases | typeof statuses | typeof scripts, ids: number[]) => {
+    if (ids.length === 0) return false;
+    const found = await tx.select({ id: table.id }).from(table).where(inArray(table.id, ids));
+    return found.length !== ids.length;
+  };
+  if (await missing(users, input.managers)) throw badRequest("Выбранный менеджер не найден", "manager_not_found");
+  if (await missing(databases, input.databases)) throw badRequest("Выбранная база не найдена", "database_not_found");
+  if (await missing(statuses, input.statuses)) throw badRequest("Выбранный статус не найден", "status_not_found");
+  if (await missing(scripts, input.scripts)) throw badRequest("Выбранный скрипт не найден", "script_not_found");
+  if (input.template) {
+    const [template] = await tx.select({ id: templates.id }).from(templates).where(eq(templates.id, input.template));
+    if (!template) throw badRequest("Выбранный шаблон не найден", "template_not_found");
+  }
+}
+
+async function writeLists(tx: Tx, filterId: number, input: FilterInput) {
+  await tx.delete(filterManagers).where(eq(filterManagers.filterId, filterId));
+  await tx.delete(filterDatabases).where(eq(filterDatabases.filterId, filterId));
+  await tx.delete(filterStatuses).where(eq(filterStatuses.filterId, filterId));
+  await tx.delete(filterScripts).where(eq(filterScripts.filterId, filterId));
+  await tx.insert(filterManagers).values(input.managers.map((userId) => ({ filterId, userId })));
+  await tx.insert(filterDatabases).values(input.databases.map((databaseId) => ({ filterId, databaseId })));
+  await tx.insert(filterStatuses).values(input.statuses.map((statusId) => ({ filterId, statusId })));
+  if (input.scripts.length > 0) {
+    await tx.insert(filterScripts).values(input.scripts.map((scriptId) => ({ filterId, scriptId })));
+  }
+}
+
+/**
+ * Users whose chosen topic is this filter but who may no longer work it (filter gone, deactivated, or they were
+ * taken off it) go back to topic choice, and let go of the lead they held.
+ */
+async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | null) {
+  const conditions = [eq(users.gettingFilter, filterId)];
+  if (keepUserIds && keepUserIds.length > 0) conditions.push(notInArray(users.id, keepUserIds));
+  const released = await tx
+    .update(users)
+    .set({ gettingFilter: 0, updatedAt: new Date() })
+    .where(and(...conditions))
+    .returning({ id: users.id });
+  if (released.length === 0) return;
+  await tx
+    .update(contacts)
+    .set({ heldBy: null, heldUntil: null })
+    .where(
+      and(
+        sql`${contacts.heldBy} is not null`,
+        inArray(
+          contacts.heldBy,
+          released.map((u) => u.id),
+        ),
+      ),
+    );
+}
+
+export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Promise<PresentedFilter> {
+  requireAdmin(actor);
+  const input = parseInput(filterInputSchema, rawInput);
+  const id = await db.transaction(async (tx) => {
+    await checkReferences(tx, input);
+    const [row] = await tx
+      .insert(filters)
+      .values({ name: input.name, templateId: input.template, isActive: true })
+      .returning({ id: filters.id });
+    await writeLists(tx, row.id, input);
+    return row.id;
+  });
+  const [filter] = await loadFilters(db, [id]);
+  return filter;
+}
+
+export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInput: unknown): Promise<PresentedFilter> {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const input = parseInput(filterInputSchema, rawInput);
+  await db.transaction(async (tx) => {
+    const [existing] = await tx.select({ id: filters.id }).from(filters).where(eq(filters.id, id)).for("update");
+    if (!existing) throw filterNotFound();
+    await checkReferences(tx, input);
+    await tx
+      .update(filters)
+      .set({ name: input.name, templateId: input.template, updatedAt: new Date() })
+      .where(eq(filters.id, id));
+    await writeLists(tx, id, input);
+    await releaseUsersOf(tx, id, input.managers);
+  });
+  const [filter] = await loadFilters(db, [id]);
+  return filter;
+}
+
+export async function deleteFilter(db: Db, actor: Actor, rawId: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  await db.transaction(async (tx) => {
+    const [deleted] = await tx.delete(filters).where(eq(filters.id, id)).returning({ id: filters.id });
+    if (!deleted) throw filterNotFound();
+    await releaseUsersOf(tx, id, null);
+  });
+  return { success: true, message: "Фильтр удалён" };
+}
+
+/** Flips Активирован / Деактивирован. Managers working a deactivated topic go back to topic choice. */
+export async function toggleFilterActive(db: Db, actor: Actor, rawId: unknown): Promise<PresentedFilter> {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(filters)
+      .set({ isActive: sql`not ${filters.isActive}`, updatedAt: new Date() })
+      .where(eq(filters.id, id))
+      .returning({ isActive: filters.isActive });
+    if (!row) throw filterNotFound();
+    if (!row.isActive) await releaseUsersOf(tx, id, null);
+  });
+  const [filter] = await loadFilters(db, [id]);
+  return filter;
+}
+
+/**
+ * The filter a user may work now: it exists, is active and lists him. Throws otherwise.
+ * Used by topic choice and by every lead call.
+ */
+export async function requireOpenFilter(db: Db | Tx, filterId: number, userId: number) {
+  const [row] = await db
+    .select({ id: filters.id, isActive: filters.isActive, templateId: filters.templateId, listed: filterManagers.userId })
+    .from(filters)
+    .leftJoin(filterManagers, and(eq(filterManagers.filterId, filters.id), eq(filterManagers.userId, userId)))
+    .where(eq(filters.id, filterId));
+  if (!row) throw filterNotFound();
+  if (!row.isActive || row.listed == null) throw filterUnavailable();
+  return { id: row.id, templateId: row.templateId };
+}
+
+export const chooseFilterSchema = z.object({
+  filterId: idSchema,
+  userId: idSchema,
+  login: z.string({ error: "Укажите логин" }).trim().min(1, { error: "Укажите логин" }).max(100),
+});
+
+/**
+ * Topic choice (SPEC POST /filters/{filterId}/{userId}/{login}): stores the filter as the user's gettingFilter.
+ * A manager chooses only for himself and only a topic open to him. A lead held from an earlier topic is let go.
+ */
+export async function chooseFilter(db: Db, actor: Actor, rawInput: unknown) {
+  const input = parseInput(chooseFilterSchema, rawInput);
+  requireSelfOrAdmin(actor, input.userId);
+  return db.transaction(async (tx) => {
+    const [user] = await tx
+      .select({ id: users.id, login: users.login, gettingFilter: users.gettingFilter })
+      .from(users)
+      .where(eq(users.id, input.userId));
+    if (!user || user.login !== input.login) throw notFound("Пользователь не найден", "user_not_found");
+    await requireOpenFilter(tx, input.filterId, user.id);
+    if (user.gettingFilter === input.filterId) return { success: true, message: "Тематика выбрана", gettingFilter: input.filterId };
+    await tx
+      .update(users)
+      .set({ gettingFilter: input.filterId, updatedAt: new Date() })
+      .where(eq(users.id, user.id));
+    await tx
+      .update(contacts)
+      .set({ heldBy: null, heldUntil: null })
+      .where(eq(contacts.heldBy, user.id));
+    return { success: true, message: "Тематика выбрана", gettingFilter: input.filterId };
+  });
+}
+
+/** Choices for the filter form: managers, bases, statuses, scripts, templates. */
+export async function filterFormOptions(db: Db, actor: Actor) {
+  requireAdmin(actor);
+  const [managerRows, baseRows, statusRows, scriptRows, templateRows] = await Promise.all([
+    db
+      .select({ id: users.id, login: users.login, displayName: users.displayName })
+      .from(users)
+      .orderBy(asc(users.login)),
+    db.select({ id: databases.id, name: databases.name }).from(databases).orderBy(asc(databases.id)),
+    db
+      .select({ id: statuses.id, text: statuses.text, isHidden: statuses.isHidden })
+      .from(statuses)
+      .orderBy(asc(statuses.order), asc(statuses.id)),
+    db.select({ id: scripts.id, name: scripts.name }).from(scripts).orderBy(asc(scripts.name)),
+    db.select({ id: templates.id, name: templates.name }).from(templates).orderBy(asc(templates.name)),
+  ]);
+  return {
+    managers: managerRows.map((m) => ({ id: m.id, name: m.displayName ? `${m.displayName} (${m.login})` : m.login })),
+    databases: baseRows,
+    statuses: statusRows.map((s) => ({ id: s.id, name: s.text })),
+    scripts: scriptRows,
+    templates: templateRows,
+  };
+}

@@ -1,0 +1,110 @@
+import { and, asc, desc, eq } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { contacts, filters, links, statuses, templates, users } from "../../../db/schema";
+import type { Actor } from "../actor";
+import { isAppError } from "../errors";
+import { getFilteredLead, type Lead } from "./allocation";
+
+export interface CardField {
+  label: string;
+  type: "text" | "textarea";
+}
+
+/** A template's fields from its JSON text; anything malformed is dropped rather than breaking the panel. */
+export function parseTemplateFields(json: string): CardField[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(json);
+  } catch {
+    return [];
+  }
+  if (!Array.isArray(value)) return [];
+  return value
+    .filter((f): f is { label: unknown; type?: unknown } => typeof f === "object" && f !== null && "label" in f)
+    .map((f) => ({ label: String(f.label ?? "").trim(), type: f.type === "textarea" ? ("textarea" as const) : ("text" as const) }))
+    .filter((f) => f.label !== "");
+}
+
+export interface LeadPanel {
+  filter: { id: number; name: string } | null;
+  /** Visible statuses: technical first, then normal, report statuses last (SPEC /edit-statuses order). */
+  statuses: Array<{ id: number; text: string; buttonText: string; color: string; isReportStatus: boolean; isTechnical: boolean }>;
+  template: { name: string; fields: CardField[] } | null;
+  links: Array<{ id: number; name: string; link: string }>;
+  lead: Lead | null;
+}
+
+/**
+ * Everything /leadpanel shows: the user's chosen topic, the status buttons, the topic's template, the active
+ * links and the lead (held, or claimed now). No topic, or one no longer open to him: no lead.
+ */
+export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number): Promise<LeadPanel> {
+  const [user] = await db.select({ gettingFilter: users.gettingFilter }).from(users).where(eq(users.id, actor.id));
+  const filterId = user?.gettingFilter ?? 0;
+  const [filterRow] = filterId
+    ? await db
+        .select({ id: filters.id, name: filters.name, templateName: templates.name, templateFields: templates.templateFields })
+        .from(filters)
+        .leftJoin(templates, eq(templates.id, filters.templateId))
+        .where(eq(filters.id, filterId))
+    : [];
+  const [statusRows, linkRows] = await Promise.all([
+    db
+      .select({
+        id: statuses.id,
+        text: statuses.text,
+        buttonText: statuses.buttonText,
+        color: statuses.color,
+        isReportStatus: statuses.isReportStatus,
+        isTechnical: statuses.isTechnical,
+      })
+      .from(statuses)
+      .where(eq(statuses.isHidden, false))
+      .orderBy(desc(statuses.isTechnical), asc(statuses.isReportStatus), asc(statuses.order), asc(statuses.id)),
+    db
+      .select({ id: links.id, name: links.name, link: links.link })
+      .from(links)
+      .where(eq(links.isActive, true))
+      .orderBy(asc(links.id)),
+  ]);
+
+  let lead: Lead | null = null;
+  if (filterRow) {
+    try {
+      lead = await getFilteredLead(db, actor, holdMinutes, { filterId: filterRow.id, userId: actor.id });
+    } catch (error) {
+      // A topic that closed meanwhile (deactivated, he was taken off it): nothing to work.
+      if (!isAppError(error)) throw error;
+    }
+  }
+  return {
+    filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
+    statuses: statusRows,
+    template: filterRow?.templateName != null ? { name: filterRow.templateName, fields: parseTemplateFields(filterRow.templateFields ?? "[]") } : null,
+    links: linkRows,
+    lead,
+  };
+}
+
+/** The manager leaves his topic (to choose another on /getFilters) and lets go of his lead. */
+export async function leaveFilter(db: Db, actor: Actor) {
+  await db.transaction(async (tx) => {
+    await tx.update(users).set({ gettingFilter: 0, updatedAt: new Date() }).where(eq(users.id, actor.id));
+    await tx
+      .update(contacts)
+      .set({ heldBy: null, heldUntil: null })
+      .where(and(eq(contacts.heldBy, actor.id)));
+  });
+  return { success: true, message: "Выберите новую тематику" };
+}
+
+/** The status a lead panel button names (by its id), for the report check before the confirmation. */
+export async function findStatus(db: Db, rawId: unknown) {
+  const id = Number(rawId);
+  if (!Number.isInteger(id) || id <= 0) return null;
+  const [row] = await db
+    .select({ id: statuses.id, text: statuses.text, isReportStatus: statuses.isReportStatus })
+    .from(statuses)
+    .where(eq(statuses.id, id));
+  return row ?? null;
+}

@@ -1,0 +1,85 @@
+import { eq } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { balanceAdjustments, users } from "../../../db/schema";
+import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
+import { badRequest } from "../errors";
+import { idSchema, parseInput } from "../validation";
+import { checkBalanceRange, MAX_AMOUNT_CENTS, parseCents, toDollars } from "./amount";
+import { lockWorker, workerNotFound } from "./ledger";
+
+/** SPEC §5: add and subtract need a non-empty, non-zero number. */
+export const ENTER_NUMBER = "Введите число в поле";
+
+export type AdjustmentKind = "add" | "rem" | "def";
+export const adjustmentKinds = ["add", "rem", "def"] as const;
+
+/**
+ * SPEC §3 Balance response, for the header and its popup. Reading it clears `notify`, so one rise shows one
+ * popup. A manager reads only his own.
+ */
+export async function readBalance(db: Db, actor: Actor, rawId: unknown) {
+  const id = parseInput(idSchema, rawId);
+  requireSelfOrAdmin(actor, id);
+  return db.transaction(async (tx) => {
+    const [user] = await tx
+      .select({ balanceCents: users.balanceCents, notify: users.notify, lastNotifyCents: users.lastNotifyCents })
+      .from(users)
+      .where(eq(users.id, id))
+      .for("update");
+    if (!user) throw workerNotFound();
+    // Only the user himself consumes his popup; an admin looking at his balance leaves it for him.
+    if (user.notify && actor.id === id) await tx.update(users).set({ notify: false }).where(eq(users.id, id));
+    return { balance: toDollars(user.balanceCents), notify: user.notify, lastNotify: toDollars(user.lastNotifyCents) };
+  });
+}
+
+const adjustSchema = z.object({
+  userId: idSchema,
+  kind: z.enum(adjustmentKinds, { error: "Неизвестное действие с балансом" }),
+  amount: z.unknown(),
+});
+
+/**
+ * An admin's change to a balance (SPEC §7 add / rem / def): add and subtract move it by the amount, reset
+ * brings it to zero and records what it removed. An addition raises the worker's popup like a credit does.
+ */
+export async function adjustBalance(db: Db, actor: Actor, input: unknown) {
+  requireAdmin(actor);
+  const { userId, kind, amount } = parseInput(adjustSchema, input);
+  let cents = 0;
+  if (kind !== "def") {
+    const parsed = parseCents(amount);
+    if (parsed === null || parsed <= 0) throw badRequest(ENTER_NUMBER, "validation");
+    if (parsed > MAX_AMOUNT_CENTS) throw badRequest("Слишком большая сумма", "amount_too_large");
+    cents = parsed;
+  }
+  return db.transaction(async (tx) => {
+    const worker = await lockWorker(tx, userId);
+    const removed = kind === "def" ? worker.balanceCents : 0;
+    const next = kind === "add" ? worker.balanceCents + cents : kind === "rem" ? worker.balanceCents - cents : 0;
+    checkBalanceRange(next);
+    await tx.insert(balanceAdjustments).values({
+      userId,
+      kind,
+      amountCents: kind === "def" ? removed : cents,
+      byUserId: actor.id,
+    });
+    await tx
+      .update(users)
+      .set({
+        balanceCents: next,
+        updatedAt: new Date(),
+        ...(kind === "add" ? { notify: true, lastNotifyCents: cents } : {}),
+      })
+      .where(eq(users.id, userId));
+    return {
+      success: true,
+      message: kind === "def" ? "Баланс обнулен" : "Баланс обновлен",
+      balance: toDollars(next),
+    };
+  });
+}
+
+/** What an adjustment did to the balance, in cents (a reset removed what was there). */
+export const adjustmentEffect = (kind: AdjustmentKind, amountCents: number) => (kind === "add" ? amountCents : -amountCents);

@@ -1,0 +1,165 @@
+import { asc, count, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { statuses, type Status } from "../../../db/schema";
+import { type Actor, requireAdmin } from "../actor";
+import { notFound } from "../errors";
+import { idSchema, parseInput, requiredText } from "../validation";
+
+/** SPEC §3/§9: what "Добавить статус" creates. */
+export const NEW_STATUS_TEXT = "Новый статус";
+export const DEFAULT_STATUS_COLOR = "#f59e0b";
+
+const colorSchema = z
+  .string({ error: "Укажите цвет статуса" })
+  .trim()
+  .regex(/^#[0-9a-fA-F]{6}$/, { error: "Неверный цвет: ожидается вид #rrggbb" })
+  .transform((value) => value.toLowerCase());
+const statusText = requiredText("Введите текст статуса", 200);
+const buttonText = z.string({ error: "Неверный текст кнопки" }).trim().max(200, { error: "Слишком длинный текст кнопки" });
+const description = z.string({ error: "Неверное описание" }).max(2000, { error: "Слишком длинное описание" });
+const order = z.coerce
+  .number({ error: "Неверный порядок" })
+  .int({ error: "Неверный порядок" })
+  .min(0, { error: "Неверный порядок" })
+  .max(100000, { error: "Неверный порядок" });
+const flag = z.boolean({ error: "Ожидается true или false" });
+
+export const createStatusSchema = z.object({
+  text: statusText,
+  buttonText: buttonText.optional(),
+  color: colorSchema.optional(),
+  isHidden: flag.optional(),
+  description: description.optional(),
+  order: order.optional(),
+  isReportStatus: flag.optional(),
+  isTechnical: flag.optional(),
+});
+
+/** PUT sends the whole status (SPEC §7); every field is optional so a partial edit works too. */
+export const updateStatusSchema = z.object({
+  id: z.unknown().optional(),
+  text: statusText.optional(),
+  buttonText: buttonText.optional(),
+  color: colorSchema.optional(),
+  isHidden: flag.optional(),
+  description: description.optional(),
+  order: order.optional(),
+  isReportStatus: flag.optional(),
+  isTechnical: flag.optional(),
+});
+
+export const statusNotFound = () => notFound("Статус не найден", "status_not_found");
+
+export function presentStatus(status: Status) {
+  return {
+    id: status.id,
+    text: status.text,
+    buttonText: status.buttonText,
+    color: status.color,
+    isHidden: status.isHidden,
+    description: status.description,
+    order: status.order,
+    isReportStatus: status.isReportStatus,
+    isTechnical: status.isTechnical,
+  };
+}
+export type StatusView = ReturnType<typeof presentStatus>;
+
+/** SPEC /edit-statuses: technical statuses first, then normal, report statuses last; then by order. */
+export function statusGroup(status: Pick<Status, "isTechnical" | "isReportStatus">): number {
+  if (status.isTechnical) return 0;
+  if (status.isReportStatus) return 2;
+  return 1;
+}
+
+export function sortStatuses<T extends Pick<Status, "isTechnical" | "isReportStatus" | "order" | "id">>(list: T[]): T[] {
+  return [...list].sort((a, b) => statusGroup(a) - statusGroup(b) || a.order - b.order || a.id - b.id);
+}
+
+async function findStatus(db: Db, id: number) {
+  const [row] = await db.select().from(statuses).where(eq(statuses.id, id));
+  if (!row) throw statusNotFound();
+  return row;
+}
+
+/** Every status, visible and hidden (admin: the /edit-statuses screen). */
+export async function listStatuses(db: Db, actor: Actor) {
+  requireAdmin(actor);
+  const rows = await db.select().from(statuses).orderBy(asc(statuses.order), asc(statuses.id));
+  return sortStatuses(rows).map(presentStatus);
+}
+
+/** The visible statuses: the lead panel's buttons (any logged-in user). */
+export async function listVisibleStatuses(db: Db, _actor: Actor) {
+  const rows = await db.select().from(statuses).where(eq(statuses.isHidden, false)).orderBy(asc(statuses.order), asc(statuses.id));
+  return sortStatuses(rows).map(presentStatus);
+}
+
+/** A new status; order defaults to the count of all statuses (visible plus hidden). */
+export async function createStatus(db: Db, actor: Actor, input: unknown) {
+  requireAdmin(actor);
+  const body = parseInput(createStatusSchema, input);
+  return db.transaction(async (tx) => {
+    const [{ value: total }] = await tx.select({ value: count() }).from(statuses);
+    const [row] = await tx
+      .insert(statuses)
+      .values({
+        text: body.text,
+        buttonText: body.buttonText || body.text,
+        color: body.color ?? DEFAULT_STATUS_COLOR,
+        isHidden: body.isHidden ?? false,
+        description: body.description ?? "",
+        order: body.order ?? Number(total),
+        isReportStatus: body.isReportStatus ?? false,
+        isTechnical: body.isTechnical ?? false,
+      })
+      .returning();
+    return presentStatus(row);
+  });
+}
+
+/** "Добавить статус": text Новый статус, colour #f59e0b, visible, order = count of all statuses. */
+export async function createDefaultStatus(db: Db, actor: Actor) {
+  return createStatus(db, actor, { text: NEW_STATUS_TEXT, color: DEFAULT_STATUS_COLOR, isHidden: false, description: "" });
+}
+
+export async function updateStatus(db: Db, actor: Actor, rawId: unknown, input: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const { id: _ignored, ...body } = parseInput(updateStatusSchema, input);
+  await findStatus(db, id);
+  const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  const [row] = await db
+    .update(statuses)
+    .set({ ...changes, updatedAt: new Date() })
+    .where(eq(statuses.id, id))
+    .returning();
+  return presentStatus(row);
+}
+
+export async function deleteStatus(db: Db, actor: Actor, rawId: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const [row] = await db.delete(statuses).where(eq(statuses.id, id)).returning({ id: statuses.id });
+  if (!row) throw statusNotFound();
+  return { success: true, message: "Статус удалён" };
+}
+
+async function toggle(db: Db, actor: Actor, rawId: unknown, field: "isHidden" | "isTechnical" | "isReportStatus") {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  // One statement: two quick clicks flip twice, never lose one.
+  const [row] = await db
+    .update(statuses)
+    .set({ [field]: sql`not ${statuses[field]}`, updatedAt: new Date() })
+    .where(eq(statuses.id, id))
+    .returning();
+  if (!row) throw statusNotFound();
+  return presentStatus(row);
+}
+
+/** Hides a visible status or shows a hidden one; answers the status with its new isHidden. */
+export const toggleStatusVisibility = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isHidden");
+export const toggleStatusTechnical = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isTechnical");
+export const toggleStatusReport = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isReportStatus");

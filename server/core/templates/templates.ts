@@ -1,0 +1,130 @@
+import { asc, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { templates, type Template } from "../../../db/schema";
+import { type Actor, requireAdmin } from "../actor";
+import { notFound } from "../errors";
+import { idSchema, parseInput, requiredText } from "../validation";
+
+export const FIELD_TYPES = ["text", "textarea"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export const NEW_FIELD_LABEL = "Имя поля";
+export const MAX_TEMPLATE_FIELDS = 50;
+
+export const templateFieldSchema = z.object({
+  label: requiredText("У каждого поля шаблона должно быть имя", 200),
+  type: z.enum(FIELD_TYPES, { error: "Тип поля шаблона должен быть text или textarea" }),
+});
+export type TemplateField = z.infer<typeof templateFieldSchema>;
+
+const fieldListSchema = z
+  .array(templateFieldSchema, { error: "Поля шаблона должны быть списком" })
+  .max(MAX_TEMPLATE_FIELDS, { error: `Не более ${MAX_TEMPLATE_FIELDS} полей в шаблоне` });
+
+/** templateFields is JSON text (SPEC §3); a list is accepted too, for clients that send it unencoded. */
+const templateFieldsSchema = z
+  .union([z.string(), z.array(z.unknown())], { error: "Поля шаблона должны быть JSON-списком" })
+  .transform((value, ctx) => {
+    let parsed: unknown = value;
+    if (typeof value === "string") {
+      try {
+        parsed = value.trim() === "" ? [] : JSON.parse(value);
+      } catch {
+        ctx.addIssue({ code: "custom", message: "Поля шаблона: некорректный JSON" });
+        return z.NEVER;
+      }
+    }
+    const result = fieldListSchema.safeParse(parsed);
+    if (!result.success) {
+      ctx.addIssue({ code: "custom", message: result.error.issues[0]?.message ?? "Неверные поля шаблона" });
+      return z.NEVER;
+    }
+    // Only label and type are stored (filled cards carry value; a template never does).
+    return result.data.map((field) => ({ label: field.label, type: field.type }));
+  });
+
+export const templateSchema = z.object({
+  name: requiredText("Введите имя шаблона", 200),
+  isActive: z.boolean({ error: "isActive: ожидается true или false" }).optional(),
+  templateFields: templateFieldsSchema.default([]),
+});
+
+export const templateNotFound = () => notFound("Шаблон не найден", "template_not_found");
+
+export function presentTemplate(template: Template) {
+  return { id: template.id, name: template.name, isActive: template.isActive, templateFields: template.templateFields };
+}
+export type TemplateView = ReturnType<typeof presentTemplate>;
+
+/** The stored fields of a template, for pages (never throws on an old, odd row). */
+export function parseTemplateFields(text: string): TemplateField[] {
+  try {
+    const result = fieldListSchema.safeParse(JSON.parse(text));
+    return result.success ? result.data : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Every template: managers read them too (the client card is built from one). */
+export async function listTemplates(db: Db, _actor: Actor) {
+  const rows = await db.select().from(templates).orderBy(asc(templates.id));
+  return rows.map(presentTemplate);
+}
+
+export async function getTemplate(db: Db, _actor: Actor, rawId: unknown) {
+  const id = parseInput(idSchema, rawId);
+  const [row] = await db.select().from(templates).where(eq(templates.id, id));
+  if (!row) throw templateNotFound();
+  return presentTemplate(row);
+}
+
+export async function createTemplate(db: Db, actor: Actor, input: unknown) {
+  requireAdmin(actor);
+  const body = parseInput(templateSchema, input);
+  const [row] = await db
+    .insert(templates)
+    .values({ name: body.name, isActive: body.isActive ?? false, templateFields: JSON.stringify(body.templateFields) })
+    .returning();
+  return presentTemplate(row);
+}
+
+export async function updateTemplate(db: Db, actor: Actor, rawId: unknown, input: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const body = parseInput(templateSchema, input);
+  const [row] = await db
+    .update(templates)
+    .set({
+      name: body.name,
+      ...(body.isActive === undefined ? {} : { isActive: body.isActive }),
+      templateFields: JSON.stringify(body.templateFields),
+      updatedAt: new Date(),
+    })
+    .where(eq(templates.id, id))
+    .returning();
+  if (!row) throw templateNotFound();
+  return presentTemplate(row);
+}
+
+export async function deleteTemplate(db: Db, actor: Actor, rawId: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const [row] = await db.delete(templates).where(eq(templates.id, id)).returning({ id: templates.id });
+  if (!row) throw templateNotFound();
+  return { success: true, message: "Шаблон удален" };
+}
+
+/** Flips isActive (SPEC §4: the page flips it locally on success). */
+export async function toggleTemplateActive(db: Db, actor: Actor, rawId: unknown) {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const [row] = await db
+    .update(templates)
+    .set({ isActive: sql`not ${templates.isActive}`, updatedAt: new Date() })
+    .where(eq(templates.id, id))
+    .returning();
+  if (!row) throw templateNotFound();
+  return presentTemplate(row);
+}
+

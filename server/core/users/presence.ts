@@ -1,0 +1,62 @@
+import { and, asc, desc, eq, exists, gt, sql } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { sessions, users } from "../../../db/schema";
+import { type Actor, requireAdmin } from "../actor";
+
+/**
+ * Presence (DESIGN §7): a user is on /users while he has a live session (isOnline) and his realtime socket
+ * was alive within the grace period (lastSeen, kept fresh by updateStatus and the hub's pings). Every
+ * instance writes lastSeen to the one database, so the list is the same on each of them.
+ */
+export interface PresentUser {
+  id: number;
+  login: string;
+  displayName: string;
+  isAdmin: boolean;
+  lastSeen: string;
+}
+
+export async function listPresentUsers(db: Db, graceSeconds: number): Promise<PresentUser[]> {
+  const since = new Date(Date.now() - graceSeconds * 1000);
+  const rows = await db
+    .select({
+      id: users.id,
+      login: users.login,
+      displayName: users.displayName,
+      isAdmin: users.isAdmin,
+      lastSeen: users.lastSeen,
+    })
+    .from(users)
+    .where(and(eq(users.isOnline, true), gt(users.lastSeen, since)))
+    .orderBy(desc(users.lastSeen), asc(users.id));
+  return rows.map((r) => ({ ...r, lastSeen: (r.lastSeen as Date).toISOString() }));
+}
+
+/** /users and GET /api/v1/users/online: admins only. */
+export async function listUsersOnline(db: Db, actor: Actor, graceSeconds: number) {
+  requireAdmin(actor);
+  return listPresentUsers(db, graceSeconds);
+}
+
+/**
+ * A socket said "I am here": lastSeen moves to now, but only while the socket's session still exists.
+ * Returns false when the session is gone (logged out or forced out), so the hub closes that socket.
+ */
+export async function touchPresence(db: Db, userId: number, sessionToken: string): Promise<boolean> {
+  const rows = await db
+    .update(users)
+    .set({ lastSeen: new Date() })
+    .where(
+      and(
+        eq(users.id, userId),
+        exists(
+          db
+            .select({ one: sql`1` })
+            .from(sessions)
+            .where(and(eq(sessions.id, sessionToken), eq(sessions.userId, userId), gt(sessions.expiresAt, new Date()))),
+        ),
+      ),
+    )
+    .returning({ id: users.id });
+  return rows.length > 0;
+}

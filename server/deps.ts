@@ -1,0 +1,16 @@
+import type { Db, DbHandle } from "../db/client";
+import type { SessionStore } from "./auth/sessions";
+import type { AppConfig } from "./config";
+import type { RealtimeHub } from "./realtime/hub";
+import type { TelephonyProvider } from "./telephony/provider";
+
+/** Everything an adapter (Fastify route, Remix loader/action, ws hub) hands to core. Built once in buildApp. */
+export interface AppDeps {
+  handle: DbHandle;
+  db: Db;
+  sessions: SessionStore;
+  config: AppConfig;
+  hub: RealtimeHub;
+  /** SIP accounts: the provider's HTTP API, or the built-in allocator when none is configured. */
+  telephony: TelephonyProvider;
+}

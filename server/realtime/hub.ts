@@ -1,0 +1,298 @@
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import type { Db, DbHandle } from "../../db/client";
+import type { User } from "../../db/schema";
+import type { SessionStore } from "../auth/sessions";
+import { listPresentUsers, touchPresence, type PresentUser } from "../core/users/presence";
+import { readCookie, SESSION_COOKIE } from "../http/cookies";
+import { sameOrigin } from "../http/origin";
+
+export const REALTIME_PATH = "/realtime";
+
+/** The one LISTEN/NOTIFY channel every instance shares. */
+export const REALTIME_CHANNEL = "leaddesk_realtime";
+
+/** Close code after a forced logout: the client must not reconnect with that session. */
+export const CLOSE_FORCED_LOGOUT = 4001;
+/** Close code when the socket's session no longer exists (logged out elsewhere). */
+export const CLOSE_SESSION_ENDED = 4002;
+
+/** A message on the socket: `{ event, data }` both ways. */
+export interface RealtimeMessage {
+  event: string;
+  data?: unknown;
+}
+
+/** Client → server: updateStatus, getUsersOnline. Server → client: usersOnline, forceLogout, error. */
+export type ClientEvent = "updateStatus" | "getUsersOnline";
+export type ServerEvent = "usersOnline" | "forceLogout" | "error";
+
+export interface RealtimeHub {
+  handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /** Sends an event to every socket of a user on this instance. */
+  sendToUser(userId: number, event: string, data?: unknown): number;
+  /** Users with a live socket on this instance. */
+  connectedUserIds(): number[];
+  /** Tells every socket of the user, on every instance, to log out, and closes them. */
+  forceLogout(userId: number): Promise<void>;
+  /** Tells every instance that the online list changed (admins watching /users get it at once). */
+  presenceChanged(): Promise<void>;
+  /** Starts listening to the other instances (Postgres LISTEN; PGlite's listen in the embedded mode). */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface HubOptions {
+  db: Db;
+  sessions: SessionStore;
+  /** LISTEN/NOTIFY; without it (or before start) events stay on this instance. */
+  bus?: Pick<DbHandle, "listen" | "notify">;
+  presenceGraceSeconds?: number;
+  pingSeconds?: number;
+}
+
+/** What travels between instances. */
+type BusMessage = { type: "forceLogout"; userId: number } | { type: "presence" };
+
+interface Client {
+  ws: WebSocket;
+  user: User;
+  token: string;
+  alive: boolean;
+  lastTouch: number;
+  /** An admin who asked getUsersOnline: gets usersOnline whenever the list changes. */
+  watching: boolean;
+}
+
+/**
+ * The session cookie as the pages set it: Remix's createCookie stores the value as base64 of its JSON
+ * (unsigned here). A raw token is accepted too (other clients setting the cookie themselves).
+ */
+export function sessionTokenFromCookie(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    const decoded = JSON.parse(Buffer.from(value, "base64").toString("utf8"));
+    if (typeof decoded === "string" && decoded) return decoded;
+  } catch {
+    /* not Remix-encoded */
+  }
+  return value;
+}
+
+/**
+ * The /realtime WebSocket hub (raw `ws`, noServer). Only an authenticated session gets a socket:
+ * the session cookie (browser; the Origin must match) or a bearer token (other clients).
+ * A dropped socket never ends a session; it only lets presence lapse after the grace period.
+ */
+export function createRealtimeHub({
+  db,
+  sessions,
+  bus,
+  presenceGraceSeconds = 30,
+  pingSeconds = 10,
+}: HubOptions): RealtimeHub {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const clientsByUser = new Map<number, Set<Client>>();
+  let unlisten: (() => Promise<void>) | null = null;
+  let closed = false;
+  let lastSentList = "";
+  let refreshTimer: NodeJS.Timeout | null = null;
+  // Consecutive database writes from one socket: at most one per this many ms (updateStatus and pongs).
+  const touchEveryMs = Math.min(4000, (pingSeconds * 1000) / 2);
+
+  const refuse = (socket: Duplex, status: number, text: string) => {
+    socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    socket.destroy();
+  };
+
+  async function authenticate(request: IncomingMessage): Promise<{ user: User; token: string } | null> {
+    const auth = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
+    const token = auth
+      ? auth[1]
+      : sameOrigin(request.headers.origin, request.headers.host, request.headers["x-forwarded-host"])
+        ? sessionTokenFromCookie(readCookie(request.headers.cookie, SESSION_COOKIE))
+        : null;
+    if (!token) return null;
+    const user = await sessions.validate(token);
+    return user ? { user, token } : null;
+  }
+
+  const send = (ws: WebSocket, event: ServerEvent, data?: unknown) => {
+    if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ event, data }));
+  };
+
+  const allClients = () => [...clientsByUser.values()].flatMap((set) => [...set]);
+
+  async function touch(client: Client, force = false) {
+    const now = Date.now();
+    if (!force && now - client.lastTouch < touchEveryMs) return;
+    client.lastTouch = now;
+    try {
+      const live = await touchPresence(db, client.user.id, client.token);
+      if (!live) client.ws.close(CLOSE_SESSION_ENDED, "session ended");
+    } catch {
+      client.lastTouch = 0; // database hiccup: try again on the next beat
+    }
+  }
+
+  async function currentList(): Promise<PresentUser[]> {
+    return listPresentUsers(db, presenceGraceSeconds);
+  }
+
+  /** Pushes the online list to the admins watching it, when it differs from the last one sent. */
+  async function pushList(force = false) {
+    const watchers = allClients().filter((c) => c.watching);
+    if (watchers.length === 0) return;
+    let list: PresentUser[];
+    try {
+      list = await currentList();
+    } catch {
+      return;
+    }
+    const text = JSON.stringify(list);
+    if (!force && text === lastSentList) return;
+    lastSentList = text;
+    for (const c of watchers) send(c.ws, "usersOnline", list);
+  }
+
+  function schedulePush() {
+    if (refreshTimer || closed) return;
+    refreshTimer = setTimeout(() => {
+      refreshTimer = null;
+      void pushList(true);
+    }, 100);
+  }
+
+  /** Delivery on this instance of what any instance published. */
+  function deliver(message: BusMessage) {
+    if (message.type === "forceLogout") {
+      const set = clientsByUser.get(message.userId);
+      for (const c of set ?? []) {
+        send(c.ws, "forceLogout", { userId: message.userId });
+        c.ws.close(CLOSE_FORCED_LOGOUT, "forceLogout");
+      }
+      schedulePush();
+    } else if (message.type === "presence") {
+      schedulePush();
+    }
+  }
+
+  async function publish(message: BusMessage) {
+    if (bus && unlisten) {
+      try {
+        await bus.notify(REALTIME_CHANNEL, JSON.stringify(message));
+        return;
+      } catch {
+        // The bus is down: at least this instance hears it.
+      }
+    }
+    deliver(message);
+  }
+
+  function onConnection(ws: WebSocket, user: User, token: string) {
+    const client: Client = { ws, user, token, alive: true, lastTouch: 0, watching: false };
+    let set = clientsByUser.get(user.id);
+    const first = !set;
+    if (!set) clientsByUser.set(user.id, (set = new Set()));
+    set.add(client);
+    ws.on("pong", () => {
+      client.alive = true;
+      void touch(client);
+    });
+    ws.on("close", () => {
+      set!.delete(client);
+      if (set!.size === 0 && clientsByUser.get(user.id) === set) clientsByUser.delete(user.id);
+    });
+    ws.on("error", () => {});
+    ws.on("message", async (raw) => {
+      let message: RealtimeMessage;
+      try {
+        message = JSON.parse(raw.toString());
+      } catch {
+        return;
+      }
+      client.alive = true;
+      if (message?.event === "updateStatus") {
+        await touch(client);
+      } else if (message?.event === "getUsersOnline") {
+        if (!client.user.isAdmin) {
+          send(ws, "error", { message: "Недостаточно прав для этого действия" });
+          return;
+        }
+        client.watching = true;
+        try {
+          send(ws, "usersOnline", await currentList());
+        } catch {
+          send(ws, "error", { message: "Не удалось получить список пользователей онлайн" });
+        }
+      }
+    });
+    void touch(client, true).then(() => {
+      if (first) return publish({ type: "presence" });
+    });
+  }
+
+  // Pings keep a throttled background tab on line (the browser answers pings itself) and find dead sockets.
+  const pingTimer = setInterval(() => {
+    for (const c of allClients()) {
+      if (!c.alive) {
+        c.ws.terminate();
+        continue;
+      }
+      c.alive = false;
+      try {
+        c.ws.ping();
+      } catch {
+        /* closing */
+      }
+    }
+    // Presence also lapses without any event (a socket gone past the grace period): recheck on each beat.
+    void pushList();
+  }, pingSeconds * 1000);
+  pingTimer.unref();
+
+  return {
+    handleUpgrade(request, socket, head) {
+      if (closed) return refuse(socket, 503, "Service Unavailable");
+      authenticate(request)
+        .then((auth) => {
+          if (!auth) return refuse(socket, 401, "Unauthorized");
+          wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, auth.user, auth.token));
+        })
+        .catch(() => refuse(socket, 503, "Service Unavailable"));
+    },
+    sendToUser(userId, event, data) {
+      const set = clientsByUser.get(userId);
+      if (!set) return 0;
+      const text = JSON.stringify({ event, data });
+      for (const c of set) if (c.ws.readyState === c.ws.OPEN) c.ws.send(text);
+      return set.size;
+    },
+    connectedUserIds: () => [...clientsByUser.keys()],
+    forceLogout: (userId) => publish({ type: "forceLogout", userId }),
+    presenceChanged: () => publish({ type: "presence" }),
+    async start() {
+      if (!bus || unlisten || closed) return;
+      unlisten = await bus.listen(REALTIME_CHANNEL, (payload) => {
+        let message: BusMessage;
+        try {
+          message = JSON.parse(payload);
+        } catch {
+          return;
+        }
+        if (message && (message.type === "forceLogout" || message.type === "presence")) deliver(message);
+      });
+    },
+    async close() {
+      closed = true;
+      clearInterval(pingTimer);
+      if (refreshTimer) clearTimeout(refreshTimer);
+      const stop = unlisten;
+      unlisten = null;
+      if (stop) await stop().catch(() => {});
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

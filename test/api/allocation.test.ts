@@ -1,0 +1,122 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { claimStatements, rows } from "../../server/core/leads/allocation";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/**
+ * `managers` managers work one filter at once through the API: each takes a lead, then presses a status
+ * `turns` times (each press answers the next lead). Returns every lead each manager was handed.
+ */
+async function workInParallel(managers: number, turns: number, extra: number) {
+  const { base } = await createBase(t.db, { count: managers * (turns + 1) + extra });
+  const s = await statusesByText(t.db);
+  const people = await Promise.all(Array.from({ length: managers }, () => createUser(t.db)));
+  const filter = await createFilterRow(t.db, {
+    managerIds: people.map((p) => p.user.id),
+    databaseIds: [base.id],
+    statusIds: [s["Перезвонить"].id],
+  });
+  const tokens = await Promise.all(people.map((p) => t.tokenFor(p)));
+  const handed = await Promise.all(
+    people.map(async (person, i) => {
+      const auth = bearer(tokens[i]);
+      const seen: number[] = [];
+      let lead = await t.request
+        .get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${person.user.id}`)
+        .set(auth);
+      expect(lead.status).toBe(200);
+      for (let turn = 0; turn < turns; turn++) {
+        seen.push(lead.body.id);
+        lead = await t.request.put("/api/v1/status/update-and-get-lead").set(auth).send({
+          statusText: "Не интересно",
+          contactId: lead.body.id,
+          userId: person.user.id,
+          passport: "",
+          filterId: filter.id,
+          clientInfo: "",
+        });
+        expect(lead.status).toBe(200);
+      }
+      seen.push(lead.body.id);
+      return { userId: person.user.id, seen };
+    }),
+  );
+  return { base, handed, people };
+}
+
+async function checkCounts(baseId: number, managers: number, turns: number, extra: number, handed: Array<{ seen: number[] }>) {
+  const all = handed.flatMap((h) => h.seen);
+  // Every manager got turns + 1 leads, and no contact was handed to two managers (or twice to one).
+  expect(all).toHaveLength(managers * (turns + 1));
+  expect(new Set(all).size).toBe(all.length);
+
+  const [counts] = await rows<{ events: string; contacts: string; worked: string; held: string; holders: string; free: string; twice: string }>(
+    t.db,
+    sql`select
+      (select count(*) from lead_events where database_id = ${baseId}) as events,
+      (select count(distinct contact_id) from lead_events where database_id = ${baseId}) as contacts,
+      (select count(*) from contacts where database_id = ${baseId} and status_id is not null) as worked,
+      (select count(*) from contacts where database_id = ${baseId} and held_by is not null) as held,
+      (select count(distinct held_by) from contacts where database_id = ${baseId} and held_by is not null) as holders,
+      (select count(*) from contacts where database_id = ${baseId} and status_id is null and held_by is null) as free,
+      (select count(*) from (select contact_id from lead_events where database_id = ${baseId}
+         group by contact_id having count(*) > 1) twice) as twice`,
+  );
+  expect(Number(counts.events)).toBe(managers * turns);
+  expect(Number(counts.contacts)).toBe(managers * turns);
+  expect(Number(counts.worked)).toBe(managers * turns);
+  expect(Number(counts.held)).toBe(managers);
+  expect(Number(counts.holders)).toBe(managers);
+  expect(Number(counts.free)).toBe(extra);
+  expect(Number(counts.twice)).toBe(0);
+}
+
+describe("allocation under load", () => {
+  it("8 managers working at once never share a contact, and the counts add up", async () => {
+    const { base, handed } = await workInParallel(8, 10, 7);
+    await checkCounts(base.id, 8, 10, 7, handed);
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () => {
+  it("50 managers claiming 40 leads each in parallel: every contact claimed at most once, counts exact", async () => {
+    const { base, handed } = await workInParallel(50, 40, 13);
+    await checkCounts(base.id, 50, 40, 13, handed);
+  }, 600_000);
+
+  it("claims through indexes with 1,000,000 contacts: no sequential scan of contacts", async () => {
+    const bases: number[] = [];
+    for (let i = 0; i < 20; i++) bases.push((await createBase(t.db, { count: 0, name: `Большая ${i}` })).base.id);
+    const s = await statusesByText(t.db);
+    // 1,000,000 contacts in import order; 900,000 of them already worked, spread over two statuses.
+    const callBack = s["Перезвонить"].id;
+    const refused = s["Не интересно"].id;
+    await t.db.execute(sql`
+      insert into contacts (database_id, name, phone, phone_key, status_id, status_at)
+      select ${sql.raw(`(array[${bases.join(",")}])`)}[1 + (g % 20)], 'Клиент ' || g, '+380' || g, '380' || g,
+        case when g % 10 = 0 then null when g % 2 = 0 then ${callBack}::int else ${refused}::int end,
+        case when g % 10 = 0 then null else now() - make_interval(secs => g) end
+      from generate_series(1, 1000000) g`);
+    await t.db.execute(sql`analyze contacts`);
+
+    const work = { filterId: 0, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id] };
+    for (const statement of claimStatements(1, 30, work)) {
+      const plan = await rows<Record<string, unknown>>(t.db, sql`explain ${statement}`);
+      const text = plan.map((r) => String(Object.values(r)[0])).join("\n");
+      expect(text).not.toMatch(/Seq Scan on contacts/);
+      expect(text).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
+    }
+    // The free claim walks contacts_free_idx in its own order: no sort over the worked rows.
+    const freePlan = await rows<Record<string, unknown>>(t.db, sql`explain ${claimStatements(1, 30, work)[1]}`);
+    expect(freePlan.map((r) => String(Object.values(r)[0])).join("\n")).toMatch(/contacts_free_idx/);
+  }, 600_000);
+});

@@ -1,0 +1,193 @@
+import { asc, eq, inArray, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts, exports, statuses } from "../../db/schema";
+import { EXPORTS_CHANNEL } from "../../server/core/exports/exports";
+import { EXPORT_HEADER } from "../../server/core/exports/run";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { buildXlsx, readXlsx } from "../helpers/xlsx";
+
+let t: TestApp;
+let token: string;
+let baseA: number;
+let baseB: number;
+let manager: Awaited<ReturnType<typeof createUser>>;
+beforeAll(async () => {
+  t = await createTestApp();
+  token = await t.adminToken();
+  manager = await createUser(t.db, { login: "olga", displayName: "Ольга" });
+  baseA = await importBase("База А", [
+    ["Иванов Иван", "0501234567", "Киев", "0044"],
+    ["Петрова Мария", "0671112233", "Львов", ""],
+    ["Сидоров Пётр", "0631112233", "Одесса", ""],
+  ]);
+  baseB = await importBase("База Б", [["Орлова Юлия", "0991112233", "Днепр", ""]]);
+  // Olga worked two contacts of base A: a refusal and an application with a client card.
+  const [refusal] = await t.db.select().from(statuses).where(eq(statuses.buttonText, "Отказ"));
+  const [application] = await t.db.select().from(statuses).where(eq(statuses.buttonText, "Заявка"));
+  const rows = await t.db.select().from(contacts).where(eq(contacts.databaseId, baseA)).orderBy(asc(contacts.id));
+  await t.db
+    .update(contacts)
+    .set({ statusId: refusal.id, statusAt: new Date("2026-03-01T10:15:00Z"), lastUserId: manager.user.id })
+    .where(eq(contacts.id, rows[0].id));
+  await t.db
+    .update(contacts)
+    .set({
+      statusId: application.id,
+      statusAt: new Date("2026-03-02T21:30:05Z"),
+      lastUserId: manager.user.id,
+      clientInfo: "Паспорт: есть\nСумма: 1000",
+    })
+    .where(eq(contacts.id, rows[1].id));
+  statusIds = { refusal: refusal.id, application: application.id };
+});
+afterAll(async () => {
+  await t?.close();
+});
+let statusIds: { refusal: number; application: number };
+
+async function importBase(name: string, rows: string[][]) {
+  const res = await t.request
+    .post("/api/v1/database/import")
+    .set(bearer(token))
+    .field("name", name)
+    .field("mappings", JSON.stringify(["name", "phone", "city", "additionalInfo1"]))
+    .attach("file", await buildXlsx([["ФИО", "Телефон", "Город", "Доп"], ...rows]), `${name}.xlsx`);
+  if (res.status !== 200) throw new Error(JSON.stringify(res.body));
+  return res.body.id as number;
+}
+
+async function waitDone(id: number) {
+  for (let i = 0; i < 200; i++) {
+    const res = await t.request.get("/api/v1/database/exports").set(bearer(token));
+    const job = res.body.find((e: { id: number }) => e.id === id);
+    if (job?.isExported || job?.error) return job;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`export ${id} did not finish`);
+}
+
+async function download(id: number) {
+  return t.request
+    .get(`/api/v1/database/exports/${id}`)
+    .set(bearer(token))
+    .buffer(true)
+    .parse((res, done) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => done(null, Buffer.concat(chunks)));
+    });
+}
+
+const create = (body: unknown) => t.request.post("/api/v1/database/exports").set(bearer(token)).send(body as object);
+
+describe("POST /api/v1/database/exports", () => {
+  it.each([
+    [{ name: "", databaseIds: [1], statusIds: [1] }, "Введите имя експорта"],
+    [{ name: "  ", databaseIds: [1], statusIds: [1] }, "Введите имя експорта"],
+    [{ name: "Экспорт", databaseIds: [], statusIds: [1] }, "Выберите минимум 1 базу"],
+    [{ name: "Экспорт", databaseIds: [0], statusIds: [1] }, "Выберите минимум 1 базу"],
+    [{ name: "Экспорт", statusIds: [1] }, "Выберите минимум 1 базу"],
+    [{ name: "Экспорт", databaseIds: [1], statusIds: [] }, "Выберите минимум 1 статус"],
+    [{ name: "Экспорт", databaseIds: [99999], statusIds: [1] }, "Выбранная база не найдена: обновите страницу"],
+    [{ name: "Экспорт", databaseIds: [1], statusIds: [99999] }, "Выбранный статус не найден: обновите страницу"],
+  ])("refuses %j with the SPEC message", async (body, message) => {
+    const res = await create(body);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe(message);
+  });
+
+  it("writes one row per contact of the chosen bases and statuses, read back from the downloaded file", async () => {
+    const res = await create({ name: "Отказы и заявки", databaseIds: [baseA, baseB], statusIds: [statusIds.refusal, statusIds.application] });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: "Отказы и заявки", isExported: false });
+    const job = await waitDone(res.body.id);
+    expect(job).toMatchObject({ isExported: true, progress: 100, error: null });
+    expect(new Date(job.endTime).getTime()).toBeGreaterThanOrEqual(new Date(job.startTime).getTime());
+
+    const file = await download(res.body.id);
+    expect(file.status).toBe(200);
+    expect(file.headers["content-type"]).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    expect(file.headers["content-disposition"]).toMatch(/^attachment; filename="export-\d{4}-\d{2}-\d{2}\.xlsx"$/);
+    const rows = await readXlsx(file.body);
+    expect(rows).toEqual([
+      EXPORT_HEADER,
+      ["Иванов Иван", "0501234567", "Киев", "", "", "0044", "", "", "", "База А", "Не интересно", "Ольга", "01.03.2026, 12:15:00", ""],
+      ["Петрова Мария", "0671112233", "Львов", "", "", "", "", "", "", "База А", "Заявка", "Ольга", "02.03.2026, 23:30:05", "Паспорт: есть\nСумма: 1000"],
+    ]);
+  });
+
+  it("exports contacts without a status with the pseudo-status 0", async () => {
+    const res = await create({ name: "Необработанные", databaseIds: [baseA, baseB], statusIds: [0] });
+    await waitDone(res.body.id);
+    const rows = await readXlsx((await download(res.body.id)).body);
+    expect(rows.slice(1).map((r) => r[0])).toEqual(["Сидоров Пётр", "Орлова Юлия"]);
+  });
+});
+
+describe("restart, delete, download errors", () => {
+  it("a job cut off by a crash is taken over once its lease runs out, and restart runs it again", async () => {
+    const [job] = await t.db
+      .insert(exports)
+      .values({
+        name: "После сбоя",
+        databaseIds: [baseB],
+        statusIds: [0],
+        progress: 40,
+        claimedBy: "dead-instance",
+        claimedUntil: new Date(Date.now() - 1000),
+        startTime: new Date(Date.now() - 60_000),
+      })
+      .returning();
+    await t.db.execute(sql`select pg_notify(${EXPORTS_CHANNEL}, ${String(job.id)})`);
+    const done = await waitDone(job.id);
+    expect(done).toMatchObject({ isExported: true, progress: 100 });
+    expect((await readXlsx((await download(job.id)).body)).length).toBe(2);
+
+    const restarted = await t.request.post(`/api/v1/database/exports/${job.id}/restart`).set(bearer(token));
+    expect(restarted.status).toBe(200);
+    expect(restarted.body).toMatchObject({ id: job.id, isExported: false, progress: 0, endTime: null });
+    expect((await waitDone(job.id)).isExported).toBe(true);
+  });
+
+  it("refuses to download an unfinished export, and answers 404 for an unknown one", async () => {
+    const [pending] = await t.db
+      .insert(exports)
+      .values({ name: "Занят", databaseIds: [baseA], statusIds: [0], claimedBy: "other", claimedUntil: new Date(Date.now() + 600_000) })
+      .returning();
+    const res = await download(pending.id);
+    expect(res.status).toBe(409);
+    expect(JSON.parse(res.body.toString()).message).toBe("Экспорт ещё не готов: дождитесь 100%");
+    expect((await download(99999)).status).toBe(404);
+    await t.db.delete(exports).where(eq(exports.id, pending.id));
+  });
+
+  it("deletes one, the selected, and all", async () => {
+    const made = [];
+    for (const name of ["1", "2", "3", "4"]) made.push((await create({ name, databaseIds: [baseB], statusIds: [0] })).body.id);
+    for (const id of made) await waitDone(id);
+
+    const one = await t.request.delete(`/api/v1/database/exports/${made[0]}`).set(bearer(token));
+    expect(one.body).toEqual({ success: true, message: "Экспорт удалён", deleted: 1 });
+    const selected = await t.request.delete(`/api/v1/database/exports?ids=${made[1]},${made[2]}`).set(bearer(token));
+    expect(selected.body).toEqual({ success: true, message: "Удалено экспортов: 2", deleted: 2 });
+    const left = await t.db.select({ id: exports.id }).from(exports).where(inArray(exports.id, made));
+    expect(left.map((e) => e.id)).toEqual([made[3]]);
+
+    const total = (await t.request.get("/api/v1/database/exports").set(bearer(token))).body.length;
+    const all = await t.request.delete("/api/v1/database/exports?all=true").set(bearer(token));
+    expect(all.body.deleted).toBe(total);
+    expect((await t.request.get("/api/v1/database/exports").set(bearer(token))).body).toEqual([]);
+    const gone = await t.request.delete(`/api/v1/database/exports/${made[3]}`).set(bearer(token));
+    expect([gone.status, gone.body.message]).toEqual([404, "Экспорт не найден"]);
+  });
+
+  it("is for admins only", async () => {
+    const managerToken = await t.tokenFor(manager);
+    expect((await t.request.get("/api/v1/database/exports").set(bearer(managerToken))).status).toBe(403);
+    const res = await t.request
+      .post("/api/v1/database/exports")
+      .set(bearer(managerToken))
+      .send({ name: "x", databaseIds: [baseA], statusIds: [0] });
+    expect(res.status).toBe(403);
+  });
+});

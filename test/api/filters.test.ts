@@ -1,0 +1,177 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts, scripts, templates } from "../../db/schema";
+import { bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { createBase, statusesByText } from "../helpers/leads";
+
+let t: TestApp;
+let admin: string;
+let olga: Awaited<ReturnType<typeof createUser>>;
+let ivan: Awaited<ReturnType<typeof createUser>>;
+let olgaToken: string;
+let ivanToken: string;
+let baseA: number;
+let baseB: number;
+let callBack: number;
+let refused: number;
+let scriptId: number;
+let templateId: number;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await t.adminToken();
+  olga = await createUser(t.db, { login: "olga", displayName: "Ольга" });
+  ivan = await createUser(t.db, { login: "ivan", displayName: "Иван" });
+  olgaToken = await t.tokenFor(olga);
+  ivanToken = await t.tokenFor(ivan);
+  baseA = (await createBase(t.db, { name: "Киев январь", count: 2 })).base.id;
+  baseB = (await createBase(t.db, { name: "Львов", count: 2 })).base.id;
+  const s = await statusesByText(t.db);
+  callBack = s["Перезвонить"].id;
+  refused = s["Не интересно"].id;
+  [{ id: scriptId }] = await t.db.insert(scripts).values({ name: "Приветствие", content: "<p>Добрый день</p>" }).returning();
+  [{ id: templateId }] = await t.db
+    .insert(templates)
+    .values({ name: "Анкета", templateFields: JSON.stringify([{ label: "Сумма", type: "text" }]) })
+    .returning();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const body = (overrides: Record<string, unknown> = {}) => ({
+  name: "Кредиты",
+  managers: [olga.user.id],
+  databases: [baseA],
+  statuses: [callBack],
+  scripts: [scriptId],
+  template: templateId,
+  ...overrides,
+});
+
+describe("filters API", () => {
+  it("creates a filter and answers it in the SPEC shape with totalManagers", async () => {
+    const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ managers: [olga.user.id, ivan.user.id] }));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      name: "Кредиты",
+      isActive: true,
+      managers: [
+        { id: ivan.user.id, name: "Иван" },
+        { id: olga.user.id, name: "Ольга" },
+      ],
+      scripts: [{ id: scriptId, name: "Приветствие" }],
+      databases: [{ id: baseA, name: "Киев январь" }],
+      statuses: [{ id: callBack, text: "Перезвонить" }],
+      template: { id: templateId, name: "Анкета" },
+      totalManagers: 2,
+    });
+  });
+
+  it.each([
+    [{ name: "  " }, "Введите имя фильтра"],
+    [{ managers: [] }, "Виберите 1 менеджера"],
+    [{ databases: [] }, "Виберите 1 базу данных"],
+    [{ statuses: undefined }, "Виберите 1 статус"],
+    [{ name: "", managers: [], databases: [] }, "Введите имя фильтра"],
+  ])("refuses %j with the SPEC message", async (overrides, message) => {
+    const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body(overrides));
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ error: "validation", message });
+  });
+
+  it("refuses ids that do not exist with a Russian 400", async () => {
+    const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ databases: [999999] }));
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Выбранная база не найдена");
+  });
+
+  it("keeps writes to admins: a manager gets 403", async () => {
+    const res = await t.request.post("/api/v1/filters").set(bearer(olgaToken)).send(body());
+    expect(res.status).toBe(403);
+    const list = await t.request.get("/api/v1/filters").set(bearer(admin));
+    const del = await t.request.delete(`/api/v1/filters/${list.body[0].id}`).set(bearer(olgaToken));
+    expect(del.status).toBe(403);
+  });
+
+  it("shows a manager only the active filters that list him", async () => {
+    const other = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Только Иван", managers: [ivan.user.id] }));
+    const inactive = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Выключенный" }));
+    await t.request.put(`/api/v1/filters/${inactive.body.id}/activate`).set(bearer(admin)).expect(200);
+
+    const forOlga = await t.request.get("/api/v1/filters").set(bearer(olgaToken));
+    expect(forOlga.status).toBe(200);
+    expect(forOlga.body.map((f: { name: string }) => f.name)).toEqual(["Кредиты"]);
+    const forIvan = await t.request.get("/api/v1/filters").set(bearer(ivanToken));
+    expect(forIvan.body.map((f: { name: string }) => f.name)).toEqual(["Кредиты", "Только Иван"]);
+    const forAdmin = await t.request.get("/api/v1/filters").set(bearer(admin));
+    expect(forAdmin.body).toHaveLength(3);
+    expect(forAdmin.body.find((f: { id: number }) => f.id === inactive.body.id).isActive).toBe(false);
+    await t.request.delete(`/api/v1/filters/${other.body.id}`).set(bearer(admin)).expect(200);
+    await t.request.delete(`/api/v1/filters/${inactive.body.id}`).set(bearer(admin)).expect(200);
+  });
+
+  it("updates a filter; the activate call flips Активирован / Деактивирован", async () => {
+    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Старое имя" }));
+    const updated = await t.request
+      .put(`/api/v1/filters/${created.body.id}`)
+      .set(bearer(admin))
+      .send(body({ name: "Новое имя", databases: [baseA, baseB], statuses: [callBack, refused], scripts: [], template: null }));
+    expect(updated.status).toBe(200);
+    expect(updated.body).toMatchObject({
+      name: "Новое имя",
+      databases: [{ name: "Киев январь" }, { name: "Львов" }],
+      statuses: [{ text: "Перезвонить" }, { text: "Не интересно" }],
+      scripts: [],
+      template: null,
+    });
+    const off = await t.request.put(`/api/v1/filters/${created.body.id}/activate`).set(bearer(admin));
+    expect(off.body.isActive).toBe(false);
+    const on = await t.request.put(`/api/v1/filters/${created.body.id}/activate`).set(bearer(admin));
+    expect(on.body.isActive).toBe(true);
+    const missing = await t.request.put("/api/v1/filters/999999/activate").set(bearer(admin));
+    expect(missing.status).toBe(404);
+    expect(missing.body.message).toBe("Тематика не найдена");
+    const bad = await t.request.put("/api/v1/filters/abc").set(bearer(admin)).send(body());
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Неверный идентификатор");
+    await t.request.delete(`/api/v1/filters/${created.body.id}`).set(bearer(admin)).expect(200);
+  });
+});
+
+describe("topic choice", () => {
+  it("stores the chosen topic as gettingFilter", async () => {
+    const [filter] = (await t.request.get("/api/v1/filters").set(bearer(olgaToken))).body;
+    const res = await t.request.post(`/api/v1/filters/${filter.id}/${olga.user.id}/olga`).set(bearer(olgaToken));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ success: true, message: "Тематика выбрана", gettingFilter: filter.id });
+    expect((await reloadUser(t.db, olga.user.id)).gettingFilter).toBe(filter.id);
+  });
+
+  it("refuses another user's id (403), a wrong login (404) and a topic not open to him (403)", async () => {
+    const [filter] = (await t.request.get("/api/v1/filters").set(bearer(olgaToken))).body;
+    const forIvan = await t.request.post(`/api/v1/filters/${filter.id}/${ivan.user.id}/ivan`).set(bearer(olgaToken));
+    expect(forIvan.status).toBe(403);
+    const wrongLogin = await t.request.post(`/api/v1/filters/${filter.id}/${olga.user.id}/ivan`).set(bearer(olgaToken));
+    expect(wrongLogin.status).toBe(404);
+    const ivansOnly = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Чужой", managers: [ivan.user.id] }));
+    const closed = await t.request.post(`/api/v1/filters/${ivansOnly.body.id}/${olga.user.id}/olga`).set(bearer(olgaToken));
+    expect(closed.status).toBe(403);
+    expect(closed.body.message).toBe("Эта тематика вам недоступна");
+    await t.request.delete(`/api/v1/filters/${ivansOnly.body.id}`).set(bearer(admin)).expect(200);
+  });
+
+  it("sends managers back to topic choice when their topic is deactivated, and lets go of their lead", async () => {
+    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Временная" }));
+    await t.request.post(`/api/v1/filters/${created.body.id}/${olga.user.id}/olga`).set(bearer(olgaToken)).expect(200);
+    const lead = await t.request
+      .get(`/api/v1/database/filtered-lead?filterId=${created.body.id}&userId=${olga.user.id}`)
+      .set(bearer(olgaToken));
+    expect(lead.body.id).toEqual(expect.any(Number));
+    await t.request.put(`/api/v1/filters/${created.body.id}/activate`).set(bearer(admin)).expect(200);
+    expect((await reloadUser(t.db, olga.user.id)).gettingFilter).toBe(0);
+    const [contact] = await t.db.select().from(contacts).where(eq(contacts.id, lead.body.id));
+    expect(contact.heldBy).toBeNull();
+    await t.request.delete(`/api/v1/filters/${created.body.id}`).set(bearer(admin)).expect(200);
+  });
+});

@@ -1,0 +1,533 @@
+import { sql } from "drizzle-orm";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { buildXlsx } from "../helpers/xlsx";
+
+/**
+ * Walks the whole route table from the OpenAPI description and sends garbage to every route, as an anonymous
+ * caller, as a manager and as an admin: wrong types, huge strings, odd unicode (lone surrogates, NUL, RTL marks),
+ * missing and extra fields, bad ids, bad JSON, wrong content types, bad query strings. Whatever arrives, the API
+ * answers below 500; every 4xx is `{ error, message }` with a Russian message; and a 4xx writes nothing: a
+ * fingerprint of every table (row count and a hash of its rows) is the same after it as before.
+ */
+let t: TestApp;
+let adminToken = "";
+let managerToken = "";
+/** A third user that garbage may legitimately change (never the callers themselves). */
+let victim = { id: 0, login: "" };
+/** A real base and status, so plausible bodies name rows that exist. */
+let baseId = 0;
+let statusId = 0;
+/** Answers seen, by error code (and "2xx"): the garbage must get past the schema checks, not only bounce there. */
+const seen = new Map<string, number>();
+
+interface Route {
+  method: "get" | "post" | "put" | "patch" | "delete";
+  path: string;
+  isPublic: boolean;
+  /** Body fields the OpenAPI description names (empty for loosely declared bodies). */
+  bodyFields: string[];
+  requiredFields: string[];
+  bodySchema: JsonSchema | null;
+  queryParams: string[];
+  multipart: boolean;
+}
+interface JsonSchema {
+  type?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  nullable?: boolean;
+}
+const routes: Route[] = [];
+/** GARBAGE_RUNS=10 multiplies every run count (a longer hunt on a dev machine).  */
+const RUNS = Number(process.env.GARBAGE_RUNS ?? 1);
+/** A loaded 2-core machine can be several times slower than a quiet one. */
+const LONG = 180_000 * RUNS;
+
+beforeAll(async () => {
+  t = await createTestApp();
+  adminToken = await t.adminToken();
+  const manager = await createUser(t.db, { login: "garbage-manager" });
+  managerToken = await t.tokenFor(manager);
+  const other = await createUser(t.db, { login: "garbage-victim" });
+  victim = { id: other.user.id, login: other.login };
+  const imported = await t.request
+    .post("/api/v1/database/import")
+    .set(bearer(adminToken))
+    .field("name", "База для мусора")
+    .field("mappings", JSON.stringify(["name", "phone"]))
+    .attach("file", await buildXlsx([["ФИО", "Телефон"], ["Иван", "0501234567"], ["Пётр", "0671234567"]]), "a.xlsx");
+  expect(imported.status).toBe(200);
+  baseId = imported.body.id;
+  statusId = (await t.request.get("/api/v1/status").set(bearer(adminToken))).body[0].id;
+  const spec = (await t.request.get("/api/v1/openapi.json")).body as {
+    paths: Record<
+      string,
+      Record<
+        string,
+        {
+          security?: unknown[];
+          parameters?: Array<{ in: string; name: string }>;
+          requestBody?: { content: Record<string, { schema?: JsonSchema }> };
+          consumes?: string[];
+        }
+      >
+    >;
+  };
+  for (const [path, operations] of Object.entries(spec.paths)) {
+    for (const [method, operation] of Object.entries(operations)) {
+      if (!["get", "post", "put", "patch", "delete"].includes(method)) continue;
+      const bodySchema = operation.requestBody?.content["application/json"]?.schema ?? null;
+      routes.push({
+        method: method as Route["method"],
+        path,
+        isPublic: Array.isArray(operation.security) && operation.security.length === 0,
+        bodyFields: Object.keys(bodySchema?.properties ?? {}),
+        requiredFields: bodySchema?.required ?? [],
+        bodySchema,
+        queryParams: (operation.parameters ?? []).filter((p) => p.in === "query").map((p) => p.name),
+        multipart: /\/database\/(preview|import)$/.test(path),
+      });
+    }
+  }
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The fingerprint: per table of the schema (from information_schema, on either backend), its row count and a hash
+// of its rows.
+
+let fingerprintQuery: ReturnType<typeof sql.raw> | null = null;
+
+async function fingerprint(): Promise<Map<string, string>> {
+  if (!fingerprintQuery) {
+    const tables = await queryRows<{ table_name: string }>(
+      t.db,
+      sql`select table_name from information_schema.tables
+          where table_schema = current_schema() and table_type = 'BASE TABLE' order by table_name`,
+    );
+    expect(tables.length).toBeGreaterThan(10);
+    fingerprintQuery = sql.raw(
+      tables
+        .map(
+          ({ table_name: name }) =>
+            `select '${name}' as t, count(*)::text || ':' || coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') as h from "${name}" x`,
+        )
+        .join(" union all "),
+    );
+  }
+  const rows = await queryRows<{ t: string; h: string }>(t.db, fingerprintQuery);
+  return new Map(rows.map((r) => [r.t, r.h]));
+}
+
+function changedTables(before: Map<string, string>, after: Map<string, string>, ignore: string[] = []) {
+  return [...after.keys()].filter((name) => !ignore.includes(name) && before.get(name) !== after.get(name));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** After a 2xx (which may write, and may start an export job): the fingerprint once the database is still. */
+async function settled(): Promise<Map<string, string>> {
+  let previous = await fingerprint();
+  for (let i = 0; i < 100; i++) {
+    await sleep(30);
+    const [{ pending }] = await queryRows<{ pending: number }>(
+      t.db,
+      sql`select count(*)::int as pending from exports where not is_exported and error is null`,
+    );
+    const next = await fingerprint();
+    if (Number(pending) === 0 && changedTables(previous, next).length === 0) return next;
+    previous = next;
+  }
+  return previous;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Garbage.
+
+/** Never a real row's id: garbage must not be able to delete or log out the callers. */
+const badId = fc.oneof(
+  fc.constantFrom(
+    "0",
+    "-1",
+    "abc",
+    "1.5",
+    "1e3",
+    "0x10",
+    "99999999999999999999",
+    "2147483648",
+    "-2147483649",
+    "9999999",
+    "%F0%9F%92%A9",
+    "%00",
+    "%D8%00",
+    "%E2%80%AE1",
+    "null",
+    "undefined",
+    "NaN",
+    "Infinity",
+    "' or 1=1 --",
+    "1;drop table users",
+    "..%2F..%2Fetc",
+    encodeURIComponent("я".repeat(300)),
+    "x".repeat(2000),
+  ),
+  fc
+    .string({ maxLength: 30, unit: "grapheme" })
+    .filter((s) => !/^\s*\+?0*[0-9]{1,6}\s*$/.test(s))
+    .map((s) => encodeURIComponent(s) || "x"),
+);
+
+/** Odd text: lone surrogates, NUL, RTL and zero-width marks, combining marks, injection-looking strings. */
+const oddText = fc.constantFrom(
+  "\uD800",
+  "a\uDC00b",
+  "\uDBFF\uDFFF",
+  "\u0000",
+  "x\u0000y",
+  "\u202Eтекст\u202C",
+  "\u200F\u200E\u200B\u2060",
+  "\uFEFF",
+  "e\u0301\u0301\u0301",
+  "\uFFFF\uFFFE",
+  "\u2028\u2029",
+  "😀👨‍👩‍👧",
+  "' or 1=1 --",
+  "<script>alert(1)</script>",
+  "javascript:alert(1)",
+  "../../etc/passwd",
+  "${7*7}{{7*7}}",
+  "   ",
+  "",
+  "NaN",
+  "-0",
+  "1e309",
+  "#zzzzzz",
+  "2024-02-30T25:61:00Z",
+);
+const hugeText = fc.constantFrom("x".repeat(100_000), "я".repeat(50_000), "😀".repeat(20_000), "\uD800".repeat(5_000), "\u0000".repeat(10_000));
+const anyText = fc.oneof(fc.string({ maxLength: 40, unit: "binary" }), oddText, hugeText);
+const leaf = fc.oneof(
+  anyText,
+  fc.constant(null),
+  fc.boolean(),
+  fc.integer(),
+  fc.constantFrom(0, -1, 2147483648, -2147483649, Number.MAX_SAFE_INTEGER + 2, 1e308, -1e308, 0.1, 5e-324),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+);
+const garbageValue = fc.oneof(
+  { weight: 4, arbitrary: leaf },
+  { weight: 1, arbitrary: fc.array(leaf, { maxLength: 5 }) },
+  { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), leaf, { maxKeys: 4 }) },
+  { weight: 1, arbitrary: fc.constantFrom([[[[[1]]]]], Array.from({ length: 5000 }, (_, i) => i), { toString: 1, valueOf: 2 }) },
+);
+
+/** Field names the core reads somewhere (for loosely declared bodies), and the usual suspects. */
+const COMMON_FIELDS = [
+  "name", "text", "buttonText", "color", "link", "content", "label", "prefix", "order", "type", "kind",
+  "isActive", "isHidden", "isTechnical", "isReportStatus", "holdMinutes", "templateFields",
+  "login", "password", "displayName", "accessKey", "telegram", "sipLogin", "sipPassword", "isAdmin",
+  "amount", "userId", "workerId", "user", "processTime", "withPassport", "withoutPassport",
+  "filterId", "contactId", "statusText", "passport", "clientInfo", "date", "phone", "applicationText",
+  "databaseIds", "statusIds", "managers", "databases", "statuses", "scripts", "template",
+  "removeDuplicatesInBase", "removeDuplicatesAcrossBases", "defaultInfo", "term", "mappings", "hasHeader", "id",
+];
+const EXTRA_KEYS = ["__proto__", "constructor", "prototype", "isAdmin", "id", "createdAt", "balanceCents", "passwordHash", "x".repeat(500), "\u0000", "\uD800"];
+
+/** A plausible value of a schema: the starting point that garbage then breaks field by field. */
+function plausible(schema: JsonSchema | undefined, field = ""): unknown {
+  if (schema?.enum?.length) return schema.enum[0];
+  switch (schema?.type) {
+    case "string":
+      return field === "password" ? "Garbage-pass-1" : `мусор-${field}`;
+    case "integer":
+    case "number":
+      return 1;
+    case "boolean":
+      return false;
+    case "array":
+      return [plausible(schema.items)];
+    case "object":
+      return Object.fromEntries(Object.entries(schema.properties ?? {}).map(([k, v]) => [k, plausible(v, k)]));
+    default:
+      return field.endsWith("Ids") || ["managers", "databases", "statuses", "scripts"].includes(field) ? [1] : `мусор-${field}`;
+  }
+}
+
+/** Valid bodies of the loosely declared routes (their core schema checks them): garbage breaks one field at a time. */
+function plausibleBody(route: Route): Record<string, unknown> {
+  const path = route.path.replace(/^\/api\/v1/, "");
+  const bodies: Array<[RegExp, Record<string, unknown>]> = [
+    [/^\/database\/settings$/, { removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "по умолчанию" }],
+    [/^\/database\/exports$/, { name: "Экспорт мусора", databaseIds: [baseId], statusIds: [statusId] }],
+    [/^\/filters(\/\{id\})?$/, { name: "Фильтр", managers: [victim.id], databases: [baseId], statuses: [statusId], scripts: [], template: null }],
+    [/^\/status(\/\{id\})?$/, { text: "Мусорный", buttonText: "Мусорный", color: "#123456", isHidden: false, description: "", order: 5, isReportStatus: false, isTechnical: false }],
+    [/^\/scripts(\/\{id\})?$/, { name: "Скрипт", content: "<p>Здравствуйте</p>" }],
+    [/^\/templates(\/\{id\})?$/, { name: "Шаблон", isActive: false, templateFields: [{ label: "Поле", type: "text" }] }],
+    [/^\/links(\/\{id\})?$/, { name: "Ссылка", link: "https://example.com/", isActive: false }],
+    [/^\/status\/update-and-get-lead$/, { statusText: "Мусорный", contactId: 1, userId: victim.id, passport: "", filterId: 1, clientInfo: "" }],
+    [/^\/status\/proxy-application$/, { date: "2026-01-01", user: { id: victim.id, login: victim.login }, applicationText: "Заявка", phone: "0501234567" }],
+    [/^\/payments\/history\/\{workerId\}\/history$/, { processTime: 1_700_000_000_000 }],
+    [/^\/payments\/process$/, { userId: victim.id, amount: 1 }],
+    [/^\/payments\/rates$/, { withPassport: 1, withoutPassport: 2 }],
+  ];
+  const fromSchema = (route.bodySchema?.properties ? plausible(route.bodySchema) : {}) as Record<string, unknown>;
+  const known = bodies.find(([pattern]) => pattern.test(path))?.[1] ?? {};
+  return { ...fromSchema, ...known };
+}
+
+function bodyArbitrary(route: Route) {
+  const base = plausibleBody(route);
+  const fields = Object.keys(base).length ? Object.keys(base) : COMMON_FIELDS;
+  return fc.oneof(
+    // Wrong types, huge and odd strings in some fields.
+    fc.dictionary(fc.constantFrom(...fields), garbageValue, { minKeys: 1, maxKeys: 4 }).map((broken) => ({ ...base, ...broken })),
+    // Missing fields.
+    fc.subarray(fields, { minLength: 1 }).map((drop) => Object.fromEntries(Object.entries(base).filter(([k]) => !drop.includes(k)))),
+    // Extra fields.
+    fc.dictionary(fc.oneof(fc.constantFrom(...EXTRA_KEYS), fc.string({ maxLength: 12 })), garbageValue, { minKeys: 1, maxKeys: 3 }).map((extra) => {
+      const body = { ...base };
+      for (const [k, v] of Object.entries(extra)) Object.defineProperty(body, k, { value: v, enumerable: true });
+      return body;
+    }),
+    // Not an object at all.
+    fc.oneof(leaf, fc.array(garbageValue, { maxLength: 5 })),
+  );
+}
+
+/** A query string: the route's own parameters and others, with garbage values, repeated keys, broken escapes. */
+function queryArbitrary(route: Route) {
+  const names = [...route.queryParams, "id", "limit", "page", "__proto__", "term", "database"];
+  return fc.oneof(
+    fc
+      .array(fc.tuple(fc.constantFrom(...names), fc.oneof(fc.string({ maxLength: 30, unit: "binary" }), oddText, fc.constantFrom("x".repeat(8_000), "-1", "0", "1e999", "[]", "{}"))), { maxLength: 4 })
+      .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, "\uFFFD"))}`).join("&")),
+    fc.constantFrom("%", "%zz=1", "a=%E0%A4%A", "a[b][c][d][e][f]=1", "a=1&a=2&a=3", "term=%00", "term=%D8%00", "=&=&", "&&&", "ids=1,2,x&all=false", "all=true&all=true", "term=%E2%80%AE"),
+  );
+}
+
+const rawPayload = fc.oneof(
+  fc.record({
+    contentType: fc.constantFrom(
+      "application/json",
+      "application/json; charset=latin1",
+      "text/plain",
+      "application/x-www-form-urlencoded",
+      "application/xml",
+      "multipart/form-data; boundary=x",
+      "multipart/form-data",
+      "application/octet-stream",
+      "image/png",
+      "",
+      "garbage",
+    ),
+    text: fc.oneof(
+      fc.constantFrom(
+        '{"a":',
+        "[1,2",
+        "",
+        "null",
+        "\u0000",
+        "--x\r\n",
+        "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.xlsx\"\r\n\r\nPK",
+        '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"isAdmin":true}}}',
+        '{"name":"\\ud800","login":"\\u0000"}',
+        "\uFEFF{}",
+        '{"a":1}{"b":2}',
+        "[".repeat(5000) + "]".repeat(5000),
+        '{"name":' + "1".repeat(400) + "}",
+        "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>",
+        "name=1&name=2&login[]=x",
+      ),
+      fc.string({ maxLength: 200, unit: "binary" }),
+    ),
+  }),
+);
+
+// ---------------------------------------------------------------------------------------------------------------
+// Sending and checking.
+
+type Caller = { role: string; token: string | null };
+
+function fillPath(path: string, id: string) {
+  return path.replace(/\{[^}]+\}/g, id);
+}
+
+const CYRILLIC = /[А-Яа-яЁё]/;
+
+/** Every answer below 500; every 4xx `{ error, message }` with a Russian message, and (for a 4xx) nothing written. */
+async function check(route: Route, where: string, send: () => Promise<{ status: number; body: unknown; text?: string }>) {
+  const before = await fingerprint();
+  const res = await send();
+  const code = res.status < 400 ? "2xx" : String((res.body as { error?: unknown })?.error);
+  seen.set(code, (seen.get(code) ?? 0) + 1);
+  expect(res.status, `${where} → ${res.status} ${res.text?.slice(0, 300)}`).toBeLessThan(500);
+  if (res.status >= 400) {
+    expect(res.body, where).toMatchObject({ error: expect.any(String), message: expect.any(String) });
+    const { error, message } = res.body as { error: string; message: string };
+    expect(error.length, where).toBeGreaterThan(0);
+    expect(message, `${where}: the message of "${error}"`).toMatch(CYRILLIC);
+    // A failed login is counted for throttling (on purpose): that table may change on a refused login.
+    const ignore = route.path.endsWith("/auth/login") ? ["login_throttle"] : [];
+    const changed = changedTables(before, await fingerprint(), ignore);
+    expect(changed, `${where} → ${res.status} ${message}: wrote to`).toEqual([]);
+  } else {
+    await settled();
+  }
+}
+
+function authorize<T extends { set(name: string, value: string): T }>(req: T, caller: Caller): T {
+  return caller.token ? req.set("Authorization", bearer(caller.token).Authorization) : req;
+}
+
+/** Path ids: mostly bad ones, sometimes the victim's (routes that take a user) so garbage reaches the body checks. */
+function idArbitrary(route: Route) {
+  if (route.method === "delete" || route.path.includes("/auth/") || !/\{(id|userId|workerId|login)\}/.test(route.path)) return badId;
+  return fc.oneof({ weight: 3, arbitrary: badId }, { weight: 1, arbitrary: fc.constant("victim") });
+}
+
+function urlFor(route: Route, id: string) {
+  if (id !== "victim") return fillPath(route.path, id);
+  return route.path.replace(/\{login\}/g, victim.login).replace(/\{[^}]+\}/g, String(victim.id));
+}
+
+/** fc.assert, but a failure reports our own message (the request, cut short), not a 100 KB counterexample. */
+async function holds(property: fc.IAsyncProperty<unknown[]>, numRuns: number) {
+  const result = await fc.check(property, { numRuns, endOnFailure: true });
+  if (result.failed) {
+    const error = result.errorInstance as Error | undefined;
+    throw new Error(`${String(error?.message ?? "the property failed").slice(0, 3000)}\n(seed ${result.seed}, path ${result.counterexamplePath})`);
+  }
+}
+
+async function garbageRuns(caller: Caller, route: Route, numRuns: number) {
+  const hasBody = !["get", "delete"].includes(route.method);
+  await holds(
+    fc.asyncProperty(idArbitrary(route), bodyArbitrary(route), queryArbitrary(route), async (id, body, query) => {
+      const url = urlFor(route, id) + (query ? `?${query}` : "");
+      const text = JSON.stringify(body) ?? "null";
+      const where = `${caller.role} ${route.method.toUpperCase()} ${url.slice(0, 200)} ${hasBody ? text.slice(0, 200) : ""}`;
+      await check(route, where, () => {
+        const req = authorize(t.request[route.method](url), caller);
+        return hasBody ? req.set("Content-Type", "application/json").send(text) : req;
+      });
+    }) as fc.IAsyncProperty<unknown[]>,
+    numRuns,
+  );
+}
+
+async function rawRuns(caller: Caller, route: Route, numRuns: number) {
+  await holds(
+    fc.asyncProperty(idArbitrary(route), rawPayload, async (id, { contentType, text }) => {
+      const url = urlFor(route, id);
+      const where = `${caller.role} ${route.method.toUpperCase()} ${url.slice(0, 200)} [${contentType}] ${JSON.stringify(text).slice(0, 120)}`;
+      await check(route, where, () => {
+        const req = authorize(t.request[route.method](url), caller);
+        return (contentType ? req.set("Content-Type", contentType) : req.unset("Content-Type")).send(text);
+      });
+    }) as fc.IAsyncProperty<unknown[]>,
+    numRuns,
+  );
+}
+
+describe("garbage on every route of /api/v1", () => {
+  it("finds the route table", () => {
+    expect(routes.length).toBeGreaterThan(60);
+    expect(routes.filter((r) => r.isPublic).map((r) => `${r.method} ${r.path}`)).toEqual(
+      expect.arrayContaining(["post /api/v1/auth/login", "get /api/v1/health"]),
+    );
+  });
+
+  it("as anonymous: every non-public route is a 401 with a message whatever is sent, and public ones hold", async () => {
+    const anonymous = { role: "anonymous", token: null };
+    for (const route of routes) {
+      if (route.isPublic) {
+        await garbageRuns(anonymous, route, 40);
+        if (route.method !== "get") await rawRuns(anonymous, route, 20);
+        continue;
+      }
+      const res = await t.request[route.method](fillPath(route.path, "1"));
+      const where = `${route.method.toUpperCase()} ${route.path}`;
+      expect(res.status, where).toBe(401);
+      expect(res.body, where).toMatchObject({ error: "unauthorized", message: "Требуется вход в систему" });
+      await garbageRuns(anonymous, route, 2);
+    }
+    // A URL over Node's 16 KB header limit never reaches a route: the parser's answer is the same shape.
+    await check(routes[0], "a 20 KB URL", () => t.request.get(`/api/v1/users?term=${"x".repeat(20_000)}`));
+    // A bogus bearer token is the same as none.
+    for (const token of ["x", "x".repeat(5000), "%00", "\u00ff\u00fe", "Bearer", "' or 1=1 --"]) {
+      await check(routes[0], `token ${token.slice(0, 20)}`, () => t.request.get("/api/v1/users").set("Authorization", `Bearer ${token}`));
+    }
+  }, LONG);
+
+  for (const role of ["manager", "admin"] as const) {
+    it(`as ${role}: garbage JSON bodies, query strings and ids`, async () => {
+      const caller = { role, token: role === "admin" ? adminToken : managerToken };
+      for (const route of routes) {
+        if (route.isPublic || route.multipart) continue; // the multipart routes have their own runs below
+        await garbageRuns(caller, route, (route.method === "get" || route.method === "delete" ? 8 : 20) * RUNS);
+      }
+    }, LONG);
+
+    it(`as ${role}: broken payloads and wrong content types`, async () => {
+      const caller = { role, token: role === "admin" ? adminToken : managerToken };
+      for (const route of routes.filter((r) => !r.isPublic && r.method !== "get")) {
+        await rawRuns(caller, route, (route.multipart ? 16 : 6) * RUNS);
+      }
+    }, LONG);
+
+    it(`as ${role}: the upload routes refuse broken forms`, async () => {
+      const caller = { role, token: role === "admin" ? adminToken : managerToken };
+      for (const route of routes.filter((r) => r.multipart)) {
+        await holds(
+          fc.asyncProperty(
+            fc.dictionary(fc.constantFrom("name", "mappings", "hasHeader", "file", "x", "\u0000"), fc.oneof(anyText, fc.constantFrom("[", '["name","phone"]', '"name"', "[1,2,3]", "null", "true", "{}")), { maxKeys: 4 }),
+            fc.option(fc.tuple(fc.uint8Array({ maxLength: 300 }), fc.constantFrom("a.xlsx", "a.xls", "", "..\\..\\x.xlsx", "я\u0000.xlsx", "\u202Exslx.exe")), { nil: undefined }),
+            async (fields, file) => {
+              const where = `${role} POST ${route.path} ${JSON.stringify(fields).slice(0, 150)} file=${file ? file[1] : "none"}`;
+              await check(route, where, () => {
+                const req = authorize(t.request.post(route.path), caller);
+                for (const [k, v] of Object.entries(fields)) req.field(k, v.replace(/[\uD800-\uDFFF]/g, "\uFFFD"));
+                if (file) req.attach("file", Buffer.from(file[0]), file[1] || "blob");
+                return req;
+              });
+            },
+          ) as fc.IAsyncProperty<unknown[]>,
+          15,
+        );
+      }
+    }, LONG);
+  }
+
+  it("as admin: a NUL in every path parameter and in the query string", async () => {
+    const caller = { role: "admin", token: adminToken };
+    for (const route of routes.filter((r) => !r.isPublic)) {
+      const url = route.path.includes("{") ? fillPath(route.path, "1%00") : `${route.path}?term=a%00b&database=%00`;
+      await check(route, `admin ${route.method.toUpperCase()} ${url}`, () => authorize(t.request[route.method](url), caller));
+    }
+  }, LONG);
+
+  it("got past the schema checks: some garbage was valid, and refusals came from many different rules", () => {
+    if (process.env.GARBAGE_STATS) console.log(JSON.stringify([...seen].sort((a, b) => b[1] - a[1])));
+    expect(seen.get("2xx") ?? 0).toBeGreaterThan(10);
+    expect(seen.size).toBeGreaterThan(15);
+  });
+
+  it("the fingerprint does notice a write (the check above is not vacuous)", async () => {
+    const before = await fingerprint();
+    const res = await t.request.post("/api/v1/links").set(bearer(adminToken)).send({ name: "Проверка", link: "https://example.org/" });
+    expect(res.status).toBeLessThan(300);
+    expect(changedTables(before, await fingerprint())).toEqual(["links"]);
+  });
+
+  it("the callers' sessions survived the garbage (it never logged them out)", async () => {
+    expect((await t.request.get("/api/v1/users/online").set(bearer(adminToken))).status).toBe(200);
+    expect((await t.request.get("/api/v1/status/visible").set(bearer(managerToken))).status).toBe(200);
+  });
+});

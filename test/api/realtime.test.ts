@@ -1,0 +1,368 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import type { AddressInfo } from "node:net";
+import path from "node:path";
+import supertest from "supertest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket, { WebSocketServer } from "ws";
+import { createRealtimeClient } from "../../app/lib/realtime";
+import { seed } from "../../db/seed";
+import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { createTestDb } from "../helpers/db";
+
+interface Socket {
+  ws: WebSocket;
+  /** Every event received, in order. */
+  events: Array<{ event: string; data: unknown }>;
+  /** Resolves with the next event of that name (or one already received after `from`). */
+  next(event: string, timeoutMs?: number): Promise<unknown>;
+  closed: Promise<number>;
+  send(event: string, data?: unknown): void;
+}
+
+function openSocket(url: string, token: string, options: { autoPong?: boolean } = {}): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers: bearer(token), autoPong: options.autoPong ?? true });
+    const events: Socket["events"] = [];
+    const waiters: Array<{ event: string; resolve: (data: unknown) => void }> = [];
+    let consumed = 0;
+    const closed = new Promise<number>((done) => ws.on("close", (code) => done(code)));
+    ws.on("message", (raw) => {
+      const message = JSON.parse(raw.toString());
+      events.push(message);
+      const i = waiters.findIndex((w) => w.event === message.event);
+      if (i >= 0) {
+        consumed = events.length;
+        waiters.splice(i, 1)[0].resolve(message.data);
+      }
+    });
+    ws.on("open", () =>
+      resolve({
+        ws,
+        events,
+        closed,
+        send: (event, data) => ws.send(JSON.stringify({ event, data })),
+        next(event, timeoutMs = 5000) {
+          const already = events.slice(consumed).find((e) => e.event === event);
+          if (already) {
+            consumed = events.indexOf(already) + 1;
+            return Promise.resolve(already.data);
+          }
+          return new Promise((res, rej) => {
+            const timer = setTimeout(() => rej(new Error(`no ${event} within ${timeoutMs} ms`)), timeoutMs);
+            waiters.push({ event, resolve: (d) => (clearTimeout(timer), res(d)) });
+          });
+        },
+      }),
+    );
+    ws.on("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    ws.on("error", () => {});
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const logins = (list: unknown) => (list as Array<{ login: string }>).map((u) => u.login).sort();
+
+async function until(check: () => Promise<boolean>, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await sleep(50);
+  }
+  throw new Error("condition not met in time");
+}
+
+describe("the realtime hub on one instance", () => {
+  let t: TestApp;
+  let url: string;
+  let admin: string;
+  beforeAll(async () => {
+    t = await createTestApp({ env: { PRESENCE_GRACE_SECONDS: "2", REALTIME_PING_SECONDS: "1" } });
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
+    admin = await t.adminToken();
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it("accepts the session cookie as the pages set it (Remix-encoded), from our own origin only", async () => {
+    const token = await t.adminToken();
+    const encoded = encodeURIComponent(Buffer.from(JSON.stringify(token)).toString("base64"));
+    const origin = `http://${new URL(url).host}`;
+    const attempt = (headers: Record<string, string>) =>
+      new Promise<number | "open">((resolve) => {
+        const ws = new WebSocket(url, { headers });
+        ws.on("open", () => (resolve("open"), ws.close()));
+        ws.on("unexpected-response", (_q, res) => resolve(res.statusCode ?? 0));
+        ws.on("error", () => {});
+      });
+    expect(await attempt({ Cookie: `session=${encoded}`, Origin: origin })).toBe("open");
+    expect(await attempt({ Cookie: `session=${encoded}`, Origin: "https://evil.example" })).toBe(401);
+  });
+
+  it("marks a user online with updateStatus and lists him for an admin's getUsersOnline", async () => {
+    const m = await createUser(t.db, { login: "rt-online", displayName: "Света" });
+    const socket = await openSocket(url, await t.tokenFor(m));
+    socket.send("updateStatus");
+    await until(async () => (await reloadUser(t.db, m.user.id)).lastSeen !== null);
+
+    const watcher = await openSocket(url, admin);
+    watcher.send("getUsersOnline");
+    const list = (await watcher.next("usersOnline")) as Array<Record<string, unknown>>;
+    expect(list.find((u) => u.login === "rt-online")).toEqual({
+      id: m.user.id,
+      login: "rt-online",
+      displayName: "Света",
+      isAdmin: false,
+      lastSeen: expect.any(String),
+    });
+    socket.ws.close();
+    watcher.ws.close();
+  });
+
+  it("pushes a fresh usersOnline to a watching admin when someone connects", async () => {
+    const watcher = await openSocket(url, admin);
+    watcher.send("getUsersOnline");
+    expect(logins(await watcher.next("usersOnline"))).not.toContain("rt-newcomer");
+    const m = await createUser(t.db, { login: "rt-newcomer" });
+    const socket = await openSocket(url, await t.tokenFor(m));
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && logins(e.data).includes("rt-newcomer")));
+    socket.ws.close();
+    watcher.ws.close();
+  });
+
+  it("answers a manager's getUsersOnline with an error, not the list", async () => {
+    const m = await createUser(t.db, { login: "rt-curious" });
+    const socket = await openSocket(url, await t.tokenFor(m));
+    socket.send("getUsersOnline");
+    expect(await socket.next("error")).toEqual({ message: "Недостаточно прав для этого действия" });
+    expect(socket.events.some((e) => e.event === "usersOnline")).toBe(false);
+    socket.ws.close();
+  });
+
+  it("sends forceLogout to every socket of that user only, then closes them", async () => {
+    const m = await createUser(t.db, { login: "rt-forced" });
+    const other = await createUser(t.db, { login: "rt-bystander" });
+    const token = await t.tokenFor(m);
+    const tabs = [await openSocket(url, token), await openSocket(url, token)];
+    const bystander = await openSocket(url, await t.tokenFor(other));
+
+    const res = await t.request.post(`/api/v1/auth/force-logout/${m.user.id}`).set(bearer(admin));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: "Сессия пользователя закрыта" });
+    for (const tab of tabs) {
+      expect(await tab.next("forceLogout")).toEqual({ userId: m.user.id });
+      expect(await tab.closed).toBe(4001);
+    }
+    await sleep(200);
+    expect(bystander.events.some((e) => e.event === "forceLogout")).toBe(false);
+    expect(bystander.ws.readyState).toBe(WebSocket.OPEN);
+    bystander.ws.close();
+  });
+
+  it("never ends a session when a socket drops; presence lapses after the grace period", async () => {
+    const m = await createUser(t.db, { login: "rt-dropped" });
+    const token = await t.tokenFor(m);
+    const socket = await openSocket(url, token);
+    const watcher = await openSocket(url, admin);
+    watcher.send("getUsersOnline");
+    expect(logins(await watcher.next("usersOnline"))).toContain("rt-dropped");
+
+    socket.ws.terminate();
+    // Grace 2 s: still listed right after the drop, gone after it, and the watcher is told without asking.
+    const online = await t.request.get("/api/v1/users/online").set(bearer(admin));
+    expect(logins(online.body)).toContain("rt-dropped");
+    await until(
+      async () => watcher.events.some((e) => e.event === "usersOnline" && !logins(e.data).includes("rt-dropped")),
+      6000,
+    );
+    const later = await t.request.get("/api/v1/users/online").set(bearer(admin));
+    expect(logins(later.body)).not.toContain("rt-dropped");
+
+    expect((await t.request.get(`/api/v1/users/${m.user.id}`).set(bearer(token))).status).toBe(200);
+    expect((await reloadUser(t.db, m.user.id)).isOnline).toBe(true);
+    watcher.ws.close();
+  });
+
+  it("keeps a silent tab on line through the server's pings (no updateStatus at all)", async () => {
+    const m = await createUser(t.db, { login: "rt-background" });
+    const socket = await openSocket(url, await t.tokenFor(m));
+    let pings = 0;
+    socket.ws.on("ping", () => pings++);
+    await sleep(3500); // longer than the 2 s grace, with 1 s pings
+    expect(pings).toBeGreaterThanOrEqual(2);
+    const online = await t.request.get("/api/v1/users/online").set(bearer(admin));
+    expect(logins(online.body)).toContain("rt-background");
+    socket.ws.close();
+  });
+
+  it("drops a socket that stops answering pings", async () => {
+    const m = await createUser(t.db, { login: "rt-deaf" });
+    const socket = await openSocket(url, await t.tokenFor(m), { autoPong: false });
+    const code = await Promise.race([socket.closed, sleep(5000).then(() => "still open")]);
+    expect(code).toBe(1006);
+  });
+
+  it("closes a socket whose session was logged out elsewhere, at its next updateStatus", async () => {
+    const m = await createUser(t.db, { login: "rt-elsewhere" });
+    const token = await t.tokenFor(m);
+    const socket = await openSocket(url, token);
+    await sleep(50);
+    await t.request.post(`/api/v1/users/logout/${m.user.id}`).set(bearer(token));
+    await sleep(4100); // past the per-socket write throttle
+    socket.send("updateStatus");
+    expect(await Promise.race([socket.closed, sleep(3000).then(() => "still open")])).toBe(4002);
+  });
+});
+
+/** Spawns one app instance (test/api/realtime.instance.ts) on the given database; resolves with its base URL. */
+function startInstance(databaseUrl: string): Promise<{ base: string; child: ChildProcess }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "realtime.instance.ts")], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PRESENCE_GRACE_SECONDS: "30" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    let err = "";
+    const timer = setTimeout(() => reject(new Error(`instance did not start: ${err}`)), 60_000);
+    child.stdout!.on("data", (chunk) => {
+      out += chunk;
+      const match = /\{"port":(\d+)\}/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        resolve({ base: `127.0.0.1:${match[1]}`, child });
+      }
+    });
+    child.stderr!.on("data", (chunk) => (err += chunk));
+    child.on("exit", (code) => reject(new Error(`instance exited with ${code}: ${err}`)));
+  });
+}
+
+describe.runIf(process.env.TEST_DATABASE_URL)("two app instances on one Postgres", () => {
+  let handle: Awaited<ReturnType<typeof createTestDb>>;
+  let a: { base: string; child: ChildProcess };
+  let b: { base: string; child: ChildProcess };
+  beforeAll(async () => {
+    handle = await createTestDb();
+    await seed(handle.db, ADMIN);
+    [a, b] = await Promise.all([startInstance(handle.url!), startInstance(handle.url!)]);
+  });
+  afterAll(async () => {
+    for (const instance of [a, b]) {
+      if (!instance) continue;
+      const exited = new Promise((r) => instance.child.once("exit", r));
+      instance.child.kill("SIGTERM");
+      await Promise.race([exited, sleep(5000)]);
+    }
+    await handle?.close();
+  });
+
+  it("a force-logout issued on A reaches the manager's socket on B within 2 s; his token is refused on both", async () => {
+    const apiA = supertest(`http://${a.base}`);
+    const apiB = supertest(`http://${b.base}`);
+    const m = await createUser(handle.db, { login: "two-instances" });
+    const login = await apiB.post("/api/v1/auth/login").send({ login: m.login, password: m.password, accessKey: m.accessKey });
+    const token = login.body.access_token as string;
+    const adminToken = (await apiA.post("/api/v1/auth/login").send(ADMIN)).body.access_token as string;
+
+    // An admin watching on A sees the manager who connected on B (presence crosses instances too).
+    const watcher = await openSocket(`ws://${a.base}/realtime`, adminToken);
+    watcher.send("getUsersOnline");
+    await watcher.next("usersOnline");
+    const socket = await openSocket(`ws://${b.base}/realtime`, token);
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && logins(e.data).includes("two-instances")));
+
+    const started = Date.now();
+    const forced = await apiA.post(`/api/v1/auth/force-logout/${m.user.id}`).set(bearer(adminToken));
+    expect(forced.status).toBe(200);
+    expect(await socket.next("forceLogout", 2000)).toEqual({ userId: m.user.id });
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(await socket.closed).toBe(4001);
+
+    expect((await apiA.get(`/api/v1/users/${m.user.id}`).set(bearer(token))).status).toBe(401);
+    expect((await apiB.get(`/api/v1/users/${m.user.id}`).set(bearer(token))).status).toBe(401);
+    await expect(openSocket(`ws://${b.base}/realtime`, token)).rejects.toThrow("upgrade refused: 401");
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && !logins(e.data).includes("two-instances")));
+    watcher.ws.close();
+  });
+});
+
+/**
+ * The browser client (app/lib/realtime.ts) with SPEC §4 timings, run in Node over `ws` against a bare socket
+ * server that records what it receives: nothing of the hub is involved, only the client's behaviour.
+ */
+describe("the browser realtime client", () => {
+  it("connects 1 s after start, sends updateStatus at once and every 5 s, reconnects 1 s after a drop", async () => {
+    const server = new WebSocketServer({ port: 0, host: "127.0.0.1" });
+    await new Promise((r) => server.once("listening", r));
+    const port = (server.address() as AddressInfo).port;
+    const log: Array<{ at: number; what: string }> = [];
+    let current: WebSocket | null = null;
+    server.on("connection", (ws) => {
+      current = ws;
+      log.push({ at: Date.now(), what: "connect" });
+      ws.on("message", (raw) => log.push({ at: Date.now(), what: JSON.parse(raw.toString()).event }));
+    });
+    const client = createRealtimeClient({
+      url: `ws://127.0.0.1:${port}/realtime`,
+      WebSocketImpl: WebSocket as unknown as typeof globalThis.WebSocket,
+    });
+    const opened: number[] = [];
+    client.on("open", () => opened.push(Date.now()));
+    const started = Date.now();
+    client.start();
+    await until(async () => log.filter((l) => l.what === "updateStatus").length >= 2, 8000);
+    const [connect] = log.filter((l) => l.what === "connect");
+    expect(connect.at - started).toBeGreaterThanOrEqual(950);
+    const statuses = log.filter((l) => l.what === "updateStatus").map((l) => l.at);
+    expect(statuses[0] - connect.at).toBeLessThan(500);
+    expect(statuses[1] - statuses[0]).toBeGreaterThanOrEqual(4900);
+    expect(statuses[1] - statuses[0]).toBeLessThan(6500);
+
+    // The server drops the socket: the client comes back about 1 s later and says updateStatus again.
+    const dropped = Date.now();
+    current!.terminate();
+    await until(async () => log.filter((l) => l.what === "connect").length === 2, 5000);
+    const reconnect = log.filter((l) => l.what === "connect")[1].at;
+    expect(reconnect - dropped).toBeGreaterThanOrEqual(900);
+    expect(reconnect - dropped).toBeLessThan(3000);
+    expect(opened).toHaveLength(2);
+
+    client.stop();
+    await sleep(300);
+    const count = log.length;
+    await sleep(5500);
+    expect(log.length).toBe(count); // stopped: no more updateStatus, no reconnecting
+    await new Promise((r) => server.close(r));
+  }, 30_000);
+
+  it("pauses after 5 failed attempts in a row, then tries again", async () => {
+    // A port that accepts TCP and never answers the upgrade: every attempt times out after 1 s.
+    const net = await import("node:net");
+    const attempts: number[] = [];
+    const sockets: import("node:net").Socket[] = [];
+    const silent = net.createServer((socket) => {
+      attempts.push(Date.now());
+      sockets.push(socket);
+      socket.on("error", () => {});
+    });
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", () => r()));
+    const client = createRealtimeClient({
+      url: `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/realtime`,
+      WebSocketImpl: WebSocket as unknown as typeof globalThis.WebSocket,
+      timings: { connectDelayMs: 0, pauseMs: 4000 },
+    });
+    client.start();
+    await until(async () => attempts.length >= 6, 20_000);
+    client.stop();
+    const gaps = attempts.slice(1).map((at, i) => at - attempts[i]);
+    // Attempts 1-5: 1 s timeout + 1 s delay apart; then the pause (4 s here) before the 6th.
+    for (const gap of gaps.slice(0, 4)) {
+      expect(gap).toBeGreaterThanOrEqual(1800);
+      expect(gap).toBeLessThan(3500);
+    }
+    expect(gaps[4]).toBeGreaterThanOrEqual(4800);
+    for (const s of sockets) s.destroy();
+    await new Promise((r) => silent.close(r));
+  }, 40_000);
+});

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+let admin: string;
+let manager: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  admin = await t.adminToken();
+  manager = await t.tokenFor(await createUser(t.db, { login: "template-manager" }));
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const FIELDS = JSON.stringify([
+  { label: "Паспорт", type: "text" },
+  { label: "Комментарий", type: "textarea" },
+]);
+
+async function create(name = "Кредит", templateFields = FIELDS) {
+  const res = await t.request.post("/api/v1/templates").set(bearer(admin)).send({ name, isActive: true, templateFields });
+  expect(res.status).toBe(200);
+  return res.body as { id: number; name: string; isActive: boolean; templateFields: string };
+}
+
+describe("templates", () => {
+  it("creates a template with fields as JSON text, and anyone logged in can list it", async () => {
+    const created = await create();
+    expect(created).toEqual({ id: expect.any(Number), name: "Кредит", isActive: true, templateFields: FIELDS });
+    const asManager = await t.request.get("/api/v1/templates").set(bearer(manager));
+    expect(asManager.status).toBe(200);
+    expect(asManager.body).toContainEqual(created);
+    expect((await t.request.get("/api/v1/templates")).status).toBe(401);
+  });
+
+  it("updates name and fields, keeping isActive when it is not sent", async () => {
+    const { id } = await create("Старое имя");
+    const fields = JSON.stringify([{ label: "Город", type: "text" }]);
+    const res = await t.request.put(`/api/v1/templates/${id}`).set(bearer(admin)).send({ name: "Новое имя", templateFields: fields });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ id, name: "Новое имя", isActive: true, templateFields: fields });
+  });
+
+  it("drops anything but label and type from the stored fields", async () => {
+    const created = await create("С value", JSON.stringify([{ label: "Имя", type: "text", value: "Иван", extra: 1 }]));
+    expect(JSON.parse(created.templateFields)).toEqual([{ label: "Имя", type: "text" }]);
+  });
+
+  it("toggles activation", async () => {
+    const { id } = await create("Переключатель");
+    const off = await t.request.put(`/api/v1/templates/${id}/activate`).set(bearer(admin));
+    expect(off.status).toBe(200);
+    expect(off.body.isActive).toBe(false);
+    const on = await t.request.put(`/api/v1/templates/${id}/activate`).set(bearer(admin));
+    expect(on.body.isActive).toBe(true);
+  });
+
+  it("deletes a template; a second delete is 404", async () => {
+    const { id } = await create("Удаляемый");
+    const res = await t.request.delete(`/api/v1/templates/${id}`).set(bearer(admin));
+    expect(res.status).toBe(200);
+    expect(res.body.message).toBe("Шаблон удален");
+    const again = await t.request.delete(`/api/v1/templates/${id}`).set(bearer(admin));
+    expect(again.status).toBe(404);
+    expect(again.body).toEqual({ status: "error", error: "template_not_found", message: "Шаблон не найден" });
+  });
+
+  it.each([
+    [{ templateFields: "[]" }, "Введите имя шаблона"],
+    [{ name: " ", templateFields: "[]" }, "Введите имя шаблона"],
+    [{ name: "x", templateFields: "[{label:" }, "Поля шаблона: некорректный JSON"],
+    [{ name: "x", templateFields: '{"label":"a"}' }, "Поля шаблона должны быть списком"],
+    [{ name: "x", templateFields: '[{"label":"a","type":"select"}]' }, "Тип поля шаблона должен быть text или textarea"],
+    [{ name: "x", templateFields: '[{"label":"","type":"text"}]' }, "У каждого поля шаблона должно быть имя"],
+    [{ name: "x", templateFields: 12 }, "Поля шаблона должны быть JSON-списком"],
+  ])("refuses %j with 400, status error and a message", async (body, message) => {
+    const res = await t.request.post("/api/v1/templates").set(bearer(admin)).send(body);
+    expect(res.status).toBe(400);
+    expect(res.body).toEqual({ status: "error", error: "validation", message });
+  });
+
+  it("answers 404 for an unknown id on update and activate", async () => {
+    const put = await t.request.put("/api/v1/templates/999999").set(bearer(admin)).send({ name: "x", templateFields: "[]" });
+    expect(put.status).toBe(404);
+    expect((await t.request.put("/api/v1/templates/999999/activate").set(bearer(admin))).status).toBe(404);
+  });
+
+  it("keeps writes admin-only: 401 anonymous, 403 for a manager", async () => {
+    const { id } = await create("Чужой");
+    const calls = [
+      () => t.request.post("/api/v1/templates").send({ name: "x", templateFields: "[]" }),
+      () => t.request.put(`/api/v1/templates/${id}`).send({ name: "x", templateFields: "[]" }),
+      () => t.request.delete(`/api/v1/templates/${id}`),
+      () => t.request.put(`/api/v1/templates/${id}/activate`),
+    ];
+    for (const call of calls) {
+      expect((await call()).status).toBe(401);
+      const res = await call().set(bearer(manager));
+      expect(res.status).toBe(403);
+      expect(res.body).toEqual({ status: "error", error: "forbidden", message: "Недостаточно прав для этого действия" });
+    }
+  });
+});

@@ -1,0 +1,114 @@
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import WebSocket from "ws";
+import { bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+let admin: string;
+let wsUrl: string;
+beforeAll(async () => {
+  t = await createTestApp();
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
+  admin = await t.adminToken();
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** A realtime socket that has said updateStatus once the promise resolves. */
+async function present(token: string): Promise<WebSocket> {
+  const ws = new WebSocket(wsUrl, { headers: bearer(token) });
+  await new Promise((resolve, reject) => {
+    ws.on("open", resolve);
+    ws.on("unexpected-response", (_q, res) => reject(new Error(String(res.statusCode))));
+  });
+  ws.send(JSON.stringify({ event: "updateStatus" }));
+  return ws;
+}
+
+async function onlineLogins(): Promise<string[]> {
+  const res = await t.request.get("/api/v1/users/online").set(bearer(admin));
+  expect(res.status).toBe(200);
+  return res.body.map((u: { login: string }) => u.login);
+}
+
+async function eventually(check: () => Promise<boolean>) {
+  for (let i = 0; i < 100; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error("condition not met in time");
+}
+
+describe("POST /api/v1/auth/force-logout/{id}", () => {
+  it("ends every session of the user, turns isOnline false and answers Сессия пользователя закрыта", async () => {
+    const m = await createUser(t.db, { login: "kicked" });
+    const phone = await t.tokenFor(m);
+    const laptop = await t.tokenFor(m);
+    expect((await reloadUser(t.db, m.user.id)).isOnline).toBe(true);
+
+    const res = await t.request.post(`/api/v1/auth/force-logout/${m.user.id}`).set(bearer(admin));
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ success: true, message: "Сессия пользователя закрыта" });
+    for (const token of [phone, laptop]) {
+      expect((await t.request.get(`/api/v1/users/${m.user.id}`).set(bearer(token))).status).toBe(401);
+    }
+    expect((await reloadUser(t.db, m.user.id)).isOnline).toBe(false);
+    // He can log in again afterwards.
+    expect((await t.request.post("/api/v1/auth/login").send(m)).status).toBe(200);
+  });
+
+  it("is for admins only: 401 anonymously, 403 for a manager, and the target keeps his session", async () => {
+    const target = await createUser(t.db, { login: "protected" });
+    const targetToken = await t.tokenFor(target);
+    const manager = await t.tokenFor(await createUser(t.db, { login: "rogue" }));
+    expect((await t.request.post(`/api/v1/auth/force-logout/${target.user.id}`)).status).toBe(401);
+    const refused = await t.request.post(`/api/v1/auth/force-logout/${target.user.id}`).set(bearer(manager));
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe("Недостаточно прав для этого действия");
+    expect((await t.request.get(`/api/v1/users/${target.user.id}`).set(bearer(targetToken))).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown user, 400 for a bad id and for oneself", async () => {
+    const unknown = await t.request.post("/api/v1/auth/force-logout/99999").set(bearer(admin));
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.message).toBe("Пользователь не найден");
+    const bad = await t.request.post("/api/v1/auth/force-logout/abc").set(bearer(admin));
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Неверный идентификатор");
+    const self = await t.request.post("/api/v1/auth/force-logout/1").set(bearer(admin));
+    expect(self.status).toBe(400);
+    expect(self.body.message).toBe("Свою сессию завершите кнопкой выхода");
+  });
+});
+
+describe("GET /api/v1/users/online", () => {
+  it("lists users with a live socket and a live session, not those merely logged in", async () => {
+    const withSocket = await createUser(t.db, { login: "socketed", displayName: "Ника" });
+    const withoutSocket = await createUser(t.db, { login: "tokenonly" });
+    const ws = await present(await t.tokenFor(withSocket));
+    await t.tokenFor(withoutSocket);
+    await eventually(async () => (await onlineLogins()).includes("socketed"));
+    const list = await t.request.get("/api/v1/users/online").set(bearer(admin));
+    expect(list.body.find((u: { login: string }) => u.login === "socketed")).toEqual({
+      id: withSocket.user.id,
+      login: "socketed",
+      displayName: "Ника",
+      isAdmin: false,
+      lastSeen: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(await onlineLogins()).not.toContain("tokenonly");
+
+    // A forced logout takes him off the list at once, without waiting for the grace period.
+    await t.request.post(`/api/v1/auth/force-logout/${withSocket.user.id}`).set(bearer(admin));
+    expect(await onlineLogins()).not.toContain("socketed");
+    ws.close();
+  });
+
+  it("is for admins only", async () => {
+    const manager = await t.tokenFor(await createUser(t.db, { login: "peeker" }));
+    expect((await t.request.get("/api/v1/users/online")).status).toBe(401);
+    expect((await t.request.get("/api/v1/users/online").set(bearer(manager))).status).toBe(403);
+  });
+});

@@ -1,0 +1,130 @@
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { count, eq } from "drizzle-orm";
+import net from "node:net";
+import { afterAll, describe, expect, it } from "vitest";
+import { createDb, DataDirLockedError } from "../../db/client";
+import { settings, statuses, users } from "../../db/schema";
+import { DEFAULT_STATUSES, seed } from "../../db/seed";
+import { createTestDb } from "../helpers/db";
+
+const dirs: string[] = [];
+const tempDir = () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-data-"));
+  dirs.push(dir);
+  return dir;
+};
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe("first start", () => {
+  it("creates one admin and the default statuses, and running again changes nothing", async () => {
+    const handle = await createTestDb();
+    try {
+      const first = await seed(handle.db, { login: "boss", password: "Secret-pass-1", accessKey: "KEYKEYKEYKEYKEY1" });
+      expect(first.createdAdmin).toMatchObject({ login: "boss", accessKey: "KEYKEYKEYKEYKEY1", generated: false });
+      expect(first.createdStatuses).toBe(DEFAULT_STATUSES.length);
+
+      const second = await seed(handle.db, { login: "other" });
+      expect(second).toEqual({ createdStatuses: 0 });
+
+      const [{ value: userCount }] = await handle.db.select({ value: count() }).from(users);
+      const [{ value: statusCount }] = await handle.db.select({ value: count() }).from(statuses);
+      const [{ value: settingsCount }] = await handle.db.select({ value: count() }).from(settings);
+      expect([userCount, statusCount, settingsCount]).toEqual([1, DEFAULT_STATUSES.length, 1]);
+      const [admin] = await handle.db.select().from(users).where(eq(users.login, "boss"));
+      expect(admin.isAdmin).toBe(true);
+      expect(admin.passwordHash).toMatch(/^\$argon2id\$/);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("generates the admin's password and access key when they are not given", async () => {
+    const handle = await createTestDb();
+    try {
+      const result = await seed(handle.db);
+      expect(result.createdAdmin?.generated).toBe(true);
+      expect(result.createdAdmin?.password).toHaveLength(16);
+      expect(result.createdAdmin?.accessKey).toMatch(/^[A-Za-z0-9]{16}$/);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+// On-disk PGlite and child processes are slow on a busy 2-core machine.
+describe("the embedded database (PGlite) in DATA_DIR", { timeout: 180_000 }, () => {
+  it("keeps its data across restarts and refuses a second opener of the same folder", async () => {
+    const dir = tempDir();
+    const first = await createDb({ dataDir: dir });
+    await first.migrate();
+    await seed(first.db, { login: "keeper", password: "Keeper-pass-1", accessKey: "KEEPERKEY0000001" });
+    await expect(createDb({ dataDir: dir })).rejects.toBeInstanceOf(DataDirLockedError);
+    await expect(createDb({ dataDir: dir })).rejects.toThrow(/уже используется другим процессом/);
+    await first.close();
+
+    const reopened = await createDb({ dataDir: dir });
+    await reopened.migrate();
+    const rows = await reopened.db.select({ login: users.login }).from(users);
+    expect(rows).toEqual([{ login: "keeper" }]);
+    await reopened.close();
+  });
+
+  it("takes over a lock left by a process that is gone", async () => {
+    const dir = tempDir();
+    fs.writeFileSync(path.join(dir, "app.lock"), "999999");
+    const handle = await createDb({ dataDir: dir });
+    await handle.close();
+    expect(fs.existsSync(path.join(dir, "app.lock"))).toBe(false);
+  });
+
+  it("makes a second app process on the same folder exit at once with a clear message", async () => {
+    const dir = tempDir();
+    const holder = await createDb({ dataDir: dir });
+    try {
+      const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+        env: { ...process.env, DATA_DIR: dir, PORT: "0", DATABASE_URL: "" },
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+      expect(code).toBe(1);
+      expect(stderr).toContain("уже используется другим процессом");
+    } finally {
+      await holder.close();
+    }
+  });
+
+  it("stops gracefully on SIGTERM: exits 0, releases the folder, keeps the data", async () => {
+    const dir = tempDir();
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, "127.0.0.1", () => {
+        const { port } = server.address() as net.AddressInfo;
+        server.close(() => resolve(port));
+      });
+    });
+    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      env: { ...process.env, DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "error" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    let healthy = false;
+    for (let i = 0; i < 600 && !healthy; i++) {
+      healthy = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false);
+      if (!healthy) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(healthy).toBe(true);
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(fs.existsSync(path.join(dir, "app.lock"))).toBe(false);
+    const reopened = await createDb({ dataDir: dir });
+    await reopened.migrate();
+    expect((await reopened.db.select({ login: users.login }).from(users)).length).toBe(1);
+    await reopened.close();
+  });
+});

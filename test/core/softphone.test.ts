@@ -1,0 +1,273 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { softphoneConfig, webPhoneRedirectUrl } from "../../app/lib/softphone/config";
+import {
+  CALL_BUSY,
+  CALL_ERROR,
+  DIAL_ERROR,
+  acceptsIncoming,
+  describePhone,
+  dialableNumber,
+  initialPhoneState,
+  requestCall,
+  transition,
+  type PhoneEvent,
+  type PhoneState,
+} from "../../app/lib/softphone/machine";
+
+/** Runs events through the machine from a state; returns the final state and every toast shown. */
+function run(from: PhoneState, ...events: PhoneEvent[]) {
+  let state = from;
+  const notices: string[] = [];
+  for (const event of events) {
+    const next = transition(state, event);
+    state = next.state;
+    if (next.notice) notices.push(next.notice.text);
+  }
+  return { state, notices };
+}
+
+const ready = run(initialPhoneState, { type: "registered" }).state;
+
+function dial(state: PhoneState, number: string): PhoneState {
+  const request = requestCall(state, number);
+  if (!request.ok) throw new Error(`expected a call, got ${request.notice.text}`);
+  return request.state;
+}
+
+describe("registration", () => {
+  it("goes connecting → ready, and says so", () => {
+    expect(describePhone(initialPhoneState)).toBe("Подключение телефона…");
+    expect(ready.registration).toBe("registered");
+    expect(describePhone(ready)).toBe("Телефон готов");
+    const failed = run(ready, { type: "registrationFailed" }).state;
+    expect(describePhone(failed)).toBe("Телефон не подключён");
+  });
+
+  it("forgets an old failure once registered again (after a reconnect)", () => {
+    const failed = run(ready, { type: "registrationFailed" }).state;
+    const refused = requestCall(failed, "1002").state;
+    expect(refused.error).toBe(DIAL_ERROR);
+    expect(describePhone(refused)).toBe("Телефон не подключён");
+    const back = run(refused, { type: "connecting" }, { type: "registered" }).state;
+    expect(back.error).toBeNull();
+    expect(describePhone(back)).toBe("Телефон готов");
+  });
+
+  it("refuses to dial before registration with Ошибка набора, and sends nothing", () => {
+    const request = requestCall(initialPhoneState, "1002");
+    expect(request.ok).toBe(false);
+    if (!request.ok) expect(request.notice).toEqual({ kind: "error", text: DIAL_ERROR });
+    expect(request.state.lineActive).toBe(false);
+  });
+});
+
+describe("line-active flag", () => {
+  it("is set the moment Позвонить is pressed, before the server answers", () => {
+    const request = requestCall(ready, "+380 (67) 123-45-67");
+    expect(request.ok).toBe(true);
+    if (!request.ok) return;
+    expect(request.target).toBe("380671234567");
+    expect(request.state).toMatchObject({ call: "calling", direction: "out", peer: "380671234567", lineActive: true });
+    expect(describePhone(request.state)).toBe("Вызов 380671234567…");
+  });
+
+  it("turns a second press into the warning Идет вызов while calling, ringing or talking", () => {
+    const calling = dial(ready, "1002");
+    const talking = run(calling, { type: "established" }).state;
+    const ringing = run(ready, { type: "incoming", peer: "1003" }).state;
+    for (const busy of [calling, talking, ringing]) {
+      const second = requestCall(busy, "1004");
+      expect(second.ok).toBe(false);
+      if (!second.ok) expect(second.notice).toEqual({ kind: "warning", text: CALL_BUSY });
+      expect(second.state).toBe(busy);
+    }
+  });
+
+  it("is cleared when the call ends, so the next call goes through", () => {
+    const { state, notices } = run(dial(ready, "1002"), { type: "established" }, { type: "terminated" });
+    expect(state).toMatchObject({ call: "ended", lineActive: false, error: null });
+    expect(notices).toEqual([]);
+    expect(describePhone(state)).toBe("Звонок завершён");
+    expect(requestCall(state, "1002").ok).toBe(true);
+    const cleared = run(state, { type: "cleared" }).state;
+    expect(cleared).toMatchObject({ call: "idle", peer: null, direction: null });
+    expect(describePhone(cleared)).toBe("Телефон готов");
+  });
+
+  it("refuses an incoming call on a busy line and rings on a free one", () => {
+    expect(acceptsIncoming(ready)).toBe(true);
+    expect(acceptsIncoming(dial(ready, "1002"))).toBe(false);
+    const ringing = run(ready, { type: "incoming", peer: "1001" }).state;
+    expect(ringing).toMatchObject({ call: "ringing", direction: "in", peer: "1001", lineActive: true });
+    expect(describePhone(ringing)).toBe("Входящий звонок: 1001");
+    expect(acceptsIncoming(ringing)).toBe(false);
+    // A second incoming event while ringing does not replace the first caller.
+    expect(run(ringing, { type: "incoming", peer: "1009" }).state.peer).toBe("1001");
+  });
+
+  it("shows the conversation once established, on either side", () => {
+    const out = run(dial(ready, "1002"), { type: "established" }).state;
+    expect(describePhone(out)).toBe("Разговор: 1002");
+    const incoming = run(ready, { type: "incoming", peer: "1001" }, { type: "answering" }, { type: "established" }).state;
+    expect(incoming).toMatchObject({ call: "inCall", lineActive: true });
+    expect(describePhone(incoming)).toBe("Разговор: 1001");
+  });
+
+  it("holds for any order of events: the line is active exactly while a call is placed, ringing or up", () => {
+    const event = fc.oneof(
+      fc.constantFrom<PhoneEvent>(
+        { type: "registered" },
+        { type: "registrationFailed" },
+        { type: "dialFailed" },
+        { type: "failed" },
+        { type: "established" },
+        { type: "answering" },
+        { type: "terminated" },
+        { type: "cleared" },
+      ),
+      fc.integer({ min: 400, max: 699 }).map((statusCode): PhoneEvent => ({ type: "rejected", statusCode })),
+      fc.constantFrom("1001", "1002").map((peer): PhoneEvent => ({ type: "incoming", peer })),
+      fc.constant<PhoneEvent | "dial">("dial"),
+    );
+    fc.assert(
+      fc.property(fc.array(event, { maxLength: 30 }), (events) => {
+        let state = initialPhoneState;
+        for (const e of events) {
+          state = e === "dial" ? requestCall(state, "1002").state : transition(state, e).state;
+          const busy = state.call === "calling" || state.call === "ringing" || state.call === "inCall";
+          expect(state.lineActive).toBe(busy);
+        }
+      }),
+    );
+  });
+});
+
+describe("error mapping", () => {
+  it("maps a failure to send the INVITE (no microphone, socket down) to Ошибка набора", () => {
+    const { state, notices } = run(dial(ready, "1002"), { type: "dialFailed" });
+    expect(notices).toEqual([DIAL_ERROR]);
+    expect(state).toMatchObject({ call: "ended", lineActive: false, error: DIAL_ERROR });
+    expect(describePhone(state)).toBe(DIAL_ERROR);
+  });
+
+  it("maps a number that cannot be dialled to Ошибка набора", () => {
+    for (const bad of ["", "   ", "abc", "12-ab-34", "+", "1".repeat(21)]) {
+      const request = requestCall(ready, bad);
+      expect(request.ok).toBe(false);
+      if (!request.ok) expect(request.notice).toEqual({ kind: "error", text: DIAL_ERROR });
+    }
+  });
+
+  it.each([404, 480, 486, 500, 603])("maps a %i answer to Ошибка вызова", (statusCode) => {
+    const { state, notices } = run(dial(ready, "999"), { type: "rejected", statusCode });
+    expect(notices).toEqual([CALL_ERROR]);
+    expect(state).toMatchObject({ call: "ended", lineActive: false, error: CALL_ERROR });
+    // The message stays in the panel after the call is cleared, until the next call.
+    const cleared = run(state, { type: "cleared" }).state;
+    expect(describePhone(cleared)).toBe(CALL_ERROR);
+    const next = requestCall(cleared, "1002");
+    expect(next.ok && next.state.error).toBe(null);
+  });
+
+  it("maps a call that dies before it is up (timeout, lost socket) to Ошибка вызова", () => {
+    const { notices } = run(dial(ready, "1002"), { type: "failed" });
+    expect(notices).toEqual([CALL_ERROR]);
+  });
+
+  it("treats 487 (our own CANCEL answered) as a plain hang-up, not an error", () => {
+    const { state, notices } = run(dial(ready, "1002"), { type: "rejected", statusCode: 487 });
+    expect(notices).toEqual([]);
+    expect(state).toMatchObject({ call: "ended", error: null, lineActive: false });
+  });
+
+  it("shows one toast per call: the termination after a rejection adds nothing", () => {
+    const { notices } = run(dial(ready, "999"), { type: "rejected", statusCode: 404 }, { type: "failed" }, { type: "terminated" });
+    expect(notices).toEqual([CALL_ERROR]);
+  });
+
+  it("ignores stray call events on an idle line", () => {
+    for (const event of [
+      { type: "rejected", statusCode: 404 },
+      { type: "failed" },
+      { type: "dialFailed" },
+      { type: "terminated" },
+      { type: "established" },
+    ] as PhoneEvent[]) {
+      const next = transition(ready, event);
+      expect(next.state).toBe(ready);
+      expect(next.notice).toBeUndefined();
+    }
+  });
+});
+
+describe("dialableNumber", () => {
+  it.each([
+    ["+380 (67) 123-45-67", "380671234567"],
+    ["067.123.45.67", "0671234567"],
+    ["1002", "1002"],
+    [" 210 ", "210"],
+  ])("dials %s as %s", (raw, digits) => {
+    expect(dialableNumber(raw)).toBe(digits);
+  });
+
+  it("keeps only the digits of any phone written with separators", () => {
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(..."0123456789 -().".split("")), { minLength: 1, maxLength: 30 }), (chars) => {
+        const raw = chars.join("");
+        const digits = raw.replace(/\D/g, "");
+        const expected = digits.length >= 1 && digits.length <= 20 ? digits : null;
+        expect(dialableNumber(raw)).toBe(expected);
+      }),
+    );
+  });
+});
+
+describe("softphoneConfig", () => {
+  const user = { sipLogin: "1001", sipPassword: "secret" };
+
+  it("is null without SIP credentials or without a server", () => {
+    expect(softphoneConfig({ sipWsUrl: "ws://127.0.0.1:5066", sipDomain: "" }, { sipLogin: "", sipPassword: "x" })).toBeNull();
+    expect(softphoneConfig({ sipWsUrl: "ws://127.0.0.1:5066", sipDomain: "" }, { sipLogin: "1001", sipPassword: "" })).toBeNull();
+    expect(softphoneConfig({ sipWsUrl: "", sipDomain: "" }, user)).toBeNull();
+    expect(softphoneConfig({ sipWsUrl: "http://pbx.example.com/ws", sipDomain: "" }, user)).toBeNull();
+    expect(softphoneConfig({ sipWsUrl: "not a url", sipDomain: "" }, user)).toBeNull();
+  });
+
+  it("builds the SPEC default wss://<domain>:443/ws from SIP_DOMAIN alone", () => {
+    expect(softphoneConfig({ sipWsUrl: "", sipDomain: "pbx.example.com" }, user)).toEqual({
+      wsUrl: "wss://pbx.example.com:443/ws",
+      domain: "pbx.example.com",
+      sipLogin: "1001",
+      sipPassword: "secret",
+    });
+  });
+
+  it("takes SIP_WS_URL as given and its host as the domain when SIP_DOMAIN is unset", () => {
+    expect(softphoneConfig({ sipWsUrl: "ws://127.0.0.1:5066", sipDomain: "" }, user)).toMatchObject({
+      wsUrl: "ws://127.0.0.1:5066",
+      domain: "127.0.0.1",
+    });
+    expect(softphoneConfig({ sipWsUrl: "wss://edge.example.com/sip", sipDomain: "office.example.com" }, user)).toMatchObject({
+      wsUrl: "wss://edge.example.com/sip",
+      domain: "office.example.com",
+    });
+  });
+});
+
+describe("webPhoneRedirectUrl", () => {
+  const now = new Date("2026-11-22T08:00:00Z");
+
+  it("adds the timestamp and keeps the page's own query", () => {
+    expect(webPhoneRedirectUrl("https://phone.example.com/app", now)).toBe(`https://phone.example.com/app?t=${now.getTime()}`);
+    expect(webPhoneRedirectUrl("https://phone.example.com/app?lang=ru", now)).toBe(
+      `https://phone.example.com/app?lang=ru&t=${now.getTime()}`,
+    );
+  });
+
+  it("is null when unset or not an http(s) address", () => {
+    expect(webPhoneRedirectUrl("", now)).toBeNull();
+    expect(webPhoneRedirectUrl("javascript:alert(1)", now)).toBeNull();
+    expect(webPhoneRedirectUrl("phone.example.com", now)).toBeNull();
+  });
+});

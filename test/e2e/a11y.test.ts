@@ -1,0 +1,249 @@
+import fs from "node:fs";
+import { createRequire } from "node:module";
+import { eq } from "drizzle-orm";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { exports, filterScripts, links, scripts, templates, users } from "../../db/schema";
+import { themeHeader, type Theme } from "../../app/theme.server";
+import { ADMIN, createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { sendReport, setRatesCents } from "../helpers/money";
+import { buildXlsx } from "../helpers/xlsx";
+
+const XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+/**
+ * Issue 9, accessibility: axe-core in Chromium on every screen of SPEC §2, as an admin and as a manager (with a
+ * topic chosen), in the light and the dark theme. No serious or critical violation is allowed.
+ */
+const axeSource = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
+
+let e: E2E;
+let manager: Awaited<ReturnType<typeof createUser>>;
+let newcomer: Awaited<ReturnType<typeof createUser>>;
+let ids: { worker: number; script: number; filter: number; base: number; template: number; status: number };
+
+beforeAll(async () => {
+  e = await startE2E();
+  await setRatesCents(e.db, 500, 200);
+  manager = await createUser(e.db, { login: "a11y-manager", displayName: "Ольга" });
+  newcomer = await createUser(e.db, { login: "a11y-newcomer", displayName: "Игорь" });
+  const { base } = await createBase(e.db, { name: "База Север", count: 5 });
+  const [template] = await e.db
+    .insert(templates)
+    .values({
+      name: "Анкета",
+      isActive: true,
+      templateFields: JSON.stringify([
+        { label: "Сумма", type: "text" },
+        { label: "Комментарий", type: "textarea" },
+      ]),
+    })
+    .returning();
+  const [script] = await e.db
+    .insert(scripts)
+    .values({ name: "Приветствие", content: "<p>Здравствуйте! <strong>Меня зовут</strong> Ольга.</p>" })
+    .returning();
+  await e.db.insert(links).values([
+    { name: "CRM", link: "https://crm.example/", isActive: true },
+    { name: "Архив", link: "https://old.example/", isActive: false },
+  ]);
+  const s = await statusesByText(e.db);
+  const filter = await createFilterRow(e.db, {
+    name: "Кредиты",
+    managerIds: [manager.user.id, newcomer.user.id],
+    databaseIds: [base.id],
+    statusIds: [s["Перезвонить"].id],
+    templateId: template.id,
+  });
+  await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: script.id });
+  await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  await sendReport(e.db, manager.user.id, { withPassport: true, text: "Имя: Пётр\nТелефон: +380501112233" });
+  await sendReport(e.db, manager.user.id, { statusText: "Не интересно" });
+  await e.db.insert(exports).values({
+    name: "Выгрузка за ноябрь",
+    databaseIds: [base.id],
+    statusIds: [s["Заявка"].id],
+    isExported: true,
+    progress: 100,
+    startTime: new Date(),
+    endTime: new Date(),
+  });
+  ids = { worker: manager.user.id, script: script.id, filter: filter.id, base: base.id, template: template.id, status: s["Перезвонить"].id };
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: Array<{ target: string[]; failureSummary?: string; html: string }>;
+}
+
+/** A context whose pages take axe-core as an injected script (bypassCSP: the app's CSP wants a nonce). */
+async function contextFor(theme: Theme, viewport = { width: 1280, height: 900 }): Promise<BrowserContext> {
+  const context = await e.browser.newContext({ baseURL: e.baseUrl, bypassCSP: true, viewport });
+  const cookie = (await themeHeader(theme)).split(";")[0];
+  const [name, value] = [cookie.slice(0, cookie.indexOf("=")), cookie.slice(cookie.indexOf("=") + 1)];
+  await context.addCookies([{ name, value, url: e.baseUrl }]);
+  return context;
+}
+
+/** Runs axe-core on the page as it stands; returns the serious and critical violations, readable. */
+async function seriousViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: axeSource });
+  expect(await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe)).toBe("object");
+  const violations = (await page.evaluate(async () => {
+    const axe = (window as unknown as { axe: { run(ctx: unknown, options: unknown): Promise<{ violations: unknown[] }> } }).axe;
+    const result = await axe.run(document, { resultTypes: ["violations"] });
+    return result.violations;
+  })) as Violation[];
+  return violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} — ${n.target.join(" ")} — ${n.html.slice(0, 160)}`));
+}
+
+async function visit(page: Page, path: string) {
+  await page.goto(path);
+  await waitForHydration(page);
+  await page.waitForLoadState("networkidle").catch(() => {});
+}
+
+const ADMIN_SCREENS = [
+  "/",
+  "/leadpanel",
+  "/profile",
+  "/loadedbases",
+  "/loadedbases/filters/new",
+  "/importbase",
+  "/exportbase",
+  "/searchlead",
+  "/basesettings",
+  "/edit-statuses",
+  "/managers",
+  "/users",
+  "/scripts",
+  "/leadTemplate",
+  "/payments",
+  "/no-such-page",
+];
+
+describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
+  it("login and recovery", async () => {
+    const context = await contextFor(theme);
+    const page = await context.newPage();
+    const found: string[] = [];
+    for (const path of ["/auth", "/auth/recovery"]) {
+      await visit(page, path);
+      found.push(...(await seriousViolations(page)).map((v) => `${path}: ${v}`));
+    }
+    await context.close();
+    expect(found).toEqual([]);
+  });
+
+  it("every admin screen", async () => {
+    const context = await contextFor(theme);
+    const page = await context.newPage();
+    await loginThroughPage(page, ADMIN);
+    const found: string[] = [];
+    for (const path of [
+      ...ADMIN_SCREENS,
+      `/loadedbases/filters/${ids.filter}`,
+      `/payments/pay/${ids.worker}`,
+      `/payments/history/${ids.worker}`,
+      `/payments/balance/${ids.worker}?op=add`,
+      `/scripts/view/${ids.script}`,
+      // The dialogs each screen opens (with JavaScript they are modals; their state lives in the URL).
+      "/exportbase?dialog=create",
+      "/exportbase?confirm=all",
+      "/leadTemplate?template=new",
+      `/leadTemplate?template=${ids.template}`,
+      "/leadTemplate?link=new",
+      "/scripts?new",
+      `/scripts?edit=${ids.script}`,
+      `/scripts?view=${ids.script}`,
+      `/managers?edit=${ids.worker}`,
+      `/managers?confirm=admin-${ids.worker}`,
+      `/edit-statuses?edit=${ids.status}`,
+    ]) {
+      await visit(page, path);
+      found.push(...(await seriousViolations(page)).map((v) => `${path}: ${v}`));
+    }
+    await context.close();
+    expect(found).toEqual([]);
+  }, 300_000);
+
+  it("the mobile layout (below 1100 px), menu closed and open", async () => {
+    const context = await contextFor(theme, { width: 390, height: 844 });
+    const page = await context.newPage();
+    await loginThroughPage(page, ADMIN);
+    const found: string[] = [];
+    for (const path of ["/leadpanel", "/payments", "/loadedbases"]) {
+      await visit(page, path);
+      found.push(...(await seriousViolations(page)).map((v) => `${path}: ${v}`));
+    }
+    await page.locator("label[for=menu-toggle]").click();
+    await page.locator("[data-testid=sidebar]").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `menu open: ${v}`));
+    await context.close();
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("the import's column mapping and its result", async () => {
+    const context = await contextFor(theme);
+    const page = await context.newPage();
+    await loginThroughPage(page, ADMIN);
+    await visit(page, "/importbase");
+    await page.fill("#base-name", `Импорт ${theme}`);
+    const file = await buildXlsx([
+      ["Телефон", "ФИО", "Город"],
+      ["0501234567", "Иванов Иван", "Киев"],
+      ["0671112233", "Петрова Мария", "Львов"],
+    ]);
+    await page.setInputFiles("#base-file", { name: "клиенты.xlsx", mimeType: XLSX_MIME, buffer: file });
+    await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+    await page.getByTestId("mapping-table").waitFor();
+    const found = (await seriousViolations(page)).map((v) => `mapping: ${v}`);
+    await page.getByRole("button", { name: "Сохранить", exact: true }).click();
+    await page.getByTestId("import-result").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `result: ${v}`));
+    await context.close();
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("every manager screen", async () => {
+    const context = await contextFor(theme);
+    const page = await context.newPage();
+    await loginThroughPage(page, manager);
+    const found: string[] = [];
+    for (const path of ["/leadpanel", "/", "/profile", `/scripts/view/${ids.script}`, "/payments", "/no-such-page"]) {
+      await visit(page, path);
+      found.push(...(await seriousViolations(page)).map((v) => `${path}: ${v}`));
+    }
+    // The script viewer the side menu opens (a modal with JavaScript, with its toast).
+    await visit(page, "/leadpanel");
+    await page.locator("summary", { hasText: "Скрипты" }).click();
+    await page.locator("[data-testid=sidebar-script]").first().click();
+    await page.getByRole("dialog").getByText("Меня зовут").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `script viewer: ${v}`));
+
+    // The report confirmation on the lead panel (a modal with JavaScript).
+    await visit(page, "/leadpanel");
+    await page.getByLabel("Сумма").fill("15000");
+    await page.getByRole("button", { name: "Заявка" }).click();
+    await page.locator("[data-testid=report-confirm]").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `/leadpanel (report dialog): ${v}`));
+    await context.close();
+
+    const second = await contextFor(theme);
+    const choose = await second.newPage();
+    await loginThroughPage(choose, newcomer);
+    await visit(choose, "/getFilters");
+    found.push(...(await seriousViolations(choose)).map((v) => `/getFilters: ${v}`));
+    await second.close();
+    expect(found).toEqual([]);
+  }, 300_000);
+});

@@ -1,0 +1,85 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E();
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+describe.each([true, false])("login and logout with JavaScript %s", (javaScript) => {
+  it("logs in to /leadpanel, shows the layout, and logs out to /auth", async () => {
+    const page = await e.newPage({ javaScript });
+    await loginThroughPage(page, ADMIN);
+    expect(new URL(page.url()).pathname).toBe("/leadpanel");
+    await expect(page.locator("[data-testid=sidebar]").textContent()).resolves.toContain("УПРАВЛЕНИЕ");
+    await expect(page.locator("[data-testid=profile-link]").textContent()).resolves.toBe("Администратор");
+
+    await page.goto("/profile");
+    await Promise.all([page.waitForURL("**/auth"), page.click("text=Выйти")]);
+    // The session is gone: the layout sends us back to /auth.
+    await page.goto("/leadpanel");
+    expect(new URL(page.url()).pathname).toBe("/auth");
+  });
+
+  it("shows the server's message for a wrong password", async () => {
+    const page = await e.newPage({ javaScript });
+    await page.goto("/auth");
+    if (javaScript) await waitForHydration(page);
+    await page.fill("#login", ADMIN.login);
+    await page.fill("#password", "wrong-password");
+    await page.fill("#accessKey", ADMIN.accessKey);
+    await page.click("button[type=submit]");
+    await expect(page.getByText("Неверный логин или пароль").first().waitFor()).resolves.toBeUndefined();
+    expect(new URL(page.url()).pathname).toBe("/auth");
+  });
+
+  it("shows Укажите логин for an empty login", async () => {
+    const page = await e.newPage({ javaScript });
+    await page.goto("/auth");
+    if (javaScript) await waitForHydration(page);
+    await page.click("button[type=submit]");
+    await expect(page.getByText("Укажите логин").first().waitFor()).resolves.toBeUndefined();
+  });
+});
+
+describe("layout", () => {
+  it("hides the admin group from a manager", async () => {
+    const manager = await createUser(e.db, { login: "e2e-manager", displayName: "Олег" });
+    const page = await e.newPage();
+    await loginThroughPage(page, manager);
+    const sidebar = await page.locator("[data-testid=sidebar]").textContent();
+    expect(sidebar).toContain("Клиенты");
+    expect(sidebar).not.toContain("УПРАВЛЕНИЕ");
+    expect(sidebar).not.toContain("Главная");
+    // A manager's profile link goes to / (SPEC Layout).
+    expect(await page.locator("[data-testid=profile-link]").getAttribute("href")).toBe("/");
+  });
+
+  it("keeps the dark theme across a reload, with no flash of the light one", async () => {
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await waitForHydration(page);
+    await page.click("[data-testid=theme-toggle]");
+    await page.waitForFunction(() => document.documentElement.classList.contains("dark"));
+    // The server renders the class itself: check the HTML before any script runs.
+    const html = await (await page.request.get("/leadpanel")).text();
+    expect(html).toMatch(/<html lang="ru" class="dark"/);
+    await page.reload();
+    expect(await page.evaluate(() => document.documentElement.className)).toBe("dark");
+    // Nothing was blocked by the Content-Security-Policy.
+    const errors = (page as unknown as { consoleErrors: string[] }).consoleErrors;
+    expect(errors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+  });
+
+  it("shows the 404 page for an unknown path", async () => {
+    const page = await e.newPage({ javaScript: false });
+    const response = await page.goto("/no-such-page");
+    expect(response?.status()).toBe(404);
+    await expect(page.getByText("Страница не найдена").waitFor()).resolves.toBeUndefined();
+    await expect(page.getByText("Извините, запрашиваемая страница не существует").waitFor()).resolves.toBeUndefined();
+  });
+});

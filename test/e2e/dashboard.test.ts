@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { ADMIN, createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { createBase, pressStatus } from "../helpers/money";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E();
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+/** Legend rows as "label percent" (the colour swatch is an empty span). */
+const legend = async (page: Page, chart: string) =>
+  page
+    .locator(`[data-testid=${chart}] [data-testid=legend-item]`)
+    .evaluateAll((items) =>
+      items.map((li) => [...li.querySelectorAll("span")].map((s) => s.textContent?.trim()).filter(Boolean).join(" ")),
+    );
+
+describe("the admin dashboard", () => {
+  it("shows today's numbers, the top managers and the status shares, rendered on the server", async () => {
+    const olga = await createUser(e.db, { displayName: "Ольга" });
+    const ivan = await createUser(e.db, { displayName: "Иван" });
+    await createBase(e.db, "Утренняя", 120);
+    await createBase(e.db, "Старая", 80, new Date("2024-05-01T10:00:00Z"));
+    await pressStatus(e.db, { userId: olga.user.id, statusText: "Отказ" });
+    await pressStatus(e.db, { userId: olga.user.id, statusText: "Отказ" });
+    await pressStatus(e.db, { userId: olga.user.id, statusText: "Заявка", isReport: true });
+    await pressStatus(e.db, { userId: ivan.user.id, statusText: "Перезвонить" });
+    await pressStatus(e.db, { userId: ivan.user.id, statusText: "Недозвон", isTechnical: true });
+    await pressStatus(e.db, { userId: ivan.user.id, statusText: "Недозвон", isTechnical: true });
+    await pressStatus(e.db, { userId: ivan.user.id, statusText: "Заявка", isReport: true, at: new Date("2024-05-01T10:00:00Z") });
+
+    const page = await e.newPage({ javaScript: false });
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/");
+    await page.getByText("Statistics for Today").waitFor();
+    const card = async (id: string) => (await page.locator(`[data-testid=${id}] p`).nth(1).textContent())?.trim();
+    expect(await card("stat-databases")).toBe("1");
+    expect(await card("stat-contacts")).toBe("120");
+    expect(await card("stat-processed")).toBe("4");
+    expect(await card("stat-transfers")).toBe("1");
+    expect(await card("stat-total-databases")).toBe("2");
+    expect(await card("stat-total-contacts")).toBe("200");
+    const top = (await page.locator("[data-testid=top-managers] li").allTextContents()).map((t) => t.replace(/\s+/g, " "));
+    expect(top).toEqual(["1. Ольга3", "2. Иван1"]);
+    // Six presses today: Отказ 2, Недозвон 2, Заявка 1, Перезвонить 1.
+    expect(await legend(page, "status-pie")).toEqual(["Недозвон 33%", "Отказ 33%", "Заявка 17%", "Перезвонить 17%"]);
+    expect(await page.locator("[data-testid=status-pie] svg path").count()).toBe(4);
+  });
+
+  it("highlights the hovered slice and greys the others", async () => {
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/");
+    await waitForHydration(page);
+    const slice = page.locator('[data-testid=status-pie] path[data-label="Отказ"]');
+    const original = await slice.getAttribute("fill");
+    await slice.hover();
+    await page.locator('[data-testid=status-pie] path[data-active="true"]').waitFor();
+    expect(await slice.getAttribute("fill")).toBe(original);
+    const others = await page.locator('[data-testid=status-pie] path:not([data-label="Отказ"])').evaluateAll((paths) =>
+      paths.map((p) => p.getAttribute("fill")),
+    );
+    expect(new Set(others)).toEqual(new Set(["#cbd5e1"]));
+    await page.mouse.move(0, 0);
+    await page.locator('[data-testid=status-pie] path[data-active="true"]').waitFor({ state: "detached" });
+    expect(await page.locator('[data-testid=status-pie] path[fill="#cbd5e1"]').count()).toBe(0);
+    // The server-rendered SVG hydrates without a mismatch (the realtime socket's reconnects are another feature's).
+    const errors = (page as Page & { consoleErrors?: string[] }).consoleErrors ?? [];
+    expect(errors.filter((m) => !m.includes("/realtime"))).toEqual([]);
+  });
+});
+
+describe("personal statistics", () => {
+  it("shows a manager's own pie on /profile: 8 named slices plus Другое", async () => {
+    const manager = await createUser(e.db, { login: "busy", displayName: "Занятой" });
+    const counts = [10, 9, 8, 7, 6, 5, 4, 3, 2, 1];
+    for (const [i, n] of counts.entries()) {
+      for (let k = 0; k < n; k++) await pressStatus(e.db, { userId: manager.user.id, statusText: `Статус ${i + 1}` });
+    }
+    const page = await e.newPage({ javaScript: false });
+    await loginThroughPage(page, manager);
+    await page.goto("/profile");
+    const items = await legend(page, "personal-pie");
+    expect(items).toHaveLength(9);
+    // 55 presses: 10 is 18%, ..., 3 is 5%; the last two (2 + 1) are Другое, 5%.
+    expect(items[0]).toBe("Статус 1 18%");
+    expect(items[7]).toBe("Статус 8 5%");
+    expect(items[8]).toBe("Другое 5%");
+    await page.locator("form[action='/logout'] button").waitFor();
+  });
+
+  it("says there is not enough information for a new manager, and his home links to Клиенты", async () => {
+    const manager = await createUser(e.db, { login: "newbie" });
+    const page = await e.newPage({ javaScript: false });
+    await loginThroughPage(page, manager);
+    await page.goto("/profile");
+    await page.getByText("Не хватает информации для сбора статистики").waitFor();
+    await page.goto("/");
+    await page.getByText("Не хватает информации для сбора статистики").waitFor();
+    expect(await page.locator("main a[href='/leadpanel']").textContent()).toBe("Клиенты");
+    expect(await page.getByText("Statistics for Today").count()).toBe(0);
+  });
+});

@@ -1,0 +1,115 @@
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filters, templates } from "../../db/schema";
+import type { Page } from "playwright-core";
+import { ADMIN, createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { createBase } from "../helpers/leads";
+
+let e: E2E;
+let managerLabel: string;
+beforeAll(async () => {
+  e = await startE2E();
+  const manager = await createUser(e.db, { login: "topic-manager", displayName: "Светлана" });
+  managerLabel = `Светлана (${manager.login})`;
+  await createBase(e.db, { name: "Одесса март", count: 2 });
+  await createBase(e.db, { name: "Харьков", count: 2 });
+  await e.db.insert(templates).values({ name: "Кредитная анкета", templateFields: JSON.stringify([{ label: "Сумма", type: "text" }]) });
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+describe("an admin builds a filter from /loadedbases", () => {
+  it("with JavaScript: the modal, the SPEC messages, Фильтр сохранен, and the activation toggle", async () => {
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/loadedbases");
+    await waitForHydration(page);
+    await page.click("[data-testid=add-filter]");
+    const dialog = page.locator("[role=dialog][data-testid=filter-dialog]");
+    await dialog.waitFor();
+
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Введите имя фильтра").first().waitFor();
+    await dialog.getByLabel("Название").fill("Кредиты Одесса");
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Виберите 1 менеджера").first().waitFor();
+
+    await dialog.getByLabel(managerLabel).check();
+    await dialog.locator("[data-testid=choice-databases]").getByRole("button", { name: "Выбрать все" }).click();
+    expect(await dialog.locator("[data-testid=choice-databases] input:checked").count()).toBe(2);
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Виберите 1 статус").first().waitFor();
+    await dialog.getByLabel("Перезвонить").check();
+    await dialog.getByLabel("Шаблон").selectOption({ label: "Кредитная анкета" });
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+
+    await page.getByText("Фильтр сохранен").first().waitFor();
+    await page.waitForURL((url) => url.pathname === "/loadedbases");
+    const card = page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" });
+    await card.waitFor();
+    expect(await card.textContent()).toContain("Одесса март, Харьков");
+    expect(await card.textContent()).toContain("Кредитная анкета");
+    expect(await card.getByRole("switch").textContent()).toBe("Активирован");
+
+    await card.getByRole("switch").click();
+    await card.getByRole("switch", { name: "Деактивирован" }).waitFor();
+    await page.waitForFunction(() => !document.querySelector("[data-testid=filter-card] form[data-state=loading]"));
+    await expect.poll(async () => (await e.db.select().from(filters).where(eq(filters.name, "Кредиты Одесса")))[0]?.isActive).toBe(false);
+    await page.reload();
+    expect(await page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" }).getByRole("switch").textContent()).toBe(
+      "Деактивирован",
+    );
+    expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
+  });
+
+  it("without JavaScript: the form is a page section; Выбрать все, save, edit and toggle are plain posts", async () => {
+    const page = await e.newPage({ javaScript: false });
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/loadedbases/filters/new");
+    const form = page.locator("[data-testid=filter-dialog]");
+    await form.getByLabel("Название").fill("Без скриптов");
+    await form.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Виберите 1 менеджера").first().waitFor();
+    // The typed name survives the round trip.
+    expect(await page.locator("[data-testid=filter-dialog]").getByLabel("Название").inputValue()).toBe("Без скриптов");
+
+    await page.locator("[data-testid=choice-managers]").getByRole("button", { name: "Выбрать все" }).click();
+    await page.locator("[data-testid=choice-databases]").getByRole("button", { name: "Выбрать все" }).click();
+    await page.locator("[data-testid=filter-dialog]").getByLabel("Не интересно").check();
+    await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
+    await page.waitForURL((url) => url.pathname === "/loadedbases");
+    await page.getByText("Фильтр сохранен").first().waitFor();
+    const card = page.locator("[data-testid=filter-card]", { hasText: "Без скриптов" });
+    expect(await card.textContent()).toContain("Светлана");
+
+    await card.getByRole("link", { name: "Изменить фильтр Без скриптов" }).click();
+    await page.locator("[data-testid=filter-dialog]").getByLabel("Название").fill("Без скриптов 2");
+    await page.locator("[data-testid=choice-databases]").getByRole("button", { name: "Очистить" }).click();
+    await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Виберите 1 базу данных").first().waitFor();
+    await page.locator("[data-testid=filter-dialog]").getByLabel("Харьков").check();
+    await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
+    await page.waitForURL((url) => url.pathname === "/loadedbases");
+    const renamed = page.locator("[data-testid=filter-card]", { hasText: "Без скриптов 2" });
+    expect(await renamed.textContent()).toContain("Базы: Харьков");
+
+    await renamed.getByRole("switch").click();
+    await page.waitForURL((url) => url.pathname === "/loadedbases");
+    expect(await page.locator("[data-testid=filter-card]", { hasText: "Без скриптов 2" }).getByRole("switch").textContent()).toBe(
+      "Деактивирован",
+    );
+  });
+
+  it("keeps the filter pages from a manager (403), and sends him to /getFilters from /leadpanel", async () => {
+    const manager = await createUser(e.db, { login: "nosy-manager" });
+    const page = await e.newPage({ javaScript: false });
+    await loginThroughPage(page, manager);
+    expect(new URL(page.url()).pathname).toBe("/getFilters");
+    await page.getByText("Выберите тематику:").waitFor();
+    const response = await page.goto("/loadedbases/filters/new");
+    expect(response?.status()).toBe(403);
+    await page.getByText("Доступ запрещён").waitFor();
+  });
+});

@@ -1,0 +1,83 @@
+import { count, eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { contacts, databases } from "../../db/schema";
+import { ADMIN } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { buildXls, buildXlsx } from "../helpers/xlsx";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E();
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+const XLSX_MIME = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet";
+
+async function countOf(name: string) {
+  const [base] = await e.db.select().from(databases).where(eq(databases.name, name));
+  if (!base) return null;
+  const [{ n }] = await e.db.select({ n: count() }).from(contacts).where(eq(contacts.databaseId, base.id));
+  return n;
+}
+
+describe.each([true, false])("import with JavaScript %s", (javaScript) => {
+  it("uploads, maps the columns, imports, and shows the removed duplicates per base", async () => {
+    const name = `Импорт ${javaScript ? "JS" : "без JS"}`;
+    const file = await buildXlsx([
+      ["Телефон", "ФИО", "Примечание", "Город"],
+      ["0501234567", "Иванов Иван", "VIP", "Киев"],
+      [380671112233, "Петрова Мария", "", "Львов"],
+      ["050 123 45 67", "Дубль Иванова", "", ""],
+      ["", "", "", "Одесса"],
+    ]);
+    const page = await e.newPage({ javaScript });
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/importbase");
+    if (javaScript) await waitForHydration(page);
+    await expect(page.getByTestId("import-warning").textContent()).resolves.toContain("не импортируются");
+
+    await page.fill("#base-name", name);
+    await page.setInputFiles("#base-file", { name: "клиенты.xlsx", mimeType: XLSX_MIME, buffer: file });
+    await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+    await page.getByTestId("mapping-table").waitFor();
+    // Suggested from the header row: Номер, ФИО, Доп. поле 1, Город.
+    expect(await page.locator("#map_0").inputValue()).toBe("phone");
+    expect(await page.locator("#map_1").inputValue()).toBe("name");
+    expect(await page.locator("#map_2").inputValue()).toBe("additionalInfo1");
+    expect(await page.locator("#map_3").inputValue()).toBe("city");
+    // Drop the city column.
+    await page.selectOption("#map_3", "skip");
+    await page.getByRole("button", { name: "Сохранить", exact: true }).click();
+
+    const result = page.getByTestId("import-result");
+    await result.waitFor();
+    expect(await page.getByTestId("import-banner").first().textContent()).toContain("База данных успешно импортирована");
+    expect(await result.getByTestId("imported-count").textContent()).toBe("2");
+    expect(await result.getByTestId("skipped-count").textContent()).toBe("1");
+    expect(await result.getByTestId("duplicates").locator("tbody tr").allTextContents()).toEqual([`${name}1`]);
+    expect(await countOf(name)).toBe(2);
+    const [row] = await e.db.select().from(contacts).where(eq(contacts.phone, "380671112233"));
+    expect(row).toMatchObject({ name: "Петрова Мария", city: "" });
+    if (javaScript) expect((page as unknown as { consoleErrors: string[] }).consoleErrors).toEqual([]);
+  });
+
+  it("shows the error banner for a missing name, and for a file that is not a spreadsheet", async () => {
+    const page = await e.newPage({ javaScript });
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/importbase");
+    if (javaScript) await waitForHydration(page);
+    await page.setInputFiles("#base-file", { name: "a.xlsx", mimeType: XLSX_MIME, buffer: buildXls([["ФИО"], ["Иван"]]) });
+    await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+    const banner = page.getByTestId("import-banner");
+    await banner.waitFor();
+    expect(await banner.textContent()).toBe("Произошла ошибка при импорте базы данныхВведите название базы");
+
+    await page.fill("#base-name", "Не таблица");
+    await page.setInputFiles("#base-file", { name: "a.xlsx", mimeType: XLSX_MIME, buffer: Buffer.from("просто текст") });
+    await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+    await page.getByText("Файл не является таблицей Excel: загрузите файл .xlsx или .xls").first().waitFor();
+    expect(await countOf("Не таблица")).toBeNull();
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, createUser, reloadUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E();
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+const onlineRow = (login: string) => `[data-testid="online-row-${login}"]`;
+
+describe("who is online and forced logout", () => {
+  it("a manager who logs in appears live on /users; the admin forces him out and his page lands on /auth", async () => {
+    const admin = await e.newPage();
+    await loginThroughPage(admin, ADMIN);
+    await admin.goto("/users");
+    await waitForHydration(admin);
+    expect(await admin.locator(onlineRow("live-manager")).count()).toBe(0);
+
+    const m = await createUser(e.db, { login: "live-manager", displayName: "Живой" });
+    const manager = await e.newPage();
+    await loginThroughPage(manager, m);
+    await waitForHydration(manager);
+    const managerPath = new URL(manager.url()).pathname;
+    expect(managerPath).not.toBe("/auth");
+
+    // No reload on the admin's side: the hub pushes the new list once the manager's socket is up.
+    await admin.locator(onlineRow("live-manager")).waitFor({ timeout: 10_000 });
+    const cells = await admin.locator(`${onlineRow("live-manager")} td`).allTextContents();
+    expect(cells[0]).toBe("live-manager");
+    expect(cells[1]).toBe("Живой");
+    expect(cells[2]).toMatch(/^\d\d\.\d\d\.\d{4}, \d\d:\d\d:\d\d$/);
+
+    await admin.click(`${onlineRow("live-manager")} [data-testid=force-logout]`);
+    await admin.getByText("Сессия пользователя закрыта").first().waitFor();
+    await manager.waitForURL("**/auth", { timeout: 10_000 });
+    await admin.locator(onlineRow("live-manager")).waitFor({ state: "detached" });
+    expect((await reloadUser(e.db, m.user.id)).isOnline).toBe(false);
+
+    // The session is gone for good: the pages send him back to /auth.
+    await manager.goto("/leadpanel");
+    expect(new URL(manager.url()).pathname).toBe("/auth");
+  });
+
+  it("without JavaScript, /users shows a fresh list on reload and the force-logout form works", async () => {
+    const m = await createUser(e.db, { login: "nojs-online" });
+    const manager = await e.newPage();
+    await loginThroughPage(manager, m);
+    await waitForHydration(manager);
+
+    const admin = await e.newPage({ javaScript: false });
+    await loginThroughPage(admin, ADMIN);
+    // His socket connects 1 s after the page has a session; reload until he shows up.
+    for (let i = 0; i < 20 && (await admin.locator(onlineRow("nojs-online")).count()) === 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      await admin.goto("/users");
+    }
+    expect(await admin.locator(onlineRow("nojs-online")).count()).toBe(1);
+
+    await admin.click(`${onlineRow("nojs-online")} [data-testid=force-logout]`);
+    await admin.getByText("Сессия пользователя закрыта").first().waitFor();
+    expect(await admin.locator(onlineRow("nojs-online")).count()).toBe(0);
+    await manager.waitForURL("**/auth", { timeout: 10_000 });
+  });
+
+  it("offers page sizes 5, 10 and 20 and is closed to managers", async () => {
+    const admin = await e.newPage({ javaScript: false });
+    await loginThroughPage(admin, ADMIN);
+    await admin.goto("/users");
+    expect(await admin.locator("[data-testid=page-size] option").allTextContents()).toEqual(["5", "10", "20"]);
+
+    const m = await createUser(e.db, { login: "no-users-page", gettingFilter: 1 });
+    const manager = await e.newPage({ javaScript: false });
+    await loginThroughPage(manager, m);
+    expect((await manager.goto("/users"))?.status()).toBe(403);
+  });
+});

@@ -1,0 +1,122 @@
+import type { Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { filters } from "../../db/schema";
+import { ADMIN, createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+
+let e: E2E;
+beforeAll(async () => {
+  e = await startE2E();
+});
+afterAll(async () => {
+  await e?.close();
+});
+
+async function openStatuses(javaScript: boolean) {
+  const page = await e.newPage({ javaScript });
+  await loginThroughPage(page, ADMIN);
+  await page.goto("/edit-statuses");
+  if (javaScript) await waitForHydration(page);
+  return page;
+}
+
+const rowByText = (page: Page, text: string) =>
+  page.locator("[data-testid=status-row]").filter({ has: page.locator(`input[aria-label="Текст статуса"][value="${text}"]`) });
+
+async function rowTexts(page: Page, scope: string) {
+  return page.locator(`${scope} input[aria-label="Текст статуса"]`).evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+}
+
+/** Waits for a navigation the click causes (a full page load without JS, a client-side one with it). */
+async function clickAndSettle(page: Page, selector: ReturnType<Page["locator"]>) {
+  await selector.click();
+  await page.waitForLoadState("networkidle");
+}
+
+describe.each([true, false])("/edit-statuses with JavaScript %s", (javaScript) => {
+  it("creates, edits, hides and unhides, toggles and deletes a status", async () => {
+    const page = await openStatuses(javaScript);
+    expect(await page.locator("h1").textContent()).toBe("Статусы");
+    await expect.poll(() => page.getByText("Скрытых статусов нет").count()).toBe(1);
+    const before = await page.locator("[data-testid=status-row]").count();
+    // With JavaScript every step happens without a full page load: this marker would be lost by one.
+    if (javaScript) await page.evaluate(() => ((window as unknown as { __noReload: boolean }).__noReload = true));
+
+    await clickAndSettle(page, page.getByRole("button", { name: "Добавить статус" }));
+    await page.getByText("Статус успешно создан").first().waitFor();
+    await expect.poll(() => page.locator("[data-testid=status-row]").count()).toBe(before + 1);
+
+    // The new status: SPEC defaults, and its row is in edit mode.
+    const freshId = await rowByText(page, "Новый статус").last().getAttribute("data-status-id");
+    const fresh = page.locator(`[data-testid=status-row][data-status-id="${freshId}"]`);
+    await expect.poll(() => fresh.locator('input[name="color"]').inputValue()).toBe("#f59e0b");
+    await fresh.locator('input[aria-label="Текст статуса"]').fill(`Автоответчик ${javaScript}`);
+    await fresh.locator('input[aria-label="Текст кнопки"]').fill(`АО ${javaScript}`);
+    await fresh.locator('input[name="color"]').fill("#1e3a8a");
+    await clickAndSettle(page, fresh.getByRole("button", { name: "Сохранить" }));
+    await page.getByText("Статус сохранён").first().waitFor();
+
+    const row = rowByText(page, `Автоответчик ${javaScript}`);
+    await expect.poll(() => row.count()).toBe(1);
+    await expect.poll(() => row.locator('input[aria-label="Текст кнопки"]').inputValue()).toBe(`АО ${javaScript}`);
+    await expect.poll(() => row.locator('input[aria-label="Текст статуса"]').getAttribute("readonly")).toBe("");
+    // Dark blue: white text on the preview.
+    await expect.poll(() => row.locator("[data-testid=status-preview]").evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
+
+    // Hide: it moves to Скрытые статусы; unhide brings it back.
+    await clickAndSettle(page, row.getByRole("checkbox", { name: "Скрыть" }));
+    await expect.poll(() => rowTexts(page, "[data-testid=hidden-statuses]")).toEqual([`Автоответчик ${javaScript}`]);
+    await expect.poll(() => rowTexts(page, "[data-testid=visible-statuses]")).not.toContain(`Автоответчик ${javaScript}`);
+    await expect.poll(() => page.getByText("Скрытых статусов нет").count()).toBe(0);
+    await page.locator("[data-testid=hidden-statuses] summary").click();
+    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("checkbox", { name: "Скрыть" }));
+    await expect.poll(() => rowTexts(page, "[data-testid=visible-statuses]")).toContain(`Автоответчик ${javaScript}`);
+    await expect.poll(() => page.getByText("Скрытых статусов нет").count()).toBe(1);
+
+    // Technical goes first, report goes last.
+    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Технический статус" }));
+    await expect.poll(() => rowByText(page, `Автоответчик ${javaScript}`).getAttribute("data-kind")).toBe("технический");
+    const kinds = await page.locator("[data-testid=visible-statuses] [data-testid=status-row]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")));
+    const texts = await rowTexts(page, "[data-testid=visible-statuses]");
+    expect(kinds.lastIndexOf("технический")).toBeLessThan(kinds.indexOf("обычный"));
+    expect(texts.indexOf(`Автоответчик ${javaScript}`)).toBeLessThan(kinds.indexOf("обычный"));
+    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Технический статус" }));
+    await expect.poll(() => rowByText(page, `Автоответчик ${javaScript}`).getAttribute("data-kind")).toBe("обычный");
+    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Отчётный статус" }));
+    await expect.poll(async () => (await rowTexts(page, "[data-testid=visible-statuses]")).at(-1)).toBe(`Автоответчик ${javaScript}`);
+    await expect.poll(() => 
+      rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Отчётный статус" }).getAttribute("aria-pressed"),
+    ).toBe("true");
+
+    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Удалить" }));
+    await page.getByText("Статус удалён").first().waitFor();
+    await expect.poll(() => rowByText(page, `Автоответчик ${javaScript}`).count()).toBe(0);
+    await expect.poll(() => page.locator("[data-testid=status-row]").count()).toBe(before);
+    if (javaScript) expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);
+  });
+});
+
+describe("the luma rule on the preview button", () => {
+  it("puts black text on a light colour and white on a dark one, live while editing", async () => {
+    const page = await openStatuses(true);
+    const row = rowByText(page, "Перезвонить");
+    await row.getByRole("link", { name: "Редактировать" }).click();
+    const preview = row.locator("[data-testid=status-preview]");
+    await row.locator('input[name="color"]').fill("#fde68a");
+    await expect.poll(() => preview.evaluate((b) => getComputedStyle(b).color)).toBe("rgb(0, 0, 0)");
+    await row.locator('input[name="color"]').fill("#111827");
+    await expect.poll(() => preview.evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
+    expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
+  });
+
+  it("gives a manager the 403 page, not the statuses", async () => {
+    // A manager with a topic (without one he is sent to /getFilters first).
+    const [topic] = await e.db.insert(filters).values({ name: "Тематика менеджера" }).returning();
+    const manager = await createUser(e.db, { login: "statuses-e2e-manager", gettingFilter: topic.id });
+    const page = await e.newPage({ javaScript: false });
+    await loginThroughPage(page, manager);
+    const response = await page.goto("/edit-statuses");
+    expect(response?.status()).toBe(403);
+    await expect.poll(() => page.locator("[data-testid=status-row]").count()).toBe(0);
+  });
+});

@@ -1,0 +1,216 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildXlsx, type Cell } from "../helpers/xlsx";
+import { ADMIN, api, freePort, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
+
+/**
+ * Fault: Postgres restarted while managers work. The shared Postgres on 5432 is never touched: the test makes a
+ * private cluster (initdb into a temp folder, pg_ctl on a free port, trust auth; as the postgres OS user when it
+ * runs as root) and points one app server at it. While the server is down every request fails fast with a 503 and
+ * a Russian `{ error, message }`; when it is back the same app process reconnects by itself, and no contact ends up
+ * held by two managers.
+ *
+ * It runs only in the Postgres pass of `npm test` (TEST_DATABASE_URL set), where the Postgres binaries are sure to
+ * be installed; the PGlite pass skips it to save time.
+ */
+const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
+const MANAGERS = 3;
+const CONTACTS = 200;
+
+const children: ServerProcess[] = [];
+let cluster: Cluster | undefined;
+
+interface Cluster {
+  url: string;
+  start(): void;
+  stop(): void;
+  destroy(): void;
+  psql(query: string): string;
+}
+
+function pgBin(): string {
+  const root = "/usr/lib/postgresql";
+  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, "bin", "pg_ctl")));
+  versions.sort((a, b) => Number(b) - Number(a));
+  if (!versions.length) throw new Error("no Postgres binaries under /usr/lib/postgresql");
+  return path.join(root, versions[0], "bin");
+}
+
+async function createCluster(): Promise<Cluster> {
+  const bin = pgBin();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-fault-pg-"));
+  const data = path.join(dir, "data");
+  const port = await freePort();
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) execFileSync("chown", ["-R", "postgres:postgres", dir]);
+  // Postgres refuses to run as root: run its tools as the postgres OS user then.
+  const run = (tool: string, args: string[]) =>
+    execFileSync(asRoot ? "runuser" : path.join(bin, tool), asRoot ? ["-u", "postgres", "--", path.join(bin, tool), ...args] : args, {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 90_000,
+    }).toString();
+  run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
+  const start = () => {
+    run("pg_ctl", [
+      "-D", data, "-l", path.join(dir, "server.log"), "-w", "-t", "60",
+      "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "start",
+    ]);
+  };
+  start();
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    start,
+    stop: () => void run("pg_ctl", ["-D", data, "-m", "fast", "-w", "-t", "60", "stop"]),
+    destroy() {
+      try {
+        run("pg_ctl", ["-D", data, "-m", "immediate", "-w", "-t", "30", "stop"]);
+      } catch {
+        /* not running */
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+    psql: (query: string) => run("psql", ["-h", dir, "-p", String(port), "-U", "postgres", "-d", "postgres", "-At", "-c", query]),
+  };
+}
+
+beforeAll(async () => {
+  if (onPostgres) cluster = await createCluster();
+});
+
+afterAll(async () => {
+  await Promise.all(children.map((c) => c.kill9()));
+  cluster?.destroy();
+});
+
+interface Manager {
+  id: number;
+  login: string;
+  token: string;
+  lead: number | null;
+}
+
+describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout: 120_000 }, () => {
+  it("requests fail fast with a Russian 503 while it is down, the app reconnects by itself, and no lead is held twice", async () => {
+    const server = await startServer({ databaseUrl: cluster!.url });
+    children.push(server);
+    const admin = await login(server, ADMIN);
+
+    const rows: Cell[][] = [["ФИО", "Телефон"]];
+    for (let i = 1; i <= CONTACTS; i++) rows.push([`Клиент ${i}`, `+38063${String(i).padStart(7, "0")}`]);
+    const form = new FormData();
+    form.append("name", "База смены");
+    form.append("mappings", JSON.stringify(["name", "phone"]));
+    form.append("file", new Blob([new Uint8Array(await buildXlsx(rows))]), "база.xlsx");
+    const base = await api(server, "POST", "/database/import", { token: admin, form });
+    expect(base.status).toBe(200);
+
+    const managers: Manager[] = [];
+    for (let i = 1; i <= MANAGERS; i++) {
+      const credentials = { login: `smena${i}`, password: `Smena-pass-${i}`, accessKey: `SMENAKEY0000000${i}` };
+      const created = await api(server, "POST", "/auth/register", { token: admin, body: { ...credentials, displayName: `Менеджер ${i}` } });
+      expect(created.status).toBe(201);
+      managers.push({ id: created.body.id, login: credentials.login, token: await login(server, credentials), lead: null });
+    }
+    const statuses = (await api(server, "GET", "/status", { token: admin })).body as Array<{ id: number; text: string }>;
+    const filter = await api(server, "POST", "/filters", {
+      token: admin,
+      body: { name: "Смена", managers: managers.map((m) => m.id), databases: [base.body.id], statuses: statuses.map((s) => s.id) },
+    });
+    expect(filter.status).toBe(200);
+    const filterId = filter.body.id as number;
+
+    /** One step of a manager's work: take his lead, or press a status on it and get the next. */
+    const step = async (m: Manager, timeoutMs = 30_000) => {
+      const res =
+        m.lead === null
+          ? await api(server, "GET", `/database/filtered-lead?filterId=${filterId}&userId=${m.id}`, { token: m.token, timeoutMs })
+          : await api(server, "PUT", "/status/update-and-get-lead", {
+              token: m.token,
+              timeoutMs,
+              body: { statusText: "Не дозвонился", contactId: m.lead, userId: m.id, passport: "", filterId, clientInfo: "" },
+            });
+      if (res.status === 200) m.lead = typeof res.body === "object" && res.body ? res.body.id : null;
+      return res;
+    };
+
+    for (const m of managers) {
+      const chosen = await api(server, "POST", `/filters/${filterId}/${m.id}/${m.login}`, { token: m.token });
+      expect(chosen.status).toBe(200);
+    }
+    // Work before the outage: every manager gets leads and presses statuses.
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(managers.map((m) => step(m)));
+      expect(answers.map((a) => a.status)).toEqual(managers.map(() => 200));
+    }
+
+    // Managers keep pressing all through the restart (their answers are checked below).
+    let working = true;
+    const during: Array<{ status: number; body: unknown }> = [];
+    const loops = managers.map(async (m) => {
+      while (working) {
+        const res = await step(m, 20_000).catch((error: Error) => ({ status: 0, body: String(error) }));
+        during.push(res);
+        await sleep(100);
+      }
+    });
+
+    cluster!.stop();
+    // While it is down: every call answers 503 with a clear Russian message, quickly (no minutes-long queue).
+    for (const m of managers) {
+      for (const call of [() => step(m, 20_000), () => api(server, "GET", "/health", { timeoutMs: 20_000 })]) {
+        const started = Date.now();
+        const res = await call();
+        const took = Date.now() - started;
+        expect(res.status).toBe(503);
+        expect(res.body).toEqual({
+          error: "database_unavailable",
+          message: "База данных временно недоступна. Повторите через несколько секунд.",
+        });
+        expect(took).toBeLessThan(5_000);
+      }
+    }
+    const outageLogin = await api(server, "POST", "/auth/login", {
+      body: { login: managers[0].login, password: "Smena-pass-1", accessKey: "SMENAKEY00000001" },
+      timeoutMs: 20_000,
+    });
+    expect(outageLogin.status).toBe(503);
+
+    cluster!.start();
+    // The same process (never restarted) serves again by itself within seconds.
+    await waitFor("the app to reconnect", async () => (await api(server, "GET", "/health", { timeoutMs: 5_000 })).status === 200, 30_000, 250);
+    expect(server.child.exitCode).toBeNull();
+    working = false;
+    await Promise.all(loops);
+    // Whatever a manager saw meanwhile was a normal answer or a 503 with the message, never a 500.
+    for (const res of during) {
+      expect([0, 200, 503]).toContain(res.status);
+      expect(res.status).not.toBe(0);
+    }
+
+    // Work goes on: each manager (re)takes his lead and presses twice more.
+    for (const m of managers) m.lead = null;
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(managers.map((m) => step(m)));
+      expect(answers.map((a) => a.status)).toEqual(managers.map(() => 200));
+    }
+    const leads = managers.map((m) => m.lead);
+    expect(leads.every((id) => typeof id === "number")).toBe(true);
+    expect(new Set(leads).size).toBe(MANAGERS);
+
+    // In the database: every manager holds at most one contact, and the ones they hold are the leads they see.
+    const held = cluster!
+      .psql("select held_by || ':' || count(*) from contacts where held_by is not null group by held_by order by held_by")
+      .trim()
+      .split("\n")
+      .filter(Boolean);
+    expect(held).toEqual(managers.map((m) => `${m.id}:1`));
+    const heldIds = cluster!.psql("select id from contacts where held_by is not null order by id").trim().split("\n").map(Number);
+    expect(heldIds).toEqual([...leads].sort((a, b) => a! - b!));
+    await server.stop();
+  });
+});

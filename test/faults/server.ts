@@ -1,0 +1,207 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { inject } from "vitest";
+import { withDatabase } from "../helpers/global-setup";
+
+/**
+ * Fault tests run the real server (`node --import tsx server/main.ts`) as a child process, so they can kill it
+ * with SIGKILL and start it again on the same data. Nothing here is global: each test file keeps its own list
+ * of children and kills them in afterAll.
+ */
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const ADMIN = { login: "admin", password: "Fault-admin-pass-1", accessKey: "FAULTKEY00000001" };
+
+/** Generous: a tsx start-up on a loaded 2-core machine can take many seconds. */
+const START_TIMEOUT_MS = 90_000;
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Thrown from a `waitFor` check: stop waiting at once (the awaited state can no longer come). */
+export class GiveUp extends Error {}
+
+/** Polls `check` until it answers something truthy; throws with `what` after `timeoutMs`, or a GiveUp at once. */
+export async function waitFor<T>(what: string, check: () => Promise<T | undefined | null | false>, timeoutMs = 60_000, everyMs = 250): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+    } catch (error) {
+      if (error instanceof GiveUp) throw error;
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ""}`);
+    await sleep(everyMs);
+  }
+}
+
+export interface ServerOptions {
+  /** PGlite data directory (used when no databaseUrl). */
+  dataDir?: string;
+  databaseUrl?: string;
+  port?: number;
+  env?: Record<string, string>;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** stdout and stderr so far. */
+  output(): string;
+  /** Resolves with the exit code (or the signal's name) once the process is gone. */
+  exited: Promise<number | string>;
+  kill9(): Promise<void>;
+  /** SIGTERM (graceful: closes the database and its lock), SIGKILL after 20 s. */
+  stop(): Promise<void>;
+}
+
+/** Spawns the server without waiting for it. */
+export function spawnServer(options: ServerOptions & { port: number }): ServerProcess {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(options.port),
+    HOST: "127.0.0.1",
+    DATABASE_URL: options.databaseUrl ?? "",
+    DATA_DIR: options.dataDir ?? path.join(os.tmpdir(), "leaddesk-unused"),
+    ADMIN_LOGIN: ADMIN.login,
+    ADMIN_PASSWORD: ADMIN.password,
+    ADMIN_ACCESS_KEY: ADMIN.accessKey,
+    LOG_LEVEL: "warn",
+    NODE_ENV: "production",
+    ...options.env,
+  };
+  delete env.TEST_DATABASE_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let text = "";
+  child.stdout!.on("data", (chunk) => (text += chunk));
+  child.stderr!.on("data", (chunk) => (text += chunk));
+  const exited = new Promise<number | string>((resolve) => {
+    child.on("exit", (code, signal) => resolve(code ?? signal ?? -1));
+  });
+  const proc: ServerProcess = {
+    child,
+    port: options.port,
+    url: `http://127.0.0.1:${options.port}`,
+    output: () => text,
+    exited,
+    async kill9() {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+  return proc;
+}
+
+/** Spawns the server and waits until /api/v1/health answers 200. */
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
+  // main.ts serves the pages too, so it needs the Remix build (`npm test` makes it first; BUILD_DIR as in remix.config.js).
+  const build = path.resolve(ROOT, process.env.BUILD_DIR || "build", "index.js");
+  if (!fs.existsSync(build)) throw new Error(`No Remix build at ${build}: run \`BUILD_DIR=... npx remix build\` first`);
+  const port = options.port ?? (await freePort());
+  const proc = spawnServer({ ...options, port });
+  let gone: number | string | undefined;
+  void proc.exited.then((code) => (gone = code));
+  try {
+    await waitFor(
+      "the server to start",
+      async () => {
+        if (gone !== undefined) throw new GiveUp(`server exited (${gone}) while starting:\n${proc.output()}`);
+        const res = await fetch(`${proc.url}/api/v1/health`, { signal: AbortSignal.timeout(5000) });
+        return res.status === 200;
+      },
+      START_TIMEOUT_MS,
+      300,
+    );
+  } catch (error) {
+    await proc.kill9();
+    throw new Error(`${(error as Error).message}\n--- server output ---\n${proc.output()}`);
+  }
+  return proc;
+}
+
+/** A JSON API call; answers status and parsed body. */
+export async function api(
+  server: { url: string },
+  method: string,
+  route: string,
+  options: { token?: string; body?: unknown; form?: FormData; timeoutMs?: number } = {},
+): Promise<{ status: number; body: any }> {
+  const headers: Record<string, string> = {};
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: BodyInit | undefined;
+  if (options.form) body = options.form;
+  else if (options.body !== undefined) {
+    headers["content-type"] = "application/json";
+    body = JSON.stringify(options.body);
+  }
+  const res = await fetch(`${server.url}/api/v1${route}`, {
+    method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
+  });
+  const text = await res.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, body: parsed };
+}
+
+export async function login(server: { url: string }, credentials: { login: string; password: string; accessKey: string }) {
+  const res = await api(server, "POST", "/auth/login", { body: credentials });
+  if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.access_token as string;
+}
+
+/** A PGlite data directory in the temp folder; `remove` deletes it. */
+export function tempDataDir(prefix = "leaddesk-fault-"): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * Postgres mode (TEST_DATABASE_URL): a fresh database cloned from the run's migrated template, named so the
+ * run's global teardown drops it too if this file cannot.
+ */
+export async function createPgDatabase(tag: string): Promise<{ url: string; drop(): Promise<void> }> {
+  const base = process.env.TEST_DATABASE_URL!;
+  const { default: postgres } = await import("postgres");
+  const name = `leaddesk_t_${process.ppid}_${process.pid}_${tag}_${Date.now()}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`create database ${name} template ${inject("pgTemplate")}`);
+  return {
+    url: withDatabase(base, name),
+    async drop() {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}

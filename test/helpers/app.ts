@@ -1,0 +1,93 @@
+import supertest from "supertest";
+import { eq } from "drizzle-orm";
+import type { DbHandle } from "../../db/client";
+import { users, type User } from "../../db/schema";
+import { seed } from "../../db/seed";
+import { buildApp } from "../../server/app";
+import { hashPassword, passwordHint } from "../../server/auth/password";
+import { loadConfig, type AppConfig } from "../../server/config";
+import { createTestDb } from "./db";
+
+export const ADMIN = { login: "admin", password: "Admin-password-1", accessKey: "ADMINKEY00000001" };
+
+export interface TestApp {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  handle: DbHandle;
+  db: DbHandle["db"];
+  config: AppConfig;
+  request: ReturnType<typeof supertest>;
+  /** Logs in through the API and returns the bearer token. */
+  tokenFor(credentials: { login: string; password: string; accessKey: string }): Promise<string>;
+  adminToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** The real app on a fresh database (seeded with ADMIN and the default statuses). */
+export async function createTestApp(options: { web?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+  const handle = await createTestDb();
+  const config = loadConfig({ LOG_LEVEL: "silent", ...options.env });
+  await seed(handle.db, ADMIN);
+  const app = await buildApp({ handle, config, web: options.web ?? false });
+  await app.ready();
+  const request = supertest(app.server);
+  const tokenFor: TestApp["tokenFor"] = async (credentials) => {
+    const res = await request.post("/api/v1/auth/login").send(credentials);
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body.access_token;
+  };
+  return {
+    app,
+    handle,
+    db: handle.db,
+    config,
+    request,
+    tokenFor,
+    adminToken: () => tokenFor(ADMIN),
+    async close() {
+      await app.close();
+      await handle.close();
+    },
+  };
+}
+
+let userCounter = 0;
+
+/** A user straight in the database (a manager unless isAdmin); returns the row and its credentials. */
+export async function createUser(
+  db: DbHandle["db"],
+  fields: Partial<typeof users.$inferInsert> & { password?: string } = {},
+): Promise<{ user: User; login: string; password: string; accessKey: string }> {
+  userCounter += 1;
+  const login = fields.login ?? `manager${userCounter}`;
+  const password = fields.password ?? `Password-${userCounter}x`;
+  const accessKey = fields.accessKey ?? `KEY${String(userCounter).padStart(13, "0")}`;
+  const { password: _omit, ...rest } = fields;
+  const [user] = await db
+    .insert(users)
+    .values({
+      displayName: `Менеджер ${userCounter}`,
+      ...rest,
+      login,
+      accessKey,
+      passwordHash: await hashPassword(password),
+      passwordHint: passwordHint(password),
+    })
+    .returning();
+  return { user, login, password, accessKey };
+}
+
+export async function reloadUser(db: DbHandle["db"], id: number) {
+  const [user] = await db.select().from(users).where(eq(users.id, id));
+  return user;
+}
+
+export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/**
+ * GET a page as text. Asks for no compression: superagent can split a UTF-8 character across gzip chunks
+ * and garble Cyrillic in `res.text`.
+ */
+export function getPage(t: TestApp, path: string, cookie?: string) {
+  const req = t.request.get(path).set("Accept-Encoding", "identity");
+  return cookie ? req.set("Cookie", cookie) : req;
+}

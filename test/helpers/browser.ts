@@ -1,0 +1,70 @@
+import type { AddressInfo } from "node:net";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { createTestApp, type TestApp } from "./app";
+
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
+
+/** Flags for Debian's Chromium as root on a closed network (DESIGN §10), plus fake media for the softphone. */
+export const CHROMIUM_ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--use-fake-ui-for-media-stream",
+  "--use-fake-device-for-media-stream",
+  "--allow-loopback-in-peer-connection",
+];
+
+export interface E2E extends TestApp {
+  baseUrl: string;
+  browser: Browser;
+  /** A fresh browser context (its own cookies); javaScriptEnabled false for the no-JS runs. */
+  newPage(options?: { javaScript?: boolean }): Promise<Page>;
+}
+
+/** The real app listening on a loopback port, and a headless Chromium to drive it. */
+export async function startE2E(options: { env?: Record<string, string> } = {}): Promise<E2E> {
+  const t = await createTestApp({ web: true, env: options.env });
+  await t.app.listen({ port: 0, host: "127.0.0.1" });
+  const { port } = t.app.server.address() as AddressInfo;
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const contexts: BrowserContext[] = [];
+  return {
+    ...t,
+    baseUrl: `http://127.0.0.1:${port}`,
+    browser,
+    async newPage({ javaScript = true } = {}) {
+      const context = await browser.newContext({ javaScriptEnabled: javaScript, baseURL: `http://127.0.0.1:${port}` });
+      contexts.push(context);
+      const page = await context.newPage();
+      // Any console error in the page fails the test that looks at consoleErrors (Epic Stack habit).
+      page.on("console", (message) => {
+        if (message.type() === "error") (page as Page & { consoleErrors?: string[] }).consoleErrors?.push(message.text());
+      });
+      (page as Page & { consoleErrors?: string[] }).consoleErrors = [];
+      return page;
+    },
+    async close() {
+      for (const context of contexts) await context.close().catch(() => {});
+      await browser.close();
+      await t.close();
+    },
+  };
+}
+
+/** Fills the login form and submits it; resolves once the browser has left /auth. */
+export async function loginThroughPage(page: Page, credentials: { login: string; password: string; accessKey: string }) {
+  await page.goto("/auth");
+  await page.fill("#login", credentials.login);
+  await page.fill("#password", credentials.password);
+  await page.fill("#accessKey", credentials.accessKey);
+  await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth")), page.click("button[type=submit]")]);
+}
+
+/** Waits until React has hydrated the page (Remix sets window.__remixContext; we wait for the router). */
+export async function waitForHydration(page: Page) {
+  await page.waitForFunction(() => Boolean((window as unknown as { __remixRouter?: unknown }).__remixRouter));
+}

@@ -1,0 +1,55 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+import { createDb } from "../../db/client";
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    /** PGlite mode: a migrated data directory dump every test file starts from. */
+    pgliteSnapshot: string;
+    /** Postgres mode: the migrated template database each test file clones. */
+    pgTemplate: string;
+  }
+}
+
+/**
+ * Migrates once per run. PGlite: a dump of a migrated data directory (loading it takes ~0.5 s instead of ~3 s).
+ * Postgres (TEST_DATABASE_URL): a migrated template database; each test file gets its own clone.
+ */
+export default async function setup(project: TestProject) {
+  const url = process.env.TEST_DATABASE_URL;
+  if (url) {
+    const { default: postgres } = await import("postgres");
+    const admin = postgres(url, { max: 1, onnotice: () => {} });
+    const template = `leaddesk_tpl_${process.pid}_${Date.now()}`;
+    await admin.unsafe(`create database ${template}`);
+    const handle = await createDb({ databaseUrl: withDatabase(url, template), poolSize: 2 });
+    await handle.migrate();
+    await handle.close();
+    project.provide("pgTemplate", template);
+    project.provide("pgliteSnapshot", "");
+    return async () => {
+      const leftovers = await admin<{ datname: string }[]>`
+        select datname from pg_database where datname like ${`leaddesk_t_${process.pid}_%`} or datname = ${template}`;
+      for (const { datname } of leftovers) await admin.unsafe(`drop database if exists ${datname} with (force)`);
+      await admin.end();
+    };
+  }
+
+  const handle = await createDb({ dataDir: "memory://" });
+  await handle.migrate();
+  const blob = await handle.dumpDataDir!();
+  const file = path.join(os.tmpdir(), `leaddesk-snapshot-${process.pid}.tar.gz`);
+  fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
+  await handle.close();
+  project.provide("pgliteSnapshot", file);
+  project.provide("pgTemplate", "");
+  return () => fs.rmSync(file, { force: true });
+}
+
+export function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
