@@ -2,12 +2,13 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import zlib from "node:zlib";
-import ExcelJS from "exceljs";
 import { badRequest } from "../errors";
+import { readFirstSheet } from "./xlsx-reader";
 
 /**
  * Reading uploaded spreadsheets (DESIGN §8). Uploads are untrusted: the format is decided by the file's first
- * bytes, not its name; `.xlsx` streams through exceljs after a look at the zip directory (no zip bombs);
+ * bytes, not its name; `.xlsx` is checked from its zip directory (no zip bombs), then its first sheet streams through our
+ * reader (xlsx-reader.ts);
  * legacy `.xls` goes through the `xlsx` package in a worker thread with size, row, memory and time limits.
  * Every cell comes back as text: Cyrillic, leading zeros and long numbers stay as written.
  */
@@ -164,9 +165,9 @@ const zipEntries = new Map<string, ZipEntry[]>();
 const verifiedZips = new Set<string>();
 
 /**
- * The streaming reader (unzipper, under exceljs) walks the local headers one after another, not the directory:
- * every entry must sit exactly where the directory says, back to back, with matching local headers, so no
- * entry hides between them and no local header claims other sizes than the ones checked.
+ * Every entry must sit exactly where the directory says, back to back, with matching local headers: no entry
+ * hides between them (a streaming unzipper would read it) and no local header claims other sizes than the ones
+ * checked. Such a file was not written by a spreadsheet program.
  */
 function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
   const damaged = () => badRequest(MESSAGES.damaged, "damaged_file");
@@ -199,7 +200,7 @@ function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
 }
 
 /**
- * Inflates every entry once, counting, before exceljs reads the file: an entry that inflates to more than its
+ * Inflates every entry once, counting, before the sheet is read: an entry that inflates to more than its
  * directory says (a zip bomb with a lying directory), or XML with a run of text longer than any cell can hold
  * (one "cell" of a gigabyte), is refused having used a few megabytes. Nothing inflated is kept.
  */
@@ -329,23 +330,9 @@ interface RawRow {
 
 async function* readXlsx(path: string): AsyncGenerator<RawRow> {
   await verifyXlsxEntries(path);
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(path, {
-    sharedStrings: "cache",
-    styles: "cache",
-    hyperlinks: "ignore",
-    worksheets: "emit",
-    entries: "emit",
-  });
   try {
-    for await (const sheet of reader) {
-      for await (const row of sheet as AsyncIterable<ExcelJS.Row>) {
-        const values = row.values as unknown[];
-        const cells: string[] = [];
-        const last = Math.min(values.length - 1, SHEET_LIMITS.maxColumns);
-        for (let i = 1; i <= last; i++) cells.push(cellText(values[i]));
-        yield { cells, width: row.cellCount };
-      }
-      return; // the first sheet only
+    for await (const row of readFirstSheet(path, zipEntries.get(path) ?? [], SHEET_LIMITS.maxColumns)) {
+      yield { cells: row.values.map(cellText), width: row.width };
     }
   } catch (error) {
     if ((error as { status?: number }).status) throw error;

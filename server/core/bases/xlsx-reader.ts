@@ -1,0 +1,327 @@
+import fs from "node:fs";
+import path from "node:path/posix";
+import zlib from "node:zlib";
+import { SaxesParser, type SaxesTagPlain } from "saxes";
+
+/**
+ * Reads the first sheet of an .xlsx straight from the zip by its directory: the workbook and its relationships
+ * say which part is the first sheet, the shared strings and styles are read first, then the sheet streams row by
+ * row. Reading by the directory does not depend on the order of the parts in the zip, so nothing has to be parked
+ * in a temporary file, and no part can be missed: exceljs' streaming reader walks the zip as a stream and, when
+ * the small parts after the sheet were parsed before it looked at them, silently lost them (the workbook or the
+ * shared strings; see docs/decisions/013-own-xlsx-reader.md).
+ *
+ * The caller has checked the directory and the local headers (sizes, layout, no bombs) and passes the entries.
+ */
+export interface XlsxEntry {
+  name: string;
+  method: number;
+  compressed: number;
+  uncompressed: number;
+  /** Where the entry's compressed data starts. */
+  dataOffset?: number;
+}
+
+/** A cell value as the file holds it, before it becomes text. */
+export type XlsxValue = string | number | boolean | Date | null;
+
+export interface XlsxRow {
+  /** Values by column (0 = A), up to `maxColumns`; trailing empty cells dropped. */
+  values: XlsxValue[];
+  /** How many cells the row wrote, empty ones included. */
+  width: number;
+}
+
+export class XlsxFormatError extends Error {}
+
+/** An entry's XML as text, inflated, in chunks. */
+async function* partText(file: string, entry: XlsxEntry): AsyncGenerator<string> {
+  if (entry.compressed === 0 || entry.dataOffset === undefined) return;
+  const source = fs.createReadStream(file, { start: entry.dataOffset, end: entry.dataOffset + entry.compressed - 1 });
+  const stream = entry.method === 8 ? source.pipe(zlib.createInflateRaw()) : source;
+  // Decoding as a stream keeps a character split between two chunks whole.
+  stream.setEncoding("utf8");
+  try {
+    for await (const chunk of stream as AsyncIterable<string>) yield chunk;
+  } finally {
+    source.destroy();
+    if (stream !== source) stream.destroy();
+  }
+}
+
+/** Parts name elements with or without a namespace prefix (`c` or `x:c`): the local name is what counts. */
+const localName = (name: string) => name.slice(name.indexOf(":") + 1);
+
+interface SaxHandlers {
+  open?: (name: string, attributes: Record<string, string>) => void;
+  close?: (name: string) => void;
+  text?: (text: string) => void;
+}
+
+/**
+ * Streams one part through a SAX parser. `after` runs after each chunk, so a caller can hand out what the chunk
+ * produced (rows) without holding the whole part.
+ */
+async function* parsePart<T>(file: string, entry: XlsxEntry, handlers: SaxHandlers, after: () => T[]): AsyncGenerator<T> {
+  const parser = new SaxesParser({ xmlns: false, position: false });
+  if (handlers.open) {
+    const open = handlers.open;
+    parser.on("opentag", (tag: SaxesTagPlain) => open(localName(tag.name), tag.attributes as Record<string, string>));
+  }
+  if (handlers.close) {
+    const close = handlers.close;
+    parser.on("closetag", (tag: SaxesTagPlain) => close(localName(tag.name)));
+  }
+  if (handlers.text) {
+    parser.on("text", handlers.text);
+    parser.on("cdata", handlers.text);
+  }
+  parser.on("error", (error) => {
+    throw new XlsxFormatError(error.message);
+  });
+  for await (const chunk of partText(file, entry)) {
+    parser.write(chunk);
+    for (const item of after()) yield item;
+  }
+  parser.close();
+  for (const item of after()) yield item;
+}
+
+async function readPart(file: string, entry: XlsxEntry, handlers: SaxHandlers): Promise<void> {
+  for await (const _ of parsePart(file, entry, handlers, () => [])) {
+    /* parsed for the handlers' side effects */
+  }
+}
+
+/** Excel writes characters XML cannot hold as _xHHHH_ (a line feed is _x000A_). */
+const decodeEscapes = (text: string) =>
+  text.includes("_x") ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
+
+/** The first sheet's part name and whether dates count from 1904, from the workbook and its relationships. */
+async function findFirstSheet(file: string, parts: Map<string, XlsxEntry>): Promise<{ sheet?: XlsxEntry; date1904: boolean }> {
+  const workbookName = "xl/workbook.xml";
+  const workbook = parts.get(workbookName);
+  const sheetIds: string[] = [];
+  let date1904 = false;
+  if (workbook) {
+    await readPart(file, workbook, {
+      open(name, attributes) {
+        if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
+        if (name === "sheet") {
+          const id = Object.entries(attributes).find(([key]) => key.endsWith(":id"))?.[1];
+          if (id) sheetIds.push(id);
+        }
+      },
+    });
+  }
+  const targets = new Map<string, string>();
+  const rels = parts.get("xl/_rels/workbook.xml.rels");
+  if (rels) {
+    await readPart(file, rels, {
+      open(name, attributes) {
+        if (name === "Relationship" && attributes.Id && attributes.Target && /\/worksheet$/.test(attributes.Type ?? "")) {
+          const target = attributes.Target.replace(/\\/g, "/");
+          targets.set(attributes.Id, target.startsWith("/") ? target.slice(1) : path.normalize(path.join("xl", target)));
+        }
+      },
+    });
+  }
+  for (const id of sheetIds) {
+    const target = targets.get(id);
+    const sheet = target ? parts.get(target.toLowerCase()) : undefined;
+    if (sheet) return { sheet, date1904 };
+  }
+  // No usable workbook listing: the first worksheet part in the zip, as a lenient reader would take it.
+  const fallback = [...parts.entries()].find(([name]) => /^xl\/worksheets\/[^/]+\.xml$/.test(name));
+  return { sheet: fallback?.[1], date1904 };
+}
+
+/** The shared-string table: each item's text, rich-text runs joined, phonetic hints left out. */
+async function readSharedStrings(file: string, entry: XlsxEntry | undefined): Promise<string[]> {
+  const strings: string[] = [];
+  if (!entry) return strings;
+  let current: string[] | null = null;
+  let inText = false;
+  let phonetic = 0;
+  await readPart(file, entry, {
+    open(name) {
+      if (name === "si") current = [];
+      else if (name === "t") inText = phonetic === 0;
+      else if (name === "rPh") phonetic++;
+    },
+    close(name) {
+      if (name === "si" && current) {
+        strings.push(decodeEscapes(current.join("")));
+        current = null;
+      } else if (name === "t") inText = false;
+      else if (name === "rPh") phonetic--;
+    },
+    text(text) {
+      if (inText && current) current.push(text);
+    },
+  });
+  return strings;
+}
+
+/** Number formats Excel builds in that show a date or a time (ids 14-22, 27-36, 45-47, 50-58). */
+const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+
+/** A custom format shows a date when, outside quoted text and [brackets], it has a date or time letter. */
+export function isDateFormat(code: string): boolean {
+  return /[ymdhsb]/i.test(code.replace(/\[[^\]]*]/g, "").replace(/"[^"]*"/g, "").replace(/\\./g, ""));
+}
+
+/** Which cell styles (indexes of cellXfs) show their number as a date. */
+async function readDateStyles(file: string, entry: XlsxEntry | undefined): Promise<Set<number>> {
+  const dateStyles = new Set<number>();
+  if (!entry) return dateStyles;
+  const customDates = new Set<number>();
+  let inCellXfs = false;
+  let index = 0;
+  await readPart(file, entry, {
+    open(name, attributes) {
+      if (name === "numFmt" && isDateFormat(attributes.formatCode ?? "")) customDates.add(Number(attributes.numFmtId));
+      else if (name === "cellXfs") inCellXfs = true;
+      else if (name === "xf" && inCellXfs) {
+        const format = Number(attributes.numFmtId ?? 0);
+        if (BUILTIN_DATE_FORMATS.has(format) || customDates.has(format)) dateStyles.add(index);
+        index++;
+      }
+    },
+    close(name) {
+      if (name === "cellXfs") inCellXfs = false;
+    },
+  });
+  return dateStyles;
+}
+
+/** "AB12" → 27 (0-based column), or -1 when the reference is not a cell address. */
+function columnOf(ref: string): number {
+  let column = 0;
+  let i = 0;
+  for (; i < ref.length && i < 3; i++) {
+    const code = ref.charCodeAt(i);
+    if (code < 65 || code > 90) break;
+    column = column * 26 + (code - 64);
+  }
+  return i === 0 ? -1 : column - 1;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** An Excel serial day number as a date (UTC), counting from 1900 (with Excel's leap-year quirk) or 1904. */
+function serialToDate(serial: number, date1904: boolean): Date {
+  return new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * DAY_MS));
+}
+
+/**
+ * The rows of the first sheet, in file order. Cells keep their type: text, a number, a boolean, a date (a number
+ * styled as one), or null (empty, or an error such as #N/A). A formula gives its cached result and is never run.
+ */
+export async function* readFirstSheet(file: string, entries: XlsxEntry[], maxColumns: number): AsyncGenerator<XlsxRow> {
+  const parts = new Map(entries.map((entry) => [entry.name.replace(/^\//, "").toLowerCase(), entry]));
+  const { sheet, date1904 } = await findFirstSheet(file, parts);
+  if (!sheet) return;
+  const shared = await readSharedStrings(file, parts.get("xl/sharedstrings.xml"));
+  const dateStyles = await readDateStyles(file, parts.get("xl/styles.xml"));
+
+  let rows: XlsxRow[] = [];
+  let row: XlsxRow | null = null;
+  let nextColumn = 0;
+  // The cell being read.
+  let column = -1;
+  let type = "";
+  let style = 0;
+  let text: string[] = [];
+  let collecting = false;
+  let phonetic = 0;
+
+  function cellValue(): XlsxValue {
+    const raw = text.join("");
+    switch (type) {
+      case "s":
+        return shared[Number(raw)] ?? null;
+      case "inlineStr":
+        return decodeEscapes(raw);
+      case "str":
+        return raw;
+      case "b":
+        return raw === "" ? null : raw.trim() !== "0" && raw.trim() !== "false";
+      case "e":
+        return null;
+      case "d": {
+        const date = new Date(raw.trim().replace(/(T[\d:.]+)$/, "$1Z"));
+        return Number.isNaN(date.getTime()) ? raw : date;
+      }
+      default: {
+        if (raw.trim() === "") return null;
+        const number = Number(raw);
+        if (!Number.isFinite(number)) return null;
+        return dateStyles.has(style) ? serialToDate(number, date1904) : number;
+      }
+    }
+  }
+
+  const handlers: SaxHandlers = {
+    open(name, attributes) {
+      switch (name) {
+        case "row":
+          row = { values: [], width: 0 };
+          nextColumn = 0;
+          break;
+        case "c":
+          if (!row) break;
+          column = attributes.r ? columnOf(attributes.r) : nextColumn;
+          if (column < 0) throw new XlsxFormatError(`bad cell reference ${attributes.r}`);
+          nextColumn = column + 1;
+          type = attributes.t ?? "";
+          style = Number(attributes.s ?? 0);
+          text = [];
+          row.width++;
+          break;
+        case "v":
+          collecting = column >= 0 && type !== "inlineStr";
+          break;
+        case "t":
+          collecting = column >= 0 && type === "inlineStr" && phonetic === 0;
+          break;
+        case "rPh":
+          phonetic++;
+          break;
+      }
+    },
+    close(name) {
+      switch (name) {
+        case "v":
+        case "t":
+          collecting = false;
+          break;
+        case "rPh":
+          phonetic--;
+          break;
+        case "c":
+          if (row && column >= 0 && column < maxColumns) {
+            const value = cellValue();
+            if (value !== null && value !== "") {
+              while (row.values.length < column) row.values.push(null);
+              row.values[column] = value;
+            }
+          }
+          column = -1;
+          break;
+        case "row":
+          if (row) rows.push(row);
+          row = null;
+          break;
+      }
+    },
+    text(chunk) {
+      if (collecting) text.push(chunk);
+    },
+  };
+  yield* parsePart(file, sheet, handlers, () => {
+    const done = rows;
+    rows = [];
+    return done;
+  });
+}
