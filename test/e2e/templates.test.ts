@@ -89,7 +89,7 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     await fields.nth(0).getByLabel("Имя поля").fill("");
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("У каждого поля шаблона должно быть имя").first().waitFor();
-    expect(await fields.count()).toBe(2);
+    await expect.poll(() => fields.count()).toBe(2);
     if (javaScript) await page.keyboard.press("Escape");
     else await page.goto("/leadTemplate");
     await expect.poll(() => dialog.count()).toBe(0);
