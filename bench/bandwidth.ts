@@ -22,6 +22,7 @@ import {
 import { seed } from "../db/seed";
 import { hashPassword, passwordHint } from "../server/auth/password";
 import { loadConfig } from "../server/config";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
 import { median, printTable, type Row } from "./lib";
 
 /**
@@ -36,19 +37,6 @@ import { median, printTable, type Row } from "./lib";
  * Targets: an admin screen without JavaScript ≤ 60 KB; the lead panel with JavaScript ≤ 300 KB; slow link ≤ 3 s.
  */
 const RUNS = Number(process.env.BENCH_RUNS || 5);
-const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-// The flags of test/helpers/browser.ts (Debian's Chromium as root on a closed network).
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--use-fake-ui-for-media-stream",
-  "--use-fake-device-for-media-stream",
-];
 const KB = 1024;
 const NO_JS_TARGET_KB = 60;
 const LEAD_PANEL_TARGET_KB = 300;

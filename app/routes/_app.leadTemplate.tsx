@@ -88,19 +88,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirectWithToast(PAGE, { type: "success", message: "Шаблон сохранен" });
     }
     case "template-delete":
-      try {
-        await deleteTemplate(db, actor, id);
-      } catch {
-        return redirectWithToast(PAGE, { type: "error", message: "Ошибка удаления шаблона" });
-      }
-      return redirectWithToast(PAGE, { type: "success", message: "Шаблон удален" });
+      return afterChange(() => deleteTemplate(db, actor, id), "Ошибка удаления шаблона", "Шаблон удален");
     case "template-activate":
-      try {
-        await toggleTemplateActive(db, actor, id);
-      } catch {
-        return redirectWithToast(PAGE, { type: "error", message: "Error activating template" });
-      }
-      return redirect(PAGE);
+      return afterChange(() => toggleTemplateActive(db, actor, id), "Error activating template");
     case "link-save": {
       const values = { name: String(form.get("name") ?? ""), link: String(form.get("link") ?? "") };
       try {
@@ -112,22 +102,25 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirectWithToast(PAGE, { type: "success", message: "Ссылка сохранена" });
     }
     case "link-delete":
-      try {
-        await deleteLink(db, actor, id);
-      } catch {
-        return redirectWithToast(PAGE, { type: "error", message: "Ошибка удаления ссылки" });
-      }
-      return redirectWithToast(PAGE, { type: "success", message: "Ссылка удалена" });
+      return afterChange(() => deleteLink(db, actor, id), "Ошибка удаления ссылки", "Ссылка удалена");
     case "link-activate":
-      try {
-        await toggleLinkActive(db, actor, id);
-      } catch {
-        return redirectWithToast(PAGE, { type: "error", message: "Error activating link" });
-      }
-      return redirect(PAGE);
+      return afterChange(() => toggleLinkActive(db, actor, id), "Error activating link");
     default:
       return redirect(PAGE);
   }
+}
+
+/**
+ * A delete or a switch: back to the page with SPEC's error toast when it fails, and with its success toast (a
+ * switch has none: it shows its new state).
+ */
+async function afterChange(change: () => Promise<unknown>, failure: string, success?: string) {
+  try {
+    await change();
+  } catch {
+    return redirectWithToast(PAGE, { type: "error", message: failure });
+  }
+  return success ? redirectWithToast(PAGE, { type: "success", message: success }) : redirect(PAGE);
 }
 
 const cardButton = "btn-secondary px-2 py-1";

@@ -5,7 +5,8 @@ import { contacts, databases, users } from "../../db/schema";
 import { bearer, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createFilterRow } from "../helpers/leads";
-import { freePort, startSipServer, type SipServer } from "../sip/kamailio";
+import { freePort } from "../helpers/ports";
+import { startSipServer, type SipServer } from "../sip/kamailio";
 
 /**
  * The softphone against a real SIP server: Debian's Kamailio on a free loopback port (test/sip/kamailio.cfg),

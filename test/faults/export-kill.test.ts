@@ -1,9 +1,6 @@
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { buildXlsxStreamed, readXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, GiveUp, createPgDatabase, login, startServer, waitFor, type ServerProcess } from "./server";
+import { ADMIN, api, GiveUp, faultBackend, login, startServer, waitFor, type ServerProcess } from "./server";
 
 /**
  * Fault: the export worker killed (SIGKILL of the whole server) while it writes a file. After a restart the job is
@@ -13,32 +10,15 @@ import { ADMIN, api, GiveUp, createPgDatabase, login, startServer, waitFor, type
  * Runs on both backends.
  */
 const ROWS = 30_000;
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-
-const children: ServerProcess[] = [];
-let dataDir = "";
-let pg: { url: string; drop(): Promise<void> } | undefined;
+const backend = faultBackend("export_kill");
+const start = () => backend.start();
 let bigFile: Buffer;
 
 beforeAll(async () => {
-  if (onPostgres) pg = await createPgDatabase("export_kill");
-  else dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-fault-export-"));
   const rows: Cell[][] = [["ФИО", "Телефон", "Город"]];
   for (let i = 1; i <= ROWS; i++) rows.push([`Клиент ${i}`, `+38067${String(i).padStart(7, "0")}`, "Харьков"]);
   bigFile = await buildXlsxStreamed(rows);
 });
-
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.kill9()));
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  await pg?.drop();
-});
-
-const start = async () => {
-  const server = await startServer(pg ? { databaseUrl: pg.url } : { dataDir });
-  children.push(server);
-  return server;
-};
 
 interface ExportView {
   id: number;

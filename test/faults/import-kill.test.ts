@@ -1,11 +1,10 @@
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createDb, queryRows } from "../../db/client";
 import { sql } from "drizzle-orm";
 import { buildXlsx, buildXlsxStreamed, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, GiveUp, createPgDatabase, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
+import { ADMIN, api, GiveUp, faultBackend, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
 
 /**
  * Fault: the app killed with SIGKILL half-way through a large import. After a restart on the same data the base
@@ -16,32 +15,15 @@ import { ADMIN, api, GiveUp, createPgDatabase, login, sleep, startServer, waitFo
 const ROWS = 120_000;
 const BIG_NAME = "Большая база";
 const MAPPINGS = JSON.stringify(["name", "phone", "city"]);
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
-
-const children: ServerProcess[] = [];
-let dataDir = "";
-let pg: { url: string; drop(): Promise<void> } | undefined;
+const backend = faultBackend("import_kill");
+const start = () => backend.start();
 let bigFile: Buffer;
 
 beforeAll(async () => {
-  if (onPostgres) pg = await createPgDatabase("import_kill");
-  else dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-fault-import-"));
   const rows: Cell[][] = [["ФИО", "Телефон", "Город"]];
   for (let i = 1; i <= ROWS; i++) rows.push([`Клиент ${i}`, `+38050${String(i).padStart(7, "0")}`, "Киев"]);
   bigFile = await buildXlsxStreamed(rows);
 });
-
-afterAll(async () => {
-  await Promise.all(children.map((c) => c.kill9()));
-  if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
-  await pg?.drop();
-});
-
-const start = async () => {
-  const server = await startServer(pg ? { databaseUrl: pg.url } : { dataDir });
-  children.push(server);
-  return server;
-};
 
 function importForm(file: Buffer, name: string) {
   const form = new FormData();
@@ -78,7 +60,7 @@ async function healthBlocked(server: ServerProcess): Promise<boolean> {
 
 /** Every base's stored count against its real contacts, straight from the database (server stopped on PGlite). */
 async function countsInDatabase(): Promise<Array<{ name: string; stored: number; real: number }>> {
-  const handle = await createDb(pg ? { databaseUrl: pg.url, poolSize: 1 } : { dataDir });
+  const handle = await createDb(backend.pg ? { databaseUrl: backend.pg.url, poolSize: 1 } : { dataDir: backend.dataDir });
   try {
     const rows = await queryRows<{ name: string; stored: number; real: string | number }>(
       handle.db,
@@ -114,7 +96,7 @@ describe("SIGKILL half-way through a large import", { timeout: 120_000 }, () => 
       "the import to be writing contacts",
       async () => {
         if (answered) throw new GiveUp(`the import finished before it could be killed: ${JSON.stringify(await importing)}`);
-        return pg ? insertInFlight(pg.url) : healthBlocked(first);
+        return backend.pg ? insertInFlight(backend.pg.url) : healthBlocked(first);
       },
       90_000,
       200,
@@ -124,7 +106,7 @@ describe("SIGKILL half-way through a large import", { timeout: 120_000 }, () => 
     await first.kill9();
     const lost = await importing;
     expect(lost).toBeInstanceOf(Error); // the client saw the connection drop, not an answer
-    if (!pg) expect(fs.existsSync(path.join(dataDir, "app.lock"))).toBe(true); // the killed process's stale lock
+    if (!backend.pg) expect(fs.existsSync(path.join(backend.dataDir, "app.lock"))).toBe(true); // the killed process's stale lock
 
     const second = await start();
     expect((await api(second, "GET", "/health")).body).toMatchObject({ status: "ok" });

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
-import { ADMIN, api, login, spawnServer, startServer, freePort, type ServerProcess } from "./server";
+import { freePort } from "../helpers/ports";
+import { ADMIN, api, login, spawnServer, startServer, type ServerProcess } from "./server";
 
 /**
  * Fault: a second server process started on the same PGlite DATA_DIR. It must refuse to start (a clear message,

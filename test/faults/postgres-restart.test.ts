@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, freePort, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
+import { freePort } from "../helpers/ports";
+import { ADMIN, api, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
 
 /**
  * Fault: Postgres restarted while managers work. The shared Postgres on 5432 is never touched: the test makes a

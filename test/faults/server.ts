@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { withDatabase } from "../helpers/global-setup";
+import { freePort } from "../helpers/ports";
 
 /**
  * Fault tests run the real server (`node --import tsx server/main.ts`) as a child process, so they can kill it
@@ -18,18 +18,6 @@ export const ADMIN = { login: "admin", password: "Fault-admin-pass-1", accessKey
 
 /** Generous: a tsx start-up on a loaded 2-core machine can take many seconds. */
 const START_TIMEOUT_MS = 90_000;
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -204,4 +192,31 @@ export async function createPgDatabase(tag: string): Promise<{ url: string; drop
       await admin.end();
     },
   };
+}
+
+/**
+ * The backend a fault test kills servers on, for the file's lifetime: a private PGlite folder, or with
+ * TEST_DATABASE_URL a fresh Postgres database. Every server started through it is killed at the end.
+ */
+export function faultBackend(tag: string) {
+  const children: ServerProcess[] = [];
+  const backend = {
+    dataDir: "",
+    pg: undefined as { url: string; drop(): Promise<void> } | undefined,
+    async start(): Promise<ServerProcess> {
+      const server = await startServer(backend.pg ? { databaseUrl: backend.pg.url } : { dataDir: backend.dataDir });
+      children.push(server);
+      return server;
+    },
+  };
+  beforeAll(async () => {
+    if (process.env.TEST_DATABASE_URL) backend.pg = await createPgDatabase(tag);
+    else backend.dataDir = tempDataDir(`leaddesk-fault-${tag}-`);
+  });
+  afterAll(async () => {
+    await Promise.all(children.map((c) => c.kill9()));
+    if (backend.dataDir) fs.rmSync(backend.dataDir, { recursive: true, force: true });
+    await backend.pg?.drop();
+  });
+  return backend;
 }

@@ -1,22 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { createTestApp, type TestApp } from "./app";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
 
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
-
-/** Flags for Debian's Chromium as root on a closed network (DESIGN §10), plus fake media for the softphone. */
-export const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--use-fake-ui-for-media-stream",
-  "--use-fake-device-for-media-stream",
-  "--allow-loopback-in-peer-connection",
-];
 
 export interface E2E extends TestApp {
   baseUrl: string;

@@ -3,6 +3,7 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { freePort } from "../helpers/ports";
 
 /** Debian's Kamailio (packages kamailio and kamailio-websocket-modules, installed by .ci/run). */
 export const KAMAILIO_PATH = process.env.KAMAILIO_PATH || "/usr/sbin/kamailio";
@@ -21,18 +22,6 @@ export interface SipServer {
 }
 
 /** A port nobody listens on right now (the kernel picks it; never a fixed well-known one). */
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitForPort(port: number, child: ChildProcess, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {

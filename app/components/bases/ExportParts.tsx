@@ -1,18 +1,11 @@
 import { Form, Link } from "@remix-run/react";
 import type { FormEvent } from "react";
+import type { ExportView } from "../../../server/core/exports/exports";
 import { formatDateTime } from "../../lib/format";
 import { notify } from "../ui/Toasts";
 
-export interface ExportRow {
-  id: number;
-  name: string;
-  createdAt: string;
-  isExported: boolean;
-  progress: number;
-  startTime: string | null;
-  endTime: string | null;
-  error: string | null;
-}
+/** An export as the list shows it (the core's view without the chosen bases and statuses). */
+export type ExportRow = Omit<ExportView, "databaseIds" | "statusIds">;
 
 export function exportState(row: ExportRow) {
   if (row.error) return "Ошибка";

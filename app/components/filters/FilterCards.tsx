@@ -1,18 +1,10 @@
 import { Link, useFetcher } from "@remix-run/react";
 import { useEffect } from "react";
+import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { notify } from "../ui/Toasts";
 
-export interface FilterCardData {
-  id: number;
-  name: string;
-  isActive: boolean;
-  managers: Array<{ id: number; name: string }>;
-  scripts: Array<{ id: number; name: string }>;
-  databases: Array<{ id: number; name: string }>;
-  statuses: Array<{ id: number; text: string }>;
-  template: { id: number; name: string } | null;
-  totalManagers: number;
-}
+/** A topic card shows the topic as the core presents it. */
+export type FilterCardData = PresentedFilter;
 
 /** Where the cards post their toggle: the /loadedbases index route. */
 const TOGGLE_ACTION = "/loadedbases?index";

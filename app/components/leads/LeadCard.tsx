@@ -1,16 +1,8 @@
 import type { ReactNode } from "react";
+import type { Lead } from "../../../server/core/leads/allocation";
 
-export interface LeadView {
-  id: number;
-  name: string;
-  phone: string;
-  city: string;
-  address: string;
-  additionalInfo1: string;
-  additionalInfo2: string;
-  additionalInfo3: string;
-  additionalInfo4: string;
-}
+/** The held lead, as the core hands it out. */
+export type LeadView = Lead;
 
 const ROWS: Array<[keyof LeadView, string]> = [
   ["name", "Имя"],
