@@ -62,12 +62,14 @@ export default function App() {
     <>
       <Toasts />
       <InspectionGuard />
+      <Outlet />
+      {/* Fixed at the top, but last in the document: once the message shows, the page above it has been parsed
+          (a script or a person reading the banner after a plain form post sees the page it speaks of). */}
       {root?.flash ? (
         <div className="fixed inset-x-0 top-2 z-50 mx-auto w-fit max-w-[90vw]">
           <ServerMessage key={root.flash.message} kind={root.flash.type} message={root.flash.message} />
         </div>
       ) : null}
-      <Outlet />
     </>
   );
 }

@@ -140,8 +140,8 @@ describe("/payments with JavaScript off", () => {
     await page.click("[data-testid=pay-dialog] button[type=submit]");
     await page.getByText("Выплата проведена").waitFor();
     expect(new URL(page.url()).search).toBe(`?q=nojs&paid=${worker.user.id}`);
-    expect(await page.locator(`${row("nojs-worker")} [data-paid=true]`).count()).toBe(2);
-    expect(await text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("2,50 $");
+    await expect.poll(() => page.locator(`${row("nojs-worker")} [data-paid=true]`).count()).toBe(2);
+    await expect.poll(() => text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("2,50 $");
 
     await page.click(`${row("nojs-worker")} >> text=Снять`);
     await page.click("[data-testid=balance-dialog] button[type=submit]");
@@ -149,10 +149,10 @@ describe("/payments with JavaScript off", () => {
     await page.fill("[data-testid=balance-dialog] input[name=amount]", "1");
     await page.click("[data-testid=balance-dialog] button[type=submit]");
     await page.getByText("Баланс обновлен").waitFor();
-    expect(await text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("1,50 $");
+    await expect.poll(() => text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("1,50 $");
     await page.click(`${row("nojs-worker")} >> text=Обнулить`);
     await page.getByText("Баланс обнулен").waitFor();
-    expect(await text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("0,00 $");
+    await expect.poll(() => text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("0,00 $");
 
     await page.goto(`/payments/history/${worker.user.id}?q=nojs`);
     await page.locator("[data-testid=payout-list] a").first().click();
@@ -167,7 +167,7 @@ describe("/payments with JavaScript off", () => {
     await page.click("text=Да, отменить");
     await page.getByText("Выплата отменена").waitFor();
     expect(new URL(page.url()).pathname).toBe("/payments");
-    expect(await text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("2,50 $");
+    await expect.poll(() => text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("2,50 $");
     await page.goto(`/payments/history/${worker.user.id}`);
     await page.getByText("Нет истории выплат").waitFor();
 

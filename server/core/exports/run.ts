@@ -165,12 +165,8 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     if (held.length === 0) throw new LostExportLease(`export ${job.id} lost`);
   };
 
-  let last = 0;
-  let written = 0;
-  let reported = 0;
-  for (;;) {
-    if (shouldStop()) throw new LostExportLease(`export ${job.id} stopped`);
-    const rows = await queryRows<ExportRow>(
+  const page = (after: number) =>
+    queryRows<ExportRow>(
       db,
       sql`select c.id, c.name, c.phone, c.city, c.address, c.age, c.additional_info1, c.additional_info2,
                  c.additional_info3, c.additional_info4, d.name as base, s.text as status,
@@ -179,11 +175,21 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
           join databases d on d.id = c.database_id
           left join statuses s on s.id = c.status_id
           left join users u on u.id = c.last_user_id
-          where ${where} and c.id > ${last}
+          where ${where} and c.id > ${after}
           order by c.id
           limit ${PAGE}`,
     );
-    if (rows.length === 0) break;
+
+  let written = 0;
+  let reported = 0;
+  let next: Promise<ExportRow[]> | null = page(0);
+  while (next) {
+    if (shouldStop()) throw new LostExportLease(`export ${job.id} stopped`);
+    const rows: ExportRow[] = await next;
+    // The database reads the next page while this one is written (keyset paging knows where it starts).
+    next = rows.length === PAGE ? page(Number(rows[rows.length - 1].id)) : null;
+    // A failed lease check below must not leave that read's rejection unhandled.
+    next?.catch(() => {});
     for (const r of rows) {
       sheet
         .addRow([
@@ -205,13 +211,11 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
         .commit();
     }
     written += rows.length;
-    last = Number(rows[rows.length - 1].id);
     const progress = total ? Math.min(99, Math.floor((written / total) * 100)) : 99;
     if (progress !== reported) {
       reported = progress;
       await keepLease(progress);
     }
-    if (rows.length < PAGE) break;
   }
   sheet.commit();
   await workbook.commit();
