@@ -150,7 +150,8 @@ export async function importBase(
   let hasHeader = givenHeader;
   if (hasHeader === undefined) {
     const head: string[][] = [];
-    for await (const row of readSheetRows(filePath, { limit: 20 })) head.push(row);
+    // A first look: the full read below checks every part it inflates, so no separate pass over the zip.
+    for await (const row of readSheetRows(filePath, { limit: 20, checkFirst: false })) head.push(row);
     if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
     hasHeader = suggestMapping(head, Math.max(...head.map((r) => r.length))).hasHeader;
   }

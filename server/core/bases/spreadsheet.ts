@@ -3,7 +3,7 @@ import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import zlib from "node:zlib";
 import { badRequest } from "../errors";
-import { readFirstSheet } from "./xlsx-reader";
+import { inflatedPart, readFirstSheet, XlsxLimitError } from "./xlsx-reader";
 
 /**
  * Reading uploaded spreadsheets (DESIGN §8). Uploads are untrusted: the format is decided by the file's first
@@ -200,50 +200,39 @@ function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
 }
 
 /**
- * Inflates every entry once, counting, before the sheet is read: an entry that inflates to more than its
- * directory says (a zip bomb with a lying directory), or XML with a run of text longer than any cell can hold
- * (one "cell" of a gigabyte), is refused having used a few megabytes. Nothing inflated is kept.
+ * Inflates every entry once, counting, before a read that stops early (a preview would not reach a bomb further
+ * on): an entry that inflates to more than its directory says (a zip bomb with a lying directory), or XML with a
+ * run of text longer than any cell can hold, is refused having used a few megabytes. Nothing inflated is kept.
+ * A read to the end needs no such pass: the reader checks every part it inflates the same way.
  */
 async function verifyXlsxEntries(path: string): Promise<void> {
   const entries = zipEntries.get(path);
   if (!entries) throw badRequest(MESSAGES.damaged, "damaged_file");
-  // The import reads a file twice (the header rows, then all): inflate-check it once.
+  // The preview and the import's first look both stop early: inflate-check a file once.
   const stat = fs.statSync(path);
   const key = `${path}:${stat.size}:${stat.mtimeMs}`;
   if (verifiedZips.has(key)) return;
-  for (const entry of entries) {
-    if (entry.compressed === 0 && entry.uncompressed === 0) continue;
-    const source = fs.createReadStream(path, { start: entry.dataOffset, end: (entry.dataOffset ?? 0) + entry.compressed - 1 });
-    const stream = entry.method === 8 ? source.pipe(zlib.createInflateRaw()) : source;
-    const isXml = /\.(xml|rels)$/i.test(entry.name);
-    let size = 0;
-    let run = 0;
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > entry.uncompressed) throw badRequest(MESSAGES.bomb, "zip_bomb");
-        if (isXml) {
-          // Runs inside one chunk (at most 64 KB) are always short: only the runs that cross chunks can grow.
-          const first = chunk.indexOf(0x3c);
-          if (first < 0) run += chunk.length;
-          else {
-            if (run + first > SHEET_LIMITS.maxXmlRunBytes) run += first;
-            else run = chunk.length - chunk.lastIndexOf(0x3c) - 1;
-          }
-          if (run > SHEET_LIMITS.maxXmlRunBytes) throw badRequest(MESSAGES.cellTooLong, "cell_too_long");
-        }
+  try {
+    for (const entry of entries) {
+      for await (const _ of inflatedPart(path, entry, SHEET_LIMITS.maxXmlRunBytes)) {
+        /* counted by the guard */
       }
-    } catch (error) {
-      if ((error as { status?: number }).status) throw error;
-      throw badRequest(MESSAGES.damaged, "damaged_file");
-    } finally {
-      source.destroy();
-      if (stream !== source) (stream as zlib.InflateRaw).destroy();
     }
-    if (size !== entry.uncompressed) throw badRequest(MESSAGES.damaged, "damaged_file");
+  } catch (error) {
+    throw readError(error);
   }
   verifiedZips.add(key);
   if (verifiedZips.size > 32) verifiedZips.delete(verifiedZips.values().next().value as string);
+}
+
+/** A failure while inflating or parsing, as the Russian 400 the person sees. */
+function readError(error: unknown) {
+  if ((error as { status?: number }).status) return error;
+  if (error instanceof XlsxLimitError) {
+    if (error.kind === "bomb") return badRequest(MESSAGES.bomb, "zip_bomb");
+    if (error.kind === "run") return badRequest(MESSAGES.cellTooLong, "cell_too_long");
+  }
+  return badRequest(MESSAGES.damaged, "damaged_file");
 }
 
 /** A cell as the text a person sees: numbers without float noise or exponents, dates as dd.mm.yyyy. */
@@ -287,6 +276,11 @@ function dateText(date: Date): string {
 export interface ReadOptions {
   /** Stop after this many rows (the preview reads a few). */
   limit?: number;
+  /**
+   * Inflate-check the whole .xlsx before the first row; by default when `limit` is set, since a read that stops
+   * early would not reach a bomb further on. False for a first look that a full read follows.
+   */
+  checkFirst?: boolean;
 }
 
 /**
@@ -296,7 +290,8 @@ export interface ReadOptions {
 export async function* readSheetRows(path: string, options: ReadOptions = {}): AsyncGenerator<string[]> {
   const kind = detectSheetKind(path);
   const limit = options.limit ?? Infinity;
-  const source = kind === "xlsx" ? readXlsx(path) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
+  const checkFirst = options.checkFirst ?? Number.isFinite(limit);
+  const source = kind === "xlsx" ? readXlsx(path, checkFirst) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
   const deadline = Date.now() + SHEET_LIMITS.maxSeconds * 1000;
   let count = 0;
   // Every row read counts for the time limit, empty ones too (a sheet of a million empty rows is not free).
@@ -328,15 +323,15 @@ interface RawRow {
   width: number;
 }
 
-async function* readXlsx(path: string): AsyncGenerator<RawRow> {
-  await verifyXlsxEntries(path);
+async function* readXlsx(path: string, checkFirst: boolean): AsyncGenerator<RawRow> {
+  if (checkFirst) await verifyXlsxEntries(path);
+  const limits = { maxColumns: SHEET_LIMITS.maxColumns, maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes };
   try {
-    for await (const row of readFirstSheet(path, zipEntries.get(path) ?? [], SHEET_LIMITS.maxColumns)) {
+    for await (const row of readFirstSheet(path, zipEntries.get(path) ?? [], limits)) {
       yield { cells: row.values.map(cellText), width: row.width };
     }
   } catch (error) {
-    if ((error as { status?: number }).status) throw error;
-    throw badRequest(MESSAGES.damaged, "damaged_file");
+    throw readError(error);
   }
 }
 

@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path/posix";
+import { StringDecoder } from "node:string_decoder";
 import zlib from "node:zlib";
 import { SaxesParser, type SaxesTagPlain } from "saxes";
 
@@ -11,7 +12,8 @@ import { SaxesParser, type SaxesTagPlain } from "saxes";
  * the small parts after the sheet were parsed before it looked at them, silently lost them (the workbook or the
  * shared strings; see docs/decisions/013-own-xlsx-reader.md).
  *
- * The caller has checked the directory and the local headers (sizes, layout, no bombs) and passes the entries.
+ * The caller has checked the directory and the local headers (sizes, layout) and passes the entries; every part
+ * is inflated under inflateGuard, so a lying directory or a gigabyte "cell" is refused as it is met.
  */
 export interface XlsxEntry {
   name: string;
@@ -34,19 +36,72 @@ export interface XlsxRow {
 
 export class XlsxFormatError extends Error {}
 
-/** An entry's XML as text, inflated, in chunks. */
-async function* partText(file: string, entry: XlsxEntry): AsyncGenerator<string> {
-  if (entry.compressed === 0 || entry.dataOffset === undefined) return;
-  const source = fs.createReadStream(file, { start: entry.dataOffset, end: entry.dataOffset + entry.compressed - 1 });
-  const stream = entry.method === 8 ? source.pipe(zlib.createInflateRaw()) : source;
-  // Decoding as a stream keeps a character split between two chunks whole.
-  stream.setEncoding("utf8");
-  try {
-    for await (const chunk of stream as AsyncIterable<string>) yield chunk;
-  } finally {
-    source.destroy();
-    if (stream !== source) stream.destroy();
+/** Why a part was refused while it was inflated: the caller turns these into its messages. */
+export class XlsxLimitError extends Error {
+  constructor(readonly kind: "bomb" | "run" | "size") {
+    super(kind);
   }
+}
+
+/**
+ * Counts a part's inflated bytes against what the zip directory declared (a zip bomb's directory lies) and
+ * watches the longest run of XML between two tags (a cell holds at most 32,767 characters; one "cell" of a
+ * gigabyte is an attack). Throws XlsxLimitError as soon as a limit is passed.
+ */
+function inflateGuard(entry: XlsxEntry, maxXmlRunBytes: number) {
+  const isXml = /\.(xml|rels)$/i.test(entry.name);
+  let size = 0;
+  let run = 0;
+  return {
+    chunk(chunk: Buffer) {
+      size += chunk.length;
+      if (size > entry.uncompressed) throw new XlsxLimitError("bomb");
+      if (!isXml) return;
+      // Runs inside one chunk (at most 64 KB) are always short: only the runs that cross chunks can grow.
+      const first = chunk.indexOf(0x3c);
+      if (first < 0) run += chunk.length;
+      else if (run + first > maxXmlRunBytes) run += first;
+      else run = chunk.length - chunk.lastIndexOf(0x3c) - 1;
+      if (run > maxXmlRunBytes) throw new XlsxLimitError("run");
+    },
+    end() {
+      if (size !== entry.uncompressed) throw new XlsxLimitError("size");
+    },
+  };
+}
+
+/** An entry's inflated bytes, checked by inflateGuard on the way. */
+export async function* inflatedPart(file: string, entry: XlsxEntry, maxXmlRunBytes: number): AsyncGenerator<Buffer> {
+  if (entry.dataOffset === undefined) throw new XlsxFormatError(`no data offset for ${entry.name}`);
+  const guard = inflateGuard(entry, maxXmlRunBytes);
+  if (entry.compressed > 0) {
+    const source = fs.createReadStream(file, { start: entry.dataOffset, end: entry.dataOffset + entry.compressed - 1 });
+    const stream = entry.method === 8 ? source.pipe(zlib.createInflateRaw()) : source;
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        guard.chunk(chunk);
+        yield chunk;
+      }
+    } finally {
+      source.destroy();
+      if (stream !== source) stream.destroy();
+    }
+  }
+  guard.end();
+}
+
+/** An entry's XML as text, in chunks; a character split between two chunks stays whole. */
+async function* partText(file: string, entry: XlsxEntry, maxXmlRunBytes: number): AsyncGenerator<string> {
+  const decoder = new StringDecoder("utf8");
+  for await (const chunk of inflatedPart(file, entry, maxXmlRunBytes)) yield decoder.write(chunk);
+  const rest = decoder.end();
+  if (rest) yield rest;
+}
+
+/** The file being read and the limit every part is inflated under. */
+interface Book {
+  file: string;
+  maxXmlRunBytes: number;
 }
 
 /** Parts name elements with or without a namespace prefix (`c` or `x:c`): the local name is what counts. */
@@ -62,7 +117,7 @@ interface SaxHandlers {
  * Streams one part through a SAX parser. `after` runs after each chunk, so a caller can hand out what the chunk
  * produced (rows) without holding the whole part.
  */
-async function* parsePart<T>(file: string, entry: XlsxEntry, handlers: SaxHandlers, after: () => T[]): AsyncGenerator<T> {
+async function* parsePart<T>(book: Book, entry: XlsxEntry, handlers: SaxHandlers, after: () => T[]): AsyncGenerator<T> {
   const parser = new SaxesParser({ xmlns: false, position: false });
   if (handlers.open) {
     const open = handlers.open;
@@ -79,7 +134,7 @@ async function* parsePart<T>(file: string, entry: XlsxEntry, handlers: SaxHandle
   parser.on("error", (error) => {
     throw new XlsxFormatError(error.message);
   });
-  for await (const chunk of partText(file, entry)) {
+  for await (const chunk of partText(book.file, entry, book.maxXmlRunBytes)) {
     parser.write(chunk);
     for (const item of after()) yield item;
   }
@@ -87,8 +142,8 @@ async function* parsePart<T>(file: string, entry: XlsxEntry, handlers: SaxHandle
   for (const item of after()) yield item;
 }
 
-async function readPart(file: string, entry: XlsxEntry, handlers: SaxHandlers): Promise<void> {
-  for await (const _ of parsePart(file, entry, handlers, () => [])) {
+async function readPart(book: Book, entry: XlsxEntry, handlers: SaxHandlers): Promise<void> {
+  for await (const _ of parsePart(book, entry, handlers, () => [])) {
     /* parsed for the handlers' side effects */
   }
 }
@@ -98,13 +153,13 @@ const decodeEscapes = (text: string) =>
   text.includes("_x") ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
 
 /** The first sheet's part name and whether dates count from 1904, from the workbook and its relationships. */
-async function findFirstSheet(file: string, parts: Map<string, XlsxEntry>): Promise<{ sheet?: XlsxEntry; date1904: boolean }> {
+async function findFirstSheet(book: Book, parts: Map<string, XlsxEntry>): Promise<{ sheet?: XlsxEntry; date1904: boolean }> {
   const workbookName = "xl/workbook.xml";
   const workbook = parts.get(workbookName);
   const sheetIds: string[] = [];
   let date1904 = false;
   if (workbook) {
-    await readPart(file, workbook, {
+    await readPart(book, workbook, {
       open(name, attributes) {
         if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
         if (name === "sheet") {
@@ -117,7 +172,7 @@ async function findFirstSheet(file: string, parts: Map<string, XlsxEntry>): Prom
   const targets = new Map<string, string>();
   const rels = parts.get("xl/_rels/workbook.xml.rels");
   if (rels) {
-    await readPart(file, rels, {
+    await readPart(book, rels, {
       open(name, attributes) {
         if (name === "Relationship" && attributes.Id && attributes.Target && /\/worksheet$/.test(attributes.Type ?? "")) {
           const target = attributes.Target.replace(/\\/g, "/");
@@ -137,13 +192,13 @@ async function findFirstSheet(file: string, parts: Map<string, XlsxEntry>): Prom
 }
 
 /** The shared-string table: each item's text, rich-text runs joined, phonetic hints left out. */
-async function readSharedStrings(file: string, entry: XlsxEntry | undefined): Promise<string[]> {
+async function readSharedStrings(book: Book, entry: XlsxEntry | undefined): Promise<string[]> {
   const strings: string[] = [];
   if (!entry) return strings;
   let current: string[] | null = null;
   let inText = false;
   let phonetic = 0;
-  await readPart(file, entry, {
+  await readPart(book, entry, {
     open(name) {
       if (name === "si") current = [];
       else if (name === "t") inText = phonetic === 0;
@@ -172,13 +227,13 @@ export function isDateFormat(code: string): boolean {
 }
 
 /** Which cell styles (indexes of cellXfs) show their number as a date. */
-async function readDateStyles(file: string, entry: XlsxEntry | undefined): Promise<Set<number>> {
+async function readDateStyles(book: Book, entry: XlsxEntry | undefined): Promise<Set<number>> {
   const dateStyles = new Set<number>();
   if (!entry) return dateStyles;
   const customDates = new Set<number>();
   let inCellXfs = false;
   let index = 0;
-  await readPart(file, entry, {
+  await readPart(book, entry, {
     open(name, attributes) {
       if (name === "numFmt" && isDateFormat(attributes.formatCode ?? "")) customDates.add(Number(attributes.numFmtId));
       else if (name === "cellXfs") inCellXfs = true;
@@ -218,12 +273,18 @@ function serialToDate(serial: number, date1904: boolean): Date {
  * The rows of the first sheet, in file order. Cells keep their type: text, a number, a boolean, a date (a number
  * styled as one), or null (empty, or an error such as #N/A). A formula gives its cached result and is never run.
  */
-export async function* readFirstSheet(file: string, entries: XlsxEntry[], maxColumns: number): AsyncGenerator<XlsxRow> {
+export async function* readFirstSheet(
+  file: string,
+  entries: XlsxEntry[],
+  limits: { maxColumns: number; maxXmlRunBytes: number },
+): AsyncGenerator<XlsxRow> {
+  const book: Book = { file, maxXmlRunBytes: limits.maxXmlRunBytes };
+  const { maxColumns } = limits;
   const parts = new Map(entries.map((entry) => [entry.name.replace(/^\//, "").toLowerCase(), entry]));
-  const { sheet, date1904 } = await findFirstSheet(file, parts);
+  const { sheet, date1904 } = await findFirstSheet(book, parts);
   if (!sheet) return;
-  const shared = await readSharedStrings(file, parts.get("xl/sharedstrings.xml"));
-  const dateStyles = await readDateStyles(file, parts.get("xl/styles.xml"));
+  const shared = await readSharedStrings(book, parts.get("xl/sharedstrings.xml"));
+  const dateStyles = await readDateStyles(book, parts.get("xl/styles.xml"));
 
   let rows: XlsxRow[] = [];
   let row: XlsxRow | null = null;
@@ -319,7 +380,7 @@ export async function* readFirstSheet(file: string, entries: XlsxEntry[], maxCol
       if (collecting) text.push(chunk);
     },
   };
-  yield* parsePart(file, sheet, handlers, () => {
+  yield* parsePart(book, sheet, handlers, () => {
     const done = rows;
     rows = [];
     return done;
