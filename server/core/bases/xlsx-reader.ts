@@ -105,7 +105,10 @@ interface Book {
 }
 
 /** Parts name elements with or without a namespace prefix (`c` or `x:c`): the local name is what counts. */
-const localName = (name: string) => name.slice(name.indexOf(":") + 1);
+const localName = (name: string) => {
+  const colon = name.indexOf(":");
+  return colon < 0 ? name : name.slice(colon + 1);
+};
 
 interface SaxHandlers {
   open?: (name: string, attributes: Record<string, string>) => void;
@@ -293,12 +296,12 @@ export async function* readFirstSheet(
   let column = -1;
   let type = "";
   let style = 0;
-  let text: string[] = [];
+  let text = "";
   let collecting = false;
   let phonetic = 0;
 
   function cellValue(): XlsxValue {
-    const raw = text.join("");
+    const raw = text;
     switch (type) {
       case "s":
         return shared[Number(raw)] ?? null;
@@ -337,7 +340,7 @@ export async function* readFirstSheet(
           nextColumn = column + 1;
           type = attributes.t ?? "";
           style = Number(attributes.s ?? 0);
-          text = [];
+          text = "";
           row.width++;
           break;
         case "v":
@@ -377,7 +380,7 @@ export async function* readFirstSheet(
       }
     },
     text(chunk) {
-      if (collecting) text.push(chunk);
+      if (collecting) text += chunk;
     },
   };
   yield* parsePart(book, sheet, handlers, () => {
