@@ -10,7 +10,7 @@ import {
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { useEffect, type ReactNode } from "react";
 import { InspectionGuard } from "./components/scripts/InspectionGuard";
 import { ServerMessage, Toasts } from "./components/ui/Toasts";
 import { useNonce } from "./lib/nonce";
@@ -39,6 +39,11 @@ export function Layout({ children }: { children: ReactNode }) {
   const root = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
   const theme = root?.theme ?? "light";
+  useEffect(() => {
+    // Every effect of the first render has run (a child's runs before its parent's), so the page's own listeners
+    // are in place: the browser tests wait for this mark rather than guess.
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return (
     <html lang="ru" className={theme === "dark" ? "dark" : ""} data-theme={theme}>
       <head>

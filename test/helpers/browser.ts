@@ -50,7 +50,8 @@ export async function loginThroughPage(page: Page, credentials: { login: string;
   await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth")), page.click("button[type=submit]")]);
 }
 
-/** Waits until React has hydrated the page (Remix sets window.__remixContext; we wait for the router). */
+/** Waits until React has hydrated the page and run its effects. */
 export async function waitForHydration(page: Page) {
-  await page.waitForFunction(() => Boolean((window as unknown as { __remixRouter?: unknown }).__remixRouter));
+  // Set by root.tsx once every effect of the first render has run (listeners attached).
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
 }
