@@ -1,18 +1,16 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
-import zlib from "node:zlib";
 import { badRequest } from "../errors";
 import { inflatedPart, readFirstSheet, XlsxLimitError } from "./xlsx-reader";
 
 /**
  * Reading uploaded spreadsheets (DESIGN §8). Uploads are untrusted: the format is decided by the file's first
- * bytes, not its name; `.xlsx` is checked from its zip directory (no zip bombs), then its first sheet streams through our
- * reader (xlsx-reader.ts);
- * legacy `.xls` goes through the `xlsx` package in a worker thread with size, row, memory and time limits.
+ * bytes, not its name; `.xlsx` is checked from its zip directory (no zip bombs), then its first sheet streams
+ * through our reader (xlsx-reader.ts); legacy `.xls` goes through the `xlsx` package in a worker thread with size,
+ * row, memory and time limits.
  * Every cell comes back as text: Cyrillic, leading zeros and long numbers stay as written.
  */
-export type SheetKind = "xlsx" | "xls";
 
 export const SHEET_LIMITS = {
   /** Largest upload accepted at all. */
@@ -62,8 +60,11 @@ const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
 
 const startsWith = (buffer: Buffer, magic: number[]) => magic.every((byte, i) => buffer[i] === byte);
 
-/** The file's format, from its size and first bytes; a 400 with a Russian message for anything else. */
-export function detectSheetKind(path: string): SheetKind {
+/**
+ * The file's format, from its size and first bytes, with an .xlsx's checked zip directory; a 400 with a Russian
+ * message for anything else.
+ */
+function detectSheet(path: string): { kind: "xlsx"; entries: ZipEntry[] } | { kind: "xls" } {
   const size = fs.statSync(path).size;
   if (size === 0) throw badRequest(MESSAGES.empty, "empty_file");
   if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
@@ -74,14 +75,10 @@ export function detectSheetKind(path: string): SheetKind {
   } finally {
     fs.closeSync(fd);
   }
-  if (startsWith(head, ZIP_MAGIC)) {
-    zipEntries.set(path, checkXlsxZip(path, size));
-    if (zipEntries.size > 32) zipEntries.delete(zipEntries.keys().next().value as string);
-    return "xlsx";
-  }
+  if (startsWith(head, ZIP_MAGIC)) return { kind: "xlsx", entries: checkXlsxZip(path, size) };
   if (startsWith(head, OLE_MAGIC)) {
     if (size > SHEET_LIMITS.maxXlsBytes) throw badRequest(MESSAGES.xlsTooLarge, "file_too_large");
-    return "xls";
+    return { kind: "xls" };
   }
   throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
 }
@@ -160,8 +157,6 @@ interface ZipEntry {
   dataOffset?: number;
 }
 
-/** The directory of each zip checked by detectSheetKind, for the inflating check in readXlsx. */
-const zipEntries = new Map<string, ZipEntry[]>();
 const verifiedZips = new Set<string>();
 
 /**
@@ -205,9 +200,7 @@ function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
  * run of text longer than any cell can hold, is refused having used a few megabytes. Nothing inflated is kept.
  * A read to the end needs no such pass: the reader checks every part it inflates the same way.
  */
-async function verifyXlsxEntries(path: string): Promise<void> {
-  const entries = zipEntries.get(path);
-  if (!entries) throw badRequest(MESSAGES.damaged, "damaged_file");
+async function verifyXlsxEntries(path: string, entries: ZipEntry[]): Promise<void> {
   // The preview and the import's first look both stop early: inflate-check a file once.
   const stat = fs.statSync(path);
   const key = `${path}:${stat.size}:${stat.mtimeMs}`;
@@ -288,10 +281,10 @@ export interface ReadOptions {
  * file that is not a spreadsheet, is too big, too long, too slow or damaged.
  */
 export async function* readSheetRows(path: string, options: ReadOptions = {}): AsyncGenerator<string[]> {
-  const kind = detectSheetKind(path);
+  const sheet = detectSheet(path);
   const limit = options.limit ?? Infinity;
   const checkFirst = options.checkFirst ?? Number.isFinite(limit);
-  const source = kind === "xlsx" ? readXlsx(path, checkFirst) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
+  const source = sheet.kind === "xlsx" ? readXlsx(path, sheet.entries, checkFirst) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
   const deadline = Date.now() + SHEET_LIMITS.maxSeconds * 1000;
   let count = 0;
   // Every row read counts for the time limit, empty ones too (a sheet of a million empty rows is not free).
@@ -323,11 +316,11 @@ interface RawRow {
   width: number;
 }
 
-async function* readXlsx(path: string, checkFirst: boolean): AsyncGenerator<RawRow> {
-  if (checkFirst) await verifyXlsxEntries(path);
+async function* readXlsx(path: string, entries: ZipEntry[], checkFirst: boolean): AsyncGenerator<RawRow> {
+  if (checkFirst) await verifyXlsxEntries(path, entries);
   const limits = { maxColumns: SHEET_LIMITS.maxColumns, maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes };
   try {
-    for await (const row of readFirstSheet(path, zipEntries.get(path) ?? [], limits)) {
+    for await (const row of readFirstSheet(path, entries, limits)) {
       yield { cells: row.values.map(cellText), width: row.width };
     }
   } catch (error) {
