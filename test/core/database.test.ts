@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { count, eq } from "drizzle-orm";
+import { count, eq, sql } from "drizzle-orm";
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, DataDirLockedError } from "../../db/client";
@@ -50,6 +50,30 @@ describe("first start", () => {
       expect(result.createdAdmin?.generated).toBe(true);
       expect(result.createdAdmin?.password).toHaveLength(16);
       expect(result.createdAdmin?.accessKey).toMatch(/^[A-Za-z0-9]{16}$/);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("queries on Postgres (decision 014)", () => {
+  it("runs parameterised queries as prepared statements, inside transactions too, but not bulk inserts", async () => {
+    const handle = await createTestDb();
+    try {
+      const prepared = async (db: typeof handle.db) =>
+        (await db.execute(sql`select statement from pg_prepared_statements`)) as unknown as { statement: string }[];
+      await handle.db.transaction(async (tx) => {
+        await tx.select().from(users).where(eq(users.login, "nobody"));
+        await tx.insert(statuses).values(
+          Array.from({ length: 30 }, (_, i) => ({ text: `Пакет ${i}`, buttonText: `Пакет ${i}`, color: "#123456" })),
+        );
+        const statements = (await prepared(tx)).map((row) => row.statement);
+        // One connection, one transaction: the select was prepared, the 90-parameter insert was not.
+        expect(statements.some((text) => text.includes('from "users"') && text.includes('"login" = $1'))).toBe(true);
+        expect(statements.some((text) => text.includes('insert into "statuses"'))).toBe(false);
+        const [{ value }] = await tx.select({ value: count() }).from(statuses).where(eq(statuses.color, "#123456"));
+        expect(value).toBe(30);
+      });
     } finally {
       await handle.close();
     }
