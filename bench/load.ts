@@ -6,7 +6,7 @@ import WebSocket from "ws";
 import { createDb } from "../db/client";
 import { seed } from "../db/seed";
 import { hashPassword } from "../server/auth/password";
-import { median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
+import { httpJson, median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 9, Load: managers as real clients of TWO app instances (`node --import tsx server/main.ts`, each its own
@@ -69,7 +69,16 @@ export interface LoadResult {
   /** Client side: a lead handed to a manager while another still held it. */
   handedTwice: number;
   /** RSS of each instance (MB): when ready, after the logins, after the open loop, at the end. */
-  rss: Array<{ instance: string; readyMb: number; warmMb: number; openMb: number; endMb: number }>;
+  rss: Array<{
+    instance: string;
+    readyMb: number;
+    warmMb: number;
+    openMb: number;
+    endMb: number;
+    /** Heap in use after the latest full collection (--trace-gc), after the open loop and at the end. */
+    liveOpenMb: number;
+    liveEndMb: number;
+  }>;
   /** The highest closed-loop rate without an error (turns/s), if a closed loop ran. */
   bestClosedRate: number | null;
 }
@@ -81,6 +90,9 @@ const PLAIN_STATUSES = ["Не интересно", "Не дозвонился", 
 const REPORT_STATUS = "Заявка";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A --trace-gc line: the isolate, and for a full collection (Mark-Compact) the heap in use after it, in MB. */
+const GC_LINE = /^\[\d+:(0x[0-9a-f]+)\]\s+\d+ ms: (?:Mark-Compact(?: \(reduce\))? [\d.]+ \([\d.]+\) -> ([\d.]+) \(|\S)/;
 
 function rssMb(pid: number | undefined): number {
   if (!pid) return NaN;
@@ -133,10 +145,13 @@ interface Instance {
   wsUrl: string;
   child: ChildProcess;
   output: string[];
+  /** Heap in use after the latest full collection (MB; the largest isolate), NaN before the first. */
+  liveHeapMb: () => number;
 }
 
 async function startInstance(name: string, port: number, databaseUrl: string): Promise<Instance> {
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  // --trace-gc: the live heap after each full collection, which tells a leak from a heap V8 merely keeps grown.
+  const child = spawn(process.execPath, ["--trace-gc", "--import", "tsx", "server/main.ts"], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
@@ -151,9 +166,20 @@ async function startInstance(name: string, port: number, databaseUrl: string): P
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
+  const liveByIsolate = new Map<string, number>();
+  let partial = "";
   const keep = (chunk: Buffer) => {
-    output.push(chunk.toString());
-    if (output.length > 200) output.shift();
+    const lines = (partial + chunk.toString()).split("\n");
+    partial = lines.pop() ?? "";
+    for (const line of lines) {
+      const gc = GC_LINE.exec(line);
+      if (gc) {
+        if (gc[2]) liveByIsolate.set(gc[1], Number(gc[2]));
+        continue;
+      }
+      output.push(`${line}\n`);
+      if (output.length > 200) output.shift();
+    }
   };
   child.stdout!.on("data", keep);
   child.stderr!.on("data", keep);
@@ -163,7 +189,8 @@ async function startInstance(name: string, port: number, databaseUrl: string): P
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}): ${output.join("")}`);
     try {
       const res = await fetch(`${base}/api/v1/health`);
-      if (res.ok) return { name, base, wsUrl: `ws://127.0.0.1:${port}/realtime`, child, output };
+      const liveHeapMb = () => (liveByIsolate.size ? Math.max(...liveByIsolate.values()) : NaN);
+      if (res.ok) return { name, base, wsUrl: `ws://127.0.0.1:${port}/realtime`, child, output, liveHeapMb };
     } catch {
       /* not listening yet */
     }
@@ -291,15 +318,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     ): Promise<{ status: number; body: unknown } | null> => {
       const started = performance.now();
       try {
-        const res = await fetch(`${person.instance.base}/api/v1${path}`, {
+        const res = await httpJson(`${person.instance.base}/api/v1${path}`, {
           method,
-          headers: {
-            ...(person.token ? { Authorization: `Bearer ${person.token}` } : {}),
-            ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
+          headers: person.token ? { Authorization: `Bearer ${person.token}` } : {},
+          body,
         });
-        const text = await res.text();
+        const text = res.text;
         const parsed = text ? JSON.parse(text) : null;
         if (res.status >= 400) {
           recorder.fail(route, `${res.status} ${text.slice(0, 200)}`);
@@ -457,6 +481,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       finish(`open loop, ${people.length} managers ~2 s apart`, people.length, (Date.now() - started) / 1000);
     }
     const openRss = instances.map((i) => rssMb(i.child.pid));
+    const openLive = instances.map((i) => i.liveHeapMb());
 
     // Closed loop: growing groups pressing with no pause (admins keep reading every 2 s).
     let bestClosedRate: number | null = null;
@@ -484,6 +509,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     for (const p of [...people, ...admins]) p.socket?.close(1000);
     await sleep(500);
     const endRss = instances.map((i) => rssMb(i.child.pid));
+    const endLive = instances.map((i) => i.liveHeapMb());
 
     // After the run, in SQL.
     const [check] = await sql<{ holdingTwo: number; pressedByTwo: number }[]>`
@@ -500,7 +526,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       managersHoldingTwo: check.holdingTwo,
       contactsPressedByTwo: check.pressedByTwo,
       handedTwice,
-      rss: instances.map((i, n) => ({ instance: i.name, readyMb: readyRss[n], warmMb: warmRss[n], openMb: openRss[n], endMb: endRss[n] })),
+      rss: instances.map((i, n) => ({
+        instance: i.name,
+        readyMb: readyRss[n],
+        warmMb: warmRss[n],
+        openMb: openRss[n],
+        endMb: endRss[n],
+        liveOpenMb: openLive[n],
+        liveEndMb: endLive[n],
+      })),
       bestClosedRate,
     };
   } finally {
@@ -550,6 +584,10 @@ export function printLoad(result: LoadResult, options: LoadOptions) {
     ...result.rss.map((r) => ({
       check: `${r.instance} RSS MB: ready / after logins / after open loop / end`,
       value: [r.readyMb, r.warmMb, r.openMb, r.endMb].map((mb) => mb.toFixed(0)).join(" / "),
+    })),
+    ...result.rss.map((r) => ({
+      check: `${r.instance} heap in use after a full GC, MB: after open loop / end`,
+      value: [r.liveOpenMb, r.liveEndMb].map((mb) => mb.toFixed(0)).join(" / "),
     })),
   ]);
   if (result.errorSamples.length) console.log(`\nFirst errors:\n${result.errorSamples.join("\n")}`);
