@@ -20,7 +20,7 @@ import { httpJson, median, percentile, PG_URL, printTable, withDatabase, type Ro
  * After the runs, SQL: no manager holds two contacts, no contact was pressed by two managers.
  *
  * `npm run bench -- load` (bench/run.ts) runs it as a script; test/load/load.test.ts calls runLoad() with a
- * small configuration.
+ * small configuration. BENCH_NODE_ARGS adds Node/V8 flags to the instances (e.g. to compare GC settings).
  */
 
 export interface LoadOptions {
@@ -151,7 +151,7 @@ interface Instance {
 
 async function startInstance(name: string, port: number, databaseUrl: string): Promise<Instance> {
   // --trace-gc: the live heap after each full collection, which tells a leak from a heap V8 merely keeps grown.
-  const child = spawn(process.execPath, ["--trace-gc", "--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, ["--trace-gc", ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", "server/main.ts"], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,
