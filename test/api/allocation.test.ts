@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { claimStatements, rows } from "../../server/core/leads/allocation";
+import { queryRows } from "../../db/client";
+import { claimStatements } from "../../server/core/leads/allocation";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -59,7 +60,7 @@ async function checkCounts(baseId: number, managers: number, turns: number, extr
   expect(all).toHaveLength(managers * (turns + 1));
   expect(new Set(all).size).toBe(all.length);
 
-  const [counts] = await rows<{ events: string; contacts: string; worked: string; held: string; holders: string; free: string; twice: string }>(
+  const [counts] = await queryRows<{ events: string; contacts: string; worked: string; held: string; holders: string; free: string; twice: string }>(
     t.db,
     sql`select
       (select count(*) from lead_events where database_id = ${baseId}) as events,
@@ -110,13 +111,13 @@ describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () 
 
     const work = { filterId: 0, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id] };
     for (const statement of claimStatements(1, 30, work)) {
-      const plan = await rows<Record<string, unknown>>(t.db, sql`explain ${statement}`);
+      const plan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${statement}`);
       const text = plan.map((r) => String(Object.values(r)[0])).join("\n");
       expect(text).not.toMatch(/Seq Scan on contacts/);
       expect(text).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
     }
     // The free claim walks contacts_free_idx in its own order: no sort over the worked rows.
-    const freePlan = await rows<Record<string, unknown>>(t.db, sql`explain ${claimStatements(1, 30, work)[1]}`);
+    const freePlan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatements(1, 30, work)[1]}`);
     expect(freePlan.map((r) => String(Object.values(r)[0])).join("\n")).toMatch(/contacts_free_idx/);
   }, 600_000);
 });

@@ -1,6 +1,6 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../../db/client";
+import { type Db, queryRows } from "../../../db/client";
 import { filterDatabases, filterStatuses, users } from "../../../db/schema";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { notFound } from "../errors";
@@ -52,11 +52,6 @@ export function presentLead(row: ContactRow): Lead {
     additionalInfo3: row.additional_info3,
     additionalInfo4: row.additional_info4,
   };
-}
-
-export async function rows<T>(db: Db | Tx, query: SQL): Promise<T[]> {
-  const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };
-  return Array.isArray(result) ? result : result.rows;
 }
 
 /** What a filter makes eligible: its bases, and the statuses whose contacts it works again. */
@@ -125,7 +120,7 @@ export function claimStatements(userId: number, holdMinutes: number, work: WorkS
 export async function claimNext(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
   if (work.databaseIds.length === 0) return null;
   for (const statement of claimStatements(userId, holdMinutes, work)) {
-    const [row] = await rows<ContactRow>(tx, statement);
+    const [row] = await queryRows<ContactRow>(tx, statement);
     if (row) return presentLead(row);
   }
   return null;
@@ -142,7 +137,7 @@ export async function lockUser(tx: Tx, userId: number) {
  * another topic is let go.
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
-  const held = await rows<ContactRow>(
+  const held = await queryRows<ContactRow>(
     tx,
     sql`select ${CONTACT_COLUMNS} from contacts where held_by = ${userId} order by id for update`,
   );

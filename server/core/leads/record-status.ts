@@ -1,11 +1,11 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../../db/client";
+import { type Db, queryRows } from "../../../db/client";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { filterNotFound, filterUnavailable } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
-import { CONTACT_COLUMNS, type Lead, presentLead, rows } from "./allocation";
+import { CONTACT_COLUMNS, type Lead, presentLead } from "./allocation";
 
 export const REPORT_CARD_EMPTY = "Заполните карточку клиента";
 
@@ -187,7 +187,7 @@ export async function recordStatus(
 ): Promise<RecordStatusResult> {
   const input = parseInput(recordStatusSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
-  const [row] = await rows<TurnRow>(
+  const [row] = await queryRows<TurnRow>(
     db,
     turnStatement({
       userId: input.userId,
