@@ -326,6 +326,8 @@ describe("the browser realtime client", () => {
     const reconnect = log.filter((l) => l.what === "connect")[1].at;
     expect(reconnect - dropped).toBeGreaterThanOrEqual(900);
     expect(reconnect - dropped).toBeLessThan(3000);
+    // The server sees the connection before the client's open event runs: wait for it rather than race it.
+    await until(async () => opened.length >= 2, 2000).catch(() => {});
     expect(opened).toHaveLength(2);
 
     client.stop();
