@@ -22,8 +22,8 @@ export interface DriverRun {
 }
 
 export interface DriverResult {
+  /** Every press's latency, ms. */
   latencies: number[];
-  agents: Agent[];
 }
 
 export async function firstLead(base: string, filterId: number, agent: Agent): Promise<void> {
@@ -66,10 +66,10 @@ async function drive({ base, filterId, agents, mode, seconds }: DriverRun): Prom
       }
     }),
   );
-  return { latencies, agents };
+  return { latencies };
 }
 
-/** Runs the managers in a worker thread; resolves with every press's latency and the leads they hold at the end. */
+/** Runs the managers in a worker thread (each takes his first lead there); resolves with the presses' latencies. */
 export function driveInWorker(run: DriverRun): Promise<DriverResult> {
   return new Promise((resolve, reject) => {
     // Node 20 does not carry `--import tsx` into workers: register tsx in the worker, then load this file.

@@ -61,7 +61,7 @@ async function main() {
     await sql.unsafe("checkpoint");
 
     const [{ id: callBack }] = await sql<{ id: number }[]>`select id from statuses where text = 'Перезвонить'`;
-        const maxManagers = Math.max(OPEN_MANAGERS, 200);
+    const maxManagers = Math.max(OPEN_MANAGERS, 200);
     const managers = await sql<{ id: number }[]>`
       insert into users (login, password_hash, access_key, display_name, is_online)
       select 'bench' || g, 'x', 'KEY' || g, 'Менеджер ' || g, true from generate_series(1, ${maxManagers}) g returning id`;

@@ -61,6 +61,7 @@ export function cpuSnapshot(): { node: number; postgres: number } {
   } catch {
     // No /proc: not Linux.
   }
+  // Linux counts /proc times in clock ticks of 10 ms (USER_HZ = 100).
   return { node: (usage.user + usage.system) / 1000, postgres: postgresTicks * 10 };
 }
 
