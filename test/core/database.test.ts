@@ -6,7 +6,7 @@ import { count, eq, sql } from "drizzle-orm";
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, DataDirLockedError } from "../../db/client";
-import { settings, statuses, users } from "../../db/schema";
+import { contacts, databases, settings, statuses, users } from "../../db/schema";
 import { DEFAULT_STATUSES, seed } from "../../db/seed";
 import { createTestDb } from "../helpers/db";
 
@@ -50,6 +50,38 @@ describe("first start", () => {
       expect(result.createdAdmin?.generated).toBe(true);
       expect(result.createdAdmin?.password).toHaveLength(16);
       expect(result.createdAdmin?.accessKey).toMatch(/^[A-Za-z0-9]{16}$/);
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe("contacts and their base (decision 017)", () => {
+  it("refuses a contact without an existing base or moving it to another, and deletes contacts with their base", async () => {
+    const handle = await createTestDb();
+    try {
+      const { db } = handle;
+      const [north, south] = await db.insert(databases).values([{ name: "Север" }, { name: "Юг" }]).returning();
+      await db.insert(contacts).values([
+        { databaseId: north.id, name: "Иван", phone: "0501234567" },
+        { databaseId: south.id, name: "Олег", phone: "0507654321" },
+      ]);
+      const code = (error: unknown) => (error as { code?: string; cause?: { code?: string } }).cause?.code ?? (error as { code?: string }).code;
+
+      // One statement with a good and a missing base: nothing of it is written.
+      const missing = await db
+        .insert(contacts)
+        .values([{ databaseId: north.id, name: "Пётр" }, { databaseId: 9999, name: "Никто" }])
+        .catch((error: unknown) => error);
+      expect(code(missing)).toBe("23503");
+      const moved = await db.update(contacts).set({ databaseId: south.id }).where(eq(contacts.name, "Иван")).catch((error: unknown) => error);
+      expect(code(moved)).toBe("23503");
+      // Updates that leave the base alone (a status press, a card) pass.
+      await db.update(contacts).set({ clientInfo: "перезвонить" }).where(eq(contacts.name, "Иван"));
+
+      await db.delete(databases).where(eq(databases.id, north.id));
+      const left = await db.select({ name: contacts.name, clientInfo: contacts.clientInfo, databaseId: contacts.databaseId }).from(contacts);
+      expect(left).toEqual([{ name: "Олег", clientInfo: "", databaseId: south.id }]);
     } finally {
       await handle.close();
     }
