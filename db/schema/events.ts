@@ -135,11 +135,26 @@ export const exports = pgTable(
     claimedBy: text("claimed_by"),
     claimedUntil: timestamp("claimed_until", { withTimezone: true }),
     error: text("error"),
-    file: bytea("file"),
     createdBy: integer("created_by").references(() => users.id, { onDelete: "set null" }),
     ...timestamps,
   },
   (t) => [index("exports_pending_idx").on(t.isExported, t.claimedUntil), index("exports_created_by_idx").on(t.createdBy)],
+);
+
+/**
+ * A finished export's file, in parts stored while it is written (the last one with the job's completion), so
+ * storing it overlaps writing it (decision 018). The file is the parts in `seq` order.
+ */
+export const exportParts = pgTable(
+  "export_parts",
+  {
+    exportId: integer("export_id")
+      .notNull()
+      .references(() => exports.id, { onDelete: "cascade" }),
+    seq: integer("seq").notNull(),
+    data: bytea("data").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.exportId, t.seq] })],
 );
 
 export type LeadEvent = typeof leadEvents.$inferSelect;

@@ -1,7 +1,7 @@
-import { desc, eq, inArray, sql } from "drizzle-orm";
+import { asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { databases, exports, statuses } from "../../../db/schema";
+import { databases, exportParts, exports, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
@@ -141,21 +141,25 @@ export async function deleteExport(db: Db, actor: Actor, rawId: unknown) {
 export async function restartExport(db: Db, actor: Actor, rawId: unknown): Promise<ExportView> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const [row] = await db
-    .update(exports)
-    .set({
-      isExported: false,
-      progress: 0,
-      file: null,
-      error: null,
-      startTime: null,
-      endTime: null,
-      claimedBy: null,
-      claimedUntil: null,
-      updatedAt: new Date(),
-    })
-    .where(eq(exports.id, id))
-    .returning(columns);
+  const row = await db.transaction(async (tx) => {
+    const [job] = await tx
+      .update(exports)
+      .set({
+        isExported: false,
+        progress: 0,
+        error: null,
+        startTime: null,
+        endTime: null,
+        claimedBy: null,
+        claimedUntil: null,
+        updatedAt: new Date(),
+      })
+      .where(eq(exports.id, id))
+      .returning(columns);
+    // The old file goes now; a worker still writing this job has lost it and stores no more parts.
+    if (job) await tx.delete(exportParts).where(eq(exportParts.exportId, id));
+    return job;
+  });
   if (!row) throw exportNotFound();
   await announce(db, id);
   return present(row);
@@ -167,11 +171,13 @@ const kyivDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Kyiv", yea
 export async function exportFile(db: Db, actor: Actor, rawId: unknown): Promise<{ filename: string; data: Buffer }> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const [row] = await db
-    .select({ isExported: exports.isExported, file: exports.file, endTime: exports.endTime })
-    .from(exports)
-    .where(eq(exports.id, id));
+  const [row] = await db.select({ isExported: exports.isExported, endTime: exports.endTime }).from(exports).where(eq(exports.id, id));
   if (!row) throw exportNotFound();
-  if (!row.isExported || !row.file) throw conflict("Экспорт ещё не готов: дождитесь 100%", "export_not_ready");
-  return { filename: `export-${kyivDate.format(row.endTime ?? new Date())}.xlsx`, data: Buffer.from(row.file) };
+  const parts = row.isExported
+    ? await db.select({ data: exportParts.data }).from(exportParts).where(eq(exportParts.exportId, id)).orderBy(asc(exportParts.seq))
+    : [];
+  // No parts: not finished, or restarted between the two reads.
+  if (parts.length === 0) throw conflict("Экспорт ещё не готов: дождитесь 100%", "export_not_ready");
+  const data = Buffer.concat(parts.map((part) => part.data));
+  return { filename: `export-${kyivDate.format(row.endTime ?? new Date())}.xlsx`, data };
 }

@@ -4,12 +4,14 @@ import { and, eq, sql } from "drizzle-orm";
 import ExcelJS from "exceljs";
 import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
-import { exports } from "../../../db/schema";
+import { exportParts, exports } from "../../../db/schema";
 import { BUSINESS_TIME_ZONE } from "../statistics/day";
 import { NO_STATUS_ID } from "./exports";
 
 /** Rows read per query while writing a file. */
 const PAGE = 5000;
+/** Bytes of the file gathered before they are stored as one part. */
+const PART_BYTES = 1024 * 1024;
 
 export const EXPORT_HEADER = [
   "ФИО",
@@ -129,18 +131,67 @@ function selection(job: ClaimedExport) {
 }
 
 /**
+ * Stores the file while it is written, in parts of about PART_BYTES with at most one in flight: the database
+ * stores one part while exceljs writes the next (decision 018). A part is stored only while this worker holds
+ * the job, under FOR SHARE, so a worker taking the job over waits for a part in flight and then clears them all.
+ */
+function partStore(db: Db, job: ClaimedExport, workerId: string) {
+  let chunks: Buffer[] = [];
+  let gathered = 0;
+  let seq = 0;
+  let bytes = 0;
+  let inFlight: Promise<void> = Promise.resolve();
+  const store = async (data: Buffer, part: number) => {
+    const stored = await queryRows(
+      db,
+      sql`insert into export_parts (export_id, seq, data)
+          select id, ${part}, ${data}::bytea from exports where id = ${job.id} and claimed_by = ${workerId} for share
+          returning seq`,
+    );
+    if (stored.length === 0) throw new LostExportLease(`export ${job.id} lost`);
+  };
+  const flush = async (all: boolean) => {
+    if (gathered === 0 || (!all && gathered < PART_BYTES)) return;
+    await inFlight;
+    const data = Buffer.concat(chunks);
+    chunks = [];
+    gathered = 0;
+    inFlight = store(data, seq++);
+    inFlight.catch(() => {}); // handled when awaited; no unhandled-rejection warning meanwhile
+  };
+  return {
+    add(chunk: Buffer) {
+      chunks.push(chunk);
+      gathered += chunk.length;
+      bytes += chunk.length;
+    },
+    /** Starts storing what has gathered once it makes a part; waits only for the part before it. */
+    flush: () => flush(false),
+    /** Stores the rest; answers the file's size. */
+    async finish() {
+      await flush(true);
+      await inFlight;
+      return bytes;
+    },
+  };
+}
+
+/**
  * Writes the job's contacts to an xlsx (exceljs streaming writer, one row per contact: its fields, base, current
  * status, manager, date of the last status and the client card text), reporting progress 0-100 as it goes and
- * renewing its lease; stores the file in the exports row. Throws LostExportLease if the job was taken away.
+ * renewing its lease; stores the file in parts as it goes (export_parts). Throws LostExportLease if the job was
+ * taken away.
  */
 export async function runExportJob(db: Db, job: ClaimedExport, workerId: string, leaseSeconds: number, shouldStop: () => boolean) {
   const where = selection(job);
   const [{ n }] = await queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`);
   const total = Number(n);
 
-  const chunks: Buffer[] = [];
+  // Parts of an earlier run of this job (a crash, a lost lease): this worker holds it now, so none are added.
+  await db.delete(exportParts).where(eq(exportParts.exportId, job.id));
+  const parts = partStore(db, job, workerId);
   const stream = new PassThrough();
-  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  stream.on("data", (chunk: Buffer) => parts.add(chunk));
   const finished = new Promise<void>((resolve, reject) => {
     stream.on("end", resolve);
     stream.on("error", reject);
@@ -206,6 +257,7 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
         .commit();
     }
     written += rows.length;
+    await parts.flush();
     const progress = total ? Math.min(99, Math.floor((written / total) * 100)) : 99;
     if (progress !== reported) {
       reported = progress;
@@ -215,12 +267,11 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
   sheet.commit();
   await workbook.commit();
   await finished;
-  const file = Buffer.concat(chunks);
+  const bytes = await parts.finish();
 
   const done = await db
     .update(exports)
     .set({
-      file,
       isExported: true,
       progress: 100,
       endTime: new Date(),
@@ -231,7 +282,7 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     .where(and(eq(exports.id, job.id), eq(exports.claimedBy, workerId)))
     .returning({ id: exports.id });
   if (done.length === 0) throw new LostExportLease(`export ${job.id} lost`);
-  return { rows: written, bytes: file.length };
+  return { rows: written, bytes };
 }
 
 /** Records a failure so the page shows it; the job waits for a restart. */
