@@ -1,8 +1,8 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts, exports, statuses } from "../../db/schema";
+import { contacts, exportParts, exports, statuses } from "../../db/schema";
 import { EXPORTS_CHANNEL } from "../../server/core/exports/exports";
-import { EXPORT_HEADER } from "../../server/core/exports/run";
+import { EXPORT_HEADER, LostExportLease, partStore } from "../../server/core/exports/run";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { buildXlsx, readXlsx } from "../helpers/xlsx";
 
@@ -138,6 +138,8 @@ describe("restart, delete, download errors", () => {
         startTime: new Date(Date.now() - 60_000),
       })
       .returning();
+    // The dead worker had stored a part of its file: the new holder must not build on it.
+    await t.db.insert(exportParts).values({ exportId: job.id, seq: 0, data: Buffer.from("обрывок файла") });
     await t.db.execute(sql`select pg_notify(${EXPORTS_CHANNEL}, ${String(job.id)})`);
     const done = await waitDone(job.id);
     expect(done).toMatchObject({ isExported: true, progress: 100 });
@@ -147,6 +149,33 @@ describe("restart, delete, download errors", () => {
     expect(restarted.status).toBe(200);
     expect(restarted.body).toMatchObject({ id: job.id, isExported: false, progress: 0, endTime: null });
     expect((await waitDone(job.id)).isExported).toBe(true);
+    expect((await readXlsx((await download(job.id)).body)).length).toBe(2);
+  });
+
+  it("stores the file in parts in order, and nothing once the worker no longer holds the job", async () => {
+    const [job] = await t.db
+      .insert(exports)
+      .values({ name: "Части", databaseIds: [baseA], statusIds: [0], claimedBy: "this-worker", claimedUntil: new Date(Date.now() + 60_000) })
+      .returning();
+    const parts = partStore(t.db, job, "this-worker");
+    const file = Buffer.alloc(2_500_000);
+    for (let i = 0; i < file.length; i++) file[i] = (i * 7) % 251;
+    for (let at = 0; at < file.length; at += 64 * 1024) {
+      parts.add(file.subarray(at, at + 64 * 1024));
+      await parts.flush();
+    }
+    expect(await parts.finish()).toBe(file.length);
+    const stored = await t.db.select().from(exportParts).where(eq(exportParts.exportId, job.id)).orderBy(asc(exportParts.seq));
+    expect(stored.map((part) => part.seq)).toEqual([0, 1, 2]);
+    expect(Buffer.concat(stored.map((part) => part.data)).equals(file)).toBe(true);
+
+    // Another worker took the job over: the old one's next part is refused and nothing is added.
+    await t.db.update(exports).set({ claimedBy: "other-worker" }).where(eq(exports.id, job.id));
+    parts.add(Buffer.from("ещё немного"));
+    await expect(parts.finish()).rejects.toBeInstanceOf(LostExportLease);
+    expect(await t.db.select({ seq: exportParts.seq }).from(exportParts).where(eq(exportParts.exportId, job.id))).toHaveLength(3);
+    await t.db.delete(exports).where(eq(exports.id, job.id));
+    expect(await t.db.select().from(exportParts).where(eq(exportParts.exportId, job.id))).toEqual([]);
   });
 
   it("refuses to download an unfinished export, and answers 404 for an unknown one", async () => {

@@ -4,7 +4,7 @@ import { and, eq, sql } from "drizzle-orm";
 import ExcelJS from "exceljs";
 import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
-import { exportParts, exports } from "../../../db/schema";
+import { exports } from "../../../db/schema";
 import { BUSINESS_TIME_ZONE } from "../statistics/day";
 import { NO_STATUS_ID } from "./exports";
 
@@ -135,7 +135,7 @@ function selection(job: ClaimedExport) {
  * stores one part while exceljs writes the next (decision 018). A part is stored only while this worker holds
  * the job, under FOR SHARE, so a worker taking the job over waits for a part in flight and then clears them all.
  */
-function partStore(db: Db, job: ClaimedExport, workerId: string) {
+export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: string) {
   let chunks: Buffer[] = [];
   let gathered = 0;
   let seq = 0;
@@ -187,8 +187,9 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
   const [{ n }] = await queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`);
   const total = Number(n);
 
-  // Parts of an earlier run of this job (a crash, a lost lease): this worker holds it now, so none are added.
-  await db.delete(exportParts).where(eq(exportParts.exportId, job.id));
+  // Parts of an earlier run of this job (a crash, a lost lease) go; none are added while this worker holds it.
+  await db.execute(sql`delete from export_parts p using exports e
+                       where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`);
   const parts = partStore(db, job, workerId);
   const stream = new PassThrough();
   stream.on("data", (chunk: Buffer) => parts.add(chunk));
