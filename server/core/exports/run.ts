@@ -184,12 +184,13 @@ export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: stri
  */
 export async function runExportJob(db: Db, job: ClaimedExport, workerId: string, leaseSeconds: number, shouldStop: () => boolean) {
   const where = selection(job);
-  const [{ n }] = await queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`);
-  const total = Number(n);
-
+  const counting = queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`);
   // Parts of an earlier run of this job (a crash, a lost lease) go; none are added while this worker holds it.
-  await db.execute(sql`delete from export_parts p using exports e
-                       where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`);
+  const clearing = db.execute(sql`delete from export_parts p using exports e
+                                  where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`);
+  // Whichever fails first is thrown below; the other must not be left unhandled.
+  counting.catch(() => {});
+  clearing.catch(() => {});
   const parts = partStore(db, job, workerId);
   const stream = new PassThrough();
   stream.on("data", (chunk: Buffer) => parts.add(chunk));
@@ -227,15 +228,23 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
           limit ${PAGE}`,
     );
 
+  // The count, the clearing and the first page go to the database together.
+  let next: Promise<ExportRow[]> | null = page(0);
+  next.catch(() => {});
+  const [{ n }] = await counting;
+  const total = Number(n);
+  await clearing;
+
   let written = 0;
   let reported = 0;
-  let next: Promise<ExportRow[]> | null = page(0);
+  // The lease is renewed while the next page is written; a lost lease stops the job one page later.
+  let leaseRenewal: Promise<void> = Promise.resolve();
   while (next) {
     if (shouldStop()) throw new LostExportLease(`export ${job.id} stopped`);
     const rows: ExportRow[] = await next;
     // The database reads the next page while this one is written (keyset paging knows where it starts).
     next = rows.length === PAGE ? page(Number(rows[rows.length - 1].id)) : null;
-    // A failed lease check below must not leave that read's rejection unhandled.
+    // A lost lease below must not leave that read's rejection unhandled.
     next?.catch(() => {});
     for (const r of rows) {
       sheet
@@ -262,9 +271,12 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     const progress = total ? Math.min(99, Math.floor((written / total) * 100)) : 99;
     if (progress !== reported) {
       reported = progress;
-      await keepLease(progress);
+      await leaseRenewal;
+      leaseRenewal = keepLease(progress);
+      leaseRenewal.catch(() => {}); // handled when awaited
     }
   }
+  await leaseRenewal;
   sheet.commit();
   await workbook.commit();
   await finished;
