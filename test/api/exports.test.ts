@@ -162,18 +162,21 @@ describe("restart, delete, download errors", () => {
     for (let i = 0; i < file.length; i++) file[i] = (i * 7) % 251;
     for (let at = 0; at < file.length; at += 64 * 1024) {
       parts.add(file.subarray(at, at + 64 * 1024));
-      await parts.flush();
+      await new Promise((resolve) => setTimeout(resolve, 1));
     }
     expect(await parts.finish()).toBe(file.length);
     const stored = await t.db.select().from(exportParts).where(eq(exportParts.exportId, job.id)).orderBy(asc(exportParts.seq));
-    expect(stored.map((part) => part.seq)).toEqual([0, 1, 2]);
+    // Parts of about 1 MB (more while one is in flight), numbered from 0 with no gap, that make up the file.
+    expect(stored.length).toBeGreaterThanOrEqual(2);
+    expect(stored.map((part) => part.seq)).toEqual(stored.map((_, i) => i));
     expect(Buffer.concat(stored.map((part) => part.data)).equals(file)).toBe(true);
+    const partsBefore = stored.length;
 
     // Another worker took the job over: the old one's next part is refused and nothing is added.
     await t.db.update(exports).set({ claimedBy: "other-worker" }).where(eq(exports.id, job.id));
     parts.add(Buffer.from("ещё немного"));
     await expect(parts.finish()).rejects.toBeInstanceOf(LostExportLease);
-    expect(await t.db.select({ seq: exportParts.seq }).from(exportParts).where(eq(exportParts.exportId, job.id))).toHaveLength(3);
+    expect(await t.db.select({ seq: exportParts.seq }).from(exportParts).where(eq(exportParts.exportId, job.id))).toHaveLength(partsBefore);
     await t.db.delete(exports).where(eq(exports.id, job.id));
     expect(await t.db.select().from(exportParts).where(eq(exportParts.exportId, job.id))).toEqual([]);
   });

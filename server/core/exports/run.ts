@@ -132,7 +132,7 @@ function selection(job: ClaimedExport) {
 
 /**
  * Stores the file while it is written, in parts of about PART_BYTES with at most one in flight: the database
- * stores one part while exceljs writes the next (decision 018). A part is stored only while this worker holds
+ * stores one part while exceljs produces the next (decision 018). A part is stored only while this worker holds
  * the job, under FOR SHARE, so a worker taking the job over waits for a part in flight and then clears them all.
  */
 export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: string) {
@@ -140,7 +140,8 @@ export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: stri
   let gathered = 0;
   let seq = 0;
   let bytes = 0;
-  let inFlight: Promise<void> = Promise.resolve();
+  let storing: Promise<void> | null = null;
+  let failure: unknown = null;
   const store = async (data: Buffer, part: number) => {
     const stored = await queryRows(
       db,
@@ -150,28 +151,39 @@ export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: stri
     );
     if (stored.length === 0) throw new LostExportLease(`export ${job.id} lost`);
   };
-  const flush = async (all: boolean) => {
-    if (gathered === 0 || (!all && gathered < PART_BYTES)) return;
-    await inFlight;
+  /** Starts storing what has gathered, once it makes a part (or at the end, whatever there is). */
+  const drain = (all: boolean) => {
+    if (storing || failure || gathered === 0 || (!all && gathered < PART_BYTES)) return;
     const data = Buffer.concat(chunks);
     chunks = [];
     gathered = 0;
-    inFlight = store(data, seq++);
-    inFlight.catch(() => {}); // handled when awaited; no unhandled-rejection warning meanwhile
+    storing = store(data, seq++).then(
+      () => {
+        storing = null;
+        drain(false);
+      },
+      (error: unknown) => {
+        storing = null;
+        failure = error;
+      },
+    );
   };
   return {
+    /** exceljs' output as it comes: stored a part at a time in the background. */
     add(chunk: Buffer) {
       chunks.push(chunk);
       gathered += chunk.length;
       bytes += chunk.length;
+      drain(false);
     },
-    /** Starts storing what has gathered once it makes a part; waits only for the part before it. */
-    flush: () => flush(false),
-    /** Stores the rest; answers the file's size. */
-    async finish() {
-      await flush(true);
-      await inFlight;
-      return bytes;
+    /** Stores the rest and waits for every part; answers the file's size, or throws what a store threw. */
+    async finish(): Promise<number> {
+      for (;;) {
+        if (failure) throw failure;
+        if (storing) await storing;
+        else if (gathered === 0) return bytes;
+        else drain(true);
+      }
     },
   };
 }
@@ -267,7 +279,6 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
         .commit();
     }
     written += rows.length;
-    await parts.flush();
     const progress = total ? Math.min(99, Math.floor((written / total) * 100)) : 99;
     if (progress !== reported) {
       reported = progress;
