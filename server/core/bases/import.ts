@@ -4,6 +4,7 @@ import { queryRows, type Db } from "../../../db/client";
 import { contacts, databases, settings } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict } from "../errors";
+import { awaitedLater } from "../later";
 import { parseInput, requiredText } from "../validation";
 import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, suggestMapping } from "./mapping";
 import { phoneKey } from "./phone";
@@ -186,8 +187,7 @@ export async function importBase(
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
-      inFlight = writeBatch(rows);
-      inFlight.catch(() => {}); // handled when awaited; no unhandled-rejection warning meanwhile
+      inFlight = awaitedLater(writeBatch(rows));
     };
     const writeBatch = async (batchRows: ContactRow[]) => {
       let rows = batchRows;

@@ -39,7 +39,7 @@ const lineEnds = (text: string) => (text.includes("\r") ? text.replace(/\r\n?/g,
 
 const isSpace = (code: number) => code === 32 || code === 9 || code === 10 || code === 13;
 
-/** Where a tag's name ends: at a space, `/` or `>`. */
+/** Where a name ends: at a space, `/`, `>` or `=`. */
 function nameEnd(buffer: string, from: number): number {
   let i = from;
   for (; i < buffer.length; i++) {

@@ -6,6 +6,7 @@ import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
 import { exports } from "../../../db/schema";
 import { BUSINESS_TIME_ZONE } from "../statistics/day";
+import { awaitedLater } from "../later";
 import { NO_STATUS_ID } from "./exports";
 
 /** Rows read per query while writing a file. */
@@ -196,13 +197,12 @@ export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: stri
  */
 export async function runExportJob(db: Db, job: ClaimedExport, workerId: string, leaseSeconds: number, shouldStop: () => boolean) {
   const where = selection(job);
-  const counting = queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`);
+  const counting = awaitedLater(queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`));
   // Parts of an earlier run of this job (a crash, a lost lease) go; none are added while this worker holds it.
-  const clearing = db.execute(sql`delete from export_parts p using exports e
-                                  where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`);
-  // Whichever fails first is thrown below; the other must not be left unhandled.
-  counting.catch(() => {});
-  clearing.catch(() => {});
+  const clearing = awaitedLater(
+    db.execute(sql`delete from export_parts p using exports e
+                   where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`),
+  );
   const parts = partStore(db, job, workerId);
   const stream = new PassThrough();
   stream.on("data", (chunk: Buffer) => parts.add(chunk));
@@ -224,25 +224,27 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
   };
 
   // The status date is formatted by the database: Intl in Node costs microseconds a row, on the writer's core.
+  // Read ahead: a page is awaited only once the one before it is written.
   const page = (after: number) =>
-    queryRows<ExportRow>(
-      db,
-      sql`select c.id, c.name, c.phone, c.city, c.address, c.age, c.additional_info1, c.additional_info2,
-                 c.additional_info3, c.additional_info4, d.name as base, s.text as status,
-                 coalesce(nullif(u.display_name, ''), u.login) as manager, c.client_info,
-                 to_char(c.status_at at time zone ${BUSINESS_TIME_ZONE}, 'DD.MM.YYYY, HH24:MI:SS') as status_at
-          from contacts c
-          join databases d on d.id = c.database_id
-          left join statuses s on s.id = c.status_id
-          left join users u on u.id = c.last_user_id
-          where ${where} and c.id > ${after}
-          order by c.id
-          limit ${PAGE}`,
+    awaitedLater(
+      queryRows<ExportRow>(
+        db,
+        sql`select c.id, c.name, c.phone, c.city, c.address, c.age, c.additional_info1, c.additional_info2,
+                   c.additional_info3, c.additional_info4, d.name as base, s.text as status,
+                   coalesce(nullif(u.display_name, ''), u.login) as manager, c.client_info,
+                   to_char(c.status_at at time zone ${BUSINESS_TIME_ZONE}, 'DD.MM.YYYY, HH24:MI:SS') as status_at
+            from contacts c
+            join databases d on d.id = c.database_id
+            left join statuses s on s.id = c.status_id
+            left join users u on u.id = c.last_user_id
+            where ${where} and c.id > ${after}
+            order by c.id
+            limit ${PAGE}`,
+      ),
     );
 
   // The count, the clearing and the first page go to the database together.
   let next: Promise<ExportRow[]> | null = page(0);
-  next.catch(() => {});
   const [{ n }] = await counting;
   const total = Number(n);
   await clearing;
@@ -256,8 +258,6 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     const rows: ExportRow[] = await next;
     // The database reads the next page while this one is written (keyset paging knows where it starts).
     next = rows.length === PAGE ? page(Number(rows[rows.length - 1].id)) : null;
-    // A lost lease below must not leave that read's rejection unhandled.
-    next?.catch(() => {});
     for (const r of rows) {
       sheet
         .addRow([
@@ -283,8 +283,7 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     if (progress !== reported) {
       reported = progress;
       await leaseRenewal;
-      leaseRenewal = keepLease(progress);
-      leaseRenewal.catch(() => {}); // handled when awaited
+      leaseRenewal = awaitedLater(keepLease(progress));
     }
   }
   await leaseRenewal;
