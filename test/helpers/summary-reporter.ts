@@ -1,19 +1,42 @@
-import type { Reporter, TestModule } from "vitest/node";
+import type { SerializedError } from "vitest";
+import type { Reporter, TestModule, TestRunEndReason, TestSuite } from "vitest/node";
 
-/** Prints the plain closing line CI reads ("N passed, N failed, N skipped") after vitest's own summary. */
+/**
+ * Prints the plain closing line CI reads ("N passed, N failed, N skipped") after vitest's own summary.
+ * What did not run because its file or a hook failed counts as failed: the tests under a module or suite with
+ * errors (a file that fails to load, a `beforeAll` that throws), or 1 when such a place collected none. So the
+ * line never says "0 failed" for a run that failed.
+ */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>) {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<SerializedError>,
+    reason: TestRunEndReason,
+  ) {
     let passed = 0;
-    let failed = 0;
+    let failed = unhandledErrors.length;
     let skipped = 0;
     for (const mod of testModules) {
+      const broken = [mod, ...mod.children.allSuites()].filter((place) => place.errors().length > 0);
+      const failedUnder = new Map<TestModule | TestSuite, number>(broken.map((place) => [place, 0]));
       for (const test of mod.children.allTests()) {
         const state = test.result().state;
+        const brokenAbove = ancestors(test.parent).filter((place) => failedUnder.has(place));
         if (state === "passed") passed++;
-        else if (state === "failed") failed++;
-        else skipped++;
+        else if (state === "failed" || brokenAbove.length > 0) {
+          failed++;
+          for (const place of brokenAbove) failedUnder.set(place, failedUnder.get(place)! + 1);
+        } else skipped++;
       }
+      for (const count of failedUnder.values()) if (count === 0) failed++;
     }
+    if (reason === "failed" && failed === 0) failed = 1;
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
+}
+
+function ancestors(place: TestModule | TestSuite): Array<TestModule | TestSuite> {
+  const chain: Array<TestModule | TestSuite> = [place];
+  while (chain[chain.length - 1].type === "suite") chain.push((chain[chain.length - 1] as TestSuite).parent);
+  return chain;
 }
