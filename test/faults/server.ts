@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, inject } from "vitest";
+import { endWithTheRun } from "../helpers/children";
 import { withDatabase } from "../helpers/global-setup";
 import { freePort } from "../helpers/ports";
 
@@ -79,6 +80,7 @@ export function spawnServer(options: ServerOptions & { port: number }): ServerPr
   };
   delete env.TEST_DATABASE_URL;
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  endWithTheRun(child);
   let text = "";
   child.stdout!.on("data", (chunk) => (text += chunk));
   child.stderr!.on("data", (chunk) => (text += chunk));

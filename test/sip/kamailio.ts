@@ -3,9 +3,10 @@ import fs from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
+import { endWithTheRun } from "../helpers/children";
 import { freePort } from "../helpers/ports";
 
-/** Debian's Kamailio (packages kamailio and kamailio-websocket-modules, installed by .ci/run). */
+/** Debian's Kamailio (packages kamailio and kamailio-websocket-modules, listed in test/system-packages.txt). */
 export const KAMAILIO_PATH = process.env.KAMAILIO_PATH || "/usr/sbin/kamailio";
 const MODULES_DIR = process.env.KAMAILIO_MODULES || "/usr/lib/x86_64-linux-gnu/kamailio/modules";
 const CONFIG = path.join(path.dirname(new URL(import.meta.url).pathname), "kamailio.cfg");
@@ -46,7 +47,7 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
  */
 export async function startSipServer(options: { port?: number } = {}): Promise<SipServer> {
   if (!fs.existsSync(KAMAILIO_PATH)) {
-    throw new Error(`${KAMAILIO_PATH} not found: apt-get install kamailio kamailio-websocket-modules (see .ci/run)`);
+    throw new Error(`${KAMAILIO_PATH} not found: apt-get install kamailio kamailio-websocket-modules (see test/system-packages.txt)`);
   }
   const port = options.port ?? (await freePort());
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-kamailio-"));
@@ -61,7 +62,9 @@ export async function startSipServer(options: { port?: number } = {}): Promise<S
     "-DD",
     "-E",
   ];
-  const child = spawn(KAMAILIO_PATH, args, { stdio: ["ignore", "pipe", "pipe"] });
+  // Its own process group, so that ending the group also ends the workers Kamailio forks.
+  const child = spawn(KAMAILIO_PATH, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
+  endWithTheRun(child);
   let output = "";
   const waiters = new Set<() => void>();
   const collect = (chunk: Buffer) => {

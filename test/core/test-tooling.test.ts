@@ -1,0 +1,93 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { describe, expect, test } from "vitest";
+
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** Runs vitest on test/fixtures/closing-line (the files FIXTURES names) and returns its exit code and closing line. */
+function runFixtures(fixtures: string) {
+  const run = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--config", "test/fixtures/closing-line/vitest.config.ts"], {
+    cwd: root,
+    env: { ...process.env, FIXTURES: fixtures, NO_COLOR: "1", FORCE_COLOR: "0" },
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  const lines = run.stdout.trim().split("\n");
+  return { status: run.status, closingLine: lines[lines.length - 1] };
+}
+
+describe("the closing line of a test run", () => {
+  test("counts a file that fails to load and tests whose beforeAll threw as failed", () => {
+    const run = runFixtures("passes,hook-throws,load-fails");
+    expect(run.status).toBe(1);
+    // 1 passing test; 2 tests that never ran because beforeAll threw; 1 for the file that collected nothing.
+    expect(run.closingLine).toBe("1 passed, 3 failed, 1 skipped");
+  });
+
+  test("says 0 failed only for a run that passed", () => {
+    const run = runFixtures("passes");
+    expect(run.status).toBe(0);
+    expect(run.closingLine).toBe("1 passed, 0 failed, 1 skipped");
+  });
+
+  test("a run that found no test file at all is a failure", () => {
+    const run = runFixtures("no-such-file");
+    expect(run.status).toBe(1);
+    expect(run.closingLine).toBe("0 passed, 1 failed, 0 skipped");
+  });
+});
+
+// The pretest step (test/system-packages.sh) as a newcomer without root meets it: one exact command, no tests.
+const runuser = ["/usr/sbin/runuser", "/sbin/runuser"].find((file) => fs.existsSync(file));
+const isRoot = process.getuid?.() === 0;
+
+describe("the system packages check before the tests", () => {
+  function check(list: string, asNobody: boolean) {
+    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-packages-")), "list.txt");
+    fs.writeFileSync(file, list);
+    fs.chmodSync(path.dirname(file), 0o755);
+    const script = path.join(root, "test/system-packages.sh");
+    const [command, args] = asNobody ? [runuser!, ["-u", "nobody", "--", "bash", script]] : ["bash", [script]];
+    return spawnSync(command, args, { env: { ...process.env, SYSTEM_PACKAGES: file }, encoding: "utf8" });
+  }
+
+  test("says nothing and goes on when every package is installed", () => {
+    const run = check("# a comment\nbash   # the shell\ncoreutils service\n", false);
+    expect(run.status).toBe(0);
+    expect(run.stdout + run.stderr).toBe("");
+  });
+
+  test.skipIf(!isRoot || !runuser)("without root, stops with the one command that installs what is missing", () => {
+    const run = check("bash\nleaddesk-no-such-package service\n", true);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("not installed: leaddesk-no-such-package.");
+    expect(run.stderr).toContain("  sudo apt-get update && sudo apt-get install -y leaddesk-no-such-package\n");
+  });
+});
+
+describe("servers the tests start", () => {
+  test("do not outlive the run when the worker that started them is killed", () => {
+    const pidFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-child-")), "pid");
+    const run = spawnSync(process.execPath, ["node_modules/vitest/vitest.mjs", "run", "--config", "test/fixtures/closing-line/vitest.config.ts"], {
+      cwd: root,
+      env: { ...process.env, FIXTURES: "worker-dies", SERVER_PID_FILE: pidFile },
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    expect(run.status).toBe(1);
+    const pid = Number(fs.readFileSync(pidFile, "utf8"));
+    expect(pid).toBeGreaterThan(0);
+    expect(isRunning(pid)).toBe(false);
+  });
+});
+
+/** A process that exists and is not a zombie (this sandbox's init may never reap the ones that died). */
+function isRunning(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
