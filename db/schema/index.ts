@@ -3,3 +3,4 @@ export * from "./work";
 export * from "./bases";
 export * from "./filters";
 export * from "./events";
+export * from "./calls";

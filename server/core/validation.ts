@@ -23,6 +23,15 @@ export const idSchema = z.coerce
   .positive({ error: "Неверный идентификатор" })
   .max(2147483647, { error: "Неверный идентификатор" });
 
+/** A bigint id (contacts, calls: up to 2^53 here), with its own Russian message. */
+export const bigIdSchema = (message: string) =>
+  z.coerce
+    .number({ error: message })
+    .int({ error: message })
+    .positive({ error: message })
+    .max(Number.MAX_SAFE_INTEGER, { error: message });
+export const contactIdSchema = bigIdSchema("Неверный идентификатор клиента");
+
 /** A required, trimmed text with its own message for missing and blank. */
 export const requiredText = (message: string, max = 1000) =>
   z

@@ -4,16 +4,10 @@ import { type Db, queryRows } from "../../../db/client";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { filterNotFound, filterUnavailable } from "../filters/filters";
-import { idSchema, parseInput } from "../validation";
+import { contactIdSchema, idSchema, parseInput } from "../validation";
 import { CONTACT_COLUMNS, type Lead, presentLead } from "./allocation";
 
 export const REPORT_CARD_EMPTY = "Заполните карточку клиента";
-
-const contactIdSchema = z.coerce
-  .number({ error: "Неверный идентификатор клиента" })
-  .int({ error: "Неверный идентификатор клиента" })
-  .positive({ error: "Неверный идентификатор клиента" })
-  .max(Number.MAX_SAFE_INTEGER, { error: "Неверный идентификатор клиента" });
 
 /** SPEC PUT /status/update-and-get-lead: statusText, contactId, userId, passport, filterId, clientInfo. */
 export const recordStatusSchema = z.object({

@@ -1,0 +1,46 @@
+import { sql } from "drizzle-orm";
+import { bigint, bigserial, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { contacts } from "./bases";
+import { users } from "./users";
+
+export const CALL_DIRECTIONS = ["out", "in"] as const;
+/** How a call ended: talked; the other side busy; nobody answered; refused or broken; hung up before an answer. */
+export const CALL_OUTCOMES = ["answered", "busy", "no_answer", "failed", "cancelled"] as const;
+export type CallDirection = (typeof CALL_DIRECTIONS)[number];
+export type CallOutcome = (typeof CALL_OUTCOMES)[number];
+
+/**
+ * The call log: one row per call attempt from or to a manager's softphone. Opened when the call starts, closed
+ * when it ends; a call whose browser went away without saying so is closed by the server once `lastSeenAt` is
+ * old (server/core/calls), so no row stays open for ever.
+ */
+export const calls = pgTable(
+  "calls",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    /** The client, when the call was dialled from the lead panel. */
+    contactId: bigint("contact_id", { mode: "number" }).references(() => contacts.id, { onDelete: "set null" }),
+    number: text("number").notNull(),
+    direction: text("direction", { enum: CALL_DIRECTIONS }).notNull(),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    answeredAt: timestamp("answered_at", { withTimezone: true }),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+    /** Whole seconds from the answer to the end; 0 for a call never answered. */
+    talkSeconds: integer("talk_seconds").notNull().default(0),
+    outcome: text("outcome", { enum: CALL_OUTCOMES }),
+    /** The SIP final response of a refused call (486, 480, 603, ...), and its reason in Russian. */
+    sipCode: integer("sip_code"),
+    reason: text("reason"),
+    /** The browser's last word on this call (start, answer, keep-alive); an open call long silent is closed. */
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    index("calls_user_id_started_at_idx").on(t.userId, t.startedAt),
+    index("calls_contact_id_started_at_idx").on(t.contactId, t.startedAt),
+    index("calls_started_at_idx").on(t.startedAt),
+    index("calls_open_idx").on(t.lastSeenAt).where(sql`ended_at is null`),
+  ],
+);
+
+export type Call = typeof calls.$inferSelect;

@@ -1,0 +1,127 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { CALL_DIRECTIONS, CALL_OUTCOMES } from "../../../../db/schema/calls";
+import { answerCall, endCall, keepCallAlive, listCalls, startCall } from "../../../core/calls/calls";
+import { clientHistory } from "../../../core/calls/history";
+import { actorOf } from "../../plugin";
+import { errorResponses } from "../../schemas/common";
+
+const callSchema = z.object({
+  id: z.number().int(),
+  userId: z.number().int().nullable(),
+  userLogin: z.string().nullable(),
+  contactId: z.number().int().nullable(),
+  number: z.string(),
+  direction: z.enum(CALL_DIRECTIONS),
+  startedAt: z.string(),
+  answeredAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  talkSeconds: z.number().int(),
+  outcome: z.enum(CALL_OUTCOMES).nullable().describe("null while the call is on"),
+  sipCode: z.number().int().nullable(),
+  reason: z.string().nullable(),
+});
+const historySchema = z.array(
+  z.object({
+    kind: z.enum(["call", "status"]),
+    at: z.string(),
+    manager: z.string().nullable(),
+    direction: z.enum(CALL_DIRECTIONS).optional(),
+    number: z.string().optional(),
+    outcome: z.enum(CALL_OUTCOMES).nullable().optional(),
+    talkSeconds: z.number().int().optional(),
+    reason: z.string().nullable().optional(),
+    status: z.string().optional(),
+    cardText: z.string().optional(),
+  }),
+);
+const idParams = z.object({ id: z.string().describe("id звонка") });
+const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" }).optional();
+const listQuery = z.object({
+  userId: z.string().optional().describe("менеджер (админ: любой; менеджер: только свой)"),
+  contactId: z.string().optional(),
+  outcome: z.enum(CALL_OUTCOMES).optional(),
+  from: z.string().optional().describe("начало, ISO 8601, включительно"),
+  to: z.string().optional().describe("конец, ISO 8601, не включительно"),
+  limit: z.string().optional().describe("до 500, по умолчанию 100"),
+  offset: z.string().optional(),
+});
+
+/** The call log (issue 15): the softphone opens, answers, keeps alive and ends calls; admins read every call. */
+const calls: FastifyPluginAsyncZod = async (api) => {
+  const { db } = api.deps;
+
+  api.get(
+    "/calls",
+    {
+      schema: {
+        summary: "Журнал звонков, новые первыми (админ: все; менеджер: свои)",
+        querystring: listQuery,
+        response: { 200: z.object({ total: z.number().int(), calls: z.array(callSchema) }), ...errorResponses },
+      },
+    },
+    async (request) => listCalls(db, actorOf(request), request.query),
+  );
+
+  api.post(
+    "/calls",
+    {
+      schema: {
+        summary: "Звонок начат: number, direction (out | in), contactId (звонок из панели лидов)",
+        body,
+        response: { 200: z.object({ id: z.number().int() }), ...errorResponses },
+      },
+    },
+    async (request) => startCall(db, actorOf(request), request.body ?? {}),
+  );
+
+  api.post(
+    "/calls/:id/answer",
+    { schema: { summary: "Звонок отвечен", params: idParams, response: { 204: z.null(), ...errorResponses } } },
+    async (request, reply) => {
+      await answerCall(db, actorOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.post(
+    "/calls/:id/alive",
+    {
+      schema: {
+        summary: "Звонок ещё идёт (каждые 30 с; звонок без вестей 90 с закрывается сервером)",
+        params: idParams,
+        response: { 204: z.null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await keepCallAlive(db, actorOf(request), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  api.post(
+    "/calls/:id/end",
+    {
+      schema: {
+        summary: "Звонок завершён: sipCode (окончательный ответ SIP 300-699) или cause (hangup | remote | timeout | dial | lost)",
+        params: idParams,
+        body,
+        response: { 200: callSchema, ...errorResponses },
+      },
+    },
+    async (request) => endCall(db, actorOf(request), request.params.id, request.body ?? {}),
+  );
+
+  api.get(
+    "/contacts/:id/history",
+    {
+      schema: {
+        summary: "История клиента: звонки и статусы, новые первыми (админ или менеджер, у которого клиент сейчас)",
+        params: z.object({ id: z.string().describe("id клиента") }),
+        response: { 200: historySchema, ...errorResponses },
+      },
+    },
+    async (request) => clientHistory(db, actorOf(request), request.params.id),
+  );
+};
+export default calls;

@@ -1,0 +1,255 @@
+import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { type Actor, requireSelfOrAdmin } from "../actor";
+import { forbidden, notFound } from "../errors";
+import { bigIdSchema, contactIdSchema, idSchema, parseInput } from "../validation";
+import { outcomeOfSipCode, sipReason } from "./sip-reasons";
+
+/** The softphone says a call is still on every 30 s; one silent for this long ended unseen (tab closed, crash). */
+export const CALL_SILENCE_SECONDS = 90;
+export const KEEP_ALIVE_SECONDS = 30;
+export const LOST_CALL_REASON = "Связь с браузером прервалась";
+export const CALL_NOT_FOUND = "Звонок не найден";
+
+const callIdSchema = bigIdSchema("Неверный идентификатор звонка");
+
+export const startCallSchema = z.object({
+  number: z
+    .string({ error: "Укажите номер" })
+    .trim()
+    .min(1, { error: "Укажите номер" })
+    .max(40, { error: "Неверный номер телефона" })
+    .regex(/^[+\d\s().*#-]+$/, { error: "Неверный номер телефона" }),
+  direction: z.enum(CALL_DIRECTIONS, { error: "Неверное направление звонка" }).default("out"),
+  contactId: contactIdSchema.optional(),
+});
+
+/**
+ * How a call ended, as the softphone saw it: `sipCode` when the other side or the PBX refused it; otherwise the
+ * cause: hung up here, ended by the other side, nobody answered in time, could not be dialled, connection lost.
+ */
+export const endCallSchema = z.object({
+  sipCode: z.coerce.number({ error: "Неверный код SIP" }).int().min(300, { error: "Неверный код SIP" }).max(699, { error: "Неверный код SIP" }).optional(),
+  cause: z.enum(["hangup", "remote", "timeout", "dial", "lost"], { error: "Неверная причина завершения" }).default("remote"),
+});
+export type CallEnd = z.infer<typeof endCallSchema>;
+
+/** The outcome and reason of a call that ended; a call that was answered is answered whatever ended it. */
+export function callOutcome(answered: boolean, direction: CallDirection, end: CallEnd): { outcome: CallOutcome; reason: string | null } {
+  if (answered) return { outcome: "answered", reason: null };
+  if (end.sipCode !== undefined) return { outcome: outcomeOfSipCode(end.sipCode), reason: sipReason(end.sipCode) };
+  switch (end.cause) {
+    case "hangup":
+      return { outcome: "cancelled", reason: direction === "in" ? "Вызов отклонён" : "Вызов отменён" };
+    case "timeout":
+      return { outcome: "no_answer", reason: "Абонент не отвечает" };
+    case "dial":
+      return { outcome: "failed", reason: "Ошибка набора" };
+    case "lost":
+      return { outcome: "failed", reason: "Связь с телефонией прервалась" };
+    case "remote":
+      return direction === "in" ? { outcome: "no_answer", reason: "Пропущенный вызов" } : { outcome: "failed", reason: "Вызов прерван" };
+  }
+}
+
+const talkSecondsUntil = (end: SQL) =>
+  sql`case when ${calls.answeredAt} is null then 0 else greatest(0, floor(extract(epoch from (${end} - ${calls.answeredAt}))))::int end`;
+
+/** Closes open calls the browser never closed: they ended when it was last heard from. */
+async function closeUnseen(db: Db, where: SQL | undefined): Promise<number> {
+  const closed = await db
+    .update(calls)
+    .set({
+      endedAt: sql`${calls.lastSeenAt}`,
+      talkSeconds: talkSecondsUntil(sql`${calls.lastSeenAt}`),
+      outcome: sql`case when ${calls.answeredAt} is null then 'failed' else 'answered' end`,
+      reason: sql`case when ${calls.answeredAt} is null then ${LOST_CALL_REASON} else null end`,
+    })
+    .where(and(isNull(calls.endedAt), where))
+    .returning({ id: calls.id });
+  return closed.length;
+}
+
+/** A call is started: dialled from the softphone (with the lead's contact when dialled from the lead panel), or ringing in. */
+export async function startCall(db: Db, actor: Actor, input: unknown): Promise<{ id: number }> {
+  const { number, direction, contactId } = parseInput(startCallSchema, input);
+  if (contactId !== undefined) {
+    const [contact] = await db.select({ heldBy: contacts.heldBy }).from(contacts).where(eq(contacts.id, contactId));
+    if (!contact) throw notFound("Клиент не найден");
+    if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
+  }
+  return db.transaction(async (tx) => {
+    // One line per manager: a call still open when the next one starts has ended without word from its browser.
+    await closeUnseen(tx, eq(calls.userId, actor.id));
+    const [row] = await tx
+      .insert(calls)
+      .values({ userId: actor.id, number, direction, contactId: contactId ?? null })
+      .returning({ id: calls.id });
+    return { id: row.id };
+  });
+}
+
+/** The actor's own call (404 for anyone else's, so ids reveal nothing). */
+async function ownCall(db: Db, actor: Actor, rawId: unknown) {
+  const id = parseInput(callIdSchema, rawId);
+  const [call] = await db.select().from(calls).where(and(eq(calls.id, id), eq(calls.userId, actor.id)));
+  if (!call) throw notFound(CALL_NOT_FOUND);
+  return call;
+}
+
+/** The other side answered (or the manager answered an incoming call). Later reports of an ended call change nothing. */
+export async function answerCall(db: Db, actor: Actor, id: unknown): Promise<void> {
+  const call = await ownCall(db, actor, id);
+  await db
+    .update(calls)
+    .set({ answeredAt: sql`coalesce(${calls.answeredAt}, now())`, lastSeenAt: sql`now()` })
+    .where(and(eq(calls.id, call.id), isNull(calls.endedAt)));
+}
+
+/** The softphone's "still on" every KEEP_ALIVE_SECONDS during a call. */
+export async function keepCallAlive(db: Db, actor: Actor, id: unknown): Promise<void> {
+  const call = await ownCall(db, actor, id);
+  await db.update(calls).set({ lastSeenAt: sql`now()` }).where(and(eq(calls.id, call.id), isNull(calls.endedAt)));
+}
+
+/** The call ended: its outcome, reason and talk time. Ending it twice keeps the first ending. */
+export async function endCall(db: Db, actor: Actor, id: unknown, input: unknown): Promise<PresentedCall> {
+  const call = await ownCall(db, actor, id);
+  const end = parseInput(endCallSchema, input ?? {});
+  if (call.endedAt === null) {
+    const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end);
+    await db
+      .update(calls)
+      .set({
+        endedAt: sql`now()`,
+        lastSeenAt: sql`now()`,
+        talkSeconds: talkSecondsUntil(sql`now()`),
+        outcome,
+        reason,
+        sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
+      })
+      .where(and(eq(calls.id, call.id), isNull(calls.endedAt)));
+  }
+  const [row] = await listCallRows(db, eq(calls.id, call.id), 1, 0);
+  return row;
+}
+
+/** The server's sweep: every open call not heard from for CALL_SILENCE_SECONDS is closed. */
+export function closeSilentCalls(db: Db, silenceSeconds = CALL_SILENCE_SECONDS): Promise<number> {
+  return closeUnseen(db, lt(calls.lastSeenAt, sql`now() - make_interval(secs => ${silenceSeconds})`));
+}
+
+export interface PresentedCall {
+  id: number;
+  userId: number | null;
+  userLogin: string | null;
+  contactId: number | null;
+  number: string;
+  direction: CallDirection;
+  startedAt: string;
+  answeredAt: string | null;
+  endedAt: string | null;
+  talkSeconds: number;
+  outcome: CallOutcome | null;
+  sipCode: number | null;
+  reason: string | null;
+}
+
+async function listCallRows(db: Db, where: SQL | undefined, limit: number, offset: number): Promise<PresentedCall[]> {
+  const rows = await db
+    .select({ call: calls, userLogin: users.login })
+    .from(calls)
+    .leftJoin(users, eq(users.id, calls.userId))
+    .where(where)
+    .orderBy(desc(calls.startedAt), desc(calls.id))
+    .limit(limit)
+    .offset(offset);
+  return rows.map(({ call, userLogin }) => ({
+    id: Number(call.id),
+    userId: call.userId,
+    userLogin,
+    contactId: call.contactId === null ? null : Number(call.contactId),
+    number: call.number,
+    direction: call.direction,
+    startedAt: call.startedAt.toISOString(),
+    answeredAt: call.answeredAt?.toISOString() ?? null,
+    endedAt: call.endedAt?.toISOString() ?? null,
+    talkSeconds: call.talkSeconds,
+    outcome: call.outcome,
+    sipCode: call.sipCode,
+    reason: call.reason,
+  }));
+}
+
+const isoInstant = (message: string) =>
+  z
+    .string({ error: message })
+    .trim()
+    .refine((text) => !Number.isNaN(Date.parse(text)), { error: message })
+    .transform((text) => new Date(text));
+
+export const listCallsSchema = z.object({
+  userId: idSchema.optional(),
+  contactId: contactIdSchema.optional(),
+  outcome: z.enum(CALL_OUTCOMES, { error: "Неверный итог звонка" }).optional(),
+  from: isoInstant("Неверная дата начала").optional(),
+  to: isoInstant("Неверная дата конца").optional(),
+  limit: z.coerce.number({ error: "Неверный размер страницы" }).int().min(1, { error: "Неверный размер страницы" }).max(500, { error: "Неверный размер страницы (не более 500)" }).default(100),
+  offset: z.coerce.number({ error: "Неверное смещение" }).int().min(0, { error: "Неверное смещение" }).max(10_000_000).default(0),
+});
+
+/** GET /api/v1/calls: an admin sees everyone's calls; a manager only his own. Newest first, with the total. */
+export async function listCalls(db: Db, actor: Actor, input: unknown): Promise<{ total: number; calls: PresentedCall[] }> {
+  const query = parseInput(listCallsSchema, input ?? {});
+  if (query.userId !== undefined) requireSelfOrAdmin(actor, query.userId);
+  const userId = actor.isAdmin ? query.userId : actor.id;
+  const where = and(
+    userId !== undefined ? eq(calls.userId, userId) : undefined,
+    query.contactId !== undefined ? eq(calls.contactId, query.contactId) : undefined,
+    query.outcome ? eq(calls.outcome, query.outcome) : undefined,
+    query.from ? gte(calls.startedAt, query.from) : undefined,
+    query.to ? lt(calls.startedAt, query.to) : undefined,
+  );
+  const [[{ total }], rows] = await Promise.all([
+    db.select({ total: count() }).from(calls).where(where),
+    listCallRows(db, where, query.limit, query.offset),
+  ]);
+  return { total: Number(total), calls: rows };
+}
+
+export interface ManagerCallDay {
+  userId: number;
+  login: string;
+  attempts: number;
+  answered: number;
+  talkSeconds: number;
+  /** Average talk time of the answered calls, in whole seconds. */
+  averageSeconds: number;
+}
+
+/** Calls per manager in [start, end): what the dashboard shows for today. */
+export async function callStatsBetween(db: Db, start: Date, end: Date): Promise<ManagerCallDay[]> {
+  const rows = await db
+    .select({
+      userId: calls.userId,
+      login: users.login,
+      attempts: count(),
+      answered: sql<number>`count(${calls.answeredAt})::int`,
+      talkSeconds: sql<number>`coalesce(sum(${calls.talkSeconds}), 0)::int`,
+    })
+    .from(calls)
+    .innerJoin(users, eq(users.id, calls.userId))
+    .where(and(gte(calls.startedAt, start), lt(calls.startedAt, end)))
+    .groupBy(calls.userId, users.login)
+    .orderBy(users.login);
+  return rows.map((row) => ({
+    userId: row.userId!,
+    login: row.login,
+    attempts: Number(row.attempts),
+    answered: Number(row.answered),
+    talkSeconds: Number(row.talkSeconds),
+    averageSeconds: Number(row.answered) > 0 ? Math.round(Number(row.talkSeconds) / Number(row.answered)) : 0,
+  }));
+}

@@ -1,0 +1,81 @@
+import { desc, eq, inArray } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { calls, contacts, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import type { Actor } from "../actor";
+import { forbidden, notFound } from "../errors";
+import { contactIdSchema, parseInput } from "../validation";
+
+/** How many of each kind one client's history shows (a client called more often than this is rare). */
+export const HISTORY_LIMIT = 50;
+
+export type HistoryEntry =
+  | {
+      kind: "call";
+      at: string;
+      manager: string | null;
+      direction: CallDirection;
+      number: string;
+      outcome: CallOutcome | null;
+      talkSeconds: number;
+      reason: string | null;
+    }
+  | { kind: "status"; at: string; manager: string | null; status: string; cardText: string };
+
+/**
+ * Everything that happened to some clients: every call and every status press, newest first, with the manager
+ * and the card text. For many clients at once (a page of search hits) in two queries.
+ */
+export async function historiesOf(db: Db, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
+  const histories = new Map<number, HistoryEntry[]>(contactIds.map((id) => [id, []]));
+  if (contactIds.length === 0) return histories;
+  const [callRows, eventRows] = await Promise.all([
+    db
+      .select({ call: calls, manager: users.login })
+      .from(calls)
+      .leftJoin(users, eq(users.id, calls.userId))
+      .where(inArray(calls.contactId, contactIds))
+      .orderBy(desc(calls.startedAt))
+      .limit(HISTORY_LIMIT * contactIds.length),
+    db
+      .select({ event: leadEvents, manager: users.login })
+      .from(leadEvents)
+      .leftJoin(users, eq(users.id, leadEvents.userId))
+      .where(inArray(leadEvents.contactId, contactIds))
+      .orderBy(desc(leadEvents.createdAt))
+      .limit(HISTORY_LIMIT * contactIds.length),
+  ]);
+  for (const { call, manager } of callRows) {
+    histories.get(Number(call.contactId))?.push({
+      kind: "call",
+      at: call.startedAt.toISOString(),
+      manager,
+      direction: call.direction,
+      number: call.number,
+      outcome: call.outcome,
+      talkSeconds: call.talkSeconds,
+      reason: call.reason,
+    });
+  }
+  for (const { event, manager } of eventRows) {
+    histories.get(Number(event.contactId))?.push({
+      kind: "status",
+      at: event.createdAt.toISOString(),
+      manager,
+      status: event.statusText,
+      cardText: event.clientInfo,
+    });
+  }
+  for (const [id, entries] of histories) {
+    histories.set(id, entries.sort((a, b) => b.at.localeCompare(a.at)).slice(0, HISTORY_LIMIT));
+  }
+  return histories;
+}
+
+/** One client's history: an admin's, or the manager's who holds the client now (his lead). */
+export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown): Promise<HistoryEntry[]> {
+  const contactId = parseInput(contactIdSchema, rawContactId);
+  const [contact] = await db.select({ heldBy: contacts.heldBy }).from(contacts).where(eq(contacts.id, contactId));
+  if (!contact) throw notFound("Клиент не найден");
+  if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
+  return (await historiesOf(db, [contactId])).get(contactId)!;
+}
