@@ -15,3 +15,9 @@ export function actionError(error: unknown) {
   }
   throw error;
 }
+
+/** The same for a JSON resource route (fetch, sendBeacon): `{ error, message }` with the core's status. */
+export function resourceError(error: unknown): Response {
+  if (isAppError(error)) return Response.json({ error: error.code, message: error.message }, { status: error.status });
+  throw error;
+}

@@ -14,6 +14,7 @@ import { createSessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
 import type { AppDeps } from "./deps";
 import { createRealtimeHub, REALTIME_PATH } from "./realtime/hub";
+import { startCallSweeper } from "./jobs/call-sweeper";
 import { startExportWorker } from "./jobs/export-worker";
 import { createTelephony } from "./telephony/provider";
 import { securityHeaders } from "./http/security";
@@ -117,7 +118,9 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   });
   // Exports are jobs in the database; this instance's worker takes its share of them, and stops with the app.
   const exportWorker = startExportWorker(handle, { log: (message, error) => app.log.error({ err: error }, message) });
+  const callSweeper = startCallSweeper(handle.db, { log: (message, error) => app.log.error({ err: error }, message) });
   app.addHook("onClose", async () => {
+    callSweeper.stop();
     await exportWorker.stop();
   });
 

@@ -1,6 +1,8 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
+import { callStatsToday, type ManagerCallDay } from "../calls.server";
+import { formatTalkTime } from "../components/calls/ClientHistory";
 import { PieChart } from "../components/charts/PieChart";
 import { useRevalidateEvery } from "../components/charts/useRevalidateEvery";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
@@ -11,7 +13,10 @@ export const meta: MetaFunction = () => [{ title: "Главная" }];
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
-  if (user.isAdmin) return { view: "admin" as const, stats: await getStatistics(context.deps.db, actor) };
+  if (user.isAdmin) {
+    const [stats, calls] = await Promise.all([getStatistics(context.deps.db, actor), callStatsToday(context.deps.db, actor)]);
+    return { view: "admin" as const, stats, calls };
+  }
   return {
     view: "manager" as const,
     name: user.displayName || user.login,
@@ -25,10 +30,14 @@ const STATISTICS_POLL_MS = 30_000;
 export default function HomePage() {
   const data = useLoaderData<typeof loader>();
   useRevalidateEvery(STATISTICS_POLL_MS);
-  return data.view === "admin" ? <Dashboard stats={data.stats} /> : <ManagerHome name={data.name} personal={data.personal} />;
+  return data.view === "admin" ? (
+    <Dashboard stats={data.stats} calls={data.calls} />
+  ) : (
+    <ManagerHome name={data.name} personal={data.personal} />
+  );
 }
 
-function Dashboard({ stats }: { stats: Statistics }) {
+function Dashboard({ stats, calls }: { stats: Statistics; calls: ManagerCallDay[] }) {
   const cards: Array<[label: string, value: number, testId: string]> = [
     ["Баз загружено", stats.databases, "stat-databases"],
     ["Контактов пришло в команду", stats.contacts, "stat-contacts"],
@@ -77,7 +86,45 @@ function Dashboard({ stats }: { stats: Statistics }) {
           )}
         </div>
       </div>
+      <CallsToday calls={calls} />
     </section>
+  );
+}
+
+/** Today's calls per manager, from the call log. */
+function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
+  return (
+    <div className="card mt-4">
+      <h2 className="mb-3 text-lg font-semibold">Звонки за сегодня</h2>
+      {calls.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-400">Сегодня ещё никто не звонил</p>
+      ) : (
+        <div className="overflow-x-auto">
+          <table className="w-full text-sm" data-testid="calls-today">
+            <thead>
+              <tr className="text-left text-slate-600 dark:text-slate-400">
+                <th className="py-1 pr-4 font-medium">Менеджер</th>
+                <th className="py-1 pr-4 text-right font-medium">Попыток</th>
+                <th className="py-1 pr-4 text-right font-medium">Отвечено</th>
+                <th className="py-1 pr-4 text-right font-medium">Время разговоров</th>
+                <th className="py-1 text-right font-medium">Средний звонок</th>
+              </tr>
+            </thead>
+            <tbody>
+              {calls.map((row) => (
+                <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700">
+                  <td className="py-1 pr-4">{row.login}</td>
+                  <td className="py-1 pr-4 text-right tabular-nums">{row.attempts}</td>
+                  <td className="py-1 pr-4 text-right tabular-nums">{row.answered}</td>
+                  <td className="py-1 pr-4 text-right tabular-nums">{formatTalkTime(row.talkSeconds)}</td>
+                  <td className="py-1 text-right tabular-nums">{formatTalkTime(row.averageSeconds)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </div>
   );
 }
 

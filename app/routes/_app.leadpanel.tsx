@@ -4,6 +4,8 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { actorOf, requireUser } from "../auth.server";
+import { historiesOf } from "../calls.server";
+import { ClientHistory } from "../components/calls/ClientHistory";
 import { CallButton } from "../components/leads/CallButton";
 import {
   clientCardText,
@@ -24,7 +26,9 @@ export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const panel = await loadLeadPanel(context.deps.db, actorOf(user), context.deps.config.holdMinutes);
-  return { ...panel, userId: user.id };
+  // The lead is this manager's now, so its history is his to read.
+  const history = panel.lead ? ((await historiesOf(context.deps.db, [panel.lead.id])).get(panel.lead.id) ?? []) : [];
+  return { ...panel, history, userId: user.id };
 }
 
 /** The client card as posted: cardLabel / cardValue pairs in template order. */
@@ -236,7 +240,7 @@ export default function LeadPanelPage() {
             ))}
           </div>
           <div className="grid gap-4 lg:grid-cols-2">
-            <LeadCard lead={panel.lead} action={<CallButton phone={panel.lead.phone} />} />
+            <LeadCard lead={panel.lead} action={<CallButton phone={panel.lead.phone} contactId={panel.lead.id} />} />
             <section className="card space-y-3" aria-label="Карточка клиента">
               <h2 className="text-lg font-semibold">{panel.template ? panel.template.name : "Карточка клиента"}</h2>
               {fields.length === 0 ? (
@@ -264,6 +268,12 @@ export default function LeadPanelPage() {
               </div>
             </section>
           </div>
+          <section className="card space-y-2" aria-labelledby="client-history-title">
+            <h2 id="client-history-title" className="text-lg font-semibold">
+              История клиента
+            </h2>
+            <ClientHistory entries={panel.history} />
+          </section>
         </Form>
       ) : (
         <p className="card text-center text-base" data-testid="no-leads">

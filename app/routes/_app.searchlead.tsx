@@ -2,6 +2,8 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { baseOptions, searchForPage } from "../bases.server";
+import { historiesOf } from "../calls.server";
+import { ClientHistory } from "../components/calls/ClientHistory";
 import { pageParams, paginate, Pager } from "../components/bases/Pager";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
@@ -34,7 +36,10 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   if (term === null) return { bases, term: "", database, searched: false, error: null, hits: [], total: 0, size, page: 1, pages: 1 };
   const result = await searchForPage(context, actorOf(user), { term, database });
   const { items, page, pages } = paginate(result.hits, asked, size);
-  return { bases, term, database, searched: true, error: result.error, hits: items, total: result.hits.length, size, page, pages };
+  // The history of the hits on this page only (two queries for all of them).
+  const histories = await historiesOf(context.deps.db, items.map((hit) => hit.data.id));
+  const hits = items.map((hit) => ({ ...hit, history: histories.get(hit.data.id) ?? [] }));
+  return { bases, term, database, searched: true, error: result.error, hits, total: result.hits.length, size, page, pages };
 }
 
 export default function SearchLeadPage() {
@@ -136,6 +141,12 @@ export default function SearchLeadPage() {
                       </div>
                     ))}
                 </dl>
+                <details className="mt-3" data-testid="hit-history">
+                  <summary className="cursor-pointer text-sm font-medium">{`История клиента (${hit.history.length})`}</summary>
+                  <div className="mt-2">
+                    <ClientHistory entries={hit.history} />
+                  </div>
+                </details>
               </article>
             ))}
             <Pager page={data.page} pages={data.pages} hrefFor={href} maxButtons={5} />

@@ -59,6 +59,7 @@ const API_ROUTES: Record<string, Access> = {
   "POST /api/v1/links": "admin",
   "GET /api/v1/links/allActive": "user",
   "GET /api/v1/calls": "user",
+  "GET /api/v1/calls/today": "admin",
   "POST /api/v1/calls": "user",
   "POST /api/v1/calls/{id}/answer": "user",
   "POST /api/v1/calls/{id}/alive": "user",

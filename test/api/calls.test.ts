@@ -149,6 +149,15 @@ describe("the call log", () => {
     expect(paged.body.calls).toEqual(all.body.calls.slice(1, 3));
   });
 
+  it("sums today's calls per manager for the admin: attempts, answered, talk time, average call", async () => {
+    const today = await t.request.get("/api/v1/calls/today").set(bearer(admin));
+    expect(today.status).toBe(200);
+    const annToday = today.body.find((row: { login: string }) => row.login === "calls-ann");
+    // Ann: the 42 s call, seven refused or cancelled ones, and the one of 200 s closed by the sweep.
+    expect(annToday).toEqual({ userId: ann.id, login: "calls-ann", attempts: 9, answered: 2, talkSeconds: 242, averageSeconds: 121 });
+    expect((await t.request.get("/api/v1/calls/today").set(bearer(ann.token))).status).toBe(403);
+  });
+
   it("refuses what is not a call of this manager's, with Russian messages", async () => {
     const { body } = await start(ann.token, { number: "+380501112200" });
     expect((await end(bob.token, body.id)).status).toBe(404);

@@ -6,6 +6,7 @@ import {
   CALL_ERROR,
   DIAL_ERROR,
   acceptsIncoming,
+  callReport,
   describePhone,
   dialableNumber,
   initialPhoneState,
@@ -198,6 +199,54 @@ describe("error mapping", () => {
       expect(next.state).toBe(ready);
       expect(next.notice).toBeUndefined();
     }
+  });
+});
+
+describe("what the call log is told", () => {
+  /** Every report the phone's changes make, from `from` through the events. */
+  function reports(from: PhoneState, ...events: PhoneEvent[]) {
+    const said = [];
+    let state = from;
+    for (const event of events) {
+      const next = transition(state, event).state;
+      const report = callReport(state, next);
+      if (report) said.push(report);
+      state = next;
+    }
+    return said;
+  }
+
+  it("a call from the lead panel: start with its client, answer, end", () => {
+    const request = requestCall(ready, "+380 (50) 123-45-67", 42);
+    expect(request.ok).toBe(true);
+    expect(callReport(ready, request.state)).toEqual({ type: "start", number: "380501234567", direction: "out", contactId: 42 });
+    expect(reports(request.state, { type: "established" }, { type: "terminated" })).toEqual([{ type: "answer" }, { type: "end", cause: "hangup" }]);
+  });
+
+  it.each([
+    [[{ type: "rejected", statusCode: 486 }], { type: "end", sipCode: 486, cause: "remote" }],
+    [[{ type: "rejected", statusCode: 487 }], { type: "end", cause: "hangup" }],
+    [[{ type: "dialFailed" }], { type: "end", cause: "dial" }],
+    [[{ type: "failed" }], { type: "end", cause: "lost" }],
+    [[{ type: "terminated" }], { type: "end", cause: "hangup" }],
+  ] as Array<[PhoneEvent[], object]>)("an unanswered call ended by %j", (events, end) => {
+    expect(reports(dial(ready, "101"), ...events)).toEqual([end]);
+  });
+
+  it("an incoming call that rang out is reported as ended by the other side; nothing while the phone only registers", () => {
+    expect(reports(ready, { type: "incoming", peer: "777" }, { type: "terminated" })).toEqual([
+      { type: "start", number: "777", direction: "in", contactId: null },
+      { type: "end", cause: "remote" },
+    ]);
+    expect(reports(initialPhoneState, { type: "registered" }, { type: "connecting" }, { type: "registered" })).toEqual([]);
+  });
+
+  it("a refused press (line busy, not registered) starts no call", () => {
+    const busy = dial(ready, "101");
+    const again = requestCall(busy, "102");
+    expect(callReport(busy, again.state)).toBeNull();
+    const offline = requestCall(initialPhoneState, "102");
+    expect(callReport(initialPhoneState, offline.state)).toBeNull();
   });
 });
 

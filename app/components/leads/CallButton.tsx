@@ -6,14 +6,14 @@ import { useSoftphone } from "../softphone/SoftphoneProvider";
  * the lead through sip.js and shows the call's state and a hang-up button; a second press while the line is busy
  * shows Идет вызов. Before hydration, with JavaScript off or without a softphone it is a tel: link.
  */
-export function CallButton({ phone }: { phone: string }) {
+export function CallButton({ phone, contactId }: { phone: string; contactId?: number }) {
   const softphone = useSoftphone();
   const number = phone.replace(/[^\d+]/g, "");
   const { state } = softphone;
   if (state) {
     return (
       <div className="flex flex-wrap items-center gap-3" data-testid="call-panel">
-        <button type="button" className="btn-primary" data-testid="call-button" onClick={() => softphone.call(phone)}>
+        <button type="button" className="btn-primary" data-testid="call-button" onClick={() => softphone.call(phone, contactId)}>
           Позвонить
         </button>
         {state.lineActive ? (

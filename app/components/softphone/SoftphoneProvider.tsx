@@ -1,4 +1,5 @@
 import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { reportCalls } from "../../lib/softphone/call-log";
 import { softphoneConfig, type SoftphoneSettings } from "../../lib/softphone/config";
 import { DIAL_ERROR, type PhoneState } from "../../lib/softphone/machine";
 import type { Softphone } from "../../lib/softphone/softphone";
@@ -9,7 +10,8 @@ export interface SoftphoneContextValue {
   configured: boolean;
   /** Null until the softphone runs (server render, JavaScript off, no SIP credentials). */
   state: PhoneState | null;
-  call(number: string): void;
+  /** Dials a number; `contactId` when it is the lead panel's client (the call log ties the call to him). */
+  call(number: string, contactId?: number): void;
   answer(): void;
   hangUp(): void;
 }
@@ -47,6 +49,7 @@ export function SoftphoneProvider({
     if (!wsUrl || !domain || !sipLogin || !sipPassword) return;
     let cancelled = false;
     let instance: Softphone | null = null;
+    let stopReporting: (() => void) | null = null;
     import("../../lib/softphone/softphone")
       .then(({ Softphone }) => {
         if (cancelled) return;
@@ -54,6 +57,8 @@ export function SoftphoneProvider({
           { wsUrl, domain, sipLogin, sipPassword },
           { onNotice: (notice) => notify(notice.kind, notice.text) },
         );
+        // Before start(): the call log's pagehide beacon must run before the softphone's own pagehide stop.
+        stopReporting = reportCalls(instance);
         instance.subscribe(setState);
         setState(instance.getState());
         setPhone(instance);
@@ -64,6 +69,7 @@ export function SoftphoneProvider({
       });
     return () => {
       cancelled = true;
+      stopReporting?.();
       void instance?.stop();
       setPhone(null);
       setState(null);
@@ -74,7 +80,7 @@ export function SoftphoneProvider({
     () => ({
       configured: config !== null,
       state,
-      call: (number) => (phone ? phone.call(number) : notify("error", DIAL_ERROR)),
+      call: (number, contactId) => (phone ? phone.call(number, contactId ?? null) : notify("error", DIAL_ERROR)),
       answer: () => phone?.answer(),
       hangUp: () => void phone?.hangUp(),
     }),

@@ -25,6 +25,10 @@ export interface PhoneState {
   lineActive: boolean;
   /** The message of the last failure, shown in the panel until the next call. */
   error: string | null;
+  /** The client dialled from the lead panel (for the call log); null for other calls. */
+  contactId: number | null;
+  /** The SIP final response that refused the last call (486, 480, ...), for the call log. */
+  endCode: number | null;
 }
 
 export interface Notice {
@@ -58,6 +62,8 @@ export const initialPhoneState: PhoneState = {
   peer: null,
   lineActive: false,
   error: null,
+  contactId: null,
+  endCode: null,
 };
 
 export interface Transition {
@@ -90,7 +96,7 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
     case "rejected":
       if (!lineBusy(state.call)) return { state };
       if (event.statusCode === REQUEST_TERMINATED) return { state: ended(state, null) };
-      return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
+      return { state: { ...ended(state, CALL_ERROR), endCode: event.statusCode }, notice: { kind: "error", text: CALL_ERROR } };
     case "failed":
       if (!lineBusy(state.call)) return { state };
       return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
@@ -101,7 +107,7 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
       // A second call while the line is busy is refused (486) by the caller of `acceptsIncoming`.
       if (state.lineActive) return { state };
       return {
-        state: { ...state, call: "ringing", direction: "in", peer: event.peer, lineActive: true, error: null },
+        state: { ...state, call: "ringing", direction: "in", peer: event.peer, lineActive: true, error: null, contactId: null, endCode: null },
       };
     case "answering":
       return { state };
@@ -122,7 +128,7 @@ export type CallRequest =
  * Pressing Позвонить (or the footer's test call). The line-active flag is set here, before anything is sent,
  * so a second press while the first INVITE is still on its way shows Идет вызов instead of a second call.
  */
-export function requestCall(state: PhoneState, rawNumber: string): CallRequest {
+export function requestCall(state: PhoneState, rawNumber: string, contactId: number | null = null): CallRequest {
   if (state.lineActive) return { ok: false, state, notice: { kind: "warning", text: CALL_BUSY } };
   const target = dialableNumber(rawNumber);
   if (!target || state.registration !== "registered") {
@@ -131,7 +137,7 @@ export function requestCall(state: PhoneState, rawNumber: string): CallRequest {
   return {
     ok: true,
     target,
-    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null },
+    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null, contactId, endCode: null },
   };
 }
 
@@ -150,6 +156,29 @@ export function dialableNumber(raw: string): string | null {
   const digits = trimmed.replace(/\D/g, "");
   if (digits.length === 0 || digits.length > 20) return null;
   return digits;
+}
+
+/** What the call log is told when the phone moves from one state to the next (server/core/calls). */
+export type CallReport =
+  | { type: "start"; number: string; direction: "out" | "in"; contactId: number | null }
+  | { type: "answer" }
+  | { type: "end"; sipCode?: number; cause: "hangup" | "remote" | "dial" | "lost" };
+
+export function callReport(prev: PhoneState, next: PhoneState): CallReport | null {
+  const wasOn = lineBusy(prev.call);
+  if (!wasOn && (next.call === "calling" || next.call === "ringing")) {
+    return { type: "start", number: next.peer ?? "", direction: next.direction ?? "out", contactId: next.contactId };
+  }
+  if (next.call === "inCall" && prev.call !== "inCall") return { type: "answer" };
+  if (wasOn && next.call === "ended") {
+    if (prev.call === "inCall") return { type: "end", cause: "hangup" };
+    if (next.endCode !== null) return { type: "end", sipCode: next.endCode, cause: "remote" };
+    if (next.error === DIAL_ERROR) return { type: "end", cause: "dial" };
+    if (next.error === CALL_ERROR) return { type: "end", cause: "lost" };
+    // Ended before an answer with no failure: our own cancel, or (ringing in) the caller gave up or we declined.
+    return { type: "end", cause: prev.direction === "in" ? "remote" : "hangup" };
+  }
+  return null;
 }
 
 /** What the panel says about the phone right now. */

@@ -150,9 +150,9 @@ export class Softphone implements CallTerminator {
     void this.stop();
   };
 
-  /** Позвонить: dials `rawNumber` (a lead's phone or an extension) unless the line is busy. */
-  call(rawNumber: string): void {
-    const request = requestCall(this.state, rawNumber);
+  /** Позвонить: dials `rawNumber` (a lead's phone, with its contact, or an extension) unless the line is busy. */
+  call(rawNumber: string, contactId: number | null = null): void {
+    const request = requestCall(this.state, rawNumber, contactId);
     this.setState(request.state);
     if (!request.ok) {
       this.options.onNotice(request.notice);

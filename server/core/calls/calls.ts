@@ -2,8 +2,9 @@ import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from "drizzle-or
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome } from "../../../db/schema";
-import { type Actor, requireSelfOrAdmin } from "../actor";
+import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { forbidden, notFound } from "../errors";
+import { kyivDay } from "../statistics/day";
 import { bigIdSchema, contactIdSchema, idSchema, parseInput } from "../validation";
 import { outcomeOfSipCode, sipReason } from "./sip-reasons";
 
@@ -229,8 +230,15 @@ export interface ManagerCallDay {
   averageSeconds: number;
 }
 
-/** Calls per manager in [start, end): what the dashboard shows for today. */
-export async function callStatsBetween(db: Db, start: Date, end: Date): Promise<ManagerCallDay[]> {
+/** Today's calls per manager (the Kyiv day, like every statistic): the dashboard and GET /api/v1/calls/today. */
+export async function callStatsToday(db: Db, actor: Actor, now = new Date()): Promise<ManagerCallDay[]> {
+  requireAdmin(actor);
+  const { start, end } = kyivDay(now);
+  return callStatsBetween(db, start, end);
+}
+
+/** Calls per manager in [start, end). */
+async function callStatsBetween(db: Db, start: Date, end: Date): Promise<ManagerCallDay[]> {
   const rows = await db
     .select({
       userId: calls.userId,

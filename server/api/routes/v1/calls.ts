@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CALL_DIRECTIONS, CALL_OUTCOMES } from "../../../../db/schema/calls";
-import { answerCall, endCall, keepCallAlive, listCalls, startCall } from "../../../core/calls/calls";
+import { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCall } from "../../../core/calls/calls";
 import { clientHistory } from "../../../core/calls/history";
 import { actorOf } from "../../plugin";
 import { errorResponses } from "../../schemas/common";
@@ -61,6 +61,29 @@ const calls: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request) => listCalls(db, actorOf(request), request.query),
+  );
+
+  api.get(
+    "/calls/today",
+    {
+      schema: {
+        summary: "Звонки за сегодня (Киев) по менеджерам: попытки, отвеченные, время разговоров, средний звонок (админ)",
+        response: {
+          200: z.array(
+            z.object({
+              userId: z.number().int(),
+              login: z.string(),
+              attempts: z.number().int(),
+              answered: z.number().int(),
+              talkSeconds: z.number().int(),
+              averageSeconds: z.number().int(),
+            }),
+          ),
+          ...errorResponses,
+        },
+      },
+    },
+    async (request) => callStatsToday(db, actorOf(request)),
   );
 
   api.post(

@@ -1,0 +1,62 @@
+import type { HistoryEntry } from "../../calls.server";
+import { formatDateTime } from "../../lib/format";
+
+/** The call log's outcome of a call, as a manager says it. */
+const OUTCOME_TEXT: Record<string, string> = {
+  answered: "разговор",
+  busy: "занято",
+  no_answer: "нет ответа",
+  failed: "не состоялся",
+  cancelled: "отменён",
+};
+
+/** Talk time as m:ss (or h:mm:ss for a long call). */
+export function formatTalkTime(seconds: number): string {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = String(seconds % 60).padStart(2, "0");
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}
+
+function callLine(entry: Extract<HistoryEntry, { kind: "call" }>): string {
+  const what = entry.direction === "in" ? "Входящий звонок" : "Звонок";
+  if (entry.outcome === null) return `${what}: идёт`;
+  if (entry.outcome === "answered") return `${what}: разговор ${formatTalkTime(entry.talkSeconds)}`;
+  return `${what}: ${OUTCOME_TEXT[entry.outcome]}${entry.reason ? ` (${entry.reason})` : ""}`;
+}
+
+/**
+ * Everything that happened to this client, newest first: calls (outcome, talk time) and status presses (with
+ * the card text), each with the manager and the time in Kyiv. Rendered on the server: JavaScript not needed.
+ */
+export function ClientHistory({ entries, testId = "client-history" }: { entries: HistoryEntry[]; testId?: string }) {
+  if (entries.length === 0) {
+    return (
+      <p className="text-sm text-slate-600 dark:text-slate-400" data-testid={testId}>
+        С этим клиентом ещё не работали: звонков и статусов нет.
+      </p>
+    );
+  }
+  return (
+    <ol className="space-y-2 text-sm" data-testid={testId}>
+      {entries.map((entry, i) => (
+        <li key={`${entry.kind}-${entry.at}-${i}`} className="border-l-2 border-slate-300 pl-3 dark:border-slate-600" data-kind={entry.kind}>
+          <div className="text-xs text-slate-600 dark:text-slate-400">
+            <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
+            {entry.manager ? ` · ${entry.manager}` : ""}
+          </div>
+          {entry.kind === "call" ? (
+            <div>{callLine(entry)}</div>
+          ) : (
+            <div>
+              <div>
+                Статус: <strong>{entry.status}</strong>
+              </div>
+              {entry.cardText ? <p className="mt-1 whitespace-pre-wrap text-slate-700 dark:text-slate-300">{entry.cardText}</p> : null}
+            </div>
+          )}
+        </li>
+      ))}
+    </ol>
+  );
+}

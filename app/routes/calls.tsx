@@ -1,0 +1,36 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { actorOf, getUser } from "../auth.server";
+import { answerCall, endCall, keepCallAlive, startCall } from "../calls.server";
+import { resourceError } from "../errors.server";
+
+/**
+ * The softphone's reports to the call log, with the session cookie (the same core as POST /api/v1/calls):
+ * intent start (number, direction, contactId), answer, alive and end (sipCode or cause) with the call's id.
+ * Also reached by navigator.sendBeacon when the tab closes mid-call.
+ */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await getUser(request, context);
+  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  const { db } = context.deps;
+  const actor = actorOf(user);
+  const form = Object.fromEntries(await request.formData());
+  const present = (key: string) => (typeof form[key] === "string" && form[key] !== "" ? form[key] : undefined);
+  try {
+    switch (form.intent) {
+      case "start":
+        return Response.json(await startCall(db, actor, { number: form.number, direction: present("direction"), contactId: present("contactId") }));
+      case "answer":
+        await answerCall(db, actor, form.id);
+        return new Response(null, { status: 204 });
+      case "alive":
+        await keepCallAlive(db, actor, form.id);
+        return new Response(null, { status: 204 });
+      case "end":
+        return Response.json(await endCall(db, actor, form.id, { sipCode: present("sipCode"), cause: present("cause") }));
+      default:
+        return Response.json({ error: "bad_request", message: "Неизвестное действие" }, { status: 400 });
+    }
+  } catch (error) {
+    return resourceError(error);
+  }
+}

@@ -1,0 +1,114 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { calls, users } from "../../db/schema";
+import { ADMIN, createTestApp, createUser, getPage, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+
+let t: TestApp;
+let manager: Awaited<ReturnType<typeof createUser>>;
+let managerCookie: string;
+let adminCookie: string;
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+async function loginCookie(credentials: { login: string; password: string; accessKey: string }) {
+  const res = await t.request.post("/auth?index").set("Content-Type", "application/x-www-form-urlencoded").send(form(credentials));
+  expect(res.status).toBe(302);
+  const session = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="))!;
+  return session.split(";")[0];
+}
+
+/** What the softphone's reporter posts to /calls (a same-origin form post with the session cookie). */
+const report = (cookie: string, fields: Record<string, string>) =>
+  t.request
+    .post("/calls")
+    .set("Cookie", cookie)
+    .set("Host", "127.0.0.1")
+    .set("Origin", "http://127.0.0.1")
+    .set("Content-Type", "application/x-www-form-urlencoded")
+    .send(form(fields));
+
+beforeAll(async () => {
+  t = await createTestApp({ web: true });
+  manager = await createUser(t.db, { login: "history-manager" });
+  const { base } = await createBase(t.db, { count: 2, prefix: "Ирина" });
+  const statuses = await statusesByText(t.db);
+  const filter = await createFilterRow(t.db, {
+    managerIds: [manager.user.id],
+    databaseIds: [base.id],
+    statusIds: Object.values(statuses).map((s) => s.id),
+  });
+  await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  managerCookie = await loginCookie(manager);
+  adminCookie = await loginCookie(ADMIN);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+/** The lead on the manager's panel right now: its contact id, from the page's hidden field. */
+async function currentLead(): Promise<{ page: string; contactId: string }> {
+  const page = await getPage(t, "/leadpanel", managerCookie);
+  expect(page.status).toBe(200);
+  const contactId = /name="contactId" value="(\d+)"/.exec(page.text)![1];
+  return { page: page.text, contactId };
+}
+
+describe("the call log in the pages", () => {
+  it("the lead panel shows a new client's empty history, then his calls and status presses, newest first", async () => {
+    const first = await currentLead();
+    expect(first.page).toContain("История клиента");
+    expect(first.page).toContain("С этим клиентом ещё не работали: звонков и статусов нет.");
+
+    // The softphone reports a busy call, then an answered one of 65 seconds.
+    const busy = await report(managerCookie, { intent: "start", number: "380501234567", direction: "out", contactId: first.contactId });
+    expect(busy.status).toBe(200);
+    expect((await report(managerCookie, { intent: "end", id: String(busy.body.id), sipCode: "486", cause: "remote" })).body).toMatchObject({
+      outcome: "busy",
+      reason: "Абонент занят",
+    });
+    const talk = await report(managerCookie, { intent: "start", number: "380501234567", contactId: first.contactId });
+    expect((await report(managerCookie, { intent: "answer", id: String(talk.body.id) })).status).toBe(204);
+    expect((await report(managerCookie, { intent: "alive", id: String(talk.body.id) })).status).toBe(204);
+    await t.db.update(calls).set({ answeredAt: sql`now() - interval '65 seconds'` }).where(eq(calls.id, talk.body.id));
+    expect((await report(managerCookie, { intent: "end", id: String(talk.body.id), cause: "hangup" })).body.talkSeconds).toBe(65);
+
+    const after = (await currentLead()).page;
+    const answered = after.indexOf("Звонок: разговор 1:05");
+    const refused = after.indexOf("Звонок: занято (Абонент занят)");
+    expect(answered).toBeGreaterThan(0);
+    expect(refused).toBeGreaterThan(answered);
+    expect(after).toContain("history-manager");
+  });
+
+  it("an admin finds the client in /searchlead with the same history, and today's calls on the dashboard", async () => {
+    const search = await getPage(t, `/searchlead?term=${encodeURIComponent("Ирина")}`, adminCookie);
+    expect(search.status).toBe(200);
+    expect(search.text).toContain("История клиента (2)");
+    expect(search.text).toContain("Звонок: разговор 1:05");
+
+    const home = await getPage(t, "/", adminCookie);
+    expect(home.text).toContain("Звонки за сегодня");
+    const row = /<tr[^>]*><td[^>]*>history-manager<\/td>(.*?)<\/tr>/.exec(home.text)![1];
+    // Attempts, answered, talk time, average call.
+    expect([...row.matchAll(/>([^<>]+)<\/td>/g)].map((m) => m[1])).toEqual(["2", "1", "1:05", "1:05"]);
+  });
+
+  it("refuses a report without a session, for a client who is not his, or that names no known action", async () => {
+    const anonymous = await t.request.post("/calls").set("Content-Type", "application/x-www-form-urlencoded").send(form({ intent: "start", number: "1" }));
+    expect(anonymous.status).toBe(401);
+    const other = await createBase(t.db, { count: 1 });
+    const foreign = await report(managerCookie, { intent: "start", number: "1", contactId: String(other.contacts[0].id) });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body.message).toBe("Этот клиент сейчас не закреплён за вами");
+    expect((await report(managerCookie, { intent: "dance" })).body.message).toBe("Неизвестное действие");
+    const crossSite = await t.request
+      .post("/calls")
+      .set("Cookie", managerCookie)
+      .set("Host", "127.0.0.1")
+      .set("Origin", "https://evil.example")
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(form({ intent: "start", number: "1" }));
+    expect(crossSite.status).toBe(403);
+  });
+});
