@@ -1,5 +1,7 @@
+import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { startInstance, type Instance } from "../helpers/instance";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -155,6 +157,34 @@ describe("POST /api/v1/auth/login", () => {
     const wrongType = await t.request.post("/api/v1/auth/login").set("Content-Type", "application/xml").send("<a/>");
     expect(wrongType.status).toBe(415);
     expect(wrongType.body).toMatchObject({ message: "Неподдерживаемый тип содержимого запроса" });
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("login throttling across two app instances on one Postgres", () => {
+  let instances: Instance[] = [];
+  beforeAll(async () => {
+    const url = (t.handle as { url?: string }).url!;
+    // Behind a proxy, like `t`: the guesses come from their own address, not this file's 127.0.0.1.
+    instances = await Promise.all([startInstance(url, { TRUST_PROXY: "1" }), startInstance(url, { TRUST_PROXY: "1" })]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+  });
+
+  it("lets at most five of 150 parallel wrong passwords, split between the instances, reach the check", async () => {
+    const { login, accessKey } = await createUser(t.db, { login: "two-instance-guesses" });
+    const apis = instances.map((instance) => supertest(`http://${instance.base}`));
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        apis[i % 2]
+          .post("/api/v1/auth/login")
+          .set("X-Forwarded-For", "203.0.113.77")
+          .send({ login, password: `guess-${i}`, accessKey }),
+      ),
+    );
+    const counts = statusCounts(answers);
+    expect(counts[401] ?? 0).toBeLessThanOrEqual(5);
+    expect((counts[401] ?? 0) + (counts[429] ?? 0)).toBe(150);
   });
 });
 
