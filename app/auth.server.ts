@@ -82,7 +82,13 @@ export async function requireAdminUser(request: Request, context: AppLoadContext
   return user;
 }
 
-export const actorOf = (user: User): Actor => ({ id: user.id, login: user.login, isAdmin: user.isAdmin });
+/** The acting user; with his session token when the action must spare that session (see Actor.session). */
+export const actorOf = (user: User, session?: string | null): Actor => ({
+  id: user.id,
+  login: user.login,
+  isAdmin: user.isAdmin,
+  session: session ?? undefined,
+});
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
 export { login } from "../server/core/auth/login";

@@ -5,6 +5,8 @@ declare module "@remix-run/node" {
     deps: AppDeps;
     /** This response's Content-Security-Policy nonce for inline scripts. */
     cspNonce: string;
+    /** The client's address (server/http/client-address.ts), for login throttling. */
+    clientAddress: string;
   }
   interface Future {
     v3_singleFetch: true;

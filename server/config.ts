@@ -15,6 +15,14 @@ const envSchema = z.object({
   ADMIN_ACCESS_KEY: z.string().optional(),
   /** Mark cookies Secure (set it when the app is served over HTTPS). */
   COOKIE_SECURE: flag,
+  /**
+   * How many proxies of ours stand in front of the app (0: none, the socket's address is the client's).
+   * Login throttling then reads the client's address from X-Forwarded-For that many hops back; "true" means 1.
+   */
+  TRUST_PROXY: z.preprocess(
+    (v) => (v === "true" ? 1 : v === "false" || v === undefined || v === "" ? 0 : v),
+    z.coerce.number().int().min(0).max(10),
+  ),
   SESSION_DAYS: z.coerce.number().int().min(1).default(30),
   /** An abandoned lead returns to the pool after this many minutes. */
   HOLD_MINUTES: z.coerce.number().int().min(1).default(30),
@@ -48,6 +56,8 @@ export interface AppConfig {
   dataDir: string;
   admin: { login?: string; password?: string; accessKey?: string };
   cookieSecure: boolean;
+  /** Proxies in front of the app whose X-Forwarded-For is believed (TRUST_PROXY). */
+  trustProxy: number;
   sessionDays: number;
   holdMinutes: number;
   phoneRegion: string;
@@ -73,6 +83,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     dataDir: e.DATA_DIR,
     admin: { login: e.ADMIN_LOGIN, password: e.ADMIN_PASSWORD, accessKey: e.ADMIN_ACCESS_KEY },
     cookieSecure: e.COOKIE_SECURE,
+    trustProxy: e.TRUST_PROXY,
     sessionDays: e.SESSION_DAYS,
     holdMinutes: e.HOLD_MINUTES,
     phoneRegion: e.PHONE_REGION.toUpperCase(),

@@ -5,6 +5,7 @@ import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
 import type { AppDeps } from "./deps";
+import { clientAddress } from "./http/client-address";
 import { sameOrigin } from "./http/origin";
 
 /** Where `remix build` wrote its output (BUILD_DIR, as in remix.config.js). */
@@ -44,8 +45,13 @@ export async function createWebApp(deps: AppDeps) {
     "*",
     createRequestHandler({
       build,
-      // securityHeaders (server/http/security.ts) put this response's CSP nonce in res.locals.
-      getLoadContext: (_req, res) => ({ deps, cspNonce: String(res.locals.cspNonce ?? "") }),
+      // securityHeaders (server/http/security.ts) put this response's CSP nonce in res.locals. The client's
+      // address is read as the API reads it, from the raw request (TRUST_PROXY), for login throttling.
+      getLoadContext: (req, res) => ({
+        deps,
+        cspNonce: String(res.locals.cspNonce ?? ""),
+        clientAddress: clientAddress(req, deps.config.trustProxy),
+      }),
     }),
   );
   return app;

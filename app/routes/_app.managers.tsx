@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
-import { actorOf, requireAdminUser } from "../auth.server";
+import { actorOf, readSessionToken, requireAdminUser } from "../auth.server";
 import { AddManagerForm, CREATE_FAILED } from "../components/managers/AddManagerForm";
 import { ConfirmDialog } from "../components/managers/ConfirmDialog";
 import { ManagersTable } from "../components/managers/ManagersTable";
@@ -81,8 +81,9 @@ function backTo(request: Request, form: FormData) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
-  const actor = actorOf(me);
-  const { db, telephony } = context.deps;
+  // With the session: an admin who changes his own password keeps this one (the others end).
+  const actor = actorOf(me, await readSessionToken(request, context));
+  const { db, sessions, hub, telephony } = context.deps;
   const form = await request.formData();
   const intent = text(form, "intent") || "create";
   const js = text(form, "_js") === "1";
@@ -114,7 +115,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
             { status: 400 },
           );
         }
-        await updateUser(db, actor, text(form, "id"), { [field]: text(form, "value") });
+        await updateUser(db, sessions, hub, actor, text(form, "id"), { [field]: text(form, "value") });
         return await done("Изменения сохранены");
       }
       case "updateRow": {
@@ -124,13 +125,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
           if (field === "password" && !text(form, field)) continue; // empty: keep the password
           changes[field] = text(form, field);
         }
-        await updateUser(db, actor, text(form, "id"), changes);
+        await updateUser(db, sessions, hub, actor, text(form, "id"), changes);
         return await done("Изменения сохранены");
       }
       case "setAdmin": {
         const id = Number(text(form, "id"));
         const isAdmin = text(form, "isAdmin") === "true";
-        const updated = await updateUser(db, actor, id, { isAdmin });
+        const updated = await updateUser(db, sessions, hub, actor, id, { isAdmin });
         const message = isAdmin
           ? `${updated.login} теперь администратор`
           : `${updated.login} больше не администратор`;

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, index, integer, pgTable, primaryKey, serial, text, timestamp } from "drizzle-orm/pg-core";
 
 const timestamps = {
   createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
@@ -50,13 +50,20 @@ export const sessions = pgTable(
   (t) => [index("sessions_user_id_idx").on(t.userId)],
 );
 
-/** Failed logins per login name, for throttling (shared by every app instance). */
-export const loginThrottle = pgTable("login_throttle", {
-  login: text("login").primaryKey(),
-  failures: integer("failures").notNull().default(0),
-  windowStart: timestamp("window_start", { withTimezone: true }).notNull().defaultNow(),
-  lockedUntil: timestamp("locked_until", { withTimezone: true }),
-});
+/**
+ * Login attempts not known to have succeeded, per login and client address (login "" counts every login from
+ * that address), in a window of fixed length; shared by every app instance. docs/decisions/021.
+ */
+export const loginThrottle = pgTable(
+  "login_throttle",
+  {
+    login: text("login").notNull(),
+    address: text("address").notNull().default(""),
+    failures: integer("failures").notNull().default(0),
+    windowStart: timestamp("window_start", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.login, t.address] })],
+);
 
 export type User = typeof users.$inferSelect;
 export type NewUser = typeof users.$inferInsert;

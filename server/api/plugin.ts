@@ -12,6 +12,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The authenticated user's row; set for every non-public route. */
     user: User | null;
+    /** The bearer token that authenticated it. */
+    sessionToken: string | null;
   }
   interface FastifyContextConfig {
     /** Open to anonymous callers (login, health, the OpenAPI description). */
@@ -23,10 +25,10 @@ declare module "fastify" {
 }
 
 /** The acting user of an authenticated route. */
-export function actorOf(request: { user: User | null }): Actor {
+export function actorOf(request: { user: User | null; sessionToken?: string | null }): Actor {
   const user = request.user;
   if (!user) throw unauthorized();
-  return { id: user.id, login: user.login, isAdmin: user.isAdmin };
+  return { id: user.id, login: user.login, isAdmin: user.isAdmin, session: request.sessionToken ?? undefined };
 }
 
 const bearer = (header: string | undefined) => {
@@ -48,6 +50,7 @@ const routesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "route
  */
 export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
   api.decorateRequest("user", null);
+  api.decorateRequest("sessionToken", null);
   api.setErrorHandler(apiErrorHandler);
   api.setNotFoundHandler((_request, reply) =>
     reply.code(404).send({ error: "not_found", message: "Такого адреса API нет" }),
@@ -62,6 +65,7 @@ export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
     const user = token ? await api.deps.sessions.validate(token) : null;
     if (!user) throw unauthorized();
     request.user = user;
+    request.sessionToken = token;
   });
 
   // Postgres text cannot hold U+0000: a NUL in the path or the query string is refused here, like one in a JSON body.

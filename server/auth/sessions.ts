@@ -1,4 +1,5 @@
 import { DrizzlePostgreSQLAdapter } from "@lucia-auth/adapter-drizzle";
+import { and, eq, ne } from "drizzle-orm";
 import { Lucia, TimeSpan } from "lucia";
 import type { Db } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
@@ -12,7 +13,8 @@ export interface SessionStore {
   /** The user behind a token, or null for an unknown or expired token. */
   validate(token: string): Promise<User | null>;
   invalidate(token: string): Promise<void>;
-  invalidateUser(userId: number): Promise<void>;
+  /** Ends every session of the user but `keep` (the one an admin changing his own password acts through). */
+  invalidateUser(userId: number, keep?: string): Promise<void>;
 }
 
 function makeLucia(db: Db, sessionDays: number) {
@@ -49,8 +51,10 @@ export function createSessionStore(db: Db, sessionDays: number): SessionStore {
     async invalidate(token) {
       await lucia.invalidateSession(token);
     },
-    async invalidateUser(userId) {
-      await lucia.invalidateUserSessions(userId);
+    async invalidateUser(userId, keep) {
+      // Lucia has no "all but one": the table is ours, so delete the others directly.
+      if (keep) await db.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keep)));
+      else await lucia.invalidateUserSessions(userId);
     },
   };
 }

@@ -5,6 +5,8 @@ export interface Actor {
   id: number;
   login: string;
   isAdmin: boolean;
+  /** The session (token) the actor acts through, when the adapter knows it: some actions spare it. */
+  session?: string;
 }
 
 export function requireAdmin(actor: Actor): void {

@@ -1,3 +1,4 @@
+import crypto from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
@@ -34,8 +35,11 @@ export interface RealtimeHub {
   sendToUser(userId: number, event: string, data?: unknown): number;
   /** Users with a live socket on this instance. */
   connectedUserIds(): number[];
-  /** Tells every socket of the user, on every instance, to log out, and closes them. */
-  forceLogout(userId: number): Promise<void>;
+  /**
+   * Tells every socket of the user, on every instance, to log out, and closes them; with `keepSession`, not
+   * the sockets of that session (an admin who changed his own password stays on his page).
+   */
+  forceLogout(userId: number, keepSession?: string): Promise<void>;
   /** Tells every instance that the online list changed (admins watching /users get it at once). */
   presenceChanged(): Promise<void>;
   /** Starts listening to the other instances (Postgres LISTEN; PGlite's listen in the embedded mode). */
@@ -53,7 +57,10 @@ export interface HubOptions {
 }
 
 /** What travels between instances. */
-type BusMessage = { type: "forceLogout"; userId: number } | { type: "presence" };
+type BusMessage = { type: "forceLogout"; userId: number; keep?: string } | { type: "presence" };
+
+/** A session named on the bus by its digest: NOTIFY payloads can end up in the database's logs. */
+const sessionDigest = (token: string) => crypto.createHash("sha256").update(token).digest("base64url");
 
 interface Client {
   ws: WebSocket;
@@ -169,6 +176,7 @@ export function createRealtimeHub({
     if (message.type === "forceLogout") {
       const set = clientsByUser.get(message.userId);
       for (const c of set ?? []) {
+        if (message.keep && sessionDigest(c.token) === message.keep) continue;
         send(c.ws, "forceLogout", { userId: message.userId });
         c.ws.close(CLOSE_FORCED_LOGOUT, "forceLogout");
       }
@@ -270,7 +278,8 @@ export function createRealtimeHub({
       return set.size;
     },
     connectedUserIds: () => [...clientsByUser.keys()],
-    forceLogout: (userId) => publish({ type: "forceLogout", userId }),
+    forceLogout: (userId, keepSession) =>
+      publish({ type: "forceLogout", userId, ...(keepSession ? { keep: sessionDigest(keepSession) } : {}) }),
     presenceChanged: () => publish({ type: "presence" }),
     async start() {
       if (!bus || unlisten || closed) return;

@@ -1,10 +1,19 @@
+import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { startInstance, type Instance } from "../helpers/instance";
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await createTestApp();
+  // As if behind one proxy of ours: X-Forwarded-For names the client (requests without it come from 127.0.0.1).
+  t = await createTestApp({ env: { TRUST_PROXY: "1" } });
 });
+
+type Credentials = { login: string; password: string; accessKey: string };
+const loginFrom = (address: string, { login, password, accessKey }: Credentials) =>
+  t.request.post("/api/v1/auth/login").set("X-Forwarded-For", address).send({ login, password, accessKey });
+const statusCounts = (answers: Array<{ status: number }>) =>
+  answers.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
 afterAll(async () => {
   await t?.close();
 });
@@ -31,7 +40,7 @@ describe("POST /api/v1/auth/login", () => {
     expect(res.body).toEqual({ error: "validation", message });
   });
 
-  it("refuses a wrong password and a wrong access key with Russian messages", async () => {
+  it("answers a wrong password, a wrong access key and an unknown login alike", async () => {
     const { login, password } = await createUser(t.db, { login: "wrongs" });
     const wrongPassword = await t.request
       .post("/api/v1/auth/login")
@@ -41,11 +50,33 @@ describe("POST /api/v1/auth/login", () => {
 
     const wrongKey = await t.request.post("/api/v1/auth/login").send({ login, password, accessKey: "WRONGKEY" });
     expect(wrongKey.status).toBe(401);
-    expect(wrongKey.body).toEqual({ error: "invalid_access_key", message: "Неверный ключ доступа" });
+    // The right password with a wrong key must not confirm the password.
+    expect(wrongKey.body).toEqual({ error: "invalid_credentials", message: "Неверный логин или пароль" });
 
     const unknown = await t.request.post("/api/v1/auth/login").send({ login: "ghost", password, accessKey: "k" });
     expect(unknown.status).toBe(401);
-    expect(unknown.body.message).toBe("Неверный логин или пароль");
+    expect(unknown.body).toEqual({ error: "invalid_credentials", message: "Неверный логин или пароль" });
+  });
+
+  it("takes about as long for an unknown login as for a known one (argon2 runs for both)", async () => {
+    const known = await createUser(t.db, { login: "timed" });
+    const timed = async (address: string, body: Credentials) => {
+      const started = performance.now();
+      const res = await loginFrom(address, body);
+      expect(res.body).toEqual({ error: "invalid_credentials", message: "Неверный логин или пароль" });
+      return performance.now() - started;
+    };
+    await timed("192.0.2.30", { login: "warm-up", password: "x", accessKey: "y" });
+    const knownTimes: number[] = [];
+    const unknownTimes: number[] = [];
+    // Alternating, so a busy moment of the machine falls on both; four each stays under the limit of five.
+    for (let i = 0; i < 4; i++) {
+      knownTimes.push(await timed("192.0.2.31", { login: known.login, password: `wrong-${i}`, accessKey: known.accessKey }));
+      unknownTimes.push(await timed("192.0.2.32", { login: `nobody-${i}`, password: `wrong-${i}`, accessKey: "k" }));
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+    // Without the dummy hash an unknown login answered some 20 times faster; a factor of 4 leaves room for noise.
+    expect(median(unknownTimes) * 4).toBeGreaterThan(median(knownTimes));
   });
 
   it("refuses a login after five failures with 429, even with the right password", async () => {
@@ -57,6 +88,56 @@ describe("POST /api/v1/auth/login", () => {
     const locked = await t.request.post("/api/v1/auth/login").send({ login, password, accessKey });
     expect(locked.status).toBe(429);
     expect(locked.body.message).toMatch(/^Слишком много неудачных попыток входа/);
+  });
+
+  it("lets at most five of 150 parallel wrong passwords reach the check; the rest get 429", async () => {
+    const { login, accessKey, password } = await createUser(t.db, { login: "parallel-guesses" });
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) => loginFrom("203.0.113.7", { login, password: `guess-${i}`, accessKey })),
+    );
+    const counts = statusCounts(answers);
+    expect(counts[401] ?? 0).toBeLessThanOrEqual(5);
+    expect((counts[401] ?? 0) + (counts[429] ?? 0)).toBe(150);
+    expect((await loginFrom("203.0.113.7", { login, password, accessKey })).status).toBe(429);
+  });
+
+  it("locks a login only for the address the failures came from", async () => {
+    const victim = await createUser(t.db, { login: "locked-elsewhere" });
+    for (let i = 0; i < 5; i++) {
+      expect((await loginFrom("198.51.100.66", { ...victim, password: `bad-${i}` })).status).toBe(401);
+    }
+    const attacker = await loginFrom("198.51.100.66", victim);
+    expect(attacker.status).toBe(429);
+    expect(attacker.body.message).toMatch(/^Слишком много неудачных попыток входа\. Попробуйте через \d+ мин\.$/);
+    // The manager at his own desk still gets in, and his success does not unlock the attacker.
+    expect((await loginFrom("198.51.100.10", victim)).status).toBe(200);
+    expect((await loginFrom("198.51.100.66", victim)).status).toBe(429);
+  });
+
+  it("refuses an address after 50 failures across logins, and only that address", async () => {
+    const user = await createUser(t.db, { login: "sprayed" });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => loginFrom("2001:db8:5::1", { login: `spray-${i}`, password: "x", accessKey: "y" })),
+    );
+    expect(statusCounts(answers)).toEqual({ 401: 50 });
+    // Another host in the same /64 is the same sprayer; another network is not.
+    expect((await loginFrom("2001:db8:5::ffff", user)).status).toBe(429);
+    expect((await loginFrom("2001:db8:6::1", user)).status).toBe(200);
+  });
+
+  it("ignores X-Forwarded-For unless TRUST_PROXY says a proxy is in front", async () => {
+    const direct = await createTestApp();
+    try {
+      const user = await createUser(direct.db, { login: "no-proxy" });
+      for (let i = 0; i < 5; i++) {
+        const res = await direct.request.post("/api/v1/auth/login").set("X-Forwarded-For", `10.0.0.${i}`).send({ ...user, password: `bad-${i}` });
+        expect(res.status).toBe(401);
+      }
+      const spoofed = await direct.request.post("/api/v1/auth/login").set("X-Forwarded-For", "10.9.9.9").send(user);
+      expect(spoofed.status).toBe(429);
+    } finally {
+      await direct.close();
+    }
   });
 
   it("gives a fresh token at every login", async () => {
@@ -76,6 +157,34 @@ describe("POST /api/v1/auth/login", () => {
     const wrongType = await t.request.post("/api/v1/auth/login").set("Content-Type", "application/xml").send("<a/>");
     expect(wrongType.status).toBe(415);
     expect(wrongType.body).toMatchObject({ message: "Неподдерживаемый тип содержимого запроса" });
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("login throttling across two app instances on one Postgres", () => {
+  let instances: Instance[] = [];
+  beforeAll(async () => {
+    const url = (t.handle as { url?: string }).url!;
+    // Behind a proxy, like `t`: the guesses come from their own address, not this file's 127.0.0.1.
+    instances = await Promise.all([startInstance(url, { TRUST_PROXY: "1" }), startInstance(url, { TRUST_PROXY: "1" })]);
+  }, 120_000);
+  afterAll(async () => {
+    await Promise.all(instances.map((instance) => instance.stop()));
+  });
+
+  it("lets at most five of 150 parallel wrong passwords, split between the instances, reach the check", async () => {
+    const { login, accessKey } = await createUser(t.db, { login: "two-instance-guesses" });
+    const apis = instances.map((instance) => supertest(`http://${instance.base}`));
+    const answers = await Promise.all(
+      Array.from({ length: 150 }, (_, i) =>
+        apis[i % 2]
+          .post("/api/v1/auth/login")
+          .set("X-Forwarded-For", "203.0.113.77")
+          .send({ login, password: `guess-${i}`, accessKey }),
+      ),
+    );
+    const counts = statusCounts(answers);
+    expect(counts[401] ?? 0).toBeLessThanOrEqual(5);
+    expect((counts[401] ?? 0) + (counts[429] ?? 0)).toBe(150);
   });
 });
 

@@ -87,6 +87,25 @@ describe("pages with a cookie session", () => {
     expect((await reloadUser(t.db, manager.user.id)).isOnline).toBe(false);
   });
 
+  it("a new password from the /managers edit form ends the manager's page and API sessions", async () => {
+    const manager = await createUser(t.db, { login: "page-reset" });
+    const { session } = await loginCookie(manager);
+    const token = await t.tokenFor(manager);
+    const { session: adminSession } = await loginCookie(ADMIN);
+    const res = await t.request
+      .post("/managers")
+      .set("Cookie", adminSession)
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(form({ intent: "updateRow", id: String(manager.user.id), displayName: "Сброшен", password: "Form-new-pass-1" }));
+    expect(res.status).toBe(302);
+    const page = await t.request.get("/leadpanel").set("Cookie", session);
+    expect(page.status).toBe(302);
+    expect(page.headers.location).toBe("/auth");
+    expect((await t.request.get(`/api/v1/users/${manager.user.id}`).set("Authorization", `Bearer ${token}`)).status).toBe(401);
+    // The admin who did it is still in.
+    expect((await t.request.get("/managers").set("Cookie", adminSession)).status).toBe(200);
+  });
+
   it("logs out with a same-origin post and lands on /auth", async () => {
     const { session } = await loginCookie(ADMIN);
     const res = await t.request

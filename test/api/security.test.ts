@@ -12,14 +12,14 @@ import { ADMIN, bearer, createTestApp, createUser, getPage, type TestApp } from 
  */
 
 let t: TestApp;
-/** The same app served as if behind HTTPS (COOKIE_SECURE) with a softphone configured. */
+/** The same app served as if behind an HTTPS proxy (COOKIE_SECURE, TRUST_PROXY) with a softphone configured. */
 let secure: TestApp;
 
 beforeAll(async () => {
   t = await createTestApp({ web: true });
   secure = await createTestApp({
     web: true,
-    env: { COOKIE_SECURE: "true", SIP_WS_URL: "wss://pbx.example.com:8089/ws", SIP_DOMAIN: "pbx.example.com" },
+    env: { COOKIE_SECURE: "true", TRUST_PROXY: "1", SIP_WS_URL: "wss://pbx.example.com:8089/ws", SIP_DOMAIN: "pbx.example.com" },
   });
 }, 180_000);
 
@@ -311,6 +311,22 @@ describe("login throttling", () => {
     expect(api.body.message).toMatch(/^Слишком много неудачных попыток входа\. Попробуйте через \d+ мин\.$/);
     // Failures with a wrong access key count as well; another login is not affected.
     expect((await formLogin(t, other)).status).toBe(302);
+    // Without TRUST_PROXY a client cannot name another address to escape the lock.
+    expect((await formLogin(t, victim, { "X-Forwarded-For": "203.0.113.99" })).status).toBe(429);
+  });
+
+  it("behind a trusted proxy, failures from one address leave the form and the API open from another", async () => {
+    const victim = await createUser(secure.db, { login: "proxied-victim" });
+    const fromA = { "X-Forwarded-For": "198.51.100.1" };
+    const fromB = { "X-Forwarded-For": "198.51.100.2" };
+    for (let i = 0; i < 5; i++) expect((await formLogin(secure, { ...victim, password: `wrong-${i}` }, fromA)).status).toBe(401);
+    expect((await formLogin(secure, victim, fromA)).status).toBe(429);
+    // Both login paths read the address the same way: the API refuses A as well.
+    const apiA = await secure.request.post("/api/v1/auth/login").set(fromA).send({ login: victim.login, password: victim.password, accessKey: victim.accessKey });
+    expect(apiA.status).toBe(429);
+    expect((await formLogin(secure, victim, fromB)).status).toBe(302);
+    const apiB = await secure.request.post("/api/v1/auth/login").set(fromB).send({ login: victim.login, password: victim.password, accessKey: victim.accessKey });
+    expect(apiB.status).toBe(200);
   });
 
   it("counts wrong access keys and unknown logins as failures too", async () => {

@@ -83,6 +83,57 @@ describe("POST /api/v1/auth/force-logout/{id}", () => {
   });
 });
 
+/** A realtime socket recording its events and its close code. */
+async function watchedSocket(token: string) {
+  const ws = await present(token);
+  const events: string[] = [];
+  ws.on("message", (raw) => events.push(JSON.parse(raw.toString()).event));
+  const closed = new Promise<number>((resolve) => ws.on("close", (code) => resolve(code)));
+  return { ws, events, closed };
+}
+
+describe("PATCH /api/v1/users/{id} with a new password", () => {
+  it("ends the manager's sessions and closes his open pages, like a forced logout", async () => {
+    const m = await createUser(t.db, { login: "password-reset" });
+    const phone = await t.tokenFor(m);
+    const laptop = await t.tokenFor(m);
+    const page = await watchedSocket(laptop);
+
+    // Other edits leave the sessions alone.
+    const renamed = await t.request.patch(`/api/v1/users/${m.user.id}`).set(bearer(admin)).send({ displayName: "Новое имя" });
+    expect(renamed.status).toBe(200);
+    expect((await t.request.get(`/api/v1/users/${m.user.id}`).set(bearer(phone))).status).toBe(200);
+
+    const res = await t.request.patch(`/api/v1/users/${m.user.id}`).set(bearer(admin)).send({ password: "Changed-by-admin-1" });
+    expect(res.status).toBe(200);
+    expect(await page.closed).toBe(4001);
+    expect(page.events).toContain("forceLogout");
+    for (const token of [phone, laptop]) {
+      expect((await t.request.get(`/api/v1/users/${m.user.id}`).set(bearer(token))).status).toBe(401);
+    }
+    expect((await reloadUser(t.db, m.user.id)).isOnline).toBe(false);
+    expect((await t.request.post("/api/v1/auth/login").send({ ...m, password: "Changed-by-admin-1" })).status).toBe(200);
+  });
+
+  it("an admin changing his own password keeps the session he did it from; his other ones end", async () => {
+    const second = await createUser(t.db, { login: "second-admin", isAdmin: true });
+    const here = await t.tokenFor(second);
+    const there = await t.tokenFor(second);
+    const herePage = await watchedSocket(here);
+    const therePage = await watchedSocket(there);
+
+    const res = await t.request.patch(`/api/v1/users/${second.user.id}`).set(bearer(here)).send({ password: "My-own-new-1" });
+    expect(res.status).toBe(200);
+    expect(await therePage.closed).toBe(4001);
+    expect((await t.request.get(`/api/v1/users/${second.user.id}`).set(bearer(there))).status).toBe(401);
+    expect((await t.request.get(`/api/v1/users/${second.user.id}`).set(bearer(here))).status).toBe(200);
+    expect(herePage.events).not.toContain("forceLogout");
+    expect(herePage.ws.readyState).toBe(WebSocket.OPEN);
+    expect((await reloadUser(t.db, second.user.id)).isOnline).toBe(true);
+    herePage.ws.close();
+  });
+});
+
 describe("GET /api/v1/users/online", () => {
   it("lists users with a live socket and a live session, not those merely logged in", async () => {
     const withSocket = await createUser(t.db, { login: "socketed", displayName: "Ника" });

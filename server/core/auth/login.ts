@@ -1,8 +1,9 @@
-import { eq, sql } from "drizzle-orm";
+import crypto from "node:crypto";
+import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../../db/client";
+import { queryRows, type Db } from "../../../db/client";
 import { loginThrottle, users } from "../../../db/schema";
-import { verifyPassword } from "../../auth/password";
+import { hashPassword, verifyPassword } from "../../auth/password";
 import type { SessionStore } from "../../auth/sessions";
 import { AppError, tooManyRequests } from "../errors";
 import { presentSessionUser } from "../users/present";
@@ -16,28 +17,29 @@ export const loginSchema = z.object({
 });
 export type LoginInput = z.infer<typeof loginSchema>;
 
+/** Attempts on one login from one address per window: the limit-th failure refuses that pair until it ends. */
 export const LOGIN_FAILURE_LIMIT = 5;
-export const LOGIN_LOCK_MINUTES = 15;
+/** Attempts from one address across every login per window (an office behind one NAT shares it). */
+export const ADDRESS_FAILURE_LIMIT = 50;
+export const LOGIN_WINDOW_MINUTES = 15;
 
+/** One answer for every wrong login, password or access key: none of them tells which part was wrong. */
 const wrongCredentials = () => new AppError(401, "invalid_credentials", "Неверный логин или пароль");
 
-/** Checks login, password and access key; opens a session and marks the user as having one. */
-export async function login(db: Db, sessions: SessionStore, input: unknown) {
+/**
+ * Checks login, password and access key; opens a session and marks the user as having one. `address` is the
+ * client's, as the adapter read it (server/http/client-address.ts). docs/decisions/021.
+ */
+export async function login(db: Db, sessions: SessionStore, input: unknown, address: string) {
   const { login, password, accessKey } = parseInput(loginSchema, input);
-  await refuseWhileLocked(db, login);
+  await countAttempt(db, login, address);
 
   const [user] = await db.select().from(users).where(eq(users.login, login));
-  const passwordOk = user ? await verifyPassword(user.passwordHash, password) : false;
-  if (!user || !passwordOk) {
-    await recordFailure(db, login);
-    throw wrongCredentials();
-  }
-  if (user.accessKey !== accessKey) {
-    await recordFailure(db, login);
-    throw new AppError(401, "invalid_access_key", "Неверный ключ доступа");
-  }
+  // argon2 runs for an unknown login too, so the answer takes as long as for a known one.
+  const passwordOk = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
+  if (!user || !passwordOk || !sameSecret(user.accessKey, accessKey)) throw wrongCredentials();
 
-  await db.delete(loginThrottle).where(eq(loginThrottle.login, login));
+  await forgetAttempt(db, login, address);
   const [online] = await db
     .update(users)
     .set({ isOnline: true, updatedAt: new Date() })
@@ -47,26 +49,51 @@ export async function login(db: Db, sessions: SessionStore, input: unknown) {
   return { access_token: session.token, expiresAt: session.expiresAt, user: presentSessionUser(online) };
 }
 
-async function refuseWhileLocked(db: Db, login: string) {
-  const [row] = await db.select().from(loginThrottle).where(eq(loginThrottle.login, login));
-  if (row?.lockedUntil && row.lockedUntil > new Date()) {
-    const minutes = Math.max(1, Math.ceil((row.lockedUntil.getTime() - Date.now()) / 60_000));
+/**
+ * Counts this attempt before the password is checked, for the login from this address and for the address
+ * across logins, in one statement: parallel attempts (on any instance) each see their own count, so no more
+ * than the limit ever reach argon2. A window that ran out starts again at 1.
+ */
+async function countAttempt(db: Db, login: string, address: string) {
+  const expired = sql`t.window_start <= now() - make_interval(mins => ${LOGIN_WINDOW_MINUTES})`;
+  const counts = await queryRows<{ login: string; failures: number; minutes_left: number }>(
+    db,
+    sql`insert into login_throttle as t (login, address, failures, window_start)
+        values (${login}, ${address}, 1, now()), ('', ${address}, 1, now())
+        on conflict (login, address) do update set
+          failures = case when ${expired} then 1 else t.failures + 1 end,
+          window_start = case when ${expired} then now() else t.window_start end
+        returning t.login, t.failures,
+          ceil(extract(epoch from t.window_start + make_interval(mins => ${LOGIN_WINDOW_MINUTES}) - now()) / 60)::int as minutes_left`,
+  );
+  const over = counts.filter((row) => row.failures > (row.login === "" ? ADDRESS_FAILURE_LIMIT : LOGIN_FAILURE_LIMIT));
+  if (over.length > 0) {
+    const minutes = Math.max(1, ...over.map((row) => Number(row.minutes_left)));
     throw tooManyRequests(`Слишком много неудачных попыток входа. Попробуйте через ${minutes} мин.`);
   }
 }
 
-/** Counts failures in a window; the limit-th failure locks the login for a while. */
-async function recordFailure(db: Db, login: string) {
-  const windowMinutes = LOGIN_LOCK_MINUTES;
+/** A successful login clears its pair and takes back its own count from the address (not the others'). */
+async function forgetAttempt(db: Db, login: string, address: string) {
+  await db.delete(loginThrottle).where(and(eq(loginThrottle.login, login), eq(loginThrottle.address, address)));
   await db
-    .insert(loginThrottle)
-    .values({ login, failures: 1, windowStart: new Date() })
-    .onConflictDoUpdate({
-      target: loginThrottle.login,
-      set: {
-        failures: sql`case when ${loginThrottle.windowStart} < now() - make_interval(mins => ${windowMinutes}) then 1 else ${loginThrottle.failures} + 1 end`,
-        windowStart: sql`case when ${loginThrottle.windowStart} < now() - make_interval(mins => ${windowMinutes}) then now() else ${loginThrottle.windowStart} end`,
-        lockedUntil: sql`case when ${loginThrottle.windowStart} >= now() - make_interval(mins => ${windowMinutes}) and ${loginThrottle.failures} + 1 >= ${LOGIN_FAILURE_LIMIT} then now() + make_interval(mins => ${LOGIN_LOCK_MINUTES}) else null end`,
-      },
-    });
+    .update(loginThrottle)
+    .set({ failures: sql`greatest(${loginThrottle.failures} - 1, 0)` })
+    .where(and(eq(loginThrottle.login, ""), eq(loginThrottle.address, address)));
+}
+
+let dummy: Promise<string> | null = null;
+/** A hash of a random password with the real parameters, made once: what an unknown login is checked against. */
+function dummyHash(): Promise<string> {
+  dummy ??= hashPassword(crypto.randomBytes(24).toString("base64")).catch((error) => {
+    dummy = null;
+    throw error;
+  });
+  return dummy;
+}
+
+/** Compares access keys in constant time (their digests have one length whatever was typed). */
+function sameSecret(expected: string, given: string): boolean {
+  const digest = (value: string) => crypto.createHash("sha256").update(value).digest();
+  return crypto.timingSafeEqual(digest(expected), digest(given));
 }

@@ -17,9 +17,9 @@ export const LOGIN_NEEDED_FOR_SIP = "Заполните логин, для ге�
 export const LOGIN_TAKEN = "Такой логин уже занят";
 export const SIP_TAKEN = "Такой SIP логин уже занят";
 
-/** How the realtime hub is told to end a user's sockets (on every instance). */
+/** How the realtime hub is told to end a user's sockets (on every instance), but those of `keepSession`. */
 export interface LogoutSignal {
-  forceLogout(userId: number): Promise<void>;
+  forceLogout(userId: number, keepSession?: string): Promise<void>;
 }
 
 const tooLong = (max: number) => `Слишком длинное значение (не более ${max} символов)`;
@@ -130,11 +130,22 @@ export const updateUserSchema = z
   .refine((v) => Object.values(v).some((value) => value !== undefined), { error: "Нет изменений для сохранения" });
 export type UpdateUserInput = z.input<typeof updateUserSchema>;
 
-export async function updateUser(db: Db, actor: Actor, rawId: unknown, input: unknown) {
+/**
+ * Edits a user. A new password ends his sessions and his open pages, like a forced logout: whoever knew the old
+ * one is out. An admin changing his own password keeps the session he does it from (his other ones end).
+ */
+export async function updateUser(
+  db: Db,
+  sessions: SessionStore,
+  signal: LogoutSignal,
+  actor: Actor,
+  rawId: unknown,
+  input: unknown,
+) {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   const data = parseInput(updateUserSchema, input);
-  return db.transaction(async (tx) => {
+  const updated = await db.transaction(async (tx) => {
     const [user] = await tx.select().from(users).where(eq(users.id, id)).for("update");
     if (!user) throw userNotFound();
     if (data.login !== undefined && (await loginTaken(tx as unknown as Db, data.login, id))) {
@@ -159,13 +170,27 @@ export async function updateUser(db: Db, actor: Actor, rawId: unknown, input: un
       changes.passwordHint = passwordHint(data.password);
     }
     try {
-      const [updated] = await tx.update(users).set(changes).where(eq(users.id, id)).returning();
-      return presentManagedUser(updated);
+      const [row] = await tx.update(users).set(changes).where(eq(users.id, id)).returning();
+      return presentManagedUser(row);
     } catch (error) {
       if (isUniqueViolation(error)) throw conflict(LOGIN_TAKEN, "login_taken");
       throw error;
     }
   });
+  if (data.password !== undefined) {
+    await endSessions(db, sessions, signal, id, id === actor.id ? actor.session : undefined);
+  }
+  return updated;
+}
+
+/**
+ * Forced logout's effect, in one place: the sessions go (all but `keep`), isOnline turns false when none is
+ * left, and every socket of the user is told, on every instance (decision 005).
+ */
+async function endSessions(db: Db, sessions: SessionStore, signal: LogoutSignal, userId: number, keep?: string) {
+  await sessions.invalidateUser(userId, keep);
+  if (!keep) await db.update(users).set({ isOnline: false, updatedAt: new Date() }).where(eq(users.id, userId));
+  await signal.forceLogout(userId, keep);
 }
 
 /**
@@ -223,8 +248,6 @@ export async function forceLogout(
   if (id === actor.id) throw badRequest("Свою сессию завершите кнопкой выхода", "force_logout_self");
   const user = await findUser(db, id);
   if (!user) throw userNotFound();
-  await sessions.invalidateUser(id);
-  await db.update(users).set({ isOnline: false, updatedAt: new Date() }).where(eq(users.id, id));
-  await signal.forceLogout(id);
+  await endSessions(db, sessions, signal, id);
   return { success: true, message: "Сессия пользователя закрыта" };
 }

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { login, loginSchema } from "../../../core/auth/login";
+import { clientAddress } from "../../../http/client-address";
 import { forceLogout, registerManager, registerSchema } from "../../../core/users/managers";
 import { actorOf } from "../../plugin";
 import { errorResponses, errorSchema, okSchema, sessionUserSchema } from "../../schemas/common";
@@ -22,7 +23,8 @@ const auth: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request) => {
-      const result = await login(api.deps.db, api.deps.sessions, request.body);
+      const address = clientAddress(request.raw, api.deps.config.trustProxy);
+      const result = await login(api.deps.db, api.deps.sessions, request.body, address);
       return { access_token: result.access_token, user: result.user };
     },
   );

@@ -62,7 +62,8 @@ const users: FastifyPluginAsyncZod = async (api) => {
         response: { 200: managedUserSchema, ...errorResponses },
       },
     },
-    async (request) => updateUser(api.deps.db, actorOf(request), request.params.id, request.body),
+    async (request) =>
+      updateUser(api.deps.db, api.deps.sessions, api.deps.hub, actorOf(request), request.params.id, request.body),
   );
 
   api.delete(

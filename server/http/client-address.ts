@@ -1,0 +1,44 @@
+import type { IncomingMessage } from "node:http";
+import net from "node:net";
+
+/**
+ * The address a request came from, as login throttling counts it. Both login paths (the API and the page's
+ * action) read it here, from the raw Node request, so they count alike.
+ *
+ * `trustedProxies` (TRUST_PROXY) is how many proxies of ours stand in front of the app. Each appends the
+ * address it received the request from to X-Forwarded-For, so the client is that many hops back from the
+ * socket; whatever a client wrote further left is its own claim and never read. With 0 the header is ignored.
+ * IPv6 addresses count by their /64: one host usually holds a whole /64 and could rotate through it.
+ */
+export function clientAddress(request: IncomingMessage, trustedProxies: number): string {
+  const socketAddress = request.socket?.remoteAddress ?? "";
+  let address = socketAddress;
+  if (trustedProxies > 0) {
+    const header = request.headers["x-forwarded-for"];
+    const forwarded = (Array.isArray(header) ? header.join(",") : header ?? "")
+      .split(",")
+      .map((part) => part.trim())
+      .filter(Boolean);
+    const chain = [...forwarded, socketAddress];
+    const candidate = chain[Math.max(0, chain.length - 1 - trustedProxies)];
+    // A proxy that sends something that is not an address is misconfigured: count by the proxy itself.
+    if (net.isIP(candidate)) address = candidate;
+  }
+  return throttleKey(address);
+}
+
+function throttleKey(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return mapped[1];
+  if (net.isIPv6(address)) return `${expandIPv6(address).slice(0, 4).join(":")}::/64`;
+  return address || "unknown";
+}
+
+/** The eight groups of an IPv6 address, "::" expanded (a zone id such as %eth0 dropped). */
+function expandIPv6(address: string): string[] {
+  const [head, tail] = address.split("%")[0].toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = tail !== undefined && tail !== "" ? tail.split(":") : [];
+  const missing = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array(missing).fill("0"), ...right].map((group) => group.replace(/^0+(?=.)/, ""));
+}
