@@ -62,8 +62,8 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns the server without waiting for it. */
-export function spawnServer(options: ServerOptions & { port: number }): ServerProcess {
+/** The environment a spawned server runs with. */
+export function serverEnv(options: ServerOptions & { port: number }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(options.port),
@@ -78,6 +78,12 @@ export function spawnServer(options: ServerOptions & { port: number }): ServerPr
     ...options.env,
   };
   delete env.TEST_DATABASE_URL;
+  return env;
+}
+
+/** Spawns the server without waiting for it. */
+export function spawnServer(options: ServerOptions & { port: number }): ServerProcess {
+  const env = serverEnv(options);
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let text = "";
   child.stdout!.on("data", (chunk) => (text += chunk));
