@@ -209,8 +209,13 @@ export function faultBackend(tag: string) {
   const backend = {
     dataDir: "",
     pg: undefined as { url: string; drop(): Promise<void> } | undefined,
-    async start(): Promise<ServerProcess> {
-      const server = await startServer(backend.pg ? { databaseUrl: backend.pg.url } : { dataDir: backend.dataDir });
+    /** `options` may add environment (env) or, for a second PGlite instance, its own dataDir. */
+    async start(options: Pick<ServerOptions, "env" | "dataDir"> = {}): Promise<ServerProcess> {
+      const server = await startServer(
+        backend.pg
+          ? { databaseUrl: backend.pg.url, env: options.env }
+          : { dataDir: options.dataDir ?? backend.dataDir, env: options.env },
+      );
       children.push(server);
       return server;
     },
