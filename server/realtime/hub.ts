@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { Db, DbHandle } from "../../db/client";
 import type { User } from "../../db/schema";
 import type { SessionStore } from "../auth/sessions";
+import { forbidden } from "../core/errors";
 import { adminsAmong, listPresentUsers, touchPresence, type PresentUser } from "../core/users/presence";
 import { readCookie, SESSION_COOKIE } from "../http/cookies";
 import { sameOrigin } from "../http/origin";
@@ -27,7 +28,7 @@ export const MESSAGE_RATE = { burst: 20, perSecond: 2 };
 /** A client message is `{ event, data }` of a few dozen bytes; anything larger is closed with 1009. */
 export const MAX_MESSAGE_BYTES = 4 * 1024;
 
-export const NOT_ADMIN = "Недостаточно прав для этого действия";
+export const NOT_ADMIN = forbidden().message;
 export const TOO_MANY_SOCKETS = `Слишком много соединений для одной сессии (не более ${MAX_SOCKETS_PER_SESSION}): закройте лишние вкладки`;
 export const TOO_MANY_MESSAGES = "Слишком много сообщений: соединение закрыто";
 

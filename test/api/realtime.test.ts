@@ -373,6 +373,32 @@ describe.runIf(process.env.TEST_DATABASE_URL)("two app instances on one Postgres
     await until(async () => watcher.events.some((e) => e.event === "usersOnline" && !logins(e.data).includes("two-instances")));
     watcher.ws.close();
   });
+
+  it("an admin demoted through A stops getting the online list on his socket on B", async () => {
+    const apiA = supertest(`http://${a.base}`);
+    const second = await createUser(handle.db, { login: "two-demoted", isAdmin: true });
+    const adminToken = (await apiA.post("/api/v1/auth/login").send(ADMIN)).body.access_token as string;
+    const secondToken = (
+      await apiA.post("/api/v1/auth/login").send({ login: second.login, password: second.password, accessKey: second.accessKey })
+    ).body.access_token as string;
+    const demoted = await openSocket(`ws://${b.base}/realtime`, secondToken);
+    demoted.send("getUsersOnline");
+    await demoted.next("usersOnline");
+    const watcher = await openSocket(`ws://${b.base}/realtime`, adminToken);
+    watcher.send("getUsersOnline");
+    await watcher.next("usersOnline");
+
+    expect((await apiA.patch(`/api/v1/users/${second.user.id}`).set(bearer(adminToken)).send({ isAdmin: false })).status).toBe(200);
+    const seenBefore = demoted.events.length;
+    const m = await createUser(handle.db, { login: "two-after-demotion" });
+    const mToken = (await apiA.post("/api/v1/auth/login").send({ login: m.login, password: m.password, accessKey: m.accessKey })).body
+      .access_token as string;
+    const socket = await openSocket(`ws://${a.base}/realtime`, mToken);
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && logins(e.data).includes("two-after-demotion")));
+    expect(await demoted.next("error")).toEqual({ message: "Недостаточно прав для этого действия" });
+    expect(demoted.events.slice(seenBefore).filter((e) => e.event === "usersOnline")).toEqual([]);
+    for (const s of [demoted, watcher, socket]) s.ws.close();
+  });
 });
 
 /**
