@@ -11,7 +11,7 @@ import { badRequest, isAppError } from "../server/core/errors";
 import { IMPORT_FAILURE, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
 import { MAPPING_FIELDS, MAPPING_LABELS } from "../server/core/bases/mapping";
 import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
-import { fileRequired, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
+import { fileRequired, keepUpload, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
 import "./context.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
@@ -70,7 +70,7 @@ const fileUploadHandler: UploadHandler = async ({ name, filename, data }) => {
     removeUpload(upload.path);
     return undefined;
   }
-  return `${upload.id}:${filename}`;
+  return `${keepUpload(upload)}:${filename}`;
 };
 
 async function readForm(request: Request): Promise<FormData> {

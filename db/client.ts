@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { SQL } from "drizzle-orm";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import type { Sql } from "postgres";
+import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../server/process-owner";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -29,46 +30,68 @@ export const migrationsFolder = path.resolve(path.dirname(fileURLToPath(import.m
 
 export class DataDirLockedError extends Error {}
 
-/** One process per PGlite data directory: two would lose data silently (DESIGN §10). */
-function lockDataDir(dataDir: string): () => void {
+/** How long a start waits for a lock holder that was just killed to be gone (it may still be exiting). */
+const LOCK_HOLDER_GRACE_MS = 2000;
+
+/**
+ * One process per PGlite data directory: two would lose data silently (DESIGN §10). The lock file names its
+ * holder (pid and start time, server/process-owner.ts); a holder that no longer runs (exited, killed and not
+ * yet reaped, or its pid reused by another program) leaves a stale lock that the next start takes over.
+ */
+async function lockDataDir(dataDir: string): Promise<() => void> {
   fs.mkdirSync(dataDir, { recursive: true });
   const lockPath = path.join(dataDir, "app.lock");
+  const me = formatOwner(currentOwner());
+  // Written aside, then linked into place: the lock appears whole or not at all (link fails if it exists).
   const tryCreate = () => {
-    const fd = fs.openSync(lockPath, "wx");
-    fs.writeSync(fd, String(process.pid));
-    fs.closeSync(fd);
-  };
-  try {
-    tryCreate();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    const pid = Number(fs.readFileSync(lockPath, "utf8").trim());
-    // Our own pid counts too: two PGlite instances in one process corrupt the folder just the same.
-    if (pid && isAlive(pid)) {
-      throw new DataDirLockedError(
-        `Папка данных ${dataDir} уже используется другим процессом (pid ${pid}). ` +
-          `Остановите его или укажите другой DATA_DIR.`,
-      );
+    const aside = `${lockPath}.${process.pid}`;
+    fs.writeFileSync(aside, me);
+    try {
+      fs.linkSync(aside, lockPath);
+    } finally {
+      fs.rmSync(aside, { force: true });
     }
-    fs.rmSync(lockPath, { force: true }); // stale: its process is gone
-    tryCreate();
+  };
+  const read = () => {
+    try {
+      return fs.readFileSync(lockPath, "utf8");
+    } catch {
+      return null; // removed meanwhile
+    }
+  };
+  for (;;) {
+    try {
+      tryCreate();
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+    }
+    const text = read();
+    if (text === null) continue;
+    // A lock that names no process (empty: an older version killed while writing it) is stale too.
+    const holder = parseOwner(text);
+    const deadline = Date.now() + LOCK_HOLDER_GRACE_MS;
+    // Our own pid counts too: two PGlite instances in one process corrupt the folder just the same.
+    while (holder && ownerAlive(holder)) {
+      if (Date.now() >= deadline || holder.pid === process.pid) {
+        throw new DataDirLockedError(
+          `Папка данных ${dataDir} уже используется другим процессом (pid ${holder.pid}). ` +
+            `Остановите его или укажите другой DATA_DIR.`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Stale: its process is gone. Removed only if still the lock we judged (another start may have taken it
+    // over meanwhile; then the next round reads that one).
+    if (read() === text) fs.rmSync(lockPath, { force: true });
   }
   return () => {
     try {
-      if (fs.readFileSync(lockPath, "utf8").trim() === String(process.pid)) fs.rmSync(lockPath);
+      if (fs.readFileSync(lockPath, "utf8").trim() === me) fs.rmSync(lockPath);
     } catch {
       /* already gone */
     }
   };
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 export interface CreateDbOptions {
@@ -92,7 +115,7 @@ async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise
   // pg_trgm backs the search by part of a name (migration 0002, docs/decisions/003).
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const inMemory = dataDir.startsWith("memory://");
-  const unlock = inMemory ? () => {} : lockDataDir(path.resolve(dataDir));
+  const unlock = inMemory ? () => {} : await lockDataDir(path.resolve(dataDir));
   let client;
   try {
     client = inMemory

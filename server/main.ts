@@ -1,6 +1,7 @@
 import v8 from "node:v8";
 import { createDb, DataDirLockedError, type DbHandle } from "../db/client";
 import { seed } from "../db/seed";
+import { sweepUploads } from "./core/bases/uploads";
 import { buildApp } from "./app";
 import { loadConfig } from "./config";
 
@@ -26,6 +27,8 @@ async function main() {
     throw error;
   }
   await handle.migrate();
+  // Uploads a killed process left behind go now, not a day later (another live instance's stay: their owner runs).
+  sweepUploads();
   const seeded = await seed(handle.db, config.admin);
   if (seeded.createdAdmin) {
     const a = seeded.createdAdmin;

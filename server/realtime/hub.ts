@@ -5,7 +5,8 @@ import { WebSocketServer, type WebSocket } from "ws";
 import type { Db, DbHandle } from "../../db/client";
 import type { User } from "../../db/schema";
 import type { SessionStore } from "../auth/sessions";
-import { listPresentUsers, touchPresence, type PresentUser } from "../core/users/presence";
+import { forbidden } from "../core/errors";
+import { adminsAmong, listPresentUsers, touchPresence, type PresentUser } from "../core/users/presence";
 import { readCookie, SESSION_COOKIE } from "../http/cookies";
 import { sameOrigin } from "../http/origin";
 
@@ -18,6 +19,19 @@ export const REALTIME_CHANNEL = "leaddesk_realtime";
 export const CLOSE_FORCED_LOGOUT = 4001;
 /** Close code when the socket's session no longer exists (logged out elsewhere). */
 export const CLOSE_SESSION_ENDED = 4002;
+/** Close code (the standard "policy violation") when a socket sends faster than MESSAGE_RATE allows. */
+export const CLOSE_TOO_MANY_MESSAGES = 1008;
+
+/** Open sockets per session (a browser's tabs share one): one more is refused with 429 until one closes. */
+export const MAX_SOCKETS_PER_SESSION = 10;
+/** Per socket: a burst of this many messages, refilled at this many a second (a page sends one per 5 s). */
+export const MESSAGE_RATE = { burst: 20, perSecond: 2 };
+/** A client message is `{ event, data }` of a few dozen bytes; anything larger is closed with 1009. */
+export const MAX_MESSAGE_BYTES = 4 * 1024;
+
+export const NOT_ADMIN = forbidden().message;
+export const TOO_MANY_SOCKETS = `Слишком много соединений для одной сессии (не более ${MAX_SOCKETS_PER_SESSION}): закройте лишние вкладки`;
+export const TOO_MANY_MESSAGES = "Слишком много сообщений: соединение закрыто";
 
 /** A message on the socket: `{ event, data }` both ways. */
 export interface RealtimeMessage {
@@ -68,8 +82,11 @@ interface Client {
   token: string;
   alive: boolean;
   lastTouch: number;
-  /** An admin who asked getUsersOnline: gets usersOnline whenever the list changes. */
+  /** An admin who asked getUsersOnline: gets usersOnline whenever the list changes (while still an admin). */
   watching: boolean;
+  /** Token bucket of the message rate limit. */
+  allowance: number;
+  allowanceAt: number;
 }
 
 /**
@@ -99,8 +116,11 @@ export function createRealtimeHub({
   presenceGraceSeconds = 30,
   pingSeconds = 10,
 }: HubOptions): RealtimeHub {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const clientsByUser = new Map<number, Set<Client>>();
+  /** Sockets per session token, counted from the moment an upgrade is let through until its socket closes. */
+  const socketsByToken = new Map<string, number>();
+  let listInFlight: Promise<PresentUser[]> | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   let closed = false;
   let lastSentList = "";
@@ -108,9 +128,18 @@ export function createRealtimeHub({
   // Consecutive database writes from one socket: at most one per this many ms (updateStatus and pongs).
   const touchEveryMs = Math.min(4000, (pingSeconds * 1000) / 2);
 
-  const refuse = (socket: Duplex, status: number, text: string) => {
-    socket.write(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
-    socket.destroy();
+  const refuse = (socket: Duplex, status: number, text: string, body = "") => {
+    const bytes = Buffer.from(body, "utf8");
+    socket.once("finish", () => socket.destroy());
+    socket.end(
+      Buffer.concat([
+        Buffer.from(
+          `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
+            `Content-Length: ${bytes.length}\r\n\r\n`,
+        ),
+        bytes,
+      ]),
+    );
   };
 
   async function authenticate(request: IncomingMessage): Promise<{ user: User; token: string } | null> {
@@ -143,24 +172,37 @@ export function createRealtimeHub({
     }
   }
 
-  async function currentList(): Promise<PresentUser[]> {
-    return listPresentUsers(db, presenceGraceSeconds);
+  /** The online list; requests that arrive while it is being read share that one query. */
+  function currentList(): Promise<PresentUser[]> {
+    listInFlight ??= listPresentUsers(db, presenceGraceSeconds).finally(() => (listInFlight = null));
+    return listInFlight;
   }
 
-  /** Pushes the online list to the admins watching it, when it differs from the last one sent. */
+  /**
+   * Pushes the online list to the admins watching it, when it differs from the last one sent. The role is read
+   * again before each push: a watcher demoted since he asked stops watching and is told why.
+   */
   async function pushList(force = false) {
     const watchers = allClients().filter((c) => c.watching);
     if (watchers.length === 0) return;
     let list: PresentUser[];
+    let admins: Set<number>;
     try {
       list = await currentList();
+      if (!force && JSON.stringify(list) === lastSentList) return;
+      admins = await adminsAmong(db, [...new Set(watchers.map((c) => c.user.id))]);
     } catch {
       return;
     }
-    const text = JSON.stringify(list);
-    if (!force && text === lastSentList) return;
-    lastSentList = text;
-    for (const c of watchers) send(c.ws, "usersOnline", list);
+    lastSentList = JSON.stringify(list);
+    for (const c of watchers) {
+      if (admins.has(c.user.id)) {
+        send(c.ws, "usersOnline", list);
+      } else {
+        c.watching = false;
+        send(c.ws, "error", { message: NOT_ADMIN });
+      }
+    }
   }
 
   function schedulePush() {
@@ -198,8 +240,34 @@ export function createRealtimeHub({
     deliver(message);
   }
 
+  /** Token bucket: false (and the socket closed, with the reason) once the socket sends faster than allowed. */
+  function withinRate(client: Client): boolean {
+    const now = Date.now();
+    client.allowance = Math.min(
+      MESSAGE_RATE.burst,
+      client.allowance + ((now - client.allowanceAt) / 1000) * MESSAGE_RATE.perSecond,
+    );
+    client.allowanceAt = now;
+    if (client.allowance >= 1) {
+      client.allowance -= 1;
+      return true;
+    }
+    send(client.ws, "error", { message: TOO_MANY_MESSAGES });
+    client.ws.close(CLOSE_TOO_MANY_MESSAGES, "too many messages");
+    return false;
+  }
+
   function onConnection(ws: WebSocket, user: User, token: string) {
-    const client: Client = { ws, user, token, alive: true, lastTouch: 0, watching: false };
+    const client: Client = {
+      ws,
+      user,
+      token,
+      alive: true,
+      lastTouch: 0,
+      watching: false,
+      allowance: MESSAGE_RATE.burst,
+      allowanceAt: Date.now(),
+    };
     let set = clientsByUser.get(user.id);
     const first = !set;
     if (!set) clientsByUser.set(user.id, (set = new Set()));
@@ -214,6 +282,7 @@ export function createRealtimeHub({
     });
     ws.on("error", () => {});
     ws.on("message", async (raw) => {
+      if (ws.readyState !== ws.OPEN || !withinRate(client)) return;
       let message: RealtimeMessage;
       try {
         message = JSON.parse(raw.toString());
@@ -224,12 +293,14 @@ export function createRealtimeHub({
       if (message?.event === "updateStatus") {
         await touch(client);
       } else if (message?.event === "getUsersOnline") {
-        if (!client.user.isAdmin) {
-          send(ws, "error", { message: "Недостаточно прав для этого действия" });
-          return;
-        }
-        client.watching = true;
         try {
+          // The role as it is now, not as it was when the socket opened (he may have been demoted or promoted).
+          if (!(await adminsAmong(db, [client.user.id])).has(client.user.id)) {
+            client.watching = false;
+            send(ws, "error", { message: NOT_ADMIN });
+            return;
+          }
+          client.watching = true;
           send(ws, "usersOnline", await currentList());
         } catch {
           send(ws, "error", { message: "Не удалось получить список пользователей онлайн" });
@@ -262,10 +333,23 @@ export function createRealtimeHub({
 
   return {
     handleUpgrade(request, socket, head) {
+      // A client that resets during authentication must not become an unhandled 'error'.
+      socket.on("error", () => {});
       if (closed) return refuse(socket, 503, "Service Unavailable");
       authenticate(request)
         .then((auth) => {
+          if (socket.destroyed) return; // gone while we asked the database: it would never free its slot
           if (!auth) return refuse(socket, 401, "Unauthorized");
+          // Counted synchronously with the check, so a burst of upgrades cannot all pass it at once.
+          const open = socketsByToken.get(auth.token) ?? 0;
+          if (open >= MAX_SOCKETS_PER_SESSION) return refuse(socket, 429, "Too Many Requests", TOO_MANY_SOCKETS);
+          socketsByToken.set(auth.token, open + 1);
+          // The TCP socket closes whether the upgrade completes or not: the slot is freed either way.
+          socket.once("close", () => {
+            const left = (socketsByToken.get(auth.token) ?? 1) - 1;
+            if (left > 0) socketsByToken.set(auth.token, left);
+            else socketsByToken.delete(auth.token);
+          });
           wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, auth.user, auth.token));
         })
         .catch(() => refuse(socket, 503, "Service Unavailable"));

@@ -140,6 +140,94 @@ describe("the realtime hub on one instance", () => {
     socket.ws.close();
   });
 
+  it("stops pushing the online list to an admin demoted while watching; his next getUsersOnline is refused", async () => {
+    const second = await createUser(t.db, { login: "rt-demoted", isAdmin: true });
+    const demoted = await openSocket(url, await t.tokenFor(second));
+    demoted.send("getUsersOnline");
+    await demoted.next("usersOnline");
+    const watcher = await openSocket(url, admin);
+    watcher.send("getUsersOnline");
+    await watcher.next("usersOnline");
+
+    const res = await t.request.patch(`/api/v1/users/${second.user.id}`).set(bearer(admin)).send({ isAdmin: false });
+    expect(res.status).toBe(200);
+    const seenBefore = demoted.events.length;
+
+    // The list changes: the admin still watching gets it, the demoted one is told he may not see it any more.
+    const m = await createUser(t.db, { login: "rt-after-demotion" });
+    const socket = await openSocket(url, await t.tokenFor(m));
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && logins(e.data).includes("rt-after-demotion")));
+    expect(await demoted.next("error")).toEqual({ message: "Недостаточно прав для этого действия" });
+    await sleep(300);
+    expect(demoted.events.slice(seenBefore).filter((e) => e.event === "usersOnline")).toEqual([]);
+
+    demoted.send("getUsersOnline");
+    expect(await demoted.next("error")).toEqual({ message: "Недостаточно прав для этого действия" });
+    await sleep(200);
+    expect(demoted.events.slice(seenBefore).filter((e) => e.event === "usersOnline")).toEqual([]);
+    for (const s of [demoted, watcher, socket]) s.ws.close();
+  });
+
+  it("refuses an 11th socket on one session with 429 and a reason; closing one frees its slot", async () => {
+    const m = await createUser(t.db, { login: "rt-many-tabs" });
+    const token = await t.tokenFor(m);
+    const attempt = () =>
+      new Promise<{ outcome: "open" | number; body: string; ws: WebSocket }>((resolve) => {
+        const ws = new WebSocket(url, { headers: bearer(token) });
+        ws.on("open", () => resolve({ outcome: "open", body: "", ws }));
+        ws.on("unexpected-response", (_q, res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (chunk) => (body += chunk));
+          res.on("end", () => resolve({ outcome: res.statusCode ?? 0, body, ws }));
+        });
+        ws.on("error", () => {});
+      });
+    // All at once, as the penetration test did: the slots are counted before any upgrade completes.
+    const first = await Promise.all(Array.from({ length: 14 }, attempt));
+    const opened = first.filter((a) => a.outcome === "open");
+    expect(opened).toHaveLength(10);
+    for (const refused of first.filter((a) => a.outcome !== "open")) {
+      expect(refused.outcome).toBe(429);
+      expect(refused.body).toBe("Слишком много соединений для одной сессии (не более 10): закройте лишние вкладки");
+    }
+    // Still refused on this session; another session of the same user has its own slots.
+    expect((await attempt()).outcome).toBe(429);
+    const fresh = await openSocket(url, await t.tokenFor(m));
+    fresh.ws.close();
+
+    opened[0].ws.close();
+    await until(async () => {
+      const again = await attempt();
+      if (again.outcome === "open") again.ws.close();
+      return again.outcome === "open";
+    });
+    for (const a of opened) a.ws.close();
+  });
+
+  it("closes a socket that floods messages with 1008 and a reason, after a bounded number of answers", async () => {
+    const socket = await openSocket(url, admin);
+    for (let i = 0; i < 300; i++) socket.send("getUsersOnline");
+    const code = await Promise.race([socket.closed, sleep(5000).then(() => "still open")]);
+    expect(code).toBe(1008);
+    expect(socket.events).toContainEqual({ event: "error", data: { message: "Слишком много сообщений: соединение закрыто" } });
+    expect(socket.events.filter((e) => e.event === "usersOnline").length).toBeLessThanOrEqual(21);
+    // A normal pace is never limited.
+    const calm = await openSocket(url, admin);
+    for (let i = 0; i < 5; i++) {
+      calm.send("getUsersOnline");
+      await calm.next("usersOnline");
+    }
+    expect(calm.ws.readyState).toBe(WebSocket.OPEN);
+    calm.ws.close();
+  });
+
+  it("closes a socket that sends a message larger than 4 KiB (1009)", async () => {
+    const socket = await openSocket(url, admin);
+    socket.send("updateStatus", "x".repeat(16 * 1024));
+    expect(await Promise.race([socket.closed, sleep(5000).then(() => "still open")])).toBe(1009);
+  });
+
   it("sends forceLogout to every socket of that user only, then closes them", async () => {
     const m = await createUser(t.db, { login: "rt-forced" });
     const other = await createUser(t.db, { login: "rt-bystander" });
@@ -284,6 +372,32 @@ describe.runIf(process.env.TEST_DATABASE_URL)("two app instances on one Postgres
     await expect(openSocket(`ws://${b.base}/realtime`, token)).rejects.toThrow("upgrade refused: 401");
     await until(async () => watcher.events.some((e) => e.event === "usersOnline" && !logins(e.data).includes("two-instances")));
     watcher.ws.close();
+  });
+
+  it("an admin demoted through A stops getting the online list on his socket on B", async () => {
+    const apiA = supertest(`http://${a.base}`);
+    const second = await createUser(handle.db, { login: "two-demoted", isAdmin: true });
+    const adminToken = (await apiA.post("/api/v1/auth/login").send(ADMIN)).body.access_token as string;
+    const secondToken = (
+      await apiA.post("/api/v1/auth/login").send({ login: second.login, password: second.password, accessKey: second.accessKey })
+    ).body.access_token as string;
+    const demoted = await openSocket(`ws://${b.base}/realtime`, secondToken);
+    demoted.send("getUsersOnline");
+    await demoted.next("usersOnline");
+    const watcher = await openSocket(`ws://${b.base}/realtime`, adminToken);
+    watcher.send("getUsersOnline");
+    await watcher.next("usersOnline");
+
+    expect((await apiA.patch(`/api/v1/users/${second.user.id}`).set(bearer(adminToken)).send({ isAdmin: false })).status).toBe(200);
+    const seenBefore = demoted.events.length;
+    const m = await createUser(handle.db, { login: "two-after-demotion" });
+    const mToken = (await apiA.post("/api/v1/auth/login").send({ login: m.login, password: m.password, accessKey: m.accessKey })).body
+      .access_token as string;
+    const socket = await openSocket(`ws://${a.base}/realtime`, mToken);
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && logins(e.data).includes("two-after-demotion")));
+    expect(await demoted.next("error")).toEqual({ message: "Недостаточно прав для этого действия" });
+    expect(demoted.events.slice(seenBefore).filter((e) => e.event === "usersOnline")).toEqual([]);
+    for (const s of [demoted, watcher, socket]) s.ws.close();
   });
 });
 

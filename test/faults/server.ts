@@ -63,8 +63,8 @@ export interface ServerProcess {
   stop(): Promise<void>;
 }
 
-/** Spawns the server without waiting for it. */
-export function spawnServer(options: ServerOptions & { port: number }): ServerProcess {
+/** The environment a spawned server runs with. */
+export function serverEnv(options: ServerOptions & { port: number }): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(options.port),
@@ -79,6 +79,12 @@ export function spawnServer(options: ServerOptions & { port: number }): ServerPr
     ...options.env,
   };
   delete env.TEST_DATABASE_URL;
+  return env;
+}
+
+/** Spawns the server without waiting for it. */
+export function spawnServer(options: ServerOptions & { port: number }): ServerProcess {
+  const env = serverEnv(options);
   const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   endWithTheRun(child);
   let text = "";
@@ -205,8 +211,13 @@ export function faultBackend(tag: string) {
   const backend = {
     dataDir: "",
     pg: undefined as { url: string; drop(): Promise<void> } | undefined,
-    async start(): Promise<ServerProcess> {
-      const server = await startServer(backend.pg ? { databaseUrl: backend.pg.url } : { dataDir: backend.dataDir });
+    /** `options` may add environment (env) or, for a second PGlite instance, its own dataDir. */
+    async start(options: Pick<ServerOptions, "env" | "dataDir"> = {}): Promise<ServerProcess> {
+      const server = await startServer(
+        backend.pg
+          ? { databaseUrl: backend.pg.url, env: options.env }
+          : { dataDir: options.dataDir ?? backend.dataDir, env: options.env },
+      );
       children.push(server);
       return server;
     },

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, gt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, exists, gt, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { sessions, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
@@ -36,6 +36,19 @@ export async function listPresentUsers(db: Db, graceSeconds: number): Promise<Pr
 export async function listUsersOnline(db: Db, actor: Actor, graceSeconds: number) {
   requireAdmin(actor);
   return listPresentUsers(db, graceSeconds);
+}
+
+/**
+ * Which of these users are admins now. The hub asks before each online list it sends, so an admin demoted
+ * (through any path, on any instance) stops getting the list at once, without being told.
+ */
+export async function adminsAmong(db: Db, userIds: number[]): Promise<Set<number>> {
+  if (userIds.length === 0) return new Set();
+  const rows = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(inArray(users.id, userIds), eq(users.isAdmin, true)));
+  return new Set(rows.map((r) => r.id));
 }
 
 /**
