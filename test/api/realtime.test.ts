@@ -1,6 +1,4 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import path from "node:path";
 import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
@@ -8,6 +6,7 @@ import { createRealtimeClient } from "../../app/lib/realtime";
 import { seed } from "../../db/seed";
 import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
 import { createTestDb } from "../helpers/db";
+import { startInstance, type Instance } from "../helpers/instance";
 
 interface Socket {
   ws: WebSocket;
@@ -303,45 +302,18 @@ describe("the realtime hub on one instance", () => {
   });
 });
 
-/** Spawns one app instance (test/api/realtime.instance.ts) on the given database; resolves with its base URL. */
-function startInstance(databaseUrl: string): Promise<{ base: string; child: ChildProcess }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", path.join(__dirname, "realtime.instance.ts")], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PRESENCE_GRACE_SECONDS: "30" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let out = "";
-    let err = "";
-    const timer = setTimeout(() => reject(new Error(`instance did not start: ${err}`)), 60_000);
-    child.stdout!.on("data", (chunk) => {
-      out += chunk;
-      const match = /\{"port":(\d+)\}/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        resolve({ base: `127.0.0.1:${match[1]}`, child });
-      }
-    });
-    child.stderr!.on("data", (chunk) => (err += chunk));
-    child.on("exit", (code) => reject(new Error(`instance exited with ${code}: ${err}`)));
-  });
-}
-
 describe.runIf(process.env.TEST_DATABASE_URL)("two app instances on one Postgres", () => {
   let handle: Awaited<ReturnType<typeof createTestDb>>;
-  let a: { base: string; child: ChildProcess };
-  let b: { base: string; child: ChildProcess };
+  let a: Instance;
+  let b: Instance;
   beforeAll(async () => {
     handle = await createTestDb();
     await seed(handle.db, ADMIN);
-    [a, b] = await Promise.all([startInstance(handle.url!), startInstance(handle.url!)]);
+    const env = { PRESENCE_GRACE_SECONDS: "30" };
+    [a, b] = await Promise.all([startInstance(handle.url!, env), startInstance(handle.url!, env)]);
   });
   afterAll(async () => {
-    for (const instance of [a, b]) {
-      if (!instance) continue;
-      const exited = new Promise((r) => instance.child.once("exit", r));
-      instance.child.kill("SIGTERM");
-      await Promise.race([exited, sleep(5000)]);
-    }
+    await Promise.all([a?.stop(), b?.stop()]);
     await handle?.close();
   });
 

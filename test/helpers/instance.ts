@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
+import { endWithTheRun } from "./children";
 
 export interface Instance {
   /** host:port on loopback */
@@ -16,6 +17,7 @@ export function startInstance(databaseUrl: string, env: Record<string, string> =
       env: { ...process.env, ...env, DATABASE_URL: databaseUrl },
       stdio: ["ignore", "pipe", "pipe"],
     });
+    endWithTheRun(child);
     let out = "";
     let err = "";
     const timer = setTimeout(() => reject(new Error(`instance did not start: ${err}`)), 60_000);
