@@ -25,6 +25,7 @@ import {
   registerManager,
   updateUser,
 } from "../managers.server";
+import { safeLocalPath } from "../redirects.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
@@ -67,8 +68,8 @@ function readAddForm(form: FormData): AddFormValues {
 
 /** The page and size to come back to (never another site, never a one-shot parameter). */
 function backTo(request: Request, form: FormData) {
-  const asked = text(form, "returnTo");
-  if (asked.startsWith("/managers") && !asked.startsWith("//")) return asked;
+  const asked = safeLocalPath(form.get("returnTo"), "");
+  if (asked.startsWith("/managers")) return asked;
   const url = new URL(request.url);
   const params = new URLSearchParams();
   for (const key of ["size", "page"]) {
