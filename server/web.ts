@@ -1,6 +1,7 @@
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
+import type { ServerResponse } from "node:http";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
@@ -21,15 +22,41 @@ export function loadRemixBuild(): Promise<ServerBuild> {
   return buildPromise;
 }
 
-/** Express serving the pages: static assets, the Origin check on writes, then Remix. */
+/**
+ * Everything after the static files depends on the session (pages, their data requests, the redirects after a
+ * form, downloads): `Cache-Control: no-store` unless the route set its own. Set when the head is written, since
+ * Remix appends its response's headers to what is already there.
+ */
+function noStoreByDefault(_req: unknown, res: ServerResponse, next: () => void) {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    if (!this.hasHeader("Cache-Control")) this.setHeader("Cache-Control", "no-store");
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+  next();
+}
+
+/** Pages are read (GET, HEAD) and forms are posted (POST); no page or form uses another method. */
+const PAGE_METHODS = ["GET", "HEAD", "POST"];
+
+/**
+ * Express serving the pages: other methods refused, static assets, the Origin check on writes, then Remix, whose
+ * answers are never stored by a browser or proxy.
+ */
 export async function createWebApp(deps: AppDeps) {
   const build = await loadRemixBuild();
   const app = express();
   app.disable("x-powered-by");
+  // Remix answers TRACE with a 500 and logs a stack trace for OPTIONS, PROPFIND...: a quiet 405 instead.
+  app.use((req, res, next) => {
+    if (PAGE_METHODS.includes(req.method)) return next();
+    res.status(405).set("Allow", PAGE_METHODS.join(", ")).type("text/plain; charset=utf-8").send("Метод не поддерживается");
+  });
   app.use(compression());
   // Fingerprinted by the compiler: cache for a year.
   app.use("/build", express.static(path.join(buildDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static("public", { maxAge: "1h" }));
+  app.use(noStoreByDefault);
 
   app.use((req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
