@@ -6,6 +6,7 @@ import { badRequest, isAppError } from "../server/core/errors";
 import { adjustBalance } from "../server/core/money/balance";
 import { cancelPayout, processPayout } from "../server/core/money/payouts";
 import { setRates } from "../server/core/money/rates";
+import { readFormBody } from "./forms.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
 export { readBalance } from "../server/core/money/balance";
@@ -34,7 +35,7 @@ export async function paymentsAction({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   try {
     switch (intent) {

@@ -38,10 +38,11 @@ function noStoreByDefault(_req: unknown, res: ServerResponse, next: () => void) 
 
 /** Pages are read (GET, HEAD) and forms are posted (POST); no page or form uses another method. */
 const PAGE_METHODS = ["GET", "HEAD", "POST"];
+const FORM_BODY = /^\s*(application\/x-www-form-urlencoded\s*(;|$)|multipart\/form-data\s*;.*\bboundary=)/i;
 
 /**
- * Express serving the pages: other methods refused, static assets, the Origin check on writes, then Remix, whose
- * answers are never stored by a browser or proxy.
+ * Express serving the pages: other methods refused, static assets, the Origin check on writes, bodies that are not
+ * forms refused, then Remix, whose answers are never stored by a browser or proxy.
  */
 export async function createWebApp(deps: AppDeps) {
   const build = await loadRemixBuild();
@@ -65,6 +66,12 @@ export async function createWebApp(deps: AppDeps) {
       return;
     }
     next();
+  });
+  // Page forms post urlencoded or multipart, the only bodies request.formData() reads: any other body would
+  // reach the action as a TypeError, a 500 and a logged stack.
+  app.use((req, res, next) => {
+    if (req.method !== "POST" || FORM_BODY.test(req.headers["content-type"] ?? "")) return next();
+    res.status(415).type("text/plain; charset=utf-8").send("Неподдерживаемый тип содержимого запроса: ожидается форма");
   });
 
   app.all(

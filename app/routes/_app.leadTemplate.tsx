@@ -22,6 +22,7 @@ import {
   updateTemplate,
 } from "../templates.server";
 import { redirectWithToast } from "../toast.server";
+import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Настройка шаблона" }];
 
@@ -54,7 +55,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   const id = form.get("id");
 

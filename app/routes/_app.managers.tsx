@@ -27,6 +27,7 @@ import {
 } from "../managers.server";
 import { safeLocalPath } from "../redirects.server";
 import { redirectWithToast } from "../toast.server";
+import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
 
@@ -84,7 +85,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
   const actor = actorOf(me);
   const { db, telephony } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = text(form, "intent") || "create";
   const js = text(form, "_js") === "1";
   const values = readAddForm(form);

@@ -8,6 +8,7 @@ import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
 import { redirectWithToast } from "../toast.server";
+import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Настройка скриптов" }];
 
@@ -22,7 +23,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   const input = { name: String(form.get("name") ?? ""), content: String(form.get("content") ?? "") };
   try {

@@ -9,6 +9,7 @@ import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
 import { forceLogout, isAppError, listUsersOnline } from "../managers.server";
 import { redirectWithToast } from "../toast.server";
+import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Юзеры онлайн" }];
 
@@ -35,7 +36,7 @@ interface UsersActionData {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const js = form.get("_js") === "1";
   const { db, sessions, hub } = context.deps;
   try {

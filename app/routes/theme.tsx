@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { safeLocalPath } from "../redirects.server";
 import { themeHeader } from "../theme.server";
+import { readFormBody } from "../forms.server";
 
 /** Light or dark, remembered in a cookie; works as a plain form post. */
 export async function loader() {
@@ -9,7 +10,7 @@ export async function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const theme = form.get("theme") === "dark" ? "dark" : "light";
   return redirect(safeLocalPath(form.get("redirectTo")), { headers: { "Set-Cookie": await themeHeader(theme) } });
 }
