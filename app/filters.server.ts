@@ -1,8 +1,8 @@
 // Server code for the topic pages (/loadedbases filter cards and form, /getFilters).
 import { data, type AppLoadContext } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
-import { badRequest } from "../server/core/errors";
 import { readFormBody } from "./forms.server";
+import { badRequest } from "../server/core/errors";
 export { isAppError } from "../server/core/errors";
 import { actionError } from "./errors.server";
 import { redirectWithToast } from "./toast.server";

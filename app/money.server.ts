@@ -1,12 +1,12 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { actionError } from "./errors.server";
+import { readFormBody } from "./forms.server";
 import { redirectWithToast } from "./toast.server";
 import { badRequest, isAppError } from "../server/core/errors";
 import { adjustBalance } from "../server/core/money/balance";
 import { cancelPayout, processPayout } from "../server/core/money/payouts";
 import { setRates } from "../server/core/money/rates";
-import { readFormBody } from "./forms.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
 export { readBalance } from "../server/core/money/balance";

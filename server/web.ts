@@ -1,7 +1,7 @@
+import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
-import type { ServerResponse } from "node:http";
 import type { ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";

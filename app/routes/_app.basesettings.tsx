@@ -3,8 +3,8 @@ import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
 import { readFormBody } from "../forms.server";
+import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
 
 
 export const meta: MetaFunction = () => [{ title: "Настройки баз" }];

@@ -5,6 +5,7 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { StatusRow } from "../components/statuses/StatusRow";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import {
   createDefaultStatus,
   deleteStatus,
@@ -15,7 +16,6 @@ import {
   updateStatus,
 } from "../statuses.server";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Статусы" }];
 

@@ -23,9 +23,9 @@ import {
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Экспорт баз" }];
 

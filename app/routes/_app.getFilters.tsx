@@ -5,8 +5,8 @@ import { actorOf, requireUser } from "../auth.server";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { chooseFilter, listOpenFilters } from "../filters.server";
-import { redirectWithToast } from "../toast.server";
 import { readFormBody } from "../forms.server";
+import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
 

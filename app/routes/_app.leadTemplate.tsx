@@ -7,6 +7,7 @@ import { LinkForm } from "../components/links/LinkForm";
 import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 import {
   actionErrorWith,
   createLink,
@@ -22,7 +23,6 @@ import {
   updateTemplate,
 } from "../templates.server";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Настройка шаблона" }];
 

@@ -15,9 +15,9 @@ import {
 import { LeadCard } from "../components/leads/LeadCard";
 import { notify, ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { findStatus, forwardApplication, leaveFilter, loadLeadPanel, recordStatus } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 

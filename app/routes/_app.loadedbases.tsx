@@ -6,8 +6,8 @@ import { BASE_PAGE_SIZES, BaseTable, type BaseSort } from "../components/bases/B
 import { pageParams, paginate } from "../components/bases/Pager";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { redirectWithToast } from "../toast.server";
 import { readFormBody } from "../forms.server";
+import { redirectWithToast } from "../toast.server";
 
 /**
  * /loadedbases (Мои базы): the topic (filter) cards come from the child routes (_app.loadedbases._index and

@@ -15,6 +15,7 @@ import {
   type ManagersActionData,
 } from "../components/managers/types";
 import { notify, ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 import {
   deleteUser,
   generateAccessKey,
@@ -27,7 +28,6 @@ import {
 } from "../managers.server";
 import { safeLocalPath } from "../redirects.server";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
 

@@ -6,9 +6,9 @@ import { ScriptContent } from "../components/scripts/ScriptViewer";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Настройка скриптов" }];
 

@@ -5,11 +5,11 @@ import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { Pagination, readPaging, useHydrated } from "../components/managers/Pagination";
 import { notify, ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
 import { forceLogout, isAppError, listUsersOnline } from "../managers.server";
 import { redirectWithToast } from "../toast.server";
-import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Юзеры онлайн" }];
 

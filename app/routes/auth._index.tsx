@@ -5,8 +5,8 @@ import type { FormEvent } from "react";
 import { getUser, login, startSessionCookieHeader } from "../auth.server";
 import { notify, ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { flashHeader } from "../toast.server";
 import { readFormBody } from "../forms.server";
+import { flashHeader } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Вход" }];
 

@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { readFormBody } from "../forms.server";
 import { safeLocalPath } from "../redirects.server";
 import { themeHeader } from "../theme.server";
-import { readFormBody } from "../forms.server";
 
 /** Light or dark, remembered in a cookie; works as a plain form post. */
 export async function loader() {

@@ -18,9 +18,9 @@ export type PathCheck = { status: 414 } | { status: 308; location: string } | nu
 
 /**
  * What to answer before routing, from the raw request target (Node's `req.url`): 414 for a path over
- * MAX_PATH_LENGTH or MAX_PATH_SEGMENTS; a redirect to the same path with runs of slashes (and backslashes, which browsers read as
- * slashes) collapsed, so "//evil.example" or "/\evil.example" can never come back as a Location that leaves the
- * site; null to go on. The query string is kept as it is.
+ * MAX_PATH_LENGTH characters or MAX_PATH_SEGMENTS segments; a redirect to the same path with runs of slashes (and
+ * backslashes, which browsers read as slashes) collapsed, so "//evil.example" or "/\evil.example" never come back
+ * as a Location that leaves the site; null to go on. The query string is kept as it is.
  */
 export function checkRequestPath(url: string): PathCheck {
   const queryAt = url.indexOf("?");
