@@ -1,6 +1,7 @@
 // Server code for the topic pages (/loadedbases filter cards and form, /getFilters).
 import { data, type AppLoadContext } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
+import { readFormBody } from "./forms.server";
 import { badRequest } from "../server/core/errors";
 export { isAppError } from "../server/core/errors";
 import { actionError } from "./errors.server";
@@ -54,7 +55,7 @@ export function readFilterForm(form: FormData) {
 export async function filterFormAction(request: Request, context: AppLoadContext, id: string | null) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "save");
   const values = readFilterForm(form);
   const db = context.deps.db;

@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { actionError } from "./errors.server";
+import { readFormBody } from "./forms.server";
 import { redirectWithToast } from "./toast.server";
 import { badRequest, isAppError } from "../server/core/errors";
 import { adjustBalance } from "../server/core/money/balance";
@@ -34,7 +35,7 @@ export async function paymentsAction({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   try {
     switch (intent) {

@@ -17,8 +17,11 @@ import { createRealtimeHub, REALTIME_PATH } from "./realtime/hub";
 import { startCallSweeper } from "./jobs/call-sweeper";
 import { startExportWorker } from "./jobs/export-worker";
 import { createTelephony } from "./telephony/provider";
+import { checkRequestPath } from "./http/paths";
 import { securityHeaders } from "./http/security";
 import { createWebApp } from "./web";
+
+const isApiPath = (url: string) => url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?");
 
 export interface BuildAppOptions {
   handle: DbHandle;
@@ -42,6 +45,17 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     // Route modules load on first start (tsx transpiles them); a busy 2-core box needs more than the 10 s default.
     pluginTimeout: 120_000,
   }).withTypeProvider<ZodTypeProvider>();
+  // First of all hooks, before middie hands the request to Express and Remix: a long or slash-ridden path costs
+  // Remix's matcher seconds of CPU (docs/decisions/022), so it is refused or redirected here, for every path.
+  app.addHook("onRequest", async (request, reply) => {
+    const verdict = checkRequestPath(request.raw.url ?? "/");
+    if (!verdict) return;
+    if (verdict.status === 308) return reply.code(308).header("Location", verdict.location).send();
+    const message = "Слишком длинный адрес запроса";
+    return isApiPath(request.raw.url ?? "")
+      ? reply.code(414).type("application/json; charset=utf-8").send(JSON.stringify({ error: "url_too_long", message }))
+      : reply.code(414).type("text/plain; charset=utf-8").send(message);
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
 
@@ -101,8 +115,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   if (web) {
     const webApp = await createWebApp(deps);
     app.use((req, res, next) => {
-      const url = req.url ?? "/";
-      if (url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?")) return next();
+      if (isApiPath(req.url ?? "/")) return next();
       // middie hands us the raw Node request; Express decorates it itself.
       webApp(req as never, res as never, next);
     });

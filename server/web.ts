@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/express";
@@ -22,15 +23,42 @@ export function loadRemixBuild(): Promise<ServerBuild> {
   return buildPromise;
 }
 
-/** Express serving the pages: static assets, the Origin check on writes, then Remix. */
+/**
+ * Everything after the static files depends on the session (pages, their data requests, the redirects after a
+ * form, downloads): `Cache-Control: no-store` unless the route set its own. Set when the head is written, since
+ * Remix appends its response's headers to what is already there.
+ */
+function noStoreByDefault(_req: unknown, res: ServerResponse, next: () => void) {
+  const writeHead = res.writeHead;
+  res.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse["writeHead"]>) {
+    if (!this.hasHeader("Cache-Control")) this.setHeader("Cache-Control", "no-store");
+    return writeHead.apply(this, args);
+  } as ServerResponse["writeHead"];
+  next();
+}
+
+/** Pages are read (GET, HEAD) and forms are posted (POST); no page or form uses another method. */
+const PAGE_METHODS = ["GET", "HEAD", "POST"];
+const FORM_BODY = /^\s*(application\/x-www-form-urlencoded\s*(;|$)|multipart\/form-data\s*;.*\bboundary=)/i;
+
+/**
+ * Express serving the pages: other methods refused, static assets, the Origin check on writes, bodies that are not
+ * forms refused, then Remix, whose answers are never stored by a browser or proxy.
+ */
 export async function createWebApp(deps: AppDeps) {
   const build = await loadRemixBuild();
   const app = express();
   app.disable("x-powered-by");
+  // Remix answers TRACE with a 500 and logs a stack trace for OPTIONS, PROPFIND...: a quiet 405 instead.
+  app.use((req, res, next) => {
+    if (PAGE_METHODS.includes(req.method)) return next();
+    res.status(405).set("Allow", PAGE_METHODS.join(", ")).type("text/plain; charset=utf-8").send("Метод не поддерживается");
+  });
   app.use(compression());
   // Fingerprinted by the compiler: cache for a year.
   app.use("/build", express.static(path.join(buildDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static("public", { maxAge: "1h" }));
+  app.use(noStoreByDefault);
 
   app.use((req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
@@ -39,6 +67,12 @@ export async function createWebApp(deps: AppDeps) {
       return;
     }
     next();
+  });
+  // Page forms post urlencoded or multipart, the only bodies request.formData() reads: any other body would
+  // reach the action as a TypeError, a 500 and a logged stack.
+  app.use((req, res, next) => {
+    if (req.method !== "POST" || FORM_BODY.test(req.headers["content-type"] ?? "")) return next();
+    res.status(415).type("text/plain; charset=utf-8").send("Неподдерживаемый тип содержимого запроса: ожидается форма");
   });
 
   app.all(

@@ -3,6 +3,7 @@ import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
+import { readFormBody } from "../forms.server";
 import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
 
 
@@ -21,7 +22,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   try {
     const settings = await saveDatabaseSettings(context.deps.db, actorOf(user), {
       removeDuplicatesInBase: form.get("removeDuplicatesInBase") === "on",

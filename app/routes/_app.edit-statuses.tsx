@@ -5,6 +5,7 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { StatusRow } from "../components/statuses/StatusRow";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import {
   createDefaultStatus,
   deleteStatus,
@@ -29,7 +30,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   const id = form.get("id");
   try {

@@ -23,6 +23,7 @@ import {
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { redirectWithToast } from "../toast.server";
 
@@ -65,7 +66,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = form.get("intent");
   try {
     if (intent === "create") {

@@ -5,6 +5,7 @@ import { actorOf, requireUser } from "../auth.server";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { chooseFilter, listOpenFilters } from "../filters.server";
+import { readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
@@ -20,7 +21,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 /** Choosing a topic stores it, shows Тематика выбрана and goes to /leadpanel. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   try {
     await chooseFilter(context.deps.db, actorOf(user), {
       filterId: form.get("filterId"),

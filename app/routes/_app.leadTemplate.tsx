@@ -7,6 +7,7 @@ import { LinkForm } from "../components/links/LinkForm";
 import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 import {
   actionErrorWith,
   createLink,
@@ -54,7 +55,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   const id = form.get("id");
 

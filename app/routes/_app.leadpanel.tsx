@@ -17,6 +17,7 @@ import {
 import { LeadCard } from "../components/leads/LeadCard";
 import { notify, ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { findStatus, forwardApplication, leaveFilter, loadLeadPanel, recordStatus } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -55,7 +56,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   const { db, config } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "status");
 
   if (intent === "change-topic") {

@@ -5,6 +5,7 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
 import { actionError } from "../errors.server";
 import { listFilters, toggleFilterActive, unknownIntent } from "../filters.server";
+import { readFormBody } from "../forms.server";
 
 /** /loadedbases: the filter (topic) cards above the bases table of the parent route. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -15,7 +16,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 /** intent toggle: Активирован / Деактивирован (a fetcher with JavaScript, a plain post without). */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   if (form.get("intent") !== "toggle") {
     return actionError(unknownIntent());
   }

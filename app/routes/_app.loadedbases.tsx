@@ -6,6 +6,7 @@ import { BASE_PAGE_SIZES, BaseTable, type BaseSort } from "../components/bases/B
 import { pageParams, paginate } from "../components/bases/Pager";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
 
 /**
@@ -50,7 +51,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 /** Posts to /loadedbases itself (not ?index) land here: the base table's delete. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const back = new URL(request.url);
   back.searchParams.delete("deleteBase");
   const to = `/loadedbases${back.search}`;

@@ -15,6 +15,7 @@ import {
   type ManagersActionData,
 } from "../components/managers/types";
 import { notify, ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 import {
   deleteUser,
   generateAccessKey,
@@ -25,6 +26,7 @@ import {
   registerManager,
   updateUser,
 } from "../managers.server";
+import { safeLocalPath } from "../redirects.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
@@ -67,8 +69,8 @@ function readAddForm(form: FormData): AddFormValues {
 
 /** The page and size to come back to (never another site, never a one-shot parameter). */
 function backTo(request: Request, form: FormData) {
-  const asked = text(form, "returnTo");
-  if (asked.startsWith("/managers") && !asked.startsWith("//")) return asked;
+  const asked = safeLocalPath(form.get("returnTo"), "");
+  if (asked.startsWith("/managers")) return asked;
   const url = new URL(request.url);
   const params = new URLSearchParams();
   for (const key of ["size", "page"]) {
@@ -84,7 +86,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // With the session: an admin who changes his own password keeps this one (the others end).
   const actor = actorOf(me, await readSessionToken(request, context));
   const { db, sessions, hub, telephony } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = text(form, "intent") || "create";
   const js = text(form, "_js") === "1";
   const values = readAddForm(form);

@@ -6,6 +6,7 @@ import { ScriptContent } from "../components/scripts/ScriptViewer";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -22,7 +23,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const intent = String(form.get("intent") ?? "");
   const input = { name: String(form.get("name") ?? ""), content: String(form.get("content") ?? "") };
   try {

@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { Pagination, readPaging, useHydrated } from "../components/managers/Pagination";
 import { notify, ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
 import { forceLogout, isAppError, listUsersOnline } from "../managers.server";
@@ -35,7 +36,7 @@ interface UsersActionData {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const js = form.get("_js") === "1";
   const { db, sessions, hub } = context.deps;
   try {

@@ -5,6 +5,7 @@ import type { FormEvent } from "react";
 import { getUser, login, startSessionCookieHeader } from "../auth.server";
 import { notify, ServerMessage } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 import { flashHeader } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Вход" }];
@@ -15,7 +16,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const input = {
     login: String(form.get("login") ?? ""),
     password: String(form.get("password") ?? ""),

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ServerMessage } from "../components/ui/Toasts";
+import { readFormBody } from "../forms.server";
 
 export const meta: MetaFunction = () => [{ title: "Восстановление доступа" }];
 
@@ -10,7 +11,7 @@ export const meta: MetaFunction = () => [{ title: "Восстановление 
  * answer is to say so: we never claim to have sent a message we did not send.
  */
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const login = String(form.get("login") ?? "").trim();
   if (!login) return data({ kind: "error" as const, message: "Укажите логин" }, { status: 400 });
   return data({

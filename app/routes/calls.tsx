@@ -2,6 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
 import { answerCall, endCall, keepCallAlive, startCall } from "../calls.server";
 import { resourceError } from "../errors.server";
+import { readFormBody } from "../forms.server";
 
 /**
  * The softphone's reports to the call log, with the session cookie (the same core as POST /api/v1/calls):
@@ -13,7 +14,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
   const { db } = context.deps;
   const actor = actorOf(user);
-  const form = Object.fromEntries(await request.formData());
+  const form = Object.fromEntries(await readFormBody(request));
   const present = (key: string) => (typeof form[key] === "string" && form[key] !== "" ? form[key] : undefined);
   try {
     switch (form.intent) {

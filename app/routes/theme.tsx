@@ -1,5 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
+import { readFormBody } from "../forms.server";
+import { safeLocalPath } from "../redirects.server";
 import { themeHeader } from "../theme.server";
 
 /** Light or dark, remembered in a cookie; works as a plain form post. */
@@ -8,23 +10,7 @@ export async function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await request.formData();
+  const form = await readFormBody(request);
   const theme = form.get("theme") === "dark" ? "dark" : "light";
-  const target = String(form.get("redirectTo") ?? "/");
-  return redirect(localPath(target), { headers: { "Set-Cookie": await themeHeader(theme) } });
-}
-
-/**
- * Only our own paths: never an open redirect. Resolved the way a browser resolves a Location, so "/\evil.example"
- * or "/<tab>/evil.example" (which browsers read as //evil.example) fall back to "/".
- */
-function localPath(target: string): string {
-  const base = "http://local.invalid";
-  try {
-    const url = new URL(target, base);
-    if (!target.startsWith("/") || url.origin !== base) return "/";
-    return `${url.pathname}${url.search}${url.hash}`;
-  } catch {
-    return "/";
-  }
+  return redirect(safeLocalPath(form.get("redirectTo")), { headers: { "Set-Cookie": await themeHeader(theme) } });
 }

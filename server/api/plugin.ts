@@ -42,6 +42,8 @@ const hasNul = (value: unknown, depth = 0): boolean =>
     : Boolean(value) && typeof value === "object" && depth < 8 &&
       Object.entries(value as object).some(([k, v]) => k.includes("\u0000") || hasNul(v, depth + 1));
 
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
+
 const routesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "routes", "v1");
 
 /**
@@ -52,15 +54,28 @@ export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
   api.decorateRequest("user", null);
   api.decorateRequest("sessionToken", null);
   api.setErrorHandler(apiErrorHandler);
-  api.setNotFoundHandler((_request, reply) =>
-    reply.code(404).send({ error: "not_found", message: "Такого адреса API нет" }),
-  );
+  // Every answer here is someone's data or depends on their token: never stored by a browser or a proxy.
+  api.addHook("onSend", async (_request, reply, payload) => {
+    reply.header("Cache-Control", "no-store");
+    return payload;
+  });
+  // An address that is not a route needs no token: the route table is public (openapi.json). A known address
+  // with a method it does not serve is a 405 naming the ones it does.
+  api.setNotFoundHandler((request, reply) => {
+    const path = request.url.split("?")[0];
+    const allowed = METHODS.filter((method) => api.findRoute({ method, url: path }));
+    if (allowed.length === 0) return reply.code(404).send({ error: "not_found", message: "Такого адреса API нет" });
+    return reply
+      .code(405)
+      .header("Allow", allowed.join(", "))
+      .send({ error: "method_not_allowed", message: "Этот адрес API не принимает такой метод запроса" });
+  });
   // Public routes say so in the OpenAPI description too (no bearer needed).
   api.addHook("onRoute", (route) => {
     if (route.config?.public) route.schema = { ...route.schema, security: [] };
   });
   api.addHook("onRequest", async (request) => {
-    if (request.routeOptions.config?.public) return;
+    if (request.routeOptions.config?.public || request.is404) return;
     const token = bearer(request.headers.authorization);
     const user = token ? await api.deps.sessions.validate(token) : null;
     if (!user) throw unauthorized();

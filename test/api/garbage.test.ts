@@ -1,8 +1,11 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { queryRows } from "../../db/client";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { MAX_PATH_LENGTH } from "../../server/http/paths";
+import { ADMIN, bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 
 /**
@@ -11,6 +14,8 @@ import { buildXlsx } from "../helpers/xlsx";
  * missing and extra fields, bad ids, bad JSON, wrong content types, bad query strings. Whatever arrives, the API
  * answers below 500; every 4xx is `{ error, message }` with a Russian message; and a 4xx writes nothing: a
  * fingerprint of every table (row count and a hash of its rows) is the same after it as before.
+ * Then the HTTP edge of the whole app (pages, /api/v1, /realtime): paths of many slashes, odd methods, and hostile
+ * redirect targets in the page forms.
  */
 let t: TestApp;
 let adminToken = "";
@@ -49,7 +54,7 @@ const RUNS = Number(process.env.GARBAGE_RUNS ?? 1);
 const LONG = 180_000 * RUNS;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  t = await createTestApp({ web: true });
   adminToken = await t.adminToken();
   const manager = await createUser(t.db, { login: "garbage-manager" });
   managerToken = await t.tokenFor(manager);
@@ -530,4 +535,190 @@ describe("garbage on every route of /api/v1", () => {
     expect((await t.request.get("/api/v1/users/online").set(bearer(adminToken))).status).toBe(200);
     expect((await t.request.get("/api/v1/status/visible").set(bearer(managerToken))).status).toBe(200);
   });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// The HTTP edge: requests sent byte for byte (superagent would tidy paths and refuse odd methods).
+
+let port = 0;
+
+function raw(method: string, path: string, headers: Record<string, string> = {}, body = "") {
+  return new Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }>((resolve, reject) => {
+    const req = http.request({ host: "127.0.0.1", port, method, path, headers, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString("utf8") }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const HOST = "app.example";
+/** A Location a browser would follow stays on this host. */
+function staysHere(location: string | undefined, where: string) {
+  expect(location, where).toBeDefined();
+  expect(new URL(location!, `http://${HOST}/`).host, `${where} → ${location}`).toBe(HOST);
+}
+
+/** Russian `{ error, message }` under /api/v1, a short Russian text on pages; never a 5xx, never a stack. */
+function edgeAnswer(path: string, res: { status: number; headers: http.IncomingHttpHeaders; text: string }, where: string) {
+  expect(res.status, `${where} → ${res.status} ${res.text.slice(0, 300)}`).toBeLessThan(500);
+  expect(res.text, where).not.toMatch(/\n\s+at .+:\d+:\d+/);
+  if (res.status === 308) {
+    staysHere(res.headers.location, where);
+    expect(res.headers.location!.split("?")[0], where).not.toMatch(/\/\/|\\/);
+  }
+  if (res.status >= 400 && res.text && /^\/api\/v1(\/|$|\?)/.test(path)) {
+    const body = JSON.parse(res.text) as { error: string; message: string };
+    expect(body.message, where).toMatch(CYRILLIC);
+  }
+}
+
+const slashRun = fc.oneof(
+  fc.constantFrom("/", "//", "///", "\\", "/\\", "\\\\"),
+  fc.integer({ min: 2, max: 16_000 }).map((n) => "/".repeat(n)),
+);
+const segment = fc.constantFrom("a", "api", "v1", "health", "users", "1", "realtime", "build", "auth", "managers", ".", "..", "%2F", "%2e%2e", "%00", "%D0%AF", "x".repeat(300));
+/** A path of page, API and realtime prefixes, runs of slashes and segments, sometimes a query. */
+const oddPath = fc
+  .tuple(
+    fc.constantFrom("", "/api/v1", "/api/v1/health", "/realtime", "/build", "/auth", "/managers", "/payments/history/1"),
+    fc.array(fc.tuple(slashRun, segment), { maxLength: 6 }),
+    fc.option(fc.constantFrom("?a=//b", "?redirectTo=//evil.example", "?x=" + "/".repeat(3000)), { nil: "" }),
+  )
+  .map(([prefix, parts, query]) => `${prefix}${parts.map(([run, seg]) => run + seg).join("")}${query}`)
+  // Under Node's 16 KB header limit (over it, the parser answers: the API walk above covers that).
+  .map((path) => (path.startsWith("/") ? path : `/${path}`).slice(0, 14_000));
+
+/** Methods beyond the usual: WebDAV, TRACE, and the ones no page form uses. */
+const ODD_METHODS = ["OPTIONS", "TRACE", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "REPORT", "PURGE", "PUT", "PATCH", "DELETE"];
+const PAGES = ["/", "/auth", "/auth/recovery", "/leadpanel", "/managers", "/payments", "/payments/history/1", "/theme", "/logout", "/webPhone", "/balance", "/no/such/page", "/build/x.js"];
+
+describe("garbage at the HTTP edge (pages, /api/v1, /realtime)", () => {
+  let cookie = "";
+  const logged: unknown[] = [];
+
+  beforeAll(async () => {
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    port = (t.app.server.address() as AddressInfo).port;
+    const login = await raw("POST", "/auth?index", { "Content-Type": "application/x-www-form-urlencoded", Host: HOST }, new URLSearchParams(ADMIN).toString());
+    expect(login.status).toBe(302);
+    cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="))!.split(";")[0];
+    // Garbage is the caller's fault: none of it may write a stack trace to the log.
+    vi.spyOn(console, "error").mockImplementation((...args) => void logged.push(args));
+  });
+  afterAll(() => {
+    vi.restoreAllMocks();
+  });
+
+  it("paths of many slashes, backslashes and dot segments: 414 or a redirect that stays here, never a 5xx", async () => {
+    const before = await fingerprint();
+    await holds(
+      fc.asyncProperty(oddPath, fc.constantFrom("GET", "HEAD", "POST"), fc.boolean(), async (path, method, loggedIn) => {
+        const where = `${method} ${path.slice(0, 120)} (${path.length} chars${loggedIn ? ", logged in" : ""})`;
+        const headers: Record<string, string> = { Host: HOST, ...(loggedIn ? { Cookie: cookie } : {}) };
+        if (method === "POST") headers["Content-Type"] = "application/x-www-form-urlencoded";
+        const res = await raw(method, path, headers);
+        edgeAnswer(path, res, where);
+        // Refused or redirected before any router (where they cost Remix up to seconds of CPU each).
+        const pathPart = path.split("?")[0];
+        if (pathPart.length > MAX_PATH_LENGTH) expect(res.status, where).toBe(414);
+        else if (/\/\/|\\/.test(pathPart)) expect([308, 414], where).toContain(res.status);
+      }) as fc.IAsyncProperty<unknown[]>,
+      120 * RUNS,
+    );
+    expect(changedTables(before, await fingerprint(), ["login_throttle", "sessions"])).toEqual([]);
+    expect(logged).toEqual([]);
+  }, LONG);
+
+  it("odd methods on every page and every API route: 405 with Allow (or the API's 404), never a 5xx or a logged stack", async () => {
+    const before = await fingerprint();
+    // The methods each API address really serves are not odd there (and would act, with the admin's token).
+    const served = new Map<string, string[]>();
+    for (const r of routes) served.set(fillPath(r.path, "1"), [...(served.get(fillPath(r.path, "1")) ?? []), r.method.toUpperCase()]);
+    for (const method of ODD_METHODS) {
+      for (const path of [...PAGES, ...served.keys()]) {
+        if (served.get(path)?.includes(method)) continue;
+        for (const auth of [{}, { Cookie: cookie }, bearer(adminToken)] as Array<Record<string, string>>) {
+          const where = `${method} ${path} ${Object.keys(auth).join("")}`;
+          const res = await raw(method, path, { Host: HOST, ...auth });
+          edgeAnswer(path, res, where);
+          if (!path.startsWith("/api/v1")) expect(res.status, where).toBe(405);
+          if (res.status === 405) expect(res.headers.allow, where).toMatch(/^(GET|HEAD|POST|PUT|PATCH|DELETE)(, [A-Z]+)*$/);
+        }
+      }
+    }
+    expect(changedTables(before, await fingerprint())).toEqual([]);
+    expect(logged).toEqual([]);
+  }, LONG);
+
+  it("posts to every page action with bodies that are not forms (415), or broken forms: never a 5xx or a logged stack", async () => {
+    const actions = [
+      "/auth?index", "/auth/recovery", "/theme", "/logout", "/leadpanel", "/managers", "/users", "/payments", "/scripts",
+      "/edit-statuses", "/leadTemplate", "/basesettings", "/getFilters", "/exportbase", "/loadedbases", "/loadedbases?index",
+      "/loadedbases/filters/new", "/loadedbases/filters/1", "/importbase", "/importbase/upload", "/payments/balance/1",
+      "/payments/pay/1", "/payments/history/1",
+    ];
+    const bodies: Array<[string | undefined, string]> = [
+      ["application/json", '{"intent":"delete","id":1}'],
+      ["text/plain", "intent=delete&id=1"],
+      [undefined, "intent=delete&id=1"],
+      ["multipart/form-data", "intent=delete"],
+      ["application/xml", "<a/>"],
+      ["garbage", "\u0000"],
+      // A form type, but a body that is not one.
+      ["multipart/form-data; boundary=zzz", "--zzz\r\nbroken"],
+      ["multipart/form-data; boundary=zzz", "intent=delete&id=1"],
+    ];
+    const before = await fingerprint();
+    for (const action of actions) {
+      for (const path of [action, action.replace(/(\?|$)/, ".data$1")]) {
+        for (const [type, body] of bodies) {
+          // Logout reads no body: with the cookie it would end the session the other cases use.
+          for (const auth of (action === "/logout" ? [{}] : [{}, { Cookie: cookie }]) as Array<Record<string, string>>) {
+            const res = await raw("POST", path, { Host: HOST, ...auth, ...(type ? { "Content-Type": type } : {}) }, body);
+            const where = `POST ${path} [${type}] ${Object.keys(auth).join("")}`;
+            edgeAnswer(path, res, where);
+            if (!type?.startsWith("multipart/form-data; boundary")) expect(res.status, where).toBe(415);
+            if (res.status >= 400) expect(res.text, where).toMatch(CYRILLIC);
+          }
+        }
+      }
+    }
+    expect(changedTables(before, await fingerprint())).toEqual([]);
+    expect(logged).toEqual([]);
+  }, LONG);
+
+  it("hostile redirect targets in the theme switch and the managers page never send a browser elsewhere", async () => {
+    const hostile = fc.oneof(
+      fc.constantFrom(
+        "//evil.example", "/.//evil.example", "/..//evil.example", "/./\\evil.example", "/\\evil.example", "\\/evil.example",
+        "/\t/evil.example", "/%2e//evil.example", "https://evil.example", "http:evil.example", "javascript:alert(1)",
+        "/managers/..//evil.example", "/managers/../..//evil.example", "/managers\\..\\..\\/evil.example", "/managers@evil.example",
+        "/" + "/".repeat(5000) + "evil.example", "/" + "a/".repeat(2000), "", " //evil.example", "/\u0000/evil.example",
+      ),
+      fc
+        .tuple(fc.constantFrom("/", "/managers", "//", "\\", "/.", "/.."), fc.array(fc.constantFrom("/", "\\", ".", "..", "%2f", "%5c", "evil.example", "@", ":", "\t", "?", "#"), { maxLength: 8 }))
+        .map(([head, tail]) => head + tail.join("")),
+      fc.string({ maxLength: 30, unit: "binary" }),
+    );
+    const before = await fingerprint();
+    await holds(
+      fc.asyncProperty(hostile, async (target) => {
+        const form = { "Content-Type": "application/x-www-form-urlencoded", Host: HOST, Cookie: cookie };
+        const theme = await raw("POST", "/theme", form, new URLSearchParams({ theme: "dark", redirectTo: target }).toString());
+        expect(theme.status, `theme ${JSON.stringify(target)}`).toBe(302);
+        staysHere(theme.headers.location, `theme ${JSON.stringify(target)}`);
+        // The same harmless edit each time, answered without JavaScript by a redirect back.
+        const body = new URLSearchParams({ intent: "updateRow", id: String(victim.id), displayName: "Жертва мусора", returnTo: target }).toString();
+        const managers = await raw("POST", "/managers", form, body);
+        expect(managers.status, `managers ${JSON.stringify(target)}`).toBe(302);
+        staysHere(managers.headers.location, `managers ${JSON.stringify(target)}`);
+      }) as fc.IAsyncProperty<unknown[]>,
+      60 * RUNS,
+    );
+    expect(changedTables(before, await fingerprint(), ["users"])).toEqual([]);
+    expect(logged).toEqual([]);
+  }, LONG);
 });

@@ -276,7 +276,12 @@ describe("redirects", () => {
         .set("Content-Type", "application/x-www-form-urlencoded")
         .send(form({ theme: "dark", redirectTo }));
     expect((await post("/payments?size=10")).headers.location).toBe("/payments?size=10");
-    for (const evil of ["https://evil.example/", "//evil.example", "/\\evil.example", "/\t/evil.example", "\\/evil.example", "javascript:alert(1)", "/%09/evil.example"]) {
+    const disguises = [
+      ...["https://evil.example/", "//evil.example", "/\\evil.example", "/\t/evil.example", "\\/evil.example", "javascript:alert(1)"],
+      // Dot segments: the path they leave starts with "//" ("/.//evil.example" was answered Location: //evil.example).
+      ...["/%09/evil.example", "/.//evil.example", "/./\\evil.example", "/..//evil.example", "/a/..//evil.example", "/%2e//evil.example"],
+    ];
+    for (const evil of disguises) {
       const res = await post(evil);
       expect(res.status, evil).toBe(302);
       const location = String(res.headers.location);
