@@ -1,8 +1,19 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
-import { answerCall, endCall, keepCallAlive, startCall } from "../calls.server";
+import { answerCall, endCall, keepCallAlive, listCalls, startCall } from "../calls.server";
 import { resourceError } from "../errors.server";
 import { readFormBody } from "../forms.server";
+
+/** The signed-in user's calls as JSON (an admin's: everyone's), with GET /api/v1/calls' filters. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await getUser(request, context);
+  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  try {
+    return Response.json(await listCalls(context.deps.db, actorOf(user), Object.fromEntries(new URL(request.url).searchParams)));
+  } catch (error) {
+    return resourceError(error);
+  }
+}
 
 /**
  * The softphone's reports to the call log, with the session cookie (the same core as POST /api/v1/calls):

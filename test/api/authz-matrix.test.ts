@@ -112,6 +112,8 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "logout.tsx": { access: "public", url: "/logout" },
   // The balance poll: a JSON resource, so an anonymous call gets 401 JSON instead of a redirect.
   "balance.tsx": { access: "resource", url: "/balance" },
+  // The softphone's call reports (POST) and the user's own calls (GET), JSON with 401 for an anonymous call.
+  "calls.tsx": { access: "resource", url: "/calls" },
   "webPhone.tsx": { access: "user", url: "/webPhone" },
   "_app.tsx": { access: "layout" },
   "_app._index.tsx": { access: "user", url: "/" },

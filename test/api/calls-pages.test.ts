@@ -73,6 +73,10 @@ describe("the call log in the pages", () => {
     await t.db.update(calls).set({ answeredAt: sql`now() - interval '65 seconds'` }).where(eq(calls.id, talk.body.id));
     expect((await report(managerCookie, { intent: "end", id: String(talk.body.id), cause: "hangup" })).body.talkSeconds).toBe(65);
 
+    const own = await getPage(t, "/calls", managerCookie);
+    expect(own.status).toBe(200);
+    expect(own.body.calls.map((c: { outcome: string }) => c.outcome)).toEqual(["answered", "busy"]);
+
     const after = (await currentLead()).page;
     const answered = after.indexOf("Звонок: разговор 1:05");
     const refused = after.indexOf("Звонок: занято (Абонент занят)");
