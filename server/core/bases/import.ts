@@ -32,14 +32,16 @@ export const IMPORT_LIMITS = {
   maxTotalChars: 200_000_000,
 };
 
+/** 32000 → "32 000", with a plain space as in the other messages. */
+const digits = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, " ");
 const cellTooLong = (row: number, column: number, length: number) =>
   badRequest(
-    `Строка ${row}, столбец ${columnLetter(column)}: в ячейке ${length.toLocaleString("ru-RU")} символов, а в поле контакта может быть не больше ${IMPORT_LIMITS.maxCellChars.toLocaleString("ru-RU")}. Исправьте ячейку или не импортируйте этот столбец`,
+    `Строка ${row}, столбец ${columnLetter(column)}: в ячейке ${digits(length)} символов, а в поле контакта может быть не больше ${digits(IMPORT_LIMITS.maxCellChars)}. Исправьте ячейку или не импортируйте этот столбец`,
     "contact_cell_too_long",
   );
 const tooMuchText = (row: number) =>
   badRequest(
-    `В файле слишком много текста для одной базы: к строке ${row} больше ${(IMPORT_LIMITS.maxTotalChars / 1_000_000).toLocaleString("ru-RU")} млн символов. Разбейте файл на части`,
+    `В файле слишком много текста для одной базы: к строке ${row} больше ${digits(IMPORT_LIMITS.maxTotalChars)} символов. Разбейте файл на части`,
     "import_too_large",
   );
 
@@ -175,18 +177,20 @@ export async function importBase(
   if (!input.file) throw fileRequired();
   const filePath = input.file.path;
 
-  // One read of the file: without a given answer, its first rows decide whether the first is a header.
+  // One read of the file. Its first rows come before the transaction (the workbook's parts are read by then, and
+  // an embedded database is not held while they are), and without a given answer decide whether the first row
+  // is a header.
   const rows = readSheetRows(filePath)[Symbol.asyncIterator]();
   try {
     const head: SheetRow[] = [];
+    while (head.length < HEAD_ROWS) {
+      const next = await rows.next();
+      if (next.done) break;
+      head.push(next.value);
+    }
+    if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
     let hasHeader = givenHeader;
     if (hasHeader === undefined) {
-      while (head.length < HEAD_ROWS) {
-        const next = await rows.next();
-        if (next.done) break;
-        head.push(next.value);
-      }
-      if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
       const cells = head.map((row) => row.cells);
       hasHeader = suggestMapping(cells, Math.max(...cells.map((r) => r.length))).hasHeader;
     }

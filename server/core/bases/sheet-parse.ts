@@ -282,18 +282,24 @@ const XLS_CELL_DELETES = "delete line.ixfe; delete line.XF;";
  * is (and the worker's heap limit still holds).
  */
 function loadXlsx(): typeof import("xlsx") {
-  const require = createRequire(import.meta.url);
-  const file = require.resolve("xlsx");
+  const file = xlsxFile ?? createRequire(import.meta.url).resolve("xlsx");
+  const require = createRequire(file);
   const source = fs.readFileSync(file, "utf8");
-  if (!source.includes(XLS_CELL_DELETES)) return require("xlsx");
+  if (!source.includes(XLS_CELL_DELETES)) return require(file);
   const lean =
     "if (line.t === 'z') return; var lean = {}; for (var key in line) if (key !== 'ixfe' && key !== 'XF') lean[key] = line[key]; line = lean;";
   const load = vm.compileFunction(source.replace(XLS_CELL_DELETES, lean), ["exports", "require", "module", "__filename", "__dirname"], {
     filename: file,
   });
   const module = { exports: {} };
-  load(module.exports, createRequire(file), module, file, dirname(file));
+  load(module.exports, require, module, file, dirname(file));
   return module.exports as typeof import("xlsx");
+}
+
+/** Where the `xlsx` package is, when this runs bundled into the worker (without a module URL of its own). */
+let xlsxFile: string | undefined;
+export function useXlsxFrom(file: string) {
+  xlsxFile = file;
 }
 
 let xlsx: typeof import("xlsx") | undefined;

@@ -79,9 +79,14 @@ export interface SheetRow {
   cells: string[];
 }
 
-/** What the worker posts: a batch of rows, the end, or the error that stopped it. */
+/**
+ * What the worker posts: a batch of rows, the end, or the error that stopped it. A batch is packed as one string
+ * of all its cells and their layout (per row: its number, its cell count, each cell's length): cloning one string
+ * and moving one buffer across threads costs the server's thread a tenth of what cloning thousands of small
+ * strings does.
+ */
 export type WorkerMessage =
-  | { type: "rows"; rows: SheetRow[] }
+  | { type: "rows"; text: string; layout: Uint32Array }
   | { type: "end" }
   | { type: "error"; status?: number; code?: string; message: string };
 
@@ -91,78 +96,135 @@ export const BATCH_CHARS = 1 << 20;
 /** Batches the worker may post ahead of the reader. */
 export const BATCHES_AHEAD = 3;
 
-/** The worker's code: loads sheet-worker.ts through tsx, which works in any thread (tsx is a dependency). */
-const BOOT = `
-const { workerData } = require("node:worker_threads");
-import(workerData.tsx).then(({ tsImport }) => tsImport(workerData.entry, workerData.entry));
-`;
+/** The slice of esbuild's API used here. */
+interface Esbuild {
+  build(options: Record<string, unknown>): Promise<{ outputFiles: Array<{ text: string }> }>;
+}
 
-let located: { entry: string; tsx: string } | undefined;
+let workerCode: Promise<string> | undefined;
 
 /**
- * Where sheet-worker.ts and tsx's loader are. This module also runs bundled by `remix build` (into
- * build/index.js or BUILD_DIR): then the worker's source is looked for from the bundle's folder upwards.
+ * The worker's code: sheet-worker.ts and what it imports, bundled once per process by the esbuild that tsx (the
+ * dependency that runs the server) brings. A worker then starts in tens of milliseconds; one that loaded a
+ * TypeScript loader of its own took half a second, a fifth of a 100,000-row import. This module may itself run
+ * bundled by `remix build` (build/index.js, or BUILD_DIR): the source is then looked for from there upwards.
  */
-function locate(): { entry: string; tsx: string } {
-  if (located) return located;
-  const here = fileURLToPath(import.meta.url);
-  let entry = path.join(path.dirname(here), "sheet-worker.ts");
-  for (let dir = path.dirname(here), i = 0; !fs.existsSync(entry) && i < 6; dir = path.dirname(dir), i++) {
-    entry = path.join(dir, "server", "core", "bases", "sheet-worker.ts");
+function buildWorkerCode(): Promise<string> {
+  workerCode ??= (async () => {
+    const here = fileURLToPath(import.meta.url);
+    let entry = path.join(path.dirname(here), "sheet-worker.ts");
+    for (let dir = path.dirname(here), i = 0; !fs.existsSync(entry) && i < 6; dir = path.dirname(dir), i++) {
+      entry = path.join(dir, "server", "core", "bases", "sheet-worker.ts");
+    }
+    const tsx = createRequire(entry).resolve("tsx/package.json");
+    const esbuild = (await import(pathToFileURL(createRequire(tsx).resolve("esbuild")).href)) as Esbuild;
+    const output = await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      write: false,
+      external: ["xlsx"],
+      logLevel: "silent",
+    });
+    return output.outputFiles[0].text;
+  })();
+  workerCode.catch(() => (workerCode = undefined));
+  return workerCode;
+}
+
+/** Workers kept for the next file: their code is loaded and compiled, and hot after a first big file. */
+const idle: Worker[] = [];
+const MAX_IDLE = 2;
+/** An idle worker ends after this long (its memory goes back). */
+const IDLE_MS = 60_000;
+const idleTimers = new WeakMap<Worker, NodeJS.Timeout>();
+
+async function takeWorker(): Promise<Worker> {
+  const worker = idle.pop();
+  if (worker) {
+    clearTimeout(idleTimers.get(worker));
+    worker.ref();
+    return worker;
   }
-  if (!fs.existsSync(entry)) throw new Error("server/core/bases/sheet-worker.ts not found");
-  const tsxRoot = path.dirname(createRequire(entry).resolve("tsx/package.json"));
-  located = { entry: pathToFileURL(entry).href, tsx: pathToFileURL(path.join(tsxRoot, "dist", "esm", "api", "index.mjs")).href };
-  return located;
+  return new Worker(await buildWorkerCode(), {
+    eval: true,
+    // The bundle needs no loader: the server's (`--import tsx`) is not started again in the worker.
+    execArgv: [],
+    workerData: { xlsx: createRequire(import.meta.url).resolve("xlsx") },
+    resourceLimits: { maxOldGenerationSizeMb: SHEET_LIMITS.workerHeapMb },
+  });
+}
+
+/** A worker that finished its file cleanly waits for the next one; it does not keep the process alive. */
+function releaseWorker(worker: Worker) {
+  if (idle.length >= MAX_IDLE) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idle.push(worker);
+  idleTimers.set(
+    worker,
+    setTimeout(() => {
+      const at = idle.indexOf(worker);
+      if (at >= 0) idle.splice(at, 1);
+      void worker.terminate();
+    }, IDLE_MS).unref(),
+  );
 }
 
 /**
  * The rows of the first sheet (empty rows left out), read in a worker thread. Throws AppError (400) for a file
- * that is not a spreadsheet, is too big, too long, too slow, too complex or damaged. Stopping early (a preview, an
- * error in the reader) ends the worker.
+ * that is not a spreadsheet, is too big, too long, too slow, too complex or damaged. Stopping early (an error in
+ * the reader) ends the worker.
  */
 export async function* readSheetRows(file: string, options: ReadOptions = {}): AsyncGenerator<SheetRow> {
-  const { entry, tsx } = locate();
-  const worker = new Worker(BOOT, {
-    eval: true,
-    workerData: { entry, tsx, file, options, limits: { ...SHEET_LIMITS } },
-    resourceLimits: { maxOldGenerationSizeMb: SHEET_LIMITS.workerHeapMb },
-  });
-  const batches: SheetRow[][] = [];
+  const worker = await takeWorker();
+  const batches: Array<{ text: string; layout: Uint32Array }> = [];
   let ended = false;
   let failure: unknown = null;
+  /** The worker is done with this file (its end or its refusal came), and free for another. */
+  let finished = false;
   let wake: (() => void) | null = null;
   const settle = (error?: unknown) => {
     if (error && !ended && !failure) failure = error;
     wake?.();
     wake = null;
   };
-  worker.on("message", (message: WorkerMessage) => {
-    if (message.type === "rows") batches.push(message.rows);
+  const onMessage = (message: WorkerMessage) => {
+    if (message.type !== "rows") finished = true;
+    if (message.type === "rows") batches.push(message);
     else if (message.type === "end") ended = true;
     else settle(message.status ? new AppError(message.status, message.code ?? "bad_request", message.message) : badRequest(MESSAGES.damaged, "damaged_file"));
     settle();
-  });
-  worker.on("error", (error: Error & { code?: string }) =>
-    settle(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? badRequest(MESSAGES.outOfMemory, "too_complex") : badRequest(MESSAGES.damaged, "damaged_file")),
-  );
-  worker.on("exit", () => settle(badRequest(MESSAGES.damaged, "damaged_file")));
+  };
+  const onError = (error: Error & { code?: string }) =>
+    settle(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? badRequest(MESSAGES.outOfMemory, "too_complex") : badRequest(MESSAGES.damaged, "damaged_file"));
+  const onExit = () => settle(badRequest(MESSAGES.damaged, "damaged_file"));
+  worker.on("message", onMessage);
+  worker.on("error", onError);
+  worker.on("exit", onExit);
   const tooSlow = () => {
     settle(badRequest(MESSAGES.tooSlow, "too_slow"));
+    finished = false;
     void worker.terminate();
   };
   const deadline = setTimeout(tooSlow, SHEET_LIMITS.maxSeconds * 1000);
   // The worker's busy time: it grows while the worker computes (stuck in one statement too), not while it waits.
+  const busyBefore = worker.performance.eventLoopUtilization().active;
   const watch = setInterval(() => {
-    if (worker.performance.eventLoopUtilization().active > SHEET_LIMITS.maxWorkSeconds * 1000) tooSlow();
+    if (worker.performance.eventLoopUtilization().active - busyBefore > SHEET_LIMITS.maxWorkSeconds * 1000) tooSlow();
   }, 100);
+  worker.postMessage({ type: "read", file, options, limits: { ...SHEET_LIMITS } });
   try {
     for (;;) {
       const batch = batches.shift();
       if (batch) {
         // Taken: the worker may read one more batch ahead while these rows are used.
-        worker.postMessage("more");
-        yield* batch;
+        worker.postMessage({ type: "more" });
+        yield* unpack(batch.text, batch.layout);
       } else if (failure) throw failure;
       else if (ended) return;
       else await new Promise<void>((resolve) => (wake = resolve));
@@ -170,8 +232,43 @@ export async function* readSheetRows(file: string, options: ReadOptions = {}): A
   } finally {
     clearTimeout(deadline);
     clearInterval(watch);
-    void worker.terminate();
+    worker.off("message", onMessage);
+    worker.off("error", onError);
+    worker.off("exit", onExit);
+    // A worker stopped half-way (the reader gave up, or a limit) is ended rather than kept.
+    if (finished) releaseWorker(worker);
+    else void worker.terminate();
   }
 }
 
+/** A batch as the worker packs it (see WorkerMessage). */
+export function pack(rows: SheetRow[]): { text: string; layout: Uint32Array } {
+  let size = 0;
+  for (const row of rows) size += 2 + row.cells.length;
+  const layout = new Uint32Array(size);
+  const cells: string[] = [];
+  let i = 0;
+  for (const row of rows) {
+    layout[i++] = row.number;
+    layout[i++] = row.cells.length;
+    for (const cell of row.cells) {
+      layout[i++] = cell.length;
+      cells.push(cell);
+    }
+  }
+  return { text: cells.join(""), layout };
+}
 
+function* unpack(text: string, layout: Uint32Array): Generator<SheetRow> {
+  let at = 0;
+  for (let i = 0; i < layout.length; ) {
+    const number = layout[i++];
+    const cells = new Array<string>(layout[i++]);
+    for (let c = 0; c < cells.length; c++) {
+      const length = layout[i++];
+      cells[c] = text.slice(at, at + length);
+      at += length;
+    }
+    yield { number, cells };
+  }
+}
