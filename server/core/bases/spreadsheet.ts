@@ -148,13 +148,19 @@ async function takeWorker(): Promise<Worker> {
     worker.ref();
     return worker;
   }
-  return new Worker(await buildWorkerCode(), {
+  const started = new Worker(await buildWorkerCode(), {
     eval: true,
     // The bundle needs no loader: the server's (`--import tsx`) is not started again in the worker.
     execArgv: [],
     workerData: { xlsx: createRequire(import.meta.url).resolve("xlsx") },
     resourceLimits: { maxOldGenerationSizeMb: SHEET_LIMITS.workerHeapMb },
   });
+  // A worker that ends while it waits is not handed out again.
+  started.on("exit", () => {
+    const at = idle.indexOf(started);
+    if (at >= 0) idle.splice(at, 1);
+  });
+  return started;
 }
 
 /** A worker that finished its file cleanly waits for the next one; it does not keep the process alive. */
