@@ -134,6 +134,29 @@ function buildWorkerCode(): Promise<string> {
   return workerCode;
 }
 
+/**
+ * Files read at once: more wait their turn, so uploads (however many, however hostile) take at most this many of
+ * the machine's cores from the requests the server's thread answers.
+ */
+const MAX_READERS = 2;
+let readers = 0;
+const waiting: Array<() => void> = [];
+
+async function readerSlot(): Promise<void> {
+  if (readers < MAX_READERS) {
+    readers++;
+    return;
+  }
+  // The slot is handed over by freeReaderSlot, the count unchanged.
+  await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function freeReaderSlot() {
+  const next = waiting.shift();
+  if (next) next();
+  else readers--;
+}
+
 /** Workers kept for the next file: their code is loaded and compiled, and hot after a first big file. */
 const idle: Worker[] = [];
 const MAX_IDLE = 2;
@@ -189,7 +212,14 @@ function releaseWorker(worker: Worker) {
  * the reader) ends the worker.
  */
 export async function* readSheetRows(file: string, options: ReadOptions = {}): AsyncGenerator<SheetRow> {
-  const worker = await takeWorker();
+  await readerSlot();
+  let worker: Worker;
+  try {
+    worker = await takeWorker();
+  } catch (error) {
+    freeReaderSlot();
+    throw error;
+  }
   const batches: Array<{ text: string; layout: Uint32Array }> = [];
   let ended = false;
   let failure: unknown = null;
@@ -246,6 +276,7 @@ export async function* readSheetRows(file: string, options: ReadOptions = {}): A
     // A worker stopped half-way (the reader gave up, or a limit) is ended rather than kept.
     if (finished) releaseWorker(worker);
     else void worker.terminate();
+    freeReaderSlot();
   }
 }
 
