@@ -4,14 +4,17 @@ import path from "node:path";
 import { asc, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
-import { bearer, createTestApp, type TestApp } from "../helpers/app";
+import { IMPORT_LIMITS } from "../../server/core/bases/import";
+import { SHEET_LIMITS } from "../../server/core/bases/spreadsheet";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { buildXls, buildXlsx, inlineCell, workbookEntries, writeZipFile } from "../helpers/xlsx";
 
 /**
  * Hostile spreadsheets against the two upload routes (issue 9): zip bombs, millions of empty cells, formulas,
  * a huge shared-string table, binary files named .xlsx, broken and huge legacy .xls. Each is refused with a
  * Russian message (formulas are imported as inert text), nothing is written, and the server's memory stays
- * bounded while it reads them. (The plain cases, a renamed text file, a zip without a workbook, a declared
+ * bounded while it reads them, and the server keeps answering (issue 14). (The plain cases, a renamed text file, a zip without a workbook, a declared
  * bomb, an oversized file, are in import.test.ts.) Fixtures are generated into a temporary folder as streamed
  * zips, never held whole in memory.
  */
@@ -39,6 +42,7 @@ const MESSAGES = {
   notSpreadsheet: "Файл не является таблицей Excel: загрузите файл .xlsx или .xls",
   tooManyStrings: "В файле слишком много текста: таблица строк больше 100 МБ. Разбейте файл на части",
   cellTooLong: "В ячейке больше 32 767 символов (предел Excel): файл повреждён или это не таблица",
+  tooSlow: "Файл читается слишком долго: импорт отменён",
   tooManyEmpty: "В файле слишком много пустых строк и ячеек: удалите их в Excel и загрузите файл снова",
   empty: "Файл пустой: в первом листе нет строк",
 };
@@ -435,4 +439,169 @@ describe("legacy .xls", () => {
     expect(growth).toBeLessThan(RSS_BOUND);
     expect(await totals()).toEqual(before);
   }, 120_000);
+
+  it("a real .xls just under the size limit (65,000 rows of 16 columns) is imported whole, with bounded memory", async () => {
+    // Its million cells took more than the reader's 512 MB and the import failed as "damaged" (issue 14).
+    const header = ["ФИО", "Телефон", "Город", "Адрес", ...Array.from({ length: 12 }, (_, i) => `Поле ${i + 1}`)];
+    const rows: Array<Array<string | number>> = [header];
+    for (let i = 0; i < 65_000; i++) {
+      const row: Array<string | number> = [`Кл ${i}`, `050${1_000_000 + i}`, i % 7, i * 3];
+      for (let c = 4; c < 16; c++) row.push(c % 2 ? i * c : `z${c}`);
+      rows.push(row);
+    }
+    const file = path.join(dir, "big16.xls");
+    fs.writeFileSync(file, buildXls(rows));
+    rows.length = 0;
+    const size = fs.statSync(file).size;
+    expect(size).toBeGreaterThan(15 * MB);
+    expect(size).toBeLessThan(20 * MB);
+    const { res, growth } = await measured(() => importFile(file, "большой.xls", "Большой xls", ["name", "phone", "city", "address"]));
+    expect([res.status, res.body.message, res.body.imported]).toEqual([200, "База данных успешно импортирована", 65_000]);
+    expect(growth).toBeLessThan(RSS_BOUND);
+    await t.db.delete(databases).where(eq(databases.name, "Большой xls"));
+  }, 240_000);
+});
+
+const MAIN_NS = "http://schemas.openxmlformats.org/spreadsheetml/2006/main";
+
+/** A sheet of a header and `rows` contacts. */
+function contactRows(rows: number) {
+  return function* () {
+    yield HEADER_ROW;
+    for (let r = 2; r < rows + 2; r++) yield `<row r="${r}">${inlineCell(`A${r}`, `Клиент ${r}`)}${inlineCell(`B${r}`, `050${1_000_000 + r}`)}</row>`;
+  };
+}
+
+describe("the server keeps answering while a file is read (issue 14)", () => {
+  /** A manager's lead turn and the health check, one after the other: how long each took. */
+  async function probe(getLead: () => PromiseLike<{ status: number }>) {
+    let started = performance.now();
+    const health = await t.request.get("/api/v1/health");
+    const healthMs = performance.now() - started;
+    started = performance.now();
+    const lead = await getLead();
+    const leadMs = performance.now() - started;
+    expect([health.status, lead.status]).toEqual([200, 200]);
+    return Math.max(healthMs, leadMs);
+  }
+
+  it("a number format of 200,000 \"[\" (a 14 KB file) stalls neither the health check nor the lead turn", async () => {
+    const manager = await createUser(t.db);
+    const managerToken = await t.tokenFor(manager);
+    const { base } = await createBase(t.db, { count: 50 });
+    const s = await statusesByText(t.db);
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id] });
+    const getLead = () =>
+      t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(managerToken));
+
+    const file = path.join(dir, "brackets.xlsx");
+    await writeZipFile(
+      file,
+      workbookEntries({
+        styles: `<?xml version="1.0" encoding="UTF-8"?><styleSheet xmlns="${MAIN_NS}"><numFmts count="1"><numFmt numFmtId="164" formatCode="${"[".repeat(200_000)}"/></numFmts><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="164"/></cellXfs></styleSheet>`,
+        sheet: () => [HEADER_ROW, `<row r="2">${inlineCell("A2", "Иван Скобкин")}<c r="B2" s="1"><v>501234567</v></c></row>`],
+      }),
+    );
+    expect(fs.statSync(file).size).toBeLessThan(20 * 1024);
+
+    // Usual answer times, measured now on this machine.
+    const usual: number[] = [];
+    for (let i = 0; i < 10; i++) usual.push(await probe(getLead));
+    const bound = Math.max(3000, 10 * Math.max(...usual));
+
+    let reading = true;
+    const shown = preview(file, "скобки.xlsx");
+    const imported = importFile(file, "скобки.xlsx", "Скобки");
+    const both = Promise.all([shown, imported]).finally(() => (reading = false));
+    const during: number[] = [];
+    while (reading) {
+      during.push(await probe(getLead));
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const [shownRes, importedRes] = await both;
+    expect(shownRes.status).toBe(200);
+    expect([importedRes.status, importedRes.body.imported]).toEqual([200, 1]);
+    expect(Math.max(...during)).toBeLessThan(bound);
+    await t.db.delete(databases).where(eq(databases.name, "Скобки"));
+  }, 180_000);
+
+  it("a read that works too long is ended even between two rows (the worker's work-time limit)", async () => {
+    // 600,000 shared strings are read before the first row: no row-by-row check could stop that part.
+    const file = path.join(dir, "slow-strings.xlsx");
+    await writeZipFile(
+      file,
+      workbookEntries({
+        sharedStrings: function* () {
+          yield "<si><t>ФИО</t></si><si><t>Телефон</t></si>";
+          for (let block = 0; block < 12; block++) {
+            const parts: string[] = [];
+            for (let i = block * 50_000; i < (block + 1) * 50_000; i++) parts.push(`<si><t>Строка ${i}</t></si>`);
+            yield parts.join("");
+          }
+        },
+        sheet: () => [`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>`, `<row r="2">${inlineCell("A2", "Иван")}${inlineCell("B2", "0501234567")}</row>`],
+      }),
+    );
+    const limits = SHEET_LIMITS as typeof SHEET_LIMITS & { maxWorkSeconds: number };
+    const saved = limits.maxWorkSeconds;
+    limits.maxWorkSeconds = 0.05;
+    try {
+      await expectRefused(file, "медленный.xlsx", MESSAGES.tooSlow);
+    } finally {
+      limits.maxWorkSeconds = saved;
+    }
+    // With the usual limit the same file is read.
+    const res = await preview(file, "медленный.xlsx");
+    expect(res.status).toBe(200);
+  }, 120_000);
+});
+
+describe("what one import may hold (issue 14)", () => {
+  it("one 32,000-character shared string in every row is refused at its first cell, with the row and column", async () => {
+    // 83 KB that used to become 15,000 contacts and 480 MB of text.
+    const file = path.join(dir, "long-shared.xlsx");
+    await writeZipFile(
+      file,
+      workbookEntries({
+        sharedStrings: () => [`<si><t>${"Ж".repeat(32_000)}</t></si>`],
+        sheet: function* () {
+          yield `<row r="1">${inlineCell("A1", "ФИО")}${inlineCell("B1", "Телефон")}${inlineCell("C1", "Адрес")}</row>`;
+          for (let r = 2; r < 15_002; r++) yield `<row r="${r}">${inlineCell(`A${r}`, `Клиент ${r}`)}${inlineCell(`B${r}`, `050${1_000_000 + r}`)}<c r="C${r}" t="s"><v>0</v></c></row>`;
+        },
+      }),
+    );
+    expect(fs.statSync(file).size).toBeLessThan(1024 * 1024);
+    const before = await totals();
+    const { res, growth } = await measured(() => importFile(file, "длинный-адрес.xlsx", "Длинный адрес", ["name", "phone", "address"]));
+    expect([res.status, res.body.message]).toEqual([
+      400,
+      "Строка 2, столбец C: в ячейке 32 000 символов, а в поле контакта может быть не больше 1 000. Исправьте ячейку или не импортируйте этот столбец",
+    ]);
+    expect(growth).toBeLessThan(RSS_BOUND);
+    expect(await totals()).toEqual(before);
+    // The same column left out, the file imports.
+    const skipped = await importFile(file, "длинный-адрес.xlsx", "Без адреса", ["name", "phone", "skip"]);
+    expect([skipped.status, skipped.body.imported]).toEqual([200, 15_000]);
+    await t.db.delete(databases).where(eq(databases.name, "Без адреса"));
+  }, 120_000);
+
+  it("the text of one import is limited, and the refusal says at which row", async () => {
+    const file = path.join(dir, "much-text.xlsx");
+    await writeZipFile(file, workbookEntries({ sheet: contactRows(2000) }));
+    const saved = IMPORT_LIMITS.maxTotalChars;
+    // Each row holds "Клиент N" and a ten-digit phone: about 21 characters.
+    IMPORT_LIMITS.maxTotalChars = 10_000;
+    try {
+      const before = await totals();
+      const res = await importFile(file, "много-текста.xlsx", "Много текста");
+      expect(res.status).toBe(400);
+      expect(res.body.message).toMatch(/^В файле слишком много текста для одной базы: к строке \d+ больше 10 000 символов\. Разбейте файл на части$/);
+      const row = Number(/строке (\d+)/.exec(String(res.body.message))?.[1]);
+      expect(row).toBeGreaterThan(400);
+      expect(row).toBeLessThan(600);
+      expect(await totals()).toEqual(before);
+    } finally {
+      IMPORT_LIMITS.maxTotalChars = saved;
+    }
+  }, 60_000);
 });

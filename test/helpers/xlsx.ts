@@ -202,6 +202,8 @@ export function workbookEntries(options: {
   sharedStrings?: () => Iterable<Buffer | string>;
   sheetDeclaredSize?: number;
   sharedStringsDeclaredSize?: number;
+  /** The whole of xl/styles.xml. */
+  styles?: string;
 }): StreamedEntry[] {
   const fixed = (text: string) => () => [text];
   const entries: StreamedEntry[] = [
@@ -238,6 +240,7 @@ export function workbookEntries(options: {
       },
     });
   }
+  if (options.styles) entries.push({ name: "xl/styles.xml", chunks: fixed(options.styles) });
   const sheet = options.sheet;
   entries.push({
     name: "xl/worksheets/sheet1.xml",

@@ -8,13 +8,42 @@ import { awaitedLater } from "../later";
 import { parseInput, requiredText } from "../validation";
 import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, suggestMapping } from "./mapping";
 import { phoneKey } from "./phone";
-import { MESSAGES, readSheetRows } from "./spreadsheet";
+import { MESSAGES, readSheetRows, type SheetRow } from "./spreadsheet";
 import { fileRequired } from "./uploads";
 
 /** Rows shown in the mapping preview. */
 export const PREVIEW_ROWS = 10;
-/** Contacts per insert (and per cross-base duplicate lookup). */
+/** Contacts per insert (and per cross-base duplicate lookup)... */
 const BATCH = 5000;
+/** ...or fewer, when their text reaches this many characters (memory stays bounded whatever the cells hold). */
+const BATCH_CHARS = 4_000_000;
+/** Rows the header row is detected from, as in the preview. */
+const HEAD_ROWS = 20;
+
+/**
+ * What one import may hold. A contact's fields are a name, a phone, a city, an address and short notes: a cell
+ * of thousands of characters is not a contact, and one long text repeated in every row (a shared string of a
+ * small file) must not grow into gigabytes in the database. Tests may lower these.
+ */
+export const IMPORT_LIMITS = {
+  /** Characters in one imported cell. */
+  maxCellChars: 1000,
+  /** Characters of all imported cells together. */
+  maxTotalChars: 200_000_000,
+};
+
+/** 32000 → "32 000", with a plain space as in the other messages. */
+const digits = (n: number) => String(n).replace(/\B(?=(\d{3})+$)/g, " ");
+const cellTooLong = (row: number, column: number, length: number) =>
+  badRequest(
+    `Строка ${row}, столбец ${columnLetter(column)}: в ячейке ${digits(length)} символов, а в поле контакта может быть не больше ${digits(IMPORT_LIMITS.maxCellChars)}. Исправьте ячейку или не импортируйте этот столбец`,
+    "contact_cell_too_long",
+  );
+const tooMuchText = (row: number) =>
+  badRequest(
+    `В файле слишком много текста для одной базы: к строке ${row} больше ${digits(IMPORT_LIMITS.maxTotalChars)} символов. Разбейте файл на части`,
+    "import_too_large",
+  );
 
 export const IMPORT_SUCCESS = "База данных успешно импортирована";
 export const IMPORT_FAILURE = "Произошла ошибка при импорте базы данных";
@@ -46,7 +75,7 @@ export async function previewBase(_db: Db, actor: Actor, input: { file?: Uploade
   requireAdmin(actor);
   if (!input.file) throw fileRequired();
   const head: string[][] = [];
-  for await (const row of readSheetRows(input.file.path, { limit: PREVIEW_ROWS + 1 })) head.push(row);
+  for await (const row of readSheetRows(input.file.path, { limit: PREVIEW_ROWS + 1 })) head.push(row.cells);
   if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
   const columnCount = Math.max(...head.map((row) => row.length));
   const { hasHeader, mapping } = suggestMapping(head, columnCount);
@@ -148,15 +177,41 @@ export async function importBase(
   if (!input.file) throw fileRequired();
   const filePath = input.file.path;
 
-  let hasHeader = givenHeader;
-  if (hasHeader === undefined) {
-    const head: string[][] = [];
-    // A first look: the full read below checks every part it inflates, so no separate pass over the zip.
-    for await (const row of readSheetRows(filePath, { limit: 20, checkFirst: false })) head.push(row);
+  // One read of the file. Its first rows come before the transaction (the workbook's parts are read by then, and
+  // an embedded database is not held while they are), and without a given answer decide whether the first row
+  // is a header.
+  const rows = readSheetRows(filePath)[Symbol.asyncIterator]();
+  try {
+    const head: SheetRow[] = [];
+    while (head.length < HEAD_ROWS) {
+      const next = await rows.next();
+      if (next.done) break;
+      head.push(next.value);
+    }
     if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
-    hasHeader = suggestMapping(head, Math.max(...head.map((r) => r.length))).hasHeader;
+    let hasHeader = givenHeader;
+    if (hasHeader === undefined) {
+      const cells = head.map((row) => row.cells);
+      hasHeader = suggestMapping(cells, Math.max(...cells.map((r) => r.length))).hasHeader;
+    }
+    async function* all() {
+      yield* head;
+      for (let next = await rows.next(); !next.done; next = await rows.next()) yield next.value;
+    }
+    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion });
+  } finally {
+    // Ends the reading worker when the import stops early.
+    await rows.return?.(undefined);
   }
+}
 
+/** The import proper, in one transaction, over the file's rows. */
+async function importRows(
+  db: Db,
+  sheet: AsyncIterable<SheetRow>,
+  input: { name: string; mappings: MappingField[]; hasHeader: boolean; phoneRegion: string },
+): Promise<ImportResult> {
+  const { name, mappings, hasHeader } = input;
   const [rules] = await db.select().from(settings).where(eq(settings.id, 1));
   const inBase = rules?.removeDuplicatesInBase ?? true;
   const acrossBases = rules?.removeDuplicatesAcrossBases ?? false;
@@ -177,6 +232,8 @@ export async function importBase(
     let imported = 0;
     let rowsRead = 0;
     let batch: ContactRow[] = [];
+    let batchChars = 0;
+    let totalChars = 0;
 
     // Writing a batch overlaps reading the next one (the database works while the file is parsed); at most one
     // write is in flight, and its failure surfaces at the next flush or at the end. Order does not matter: the
@@ -187,6 +244,7 @@ export async function importBase(
       if (batch.length === 0) return;
       const rows = batch;
       batch = [];
+      batchChars = 0;
       inFlight = awaitedLater(writeBatch(rows));
     };
     const writeBatch = async (batchRows: ContactRow[]) => {
@@ -217,16 +275,25 @@ export async function importBase(
     };
 
     try {
-      for await (const cells of readSheetRows(filePath)) {
+      for await (const { number, cells } of sheet) {
         rowsRead++;
         if (rowsRead === 1 && hasHeader) continue;
         const row: ContactRow = { databaseId: base.id };
-        for (const { field, index } of columns) row[field] = cells[index] ?? "";
+        let chars = 0;
+        for (const { field, index } of columns) {
+          const value = cells[index] ?? "";
+          if (value.length > IMPORT_LIMITS.maxCellChars) throw cellTooLong(number, index, value.length);
+          chars += value.length;
+          row[field] = value;
+        }
         if (!row.name && !row.phone) {
           skipped++;
           continue;
         }
-        row.phoneKey = row.phone ? phoneKey(row.phone, options.phoneRegion) : "";
+        totalChars += chars;
+        if (totalChars > IMPORT_LIMITS.maxTotalChars) throw tooMuchText(number);
+        batchChars += chars;
+        row.phoneKey = row.phone ? phoneKey(row.phone, input.phoneRegion) : "";
         if (inBase && row.phoneKey) {
           if (seen.has(row.phoneKey)) {
             inFile++;
@@ -235,7 +302,7 @@ export async function importBase(
           seen.add(row.phoneKey);
         }
         batch.push(row);
-        if (batch.length >= BATCH) await flush();
+        if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
       }
       await flush();
       await inFlight;

@@ -1,15 +1,17 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { badRequest } from "../errors";
-import { inflatedPart, readFirstSheet, XlsxLimitError } from "./xlsx-reader";
+import { AppError, badRequest } from "../errors";
 
 /**
- * Reading uploaded spreadsheets (DESIGN §8). Uploads are untrusted: the format is decided by the file's first
- * bytes, not its name; `.xlsx` is checked from its zip directory (no zip bombs), then its first sheet streams
- * through our reader (xlsx-reader.ts); legacy `.xls` goes through the `xlsx` package in a worker thread with size,
- * row, memory and time limits.
- * Every cell comes back as text: Cyrillic, leading zeros and long numbers stay as written.
+ * Reading uploaded spreadsheets (DESIGN §8), always in a worker thread (sheet-worker.ts, which runs
+ * sheet-parse.ts): no file, however hostile, can hold the server's event loop, so lead turns and every other
+ * request go on while one is read. The worker has a heap limit and a limit on the time it spends working; past
+ * either it is terminated, wherever it is in the file. Rows cross the thread boundary in batches, and the worker
+ * stays a few batches ahead of the reader, so reading overlaps whatever the reader does with them (the import's
+ * database writes) while memory stays bounded.
  */
 
 export const SHEET_LIMITS = {
@@ -23,10 +25,15 @@ export const SHEET_LIMITS = {
   maxRows: 1_048_576,
   /** Columns read per row (the rest are dropped). */
   maxColumns: 100,
-  /** Wall time for reading one file. */
+  /** Wall time for reading one file (the reader's own work, such as the import's writes, included). */
   maxSeconds: 300,
-  /** The `.xls` worker's heap. */
-  xlsWorkerHeapMb: 512,
+  /**
+   * Time the worker may spend working on one file, waits for the reader not counted: a million rows take about
+   * 15 s on a busy machine. Checked from outside, so it ends a worker stuck anywhere, not only between rows.
+   */
+  maxWorkSeconds: 120,
+  /** The worker's heap (the shared strings of an .xlsx, or a whole .xls, are held in it). */
+  workerHeapMb: 512,
   /** The shared-string table is held in memory while the sheet is read: its XML may not be larger. */
   maxSharedStringsBytes: 100 * 1024 * 1024,
   /** Any other part but a worksheet (styles, workbook, relationships). */
@@ -53,218 +60,8 @@ export const MESSAGES = {
   tooManyStrings: `В файле слишком много текста: таблица строк больше ${SHEET_LIMITS.maxSharedStringsBytes / 1024 / 1024} МБ. Разбейте файл на части`,
   cellTooLong: "В ячейке больше 32 767 символов (предел Excel): файл повреждён или это не таблица",
   tooManyEmpty: "В файле слишком много пустых строк и ячеек: удалите их в Excel и загрузите файл снова",
+  outOfMemory: "Файл слишком сложный, чтобы прочитать его целиком: сохраните его как .xlsx или разбейте на части",
 };
-
-const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
-const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
-const startsWith = (buffer: Buffer, magic: number[]) => magic.every((byte, i) => buffer[i] === byte);
-
-/**
- * The file's format, from its size and first bytes, with an .xlsx's checked zip directory; a 400 with a Russian
- * message for anything else.
- */
-function detectSheet(path: string): { kind: "xlsx"; entries: ZipEntry[] } | { kind: "xls" } {
-  const size = fs.statSync(path).size;
-  if (size === 0) throw badRequest(MESSAGES.empty, "empty_file");
-  if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
-  const head = Buffer.alloc(8);
-  const fd = fs.openSync(path, "r");
-  try {
-    fs.readSync(fd, head, 0, 8, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (startsWith(head, ZIP_MAGIC)) return { kind: "xlsx", entries: checkXlsxZip(path, size) };
-  if (startsWith(head, OLE_MAGIC)) {
-    if (size > SHEET_LIMITS.maxXlsBytes) throw badRequest(MESSAGES.xlsTooLarge, "file_too_large");
-    return { kind: "xls" };
-  }
-  throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
-}
-
-/**
- * Reads the zip's central directory before any inflating: it must hold a workbook, and its declared sizes must
- * be sane (a zip bomb declares gigabytes, or compresses a thousandfold). The streaming reader's row and time
- * limits catch a directory that lies.
- */
-function checkXlsxZip(path: string, size: number): ZipEntry[] {
-  const fd = fs.openSync(path, "r");
-  try {
-    const tailLength = Math.min(size, 65_557);
-    const tail = Buffer.alloc(tailLength);
-    fs.readSync(fd, tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) throw badRequest(MESSAGES.damaged, "damaged_file");
-    const entries = tail.readUInt16LE(eocd + 10);
-    const dirSize = tail.readUInt32LE(eocd + 12);
-    const dirOffset = tail.readUInt32LE(eocd + 16);
-    if (dirOffset === 0xffffffff || dirSize > size || dirOffset + dirSize > size) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    const dir = Buffer.alloc(dirSize);
-    fs.readSync(fd, dir, 0, dirSize, dirOffset);
-    let offset = 0;
-    let total = 0;
-    let hasWorkbook = false;
-    const list: ZipEntry[] = [];
-    for (let n = 0; n < entries && offset + 46 <= dir.length; n++) {
-      if (dir.readUInt32LE(offset) !== 0x02014b50) throw badRequest(MESSAGES.damaged, "damaged_file");
-      const flags = dir.readUInt16LE(offset + 8);
-      const method = dir.readUInt16LE(offset + 10);
-      const compressed = dir.readUInt32LE(offset + 20);
-      const uncompressed = dir.readUInt32LE(offset + 24);
-      const nameLength = dir.readUInt16LE(offset + 28);
-      const extraLength = dir.readUInt16LE(offset + 30);
-      const commentLength = dir.readUInt16LE(offset + 32);
-      const localOffset = dir.readUInt32LE(offset + 42);
-      const name = dir.toString("utf8", offset + 46, offset + 46 + nameLength);
-      if (name === "xl/workbook.xml") hasWorkbook = true;
-      if (uncompressed === 0xffffffff || compressed === 0xffffffff) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      total += uncompressed;
-      // Sheet XML compresses about 10-30 times; a thousandfold on anything sizeable is a bomb.
-      if (uncompressed > 10 * 1024 * 1024 && uncompressed > compressed * 1000) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name);
-      if (name === "xl/sharedStrings.xml" && uncompressed > SHEET_LIMITS.maxSharedStringsBytes) {
-        throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
-      }
-      if (!isSheet && uncompressed > SHEET_LIMITS.maxPartBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      list.push({ name, flags, method, compressed, uncompressed, localOffset });
-      offset += 46 + nameLength + extraLength + commentLength;
-    }
-    if (list.length !== entries) throw badRequest(MESSAGES.damaged, "damaged_file");
-    if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    if (!hasWorkbook) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
-    checkZipLayout(fd, list, dirOffset);
-    return list;
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-interface ZipEntry {
-  name: string;
-  flags: number;
-  method: number;
-  compressed: number;
-  uncompressed: number;
-  localOffset: number;
-  /** Where the entry's compressed data starts (after its local header). */
-  dataOffset?: number;
-}
-
-const verifiedZips = new Set<string>();
-
-/**
- * Every entry must sit exactly where the directory says, back to back, with matching local headers: no entry
- * hides between them (a streaming unzipper would read it) and no local header claims other sizes than the ones
- * checked. Such a file was not written by a spreadsheet program.
- */
-function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
-  const damaged = () => badRequest(MESSAGES.damaged, "damaged_file");
-  const sorted = [...entries].sort((a, b) => a.localOffset - b.localOffset);
-  let expected = 0;
-  const header = Buffer.alloc(30);
-  const descriptor = Buffer.alloc(4);
-  for (const entry of sorted) {
-    if (entry.localOffset !== expected) throw damaged();
-    if (fs.readSync(fd, header, 0, 30, entry.localOffset) !== 30 || header.readUInt32LE(0) !== 0x04034b50) throw damaged();
-    const flags = header.readUInt16LE(6);
-    const method = header.readUInt16LE(8);
-    if (method !== entry.method || (method !== 0 && method !== 8)) throw damaged();
-    if (flags & 0x0001) throw damaged(); // encrypted
-    const hasDescriptor = (flags & 0x0008) !== 0;
-    if (!hasDescriptor) {
-      const compressed = header.readUInt32LE(18);
-      const uncompressed = header.readUInt32LE(22);
-      if (compressed !== entry.compressed || uncompressed !== entry.uncompressed) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    }
-    if (method === 0 && entry.compressed !== entry.uncompressed) throw damaged();
-    entry.dataOffset = entry.localOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-    expected = entry.dataOffset + entry.compressed;
-    if (hasDescriptor) {
-      fs.readSync(fd, descriptor, 0, 4, expected);
-      expected += descriptor.readUInt32LE(0) === 0x08074b50 ? 16 : 12;
-    }
-  }
-  if (expected !== dirOffset) throw damaged();
-}
-
-/**
- * Inflates every entry once, counting, before a read that stops early (a preview would not reach a bomb further
- * on): an entry that inflates to more than its directory says (a zip bomb with a lying directory), or XML with a
- * run of text longer than any cell can hold, is refused having used a few megabytes. Nothing inflated is kept.
- * A read to the end needs no such pass: the reader checks every part it inflates the same way.
- */
-async function verifyXlsxEntries(path: string, entries: ZipEntry[]): Promise<void> {
-  // The preview and the import's first look both stop early: inflate-check a file once.
-  const stat = fs.statSync(path);
-  const key = `${path}:${stat.size}:${stat.mtimeMs}`;
-  if (verifiedZips.has(key)) return;
-  try {
-    for (const entry of entries) {
-      for await (const _ of inflatedPart(path, entry, SHEET_LIMITS.maxXmlRunBytes)) {
-        /* counted by the guard */
-      }
-    }
-  } catch (error) {
-    throw readError(error);
-  }
-  verifiedZips.add(key);
-  if (verifiedZips.size > 32) verifiedZips.delete(verifiedZips.values().next().value as string);
-}
-
-/** A failure while inflating or parsing, as the Russian 400 the person sees. */
-function readError(error: unknown) {
-  if ((error as { status?: number }).status) return error;
-  if (error instanceof XlsxLimitError) {
-    if (error.kind === "bomb") return badRequest(MESSAGES.bomb, "zip_bomb");
-    if (error.kind === "run") return badRequest(MESSAGES.cellTooLong, "cell_too_long");
-  }
-  return badRequest(MESSAGES.damaged, "damaged_file");
-}
-
-/** A cell as the text a person sees: numbers without float noise or exponents, dates as dd.mm.yyyy. */
-export function cellText(value: unknown): string {
-  if (value === null || value === undefined) return "";
-  // NUL cannot be stored in a Postgres text column.
-  if (typeof value === "string") return (value.includes("\u0000") ? value.replace(/\u0000/g, "") : value).trim();
-  if (typeof value === "number") return numberText(value);
-  if (typeof value === "boolean") return value ? "ИСТИНА" : "ЛОЖЬ";
-  if (value instanceof Date) return dateText(value);
-  if (typeof value === "object") {
-    const v = value as Record<string, unknown>;
-    if (Array.isArray(v.richText)) return (v.richText as Array<{ text?: string }>).map((r) => r.text ?? "").join("").trim();
-    if ("result" in v) return cellText(v.result);
-    if ("text" in v) return cellText(v.text);
-    if ("error" in v) return "";
-    if ("formula" in v || "sharedFormula" in v) return "";
-  }
-  return String(value).trim();
-}
-
-function numberText(n: number): string {
-  if (!Number.isFinite(n)) return "";
-  const text = String(n);
-  if (!/e/i.test(text)) return text;
-  // 1e+21 and beyond: the digits the float holds, never an exponent.
-  if (Number.isInteger(n)) return BigInt(n).toString();
-  return n.toFixed(20).replace(/0+$/, "").replace(/\.$/, "");
-}
-
-function dateText(date: Date): string {
-  if (Number.isNaN(date.getTime())) return "";
-  const dd = String(date.getUTCDate()).padStart(2, "0");
-  const mm = String(date.getUTCMonth() + 1).padStart(2, "0");
-  const base = `${dd}.${mm}.${date.getUTCFullYear()}`;
-  const h = date.getUTCHours();
-  const m = date.getUTCMinutes();
-  return h || m ? `${base} ${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}` : base;
-}
 
 export interface ReadOptions {
   /** Stop after this many rows (the preview reads a few). */
@@ -276,105 +73,241 @@ export interface ReadOptions {
   checkFirst?: boolean;
 }
 
-/**
- * The rows of the first sheet, each an array of cell texts (empty rows left out). Throws AppError (400) for a
- * file that is not a spreadsheet, is too big, too long, too slow or damaged.
- */
-export async function* readSheetRows(path: string, options: ReadOptions = {}): AsyncGenerator<string[]> {
-  const sheet = detectSheet(path);
-  const limit = options.limit ?? Infinity;
-  const checkFirst = options.checkFirst ?? Number.isFinite(limit);
-  const source = sheet.kind === "xlsx" ? readXlsx(path, sheet.entries, checkFirst) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
-  const deadline = Date.now() + SHEET_LIMITS.maxSeconds * 1000;
-  let count = 0;
-  // Every row read counts for the time limit, empty ones too (a sheet of a million empty rows is not free).
-  let seen = 0;
-  let emptyRows = 0;
-  let emptyCells = 0;
-  for await (const { cells: row, width } of source) {
-    seen++;
-    if ((seen & 1023) === 0 && Date.now() > deadline) throw badRequest(MESSAGES.tooSlow, "too_slow");
-    if (!row.some((cell) => cell !== "")) {
-      emptyRows++;
-      emptyCells += width;
-      if (emptyRows > SHEET_LIMITS.maxEmptyRows || emptyCells > SHEET_LIMITS.maxEmptyCells) {
-        throw badRequest(MESSAGES.tooManyEmpty, "too_many_empty");
-      }
-      continue;
-    }
-    if (count >= limit) return;
-    count++;
-    if (count > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
-    for (const cell of row) if (cell.length > SHEET_LIMITS.maxCellChars) throw badRequest(MESSAGES.cellTooLong, "cell_too_long");
-    yield row;
-  }
-}
-
-/** A row as read: its cells as text, and how many cells the file wrote for it (empty ones included). */
-interface RawRow {
+/** A row of the first sheet: its number in the file (as Excel shows it) and its cells as text. */
+export interface SheetRow {
+  number: number;
   cells: string[];
-  width: number;
 }
 
-async function* readXlsx(path: string, entries: ZipEntry[], checkFirst: boolean): AsyncGenerator<RawRow> {
-  if (checkFirst) await verifyXlsxEntries(path, entries);
-  const limits = { maxColumns: SHEET_LIMITS.maxColumns, maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes };
-  try {
-    for await (const row of readFirstSheet(path, entries, limits)) {
-      yield { cells: row.values.map(cellText), width: row.width };
+/**
+ * What the worker posts: a batch of rows, the end, or the error that stopped it. A batch is packed as one string
+ * of all its cells and their layout (per row: its number, its cell count, each cell's length): cloning one string
+ * and moving one buffer across threads costs the server's thread a tenth of what cloning thousands of small
+ * strings does.
+ */
+export type WorkerMessage =
+  | { type: "rows"; text: string; layout: Uint32Array }
+  | { type: "end" }
+  | { type: "error"; status?: number; code?: string; message: string };
+
+/** A batch is posted at this many rows or characters, whichever comes first. */
+export const BATCH_ROWS = 2000;
+export const BATCH_CHARS = 1 << 20;
+/** Batches the worker may post ahead of the reader. */
+export const BATCHES_AHEAD = 3;
+
+/** The slice of esbuild's API used here. */
+interface Esbuild {
+  build(options: Record<string, unknown>): Promise<{ outputFiles: Array<{ text: string }> }>;
+}
+
+let workerCode: Promise<string> | undefined;
+
+/**
+ * The worker's code: sheet-worker.ts and what it imports, bundled once per process by the esbuild that tsx (the
+ * dependency that runs the server) brings. A worker then starts in tens of milliseconds; one that loaded a
+ * TypeScript loader of its own took half a second, a fifth of a 100,000-row import. This module may itself run
+ * bundled by `remix build` (build/index.js, or BUILD_DIR): the source is then looked for from there upwards.
+ */
+function buildWorkerCode(): Promise<string> {
+  workerCode ??= (async () => {
+    const here = fileURLToPath(import.meta.url);
+    let entry = path.join(path.dirname(here), "sheet-worker.ts");
+    for (let dir = path.dirname(here), i = 0; !fs.existsSync(entry) && i < 6; dir = path.dirname(dir), i++) {
+      entry = path.join(dir, "server", "core", "bases", "sheet-worker.ts");
     }
+    const tsx = createRequire(entry).resolve("tsx/package.json");
+    const esbuild = (await import(pathToFileURL(createRequire(tsx).resolve("esbuild")).href)) as Esbuild;
+    const output = await esbuild.build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: "node",
+      format: "cjs",
+      target: "node20",
+      write: false,
+      external: ["xlsx"],
+      logLevel: "silent",
+    });
+    return output.outputFiles[0].text;
+  })();
+  workerCode.catch(() => (workerCode = undefined));
+  return workerCode;
+}
+
+/**
+ * Files read at once: more wait their turn, so uploads (however many, however hostile) take at most this many of
+ * the machine's cores from the requests the server's thread answers.
+ */
+const MAX_READERS = 2;
+let readers = 0;
+const waiting: Array<() => void> = [];
+
+async function readerSlot(): Promise<void> {
+  if (readers < MAX_READERS) {
+    readers++;
+    return;
+  }
+  // The slot is handed over by freeReaderSlot, the count unchanged.
+  await new Promise<void>((resolve) => waiting.push(resolve));
+}
+
+function freeReaderSlot() {
+  const next = waiting.shift();
+  if (next) next();
+  else readers--;
+}
+
+/** Workers kept for the next file: their code is loaded and compiled, and hot after a first big file. */
+const idle: Worker[] = [];
+const MAX_IDLE = 2;
+/** An idle worker ends after this long (its memory goes back). */
+const IDLE_MS = 60_000;
+const idleTimers = new WeakMap<Worker, NodeJS.Timeout>();
+
+async function takeWorker(): Promise<Worker> {
+  const worker = idle.pop();
+  if (worker) {
+    clearTimeout(idleTimers.get(worker));
+    worker.ref();
+    return worker;
+  }
+  const started = new Worker(await buildWorkerCode(), {
+    eval: true,
+    // The bundle needs no loader: the server's (`--import tsx`) is not started again in the worker.
+    execArgv: [],
+    workerData: { xlsx: createRequire(import.meta.url).resolve("xlsx") },
+    // Any resource limit shrinks the young generation to a size where a sheet's millions of short-lived strings
+    // cost a sixth more time in collections: it is set back to what the reading needs.
+    resourceLimits: { maxOldGenerationSizeMb: SHEET_LIMITS.workerHeapMb, maxYoungGenerationSizeMb: 96 },
+  });
+  // A worker that ends while it waits is not handed out again.
+  started.on("exit", () => {
+    const at = idle.indexOf(started);
+    if (at >= 0) idle.splice(at, 1);
+  });
+  return started;
+}
+
+/** A worker that finished its file cleanly waits for the next one; it does not keep the process alive. */
+function releaseWorker(worker: Worker) {
+  if (idle.length >= MAX_IDLE) {
+    void worker.terminate();
+    return;
+  }
+  worker.unref();
+  idle.push(worker);
+  idleTimers.set(
+    worker,
+    setTimeout(() => {
+      const at = idle.indexOf(worker);
+      if (at >= 0) idle.splice(at, 1);
+      void worker.terminate();
+    }, IDLE_MS).unref(),
+  );
+}
+
+/**
+ * The rows of the first sheet (empty rows left out), read in a worker thread. Throws AppError (400) for a file
+ * that is not a spreadsheet, is too big, too long, too slow, too complex or damaged. Stopping early (an error in
+ * the reader) ends the worker.
+ */
+export async function* readSheetRows(file: string, options: ReadOptions = {}): AsyncGenerator<SheetRow> {
+  await readerSlot();
+  let worker: Worker;
+  try {
+    worker = await takeWorker();
   } catch (error) {
-    throw readError(error);
+    freeReaderSlot();
+    throw error;
+  }
+  const batches: Array<{ text: string; layout: Uint32Array }> = [];
+  let ended = false;
+  let failure: unknown = null;
+  /** The worker is done with this file (its end or its refusal came), and free for another. */
+  let finished = false;
+  let wake: (() => void) | null = null;
+  const settle = (error?: unknown) => {
+    if (error && !ended && !failure) failure = error;
+    wake?.();
+    wake = null;
+  };
+  const onMessage = (message: WorkerMessage) => {
+    if (message.type !== "rows") finished = true;
+    if (message.type === "rows") batches.push(message);
+    else if (message.type === "end") ended = true;
+    else settle(message.status ? new AppError(message.status, message.code ?? "bad_request", message.message) : badRequest(MESSAGES.damaged, "damaged_file"));
+    settle();
+  };
+  const onError = (error: Error & { code?: string }) =>
+    settle(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? badRequest(MESSAGES.outOfMemory, "too_complex") : badRequest(MESSAGES.damaged, "damaged_file"));
+  const onExit = () => settle(badRequest(MESSAGES.damaged, "damaged_file"));
+  worker.on("message", onMessage);
+  worker.on("error", onError);
+  worker.on("exit", onExit);
+  const tooSlow = () => {
+    settle(badRequest(MESSAGES.tooSlow, "too_slow"));
+    finished = false;
+    void worker.terminate();
+  };
+  const deadline = setTimeout(tooSlow, SHEET_LIMITS.maxSeconds * 1000);
+  // The worker's busy time: it grows while the worker computes (stuck in one statement too), not while it waits.
+  const busyBefore = worker.performance.eventLoopUtilization().active;
+  const watch = setInterval(() => {
+    if (worker.performance.eventLoopUtilization().active - busyBefore > SHEET_LIMITS.maxWorkSeconds * 1000) tooSlow();
+  }, 100);
+  worker.postMessage({ type: "read", file, options, limits: { ...SHEET_LIMITS } });
+  try {
+    for (;;) {
+      const batch = batches.shift();
+      if (batch) {
+        // Taken: the worker may read one more batch ahead while these rows are used.
+        worker.postMessage({ type: "more" });
+        yield* unpack(batch.text, batch.layout);
+      } else if (failure) throw failure;
+      else if (ended) return;
+      else await new Promise<void>((resolve) => (wake = resolve));
+    }
+  } finally {
+    clearTimeout(deadline);
+    clearInterval(watch);
+    worker.off("message", onMessage);
+    worker.off("error", onError);
+    worker.off("exit", onExit);
+    // A worker stopped half-way (the reader gave up, or a limit) is ended rather than kept.
+    if (finished) releaseWorker(worker);
+    else void worker.terminate();
+    freeReaderSlot();
   }
 }
 
-const requireHere = createRequire(import.meta.url);
-
-/** Runs in a worker thread: the untrusted `.xls` is parsed away from the server's heap and event loop. */
-const XLS_WORKER = `
-const { parentPort, workerData } = require("node:worker_threads");
-const fs = require("node:fs");
-(function () {
-  try {
-    const XLSX = require(workerData.xlsxPath);
-    const wb = XLSX.read(fs.readFileSync(workerData.path), {
-      type: "buffer", cellDates: true, cellFormula: false, cellHTML: false, cellStyles: false,
-      cellText: false, sheetRows: workerData.maxRows + 1, dense: true,
-    });
-    const name = wb.SheetNames[0];
-    const ws = name ? wb.Sheets[name] : null;
-    if (!ws) return parentPort.postMessage({ ok: true, rows: [] });
-    const rows = XLSX.utils.sheet_to_json(ws, { header: 1, raw: true, defval: "", blankrows: false });
-    parentPort.postMessage({ ok: true, rows: rows.map((r) => r.slice(0, workerData.maxColumns)) });
-  } catch (error) {
-    parentPort.postMessage({ ok: false, message: String((error && error.message) || error) });
+/** A batch as the worker packs it (see WorkerMessage). */
+export function pack(rows: SheetRow[]): { text: string; layout: Uint32Array } {
+  let size = 0;
+  for (const row of rows) size += 2 + row.cells.length;
+  const layout = new Uint32Array(size);
+  const cells: string[] = [];
+  let i = 0;
+  for (const row of rows) {
+    layout[i++] = row.number;
+    layout[i++] = row.cells.length;
+    for (const cell of row.cells) {
+      layout[i++] = cell.length;
+      cells.push(cell);
+    }
   }
-})();
-`;
+  return { text: cells.join(""), layout };
+}
 
-async function* readXls(path: string, maxRows: number): AsyncGenerator<RawRow> {
-  const rows = await new Promise<unknown[][]>((resolve, reject) => {
-    const worker = new Worker(XLS_WORKER, {
-      eval: true,
-      workerData: { path, xlsxPath: requireHere.resolve("xlsx"), maxRows, maxColumns: SHEET_LIMITS.maxColumns },
-      resourceLimits: { maxOldGenerationSizeMb: SHEET_LIMITS.xlsWorkerHeapMb },
-    });
-    const timer = setTimeout(() => {
-      void worker.terminate();
-      reject(badRequest(MESSAGES.tooSlow, "too_slow"));
-    }, SHEET_LIMITS.maxSeconds * 1000);
-    worker.once("message", (message: { ok: boolean; rows?: unknown[][] }) => {
-      clearTimeout(timer);
-      void worker.terminate();
-      if (message.ok) resolve(message.rows ?? []);
-      else reject(badRequest(MESSAGES.damaged, "damaged_file"));
-    });
-    worker.once("error", () => {
-      // Out of memory, or a crash inside the parser.
-      clearTimeout(timer);
-      reject(badRequest(MESSAGES.damaged, "damaged_file"));
-    });
-  });
-  if (rows.length > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
-  for (const row of rows) yield { cells: row.map(cellText), width: row.length };
+function* unpack(text: string, layout: Uint32Array): Generator<SheetRow> {
+  let at = 0;
+  for (let i = 0; i < layout.length; ) {
+    const number = layout[i++];
+    const cells = new Array<string>(layout[i++]);
+    for (let c = 0; c < cells.length; c++) {
+      const length = layout[i++];
+      cells[c] = text.slice(at, at + length);
+      at += length;
+    }
+    yield { number, cells };
+  }
 }

@@ -28,6 +28,8 @@ export interface XlsxEntry {
 export type XlsxValue = string | number | boolean | Date | null;
 
 export interface XlsxRow {
+  /** The row's number in the sheet (1 = the first), as Excel shows it. */
+  number: number;
   /** Values by column (0 = A), up to `maxColumns`; trailing empty cells dropped. */
   values: XlsxValue[];
   /** How many cells the row wrote, empty ones included. */
@@ -223,10 +225,29 @@ async function readSharedStrings(book: Book, entry: XlsxEntry | undefined): Prom
 /** Number formats Excel builds in that show a date or a time (ids 14-22, 27-36, 45-47, 50-58). */
 const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
 
-/** A custom format shows a date when, outside quoted text and [brackets], it has a date or time letter. */
+/**
+ * A custom format shows a date when, outside quoted text, [brackets] and \-escaped characters, it has a date or
+ * time letter. One pass from left to right that never looks back: the regular expressions this replaced searched
+ * for the closing "]" again from every "[", and a 14 KB file with 200,000 of them took 18 s (issue 14).
+ */
 export function isDateFormat(code: string): boolean {
-  return /[ymdhsb]/i.test(code.replace(/\[[^\]]*]/g, "").replace(/"[^"]*"/g, "").replace(/\\./g, ""));
+  // An unclosed "[" or quote is a plain character, and once one is found unclosed no later one is searched for.
+  let bracketCloses = true;
+  let quoteCloses = true;
+  for (let i = 0; i < code.length; i++) {
+    const char = code[i];
+    if (char === "\\") i++;
+    else if ((char === "[" && bracketCloses) || (char === '"' && quoteCloses)) {
+      const end = code.indexOf(char === "[" ? "]" : '"', i + 1);
+      if (end >= 0) i = end;
+      else if (char === "[") bracketCloses = false;
+      else quoteCloses = false;
+    } else if (DATE_LETTERS.has(char)) return true;
+  }
+  return false;
 }
+
+const DATE_LETTERS = new Set("ymdhsbYMDHSB");
 
 /** Which cell styles (indexes of cellXfs) show their number as a date. */
 async function readDateStyles(book: Book, entry: XlsxEntry | undefined): Promise<Set<number>> {
@@ -290,6 +311,7 @@ export async function* readFirstSheet(
 
   let rows: XlsxRow[] = [];
   let row: XlsxRow | null = null;
+  let number = 0;
   let nextColumn = 0;
   // The cell being read.
   let column = -1;
@@ -329,7 +351,8 @@ export async function* readFirstSheet(
     open(name, attributes) {
       switch (name) {
         case "row":
-          row = { values: [], width: 0 };
+          number = Number(attributes.r) > 0 ? Math.floor(Number(attributes.r)) : number + 1;
+          row = { number, values: [], width: 0 };
           nextColumn = 0;
           break;
         case "c":
