@@ -159,13 +159,20 @@ describe("error mapping", () => {
     }
   });
 
-  it.each([404, 480, 486, 500, 603])("maps a %i answer to Ошибка вызова", (statusCode) => {
+  it.each([
+    [404, "Ошибка вызова: номер не найден"],
+    [480, "Ошибка вызова: абонент недоступен"],
+    [486, "Ошибка вызова: абонент занят"],
+    [503, "Ошибка вызова: оператор связи недоступен"],
+    [603, "Ошибка вызова: вызов отклонён"],
+    [499, "Ошибка вызова"],
+  ])("maps a %i answer to Ошибка вызова with the reason in Russian", (statusCode, message) => {
     const { state, notices } = run(dial(ready, "999"), { type: "rejected", statusCode });
-    expect(notices).toEqual([CALL_ERROR]);
-    expect(state).toMatchObject({ call: "ended", lineActive: false, error: CALL_ERROR });
+    expect(notices).toEqual([message]);
+    expect(state).toMatchObject({ call: "ended", lineActive: false, error: message });
     // The message stays in the panel after the call is cleared, until the next call.
     const cleared = run(state, { type: "cleared" }).state;
-    expect(describePhone(cleared)).toBe(CALL_ERROR);
+    expect(describePhone(cleared)).toBe(message);
     const next = requestCall(cleared, "1002");
     expect(next.ok && next.state.error).toBe(null);
   });
@@ -183,7 +190,7 @@ describe("error mapping", () => {
 
   it("shows one toast per call: the termination after a rejection adds nothing", () => {
     const { notices } = run(dial(ready, "999"), { type: "rejected", statusCode: 404 }, { type: "failed" }, { type: "terminated" });
-    expect(notices).toEqual([CALL_ERROR]);
+    expect(notices).toEqual(["Ошибка вызова: номер не найден"]);
   });
 
   it("ignores stray call events on an idle line", () => {

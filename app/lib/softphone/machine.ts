@@ -9,6 +9,34 @@ export const CALL_BUSY = "Идет вызов";
 export const CALL_ERROR = "Ошибка вызова";
 export const DIAL_ERROR = "Ошибка набора";
 
+/**
+ * Why the other side or the network refused the call, in words a manager understands (the SIP code of the final
+ * answer). Codes not listed show Ошибка вызова alone.
+ */
+const CALL_FAILURE_REASONS: Record<number, string> = {
+  403: "вызов запрещён",
+  404: "номер не найден",
+  408: "абонент не отвечает",
+  410: "номер не существует",
+  480: "абонент недоступен",
+  484: "неполный номер",
+  486: "абонент занят",
+  488: "несовместимые кодеки",
+  500: "ошибка сервера телефонии",
+  502: "ошибка оператора связи",
+  503: "оператор связи недоступен",
+  504: "оператор связи не отвечает",
+  600: "абонент занят",
+  603: "вызов отклонён",
+  604: "номер не существует",
+};
+
+/** Ошибка вызова with the reason of a SIP failure code, e.g. "Ошибка вызова: абонент занят" for 486. */
+export function callErrorFor(statusCode: number): string {
+  const reason = CALL_FAILURE_REASONS[statusCode];
+  return reason ? `${CALL_ERROR}: ${reason}` : CALL_ERROR;
+}
+
 /** The hidden footer button dials this (SPEC §9). */
 export const TEST_CALL_NUMBER = "210";
 
@@ -90,7 +118,7 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
     case "rejected":
       if (!lineBusy(state.call)) return { state };
       if (event.statusCode === REQUEST_TERMINATED) return { state: ended(state, null) };
-      return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
+      return { state: ended(state, callErrorFor(event.statusCode)), notice: { kind: "error", text: callErrorFor(event.statusCode) } };
     case "failed":
       if (!lineBusy(state.call)) return { state };
       return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };

@@ -1,0 +1,153 @@
+import type { Page } from "playwright-core";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { contacts, databases, users } from "../../db/schema";
+import { createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { createFilterRow } from "../helpers/leads";
+import { freePort } from "../helpers/ports";
+import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
+import { startStack, type Stack } from "../sip/stack";
+
+/**
+ * The whole call path on loopback, with the production stack of telephony/: Chromium (fake microphone) logged in
+ * as a manager → Kamailio (WebSocket, digest auth against this app) → rtpengine (WebRTC to plain RTP) → a
+ * carrier played by SIPp on UDP, whose media is echoed back by the test (test/sip/carrier.ts).
+ */
+const SECRET = "telephony-e2e-shared-secret-0123456789";
+const DOMAIN = "127.0.0.1";
+let e: E2E;
+let stack: Stack;
+let media: MediaEcho;
+let carrierPort: number;
+let carrier: Carrier | undefined;
+
+beforeAll(async () => {
+  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
+  carrierPort = await freePort();
+  media = await startMediaEcho();
+  e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET } });
+  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports });
+});
+afterEach(async () => {
+  await carrier?.stop();
+  carrier = undefined;
+});
+afterAll(async () => {
+  await e?.close();
+  await stack?.stop();
+  await media?.close();
+});
+
+let extension = 4000;
+/** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
+async function managerWithLead(phone: string, options: { sipPassword?: string; expectRegistered?: boolean } = {}) {
+  extension += 1;
+  const sipLogin = String(extension);
+  const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
+  if (options.sipPassword) await e.db.update(users).set({ sipPassword: options.sipPassword }).where(eq(users.id, manager.user.id));
+  const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
+  await e.db
+    .insert(contacts)
+    .values({ databaseId: base.id, name: "Клиент", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" });
+  const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+  await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  const page = await e.newPage();
+  await watchPeerConnections(page);
+  await loginThroughPage(page, manager);
+  await waitForHydration(page);
+  if (options.expectRegistered !== false) {
+    await expectText(page, "call-state", "Телефон готов");
+    await stack.kamailio.waitForLog(new RegExp(`registered ${sipLogin}\\b`));
+  }
+  return { manager, page, sipLogin };
+}
+
+async function expectText(page: Page, testId: string, text: string, timeout = 15_000) {
+  const locator = page.locator(`[data-testid=${testId}]`);
+  await locator.filter({ hasText: text }).first().waitFor({ timeout }).catch(async () => {
+    throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.first().textContent().catch(() => null)}"`);
+  });
+}
+
+/** Test instrumentation only: keeps every RTCPeerConnection the page makes, to read its getStats(). */
+async function watchPeerConnections(page: Page) {
+  await page.addInitScript(() => {
+    const Original = window.RTCPeerConnection;
+    const all: RTCPeerConnection[] = [];
+    (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs = all;
+    window.RTCPeerConnection = class extends Original {
+      constructor(...args: ConstructorParameters<typeof RTCPeerConnection>) {
+        super(...args);
+        all.push(this);
+      }
+    } as typeof RTCPeerConnection;
+  });
+}
+
+/** Audio packets received by the page's newest peer connection (inbound-rtp), 0 before there is one. */
+async function inboundPackets(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+    const pc = pcs[pcs.length - 1];
+    if (!pc) return 0;
+    let packets = 0;
+    (await pc.getStats()).forEach((report) => {
+      if (report.type === "inbound-rtp" && report.kind === "audio") packets += report.packetsReceived ?? 0;
+    });
+    return packets;
+  });
+}
+
+/** Waits until `read()` exceeds `above`; returns the value. */
+async function grows(read: () => Promise<number> | number, above: number, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (value <= above && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    value = await read();
+  }
+  if (value <= above) throw new Error(`stayed at ${value} (needed more than ${above}) for ${timeoutMs} ms`);
+  return value;
+}
+
+
+describe("a call from the lead panel to a phone through the carrier", () => {
+  it("reaches the carrier as plain RTP, plays the carrier's audio in the browser, and hangs up with BYE", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
+    const a = await managerWithLead("+38 (067) 123-45-67");
+
+    await a.page.click("[data-testid=call-button]");
+    // Dialled as digits, authenticated by Kamailio against this app's users.
+    const invite = await carrier.waitForMessage(/INVITE sip:380671234567@[\s\S]*?m=audio[^\n]*\n[\s\S]*?(?=\n\n|$)/);
+    expect(invite).toMatch(/m=audio \d+ RTP\/AVP /);
+    expect(invite).not.toMatch(/a=fingerprint|a=ice-ufrag|a=candidate|RTP\/SAVPF|UDP\/TLS/);
+    expect(invite).toMatch(/a=rtpmap:0 PCMU\/8000/);
+
+    await expectText(a.page, "call-state", "Разговор: 380671234567");
+    await carrier.waitForMessage(/ACK sip:carrier@/);
+    // Media both ways: what the browser sends reaches the carrier, which sends it back to the browser.
+    const first = await grows(() => inboundPackets(a.page), 0);
+    await grows(() => inboundPackets(a.page), first + 20);
+    expect(media.packets()).toBeGreaterThan(20);
+
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:carrier@/);
+    await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
+  });
+
+  it.each([
+    [486, "Busy Here", "Ошибка вызова: абонент занят"],
+    [480, "Temporarily Unavailable", "Ошибка вызова: абонент недоступен"],
+  ])("shows the carrier's %i as %s in Russian", async (code, reason, message) => {
+    carrier = await startCarrier(carrierPort, media, { reject: { code, reason } });
+    const a = await managerWithLead("+38 (067) 765-43-21");
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(/INVITE sip:380677654321@/);
+    await expectText(a.page, "call-state", message);
+    await expect(a.page.locator("[role=status]", { hasText: message }).first().waitFor()).resolves.toBeUndefined();
+    // The line is free again: no hang-up button left.
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+  });
+});
