@@ -54,6 +54,18 @@ describe("registration", () => {
     expect(describePhone(back)).toBe("Телефон готов");
   });
 
+  it.each([
+    [403, "Телефон не подключён: неверный SIP логин или пароль"],
+    [401, "Телефон не подключён: неверный SIP логин или пароль"],
+    [503, "Телефон не подключён: сервер телефонии недоступен"],
+  ])("says why the server refused the registration (%i), and keeps saying it until the next attempt", (statusCode, text) => {
+    const refused = run(initialPhoneState, { type: "registrationFailed", statusCode }).state;
+    expect(describePhone(refused)).toBe(text);
+    // sip.js then reports the registerer Unregistered, without a code: the reason stays.
+    expect(describePhone(run(refused, { type: "registrationFailed" }).state)).toBe(text);
+    expect(describePhone(run(refused, { type: "connecting" }).state)).toBe("Подключение телефона…");
+  });
+
   it("refuses to dial before registration with Ошибка набора, and sends nothing", () => {
     const request = requestCall(initialPhoneState, "1002");
     expect(request.ok).toBe(false);

@@ -41,11 +41,13 @@ afterAll(async () => {
 
 let extension = 4000;
 /** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
-async function managerWithLead(phone: string, options: { sipPassword?: string; expectRegistered?: boolean } = {}) {
+async function managerWithLead(
+  phone: string,
+  options: { expectRegistered?: boolean; staleSipPassword?: string } = {},
+) {
   extension += 1;
   const sipLogin = String(extension);
   const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
-  if (options.sipPassword) await e.db.update(users).set({ sipPassword: options.sipPassword }).where(eq(users.id, manager.user.id));
   const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
   await e.db
     .insert(contacts)
@@ -53,7 +55,9 @@ async function managerWithLead(phone: string, options: { sipPassword?: string; e
   const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
   await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
   const page = await e.newPage();
+  if (process.env.DEBUG_PAGE) page.on("console", (m) => console.log("PAGE", m.type(), m.text()));
   await watchPeerConnections(page);
+  if (options.staleSipPassword) await handStaleSipPassword(page, `sip-${sipLogin}`, options.staleSipPassword);
   await loginThroughPage(page, manager);
   await waitForHydration(page);
   if (options.expectRegistered !== false) {
@@ -68,6 +72,33 @@ async function expectText(page: Page, testId: string, text: string, timeout = 15
   await locator.filter({ hasText: text }).first().waitFor({ timeout }).catch(async () => {
     throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.first().textContent().catch(() => null)}"`);
   });
+}
+
+/**
+ * Test instrumentation only: the page gets `password` as the user's SIP password, whatever the app's users table
+ * holds (as a browser with a stale page, or a PBX whose copy differs): the loader data is rewritten as it arrives,
+ * in the HTML's streamed Remix context and in every later loader fetch.
+ */
+async function handStaleSipPassword(page: Page, real: string, stale: string) {
+  await page.addInitScript(
+    ({ real, stale }) => {
+      // Single fetch streams loader data as JSON-like text: the password is the string literal "<real>".
+      const swap = (text: string) => text.split(JSON.stringify(real)).join(JSON.stringify(stale));
+      const enqueue = ReadableStreamDefaultController.prototype.enqueue;
+      ReadableStreamDefaultController.prototype.enqueue = function (chunk?: unknown) {
+        return enqueue.call(this, typeof chunk === "string" ? swap(chunk) : chunk);
+      };
+      const originalFetch = window.fetch;
+      window.fetch = async (...args) => {
+        const response = await originalFetch(...args);
+        const type = response.headers.get("content-type") ?? "";
+        if (!/json|x-script/.test(type)) return response;
+        const text = swap(await response.text());
+        return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      };
+    },
+    { real, stale },
+  );
 }
 
 /** Test instrumentation only: keeps every RTCPeerConnection the page makes, to read its getStats(). */
@@ -149,5 +180,42 @@ describe("a call from the lead panel to a phone through the carrier", () => {
     await expect(a.page.locator("[role=status]", { hasText: message }).first().waitFor()).resolves.toBeUndefined();
     // The line is free again: no hang-up button left.
     expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+  });
+});
+
+describe("the footer's test call (210)", () => {
+  it("is answered by the stack itself, which sends the manager's own voice back", async () => {
+    const a = await managerWithLead("+38 (067) 000-00-01");
+    const before = media.packets();
+    await a.page.click("[data-testid=test-call]");
+    await expectText(a.page, "call-state", "Разговор: 210");
+    await stack.kamailio.waitForLog(/relay INVITE from \d+ to echo/);
+    // Only the fake microphone's own audio can come back: nothing else sends to this call.
+    const first = await grows(() => inboundPackets(a.page), 0);
+    await grows(() => inboundPackets(a.page), first + 20);
+    // The carrier was never involved.
+    expect(media.packets()).toBe(before);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await stack.kamailio.waitForLog(/relay in-dialog BYE/);
+  });
+});
+
+describe("registration against the app's users", () => {
+  it("refuses a wrong SIP password with a clear message and does not retry", async () => {
+    // The browser is handed a password the app's users table does not hold (as with a PBX whose copy went
+    // stale): the page and its loader data are rewritten on the way in.
+    const a = await managerWithLead("+38 (067) 000-00-02", { expectRegistered: false, staleSipPassword: "wrong-password" });
+    await expectText(a.page, "call-state", "Телефон не подключён: неверный SIP логин или пароль").catch((error) => {
+      throw new Error(`${error.message}\n${stack.kamailio.log().slice(-3000)}`);
+    });
+    const refusals = () => (stack.kamailio.log().match(new RegExp(`wrong SIP password for ${a.sipLogin}\\b`, "g")) ?? []).length;
+    const seen = refusals();
+    expect(seen).toBeGreaterThanOrEqual(1);
+    // No retry storm: nothing more in the next 6 seconds (longer than the reconnect delay).
+    await a.page.waitForTimeout(6_000);
+    expect(refusals()).toBe(seen);
+    await a.page.click("[data-testid=call-button]");
+    await expect(a.page.locator("[role=status]", { hasText: "Ошибка набора" }).first().waitFor()).resolves.toBeUndefined();
   });
 });

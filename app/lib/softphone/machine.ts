@@ -37,6 +37,13 @@ export function callErrorFor(statusCode: number): string {
   return reason ? `${CALL_ERROR}: ${reason}` : CALL_ERROR;
 }
 
+/** Why a REGISTER was refused, from its SIP code. */
+export function registrationProblemFor(statusCode: number): string {
+  if (statusCode === 401 || statusCode === 403 || statusCode === 407) return "неверный SIP логин или пароль";
+  if (statusCode >= 500) return "сервер телефонии недоступен";
+  return `сервер телефонии ответил ${statusCode}`;
+}
+
 /** The hidden footer button dials this (SPEC §9). */
 export const TEST_CALL_NUMBER = "210";
 
@@ -53,6 +60,8 @@ export interface PhoneState {
   lineActive: boolean;
   /** The message of the last failure, shown in the panel until the next call. */
   error: string | null;
+  /** Why the server refused the registration (wrong SIP password, ...), shown while the phone is not connected. */
+  registrationProblem: string | null;
 }
 
 export interface Notice {
@@ -63,7 +72,8 @@ export interface Notice {
 export type PhoneEvent =
   | { type: "connecting" }
   | { type: "registered" }
-  | { type: "registrationFailed" }
+  /** The socket dropped, or the server refused the REGISTER with `statusCode`. */
+  | { type: "registrationFailed"; statusCode?: number }
   /** The INVITE could not be sent (no media, transport down, bad target): nothing reached the server. */
   | { type: "dialFailed" }
   /** The other side or the server answered the INVITE with a final failure (404, 486, 480, 603, ...). */
@@ -86,6 +96,7 @@ export const initialPhoneState: PhoneState = {
   peer: null,
   lineActive: false,
   error: null,
+  registrationProblem: null,
 };
 
 export interface Transition {
@@ -106,12 +117,21 @@ function ended(state: PhoneState, error: string | null): PhoneState {
 export function transition(state: PhoneState, event: PhoneEvent): Transition {
   switch (event.type) {
     case "connecting":
-      return { state: { ...state, registration: "connecting" } };
+      return { state: { ...state, registration: "connecting", registrationProblem: null } };
     case "registered":
       // Back on the server (first time or after a reconnect): an old failure no longer describes the phone.
-      return { state: { ...state, registration: "registered", error: state.call === "idle" ? null : state.error } };
-    case "registrationFailed":
-      return { state: { ...state, registration: "failed" } };
+      return {
+        state: {
+          ...state,
+          registration: "registered",
+          registrationProblem: null,
+          error: state.call === "idle" ? null : state.error,
+        },
+      };
+    case "registrationFailed": {
+      const problem = event.statusCode ? registrationProblemFor(event.statusCode) : state.registrationProblem;
+      return { state: { ...state, registration: "failed", registrationProblem: problem } };
+    }
     case "dialFailed":
       if (state.call !== "calling") return { state };
       return { state: ended(state, DIAL_ERROR), notice: { kind: "error", text: DIAL_ERROR } };
@@ -192,7 +212,9 @@ export function describePhone(state: PhoneState): string {
     case "ended":
       return state.error ?? "Звонок завершён";
     case "idle":
-      if (state.registration === "failed") return "Телефон не подключён";
+      if (state.registration === "failed") {
+        return state.registrationProblem ? `Телефон не подключён: ${state.registrationProblem}` : "Телефон не подключён";
+      }
       if (state.registration === "connecting") return "Подключение телефона…";
       return state.error ?? "Телефон готов";
   }

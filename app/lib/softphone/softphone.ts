@@ -276,7 +276,10 @@ export class Softphone implements CallTerminator {
 
   private async register() {
     await this.registerer.register({
-      requestDelegate: { onReject: () => this.dispatch({ type: "registrationFailed" }) },
+      // A refusal (wrong SIP password) is not retried: the same credentials would be refused again.
+      requestDelegate: {
+        onReject: (response) => this.dispatch({ type: "registrationFailed", statusCode: response.message.statusCode }),
+      },
     });
   }
 
