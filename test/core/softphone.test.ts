@@ -194,6 +194,16 @@ describe("error mapping", () => {
     expect(notices).toEqual([CALL_ERROR]);
   });
 
+  it("ends a call whose connection to the PBX dropped with its own message, once", () => {
+    const talking = run(dial(ready, "1002"), { type: "established" }).state;
+    const { state, notices } = run(talking, { type: "connectionLost" }, { type: "terminated" }, { type: "registrationFailed" });
+    expect(notices).toEqual(["Связь с сервером телефонии потеряна"]);
+    expect(state).toMatchObject({ call: "ended", lineActive: false });
+    expect(describePhone(state)).toBe("Связь с сервером телефонии потеряна");
+    // Without a call it is only a registration matter: no toast.
+    expect(run(ready, { type: "connectionLost" }).notices).toEqual([]);
+  });
+
   it("treats 487 (our own CANCEL answered) as a plain hang-up, not an error", () => {
     const { state, notices } = run(dial(ready, "1002"), { type: "rejected", statusCode: 487 });
     expect(notices).toEqual([]);

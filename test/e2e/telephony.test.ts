@@ -219,3 +219,24 @@ describe("registration against the app's users", () => {
     await expect(a.page.locator("[role=status]", { hasText: "Ошибка набора" }).first().waitFor()).resolves.toBeUndefined();
   });
 });
+
+describe("Kamailio stopped in the middle of a call", () => {
+  it("ends the call with a clear message, then registers again by itself when Kamailio is back", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-03");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000003");
+
+    await stack.stopKamailio();
+    await expectText(a.page, "call-state", "Связь с сервером телефонии потеряна");
+    await expect(a.page.locator("[role=status]", { hasText: "Связь с сервером телефонии потеряна" }).first().waitFor()).resolves.toBeUndefined();
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+
+    await stack.startKamailio();
+    // The softphone retries every 5 s on its own.
+    await expectText(a.page, "call-state", "Телефон готов", 30_000).catch((error) => {
+      throw new Error(`${error.message}\n${stack.kamailio.log().slice(-2500)}`);
+    });
+    await stack.kamailio.waitForLog(new RegExp(`registered ${a.sipLogin}\\b`));
+  });
+});

@@ -8,6 +8,8 @@
 export const CALL_BUSY = "Идет вызов";
 export const CALL_ERROR = "Ошибка вызова";
 export const DIAL_ERROR = "Ошибка набора";
+/** The socket to the PBX dropped during a call: the call cannot be controlled any more and is ended here. */
+export const CONNECTION_LOST = "Связь с сервером телефонии потеряна";
 
 /**
  * Why the other side or the network refused the call, in words a manager understands (the SIP code of the final
@@ -80,6 +82,8 @@ export type PhoneEvent =
   | { type: "rejected"; statusCode: number }
   /** The call ended before it was established and nobody here hung up (timeout, lost connection). */
   | { type: "failed" }
+  /** The socket to the PBX dropped while a call was on: it is ended here. */
+  | { type: "connectionLost" }
   /** Media flows: the caller got 200 OK, or the callee got the ACK for its 200 OK. */
   | { type: "established" }
   | { type: "incoming"; peer: string }
@@ -142,6 +146,9 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
     case "failed":
       if (!lineBusy(state.call)) return { state };
       return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
+    case "connectionLost":
+      if (!lineBusy(state.call)) return { state };
+      return { state: ended(state, CONNECTION_LOST), notice: { kind: "error", text: CONNECTION_LOST } };
     case "established":
       if (state.call !== "calling" && state.call !== "ringing") return { state };
       return { state: { ...state, call: "inCall", lineActive: true, error: null } };

@@ -80,6 +80,7 @@ export class Softphone implements CallTerminator {
         onInvite: (invitation) => this.onInvite(invitation),
         onDisconnect: (error) => {
           if (this.stopped) return;
+          if (this.sessions.size > 0) this.dropCallsOnLostConnection();
           this.dispatch({ type: "registrationFailed" });
           if (error) this.scheduleReconnect();
         },
@@ -224,6 +225,18 @@ export class Softphone implements CallTerminator {
     }
   }
 
+  /**
+   * The PBX went away mid-call: nothing can be signalled any more (hold, hang-up), so the calls end here with a
+   * message; the PBX's side ends them by its own timeouts.
+   */
+  private dropCallsOnLostConnection() {
+    this.dispatch({ type: "connectionLost" });
+    for (const session of this.sessions) {
+      this.endedHere.add(session);
+      session.dispose().catch(() => {});
+    }
+  }
+
   private onInvite(invitation: Invitation) {
     if (this.stopped || !acceptsIncoming(this.state)) {
       // SPEC §4: one call at a time; a second caller hears busy.
@@ -278,6 +291,8 @@ export class Softphone implements CallTerminator {
     await this.registerer.register({
       // A refusal (wrong SIP password) is not retried: the same credentials would be refused again.
       requestDelegate: {
+        // After a reconnect the registerer may already count as Registered (no state change): say so here.
+        onAccept: () => this.dispatch({ type: "registered" }),
         onReject: (response) => this.dispatch({ type: "registrationFailed", statusCode: response.message.statusCode }),
       },
     });
