@@ -240,3 +240,66 @@ describe("Kamailio stopped in the middle of a call", () => {
     await stack.kamailio.waitForLog(new RegExp(`registered ${a.sipLogin}\\b`));
   });
 });
+
+describe("call controls in the lead panel (issue 15 part 2)", () => {
+  it("holds with a re-INVITE that stops the media at the carrier, resumes, sends DTMF as RFC 4733 events, times the call and redials", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-04");
+    await expectText(a.page, "registration-state", "Телефон подключён");
+    await a.page.click("[data-testid=call-button]");
+    const invite = await carrier.waitForMessage(/INVITE sip:380670000004@[\s\S]*?telephone-event\/8000/);
+    const dtmfType = Number(invite.match(/a=rtpmap:(\d+) telephone-event\/8000/)![1]);
+    await expectText(a.page, "call-state", "Разговор: 380670000004");
+    await grows(() => inboundPackets(a.page), 20);
+    // The timer runs from the answer.
+    await expect(a.page.locator("[data-testid=call-timer]").textContent()).resolves.toMatch(/^0:0\d$/);
+    await expect(a.page.locator("[role=timer]").getAttribute("aria-label")).resolves.toBe("Длительность разговора");
+
+    // DTMF: the keypad's keys reach the carrier as telephone events, in the order pressed.
+    await a.page.click("[data-testid=keypad-button]");
+    await a.page.getByRole("button", { name: "Тон 5" }).click();
+    await a.page.getByRole("button", { name: "Тон #" }).click();
+    await grows(() => media.dtmfDigits(dtmfType).length, 1);
+    expect(media.dtmfDigits(dtmfType)).toBe("5#");
+    await expectText(a.page, "dtmf-typed", "5#");
+
+    // Hold: a re-INVITE with no media (inactive), still plain RTP towards the carrier; then nothing flows.
+    const messagesBefore = carrier.messages().length;
+    await a.page.getByRole("button", { name: "Удержание" }).click();
+    await expectText(a.page, "call-state", "На удержании: 380670000004");
+    const reinvite = (await carrier.waitForMessage(/INVITE sip:carrier@[\s\S]*?a=inactive/)).slice(0);
+    expect(carrier.messages().slice(messagesBefore)).toMatch(/X-Offered: a=inactive/);
+    expect(reinvite).not.toMatch(/a=fingerprint|a=ice-ufrag|RTP\/SAVPF/);
+    await expect(a.page.getByRole("button", { name: "Снять с удержания" }).getAttribute("aria-pressed")).resolves.toBe("true");
+    await a.page.waitForTimeout(1_000);
+    const heldFrom = media.packets();
+    await a.page.waitForTimeout(2_000);
+    // About 100 packets in 2 s while talking; on hold at most a straggler or two.
+    expect(media.packets() - heldFrom).toBeLessThan(10);
+
+    // Resume: media flows again both ways.
+    await a.page.getByRole("button", { name: "Снять с удержания" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380670000004");
+    const resumedFrom = media.packets();
+    await grows(() => media.packets(), resumedFrom + 20);
+    const inbound = await inboundPackets(a.page);
+    await grows(() => inboundPackets(a.page), inbound + 20);
+
+    // Mute is a labelled toggle.
+    await a.page.getByRole("button", { name: "Выключить микрофон" }).click();
+    await expect(a.page.getByRole("button", { name: "Включить микрофон" }).getAttribute("aria-pressed")).resolves.toBe("true");
+
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:carrier@/);
+
+    // Повторить dials the same number again.
+    const invites = () => (carrier!.messages().match(/INVITE sip:380670000004@/g) ?? []).length;
+    expect(invites()).toBe(1);
+    await a.page.getByRole("button", { name: "Повторить вызов 380670000004" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380670000004");
+    expect(invites()).toBe(2);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+  });
+});

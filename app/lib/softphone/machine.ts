@@ -64,6 +64,14 @@ export interface PhoneState {
   error: string | null;
   /** Why the server refused the registration (wrong SIP password, ...), shown while the phone is not connected. */
   registrationProblem: string | null;
+  /** During a call: the microphone is off (the other side hears silence). */
+  muted: boolean;
+  /** During a call: on hold (re-INVITE inactive; no media either way). */
+  held: boolean;
+  /** When the call was answered (epoch ms), for the call timer; null before and after. */
+  answeredAt: number | null;
+  /** The last number dialled from here, for Повторить. */
+  lastDialled: string | null;
 }
 
 export interface Notice {
@@ -85,7 +93,11 @@ export type PhoneEvent =
   /** The socket to the PBX dropped while a call was on: it is ended here. */
   | { type: "connectionLost" }
   /** Media flows: the caller got 200 OK, or the callee got the ACK for its 200 OK. */
-  | { type: "established" }
+  | { type: "established"; at?: number }
+  /** The manager switched the microphone off or on. */
+  | { type: "muted"; on: boolean }
+  /** The other side accepted the hold or resume re-INVITE. */
+  | { type: "held"; on: boolean }
   | { type: "incoming"; peer: string }
   | { type: "answering" }
   /** Either side hung up, or a ringing call was cancelled or rejected here. */
@@ -101,6 +113,10 @@ export const initialPhoneState: PhoneState = {
   lineActive: false,
   error: null,
   registrationProblem: null,
+  muted: false,
+  held: false,
+  answeredAt: null,
+  lastDialled: null,
 };
 
 export interface Transition {
@@ -114,7 +130,7 @@ const REQUEST_TERMINATED = 487;
 const lineBusy = (call: CallPhase) => call === "calling" || call === "ringing" || call === "inCall";
 
 function ended(state: PhoneState, error: string | null): PhoneState {
-  return { ...state, call: "ended", lineActive: false, error };
+  return { ...state, call: "ended", lineActive: false, error, muted: false, held: false, answeredAt: null };
 }
 
 /** The next state after something sip.js reported, and the toast it shows if any. */
@@ -151,7 +167,13 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
       return { state: ended(state, CONNECTION_LOST), notice: { kind: "error", text: CONNECTION_LOST } };
     case "established":
       if (state.call !== "calling" && state.call !== "ringing") return { state };
-      return { state: { ...state, call: "inCall", lineActive: true, error: null } };
+      return { state: { ...state, call: "inCall", lineActive: true, error: null, answeredAt: event.at ?? Date.now() } };
+    case "muted":
+      if (state.call !== "inCall") return { state };
+      return { state: { ...state, muted: event.on } };
+    case "held":
+      if (state.call !== "inCall") return { state };
+      return { state: { ...state, held: event.on } };
     case "incoming":
       // A second call while the line is busy is refused (486) by the caller of `acceptsIncoming`.
       if (state.lineActive) return { state };
@@ -186,7 +208,7 @@ export function requestCall(state: PhoneState, rawNumber: string): CallRequest {
   return {
     ok: true,
     target,
-    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null },
+    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null, lastDialled: target },
   };
 }
 
@@ -207,6 +229,25 @@ export function dialableNumber(raw: string): string | null {
   return digits;
 }
 
+/** The call timer: 0:07, 1:05, 1:02:03. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/** The registration alone, always visible beside the call controls. */
+export function describeRegistration(state: PhoneState): string {
+  if (state.registration === "registered") return "Телефон подключён";
+  if (state.registration === "connecting") return "Подключение телефона…";
+  return state.registrationProblem ? `Телефон не подключён: ${state.registrationProblem}` : "Телефон не подключён";
+}
+
+/** DTMF keys of the keypad, in keypad order. */
+export const DTMF_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"] as const;
+
 /** What the panel says about the phone right now. */
 export function describePhone(state: PhoneState): string {
   switch (state.call) {
@@ -215,7 +256,7 @@ export function describePhone(state: PhoneState): string {
     case "ringing":
       return `Входящий звонок: ${state.peer ?? ""}`;
     case "inCall":
-      return `Разговор: ${state.peer ?? ""}`;
+      return state.held ? `На удержании: ${state.peer ?? ""}` : `Разговор: ${state.peer ?? ""}`;
     case "ended":
       return state.error ?? "Звонок завершён";
     case "idle":

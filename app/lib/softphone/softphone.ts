@@ -31,7 +31,9 @@ const RECONNECT_DELAY_MS = 5_000;
 /** How long an ended call stays on screen before the panel says ready again. */
 const ENDED_VISIBLE_MS = 4_000;
 const REGISTER_EXPIRES_S = 300;
-const AUDIO_ONLY = { constraints: { audio: true, video: false } };
+/** Hold offers no media at all (RFC 3264 inactive), so the other side really hears nothing. */
+const INACTIVE = (description: RTCSessionDescriptionInit) =>
+  Promise.resolve({ ...description, sdp: description.sdp?.replace(/a=(sendrecv|sendonly|recvonly)\r\n/g, "a=inactive\r\n") });
 
 export interface SoftphoneOptions {
   /** Toasts (Идет вызов, Ошибка вызова, Ошибка набора). */
@@ -53,6 +55,8 @@ export class Softphone implements CallTerminator {
   private readonly audio: HTMLAudioElement;
   private stopped = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** The chosen microphone (a MediaDeviceInfo.deviceId); null: the browser's default. */
+  private microphone: string | null = null;
   private clearTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -164,12 +168,12 @@ export class Softphone implements CallTerminator {
       this.dispatch({ type: "dialFailed" });
       return;
     }
-    const inviter = new Inviter(this.ua, target, { sessionDescriptionHandlerOptions: AUDIO_ONLY });
+    const inviter = new Inviter(this.ua, target, { sessionDescriptionHandlerOptions: this.audioOnly() });
     this.track(inviter);
     inviter.stateChange.addListener((state) => {
       if (state === SessionState.Established) {
         this.playRemoteAudio(inviter);
-        this.dispatchFor(inviter, { type: "established" });
+        this.dispatchFor(inviter, { type: "established", at: Date.now() });
       }
     });
     // The microphone is asked for here, on the first call (the browser remembers the answer).
@@ -190,9 +194,71 @@ export class Softphone implements CallTerminator {
     const session = this.current;
     if (!(session instanceof Invitation) || session.state !== SessionState.Initial) return;
     this.dispatch({ type: "answering" });
-    session.accept({ sessionDescriptionHandlerOptions: AUDIO_ONLY }).catch(() => {
+    session.accept({ sessionDescriptionHandlerOptions: this.audioOnly() }).catch(() => {
       this.dispatchFor(session, { type: "failed" });
     });
+  }
+
+  /** Повторить: dials the last number again. */
+  redial(): void {
+    if (this.state.lastDialled) this.call(this.state.lastDialled);
+  }
+
+  /** Микрофон: the other side hears silence while muted; the call itself is untouched. */
+  setMuted(on: boolean): void {
+    const handler = this.establishedHandler();
+    if (!handler) return;
+    handler.enableSenderTracks(!on && !this.state.held);
+    this.dispatch({ type: "muted", on });
+  }
+
+  /**
+   * Удержание: a re-INVITE offering no media (inactive), then nothing is sent or played until resumed with a
+   * re-INVITE back to sendrecv. The state changes once the other side accepted.
+   */
+  setHeld(on: boolean): void {
+    const session = this.current;
+    const handler = this.establishedHandler();
+    if (!session || !handler || on === this.state.held) return;
+    handler.enableSenderTracks(!on && !this.state.muted);
+    session
+      .invite({
+        sessionDescriptionHandlerOptions: { ...this.audioOnly(), hold: on } as Web.SessionDescriptionHandlerOptions,
+        sessionDescriptionHandlerModifiers: on ? [INACTIVE] : [],
+        requestDelegate: {
+          onAccept: () => this.dispatchFor(session, { type: "held", on }),
+          onReject: () => {
+            handler.enableSenderTracks(!this.state.held && !this.state.muted);
+            this.options.onNotice({ kind: "error", text: on ? "Не удалось поставить на удержание" : "Не удалось снять с удержания" });
+          },
+        },
+      })
+      .catch(() => {
+        this.options.onNotice({ kind: "error", text: on ? "Не удалось поставить на удержание" : "Не удалось снять с удержания" });
+      });
+  }
+
+  /** A keypad press: an RFC 4733 telephone event in the media (voice menus of banks and shops). */
+  sendDtmf(key: string): boolean {
+    const handler = this.establishedHandler();
+    if (!handler || !/^[0-9*#A-D]$/.test(key)) return false;
+    return handler.sendDtmf(key, { duration: 160, interToneGap: 70 });
+  }
+
+  /** The microphone the next call uses (remembered by the provider). */
+  setMicrophone(deviceId: string | null): void {
+    this.microphone = deviceId || null;
+  }
+
+  private audioOnly() {
+    const audio: MediaTrackConstraints | boolean = this.microphone ? { deviceId: { exact: this.microphone } } : true;
+    return { constraints: { audio, video: false } };
+  }
+
+  private establishedHandler(): Web.SessionDescriptionHandler | null {
+    const session = this.current;
+    if (!session || session.state !== SessionState.Established || this.state.call !== "inCall") return null;
+    return (session.sessionDescriptionHandler as Web.SessionDescriptionHandler | undefined) ?? null;
   }
 
   /** Завершить / Отклонить: ends the current call whatever its stage. */
@@ -248,7 +314,7 @@ export class Softphone implements CallTerminator {
       // sip.js calls the callee Established when it sends 200 OK; the call is up only once the ACK is back.
       onAck: () => {
         this.playRemoteAudio(invitation);
-        this.dispatchFor(invitation, { type: "established" });
+        this.dispatchFor(invitation, { type: "established", at: Date.now() });
       },
     };
     this.dispatch({ type: "incoming", peer: invitation.remoteIdentity.uri.user ?? "" });
