@@ -7,6 +7,8 @@ import {
   DIAL_ERROR,
   acceptsIncoming,
   describePhone,
+  describeRegistration,
+  formatDuration,
   dialableNumber,
   initialPhoneState,
   requestCall,
@@ -298,5 +300,37 @@ describe("webPhoneRedirectUrl", () => {
     expect(webPhoneRedirectUrl("", now)).toBeNull();
     expect(webPhoneRedirectUrl("javascript:alert(1)", now)).toBeNull();
     expect(webPhoneRedirectUrl("phone.example.com", now)).toBeNull();
+  });
+});
+
+describe("call controls (issue 15 part 2)", () => {
+  it("times the call from the answer, mutes and holds only during it, and forgets both when it ends", () => {
+    const talking = run(dial(ready, "+38 067 000"), { type: "established", at: 1_000 }).state;
+    expect(talking.answeredAt).toBe(1_000);
+    expect(talking.lastDialled).toBe("38067000");
+    const held = run(talking, { type: "muted", on: true }, { type: "held", on: true }).state;
+    expect(held).toMatchObject({ muted: true, held: true });
+    expect(describePhone(held)).toBe("На удержании: 38067000");
+    const over = run(held, { type: "terminated" }).state;
+    expect(over).toMatchObject({ muted: false, held: false, answeredAt: null, lastDialled: "38067000" });
+    // Outside a call the toggles do nothing.
+    expect(run(ready, { type: "muted", on: true }, { type: "held", on: true }).state).toMatchObject({ muted: false, held: false });
+  });
+
+  it.each([
+    [0, "0:00"],
+    [7_400, "0:07"],
+    [65_000, "1:05"],
+    [3_723_000, "1:02:03"],
+  ])("shows %i ms as %s", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+
+  it("always says whether the phone is registered", () => {
+    expect(describeRegistration(ready)).toBe("Телефон подключён");
+    expect(describeRegistration(initialPhoneState)).toBe("Подключение телефона…");
+    expect(describeRegistration(run(ready, { type: "registrationFailed", statusCode: 403 }).state)).toBe(
+      "Телефон не подключён: неверный SIP логин или пароль",
+    );
   });
 });
