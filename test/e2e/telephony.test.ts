@@ -303,3 +303,26 @@ describe("call controls in the lead panel (issue 15 part 2)", () => {
     await expectText(a.page, "call-state", "Звонок завершён");
   });
 });
+
+describe("a call from the carrier to a manager", () => {
+  it("rings the manager's browser, bridges the carrier's plain RTP to WebRTC, and the manager's hang-up reaches the carrier", async () => {
+    const a = await managerWithLead("+38 (067) 000-00-05");
+    carrier = await startCarrier(carrierPort, media, {
+      callIn: { extension: a.sipLogin, kamailio: `127.0.0.1:${stack.ports.sip}` },
+    });
+    await expectText(a.page, "softphone-state", "Входящий звонок: 380501112233");
+    await a.page.click("[data-testid=softphone-answer]");
+    await expectText(a.page, "softphone-state", "Разговор: 380501112233");
+    // The carrier got an answer it understands: plain RTP, no ICE or DTLS.
+    const answer = await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*?m=audio[^\n]*/);
+    expect(answer).toMatch(/m=audio \d+ RTP\/AVP /);
+    expect(answer).not.toMatch(/a=fingerprint|a=ice-ufrag|RTP\/SAVPF/);
+    const before = media.packets();
+    await grows(() => media.packets(), before + 20);
+    await grows(() => inboundPackets(a.page), 20);
+
+    await a.page.click("[data-testid=softphone-hang-up]");
+    await expectText(a.page, "softphone-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:380501112233@/);
+  });
+});

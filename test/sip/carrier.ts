@@ -60,7 +60,11 @@ export async function startMediaEcho(): Promise<MediaEcho> {
   };
 }
 
-export type CarrierBehaviour = { answer: { ringMs?: number } } | { reject: { code: number; reason: string } };
+export type CarrierBehaviour =
+  | { answer: { ringMs?: number } }
+  | { reject: { code: number; reason: string } }
+  /** Calls in: an INVITE to `extension` at Kamailio's UDP socket `kamailio` ("ip:port"). */
+  | { callIn: { extension: string; kamailio: string } };
 
 export interface Carrier {
   daemon: Daemon;
@@ -85,6 +89,9 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
   };
   if ("answer" in behaviour) {
     args.push("-sf", fill("carrier-answer.xml", { ring: String(behaviour.answer.ringMs ?? 200), mip: "127.0.0.1", mport: String(media.port) }));
+  } else if ("callIn" in behaviour) {
+    args.push("-sf", fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
+      "-s", behaviour.callIn.extension, "-m", "1", behaviour.callIn.kamailio);
   } else {
     args.push("-sf", fill("carrier-reject.xml", { code: String(behaviour.reject.code), reason: behaviour.reject.reason }));
   }
