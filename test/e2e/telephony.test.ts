@@ -326,3 +326,26 @@ describe("a call from the carrier to a manager", () => {
     await carrier.waitForMessage(/BYE sip:380501112233@/);
   });
 });
+
+describe("rtpengine stopped", () => {
+  it("fails the call at once with a message instead of sending WebRTC to the carrier, and calls work again once it is back", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-06");
+    await stack.stopRtpengine();
+    try {
+      await a.page.click("[data-testid=call-button]");
+      await expectText(a.page, "call-state", "Ошибка вызова: ошибка сервера телефонии");
+      await stack.kamailio.waitForLog(/rtpengine unavailable: INVITE from \d+ refused/);
+      expect(carrier.messages()).not.toMatch(/INVITE sip:380670000006@/);
+    } finally {
+      await stack.startRtpengine();
+    }
+    // Kamailio tries rtpengine again 5 s after the failure.
+    await a.page.waitForTimeout(6_000);
+    await a.page.getByRole("button", { name: "Повторить вызов 380670000006" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380670000006");
+    await grows(() => inboundPackets(a.page), 20);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+  });
+});

@@ -34,6 +34,8 @@ export interface Stack {
   rtpengine: Daemon;
   stopKamailio(): Promise<void>;
   startKamailio(): Promise<void>;
+  stopRtpengine(): Promise<void>;
+  startRtpengine(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -61,13 +63,18 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     KAMAILIO_SHM_MB: "32",
     RTPENGINE_LOG_LEVEL: "6",
   };
-  const rtpengine = startDaemon("rtpengine", path.join(BIN, "rtpengine"), [], env);
-  await rtpengine.waitForLog(/Startup complete|version/i, 10_000).catch(() => {});
   const stack: Stack = {
     wsUrl: `ws://127.0.0.1:${ports.ws}`,
     ports,
     kamailio: undefined as unknown as Daemon,
-    rtpengine,
+    rtpengine: undefined as unknown as Daemon,
+    async startRtpengine() {
+      stack.rtpengine = startDaemon("rtpengine", path.join(BIN, "rtpengine"), [], env);
+      await stack.rtpengine.waitForLog(/Startup complete/i, 10_000);
+    },
+    async stopRtpengine() {
+      await stack.rtpengine.stop();
+    },
     async startKamailio() {
       stack.kamailio = startDaemon("kamailio", path.join(BIN, "kamailio"), [], env);
       await waitForTcp(ports.ws, stack.kamailio);
@@ -77,14 +84,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     },
     async stop() {
       await stack.kamailio?.stop();
-      await rtpengine.stop();
+      await stack.rtpengine?.stop();
       fs.rmSync(runDir, { recursive: true, force: true });
     },
   };
   try {
+    await stack.startRtpengine();
     await stack.startKamailio();
   } catch (error) {
-    await rtpengine.stop();
+    await stack.stop();
     throw error;
   }
   return stack;
