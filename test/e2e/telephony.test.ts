@@ -327,6 +327,23 @@ describe("a call from the carrier to a manager", () => {
   });
 });
 
+describe("a browser that dies mid-call", () => {
+  it("has its call ended on the carrier's side by Kamailio when its WebSocket closes", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-07");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000007");
+    await carrier.waitForMessage(/ACK sip:carrier@/);
+    // The renderer crashes: no pagehide, no BYE from the page.
+    const cdp = await a.page.context().newCDPSession(a.page);
+    void cdp.send("Page.crash").catch(() => {});
+    await stack.kamailio.waitForLog(/WebSocket \d+ closed mid-call/, 20_000).catch((error) => {
+      throw new Error(`${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|dlg|BYE/i.test(l)).slice(-30).join("\n")}`);
+    });
+    await carrier.waitForMessage(/BYE sip:carrier@/, 20_000);
+  });
+});
+
 describe("rtpengine stopped", () => {
   it("fails the call at once with a message instead of sending WebRTC to the carrier, and calls work again once it is back", async () => {
     carrier = await startCarrier(carrierPort, media, { answer: {} });
