@@ -304,6 +304,41 @@ describe("call controls in the lead panel (issue 15 part 2)", () => {
   });
 });
 
+describe("the microphone choice", () => {
+  it("is offered between calls, remembered across reloads, and used by the next call", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-08");
+    // The first call asks for the microphone; after it the browser names its (fake) devices.
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000008");
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    const select = a.page.getByRole("combobox", { name: "Микрофон" });
+    await select.waitFor();
+    const options = await select.locator("option").evaluateAll((all) =>
+      all.map((option) => ({ value: (option as HTMLOptionElement).value, label: option.textContent ?? "" })),
+    );
+    const chosen = options.filter((option) => option.value !== "").at(-1)!;
+    expect(chosen).toBeTruthy();
+    await select.selectOption(chosen.value);
+
+    await a.page.reload();
+    await waitForHydration(a.page);
+    await expectText(a.page, "call-state", "Телефон готов");
+    await expect(a.page.getByRole("combobox", { name: "Микрофон" }).inputValue()).resolves.toBe(chosen.value);
+
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000008");
+    const used = await a.page.evaluate(() => {
+      const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+      return pcs[pcs.length - 1].getSenders()[0].track?.label ?? "";
+    });
+    expect(used).toBe(chosen.label);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+  });
+});
+
 describe("a call from the carrier to a manager", () => {
   it("rings the manager's browser, bridges the carrier's plain RTP to WebRTC, and the manager's hang-up reaches the carrier", async () => {
     const a = await managerWithLead("+38 (067) 000-00-05");

@@ -26,7 +26,11 @@ function MicrophonePicker() {
     const load = () =>
       media
         .enumerateDevices()
-        .then((all) => setDevices(all.filter((device) => device.kind === "audioinput" && device.deviceId !== "default")))
+        // Before the browser was allowed a microphone it lists one nameless entry; the picker mounts again after
+        // each call, by which time it names them all.
+        .then((all) =>
+          setDevices(all.filter((d) => d.kind === "audioinput" && d.deviceId !== "" && d.deviceId !== "default")),
+        )
         .catch(() => {});
     load();
     media.addEventListener?.("devicechange", load);
