@@ -26,6 +26,8 @@ import {
   type PhoneState,
 } from "./machine";
 
+/** A REGISTER challenged twice is tried once more after this long. */
+const CHALLENGE_RETRY_MS = 1_000;
 /** Re-registration after the socket drops. */
 const RECONNECT_DELAY_MS = 5_000;
 /** How long an ended call stays on screen before the panel says ready again. */
@@ -55,6 +57,8 @@ export class Softphone implements CallTerminator {
   private readonly audio: HTMLAudioElement;
   private stopped = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** One fresh REGISTER after a double challenge, until the next success. */
+  private challengeRetried = false;
   /** The chosen microphone (a MediaDeviceInfo.deviceId); null: the browser's default. */
   private microphone: string | null = null;
   private clearTimer: ReturnType<typeof setTimeout> | undefined;
@@ -355,11 +359,25 @@ export class Softphone implements CallTerminator {
 
   private async register() {
     await this.registerer.register({
-      // A refusal (wrong SIP password) is not retried: the same credentials would be refused again.
       requestDelegate: {
         // After a reconnect the registerer may already count as Registered (no state change): say so here.
-        onAccept: () => this.dispatch({ type: "registered" }),
-        onReject: (response) => this.dispatch({ type: "registrationFailed", statusCode: response.message.statusCode }),
+        onAccept: () => {
+          this.challengeRetried = false;
+          this.dispatch({ type: "registered" });
+        },
+        onReject: (response) => {
+          const statusCode = response.message.statusCode ?? 0;
+          // A second challenge (401/407) means the server restarted between the challenge and our answer: one
+          // fresh attempt. A refusal (403: wrong SIP password) is never retried, the same credentials would fail.
+          if ((statusCode === 401 || statusCode === 407) && !this.challengeRetried) {
+            this.challengeRetried = true;
+            setTimeout(() => {
+              if (!this.stopped) this.register().catch(() => {});
+            }, CHALLENGE_RETRY_MS);
+            return;
+          }
+          this.dispatch({ type: "registrationFailed", statusCode });
+        },
       },
     });
   }
