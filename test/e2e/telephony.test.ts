@@ -27,7 +27,7 @@ beforeAll(async () => {
   carrierPort = await freePort();
   media = await startMediaEcho();
   e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET } });
-  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports });
+  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, ringTimeoutSeconds: 6 });
 });
 afterEach(async () => {
   await carrier?.stop();
@@ -179,6 +179,18 @@ describe("a call from the lead panel to a phone through the carrier", () => {
     await expectText(a.page, "call-state", message);
     await expect(a.page.locator("[role=status]", { hasText: message }).first().waitFor()).resolves.toBeUndefined();
     // The line is free again: no hang-up button left.
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+  });
+});
+
+describe("a call nobody answers", () => {
+  it("ends after CALL_RING_TIMEOUT with Ошибка вызова: абонент не отвечает, and Kamailio cancels it at the carrier", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 60_000 } });
+    const a = await managerWithLead("+38 (067) 000-00-09");
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(/SIP\/2.0 180 Ringing/);
+    await expectText(a.page, "call-state", "Ошибка вызова: абонент не отвечает", 20_000);
+    await carrier.waitForMessage(/CANCEL sip:380670000009@/);
     expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
   });
 });

@@ -17,6 +17,8 @@ export interface StackOptions {
   /** The carrier's "host:port". */
   trunk: string;
   callerId?: string;
+  /** CALL_RING_TIMEOUT: seconds before an unanswered call ends. */
+  ringTimeoutSeconds?: number;
   /** Fixed ports (to bring Kamailio back on the same ones after a stop). */
   ports?: StackPorts;
 }
@@ -53,6 +55,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     APP_URL: options.appUrl,
     TRUNK_HOST: options.trunk,
     TRUNK_CALLER_ID: options.callerId ?? "",
+    CALL_RING_TIMEOUT: String(options.ringTimeoutSeconds ?? 60),
     TELEPHONY_IP: "127.0.0.1",
     KAMAILIO_SIP_PORT: String(ports.sip),
     KAMAILIO_WS_PORT: String(ports.ws),
