@@ -32,6 +32,8 @@ const envSchema = z.object({
   SIP_WS_URL: z.string().default(""),
   SIP_DOMAIN: z.string().default(""),
   WEBPHONE_URL: z.string().default(""),
+  /** Shared with the telephony stack's Kamailio, which asks for managers' SIP digests with it (decision 024). */
+  SIP_AUTH_SECRET: z.string().default(""),
   /** Report applications are also POSTed here when set. */
   APPLICATION_FORWARD_URL: z.string().default(""),
   TELEPHONY_API_URL: z.string().default(""),
@@ -65,6 +67,8 @@ export interface AppConfig {
   publicSettings: { helpUrl: string; sipWsUrl: string; sipDomain: string; webPhoneUrl: string };
   applicationForwardUrl: string;
   telephony: { apiUrl: string; callerId: string; login: string; apiKey: string; timeoutMs: number };
+  /** Kamailio presents it to read managers' SIP digests (server/core/telephony/sip-digest.ts); empty: refused. */
+  sipAuthSecret: string;
   realtime: { presenceGraceSeconds: number; pingSeconds: number };
   logLevel: Env["LOG_LEVEL"];
 }
@@ -96,6 +100,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       apiKey: e.TELEPHONY_API_KEY,
       timeoutMs: e.TELEPHONY_TIMEOUT_MS,
     },
+    sipAuthSecret: e.SIP_AUTH_SECRET,
     realtime: { presenceGraceSeconds: e.PRESENCE_GRACE_SECONDS, pingSeconds: e.REALTIME_PING_SECONDS },
     logLevel: e.LOG_LEVEL,
   };

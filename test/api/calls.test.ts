@@ -80,8 +80,8 @@ describe("the call log", () => {
   it.each([
     [{ sipCode: 486 }, "busy", "Абонент занят", 486],
     [{ sipCode: 480 }, "no_answer", "Абонент недоступен", 480],
-    [{ sipCode: 404 }, "failed", "Номер не существует", 404],
-    [{ sipCode: 503 }, "failed", "Телефония недоступна", 503],
+    [{ sipCode: 404 }, "failed", "Номер не найден", 404],
+    [{ sipCode: 503 }, "failed", "Оператор связи недоступен", 503],
     [{ cause: "timeout" }, "no_answer", "Абонент не отвечает", null],
     [{ cause: "hangup" }, "cancelled", "Вызов отменён", null],
     [{ cause: "dial" }, "failed", "Ошибка набора", null],

@@ -8,6 +8,8 @@ import {
   acceptsIncoming,
   callReport,
   describePhone,
+  describeRegistration,
+  formatDuration,
   dialableNumber,
   initialPhoneState,
   requestCall,
@@ -53,6 +55,18 @@ describe("registration", () => {
     const back = run(refused, { type: "connecting" }, { type: "registered" }).state;
     expect(back.error).toBeNull();
     expect(describePhone(back)).toBe("Телефон готов");
+  });
+
+  it.each([
+    [403, "Телефон не подключён: неверный SIP логин или пароль"],
+    [401, "Телефон не подключён: неверный SIP логин или пароль"],
+    [503, "Телефон не подключён: сервер телефонии недоступен"],
+  ])("says why the server refused the registration (%i), and keeps saying it until the next attempt", (statusCode, text) => {
+    const refused = run(initialPhoneState, { type: "registrationFailed", statusCode }).state;
+    expect(describePhone(refused)).toBe(text);
+    // sip.js then reports the registerer Unregistered, without a code: the reason stays.
+    expect(describePhone(run(refused, { type: "registrationFailed" }).state)).toBe(text);
+    expect(describePhone(run(refused, { type: "connecting" }).state)).toBe("Подключение телефона…");
   });
 
   it("refuses to dial before registration with Ошибка набора, and sends nothing", () => {
@@ -160,13 +174,20 @@ describe("error mapping", () => {
     }
   });
 
-  it.each([404, 480, 486, 500, 603])("maps a %i answer to Ошибка вызова", (statusCode) => {
+  it.each([
+    [404, "Ошибка вызова: номер не найден"],
+    [480, "Ошибка вызова: абонент недоступен"],
+    [486, "Ошибка вызова: абонент занят"],
+    [503, "Ошибка вызова: оператор связи недоступен"],
+    [603, "Ошибка вызова: вызов отклонён"],
+    [499, "Ошибка вызова"],
+  ])("maps a %i answer to Ошибка вызова with the reason in Russian", (statusCode, message) => {
     const { state, notices } = run(dial(ready, "999"), { type: "rejected", statusCode });
-    expect(notices).toEqual([CALL_ERROR]);
-    expect(state).toMatchObject({ call: "ended", lineActive: false, error: CALL_ERROR });
+    expect(notices).toEqual([message]);
+    expect(state).toMatchObject({ call: "ended", lineActive: false, error: message });
     // The message stays in the panel after the call is cleared, until the next call.
     const cleared = run(state, { type: "cleared" }).state;
-    expect(describePhone(cleared)).toBe(CALL_ERROR);
+    expect(describePhone(cleared)).toBe(message);
     const next = requestCall(cleared, "1002");
     expect(next.ok && next.state.error).toBe(null);
   });
@@ -174,6 +195,16 @@ describe("error mapping", () => {
   it("maps a call that dies before it is up (timeout, lost socket) to Ошибка вызова", () => {
     const { notices } = run(dial(ready, "1002"), { type: "failed" });
     expect(notices).toEqual([CALL_ERROR]);
+  });
+
+  it("ends a call whose connection to the PBX dropped with its own message, once", () => {
+    const talking = run(dial(ready, "1002"), { type: "established" }).state;
+    const { state, notices } = run(talking, { type: "connectionLost" }, { type: "terminated" }, { type: "registrationFailed" });
+    expect(notices).toEqual(["Связь с сервером телефонии потеряна"]);
+    expect(state).toMatchObject({ call: "ended", lineActive: false });
+    expect(describePhone(state)).toBe("Связь с сервером телефонии потеряна");
+    // Without a call it is only a registration matter: no toast.
+    expect(run(ready, { type: "connectionLost" }).notices).toEqual([]);
   });
 
   it("treats 487 (our own CANCEL answered) as a plain hang-up, not an error", () => {
@@ -184,7 +215,7 @@ describe("error mapping", () => {
 
   it("shows one toast per call: the termination after a rejection adds nothing", () => {
     const { notices } = run(dial(ready, "999"), { type: "rejected", statusCode: 404 }, { type: "failed" }, { type: "terminated" });
-    expect(notices).toEqual([CALL_ERROR]);
+    expect(notices).toEqual(["Ошибка вызова: номер не найден"]);
   });
 
   it("ignores stray call events on an idle line", () => {
@@ -318,5 +349,37 @@ describe("webPhoneRedirectUrl", () => {
     expect(webPhoneRedirectUrl("", now)).toBeNull();
     expect(webPhoneRedirectUrl("javascript:alert(1)", now)).toBeNull();
     expect(webPhoneRedirectUrl("phone.example.com", now)).toBeNull();
+  });
+});
+
+describe("call controls (issue 15 part 2)", () => {
+  it("times the call from the answer, mutes and holds only during it, and forgets both when it ends", () => {
+    const talking = run(dial(ready, "+38 067 000"), { type: "established", at: 1_000 }).state;
+    expect(talking.answeredAt).toBe(1_000);
+    expect(talking.lastDialled).toBe("38067000");
+    const held = run(talking, { type: "muted", on: true }, { type: "held", on: true }).state;
+    expect(held).toMatchObject({ muted: true, held: true });
+    expect(describePhone(held)).toBe("На удержании: 38067000");
+    const over = run(held, { type: "terminated" }).state;
+    expect(over).toMatchObject({ muted: false, held: false, answeredAt: null, lastDialled: "38067000" });
+    // Outside a call the toggles do nothing.
+    expect(run(ready, { type: "muted", on: true }, { type: "held", on: true }).state).toMatchObject({ muted: false, held: false });
+  });
+
+  it.each([
+    [0, "0:00"],
+    [7_400, "0:07"],
+    [65_000, "1:05"],
+    [3_723_000, "1:02:03"],
+  ])("shows %i ms as %s", (ms, text) => {
+    expect(formatDuration(ms)).toBe(text);
+  });
+
+  it("always says whether the phone is registered", () => {
+    expect(describeRegistration(ready)).toBe("Телефон подключён");
+    expect(describeRegistration(initialPhoneState)).toBe("Подключение телефона…");
+    expect(describeRegistration(run(ready, { type: "registrationFailed", statusCode: 403 }).state)).toBe(
+      "Телефон не подключён: неверный SIP логин или пароль",
+    );
   });
 });

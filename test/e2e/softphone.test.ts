@@ -293,7 +293,7 @@ describe("Позвонить on the lead panel", () => {
       number: "380509990011",
       outcome: "failed",
       sipCode: 404,
-      reason: "Номер не существует",
+      reason: "Номер не найден",
     });
   });
 

@@ -1,5 +1,6 @@
 import type { HistoryEntry } from "../../calls.server";
 import { formatDateTime } from "../../lib/format";
+import { formatDuration } from "../../lib/softphone/machine";
 
 /** The call log's outcome of a call, as a manager says it. */
 const OUTCOME_TEXT: Record<string, string> = {
@@ -10,13 +11,8 @@ const OUTCOME_TEXT: Record<string, string> = {
   cancelled: "отменён",
 };
 
-/** Talk time as m:ss (or h:mm:ss for a long call). */
-export function formatTalkTime(seconds: number): string {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = String(seconds % 60).padStart(2, "0");
-  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
-}
+/** Talk time as m:ss (or h:mm:ss for a long call), like the call timer. */
+export const formatTalkTime = (seconds: number) => formatDuration(seconds * 1000);
 
 function callLine(entry: Extract<HistoryEntry, { kind: "call" }>): string {
   const what = entry.direction === "in" ? "Входящий звонок" : "Звонок";

@@ -1,3 +1,4 @@
+import { CallControls } from "../softphone/CallControls";
 import { PhoneStatus } from "../softphone/PhoneStatus";
 import { useSoftphone } from "../softphone/SoftphoneProvider";
 
@@ -22,6 +23,7 @@ export function CallButton({ phone, contactId }: { phone: string; contactId?: nu
           </button>
         ) : null}
         <PhoneStatus state={state} testId="call-state" />
+        <CallControls state={state} />
       </div>
     );
   }

@@ -14,6 +14,14 @@ export interface SoftphoneContextValue {
   call(number: string, contactId?: number): void;
   answer(): void;
   hangUp(): void;
+  redial(): void;
+  setMuted(on: boolean): void;
+  setHeld(on: boolean): void;
+  /** False when the key could not be sent (no call up). */
+  sendDtmf(key: string): boolean;
+  /** The chosen microphone's deviceId ("" for the browser's default), remembered in this browser. */
+  microphone: string;
+  setMicrophone(deviceId: string): void;
 }
 
 const SoftphoneContext = createContext<SoftphoneContextValue>({
@@ -22,7 +30,24 @@ const SoftphoneContext = createContext<SoftphoneContextValue>({
   call: () => {},
   answer: () => {},
   hangUp: () => {},
+  redial: () => {},
+  setMuted: () => {},
+  setHeld: () => {},
+  sendDtmf: () => false,
+  microphone: "",
+  setMicrophone: () => {},
 });
+
+/** Where this browser remembers the manager's microphone. */
+export const MICROPHONE_KEY = "softphone.microphone";
+
+function storedMicrophone(): string {
+  try {
+    return window.localStorage.getItem(MICROPHONE_KEY) ?? "";
+  } catch {
+    return "";
+  }
+}
 
 export const useSoftphone = () => useContext(SoftphoneContext);
 
@@ -43,6 +68,7 @@ export function SoftphoneProvider({
   const config = softphoneConfig(settings, user);
   const [phone, setPhone] = useState<Softphone | null>(null);
   const [state, setState] = useState<PhoneState | null>(null);
+  const [microphone, setMicrophoneState] = useState("");
   const { wsUrl, domain, sipLogin, sipPassword } = config ?? {};
 
   useEffect(() => {
@@ -59,6 +85,8 @@ export function SoftphoneProvider({
         );
         // Before start(): the call log's pagehide beacon must run before the softphone's own pagehide stop.
         stopReporting = reportCalls(instance);
+        instance.setMicrophone(storedMicrophone() || null);
+        setMicrophoneState(storedMicrophone());
         instance.subscribe(setState);
         setState(instance.getState());
         setPhone(instance);
@@ -83,8 +111,23 @@ export function SoftphoneProvider({
       call: (number, contactId) => (phone ? phone.call(number, contactId ?? null) : notify("error", DIAL_ERROR)),
       answer: () => phone?.answer(),
       hangUp: () => void phone?.hangUp(),
+      redial: () => phone?.redial(),
+      setMuted: (on) => phone?.setMuted(on),
+      setHeld: (on) => phone?.setHeld(on),
+      sendDtmf: (key) => phone?.sendDtmf(key) ?? false,
+      microphone,
+      setMicrophone: (deviceId) => {
+        try {
+          if (deviceId) window.localStorage.setItem(MICROPHONE_KEY, deviceId);
+          else window.localStorage.removeItem(MICROPHONE_KEY);
+        } catch {
+          // Private mode: the choice lasts for this page only.
+        }
+        setMicrophoneState(deviceId);
+        phone?.setMicrophone(deviceId || null);
+      },
     }),
-    [config !== null, state, phone],
+    [config !== null, state, phone, microphone],
   );
   return <SoftphoneContext.Provider value={value}>{children}</SoftphoneContext.Provider>;
 }

@@ -4,10 +4,27 @@
  * the events sip.js reports; the unit tests feed it the same events by hand.
  */
 
+import { SIP_FAILURE_REASONS } from "../../../server/core/calls/sip-reasons";
+
 /** SPEC §8 toasts the softphone shows. */
 export const CALL_BUSY = "Идет вызов";
 export const CALL_ERROR = "Ошибка вызова";
 export const DIAL_ERROR = "Ошибка набора";
+/** The socket to the PBX dropped during a call: the call cannot be controlled any more and is ended here. */
+export const CONNECTION_LOST = "Связь с сервером телефонии потеряна";
+
+/** Ошибка вызова with the reason of a SIP failure code, e.g. "Ошибка вызова: абонент занят" for 486. */
+export function callErrorFor(statusCode: number): string {
+  const reason = SIP_FAILURE_REASONS[statusCode];
+  return reason ? `${CALL_ERROR}: ${reason}` : CALL_ERROR;
+}
+
+/** Why a REGISTER was refused, from its SIP code. */
+export function registrationProblemFor(statusCode: number): string {
+  if (statusCode === 401 || statusCode === 403 || statusCode === 407) return "неверный SIP логин или пароль";
+  if (statusCode >= 500) return "сервер телефонии недоступен";
+  return `сервер телефонии ответил ${statusCode}`;
+}
 
 /** The hidden footer button dials this (SPEC §9). */
 export const TEST_CALL_NUMBER = "210";
@@ -29,6 +46,16 @@ export interface PhoneState {
   contactId: number | null;
   /** The SIP final response that refused the last call (486, 480, ...), for the call log. */
   endCode: number | null;
+  /** Why the server refused the registration (wrong SIP password, ...), shown while the phone is not connected. */
+  registrationProblem: string | null;
+  /** During a call: the microphone is off (the other side hears silence). */
+  muted: boolean;
+  /** During a call: on hold (re-INVITE inactive; no media either way). */
+  held: boolean;
+  /** When the call was answered (epoch ms), for the call timer; null before and after. */
+  answeredAt: number | null;
+  /** The last number dialled from here, for Повторить. */
+  lastDialled: string | null;
 }
 
 export interface Notice {
@@ -39,15 +66,22 @@ export interface Notice {
 export type PhoneEvent =
   | { type: "connecting" }
   | { type: "registered" }
-  | { type: "registrationFailed" }
+  /** The socket dropped, or the server refused the REGISTER with `statusCode`. */
+  | { type: "registrationFailed"; statusCode?: number }
   /** The INVITE could not be sent (no media, transport down, bad target): nothing reached the server. */
   | { type: "dialFailed" }
   /** The other side or the server answered the INVITE with a final failure (404, 486, 480, 603, ...). */
   | { type: "rejected"; statusCode: number }
   /** The call ended before it was established and nobody here hung up (timeout, lost connection). */
   | { type: "failed" }
+  /** The socket to the PBX dropped while a call was on: it is ended here. */
+  | { type: "connectionLost" }
   /** Media flows: the caller got 200 OK, or the callee got the ACK for its 200 OK. */
-  | { type: "established" }
+  | { type: "established"; at?: number }
+  /** The manager switched the microphone off or on. */
+  | { type: "muted"; on: boolean }
+  /** The other side accepted the hold or resume re-INVITE. */
+  | { type: "held"; on: boolean }
   | { type: "incoming"; peer: string }
   | { type: "answering" }
   /** Either side hung up, or a ringing call was cancelled or rejected here. */
@@ -64,6 +98,11 @@ export const initialPhoneState: PhoneState = {
   error: null,
   contactId: null,
   endCode: null,
+  registrationProblem: null,
+  muted: false,
+  held: false,
+  answeredAt: null,
+  lastDialled: null,
 };
 
 export interface Transition {
@@ -77,32 +116,53 @@ const REQUEST_TERMINATED = 487;
 const lineBusy = (call: CallPhase) => call === "calling" || call === "ringing" || call === "inCall";
 
 function ended(state: PhoneState, error: string | null): PhoneState {
-  return { ...state, call: "ended", lineActive: false, error };
+  return { ...state, call: "ended", lineActive: false, error, muted: false, held: false, answeredAt: null };
 }
 
 /** The next state after something sip.js reported, and the toast it shows if any. */
 export function transition(state: PhoneState, event: PhoneEvent): Transition {
   switch (event.type) {
     case "connecting":
-      return { state: { ...state, registration: "connecting" } };
+      return { state: { ...state, registration: "connecting", registrationProblem: null } };
     case "registered":
       // Back on the server (first time or after a reconnect): an old failure no longer describes the phone.
-      return { state: { ...state, registration: "registered", error: state.call === "idle" ? null : state.error } };
-    case "registrationFailed":
-      return { state: { ...state, registration: "failed" } };
+      return {
+        state: {
+          ...state,
+          registration: "registered",
+          registrationProblem: null,
+          error: state.call === "idle" ? null : state.error,
+        },
+      };
+    case "registrationFailed": {
+      const problem = event.statusCode ? registrationProblemFor(event.statusCode) : state.registrationProblem;
+      return { state: { ...state, registration: "failed", registrationProblem: problem } };
+    }
     case "dialFailed":
       if (state.call !== "calling") return { state };
       return { state: ended(state, DIAL_ERROR), notice: { kind: "error", text: DIAL_ERROR } };
     case "rejected":
       if (!lineBusy(state.call)) return { state };
       if (event.statusCode === REQUEST_TERMINATED) return { state: ended(state, null) };
-      return { state: { ...ended(state, CALL_ERROR), endCode: event.statusCode }, notice: { kind: "error", text: CALL_ERROR } };
+      return {
+        state: { ...ended(state, callErrorFor(event.statusCode)), endCode: event.statusCode },
+        notice: { kind: "error", text: callErrorFor(event.statusCode) },
+      };
     case "failed":
       if (!lineBusy(state.call)) return { state };
       return { state: ended(state, CALL_ERROR), notice: { kind: "error", text: CALL_ERROR } };
+    case "connectionLost":
+      if (!lineBusy(state.call)) return { state };
+      return { state: ended(state, CONNECTION_LOST), notice: { kind: "error", text: CONNECTION_LOST } };
     case "established":
       if (state.call !== "calling" && state.call !== "ringing") return { state };
-      return { state: { ...state, call: "inCall", lineActive: true, error: null } };
+      return { state: { ...state, call: "inCall", lineActive: true, error: null, answeredAt: event.at ?? Date.now() } };
+    case "muted":
+      if (state.call !== "inCall") return { state };
+      return { state: { ...state, muted: event.on } };
+    case "held":
+      if (state.call !== "inCall") return { state };
+      return { state: { ...state, held: event.on } };
     case "incoming":
       // A second call while the line is busy is refused (486) by the caller of `acceptsIncoming`.
       if (state.lineActive) return { state };
@@ -137,7 +197,7 @@ export function requestCall(state: PhoneState, rawNumber: string, contactId: num
   return {
     ok: true,
     target,
-    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null, contactId, endCode: null },
+    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null, contactId, endCode: null, lastDialled: target },
   };
 }
 
@@ -174,12 +234,31 @@ export function callReport(prev: PhoneState, next: PhoneState): CallReport | nul
     if (prev.call === "inCall") return { type: "end", cause: "hangup" };
     if (next.endCode !== null) return { type: "end", sipCode: next.endCode, cause: "remote" };
     if (next.error === DIAL_ERROR) return { type: "end", cause: "dial" };
-    if (next.error === CALL_ERROR) return { type: "end", cause: "lost" };
+    if (next.error === CALL_ERROR || next.error === CONNECTION_LOST) return { type: "end", cause: "lost" };
     // Ended before an answer with no failure: our own cancel, or (ringing in) the caller gave up or we declined.
     return { type: "end", cause: prev.direction === "in" ? "remote" : "hangup" };
   }
   return null;
 }
+
+/** The call timer: 0:07, 1:05, 1:02:03. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, "0");
+  return hours > 0 ? `${hours}:${String(minutes).padStart(2, "0")}:${seconds}` : `${minutes}:${seconds}`;
+}
+
+/** The registration alone, always visible beside the call controls. */
+export function describeRegistration(state: PhoneState): string {
+  if (state.registration === "registered") return "Телефон подключён";
+  if (state.registration === "connecting") return "Подключение телефона…";
+  return state.registrationProblem ? `Телефон не подключён: ${state.registrationProblem}` : "Телефон не подключён";
+}
+
+/** DTMF keys of the keypad, in keypad order. */
+export const DTMF_KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"] as const;
 
 /** What the panel says about the phone right now. */
 export function describePhone(state: PhoneState): string {
@@ -189,11 +268,13 @@ export function describePhone(state: PhoneState): string {
     case "ringing":
       return `Входящий звонок: ${state.peer ?? ""}`;
     case "inCall":
-      return `Разговор: ${state.peer ?? ""}`;
+      return state.held ? `На удержании: ${state.peer ?? ""}` : `Разговор: ${state.peer ?? ""}`;
     case "ended":
       return state.error ?? "Звонок завершён";
     case "idle":
-      if (state.registration === "failed") return "Телефон не подключён";
+      if (state.registration === "failed") {
+        return state.registrationProblem ? `Телефон не подключён: ${state.registrationProblem}` : "Телефон не подключён";
+      }
       if (state.registration === "connecting") return "Подключение телефона…";
       return state.error ?? "Телефон готов";
   }

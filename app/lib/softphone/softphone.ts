@@ -26,12 +26,16 @@ import {
   type PhoneState,
 } from "./machine";
 
+/** A REGISTER challenged twice is tried once more after this long. */
+const CHALLENGE_RETRY_MS = 1_000;
 /** Re-registration after the socket drops. */
 const RECONNECT_DELAY_MS = 5_000;
 /** How long an ended call stays on screen before the panel says ready again. */
 const ENDED_VISIBLE_MS = 4_000;
 const REGISTER_EXPIRES_S = 300;
-const AUDIO_ONLY = { constraints: { audio: true, video: false } };
+/** Hold offers no media at all (RFC 3264 inactive), so the other side really hears nothing. */
+const INACTIVE = (description: RTCSessionDescriptionInit) =>
+  Promise.resolve({ ...description, sdp: description.sdp?.replace(/a=(sendrecv|sendonly|recvonly)\r\n/g, "a=inactive\r\n") });
 
 export interface SoftphoneOptions {
   /** Toasts (Идет вызов, Ошибка вызова, Ошибка набора). */
@@ -53,6 +57,10 @@ export class Softphone implements CallTerminator {
   private readonly audio: HTMLAudioElement;
   private stopped = false;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  /** One fresh REGISTER after a double challenge, until the next success. */
+  private challengeRetried = false;
+  /** The chosen microphone (a MediaDeviceInfo.deviceId); null: the browser's default. */
+  private microphone: string | null = null;
   private clearTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
@@ -80,6 +88,7 @@ export class Softphone implements CallTerminator {
         onInvite: (invitation) => this.onInvite(invitation),
         onDisconnect: (error) => {
           if (this.stopped) return;
+          if (this.sessions.size > 0) this.dropCallsOnLostConnection();
           this.dispatch({ type: "registrationFailed" });
           if (error) this.scheduleReconnect();
         },
@@ -163,12 +172,12 @@ export class Softphone implements CallTerminator {
       this.dispatch({ type: "dialFailed" });
       return;
     }
-    const inviter = new Inviter(this.ua, target, { sessionDescriptionHandlerOptions: AUDIO_ONLY });
+    const inviter = new Inviter(this.ua, target, { sessionDescriptionHandlerOptions: this.audioOnly() });
     this.track(inviter);
     inviter.stateChange.addListener((state) => {
       if (state === SessionState.Established) {
         this.playRemoteAudio(inviter);
-        this.dispatchFor(inviter, { type: "established" });
+        this.dispatchFor(inviter, { type: "established", at: Date.now() });
       }
     });
     // The microphone is asked for here, on the first call (the browser remembers the answer).
@@ -189,9 +198,71 @@ export class Softphone implements CallTerminator {
     const session = this.current;
     if (!(session instanceof Invitation) || session.state !== SessionState.Initial) return;
     this.dispatch({ type: "answering" });
-    session.accept({ sessionDescriptionHandlerOptions: AUDIO_ONLY }).catch(() => {
+    session.accept({ sessionDescriptionHandlerOptions: this.audioOnly() }).catch(() => {
       this.dispatchFor(session, { type: "failed" });
     });
+  }
+
+  /** Повторить: dials the last number again. */
+  redial(): void {
+    if (this.state.lastDialled) this.call(this.state.lastDialled);
+  }
+
+  /** Микрофон: the other side hears silence while muted; the call itself is untouched. */
+  setMuted(on: boolean): void {
+    const handler = this.establishedHandler();
+    if (!handler) return;
+    handler.enableSenderTracks(!on && !this.state.held);
+    this.dispatch({ type: "muted", on });
+  }
+
+  /**
+   * Удержание: a re-INVITE offering no media (inactive), then nothing is sent or played until resumed with a
+   * re-INVITE back to sendrecv. The state changes once the other side accepted.
+   */
+  setHeld(on: boolean): void {
+    const session = this.current;
+    const handler = this.establishedHandler();
+    if (!session || !handler || on === this.state.held) return;
+    handler.enableSenderTracks(!on && !this.state.muted);
+    session
+      .invite({
+        sessionDescriptionHandlerOptions: { ...this.audioOnly(), hold: on } as Web.SessionDescriptionHandlerOptions,
+        sessionDescriptionHandlerModifiers: on ? [INACTIVE] : [],
+        requestDelegate: {
+          onAccept: () => this.dispatchFor(session, { type: "held", on }),
+          onReject: () => {
+            handler.enableSenderTracks(!this.state.held && !this.state.muted);
+            this.options.onNotice({ kind: "error", text: on ? "Не удалось поставить на удержание" : "Не удалось снять с удержания" });
+          },
+        },
+      })
+      .catch(() => {
+        this.options.onNotice({ kind: "error", text: on ? "Не удалось поставить на удержание" : "Не удалось снять с удержания" });
+      });
+  }
+
+  /** A keypad press: an RFC 4733 telephone event in the media (voice menus of banks and shops). */
+  sendDtmf(key: string): boolean {
+    const handler = this.establishedHandler();
+    if (!handler || !/^[0-9*#A-D]$/.test(key)) return false;
+    return handler.sendDtmf(key, { duration: 160, interToneGap: 70 });
+  }
+
+  /** The microphone the next call uses (remembered by the provider). */
+  setMicrophone(deviceId: string | null): void {
+    this.microphone = deviceId || null;
+  }
+
+  private audioOnly() {
+    const audio: MediaTrackConstraints | boolean = this.microphone ? { deviceId: { exact: this.microphone } } : true;
+    return { constraints: { audio, video: false } };
+  }
+
+  private establishedHandler(): Web.SessionDescriptionHandler | null {
+    const session = this.current;
+    if (!session || session.state !== SessionState.Established || this.state.call !== "inCall") return null;
+    return (session.sessionDescriptionHandler as Web.SessionDescriptionHandler | undefined) ?? null;
   }
 
   /** Завершить / Отклонить: ends the current call whatever its stage. */
@@ -224,6 +295,18 @@ export class Softphone implements CallTerminator {
     }
   }
 
+  /**
+   * The PBX went away mid-call: nothing can be signalled any more (hold, hang-up), so the calls end here with a
+   * message; the PBX's side ends them by its own timeouts.
+   */
+  private dropCallsOnLostConnection() {
+    this.dispatch({ type: "connectionLost" });
+    for (const session of this.sessions) {
+      this.endedHere.add(session);
+      session.dispose().catch(() => {});
+    }
+  }
+
   private onInvite(invitation: Invitation) {
     if (this.stopped || !acceptsIncoming(this.state)) {
       // SPEC §4: one call at a time; a second caller hears busy.
@@ -235,7 +318,7 @@ export class Softphone implements CallTerminator {
       // sip.js calls the callee Established when it sends 200 OK; the call is up only once the ACK is back.
       onAck: () => {
         this.playRemoteAudio(invitation);
-        this.dispatchFor(invitation, { type: "established" });
+        this.dispatchFor(invitation, { type: "established", at: Date.now() });
       },
     };
     this.dispatch({ type: "incoming", peer: invitation.remoteIdentity.uri.user ?? "" });
@@ -276,7 +359,26 @@ export class Softphone implements CallTerminator {
 
   private async register() {
     await this.registerer.register({
-      requestDelegate: { onReject: () => this.dispatch({ type: "registrationFailed" }) },
+      requestDelegate: {
+        // After a reconnect the registerer may already count as Registered (no state change): say so here.
+        onAccept: () => {
+          this.challengeRetried = false;
+          this.dispatch({ type: "registered" });
+        },
+        onReject: (response) => {
+          const statusCode = response.message.statusCode ?? 0;
+          // A second challenge (401/407) means the server restarted between the challenge and our answer: one
+          // fresh attempt. A refusal (403: wrong SIP password) is never retried, the same credentials would fail.
+          if ((statusCode === 401 || statusCode === 407) && !this.challengeRetried) {
+            this.challengeRetried = true;
+            setTimeout(() => {
+              if (!this.stopped) this.register().catch(() => {});
+            }, CHALLENGE_RETRY_MS);
+            return;
+          }
+          this.dispatch({ type: "registrationFailed", statusCode });
+        },
+      },
     });
   }
 

@@ -1,35 +1,41 @@
 /**
- * What a SIP final response means to a manager, in Russian, and which call outcome it is. Pure (no imports), so
- * the softphone's toast and the call log say the same thing.
+ * Why the other side or the network refused a call, in words a manager understands, by the SIP code of the final
+ * answer; and which call outcome it is. One table for the softphone's toast («Ошибка вызова: абонент занят»,
+ * app/lib/softphone/machine.ts) and the call log's reason («Абонент занят»). Pure: the browser bundle imports it.
  */
 import type { CallOutcome } from "../../../db/schema/calls";
 
-const REASONS: Record<number, string> = {
-  403: "Вызов запрещён оператором",
-  404: "Номер не существует",
-  408: "Абонент не отвечает",
-  410: "Номер больше не обслуживается",
-  480: "Абонент недоступен",
-  484: "Неполный номер",
-  486: "Абонент занят",
-  487: "Вызов отменён",
-  488: "Несовместимые настройки звука",
-  500: "Ошибка на стороне телефонии",
-  502: "Оператор связи не отвечает",
-  503: "Телефония недоступна",
-  504: "Оператор связи не отвечает",
-  600: "Абонент занят",
-  603: "Абонент отклонил вызов",
-  604: "Номер не существует",
+export const SIP_FAILURE_REASONS: Record<number, string> = {
+  403: "вызов запрещён",
+  404: "номер не найден",
+  408: "абонент не отвечает",
+  410: "номер не существует",
+  480: "абонент недоступен",
+  484: "неполный номер",
+  486: "абонент занят",
+  487: "вызов отменён",
+  488: "несовместимые кодеки",
+  500: "ошибка сервера телефонии",
+  502: "ошибка оператора связи",
+  503: "оператор связи недоступен",
+  504: "оператор связи не отвечает",
+  600: "абонент занят",
+  603: "вызов отклонён",
+  604: "номер не существует",
 };
 
-/** The Russian reason of a SIP final response (the digit class when the code itself has no entry). */
+/** The call log's reason for a SIP final response (its digit class when the code itself has no entry). */
 export function sipReason(code: number): string {
-  if (REASONS[code]) return REASONS[code];
-  if (code === 401 || code === 407) return "Ошибка авторизации телефона";
-  if (code >= 600) return "Абонент отклонил вызов";
-  if (code >= 500) return "Ошибка на стороне телефонии";
-  return `Вызов не состоялся (код ${code})`;
+  const reason =
+    SIP_FAILURE_REASONS[code] ??
+    (code === 401 || code === 407
+      ? "ошибка авторизации телефона"
+      : code >= 600
+        ? "вызов отклонён"
+        : code >= 500
+          ? "ошибка сервера телефонии"
+          : `вызов не состоялся (код ${code})`);
+  return reason[0].toUpperCase() + reason.slice(1);
 }
 
 /** The outcome of a call refused with this code: busy and no-answer are the ones a manager plans around. */

@@ -1,0 +1,29 @@
+# Reads and checks the telephony settings (telephony/env.example documents each). Sourced by the run scripts.
+set -euo pipefail
+fail() { echo "telephony: $*" >&2; exit 64; }
+: "${TELEPHONY_IP:=127.0.0.1}"
+: "${TELEPHONY_PUBLIC_IP:=}"
+: "${KAMAILIO_SIP_PORT:=5060}"
+: "${KAMAILIO_WS_PORT:=8080}"
+: "${KAMAILIO_WSS_PORT:=8443}"
+: "${KAMAILIO_TLS_CERT:=}"
+: "${KAMAILIO_TLS_KEY:=}"
+: "${RTP_PORT_MIN:=30000}"
+: "${RTP_PORT_MAX:=40000}"
+: "${RTPENGINE_NG_PORT:=22222}"
+: "${APP_URL:=http://127.0.0.1:3000}"
+: "${TRUNK_HOST:=}"
+: "${TRUNK_LOGIN:=}"
+: "${TRUNK_PASSWORD:=}"
+: "${TRUNK_CALLER_ID:=}"
+: "${CALL_RING_TIMEOUT:=60}"
+[[ "$TELEPHONY_IP" != 0.0.0.0 ]] || fail "TELEPHONY_IP must be this host's own address, not 0.0.0.0"
+[[ "$CALL_RING_TIMEOUT" =~ ^[0-9]+$ && "$CALL_RING_TIMEOUT" -ge 5 ]] || fail "CALL_RING_TIMEOUT must be a number of seconds, at least 5"
+for port in KAMAILIO_SIP_PORT KAMAILIO_WS_PORT KAMAILIO_WSS_PORT RTP_PORT_MIN RTP_PORT_MAX RTPENGINE_NG_PORT; do
+  [[ "${!port}" =~ ^[0-9]+$ ]] || fail "$port must be a port number, not '${!port}'"
+done
+# Values that end up inside quoted Kamailio strings: no quotes, backslashes or line breaks.
+for name in SIP_DOMAIN SIP_AUTH_SECRET APP_URL TRUNK_HOST TRUNK_LOGIN TRUNK_PASSWORD TRUNK_CALLER_ID KAMAILIO_TLS_CERT KAMAILIO_TLS_KEY; do
+  value="${!name:-}"
+  [[ "$value" != *[\"\\$'\n']* ]] || fail "$name must not contain quotes, backslashes or line breaks"
+done

@@ -1,0 +1,415 @@
+import type { Page } from "playwright-core";
+import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { contacts, databases, users } from "../../db/schema";
+import { createUser } from "../helpers/app";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { createFilterRow } from "../helpers/leads";
+import { freePort } from "../helpers/ports";
+import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
+import { startStack, type Stack } from "../sip/stack";
+
+/**
+ * The whole call path on loopback, with the production stack of telephony/: Chromium (fake microphone) logged in
+ * as a manager → Kamailio (WebSocket, digest auth against this app) → rtpengine (WebRTC to plain RTP) → a
+ * carrier played by SIPp on UDP, whose media is echoed back by the test (test/sip/carrier.ts).
+ */
+const SECRET = "telephony-e2e-shared-secret-0123456789";
+const DOMAIN = "127.0.0.1";
+let e: E2E;
+let stack: Stack;
+let media: MediaEcho;
+let carrierPort: number;
+let carrier: Carrier | undefined;
+
+beforeAll(async () => {
+  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
+  carrierPort = await freePort();
+  media = await startMediaEcho();
+  e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET } });
+  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, ringTimeoutSeconds: 6 });
+});
+afterEach(async () => {
+  await carrier?.stop();
+  carrier = undefined;
+});
+afterAll(async () => {
+  await e?.close();
+  await stack?.stop();
+  await media?.close();
+});
+
+let extension = 4000;
+/** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
+async function managerWithLead(
+  phone: string,
+  options: { expectRegistered?: boolean; staleSipPassword?: string } = {},
+) {
+  extension += 1;
+  const sipLogin = String(extension);
+  const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
+  const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
+  await e.db
+    .insert(contacts)
+    .values({ databaseId: base.id, name: "Клиент", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" });
+  const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+  await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  const page = await e.newPage();
+  if (process.env.DEBUG_PAGE) page.on("console", (m) => console.log("PAGE", m.type(), m.text()));
+  await watchPeerConnections(page);
+  if (options.staleSipPassword) await handStaleSipPassword(page, `sip-${sipLogin}`, options.staleSipPassword);
+  await loginThroughPage(page, manager);
+  await waitForHydration(page);
+  if (options.expectRegistered !== false) {
+    await expectText(page, "call-state", "Телефон готов");
+    await stack.kamailio.waitForLog(new RegExp(`registered ${sipLogin}\\b`));
+  }
+  return { manager, page, sipLogin };
+}
+
+async function expectText(page: Page, testId: string, text: string, timeout = 15_000) {
+  const locator = page.locator(`[data-testid=${testId}]`);
+  await locator.filter({ hasText: text }).first().waitFor({ timeout }).catch(async () => {
+    throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.first().textContent().catch(() => null)}"`);
+  });
+}
+
+/**
+ * Test instrumentation only: the page gets `password` as the user's SIP password, whatever the app's users table
+ * holds (as a browser with a stale page, or a PBX whose copy differs): the loader data is rewritten as it arrives,
+ * in the HTML's streamed Remix context and in every later loader fetch.
+ */
+async function handStaleSipPassword(page: Page, real: string, stale: string) {
+  await page.addInitScript(
+    ({ real, stale }) => {
+      // Single fetch streams loader data as JSON-like text: the password is the string literal "<real>".
+      const swap = (text: string) => text.split(JSON.stringify(real)).join(JSON.stringify(stale));
+      const enqueue = ReadableStreamDefaultController.prototype.enqueue;
+      ReadableStreamDefaultController.prototype.enqueue = function (chunk?: unknown) {
+        return enqueue.call(this, typeof chunk === "string" ? swap(chunk) : chunk);
+      };
+      const originalFetch = window.fetch;
+      window.fetch = async (...args) => {
+        const response = await originalFetch(...args);
+        const type = response.headers.get("content-type") ?? "";
+        if (!/json|x-script/.test(type)) return response;
+        const text = swap(await response.text());
+        return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      };
+    },
+    { real, stale },
+  );
+}
+
+/** Test instrumentation only: keeps every RTCPeerConnection the page makes, to read its getStats(). */
+async function watchPeerConnections(page: Page) {
+  await page.addInitScript(() => {
+    const Original = window.RTCPeerConnection;
+    const all: RTCPeerConnection[] = [];
+    (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs = all;
+    window.RTCPeerConnection = class extends Original {
+      constructor(...args: ConstructorParameters<typeof RTCPeerConnection>) {
+        super(...args);
+        all.push(this);
+      }
+    } as typeof RTCPeerConnection;
+  });
+}
+
+/** Audio packets received by the page's newest peer connection (inbound-rtp), 0 before there is one. */
+async function inboundPackets(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+    const pc = pcs[pcs.length - 1];
+    if (!pc) return 0;
+    let packets = 0;
+    (await pc.getStats()).forEach((report) => {
+      if (report.type === "inbound-rtp" && report.kind === "audio") packets += report.packetsReceived ?? 0;
+    });
+    return packets;
+  });
+}
+
+/** Waits until `read()` exceeds `above`; returns the value. */
+async function grows(read: () => Promise<number> | number, above: number, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (value <= above && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    value = await read();
+  }
+  if (value <= above) throw new Error(`stayed at ${value} (needed more than ${above}) for ${timeoutMs} ms`);
+  return value;
+}
+
+
+describe("a call from the lead panel to a phone through the carrier", () => {
+  it("reaches the carrier as plain RTP, plays the carrier's audio in the browser, and hangs up with BYE", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
+    const a = await managerWithLead("+38 (067) 123-45-67");
+
+    await a.page.click("[data-testid=call-button]");
+    // Dialled as digits, authenticated by Kamailio against this app's users.
+    const invite = await carrier.waitForMessage(/INVITE sip:380671234567@[\s\S]*?m=audio[^\n]*\n[\s\S]*?(?=\n\n|$)/);
+    expect(invite).toMatch(/m=audio \d+ RTP\/AVP /);
+    expect(invite).not.toMatch(/a=fingerprint|a=ice-ufrag|a=candidate|RTP\/SAVPF|UDP\/TLS/);
+    expect(invite).toMatch(/a=rtpmap:0 PCMU\/8000/);
+
+    await expectText(a.page, "call-state", "Разговор: 380671234567");
+    await carrier.waitForMessage(/ACK sip:carrier@/);
+    // Media both ways: what the browser sends reaches the carrier, which sends it back to the browser.
+    const first = await grows(() => inboundPackets(a.page), 0);
+    await grows(() => inboundPackets(a.page), first + 20);
+    expect(media.packets()).toBeGreaterThan(20);
+
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:carrier@/);
+    await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
+  });
+
+  it.each([
+    [486, "Busy Here", "Ошибка вызова: абонент занят"],
+    [480, "Temporarily Unavailable", "Ошибка вызова: абонент недоступен"],
+  ])("shows the carrier's %i as %s in Russian", async (code, reason, message) => {
+    carrier = await startCarrier(carrierPort, media, { reject: { code, reason } });
+    const a = await managerWithLead("+38 (067) 765-43-21");
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(/INVITE sip:380677654321@/);
+    await expectText(a.page, "call-state", message);
+    await expect(a.page.locator("[role=status]", { hasText: message }).first().waitFor()).resolves.toBeUndefined();
+    // The line is free again: no hang-up button left.
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+  });
+});
+
+describe("a call nobody answers", () => {
+  it("ends after CALL_RING_TIMEOUT with Ошибка вызова: абонент не отвечает, and Kamailio cancels it at the carrier", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 60_000 } });
+    const a = await managerWithLead("+38 (067) 000-00-09");
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(/SIP\/2.0 180 Ringing/);
+    await expectText(a.page, "call-state", "Ошибка вызова: абонент не отвечает", 20_000);
+    await carrier.waitForMessage(/CANCEL sip:380670000009@/);
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+  });
+});
+
+describe("the footer's test call (210)", () => {
+  it("is answered by the stack itself, which sends the manager's own voice back", async () => {
+    const a = await managerWithLead("+38 (067) 000-00-01");
+    const before = media.packets();
+    await a.page.click("[data-testid=test-call]");
+    await expectText(a.page, "call-state", "Разговор: 210");
+    await stack.kamailio.waitForLog(/relay INVITE from \d+ to echo/);
+    // Only the fake microphone's own audio can come back: nothing else sends to this call.
+    const first = await grows(() => inboundPackets(a.page), 0);
+    await grows(() => inboundPackets(a.page), first + 20);
+    // The carrier was never involved.
+    expect(media.packets()).toBe(before);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await stack.kamailio.waitForLog(/relay in-dialog BYE/);
+  });
+});
+
+describe("registration against the app's users", () => {
+  it("refuses a wrong SIP password with a clear message and does not retry", async () => {
+    // The browser is handed a password the app's users table does not hold (as with a PBX whose copy went
+    // stale): the page and its loader data are rewritten on the way in.
+    const a = await managerWithLead("+38 (067) 000-00-02", { expectRegistered: false, staleSipPassword: "wrong-password" });
+    await expectText(a.page, "call-state", "Телефон не подключён: неверный SIP логин или пароль").catch((error) => {
+      throw new Error(`${error.message}\n${stack.kamailio.log().slice(-3000)}`);
+    });
+    const refusals = () => (stack.kamailio.log().match(new RegExp(`wrong SIP password for ${a.sipLogin}\\b`, "g")) ?? []).length;
+    const seen = refusals();
+    expect(seen).toBeGreaterThanOrEqual(1);
+    // No retry storm: nothing more in the next 6 seconds (longer than the reconnect delay).
+    await a.page.waitForTimeout(6_000);
+    expect(refusals()).toBe(seen);
+    await a.page.click("[data-testid=call-button]");
+    await expect(a.page.locator("[role=status]", { hasText: "Ошибка набора" }).first().waitFor()).resolves.toBeUndefined();
+  });
+});
+
+describe("Kamailio stopped in the middle of a call", () => {
+  it("ends the call with a clear message, then registers again by itself when Kamailio is back", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-03");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000003");
+
+    await stack.stopKamailio();
+    await expectText(a.page, "call-state", "Связь с сервером телефонии потеряна");
+    await expect(a.page.locator("[role=status]", { hasText: "Связь с сервером телефонии потеряна" }).first().waitFor()).resolves.toBeUndefined();
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+
+    await stack.startKamailio();
+    // The softphone retries every 5 s on its own.
+    await expectText(a.page, "call-state", "Телефон готов", 30_000).catch((error) => {
+      throw new Error(`${error.message}\n${stack.kamailio.log().slice(-2500)}`);
+    });
+    await stack.kamailio.waitForLog(new RegExp(`registered ${a.sipLogin}\\b`));
+  });
+});
+
+describe("call controls in the lead panel (issue 15 part 2)", () => {
+  it("holds with a re-INVITE that stops the media at the carrier, resumes, sends DTMF as RFC 4733 events, times the call and redials", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-04");
+    await expectText(a.page, "registration-state", "Телефон подключён");
+    await a.page.click("[data-testid=call-button]");
+    const invite = await carrier.waitForMessage(/INVITE sip:380670000004@[\s\S]*?telephone-event\/8000/);
+    const dtmfType = Number(invite.match(/a=rtpmap:(\d+) telephone-event\/8000/)![1]);
+    await expectText(a.page, "call-state", "Разговор: 380670000004");
+    await grows(() => inboundPackets(a.page), 20);
+    // The timer runs from the answer.
+    await expect(a.page.locator("[data-testid=call-timer]").textContent()).resolves.toMatch(/^0:0\d$/);
+    await expect(a.page.locator("[role=timer]").getAttribute("aria-label")).resolves.toBe("Длительность разговора");
+
+    // DTMF: the keypad's keys reach the carrier as telephone events, in the order pressed.
+    await a.page.click("[data-testid=keypad-button]");
+    await a.page.getByRole("button", { name: "Тон 5" }).click();
+    await a.page.getByRole("button", { name: "Тон #" }).click();
+    await grows(() => media.dtmfDigits(dtmfType).length, 1);
+    expect(media.dtmfDigits(dtmfType)).toBe("5#");
+    await expectText(a.page, "dtmf-typed", "5#");
+
+    // Hold: a re-INVITE with no media (inactive), still plain RTP towards the carrier; then nothing flows.
+    const messagesBefore = carrier.messages().length;
+    await a.page.getByRole("button", { name: "Удержание" }).click();
+    await expectText(a.page, "call-state", "На удержании: 380670000004");
+    const reinvite = (await carrier.waitForMessage(/INVITE sip:carrier@[\s\S]*?a=inactive/)).slice(0);
+    expect(carrier.messages().slice(messagesBefore)).toMatch(/X-Offered: a=inactive/);
+    expect(reinvite).not.toMatch(/a=fingerprint|a=ice-ufrag|RTP\/SAVPF/);
+    await expect(a.page.getByRole("button", { name: "Снять с удержания" }).getAttribute("aria-pressed")).resolves.toBe("true");
+    await a.page.waitForTimeout(1_000);
+    const heldFrom = media.packets();
+    await a.page.waitForTimeout(2_000);
+    // About 100 packets in 2 s while talking; on hold at most a straggler or two.
+    expect(media.packets() - heldFrom).toBeLessThan(10);
+
+    // Resume: media flows again both ways.
+    await a.page.getByRole("button", { name: "Снять с удержания" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380670000004");
+    const resumedFrom = media.packets();
+    await grows(() => media.packets(), resumedFrom + 20);
+    const inbound = await inboundPackets(a.page);
+    await grows(() => inboundPackets(a.page), inbound + 20);
+
+    // Mute is a labelled toggle.
+    await a.page.getByRole("button", { name: "Выключить микрофон" }).click();
+    await expect(a.page.getByRole("button", { name: "Включить микрофон" }).getAttribute("aria-pressed")).resolves.toBe("true");
+
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:carrier@/);
+
+    // Повторить dials the same number again.
+    const invites = () => (carrier!.messages().match(/INVITE sip:380670000004@/g) ?? []).length;
+    expect(invites()).toBe(1);
+    await a.page.getByRole("button", { name: "Повторить вызов 380670000004" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380670000004");
+    expect(invites()).toBe(2);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+  });
+});
+
+describe("the microphone choice", () => {
+  it("is offered between calls, remembered across reloads, and used by the next call", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-08");
+    // The first call asks for the microphone; after it the browser names its (fake) devices.
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000008");
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    const select = a.page.getByRole("combobox", { name: "Микрофон" });
+    await select.waitFor();
+    const options = await select.locator("option").evaluateAll((all) =>
+      all.map((option) => ({ value: (option as HTMLOptionElement).value, label: option.textContent ?? "" })),
+    );
+    const chosen = options.filter((option) => option.value !== "").at(-1)!;
+    expect(chosen).toBeTruthy();
+    await select.selectOption(chosen.value);
+
+    await a.page.reload();
+    await waitForHydration(a.page);
+    await expectText(a.page, "call-state", "Телефон готов");
+    await expect(a.page.getByRole("combobox", { name: "Микрофон" }).inputValue()).resolves.toBe(chosen.value);
+
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000008");
+    const used = await a.page.evaluate(() => {
+      const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+      return pcs[pcs.length - 1].getSenders()[0].track?.label ?? "";
+    });
+    expect(used).toBe(chosen.label);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+  });
+});
+
+describe("a call from the carrier to a manager", () => {
+  it("rings the manager's browser, bridges the carrier's plain RTP to WebRTC, and the manager's hang-up reaches the carrier", async () => {
+    const a = await managerWithLead("+38 (067) 000-00-05");
+    carrier = await startCarrier(carrierPort, media, {
+      callIn: { extension: a.sipLogin, kamailio: `127.0.0.1:${stack.ports.sip}` },
+    });
+    await expectText(a.page, "softphone-state", "Входящий звонок: 380501112233");
+    await a.page.click("[data-testid=softphone-answer]");
+    await expectText(a.page, "softphone-state", "Разговор: 380501112233");
+    // The carrier got an answer it understands: plain RTP, no ICE or DTLS.
+    const answer = await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*?m=audio[^\n]*/);
+    expect(answer).toMatch(/m=audio \d+ RTP\/AVP /);
+    expect(answer).not.toMatch(/a=fingerprint|a=ice-ufrag|RTP\/SAVPF/);
+    const before = media.packets();
+    await grows(() => media.packets(), before + 20);
+    await grows(() => inboundPackets(a.page), 20);
+
+    await a.page.click("[data-testid=softphone-hang-up]");
+    await expectText(a.page, "softphone-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:380501112233@/);
+  });
+});
+
+describe("a browser that dies mid-call", () => {
+  it("has its call ended on the carrier's side by Kamailio when its WebSocket closes", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-07");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380670000007");
+    await carrier.waitForMessage(/ACK sip:carrier@/);
+    // The renderer crashes: no pagehide, no BYE from the page.
+    const cdp = await a.page.context().newCDPSession(a.page);
+    void cdp.send("Page.crash").catch(() => {});
+    await stack.kamailio.waitForLog(/WebSocket \d+ closed mid-call/, 20_000).catch((error) => {
+      throw new Error(`${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|dlg|BYE/i.test(l)).slice(-30).join("\n")}`);
+    });
+    await carrier.waitForMessage(/BYE sip:carrier@/, 20_000);
+  });
+});
+
+describe("rtpengine stopped", () => {
+  it("fails the call at once with a message instead of sending WebRTC to the carrier, and calls work again once it is back", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead("+38 (067) 000-00-06");
+    await stack.stopRtpengine();
+    try {
+      await a.page.click("[data-testid=call-button]");
+      await expectText(a.page, "call-state", "Ошибка вызова: ошибка сервера телефонии");
+      await stack.kamailio.waitForLog(/rtpengine unavailable: INVITE from \d+ refused/);
+      expect(carrier.messages()).not.toMatch(/INVITE sip:380670000006@/);
+    } finally {
+      await stack.startRtpengine();
+    }
+    // Kamailio tries rtpengine again 5 s after the failure.
+    await a.page.waitForTimeout(6_000);
+    await a.page.getByRole("button", { name: "Повторить вызов 380670000006" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380670000006");
+    await grows(() => inboundPackets(a.page), 20);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+  });
+});

@@ -1,0 +1,120 @@
+import dgram from "node:dgram";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { startDaemon, type Daemon } from "./daemon";
+
+/**
+ * The carrier's end of the call path: SIPp (Debian's sip-tester) speaks SIP on UDP from scenario files, and its
+ * SDP points the media at `MediaEcho`, a UDP socket of this test that sends every RTP packet back where it came
+ * from (what a person on the phone who repeats everything would do) and counts what arrived, by payload type.
+ */
+const HERE = path.dirname(new URL(import.meta.url).pathname);
+export const SIPP_PATH = process.env.SIPP_PATH || "/usr/bin/sipp";
+
+export interface MediaEcho {
+  port: number;
+  /** RTP packets received so far. */
+  packets(): number;
+  /** Packets whose payload type is `pt` (e.g. the telephone-event type the INVITE offered). */
+  packetsOf(pt: number): number;
+  /** RFC 4733 events received with payload type `pt`: the digits, once per event (its end packet). */
+  dtmfDigits(pt: number): string;
+  close(): Promise<void>;
+}
+
+const DTMF_EVENTS = "0123456789*#ABCD";
+
+export async function startMediaEcho(): Promise<MediaEcho> {
+  const socket = dgram.createSocket("udp4");
+  let total = 0;
+  const byType = new Map<number, number>();
+  const events: Array<{ pt: number; digit: string; timestamp: number }> = [];
+  socket.on("message", (packet, from) => {
+    if (packet.length < 12 || packet[0] >> 6 !== 2) return;
+    const pt = packet[1] & 0x7f;
+    total += 1;
+    byType.set(pt, (byType.get(pt) ?? 0) + 1);
+    if (packet.length >= 16) {
+      const timestamp = packet.readUInt32BE(4);
+      const event = packet[12];
+      const end = (packet[13] & 0x80) !== 0;
+      // An event's end packet is sent three times; count it once (same RTP timestamp).
+      if (end && event < DTMF_EVENTS.length && !events.some((e) => e.pt === pt && e.timestamp === timestamp)) {
+        events.push({ pt, digit: DTMF_EVENTS[event], timestamp });
+      }
+    }
+    socket.send(packet, from.port, from.address);
+  });
+  await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
+  return {
+    port: socket.address().port,
+    packets: () => total,
+    packetsOf: (pt) => byType.get(pt) ?? 0,
+    dtmfDigits: (pt) =>
+      events
+        .filter((e) => e.pt === pt)
+        .map((e) => e.digit)
+        .join(""),
+    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+  };
+}
+
+export type CarrierBehaviour =
+  | { answer: { ringMs?: number } }
+  | { reject: { code: number; reason: string } }
+  /** Calls in: an INVITE to `extension` at Kamailio's UDP socket `kamailio` ("ip:port"). */
+  | { callIn: { extension: string; kamailio: string } };
+
+export interface Carrier {
+  daemon: Daemon;
+  /** Every SIP message SIPp sent and received so far (its -trace_msg file). */
+  messages(): string;
+  waitForMessage(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** SIPp as the carrier on `127.0.0.1:port` for one call at a time (stop it and start another to change behaviour). */
+export async function startCarrier(port: number, media: MediaEcho, behaviour: CarrierBehaviour): Promise<Carrier> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-carrier-"));
+  const trace = path.join(dir, "messages.log");
+  const args = ["-i", "127.0.0.1", "-p", String(port), "-nostdin", "-trace_msg", "-message_file", trace, "-trace_err",
+    "-error_file", path.join(dir, "errors.log")];
+  // SIPp reads pauses and reply codes when it loads the scenario: they are filled in here, not with -set.
+  const fill = (file: string, values: Record<string, string>) => {
+    const text = fs.readFileSync(path.join(HERE, file), "utf8").replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key]);
+    const target = path.join(dir, file);
+    fs.writeFileSync(target, text);
+    return target;
+  };
+  if ("answer" in behaviour) {
+    args.push("-sf", fill("carrier-answer.xml", { ring: String(behaviour.answer.ringMs ?? 200), mip: "127.0.0.1", mport: String(media.port) }));
+  } else if ("callIn" in behaviour) {
+    args.push("-sf", fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
+      "-s", behaviour.callIn.extension, "-m", "1", behaviour.callIn.kamailio);
+  } else {
+    args.push("-sf", fill("carrier-reject.xml", { code: String(behaviour.reject.code), reason: behaviour.reject.reason }));
+  }
+  const daemon = startDaemon("sipp", SIPP_PATH, args, { TERM: "dumb" });
+  const messages = () => (fs.existsSync(trace) ? fs.readFileSync(trace, "utf8") : "");
+  // SIPp has bound its port once it has written its trace file header or a few hundred ms passed.
+  await new Promise((r) => setTimeout(r, 500));
+  if (daemon.child.exitCode !== null) throw new Error(`sipp exited at once:\n${daemon.log()}`);
+  return {
+    daemon,
+    messages,
+    async waitForMessage(pattern, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const match = messages().match(pattern);
+        if (match) return match[0];
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`the carrier never saw ${pattern}; its messages:\n${messages().slice(-4000)}\n${daemon.log().slice(-1000)}`);
+    },
+    async stop() {
+      await daemon.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
