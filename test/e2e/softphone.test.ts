@@ -1,9 +1,10 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { calls, contacts, databases, users, type Call } from "../../db/schema";
+import { contacts, databases, users } from "../../db/schema";
 import { bearer, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { endedCallsOf } from "../helpers/calls";
 import { createFilterRow } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
 import { startSipServer, type SipServer } from "../sip/kamailio";
@@ -208,17 +209,6 @@ async function managerWithLead(phone: string, options: { sip?: boolean; javaScri
   return { manager, page, sipLogin };
 }
 
-/** The manager's calls in the call log once all of them have ended (the reports travel after the UI changes). */
-async function endedCallsOf(userId: number, count: number, timeoutMs = 15_000): Promise<Call[]> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const rows = await e.db.select().from(calls).where(eq(calls.userId, userId)).orderBy(calls.id);
-    if (rows.length >= count && rows.every((row) => row.endedAt !== null)) return rows;
-    if (Date.now() > deadline) throw new Error(`call log of user ${userId}: ${JSON.stringify(rows)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
 describe("Позвонить on the lead panel", () => {
   it("calls the lead: B rings and answers, both talk, a second press warns Идет вызов, A hangs up and both see it end", async () => {
     const b = await managerWithPhone();
@@ -252,10 +242,10 @@ describe("Позвонить on the lead panel", () => {
 
     // The call log: A's call to the lead, with its client; B's incoming one; both answered.
     const [lead] = await e.db.select().from(contacts).where(eq(contacts.heldBy, a.manager.user.id));
-    const [outgoing] = await endedCallsOf(a.manager.user.id, 1);
+    const [outgoing] = await endedCallsOf(e.db, a.manager.user.id, 1);
     expect(outgoing).toMatchObject({ direction: "out", number: b.sipLogin, contactId: lead.id, outcome: "answered", sipCode: null });
     expect(outgoing.answeredAt).not.toBeNull();
-    const [incoming] = await endedCallsOf(b.manager.user.id, 1);
+    const [incoming] = await endedCallsOf(e.db, b.manager.user.id, 1);
     expect(incoming).toMatchObject({ direction: "in", number: a.sipLogin, contactId: null, outcome: "answered" });
     // The lead panel shows the call in the client's history after a reload.
     await a.page.reload();
@@ -279,8 +269,8 @@ describe("Позвонить on the lead panel", () => {
     // After the reload B's softphone registers again and is free.
     await expectText(b.page, "softphone-state", "Телефон готов");
     // The reloaded page closed its call in the log as it went away; A's side ended it too.
-    expect((await endedCallsOf(b.manager.user.id, 1))[0]).toMatchObject({ direction: "in", outcome: "answered" });
-    expect((await endedCallsOf(a.manager.user.id, 1))[0]).toMatchObject({ direction: "out", outcome: "answered" });
+    expect((await endedCallsOf(e.db, b.manager.user.id, 1))[0]).toMatchObject({ direction: "in", outcome: "answered" });
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ direction: "out", outcome: "answered" });
   });
 
   it("shows Ошибка вызова for a lead whose number nobody registered", async () => {
@@ -289,7 +279,7 @@ describe("Позвонить on the lead panel", () => {
     await expectText(a.page, "call-state", "Ошибка вызова");
     // Dialled as digits only.
     await sip.waitForLog(/INVITE to unregistered 380509990011/);
-    expect((await endedCallsOf(a.manager.user.id, 1))[0]).toMatchObject({
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({
       number: "380509990011",
       outcome: "failed",
       sipCode: 404,

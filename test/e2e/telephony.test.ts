@@ -1,9 +1,11 @@
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { contacts, databases, users } from "../../db/schema";
+import { calls, contacts, databases, users } from "../../db/schema";
+import { closeSilentCalls } from "../../server/core/calls/calls";
 import { createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { endedCallsOf } from "../helpers/calls";
 import { createFilterRow } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
 import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
@@ -166,12 +168,17 @@ describe("a call from the lead panel to a phone through the carrier", () => {
     await expectText(a.page, "call-state", "Звонок завершён");
     await carrier.waitForMessage(/BYE sip:carrier@/);
     await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
+    // The call log: the lead's client, the number as dialled, answered, with its talk time.
+    const [lead] = await e.db.select().from(contacts).where(eq(contacts.heldBy, a.manager.user.id));
+    const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
+    expect(call).toMatchObject({ contactId: lead.id, number: "380671234567", direction: "out", outcome: "answered", sipCode: null });
+    expect(call.endedAt!.getTime() - call.answeredAt!.getTime()).toBeGreaterThanOrEqual(call.talkSeconds * 1000);
   });
 
   it.each([
-    [486, "Busy Here", "Ошибка вызова: абонент занят"],
-    [480, "Temporarily Unavailable", "Ошибка вызова: абонент недоступен"],
-  ])("shows the carrier's %i as %s in Russian", async (code, reason, message) => {
+    [486, "Busy Here", "Ошибка вызова: абонент занят", "busy", "Абонент занят"],
+    [480, "Temporarily Unavailable", "Ошибка вызова: абонент недоступен", "no_answer", "Абонент недоступен"],
+  ])("shows the carrier's %i %s in Russian and logs the call", async (code, reason, message, outcome, logReason) => {
     carrier = await startCarrier(carrierPort, media, { reject: { code, reason } });
     const a = await managerWithLead("+38 (067) 765-43-21");
     await a.page.click("[data-testid=call-button]");
@@ -180,6 +187,7 @@ describe("a call from the lead panel to a phone through the carrier", () => {
     await expect(a.page.locator("[role=status]", { hasText: message }).first().waitFor()).resolves.toBeUndefined();
     // The line is free again: no hang-up button left.
     expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome, sipCode: code, reason: logReason, talkSeconds: 0 });
   });
 });
 
@@ -192,6 +200,7 @@ describe("a call nobody answers", () => {
     await expectText(a.page, "call-state", "Ошибка вызова: абонент не отвечает", 20_000);
     await carrier.waitForMessage(/CANCEL sip:380670000009@/);
     expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "no_answer", sipCode: 408 });
   });
 });
 
@@ -388,6 +397,11 @@ describe("a browser that dies mid-call", () => {
       throw new Error(`${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|dlg|BYE/i.test(l)).slice(-30).join("\n")}`);
     });
     await carrier.waitForMessage(/BYE sip:carrier@/, 20_000);
+    // The crashed page never ended its call in the log: the server's sweep closes it as answered.
+    const [open] = await e.db.select().from(calls).where(eq(calls.userId, a.manager.user.id));
+    expect(open).toMatchObject({ outcome: null, endedAt: null });
+    expect(await closeSilentCalls(e.db, 0)).toBeGreaterThanOrEqual(1);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered" });
   });
 });
 
