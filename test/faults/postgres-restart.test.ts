@@ -161,9 +161,13 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
     });
 
     cluster!.stop();
-    // While it is down: every call answers 503 with a clear Russian message, quickly (no minutes-long queue).
+    // While it is down: every call answers 503 with a clear Russian message, quickly (no minutes-long queue),
+    // readiness too; liveness keeps answering (the process is fine: a supervisor must not restart it).
     for (const m of managers) {
-      for (const call of [() => step(m, 20_000), () => api(server, "GET", "/health", { timeoutMs: 20_000 })]) {
+      const live = await api(server, "GET", "/health", { timeoutMs: 20_000 });
+      expect(live.status).toBe(200);
+      expect(live.body.status).toBe("ok");
+      for (const call of [() => step(m, 20_000), () => api(server, "GET", "/health/ready", { timeoutMs: 20_000 })]) {
         const started = Date.now();
         const res = await call();
         const took = Date.now() - started;
@@ -183,7 +187,7 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
 
     cluster!.start();
     // The same process (never restarted) serves again by itself within seconds.
-    await waitFor("the app to reconnect", async () => (await api(server, "GET", "/health", { timeoutMs: 5_000 })).status === 200, 30_000, 250);
+    await waitFor("the app to reconnect", async () => (await api(server, "GET", "/health/ready", { timeoutMs: 5_000 })).status === 200, 30_000, 250);
     expect(server.child.exitCode).toBeNull();
     working = false;
     await Promise.all(loops);
