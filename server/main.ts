@@ -1,3 +1,4 @@
+import "./node-env";
 import v8 from "node:v8";
 import { createDb, DataDirLockedError, type DbHandle } from "../db/client";
 import { seed } from "../db/seed";
