@@ -1,7 +1,7 @@
 import { Transform } from "node:stream";
 import type { AppLoadContext, EntryContext, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
@@ -57,10 +57,11 @@ export default function handleRequest(
 
 /**
  * Every error a loader or action threw (Remix logs nothing itself once this exists). A database outage is noted on
- * the request's context for the 503 page above and logged in one line; anything else is logged whole.
+ * the request's context for the 503 page above and logged in one line; any other failure is logged whole.
  */
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
-  if (request.signal.aborted) return;
+  // A client's mistake Remix answers itself (405 for a post to a page without an action): no stack to log.
+  if (request.signal.aborted || isRouteErrorResponse(error)) return;
   if (isDatabaseUnavailable(error)) {
     context.databaseUnavailable = true;
     console.error(`База данных недоступна: ${request.method} ${new URL(request.url).pathname}`);

@@ -26,6 +26,7 @@ type Access =
 const API_ROUTES: Record<string, Access> = {
   "POST /api/v1/auth/login": "public",
   "GET /api/v1/health": "public",
+  "GET /api/v1/health/ready": "public",
   "POST /api/v1/auth/register": "admin",
   "POST /api/v1/auth/force-logout/{id}": "admin",
   "GET /api/v1/users/balance/{id}": "self",
