@@ -7,6 +7,8 @@ declare module "@remix-run/node" {
     cspNonce: string;
     /** The client's address (server/http/client-address.ts), for login throttling. */
     clientAddress: string;
+    /** Set by entry.server's handleError when a loader or action could not reach the database. */
+    databaseUnavailable?: boolean;
   }
   interface Future {
     v3_singleFetch: true;

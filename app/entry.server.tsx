@@ -1,10 +1,11 @@
 import { Transform } from "node:stream";
-import type { AppLoadContext, EntryContext } from "@remix-run/node";
+import type { AppLoadContext, EntryContext, HandleErrorFunction } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
+import { databaseUnavailablePage, isDatabaseUnavailable } from "./errors.server";
 
 const ABORT_DELAY = 5_000;
 
@@ -19,6 +20,8 @@ export default function handleRequest(
   remixContext: EntryContext,
   loadContext: AppLoadContext,
 ) {
+  // A loader could not reach the database: the Russian 503 page, not the error boundary's 500.
+  if (loadContext.databaseUnavailable) return databaseUnavailablePage();
   // Crawlers and SPA mode get the whole document at once; browsers get the shell as soon as it is ready.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "") || remixContext.isSpaMode;
   const nonce = loadContext.cspNonce;
@@ -51,6 +54,21 @@ export default function handleRequest(
     setTimeout(abort, ABORT_DELAY);
   });
 }
+
+/**
+ * Every error a loader or action threw (Remix logs nothing itself once this exists). A database outage is noted on
+ * the request's context for the 503 page above and logged in one line; any other failure is logged whole.
+ */
+export const handleError: HandleErrorFunction = (error, { request, context }) => {
+  // A client's mistake Remix answers itself (405 for a post to a page without an action): no stack to log.
+  if (request.signal.aborted || isRouteErrorResponse(error)) return;
+  if (isDatabaseUnavailable(error)) {
+    context.databaseUnavailable = true;
+    console.error(`База данных недоступна: ${request.method} ${new URL(request.url).pathname}`);
+    return;
+  }
+  console.error(error);
+};
 
 /**
  * React 18's streaming renderer can flush its whole 2 KB buffer when a multi-byte character (all of our Cyrillic)

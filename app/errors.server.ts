@@ -1,6 +1,27 @@
 import { data } from "@remix-run/node";
 import { isAppError } from "../server/core/errors";
 
+export { isDatabaseUnavailable } from "../server/core/db-errors";
+
+/**
+ * The page a browser gets while the database cannot be reached: a 503 in Russian that asks to retry, instead of
+ * the error boundary's 500. Plain HTML without scripts or styles: nothing else of the app may work meanwhile.
+ */
+export function databaseUnavailablePage(): Response {
+  const html = `<!DOCTYPE html>
+<html lang="ru"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>База данных недоступна — Лиды</title></head>
+<body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem; text-align: center">
+<h1>База данных временно недоступна</h1>
+<p>Повторите через несколько секунд: обновите страницу.</p>
+<p><a href="/">На главную</a></p>
+</body></html>`;
+  return new Response(html, {
+    status: 503,
+    headers: { "Content-Type": "text/html; charset=utf-8", "Retry-After": "5", "Cache-Control": "no-store" },
+  });
+}
+
 export interface ActionError {
   error: { code: string; message: string };
 }

@@ -21,8 +21,8 @@ export interface DbHandle {
   notify(channel: string, payload: string): Promise<void>;
   /** PGlite only: the data directory as a gzipped tarball (tests start from a migrated snapshot). */
   dumpDataDir?(): Promise<Blob>;
-  /** Applies the committed migrations in `migrations/`. */
-  migrate(): Promise<void>;
+  /** Applies the committed migrations in `migrations/` (or in `folder`: a restore stops at a backup's version). */
+  migrate(folder?: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -139,9 +139,9 @@ async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise
     async dumpDataDir() {
       return client.dumpDataDir("gzip");
     },
-    async migrate() {
+    async migrate(folder = migrationsFolder) {
       const { migrate } = await import("drizzle-orm/pglite/migrator");
-      await migrate(drizzle(client), { migrationsFolder });
+      await migrate(drizzle(client), { migrationsFolder: folder });
     },
     async close() {
       await client.close();
@@ -204,13 +204,13 @@ async function createPostgres(url: string, max: number): Promise<DbHandle> {
     async notify(channel, payload) {
       await client.notify(channel, payload);
     },
-    async migrate() {
+    async migrate(folder = migrationsFolder) {
       const { migrate } = await import("drizzle-orm/postgres-js/migrator");
       // A session-level advisory lock on one reserved connection serialises concurrent start-ups.
       const lockConnection = await client.reserve();
       try {
         await lockConnection`select pg_advisory_lock(726202611)`;
-        await migrate(drizzle(client), { migrationsFolder });
+        await migrate(drizzle(client), { migrationsFolder: folder });
       } finally {
         await lockConnection`select pg_advisory_unlock(726202611)`.catch(() => {});
         lockConnection.release();

@@ -1,9 +1,11 @@
+import "./node-env";
 import v8 from "node:v8";
 import { createDb, DataDirLockedError, type DbHandle } from "../db/client";
 import { seed } from "../db/seed";
 import { sweepUploads } from "./core/bases/uploads";
 import { buildApp } from "./app";
 import { loadConfig } from "./config";
+import { serveBackups } from "./ops/backup-socket";
 
 /**
  * V8 lets the old generation grow to up to four times what survived the last full collection when the
@@ -46,6 +48,9 @@ async function main() {
 
   const app = await buildApp({ handle, config, logger: true });
   await app.listen({ port: config.port, host: config.host });
+  // The embedded database is locked to this process: `npm run backup` asks it for a copy (docs/operations.md).
+  const stopBackups =
+    handle.kind === "pglite" && !config.dataDir.startsWith("memory://") ? await serveBackups(handle.db, config.dataDir, (message, error) => app.log.error({ err: error }, message)) : async () => {};
   console.log(`Готово: http://localhost:${config.port} (база: ${handle.kind === "pglite" ? `PGlite в ${config.dataDir}` : "Postgres"})`);
 
   let stopping = false;
@@ -55,6 +60,7 @@ async function main() {
     console.log(`${signal}: останавливаюсь...`);
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     try {
+      await stopBackups();
       await app.close(); // stops accepting, finishes in-flight requests
       await handle.close();
     } finally {

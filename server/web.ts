@@ -79,6 +79,8 @@ export async function createWebApp(deps: AppDeps) {
     "*",
     createRequestHandler({
       build,
+      // Always production: error details (stacks, messages) never reach a browser, whatever NODE_ENV says.
+      mode: "production",
       // securityHeaders (server/http/security.ts) put this response's CSP nonce in res.locals. The client's
       // address is read as the API reads it, from the raw request (TRUST_PROXY), for login throttling.
       getLoadContext: (req, res) => ({

@@ -1,3 +1,5 @@
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
 import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
@@ -239,8 +241,16 @@ describe("GET /api/v1/users/{id} and POST /api/v1/users/logout/{id}", () => {
 });
 
 describe("health and OpenAPI", () => {
-  it("reports the database kind", async () => {
+  it("reports the database kind and the app's version (package.json, and the git commit in a checkout)", async () => {
     const res = await t.request.get("/api/v1/health");
+    expect(res.status).toBe(200);
+    const { version } = JSON.parse(fs.readFileSync(new URL("../../package.json", import.meta.url), "utf8"));
+    const commit = execFileSync("git", ["rev-parse", "--short=12", "HEAD"]).toString().trim();
+    expect(res.body).toEqual({ status: "ok", database: process.env.TEST_DATABASE_URL ? "postgres" : "pglite", version, commit });
+  });
+
+  it("is ready while the database answers", async () => {
+    const res = await t.request.get("/api/v1/health/ready");
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ status: "ok", database: process.env.TEST_DATABASE_URL ? "postgres" : "pglite" });
   });

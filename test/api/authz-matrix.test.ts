@@ -26,6 +26,7 @@ type Access =
 const API_ROUTES: Record<string, Access> = {
   "POST /api/v1/auth/login": "public",
   "GET /api/v1/health": "public",
+  "GET /api/v1/health/ready": "public",
   // Kamailio's: no session, the shared secret instead (test/api/sip-digest.test.ts).
   "GET /api/v1/telephony/sip-digest": "public",
   "POST /api/v1/auth/register": "admin",

@@ -97,9 +97,15 @@ interface Manager {
 
 describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout: 120_000 }, () => {
   it("requests fail fast with a Russian 503 while it is down, the app reconnects by itself, and no lead is held twice", async () => {
-    const server = await startServer({ databaseUrl: cluster!.url });
+    // NODE_ENV left at "development" on the host: pages must still never show development error details
+    // (unset, as `npm start` leaves it, means production: server/node-env.ts).
+    const server = await startServer({ databaseUrl: cluster!.url, env: { NODE_ENV: "development" } });
     children.push(server);
     const admin = await login(server, ADMIN);
+    // A path the static files cannot decode: Express's own error page, with no stack trace.
+    const undecodable = await fetch(`${server.url}/build/%E0%A4%A`, { signal: AbortSignal.timeout(20_000) });
+    expect(undecodable.status).toBe(400);
+    expect(await undecodable.text()).not.toMatch(/URIError|    at /);
 
     const rows: Cell[][] = [["ФИО", "Телефон"]];
     for (let i = 1; i <= CONTACTS; i++) rows.push([`Клиент ${i}`, `+38063${String(i).padStart(7, "0")}`]);
@@ -161,9 +167,13 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
     });
 
     cluster!.stop();
-    // While it is down: every call answers 503 with a clear Russian message, quickly (no minutes-long queue).
+    // While it is down: every call answers 503 with a clear Russian message, quickly (no minutes-long queue),
+    // readiness too; liveness keeps answering (the process is fine: a supervisor must not restart it).
     for (const m of managers) {
-      for (const call of [() => step(m, 20_000), () => api(server, "GET", "/health", { timeoutMs: 20_000 })]) {
+      const live = await api(server, "GET", "/health", { timeoutMs: 20_000 });
+      expect(live.status).toBe(200);
+      expect(live.body.status).toBe("ok");
+      for (const call of [() => step(m, 20_000), () => api(server, "GET", "/health/ready", { timeoutMs: 20_000 })]) {
         const started = Date.now();
         const res = await call();
         const took = Date.now() - started;
@@ -175,6 +185,18 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
         expect(took).toBeLessThan(5_000);
       }
     }
+    // Pages: a Russian 503 page, not an error; a page's data request shows no detail of the failure.
+    const cookie = `session=${encodeURIComponent(Buffer.from(JSON.stringify(managers[0].token)).toString("base64"))}`;
+    const page = await fetch(`${server.url}/`, { headers: { cookie }, signal: AbortSignal.timeout(20_000) });
+    const pageText = await page.text();
+    expect(page.status).toBe(503);
+    expect(pageText).toContain("База данных временно недоступна");
+    const pageData = await fetch(`${server.url}/_root.data`, { headers: { cookie }, signal: AbortSignal.timeout(20_000) });
+    const dataText = await pageData.text();
+    for (const detail of ["ECONNREFUSED", "node_modules", "postgres", "    at "]) {
+      expect(pageText).not.toContain(detail);
+      expect(dataText).not.toContain(detail);
+    }
     const outageLogin = await api(server, "POST", "/auth/login", {
       body: { login: managers[0].login, password: "Smena-pass-1", accessKey: "SMENAKEY00000001" },
       timeoutMs: 20_000,
@@ -183,7 +205,7 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
 
     cluster!.start();
     // The same process (never restarted) serves again by itself within seconds.
-    await waitFor("the app to reconnect", async () => (await api(server, "GET", "/health", { timeoutMs: 5_000 })).status === 200, 30_000, 250);
+    await waitFor("the app to reconnect", async () => (await api(server, "GET", "/health/ready", { timeoutMs: 5_000 })).status === 200, 30_000, 250);
     expect(server.child.exitCode).toBeNull();
     working = false;
     await Promise.all(loops);
