@@ -6,7 +6,7 @@ import { ActiveSwitch } from "../components/links/ActiveSwitch";
 import { LinkForm } from "../components/links/LinkForm";
 import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { readFormBody } from "../forms.server";
 import {
   actionErrorWith,
@@ -129,6 +129,7 @@ const cardButton = "btn-secondary px-2 py-1";
 export default function LeadTemplatePage() {
   const { templates, links } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const templateParam = params.get("template");
@@ -147,7 +148,7 @@ export default function LeadTemplatePage() {
 
   return (
     <div className="max-w-5xl space-y-10">
-      {error && !templateOpen ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+      {error && !templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
 
       <section>
         <div className="mb-4 flex items-center justify-between gap-4">
@@ -193,7 +194,7 @@ export default function LeadTemplatePage() {
         closeHref={PAGE}
         testId="template-dialog"
       >
-        {error && templateOpen ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+        {error && templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
         <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} />
       </DialogOrSection>
 

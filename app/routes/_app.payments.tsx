@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import {
   PAGE_SIZES,
   readTableParams,
@@ -37,6 +37,7 @@ const COLUMNS: Array<[key: SortKey, label: string]> = [
 export default function PaymentsPage() {
   const { stats, rates } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const location = useLocation();
   const params = readTableParams(location.search);
   const table = tablePage(stats.workerStats, params);
@@ -47,7 +48,7 @@ export default function PaymentsPage() {
     <section>
       <h1 className="page-title">Выплаты</h1>
       {actionData && "error" in actionData ? (
-        <ServerMessage key={`${actionData.error.message}-${Date.now()}`} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
 
       <div className="mb-6 grid gap-4 md:grid-cols-[1fr_1fr_2fr]">
