@@ -3,7 +3,7 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { StatusRow } from "../components/statuses/StatusRow";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
@@ -69,6 +69,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function EditStatusesPage() {
   const { statuses } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const editId = Number(searchParams.get("edit") ?? 0);
@@ -87,7 +88,7 @@ export default function EditStatusesPage() {
         </Form>
       </div>
       {actionData && "error" in actionData ? (
-        <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
       <ul className="space-y-2" data-testid="visible-statuses">
         {visible.map((status) => (

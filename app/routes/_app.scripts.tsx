@@ -4,7 +4,7 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { RichTextEditor } from "../components/editor/RichTextEditor";
 import { ScriptContent } from "../components/scripts/ScriptViewer";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
@@ -48,6 +48,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function ScriptsPage() {
   const { scripts, watermark } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
@@ -66,7 +67,7 @@ export default function ScriptsPage() {
           Добавить скрипт
         </Link>
       </div>
-      {error && !creating && !editing ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+      {error && !creating && !editing ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
 
       {scripts.length === 0 ? (
         <p className="card text-sm text-slate-600 dark:text-slate-400">Скриптов пока нет</p>
@@ -100,7 +101,7 @@ export default function ScriptsPage() {
         wide
         testId="script-editor"
       >
-        {error ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+        {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
         <Form method="post" preventScrollReset className="space-y-3" key={editing?.id ?? "new"}>
           {editing ? <input type="hidden" name="id" value={editing.id} /> : null}
           <div>
