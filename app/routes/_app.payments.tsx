@@ -107,14 +107,9 @@ export default function PaymentsPage() {
                           <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`} className="btn-secondary px-2 py-1" preventScrollReset>
                             Снять
                           </Link>
-                          <Form method="post" action={`/payments${query}`} preventScrollReset>
-                            <input type="hidden" name="intent" value="def" />
-                            <input type="hidden" name="userId" value={w.id} />
-                            <input type="hidden" name="back" value={back} />
-                            <button type="submit" className="btn-secondary px-2 py-1">
-                              Обнулить
-                            </button>
-                          </Form>
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=def`} className="btn-secondary px-2 py-1" preventScrollReset>
+                            Обнулить
+                          </Link>
                         </div>
                       </td>
                     </tr>
