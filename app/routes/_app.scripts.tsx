@@ -3,6 +3,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, u
 import { actorOf, requireAdminUser } from "../auth.server";
 import { RichTextEditor } from "../components/editor/RichTextEditor";
 import { ScriptContent } from "../components/scripts/ScriptViewer";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
@@ -55,6 +56,7 @@ export default function ScriptsPage() {
   const creating = params.has("new");
   const editing = scripts.find((script) => String(script.id) === params.get("edit"));
   const viewing = scripts.find((script) => String(script.id) === params.get("view"));
+  const deleting = scripts.find((script) => String(script.id) === params.get("delete"));
   const busy = navigation.state === "submitting";
   const close = () => navigate(PAGE, { preventScrollReset: true });
   const error = actionData && "error" in actionData ? actionData.error.message : null;
@@ -82,12 +84,9 @@ export default function ScriptsPage() {
               <Link to={`?edit=${script.id}`} preventScrollReset className="btn-secondary px-2 py-1" aria-label={`Изменить: ${script.name}`}>
                 Изменить
               </Link>
-              <Form method="post" action={PAGE} preventScrollReset>
-                <input type="hidden" name="id" value={script.id} />
-                <button type="submit" name="intent" value="delete" className="btn-danger px-2 py-1" aria-label={`Удалить: ${script.name}`}>
-                  Удалить
-                </button>
-              </Form>
+              <Link to={`?delete=${script.id}`} preventScrollReset className="btn-danger px-2 py-1" aria-label={`Удалить: ${script.name}`}>
+                Удалить
+              </Link>
             </li>
           ))}
         </ul>
@@ -124,6 +123,18 @@ export default function ScriptsPage() {
           </div>
         </Form>
       </DialogOrSection>
+
+      <ConfirmAction
+        open={Boolean(deleting)}
+        title="Удалить скрипт?"
+        closeHref={PAGE}
+        intent="delete"
+        fields={{ id: deleting?.id ?? "" }}
+        confirmLabel="Удалить"
+        testId="delete-script"
+      >
+        Скрипт «{deleting?.name}» будет удалён. Отменить это нельзя.
+      </ConfirmAction>
 
       <DialogOrSection open={Boolean(viewing)} title={viewing?.name ?? ""} onClose={close} closeHref={PAGE} wide testId="script-view">
         {viewing ? <ScriptContent html={viewing.content} watermark={watermark} /> : null}
