@@ -3,6 +3,7 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { StatusRow } from "../components/statuses/StatusRow";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
@@ -73,6 +74,7 @@ export default function EditStatusesPage() {
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const editId = Number(searchParams.get("edit") ?? 0);
+  const deleting = statuses.find((status) => String(status.id) === searchParams.get("delete"));
   const visible = statuses.filter((status) => !status.isHidden);
   const hidden = statuses.filter((status) => status.isHidden);
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
@@ -109,6 +111,17 @@ export default function EditStatusesPage() {
           </ul>
         )}
       </details>
+      <ConfirmAction
+        open={Boolean(deleting)}
+        title="Удалить статус?"
+        closeHref={PAGE}
+        intent="delete"
+        fields={{ id: deleting?.id ?? "" }}
+        confirmLabel="Удалить"
+        testId="delete-status"
+      >
+        Статус «{deleting?.text}» будет удалён. Отменить это нельзя.
+      </ConfirmAction>
     </section>
   );
 }
