@@ -29,7 +29,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     headers.append("Set-Cookie", await flashHeader({ type: "success", message: "Авторизирован" }));
     return redirect("/leadpanel", { headers });
   } catch (error) {
-    return actionError(error);
+    // The page re-renders without JavaScript: give the login back so only the secrets are typed again.
+    const answer = actionError(error);
+    return data({ ...answer.data, login: input.login.slice(0, 200) }, answer.init ?? undefined);
   }
 }
 
@@ -69,7 +71,14 @@ export default function LoginPage() {
             <label className="label" htmlFor="login">
               Логин
             </label>
-            <input id="login" name="login" className="input" autoComplete="username" autoFocus />
+            <input
+              id="login"
+              name="login"
+              className="input"
+              autoComplete="username"
+              autoFocus
+              defaultValue={actionData?.login ?? ""}
+            />
           </div>
           <div>
             <label className="label" htmlFor="password">

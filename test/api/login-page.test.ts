@@ -1,0 +1,27 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, createTestApp, type TestApp } from "../helpers/app";
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ web: true });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+describe("the login page without JavaScript (issue 17)", () => {
+  it("a wrong password answers the message and keeps the login typed, never the secrets", async () => {
+    const res = await t.request
+      .post("/auth?index")
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(form({ login: ADMIN.login, password: "не-тот-пароль", accessKey: ADMIN.accessKey }));
+    expect(res.status).toBe(401);
+    expect(res.text).toContain("Неверный логин или пароль");
+    const loginInput = /<input[^>]*id="login"[^>]*>/.exec(res.text)?.[0] ?? "";
+    expect(loginInput).toContain(`value="${ADMIN.login}"`);
+    expect(res.text).not.toContain("не-тот-пароль");
+    expect(res.text).not.toContain(ADMIN.accessKey);
+  });
+});
