@@ -70,6 +70,8 @@ export default function LoadedBasesPage() {
   const answerKey = useAnswerKey(actionData);
   return (
     <div className="space-y-6">
+      {/* The menu's and SPEC's name for this page; the topics (тематики, GLOSSARY) are its first section. */}
+      <h1 className="page-title">Мои базы</h1>
       <Outlet />
       {actionData && "error" in actionData ? (
         <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
