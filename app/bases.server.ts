@@ -8,7 +8,7 @@ import {
 } from "@remix-run/node";
 import type { Actor } from "../server/core/actor";
 import { badRequest, isAppError } from "../server/core/errors";
-import { IMPORT_FAILURE, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
+import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
 import { MAPPING_FIELDS, MAPPING_LABELS } from "../server/core/bases/mapping";
 import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
 import { fileRequired, keepUpload, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
@@ -36,6 +36,8 @@ export type ImportState =
       step: "error";
       message: string;
       detail: string;
+      /** Nothing went wrong, but nothing was imported (every contact a duplicate): shown as a warning. */
+      warning?: boolean;
       mapping?: { name: string; uploadId: string; fileName: string; preview: Preview };
     };
 
@@ -158,6 +160,10 @@ export async function handleImportPost(
         } catch {
           removeUpload(path);
         }
+      }
+      if (error.code === ONLY_DUPLICATES) {
+        const state = { step: "error", message: error.message, detail: "", mapping, warning: true } as const;
+        return { state, status: error.status };
       }
       return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message, mapping }, status: error.status };
     }

@@ -3,7 +3,8 @@ import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { StatusRow } from "../components/statuses/StatusRow";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
@@ -69,9 +70,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function EditStatusesPage() {
   const { statuses } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const editId = Number(searchParams.get("edit") ?? 0);
+  const deleting = statuses.find((status) => String(status.id) === searchParams.get("delete"));
   const visible = statuses.filter((status) => !status.isHidden);
   const hidden = statuses.filter((status) => status.isHidden);
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
@@ -87,7 +90,7 @@ export default function EditStatusesPage() {
         </Form>
       </div>
       {actionData && "error" in actionData ? (
-        <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
       <ul className="space-y-2" data-testid="visible-statuses">
         {visible.map((status) => (
@@ -108,6 +111,17 @@ export default function EditStatusesPage() {
           </ul>
         )}
       </details>
+      <ConfirmAction
+        open={Boolean(deleting)}
+        title="Удалить статус?"
+        closeHref={PAGE}
+        intent="delete"
+        fields={{ id: deleting?.id ?? "" }}
+        confirmLabel="Удалить"
+        testId="delete-status"
+      >
+        Статус «{deleting?.text}» будет удалён. Отменить это нельзя.
+      </ConfirmAction>
     </section>
   );
 }

@@ -21,7 +21,7 @@ import {
   ProgressCell,
 } from "../components/bases/ExportParts";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { formatDateTime } from "../lib/format";
@@ -102,6 +102,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function ExportBasePage() {
   const { exports, bases, statuses, dialog, confirm } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigate = useNavigate();
   const revalidator = useRevalidator();
 
@@ -126,7 +127,7 @@ export default function ExportBasePage() {
     <section className="space-y-4">
       <h1 className="page-title">Экспорт баз</h1>
       {actionData && "error" in actionData ? (
-        <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
 
       <LastExportSummary last={exports[0] ?? null} />

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { chooseFilter, listOpenFilters } from "../filters.server";
 import { readFormBody } from "../forms.server";
@@ -37,11 +37,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function GetFiltersPage() {
   const { filters } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
+  const answerKey = useAnswerKey(answer);
   const navigation = useNavigation();
   return (
     <section className="mx-auto max-w-xl">
       <h1 className="page-title">Выберите тематику:</h1>
-      {answer?.error ? <ServerMessage key={Date.now()} kind="error" message={answer.error.message} /> : null}
+      {answer?.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {filters.length === 0 ? (
         <p className="card text-sm text-slate-600 dark:text-slate-400">
           Для вас пока нет тематик. Обратитесь к администратору.

@@ -81,10 +81,9 @@ export default function ImportBasePage() {
       const next = await postWithProgress(form, setBusy);
       setState(next);
       setShowResult(true);
-      if (next.step === "done") {
-        notify("success", next.result.message);
-        uploadForm.current?.reset();
-      } else if (next.step === "error") notify("error", `${next.message}: ${next.detail}`);
+      // A success is said once, by the result dialog; a warning once, by its banner (issue 17).
+      if (next.step === "done") uploadForm.current?.reset();
+      else if (next.step === "error" && !next.warning) notify("error", `${next.message}: ${next.detail}`);
     } catch {
       notify("error", "Произошла ошибка при импорте базы данных");
       setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Сервер не ответил: попробуйте ещё раз", mapping });
@@ -99,8 +98,9 @@ export default function ImportBasePage() {
     <section className="space-y-4">
       <h1 className="page-title">Импорт базы</h1>
 
-      {state?.step === "done" ? <Banner kind="success" title={state.result.message} /> : null}
-      {state?.step === "error" ? <Banner kind="error" title={state.message} detail={state.detail} /> : null}
+      {state?.step === "error" ? (
+        <Banner kind={state.warning ? "warning" : "error"} title={state.message} detail={state.detail} />
+      ) : null}
 
       <div className="card space-y-2 text-sm">
         <h2 className="text-base font-semibold">Как импортировать базу</h2>

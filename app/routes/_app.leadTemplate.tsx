@@ -5,8 +5,9 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { ActiveSwitch } from "../components/links/ActiveSwitch";
 import { LinkForm } from "../components/links/LinkForm";
 import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { readFormBody } from "../forms.server";
 import {
   actionErrorWith,
@@ -129,10 +130,12 @@ const cardButton = "btn-secondary px-2 py-1";
 export default function LeadTemplatePage() {
   const { templates, links } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const templateParam = params.get("template");
   const linkParam = params.get("link");
+  const deletingLink = links.find((link) => String(link.id) === params.get("deleteLink"));
   const editedTemplate = templates.find((template) => String(template.id) === templateParam);
   const templateOpen = templateParam === "new" || Boolean(editedTemplate);
   const error = actionData && "error" in actionData ? actionData.error.message : null;
@@ -147,7 +150,7 @@ export default function LeadTemplatePage() {
 
   return (
     <div className="max-w-5xl space-y-10">
-      {error && !templateOpen ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+      {error && !templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
 
       <section>
         <div className="mb-4 flex items-center justify-between gap-4">
@@ -193,7 +196,7 @@ export default function LeadTemplatePage() {
         closeHref={PAGE}
         testId="template-dialog"
       >
-        {error && templateOpen ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+        {error && templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
         <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} />
       </DialogOrSection>
 
@@ -240,12 +243,9 @@ export default function LeadTemplatePage() {
                     <Link to={`?link=${link.id}`} preventScrollReset className={cardButton} aria-label={`Изменить ссылку ${link.name}`}>
                       Изменить
                     </Link>
-                    <Form method="post" preventScrollReset>
-                      <input type="hidden" name="id" value={link.id} />
-                      <button type="submit" name="intent" value="link-delete" className="btn-danger px-2 py-1" aria-label={`Удалить ссылку ${link.name}`}>
-                        Удалить
-                      </button>
-                    </Form>
+                    <Link to={`?deleteLink=${link.id}`} preventScrollReset className="btn-danger px-2 py-1" aria-label={`Удалить ссылку ${link.name}`}>
+                      Удалить
+                    </Link>
                   </div>
                 )}
               </li>
@@ -253,6 +253,17 @@ export default function LeadTemplatePage() {
           </ul>
         )}
       </section>
+      <ConfirmAction
+        open={Boolean(deletingLink)}
+        title="Удалить ссылку?"
+        closeHref={PAGE}
+        intent="link-delete"
+        fields={{ id: deletingLink?.id ?? "" }}
+        confirmLabel="Удалить"
+        testId="delete-link"
+      >
+        Ссылка «{deletingLink?.name}» будет удалена. Отменить это нельзя.
+      </ConfirmAction>
     </div>
   );
 }

@@ -15,7 +15,7 @@ import {
   type CardFieldValue,
 } from "../components/leads/clientCard";
 import { LeadCard } from "../components/leads/LeadCard";
-import { notify, ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { findStatus, forwardApplication, leaveFilter, loadLeadPanel, recordStatus } from "../leads.server";
@@ -125,6 +125,7 @@ function useLeadPolling(hasLead: boolean) {
 export default function LeadPanelPage() {
   const panel = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
+  const answerKey = useAnswerKey(answer);
   const navigation = useNavigation();
   const submit = useSubmit();
   const formRef = useRef<HTMLFormElement>(null);
@@ -192,7 +193,7 @@ export default function LeadPanelPage() {
     </div>
   );
 
-  const message = answer?.error ? <ServerMessage key={Date.now()} kind="error" message={answer.error.message} /> : null;
+  const message = answer?.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null;
 
   if (!panel.filter) {
     return (

@@ -3,7 +3,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
 import { FilterForm, FilterModal } from "../components/filters/FilterForm";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
 
 
@@ -35,6 +35,7 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
 export default function EditFilterRoute() {
   const { filter, filters, options } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
+  const answerKey = useAnswerKey(answer);
   const values =
     answer && "values" in answer
       ? answer.values
@@ -50,7 +51,7 @@ export default function EditFilterRoute() {
     <div className="space-y-6">
       <FilterModal title={`Фильтр «${filter.name}»`}>
         {answer && "error" in answer && answer.error ? (
-          <ServerMessage key={Date.now()} kind="error" message={answer.error.message} />
+          <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
         ) : null}
         <FilterForm key={JSON.stringify(values)} options={options} initial={values} filterId={filter.id} />
       </FilterModal>

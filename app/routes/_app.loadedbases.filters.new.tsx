@@ -3,7 +3,7 @@ import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
 import { emptyFilterValues, FilterForm, FilterModal } from "../components/filters/FilterForm";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, listFilters } from "../filters.server";
 
 export const meta: MetaFunction = () => [{ title: "Новый фильтр" }];
@@ -26,12 +26,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function NewFilterRoute() {
   const { filters, options } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
+  const answerKey = useAnswerKey(answer);
   const values = answer && "values" in answer ? answer.values : emptyFilterValues;
   return (
     <div className="space-y-6">
       <FilterModal title="Новый фильтр">
         {answer && "error" in answer && answer.error ? (
-          <ServerMessage key={Date.now()} kind="error" message={answer.error.message} />
+          <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
         ) : null}
         <FilterForm key={JSON.stringify(values)} options={options} initial={values} filterId={null} />
       </FilterModal>

@@ -4,7 +4,7 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { deleteBase, listBases, statusColumns } from "../bases.server";
 import { BASE_PAGE_SIZES, BaseTable, type BaseSort } from "../components/bases/BaseTable";
 import { pageParams, paginate } from "../components/bases/Pager";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
@@ -67,11 +67,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function LoadedBasesPage() {
   const { bases } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   return (
     <div className="space-y-6">
+      {/* The menu's and SPEC's name for this page; the topics (тематики, GLOSSARY) are its first section. */}
+      <h1 className="page-title">Мои базы</h1>
       <Outlet />
       {actionData && "error" in actionData ? (
-        <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
       <BaseTable {...bases} />
     </div>

@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import type { FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { MoneyDialog } from "../components/money/MoneyDialog";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
-import { notify, ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { formatUsd } from "../lib/format";
 import { paymentsAction, paymentStats } from "../money.server";
 
@@ -13,7 +13,9 @@ export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const { workerStats } = await paymentStats(context.deps.db, actorOf(user));
   const worker = workerStats.find((w) => String(w.id) === params.workerId);
   if (!worker) throw new Response("Сотрудник не найден", { status: 404 });
-  const op = new URL(request.url).searchParams.get("op") === "rem" ? ("rem" as const) : ("add" as const);
+  const asked = new URL(request.url).searchParams.get("op");
+  // def (reset) only asks: it is destructive, so it is confirmed here like deleting a base (issue 17).
+  const op = asked === "rem" || asked === "def" ? asked : ("add" as const);
   return { worker, op };
 }
 
@@ -30,6 +32,7 @@ function isEmptyOrZero(text: string) {
 export default function BalanceDialog() {
   const { worker, op } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const location = useLocation();
   const query = tableQuery(readTableParams(location.search));
@@ -42,11 +45,37 @@ export default function BalanceDialog() {
     }
   }
 
+  if (op === "def") {
+    return (
+      <MoneyDialog title={`Обнулить баланс: ${worker.login}`} closeTo={`/payments${query}`} testId="balance-dialog">
+        {actionData && "error" in actionData ? (
+          <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
+        ) : null}
+        <Form method="post" preventScrollReset>
+          <input type="hidden" name="intent" value="def" />
+          <input type="hidden" name="userId" value={worker.id} />
+          <input type="hidden" name="back" value={query.slice(1)} />
+          <p className="mb-4 text-sm">
+            Баланс {worker.login} ({formatUsd(worker.totalEarned)}) станет 0,00 $. Отменить это нельзя.
+          </p>
+          <div className="flex justify-end gap-2">
+            <Link to={`/payments${query}`} className="btn-secondary" preventScrollReset replace>
+              Отмена
+            </Link>
+            <button type="submit" className="btn-danger" disabled={busy}>
+              Обнулить
+            </button>
+          </div>
+        </Form>
+      </MoneyDialog>
+    );
+  }
+
   const title = op === "add" ? `Добавить к балансу: ${worker.login}` : `Снять с баланса: ${worker.login}`;
   return (
     <MoneyDialog title={title} closeTo={`/payments${query}`} testId="balance-dialog">
       {actionData && "error" in actionData ? (
-        <ServerMessage key={`${actionData.error.message}-${Date.now()}`} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
       <p className="mb-3 text-sm">
         Сейчас на балансе: <span className="font-semibold">{formatUsd(worker.totalEarned)}</span>

@@ -4,7 +4,7 @@ import type { FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { MoneyDialog } from "../components/money/MoneyDialog";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
-import { notify, ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { formatUsd } from "../lib/format";
 import { paymentsAction, paymentStats } from "../money.server";
 
@@ -29,6 +29,7 @@ function isZero(text: string) {
 export default function PayDialog() {
   const { worker } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const location = useLocation();
   const query = tableQuery(readTableParams(location.search));
@@ -45,7 +46,7 @@ export default function PayDialog() {
   return (
     <MoneyDialog title={`Выплата: ${worker.login}`} closeTo={`/payments${query}`} testId="pay-dialog">
       {actionData && "error" in actionData ? (
-        <ServerMessage key={`${actionData.error.message}-${Date.now()}`} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
       <p className="mb-3 text-sm">
         Заработано: <span className="font-semibold">{formatUsd(worker.totalEarned)}</span>

@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import {
   PAGE_SIZES,
   readTableParams,
@@ -37,6 +37,7 @@ const COLUMNS: Array<[key: SortKey, label: string]> = [
 export default function PaymentsPage() {
   const { stats, rates } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const location = useLocation();
   const params = readTableParams(location.search);
   const table = tablePage(stats.workerStats, params);
@@ -47,7 +48,7 @@ export default function PaymentsPage() {
     <section>
       <h1 className="page-title">Выплаты</h1>
       {actionData && "error" in actionData ? (
-        <ServerMessage key={`${actionData.error.message}-${Date.now()}`} kind="error" message={actionData.error.message} />
+        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
 
       <div className="mb-6 grid gap-4 md:grid-cols-[1fr_1fr_2fr]">
@@ -106,14 +107,9 @@ export default function PaymentsPage() {
                           <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`} className="btn-secondary px-2 py-1" preventScrollReset>
                             Снять
                           </Link>
-                          <Form method="post" action={`/payments${query}`} preventScrollReset>
-                            <input type="hidden" name="intent" value="def" />
-                            <input type="hidden" name="userId" value={w.id} />
-                            <input type="hidden" name="back" value={back} />
-                            <button type="submit" className="btn-secondary px-2 py-1">
-                              Обнулить
-                            </button>
-                          </Form>
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=def`} className="btn-secondary px-2 py-1" preventScrollReset>
+                            Обнулить
+                          </Link>
                         </div>
                       </td>
                     </tr>

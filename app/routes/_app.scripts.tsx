@@ -3,8 +3,9 @@ import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, u
 import { actorOf, requireAdminUser } from "../auth.server";
 import { RichTextEditor } from "../components/editor/RichTextEditor";
 import { ScriptContent } from "../components/scripts/ScriptViewer";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
-import { ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
@@ -48,12 +49,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function ScriptsPage() {
   const { scripts, watermark } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const navigate = useNavigate();
   const [params] = useSearchParams();
   const creating = params.has("new");
   const editing = scripts.find((script) => String(script.id) === params.get("edit"));
   const viewing = scripts.find((script) => String(script.id) === params.get("view"));
+  const deleting = scripts.find((script) => String(script.id) === params.get("delete"));
   const busy = navigation.state === "submitting";
   const close = () => navigate(PAGE, { preventScrollReset: true });
   const error = actionData && "error" in actionData ? actionData.error.message : null;
@@ -66,7 +69,7 @@ export default function ScriptsPage() {
           Добавить скрипт
         </Link>
       </div>
-      {error && !creating && !editing ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+      {error && !creating && !editing ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
 
       {scripts.length === 0 ? (
         <p className="card text-sm text-slate-600 dark:text-slate-400">Скриптов пока нет</p>
@@ -81,12 +84,9 @@ export default function ScriptsPage() {
               <Link to={`?edit=${script.id}`} preventScrollReset className="btn-secondary px-2 py-1" aria-label={`Изменить: ${script.name}`}>
                 Изменить
               </Link>
-              <Form method="post" action={PAGE} preventScrollReset>
-                <input type="hidden" name="id" value={script.id} />
-                <button type="submit" name="intent" value="delete" className="btn-danger px-2 py-1" aria-label={`Удалить: ${script.name}`}>
-                  Удалить
-                </button>
-              </Form>
+              <Link to={`?delete=${script.id}`} preventScrollReset className="btn-danger px-2 py-1" aria-label={`Удалить: ${script.name}`}>
+                Удалить
+              </Link>
             </li>
           ))}
         </ul>
@@ -100,7 +100,7 @@ export default function ScriptsPage() {
         wide
         testId="script-editor"
       >
-        {error ? <ServerMessage key={Date.now()} kind="error" message={error} /> : null}
+        {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
         <Form method="post" preventScrollReset className="space-y-3" key={editing?.id ?? "new"}>
           {editing ? <input type="hidden" name="id" value={editing.id} /> : null}
           <div>
@@ -123,6 +123,18 @@ export default function ScriptsPage() {
           </div>
         </Form>
       </DialogOrSection>
+
+      <ConfirmAction
+        open={Boolean(deleting)}
+        title="Удалить скрипт?"
+        closeHref={PAGE}
+        intent="delete"
+        fields={{ id: deleting?.id ?? "" }}
+        confirmLabel="Удалить"
+        testId="delete-script"
+      >
+        Скрипт «{deleting?.name}» будет удалён. Отменить это нельзя.
+      </ConfirmAction>
 
       <DialogOrSection open={Boolean(viewing)} title={viewing?.name ?? ""} onClose={close} closeHref={PAGE} wide testId="script-view">
         {viewing ? <ScriptContent html={viewing.content} watermark={watermark} /> : null}

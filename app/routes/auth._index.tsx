@@ -3,7 +3,7 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import type { FormEvent } from "react";
 import { getUser, login, startSessionCookieHeader } from "../auth.server";
-import { notify, ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { flashHeader } from "../toast.server";
@@ -29,7 +29,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
     headers.append("Set-Cookie", await flashHeader({ type: "success", message: "Авторизирован" }));
     return redirect("/leadpanel", { headers });
   } catch (error) {
-    return actionError(error);
+    // The page re-renders without JavaScript: give the login back so only the secrets are typed again.
+    const answer = actionError(error);
+    return data({ ...answer.data, login: input.login.slice(0, 200) }, answer.init ?? undefined);
   }
 }
 
@@ -42,6 +44,7 @@ const REQUIRED: Array<[name: string, message: string]> = [
 
 export default function LoginPage() {
   const actionData = useActionData<typeof action>();
+  const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
 
@@ -61,14 +64,21 @@ export default function LoginPage() {
       <div className="card w-full max-w-sm">
         <h1 className="page-title text-center">Вход в систему</h1>
         {actionData?.error ? (
-          <ServerMessage key={Date.now()} kind="error" message={actionData.error.message} />
+          <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
         ) : null}
         <Form method="post" noValidate onSubmit={checkFields} className="space-y-4">
           <div>
             <label className="label" htmlFor="login">
               Логин
             </label>
-            <input id="login" name="login" className="input" autoComplete="username" autoFocus />
+            <input
+              id="login"
+              name="login"
+              className="input"
+              autoComplete="username"
+              autoFocus
+              defaultValue={actionData?.login ?? ""}
+            />
           </div>
           <div>
             <label className="label" htmlFor="password">

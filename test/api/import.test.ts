@@ -168,6 +168,21 @@ describe("POST /api/v1/database/import", () => {
     expect((await contactsOf(third.body.id)).map((c) => c.name)).toEqual(["новый"]);
   });
 
+  it("creates no base and answers a warning when every contact was a duplicate (issue 17)", async () => {
+    await t.db.update(settings).set({ removeDuplicatesAcrossBases: true }).where(eq(settings.id, 1));
+    const first = await importFile(await buildXlsx([["ФИО", "Телефон"], ["А", "0501234567"], ["Б", "0671112233"]]), "1.xlsx", "Первая");
+    expect(first.status).toBe(200);
+    const again = await importFile(
+      await buildXlsx([["ФИО", "Телефон"], ["а", "+380501234567"], ["б", "067 111 22 33"], ["б2", "0671112233"]]),
+      "2.xlsx",
+      "Повтор",
+      ["name", "phone"],
+    );
+    expect(again.status).toBe(409);
+    expect(again.body.message).toBe("Ничего не импортировано: все контакты файла (3) — дубли. База не создана");
+    expect((await t.db.select({ name: databases.name }).from(databases)).map((b) => b.name)).toEqual(["Первая"]);
+  });
+
   it("imports a legacy .xls with the same exact values", async () => {
     const res = await importFile(buildXls(ROWS), "старый.xls", "Из xls");
     expect(res.status).toBe(200);

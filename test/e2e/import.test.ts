@@ -1,7 +1,7 @@
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { contacts, databases } from "../../db/schema";
-import { ADMIN } from "../helpers/app";
+import { contacts, databases, settings } from "../../db/schema";
+import { ADMIN, bearer } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { buildXls, buildXlsx } from "../helpers/xlsx";
 
@@ -53,7 +53,10 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
 
     const result = page.getByTestId("import-result");
     await result.waitFor();
-    expect(await page.getByTestId("import-banner").first().textContent()).toContain("База данных успешно импортирована");
+    // The success is said once: in the result dialog, with no banner and no toast beside it (issue 17).
+    expect(await result.textContent()).toContain("База данных успешно импортирована");
+    expect(await page.getByText("База данных успешно импортирована").count()).toBe(1);
+    expect(await page.getByTestId("import-banner").count()).toBe(0);
     expect(await result.getByTestId("imported-count").textContent()).toBe("2");
     expect(await result.getByTestId("skipped-count").textContent()).toBe("1");
     expect(await result.getByTestId("duplicates").locator("tbody tr").allTextContents()).toEqual([`${name}1`]);
@@ -61,6 +64,39 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     const [row] = await e.db.select().from(contacts).where(eq(contacts.phone, "380671112233"));
     expect(row).toMatchObject({ name: "Петрова Мария", city: "" });
     if (javaScript) expect((page as unknown as { consoleErrors: string[] }).consoleErrors).toEqual([]);
+  });
+
+  it("a file of nothing but duplicates: a warning, no result dialog and no empty base (issue 17)", async () => {
+    await e.db.update(settings).set({ removeDuplicatesAcrossBases: true }).where(eq(settings.id, 1));
+    try {
+      const rows = [["Телефон", "ФИО"], [`05077700${javaScript ? "01" : "02"}`, "Старый клиент"]];
+      const first = await e.request
+        .post("/api/v1/database/import")
+        .set(bearer(await e.adminToken()))
+        .field("name", `Исходная ${javaScript}`)
+        .field("mappings", JSON.stringify(["phone", "name"]))
+        .attach("file", await buildXlsx(rows), "a.xlsx");
+      expect(first.status).toBe(200);
+      const name = `Только дубли ${javaScript}`;
+      const page = await e.newPage({ javaScript });
+      await loginThroughPage(page, ADMIN);
+      await page.goto("/importbase");
+      if (javaScript) await waitForHydration(page);
+      await page.fill("#base-name", name);
+      await page.setInputFiles("#base-file", { name: "b.xlsx", mimeType: XLSX_MIME, buffer: await buildXlsx(rows) });
+      await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+      await page.getByTestId("mapping-table").waitFor();
+      await page.getByRole("button", { name: "Сохранить", exact: true }).click();
+      const banner = page.getByTestId("import-banner");
+      await banner.waitFor();
+      expect(await banner.textContent()).toBe("Ничего не импортировано: все контакты файла (1) — дубли. База не создана");
+      expect(await banner.getAttribute("class")).toContain("amber");
+      expect(await page.getByText("успешно импортирована").count()).toBe(0);
+      expect(await page.getByTestId("import-result").count()).toBe(0);
+      expect(await countOf(name)).toBe(null);
+    } finally {
+      await e.db.update(settings).set({ removeDuplicatesAcrossBases: false }).where(eq(settings.id, 1));
+    }
   });
 
   it("shows the error banner for a missing name, and for a file that is not a spreadsheet", async () => {

@@ -120,6 +120,17 @@ describe("earning, the popup and a payout, with JavaScript", () => {
     await admin.click("[data-testid=balance-dialog] button[type=submit]");
     await admin.getByText("Баланс обновлен").first().waitFor();
     expect((await reloadUser(e.db, worker.user.id)).balanceCents).toBe(1250);
+
+    // «Обнулить» asks in a dialog before it resets (issue 17); Esc leaves the balance alone.
+    await admin.click(`${row("warned")} >> text=Обнулить`);
+    await admin.locator("[data-testid=balance-dialog]").getByText("Отменить это нельзя.").waitFor();
+    await admin.keyboard.press("Escape");
+    await admin.locator("[data-testid=balance-dialog]").waitFor({ state: "detached" });
+    expect((await reloadUser(e.db, worker.user.id)).balanceCents).toBe(1250);
+    await admin.click(`${row("warned")} >> text=Обнулить`);
+    await admin.click("[data-testid=balance-dialog] button[type=submit]");
+    await admin.getByText("Баланс обнулен").first().waitFor();
+    expect((await reloadUser(e.db, worker.user.id)).balanceCents).toBe(0);
   });
 });
 
@@ -150,7 +161,16 @@ describe("/payments with JavaScript off", () => {
     await page.click("[data-testid=balance-dialog] button[type=submit]");
     await page.getByText("Баланс обновлен").waitFor();
     await expect.poll(() => text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("1,50 $");
+    // «Обнулить» asks first (issue 17): the balance stays until the admin confirms.
     await page.click(`${row("nojs-worker")} >> text=Обнулить`);
+    const reset = page.locator("[data-testid=balance-dialog]");
+    expect((await reset.textContent())?.replace(/\s/g, " ")).toContain("Баланс nojs-worker (1,50 $) станет 0,00 $. Отменить это нельзя.");
+    expect((await reloadUser(e.db, worker.user.id)).balanceCents).toBe(150);
+    await reset.getByRole("link", { name: "Отмена" }).click();
+    await reset.waitFor({ state: "detached" });
+    expect(await text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("1,50 $");
+    await page.click(`${row("nojs-worker")} >> text=Обнулить`);
+    await page.click("[data-testid=balance-dialog] button[type=submit]");
     await page.getByText("Баланс обнулен").waitFor();
     await expect.poll(() => text(page, `${row("nojs-worker")} td:nth-child(4)`)).toBe("0,00 $");
 

@@ -80,7 +80,16 @@ describe.each([true, false])("/scripts with JavaScript %s", (javaScript) => {
     const [edited] = (await e.db.select().from(scripts)).filter((s) => s.name === `${name} (новое)`);
     expect(edited.content).toBe("<h1>Добрый день</h1><p><strong>Меня зовут Анна</strong></p>");
 
-    await page.getByRole("button", { name: `Удалить: ${name} (новое)` }).click();
+    // Deleting asks first (issue 17): nothing is gone until the question is answered.
+    await page.getByRole("link", { name: `Удалить: ${name} (новое)` }).click();
+    const question = page.locator("[data-testid=delete-script]");
+    await question.getByText(`Скрипт «${name} (новое)» будет удалён. Отменить это нельзя.`).waitFor();
+    expect(await rowNames(page)).toContain(`${name} (новое)`);
+    await question.getByRole("link", { name: "Отмена" }).click();
+    await question.waitFor({ state: "detached" });
+    expect((await e.db.select().from(scripts)).some((s) => s.name === `${name} (новое)`)).toBe(true);
+    await page.getByRole("link", { name: `Удалить: ${name} (новое)` }).click();
+    await question.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Скрипт удалён").first().waitFor();
     await expect.poll(() => rowNames(page)).not.toContain(`${name} (новое)`);
     if (javaScript) expect(await page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload)).toBe(true);

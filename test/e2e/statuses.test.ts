@@ -88,7 +88,12 @@ describe.each([true, false])("/edit-statuses with JavaScript %s", (javaScript) =
       rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Отчётный статус" }).getAttribute("aria-pressed"),
     ).toBe("true");
 
-    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Удалить" }));
+    // Deleting asks first (issue 17).
+    await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("link", { name: "Удалить" }));
+    const question = page.locator("[data-testid=delete-status]");
+    await question.getByText(`Статус «Автоответчик ${javaScript}» будет удалён. Отменить это нельзя.`).waitFor();
+    expect(await rowByText(page, `Автоответчик ${javaScript}`).count()).toBe(1);
+    await clickAndSettle(page, question.getByRole("button", { name: "Удалить" }));
     await page.getByText("Статус удалён").first().waitFor();
     await expect.poll(() => rowByText(page, `Автоответчик ${javaScript}`).count()).toBe(0);
     await expect.poll(() => page.locator("[data-testid=status-row]").count()).toBe(before);

@@ -143,7 +143,12 @@ describe.each([true, false])("/leadTemplate links with JavaScript %s", (javaScri
     // The switch flips optimistically; the stored value follows the server's answer.
     await expect.poll(async () => (await storedLink(name))!.isActive).toBe(false);
 
-    await linkCard(page, name).getByRole("button", { name: `Удалить ссылку ${name}` }).click();
+    // Deleting asks first (issue 17).
+    await linkCard(page, name).getByRole("link", { name: `Удалить ссылку ${name}` }).click();
+    const question = page.locator("[data-testid=delete-link]");
+    await question.getByText(`Ссылка «${name}» будет удалена. Отменить это нельзя.`).waitFor();
+    expect(await storedLink(name)).toBeTruthy();
+    await question.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Ссылка удалена").first().waitFor();
     await expect.poll(() => linkCard(page, name).count()).toBe(0);
     if (javaScript) expect(await noReload(page)).toBe(true);

@@ -119,8 +119,14 @@ export function ImportProgress({ phase, percent }: { phase: "upload" | "processi
   );
 }
 
-export function Banner({ kind, title, detail }: { kind: "success" | "error"; title: string; detail?: string }) {
-  const colors = kind === "success" ? "border-green-300 bg-green-50 text-green-800" : "border-red-300 bg-red-50 text-red-800";
+const bannerColors = {
+  success: "border-green-300 bg-green-50 text-green-800",
+  warning: "border-amber-300 bg-amber-50 text-amber-900",
+  error: "border-red-300 bg-red-50 text-red-800",
+};
+
+export function Banner({ kind, title, detail }: { kind: keyof typeof bannerColors; title: string; detail?: string }) {
+  const colors = bannerColors[kind];
   return (
     <div role={kind === "error" ? "alert" : "status"} className={`mb-4 rounded-md border px-4 py-2 text-sm ${colors}`} data-testid="import-banner">
       <div className="font-medium">{title}</div>

@@ -56,11 +56,11 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
           Тематики
         </h2>
         <Link to="/loadedbases/filters/new" className="btn-primary" data-testid="add-filter">
-          Добавить фильтр
+          Добавить тематику
         </Link>
       </div>
       {filters.length === 0 ? (
-        <p className="card text-sm text-slate-600 dark:text-slate-400">Фильтров пока нет. Добавьте первый.</p>
+        <p className="card text-sm text-slate-600 dark:text-slate-400">Тематик пока нет. Добавьте первую.</p>
       ) : (
         <ul className="grid gap-3 sm:grid-cols-2 xl:grid-cols-3">
           {filters.map((filter) => (

@@ -1,5 +1,5 @@
-import * as Dialog from "@radix-ui/react-dialog";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { createPortal } from "react-dom";
 import { formatUsd } from "../../lib/format";
 
 /** SPEC §9: the balance refreshes every 30 s. */
@@ -13,7 +13,8 @@ interface BalanceReading {
 
 /**
  * The header balance: server-rendered from the layout's user, then polled from /balance with JavaScript.
- * When the balance has risen (notify), a congratulation popup shows the amount of the last credit.
+ * When the balance has risen (notify), a congratulation popup shows the amount of the last credit; it is a
+ * corner notice, never a modal, so it cannot swallow a click meant for the lead panel (issue 17).
  * A rise seen by the layout's own refresh triggers a poll at once, so the popup does not wait 30 s.
  */
 export function BalanceSlot({ initial }: { initial: number }) {
@@ -23,7 +24,10 @@ export function BalanceSlot({ initial }: { initial: number }) {
 
   const poll = useCallback(async () => {
     try {
-      const response = await fetch("/balance", { headers: { Accept: "application/json" }, cache: "no-store" });
+      const response = await fetch("/balance", {
+        headers: { Accept: "application/json" },
+        cache: "no-store",
+      });
       if (!response.ok) return;
       const reading = (await response.json()) as BalanceReading;
       seen.current = reading.balance;
@@ -53,22 +57,26 @@ export function BalanceSlot({ initial }: { initial: number }) {
   return (
     <>
       <span data-testid="balance-value">{formatUsd(balance)}</span>
-      <Dialog.Root open={congrats !== null} onOpenChange={(open) => (open ? undefined : setCongrats(null))}>
-        <Dialog.Portal>
-          <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-          <Dialog.Content
-            className="fixed left-1/2 top-1/2 z-50 w-[90vw] max-w-sm -translate-x-1/2 -translate-y-1/2 rounded-lg bg-white p-6 text-center shadow-xl dark:bg-slate-800"
-            data-testid="balance-popup"
-            aria-describedby="balance-popup-text"
-          >
-            <Dialog.Title className="mb-2 text-xl font-semibold">Поздравляем!</Dialog.Title>
-            <p id="balance-popup-text" className="mb-4">
-              Вам начислено <span className="font-semibold">{formatUsd(congrats ?? 0)}</span>
-            </p>
-            <Dialog.Close className="btn-primary">Отлично</Dialog.Close>
-          </Dialog.Content>
-        </Dialog.Portal>
-      </Dialog.Root>
+      {congrats !== null
+        ? createPortal(
+            // SPEC's congratulation popup, but non-modal (issue 17): no overlay, no focus grab, and it sits in the
+            // header's band (scrolling away with it), so it never lies over the lead panel's buttons.
+            <div
+              role="status"
+              className="absolute left-2 right-2 top-1 z-30 flex items-center justify-between gap-3 rounded-lg border border-green-300 bg-white px-3 py-1.5 text-sm shadow-lg dark:border-green-700 dark:bg-slate-800 desk:left-1/2 desk:right-auto desk:top-2 desk:-translate-x-1/2"
+              data-testid="balance-popup"
+            >
+              <span>
+                <span className="font-semibold">Поздравляем!</span> Вам начислено{" "}
+                <span className="font-semibold">{formatUsd(congrats)}</span>
+              </span>
+              <button type="button" className="btn-primary px-2 py-1 text-xs" onClick={() => setCongrats(null)}>
+                Отлично
+              </button>
+            </div>,
+            document.body,
+          )
+        : null}
     </>
   );
 }

@@ -148,9 +148,10 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
       <RowAction id={status.id} intent="technical" label="Технический статус" active={status.isTechnical}>
         ⚙
       </RowAction>
-      <RowAction id={status.id} intent="delete" label="Удалить">
+      {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
+      <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton} aria-label="Удалить" title="Удалить">
         <TrashIcon />
-      </RowAction>
+      </Link>
     </li>
   );
 }

@@ -1,4 +1,5 @@
-import { useEffect, useState } from "react";
+import { useLocation, useNavigation } from "@remix-run/react";
+import { useEffect, useRef, useState } from "react";
 import toast, { ToastBar, Toaster } from "react-hot-toast";
 
 export type ToastKind = "default" | "success" | "info" | "warning" | "error";
@@ -14,6 +15,14 @@ export function notify(kind: ToastKind, message: string) {
 
 /** SPEC §9: top-center, 2000 ms, pause on hover, close on click. */
 export function Toasts() {
+  // Old messages do not outlive their page (issue 17): leaving it drops what is still on screen, so a stale
+  // "Неверный логин или пароль" never stands beside the next page's "Авторизирован".
+  const navigation = useNavigation();
+  const { pathname } = useLocation();
+  const leaving = navigation.location && navigation.location.pathname !== pathname;
+  useEffect(() => {
+    if (leaving) toast.remove();
+  }, [leaving]);
   return (
     <Toaster position="top-center" toastOptions={{ duration: 2000 }}>
       {(t) => (
@@ -28,6 +37,20 @@ export function Toasts() {
       )}
     </Toaster>
   );
+}
+
+/**
+ * A key that changes once per server answer, not once per render: `<ServerMessage key={useAnswerKey(answer)}>`
+ * speaks once for each answer (a key from Date.now() re-sent the old message on every re-render, issue 17).
+ */
+export function useAnswerKey(answer: unknown): number {
+  const last = useRef(answer);
+  const count = useRef(0);
+  if (answer !== last.current) {
+    last.current = answer;
+    count.current += 1;
+  }
+  return count.current;
 }
 
 const bannerColors: Record<ToastKind, string> = {

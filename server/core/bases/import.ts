@@ -46,6 +46,10 @@ const tooMuchText = (row: number) =>
   );
 
 export const IMPORT_SUCCESS = "База данных успешно импортирована";
+/** The code of the answer when every contact of the file was a duplicate (the page shows it as a warning). */
+export const ONLY_DUPLICATES = "only_duplicates";
+const onlyDuplicates = (removed: number) =>
+  `Ничего не импортировано: все контакты файла (${removed}) — дубли. База не создана`;
 export const IMPORT_FAILURE = "Произошла ошибка при импорте базы данных";
 
 export interface UploadedFile {
@@ -314,6 +318,9 @@ async function importRows(
     if (rowsRead === 0) throw badRequest(MESSAGES.empty, "empty_file");
     const removed = inFile + [...acrossCounts.values()].reduce((a, b) => a + b, 0);
     if (imported + removed === 0) throw badRequest("В файле нет ни одного контакта с телефоном или ФИО: база не создана", "nothing_to_import");
+    // Every contact was a duplicate: an empty base helps nobody, so nothing is created (issue 17); a warning, not a
+    // success. The transaction rolls back the base row written above.
+    if (imported === 0) throw conflict(onlyDuplicates(removed), ONLY_DUPLICATES);
 
     await tx.update(databases).set({ contactsCount: imported }).where(eq(databases.id, base.id));
 
