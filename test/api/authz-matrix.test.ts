@@ -3,7 +3,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filterScripts, users } from "../../db/schema";
-import { ADMIN, bearer, createTestApp, createUser, getPage, reloadUser, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, reloadUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -335,17 +335,8 @@ async function managerToken(): Promise<string> {
 
 // ---------------------------------------------------------------------------------------------- pages
 
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-async function pageSession(credentials: Creds): Promise<string> {
-  const res = await t.request
-    .post("/auth?index")
-    .set("Content-Type", "application/x-www-form-urlencoded")
-    .send(form(credentials));
-  expect(res.status).toBe(302);
-  const cookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="))!;
-  return cookie.split(";")[0];
-}
+const form = formBody;
+const pageSession = (credentials: Creds) => pageSessionCookie(t, credentials);
 
 function pageUrl(url: string, mine: boolean): string {
   return url

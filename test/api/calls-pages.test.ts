@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, users } from "../../db/schema";
-import { ADMIN, createTestApp, createUser, getPage, type TestApp } from "../helpers/app";
+import { ADMIN, createTestApp, createUser, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let t: TestApp;
@@ -9,14 +9,8 @@ let manager: Awaited<ReturnType<typeof createUser>>;
 let managerCookie: string;
 let adminCookie: string;
 
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
-
-async function loginCookie(credentials: { login: string; password: string; accessKey: string }) {
-  const res = await t.request.post("/auth?index").set("Content-Type", "application/x-www-form-urlencoded").send(form(credentials));
-  expect(res.status).toBe(302);
-  const session = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="))!;
-  return session.split(";")[0];
-}
+const form = formBody;
+const loginCookie = (credentials: { login: string; password: string; accessKey: string }) => pageSessionCookie(t, credentials);
 
 /** What the softphone's reporter posts to /calls (a same-origin form post with the session cookie). */
 const report = (cookie: string, fields: Record<string, string>) =>

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, createTestApp, type TestApp } from "../helpers/app";
+import { ADMIN, createTestApp, formBody, type TestApp } from "../helpers/app";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -9,7 +9,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+const form = formBody;
 
 describe("the login page without JavaScript (issue 17)", () => {
   it("a wrong password answers the message and keeps the login typed, never the secrets", async () => {

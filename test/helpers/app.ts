@@ -91,3 +91,15 @@ export function getPage(t: TestApp, path: string, cookie?: string) {
   const req = t.request.get(path).set("Accept-Encoding", "identity");
   return cookie ? req.set("Cookie", cookie) : req;
 }
+
+/** A form body as the pages post it (application/x-www-form-urlencoded). */
+export const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+
+/** Logs in through the page's form (web apps only) and returns the `session=…` cookie for the next requests. */
+export async function pageSessionCookie(t: TestApp, credentials: { login: string; password: string; accessKey: string }): Promise<string> {
+  const res = await t.request.post("/auth?index").set("Content-Type", "application/x-www-form-urlencoded").send(formBody(credentials));
+  if (res.status !== 302) throw new Error(`page login failed: ${res.status} ${res.text.slice(0, 200)}`);
+  const cookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="));
+  if (!cookie) throw new Error("page login set no session cookie");
+  return cookie.split(";")[0];
+}

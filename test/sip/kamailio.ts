@@ -1,10 +1,8 @@
-import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { endWithTheRun } from "../helpers/children";
 import { freePort } from "../helpers/ports";
+import { startDaemon, waitForTcp } from "./daemon";
 
 /** Debian's Kamailio (packages kamailio and kamailio-websocket-modules, listed in test/system-packages.txt). */
 export const KAMAILIO_PATH = process.env.KAMAILIO_PATH || "/usr/sbin/kamailio";
@@ -20,25 +18,6 @@ export interface SipServer {
   /** Resolves once a line matching `pattern` has been logged. */
   waitForLog(pattern: RegExp, timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
-}
-
-/** A port nobody listens on right now (the kernel picks it; never a fixed well-known one). */
-async function waitForPort(port: number, child: ChildProcess, timeoutMs: number) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`kamailio exited with code ${child.exitCode}`);
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, "127.0.0.1");
-      socket.once("connect", () => {
-        socket.destroy();
-        resolve(true);
-      });
-      socket.once("error", () => resolve(false));
-    });
-    if (open) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`kamailio did not listen on port ${port} within ${timeoutMs} ms`);
 }
 
 /**
@@ -62,56 +41,20 @@ export async function startSipServer(options: { port?: number } = {}): Promise<S
     "-DD",
     "-E",
   ];
-  // Its own process group, so that ending the group also ends the workers Kamailio forks.
-  const child = spawn(KAMAILIO_PATH, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
-  endWithTheRun(child);
-  let output = "";
-  const waiters = new Set<() => void>();
-  const collect = (chunk: Buffer) => {
-    output += chunk.toString();
-    for (const check of waiters) check();
-  };
-  // Never outlive the test process, even when it dies without running afterAll.
-  const killOnExit = () => child.kill("SIGKILL");
-  process.once("exit", killOnExit);
-  child.once("exit", () => process.off("exit", killOnExit));
-  child.stdout!.on("data", collect);
-  child.stderr!.on("data", collect);
+  const daemon = startDaemon("kamailio", KAMAILIO_PATH, args, {});
   try {
-    await waitForPort(port, child, 10_000);
+    await waitForTcp(port, daemon, 10_000);
   } catch (error) {
-    child.kill("SIGKILL");
-    throw new Error(`${(error as Error).message}\n${output}`);
+    await daemon.stop();
+    throw error;
   }
   return {
     wsUrl: `ws://127.0.0.1:${port}`,
     port,
-    log: () => output,
-    waitForLog(pattern, timeoutMs = 10_000) {
-      return new Promise<void>((resolve, reject) => {
-        const check = () => {
-          if (pattern.test(output)) {
-            waiters.delete(check);
-            clearTimeout(timer);
-            resolve();
-          }
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          reject(new Error(`kamailio never logged ${pattern}; log:\n${output.slice(-3000)}`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
-    },
+    log: daemon.log,
+    waitForLog: (pattern, timeoutMs) => daemon.waitForLog(pattern, timeoutMs),
     async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((resolve) => child.once("exit", resolve));
-        child.kill("SIGTERM");
-        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
-        await exited;
-        clearTimeout(timer);
-      }
+      await daemon.stop();
       fs.rmSync(runDir, { recursive: true, force: true });
     },
   };
