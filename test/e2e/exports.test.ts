@@ -51,6 +51,8 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
       })
       .toBe("Готов");
     expect(await page.getByTestId("export-progress").first().textContent()).toBe("100%");
+    // The summary labels the end time as a time, not as a state (issue 17, point 14).
+    expect(await page.getByTestId("last-export").textContent()).toMatch(/Завершён\d{2}\.\d{2}\.\d{4}/);
 
     const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "Скачать" }).click()]);
     expect(download.suggestedFilename()).toMatch(/^export-\d{4}-\d{2}-\d{2}\.xlsx$/);

@@ -41,7 +41,7 @@ export function LastExportSummary({ last }: { last: ExportRow | null }) {
           </dd>
           {last.endTime ? (
             <>
-              <dt className="text-slate-600 dark:text-slate-400">Готов</dt>
+              <dt className="text-slate-600 dark:text-slate-400">Завершён</dt>
               <dd>{formatDateTime(last.endTime)}</dd>
             </>
           ) : null}
