@@ -4,7 +4,7 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useRevalidator, useSubmit } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { actorOf, requireUser } from "../auth.server";
-import { historiesOf } from "../calls.server";
+import { clientHistory } from "../calls.server";
 import { ClientHistory } from "../components/calls/ClientHistory";
 import { CallButton } from "../components/leads/CallButton";
 import {
@@ -27,8 +27,7 @@ export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const panel = await loadLeadPanel(context.deps.db, actorOf(user), context.deps.config.holdMinutes);
-  // The lead is this manager's now, so its history is his to read.
-  const history = panel.lead ? ((await historiesOf(context.deps.db, [panel.lead.id])).get(panel.lead.id) ?? []) : [];
+  const history = panel.lead ? await clientHistory(context.deps.db, actorOf(user), panel.lead.id) : [];
   return { ...panel, history, userId: user.id };
 }
 

@@ -37,7 +37,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const result = await searchForPage(context, actorOf(user), { term, database });
   const { items, page, pages } = paginate(result.hits, asked, size);
   // The history of the hits on this page only (two queries for all of them).
-  const histories = await historiesOf(context.deps.db, items.map((hit) => hit.data.id));
+  const histories = await historiesOf(context.deps.db, actorOf(user), items.map((hit) => hit.data.id));
   const hits = items.map((hit) => ({ ...hit, history: histories.get(hit.data.id) ?? [] }));
   return { bases, term, database, searched: true, error: result.error, hits, total: result.hits.length, size, page, pages };
 }

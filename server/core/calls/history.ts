@@ -1,7 +1,7 @@
 import { desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { calls, contacts, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
-import type { Actor } from "../actor";
+import { type Actor, requireAdmin } from "../actor";
 import { forbidden, notFound } from "../errors";
 import { contactIdSchema, parseInput } from "../validation";
 
@@ -23,9 +23,14 @@ export type HistoryEntry =
 
 /**
  * Everything that happened to some clients: every call and every status press, newest first, with the manager
- * and the card text. For many clients at once (a page of search hits) in two queries.
+ * and the card text. For many clients at once (a page of search hits) in two queries; admins only.
  */
-export async function historiesOf(db: Db, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
+export async function historiesOf(db: Db, actor: Actor, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
+  requireAdmin(actor);
+  return readHistories(db, contactIds);
+}
+
+async function readHistories(db: Db, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
   const histories = new Map<number, HistoryEntry[]>(contactIds.map((id) => [id, []]));
   if (contactIds.length === 0) return histories;
   const [callRows, eventRows] = await Promise.all([
@@ -77,5 +82,5 @@ export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown)
   const [contact] = await db.select({ heldBy: contacts.heldBy }).from(contacts).where(eq(contacts.id, contactId));
   if (!contact) throw notFound("Клиент не найден");
   if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
-  return (await historiesOf(db, [contactId])).get(contactId)!;
+  return (await readHistories(db, [contactId])).get(contactId)!;
 }
