@@ -6,9 +6,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createDb, queryRows, type Db } from "../../db/client";
 import { endWithTheRun } from "../helpers/children";
-import { withDatabase } from "../helpers/global-setup";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, faultBackend, login, ROOT, sleep, startServer, tempDataDir, type ServerProcess } from "./server";
+import { ADMIN, api, createPgDatabase, faultBackend, login, ROOT, sleep, startServer, tempDataDir, type ServerProcess } from "./server";
 
 /**
  * `npm run backup` while managers press statuses, `npm run restore` into a new DATA_DIR or an empty Postgres
@@ -41,16 +40,9 @@ async function emptyTarget(tag: string): Promise<{ databaseUrl?: string; dataDir
     cleanups.push(() => fs.rmSync(path.dirname(dataDir), { recursive: true, force: true }));
     return { dataDir };
   }
-  const { default: postgres } = await import("postgres");
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `leaddesk_t_${process.ppid}_${process.pid}_restore_${tag}_${Date.now()}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name} template template0`);
-  cleanups.push(async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
-  return { databaseUrl: withDatabase(base, name) };
+  const database = await createPgDatabase(`restore_${tag}`, { empty: true });
+  cleanups.push(() => database.drop());
+  return { databaseUrl: database.url };
 }
 
 /** The test's own reading of every table: row count and an order-independent checksum. */

@@ -184,15 +184,16 @@ export function tempDataDir(prefix = "leaddesk-fault-"): string {
 }
 
 /**
- * Postgres mode (TEST_DATABASE_URL): a fresh database cloned from the run's migrated template, named so the
- * run's global teardown drops it too if this file cannot.
+ * Postgres mode (TEST_DATABASE_URL): a fresh database cloned from the run's migrated template (or with `empty`,
+ * one with no schema at all: a restore's or an upgrade's target), named so the run's global teardown drops it
+ * too if this file cannot.
  */
-export async function createPgDatabase(tag: string): Promise<{ url: string; drop(): Promise<void> }> {
+export async function createPgDatabase(tag: string, options: { empty?: boolean } = {}): Promise<{ url: string; drop(): Promise<void> }> {
   const base = process.env.TEST_DATABASE_URL!;
   const { default: postgres } = await import("postgres");
   const name = `leaddesk_t_${process.ppid}_${process.pid}_${tag}_${Date.now()}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name} template ${inject("pgTemplate")}`);
+  await admin.unsafe(`create database ${name} template ${options.empty ? "template0" : inject("pgTemplate")}`);
   return {
     url: withDatabase(base, name),
     async drop() {

@@ -5,8 +5,7 @@ import { sql } from "drizzle-orm";
 import { createDb, queryRows, type Db } from "../../db/client";
 import { hashPassword, passwordHint } from "../../server/auth/password";
 import { migrationJournal, migrationsUpTo } from "../../server/ops/migrations";
-import { withDatabase } from "../helpers/global-setup";
-import { ADMIN, api, login, startServer, tempDataDir, type ServerProcess } from "./server";
+import { ADMIN, api, createPgDatabase, login, startServer, tempDataDir, type ServerProcess } from "./server";
 
 /**
  * Upgrade from the first landed version: a database with only migration 0000's schema and rows written in it,
@@ -24,16 +23,9 @@ async function emptyTarget(): Promise<{ databaseUrl?: string; dataDir?: string }
     cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
     return { dataDir };
   }
-  const { default: postgres } = await import("postgres");
-  const base = process.env.TEST_DATABASE_URL!;
-  const name = `leaddesk_t_${process.ppid}_${process.pid}_upgrade_${Date.now()}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`create database ${name} template template0`);
-  cleanups.push(async () => {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
-  });
-  return { databaseUrl: withDatabase(base, name) };
+  const database = await createPgDatabase(`upgrade`, { empty: true });
+  cleanups.push(() => database.drop());
+  return { databaseUrl: database.url };
 }
 
 /** Each table's rows as text over the columns it had in the first schema, sorted: what must survive. */
