@@ -4,37 +4,23 @@ import type { Actor } from "../server/core/actor";
 import { forbidden } from "../server/core/errors";
 import { SESSION_COOKIE } from "../server/http/cookies";
 import "./context.server";
-
-/**
- * Did the browser reach us over HTTPS? The request itself (TLS on our socket), or a proxy in front saying so in
- * X-Forwarded-Proto or Forwarded. Trusting the proxy headers here is safe: they can only make the cookie stricter
- * (a spoofed "https" costs the spoofer his own session over plain HTTP). docs/decisions/011.
- */
-export function cameOverHttps(request: Request | undefined): boolean {
-  if (!request) return false;
-  if (new URL(request.url).protocol === "https:") return true;
-  const forwardedProto = request.headers.get("X-Forwarded-Proto")?.split(",")[0]?.trim().toLowerCase();
-  if (forwardedProto === "https") return true;
-  return /(^|[;,\s])proto=("?)https\2(?=$|[;,\s])/i.test(request.headers.get("Forwarded") ?? "");
-}
+import { rethrowDatabaseOutage } from "./errors.server";
 
 /**
  * The session cookie: HttpOnly (no script reads the credential), SameSite=Lax (no cross-site post carries it),
- * Path=/, and Secure when COOKIE_SECURE says the app is served over HTTPS or this request came over HTTPS.
+ * Path=/. Secure over HTTPS like every cookie of ours (server/http/secure-cookies.ts).
  */
-function sessionCookie(context: AppLoadContext, request?: Request) {
-  const { cookieSecure, sessionDays } = context.deps.config;
+function sessionCookie(context: AppLoadContext) {
   return createCookie(SESSION_COOKIE, {
     path: "/",
     httpOnly: true,
     sameSite: "lax",
-    secure: cookieSecure || cameOverHttps(request),
-    maxAge: sessionDays * 24 * 60 * 60,
+    maxAge: context.deps.config.sessionDays * 24 * 60 * 60,
   });
 }
 
-export async function sessionCookieHeader(context: AppLoadContext, token: string, request?: Request) {
-  return sessionCookie(context, request).serialize(token);
+export async function sessionCookieHeader(context: AppLoadContext, token: string) {
+  return sessionCookie(context).serialize(token);
 }
 
 /**
@@ -45,11 +31,11 @@ export async function sessionCookieHeader(context: AppLoadContext, token: string
 export async function startSessionCookieHeader(request: Request, context: AppLoadContext, token: string) {
   const previous = await readSessionToken(request, context);
   if (previous && previous !== token) await context.deps.sessions.invalidate(previous);
-  return sessionCookieHeader(context, token, request);
+  return sessionCookieHeader(context, token);
 }
 
-export async function clearSessionCookieHeader(context: AppLoadContext, request?: Request) {
-  return sessionCookie(context, request).serialize("", { maxAge: 0 });
+export async function clearSessionCookieHeader(context: AppLoadContext) {
+  return sessionCookie(context).serialize("", { maxAge: 0 });
 }
 
 export async function readSessionToken(request: Request, context: AppLoadContext): Promise<string | null> {
@@ -60,14 +46,16 @@ export async function readSessionToken(request: Request, context: AppLoadContext
 /** The logged-in user, or null. */
 export async function getUser(request: Request, context: AppLoadContext): Promise<User | null> {
   const token = await readSessionToken(request, context);
-  return token ? context.deps.sessions.validate(token) : null;
+  if (!token) return null;
+  // Every page's first database call: an outage here answers 503 for the page and for in-app navigation alike.
+  return context.deps.sessions.validate(token).catch((error) => rethrowDatabaseOutage(error, context));
 }
 
 /** Guards read top to bottom: no session → /auth (with the cookie cleared). */
 export async function requireUser(request: Request, context: AppLoadContext): Promise<User> {
   const user = await getUser(request, context);
   if (!user) {
-    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context, request) } });
+    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context) } });
   }
   return user;
 }

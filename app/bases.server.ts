@@ -9,14 +9,14 @@ import {
 import type { Actor } from "../server/core/actor";
 import { badRequest, isAppError } from "../server/core/errors";
 import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
-import { MAPPING_FIELDS, MAPPING_LABELS } from "../server/core/bases/mapping";
+import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField } from "../server/core/bases/mapping";
 import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
 import { fileRequired, keepUpload, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
 import "./context.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
 export { listBases, deleteBase, baseOptions, statusColumns } from "../server/core/bases/bases";
-import { searchContacts } from "../server/core/bases/search";
+import { searchContacts, searchRowView } from "../server/core/bases/search";
 export { searchContacts, SEARCH_LIMIT, NOTHING_FOUND } from "../server/core/bases/search";
 export {
   listExports,
@@ -75,7 +75,8 @@ const fileUploadHandler: UploadHandler = async ({ name, filename, data }) => {
   return `${keepUpload(upload)}:${filename}`;
 };
 
-async function readForm(request: Request): Promise<FormData> {
+/** A page form that may carry the `file` part: streamed to the uploads folder, answered as "uploadId:fileName". */
+export async function readForm(request: Request): Promise<FormData> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!type.startsWith("multipart/form-data")) return request.formData();
   return parseMultipartFormData(
@@ -117,12 +118,36 @@ export async function handleImportPost(
       if (!name) throw badRequest("Введите название базы", "validation");
       if (!stored) throw fileRequired();
       sweepUploads();
-      const preview = await previewBase(context.deps.db, actor, { file: { path: uploadPath(uploadId) } });
+      const preview = await previewBase(context.deps.db, actor, { file: { path: uploadPath(uploadId), name: fileName } });
       return { state: { step: "mapping", name, uploadId, fileName, preview }, status: 200 };
     } catch (error) {
       if (stored) removeUpload(safePath(uploadId));
       if (!isAppError(error)) throw error;
       return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message }, status: error.status };
+    }
+  }
+
+  // The sheet picker: the stored file's preview, of the chosen sheet.
+  if (intent === "sheet") {
+    const uploadId = text(form, "uploadId");
+    const fileName = text(form, "fileName");
+    let path: string | null = null;
+    try {
+      path = uploadPath(uploadId);
+      const preview = await previewBase(context.deps.db, actor, { file: { path }, sheet: text(form, "sheet") });
+      return { state: { step: "mapping", name, uploadId, fileName, preview }, status: 200 };
+    } catch (error) {
+      if (!isAppError(error)) throw error;
+      // An empty sheet: the file stays, with the preview of the sheet shown by default, so another can be picked.
+      let mapping: Extract<ImportState, { step: "error" }>["mapping"];
+      if (path) {
+        try {
+          mapping = { name, uploadId, fileName, preview: await previewBase(context.deps.db, actor, { file: { path } }) };
+        } catch {
+          removeUpload(path);
+        }
+      }
+      return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message, mapping }, status: error.status };
     }
   }
 
@@ -141,11 +166,13 @@ export async function handleImportPost(
     let path: string | null = null;
     try {
       path = uploadPath(uploadId);
-      const result = await importBase(
-        context.deps.db,
-        actor,
-        { name, mappings, hasHeader: text(form, "hasHeader"), file: { path } },
-        { phoneRegion: context.deps.config.phoneRegion },
+      const result = await context.deps.metrics.importJob(
+        importBase(
+          context.deps.db,
+          actor,
+          { name, mappings, hasHeader: text(form, "hasHeader"), sheet: text(form, "sheet"), file: { path, name: fileName } },
+          { phoneRegion: context.deps.config.phoneRegion },
+        ),
       );
       removeUpload(path);
       return { state: { step: "done", result }, status: 200 };
@@ -155,8 +182,10 @@ export async function handleImportPost(
       let mapping: Extract<ImportState, { step: "error" }>["mapping"];
       if (path) {
         try {
-          const preview = await previewBase(context.deps.db, actor, { file: { path } });
-          mapping = { name, uploadId, fileName, preview };
+          const preview = await previewBase(context.deps.db, actor, { file: { path, name: fileName }, sheet: text(form, "sheet") }).catch(() =>
+            previewBase(context.deps.db, actor, { file: { path: path!, name: fileName } }),
+          );
+          mapping = { name, uploadId, fileName, preview: keepChoices(preview, mappings) };
         } catch {
           removeUpload(path);
         }
@@ -171,6 +200,19 @@ export async function handleImportPost(
   return { state: { step: "error", message: IMPORT_FAILURE, detail: "Неизвестное действие" }, status: 400 };
 }
 
+/** The preview with the admin's posted column types as its selections: a refused save keeps them (also without JavaScript). */
+function keepChoices(preview: Preview, mappings: string): Preview {
+  let chosen: unknown;
+  try {
+    chosen = JSON.parse(mappings);
+  } catch {
+    return preview;
+  }
+  if (!Array.isArray(chosen)) return preview;
+  const isField = (value: unknown): value is MappingField => (MAPPING_FIELDS as readonly unknown[]).includes(value);
+  return { ...preview, columns: preview.columns.map((column, i) => (isField(chosen[i]) ? { ...column, suggested: chosen[i] } : column)) };
+}
+
 function safePath(id: string) {
   try {
     return uploadPath(id);
@@ -183,10 +225,12 @@ function safePath(id: string) {
 export const mappingChoices = () => MAPPING_FIELDS.map((value) => ({ value, label: MAPPING_LABELS[value] }));
 
 /** The search page's query: hits, or the core's Russian message (blank term, too short, bad base). */
+/** The search page's hits, each as its table row shows it (searchRowView). */
 export async function searchForPage(context: AppLoadContext, actor: Actor, input: { term: string; database: string }) {
   try {
-    const hits = await searchContacts(context.deps.db, actor, input, { phoneRegion: context.deps.config.phoneRegion });
-    return { hits, error: null };
+    const { phoneRegion } = context.deps.config;
+    const hits = await searchContacts(context.deps.db, actor, input, { phoneRegion });
+    return { hits: hits.map((hit) => searchRowView(hit, phoneRegion)), error: null };
   } catch (error) {
     if (!isAppError(error)) throw error;
     return { hits: [], error: error.message };

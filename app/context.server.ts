@@ -7,6 +7,8 @@ declare module "@remix-run/node" {
     cspNonce: string;
     /** The client's address (server/http/client-address.ts), for login throttling. */
     clientAddress: string;
+    /** This request's logger: JSON lines with its reqId (server/http/observe.ts); absent in a bare Express test. */
+    log?: import("fastify").FastifyBaseLogger;
     /** Set by entry.server's handleError when a loader or action could not reach the database. */
     databaseUnavailable?: boolean;
   }

@@ -47,7 +47,9 @@ export default function handleRequest(
         onError(error: unknown) {
           responseStatusCode = 500;
           // Errors inside the shell reject and are logged by Remix; later ones only reach us here.
-          if (shellRendered) console.error(error);
+          if (!shellRendered) return;
+          if (loadContext.log) loadContext.log.error({ err: error }, "render error");
+          else console.error(error);
         },
       },
     );
@@ -62,12 +64,16 @@ export default function handleRequest(
 export const handleError: HandleErrorFunction = (error, { request, context }) => {
   // A client's mistake Remix answers itself (405 for a post to a page without an action): no stack to log.
   if (request.signal.aborted || isRouteErrorResponse(error)) return;
+  const path = new URL(request.url).pathname;
   if (isDatabaseUnavailable(error)) {
     context.databaseUnavailable = true;
-    console.error(`База данных недоступна: ${request.method} ${new URL(request.url).pathname}`);
+    context.deps?.metrics.databaseUnavailable();
+    if (context.log) context.log.warn({ path }, "database unavailable");
+    else console.error(`База данных недоступна: ${request.method} ${path}`);
     return;
   }
-  console.error(error);
+  if (context.log) context.log.error({ err: error, path }, "unhandled error");
+  else console.error(error);
 };
 
 /**

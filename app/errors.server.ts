@@ -1,7 +1,25 @@
 import { data } from "@remix-run/node";
 import { isAppError } from "../server/core/errors";
 
-export { isDatabaseUnavailable } from "../server/core/db-errors";
+import { isDatabaseUnavailable } from "../server/core/db-errors";
+import type { AppLoadContext } from "@remix-run/node";
+
+export { isDatabaseUnavailable };
+
+export const DATABASE_UNAVAILABLE = "База данных временно недоступна";
+
+/**
+ * Rethrows a database outage as a 503 the browser understands: a document gets the plain 503 page below
+ * (entry.server sees `databaseUnavailable`), a data request of in-app navigation a 503 the root error boundary
+ * shows in Russian, instead of a generic error. Any other error goes on as it was.
+ */
+export function rethrowDatabaseOutage(error: unknown, context: AppLoadContext): never {
+  if (!isDatabaseUnavailable(error)) throw error;
+  context.databaseUnavailable = true;
+  context.deps.metrics.databaseUnavailable();
+  context.log?.warn("database unavailable");
+  throw data({ message: DATABASE_UNAVAILABLE }, { status: 503, headers: { "Retry-After": "5" } });
+}
 
 /**
  * The page a browser gets while the database cannot be reached: a 503 in Russian that asks to retry, instead of
@@ -12,7 +30,7 @@ export function databaseUnavailablePage(): Response {
 <html lang="ru"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>База данных недоступна — Лиды</title></head>
 <body style="font-family: system-ui, sans-serif; max-width: 36rem; margin: 4rem auto; padding: 0 1rem; text-align: center">
-<h1>База данных временно недоступна</h1>
+<h1>${DATABASE_UNAVAILABLE}</h1>
 <p>Повторите через несколько секунд: обновите страницу.</p>
 <p><a href="/">На главную</a></p>
 </body></html>`;
@@ -41,4 +59,17 @@ export function actionError(error: unknown) {
 export function resourceError(error: unknown): Response {
   if (isAppError(error)) return Response.json({ error: error.code, message: error.message }, { status: error.status });
   throw error;
+}
+
+/**
+ * A loader's read that a hand-edited address can make the core refuse (?userId=abc): the result, or the core's
+ * Russian message for the page to show in its place. Anything else is a real failure and is thrown.
+ */
+export async function orAppMessage<T>(work: Promise<T>): Promise<{ value: T; message: null } | { value: null; message: string }> {
+  try {
+    return { value: await work, message: null };
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { value: null, message: error.message };
+  }
 }

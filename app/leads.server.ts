@@ -1,5 +1,16 @@
 // Server code for the lead-flow pages (/leadpanel): reaches route modules only through this file.
 export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/panel";
 export type { LeadPanel, CardField } from "../server/core/leads/panel";
+export { leadCardRows } from "../server/core/leads/card";
 export { recordStatus } from "../server/core/leads/record-status";
 export { forwardApplication } from "../server/core/leads/applications";
+export {
+  callbackCounts,
+  listAllCallbacks,
+  listCallbackChoices,
+  listMyCallbacks,
+  reassignCallback,
+  takeCallback,
+} from "../server/core/leads/callbacks";
+export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal, formatKyiv } from "../server/core/leads/callback-time";
+export { displayPhone } from "../server/core/bases/phone";

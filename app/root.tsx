@@ -86,6 +86,10 @@ export function ErrorBoundary() {
   if (isRouteErrorResponse(error) && error.status === 404) {
     title = "Страница не найдена";
     text = "Извините, запрашиваемая страница не существует";
+  } else if (isRouteErrorResponse(error) && error.status === 503) {
+    // The database is unreachable (app/errors.server.ts); the app reconnects by itself.
+    title = "База данных временно недоступна";
+    text = "Повторите через несколько секунд: обновите страницу.";
   } else if (isRouteErrorResponse(error) && error.status === 403) {
     title = "Доступ запрещён";
     text = "Эта страница доступна только администратору.";

@@ -3,6 +3,8 @@ export {
   createDefaultStatus,
   deleteStatus,
   listStatuses,
+  toggleStatusDoNotCall,
+  toggleStatusCallback,
   toggleStatusReport,
   toggleStatusTechnical,
   toggleStatusVisibility,

@@ -1,5 +1,8 @@
+import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
+import net from "node:net";
+import path from "node:path";
 
 /** Small helpers shared by the bench scripts: medians, percentiles and a plain-text table. */
 export function median(values: number[]): number {
@@ -44,25 +47,106 @@ export function withDatabase(url: string, database: string): string {
  */
 export function cpuSnapshot(): { node: number; postgres: number } {
   const usage = process.cpuUsage();
-  let postgresTicks = 0;
+  let postgresMs = 0;
   try {
     for (const pid of fs.readdirSync("/proc")) {
       if (!/^\d+$/.test(pid)) continue;
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-        const close = stat.lastIndexOf(")");
-        if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue;
-        const fields = stat.slice(close + 2).split(" ");
-        postgresTicks += Number(fields[11]) + Number(fields[12]); // utime, stime (fields 14 and 15 of stat)
-      } catch {
-        // The process ended between the listing and the read.
-      }
+      const cpu = processCpu(Number(pid));
+      if (cpu?.name === "postgres") postgresMs += cpu.ms;
     }
   } catch {
     // No /proc: not Linux.
   }
-  // Linux counts /proc times in clock ticks of 10 ms (USER_HZ = 100).
-  return { node: (usage.user + usage.system) / 1000, postgres: postgresTicks * 10 };
+  return { node: (usage.user + usage.system) / 1000, postgres: postgresMs };
+}
+
+/** CPU one process has used so far, in ms, with its command name (null: gone, or no /proc). */
+export function processCpu(pid: number): { name: string; ms: number } | null {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const close = stat.lastIndexOf(")");
+    const fields = stat.slice(close + 2).split(" ");
+    // utime, stime (fields 14 and 15 of stat), in clock ticks of 10 ms (USER_HZ = 100).
+    return { name: stat.slice(stat.indexOf("(") + 1, close), ms: (Number(fields[11]) + Number(fields[12])) * 10 };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time all the machine's cores have spent busy so far (not idle, not waiting for I/O), in ms, from /proc/stat. */
+export function machineBusyMs(): number {
+  const [, ...ticks] = fs.readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).map(Number);
+  const [user, nice, system, , , irq, softirq, steal] = ticks;
+  return (user + nice + system + irq + softirq + steal) * 10;
+}
+
+/** Another process's resident memory now and at its peak (VmRSS, VmHWM), in MB. */
+export function processMemoryMb(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN);
+  return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 };
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+/** The app's pages need a Remix build in BUILD_DIR (as `npm start` makes one): built here when there is none. */
+export function ensureBuild(): void {
+  if (!fs.existsSync(path.resolve(process.env.BUILD_DIR || "build", "index.js"))) {
+    spawnSync("npx", ["remix", "build"], { stdio: ["ignore", "ignore", "inherit"] });
+  }
+}
+
+export interface AppProcess {
+  pid: number;
+  /** http://127.0.0.1:port */
+  origin: string;
+  /** SIGTERM, then the exit (its graceful shutdown closes the database). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The app as `npm start` runs it (`node --import tsx server/main.ts`, its own process, NODE_ENV production, logs
+ * at LOG_LEVEL), on a free loopback port; resolves once /api/v1/health answers. Needs a build in BUILD_DIR.
+ */
+export async function startApp(env: Record<string, string>): Promise<AppProcess> {
+  const port = await freePort();
+  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "ignore", "inherit"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const origin = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}`);
+    const up = await httpJson(`${origin}/api/v1/health`).then(
+      (r) => r.status === 200,
+      () => false,
+    );
+    if (up) break;
+    if (Date.now() - started > 120_000) {
+      child.kill("SIGKILL");
+      throw new Error("the app did not answer within 120 s");
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return {
+    pid: child.pid!,
+    origin,
+    async stop() {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      await exited;
+    },
+  };
 }
 
 /** One keep-alive connection pool for every bench request (like a browser's, not a new socket per call). */
@@ -75,7 +159,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 export function httpJson(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; bytes: number }> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const request = http.request(
@@ -91,7 +175,10 @@ export function httpJson(
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
-        response.on("end", () => resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+        response.on("end", () => {
+          const body = Buffer.concat(chunks);
+          resolve({ status: response.statusCode ?? 0, text: body.toString("utf8"), bytes: body.length });
+        });
         response.on("error", reject);
       },
     );

@@ -66,8 +66,14 @@ export interface LoadResult {
   managersHoldingTwo: number;
   /** SQL after the run: contacts pressed by two different managers. */
   contactsPressedByTwo: number;
+  /** SQL after the run: contacts on the do-not-call list that were held or pressed. */
+  doNotCallHanded: number;
   /** Client side: a lead handed to a manager while another still held it. */
   handedTwice: number;
+  /** Callbacks handed out during the run (scheduled in it, and seeded due or overdue ones). */
+  callbacksHanded: number;
+  /** SQL after the run: callbacks handed before their time, or to another manager within the grace time. */
+  callbacksMisHanded: number;
   /** RSS of each instance (MB): when ready, after the logins, after the open loop, at the end. */
   rss: Array<{
     instance: string;
@@ -88,6 +94,9 @@ const ADMIN = { login: "loadadmin", password: "Load-admin-password-1", accessKey
 const REWORK_STATUS = "Перезвонить";
 const PLAIN_STATUSES = ["Не интересно", "Не дозвонился", "Занято", REWORK_STATUS];
 const REPORT_STATUS = "Заявка";
+/** Issue 18: a status that asks for a callback time; the load schedules callbacks a few seconds ahead with it. */
+const CALLBACK_STATUS = "Перезвон по времени";
+const CALLBACK_AHEAD_MS = 3000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -268,6 +277,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       insert into contacts (database_id, name, phone, phone_key, city, address)
       select 1 + (g % 20), 'Клиент ' || g, '0' || (500000000 + g)::text, '380' || (500000000 + g)::text, 'Киев', 'ул. Шевченко, ' || g
       from generate_series(1, ${options.contacts}) g order by 1 + (g % 20), g`);
+    // Issue 18: every 23rd contact's number is on the do-not-call list; none of them may be handed out.
+    await sql`insert into do_not_call (phone_key, phone) select phone_key, phone from contacts where id % 23 = 0`;
     // DESIGN §10: claimed rows linger in the partial index until VACUUM; autovacuum runs often and without delay.
     await sql.unsafe(
       "alter table contacts set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000, autovacuum_vacuum_cost_delay = 0)",
@@ -289,6 +300,19 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     await sql`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`;
     await sql`insert into filter_statuses (filter_id, status_id) select ${filterId}, id from statuses where text = ${REWORK_STATUS}`;
     await sql`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'load%' and not is_admin`;
+    // Callbacks in the mix (issue 18): per manager one due callback (only his) and one overdue past the grace
+    // (anyone's), on contacts at the end of the bases; the presses schedule more, due a few seconds later.
+    const [{ id: callbackStatusId }] = await sql<{ id: number }[]>`
+      insert into statuses (text, button_text, color, asks_callback, sort_order) values (${CALLBACK_STATUS}, ${CALLBACK_STATUS}, '#0ea5e9', true, 50)
+      returning id`;
+    await sql`
+      with m as (select id, row_number() over (order by id) - 1 as n from users where login like 'load%' and not is_admin),
+      picked as (select id, database_id, row_number() over (order by id desc) - 1 as n from contacts order by id desc limit ${options.managers * 2}),
+      marked as (update contacts set status_id = ${callbackStatusId}, status_at = now() - interval '1 hour' where id in (select id from picked))
+      insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
+      select p.id, p.database_id, m.id, ${filterId}, ${CALLBACK_STATUS},
+        case when p.n % 2 = 0 then now() - interval '1 minute' else now() - interval '1 hour' end
+      from picked p join m on m.n = p.n / 2`;
 
     const ports = await freePorts(2);
     log(`starting two instances on ports ${ports.join(", ")}`);
@@ -412,7 +436,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       const lead = person.lead;
       person.presses++;
       const report = person.presses % 10 === 0;
-      const statusText = report ? REPORT_STATUS : PLAIN_STATUSES[person.presses % PLAIN_STATUSES.length];
+      const callback = !report && person.presses % 7 === 3;
+      const statusText = report ? REPORT_STATUS : callback ? CALLBACK_STATUS : PLAIN_STATUSES[person.presses % PLAIN_STATUSES.length];
       const clientInfo = report ? `Сумма: ${1000 + person.presses}\nСрок: 12 месяцев` : "";
       const passport = report && person.presses % 20 === 0 ? "АВ123456" : "";
       const res = await call(person, "PUT /status/update-and-get-lead", "PUT", "/status/update-and-get-lead", {
@@ -422,6 +447,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
         passport,
         filterId,
         clientInfo,
+        ...(callback ? { callbackAt: new Date(Date.now() + CALLBACK_AHEAD_MS).toISOString() } : {}),
       });
       if (!res) return false;
       recorder.turns++;
@@ -514,8 +540,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     const endLive = instances.map((i) => i.liveHeapMb());
 
     // After the run, in SQL.
-    const [check] = await sql<{ holdingTwo: number; pressedByTwo: number }[]>`
+    const [check] = await sql<{ holdingTwo: number; pressedByTwo: number; doNotCallHanded: number; callbacksHanded: number; callbacksMisHanded: number }[]>`
       select
+        (select count(*) from contacts c where exists (select 1 from do_not_call d where d.phone_key = c.phone_key)
+           and (c.held_by is not null or exists (select 1 from lead_events e where e.contact_id = c.id)))::int as "doNotCallHanded",
+        (select count(*) from callbacks where handed_at is not null)::int as "callbacksHanded",
+        (select count(*) from callbacks where handed_at < due_at
+           or (handed_to <> user_id and handed_at < due_at + make_interval(mins => (select callback_grace_minutes from settings where id = 1))))::int
+          as "callbacksMisHanded",
         (select count(*) from (select held_by from contacts where held_by is not null group by held_by having count(*) > 1) x)::int as "holdingTwo",
         (select count(*) from (select contact_id from lead_events group by contact_id having count(distinct user_id) > 1) y)::int as "pressedByTwo"`;
     for (const instance of instances) {
@@ -527,7 +559,10 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       errorSamples,
       managersHoldingTwo: check.holdingTwo,
       contactsPressedByTwo: check.pressedByTwo,
+      doNotCallHanded: check.doNotCallHanded,
       handedTwice,
+      callbacksHanded: check.callbacksHanded,
+      callbacksMisHanded: check.callbacksMisHanded,
       rss: instances.map((i, n) => ({
         instance: i.name,
         readyMb: readyRss[n],
@@ -582,6 +617,9 @@ export function printLoad(result: LoadResult, options: LoadOptions) {
     { check: "managers holding two contacts (SQL)", value: result.managersHoldingTwo },
     { check: "contacts pressed by two managers (SQL)", value: result.contactsPressedByTwo },
     { check: "leads handed to a second manager while held (answers)", value: result.handedTwice },
+    { check: "do-not-call contacts handed out (SQL)", value: result.doNotCallHanded },
+    { check: "callbacks handed out (scheduled in the run, seeded due and overdue)", value: result.callbacksHanded },
+    { check: "callbacks handed early or to another manager within the grace (SQL)", value: result.callbacksMisHanded },
     { check: "highest closed-loop turns/s with no error", value: result.bestClosedRate ?? "" },
     ...result.rss.map((r) => ({
       check: `${r.instance} RSS MB: ready / after logins / after open loop / end`,
@@ -610,7 +648,9 @@ async function main() {
   };
   const result = await runLoad(options);
   printLoad(result, options);
-  if (result.errors || result.managersHoldingTwo || result.contactsPressedByTwo || result.handedTwice) process.exitCode = 1;
+  if (result.errors || result.managersHoldingTwo || result.contactsPressedByTwo || result.handedTwice || result.doNotCallHanded || result.callbacksMisHanded) {
+    process.exitCode = 1;
+  }
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {

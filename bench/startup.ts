@@ -1,23 +1,11 @@
 import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
-import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { median, PG_URL, printTable, withDatabase, type Row } from "./lib";
+import { ensureBuild, freePort, median, PG_URL, printTable, withDatabase, type Row } from "./lib";
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on("error", reject);
-  });
-}
 
 /** Milliseconds from spawning `node server/main.ts` to the first 200 on /auth. */
 async function timeToFirstAuth(env: Record<string, string>): Promise<number> {
@@ -54,9 +42,7 @@ function bareNode(): number {
 
 /** Start-up time of the real server on both backends, against a bare Node start in the same run. */
 async function main() {
-  if (!fs.existsSync(path.resolve(process.env.BUILD_DIR || "build", "index.js"))) {
-    spawnSync("npx", ["remix", "build"], { stdio: ["ignore", "ignore", "inherit"] });
-  }
+  ensureBuild();
   const baseline = median(Array.from({ length: RUNS }, bareNode));
   const rows: Row[] = [];
   const add = (what: string, samples: number[]) =>

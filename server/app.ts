@@ -15,13 +15,20 @@ import type { AppConfig } from "./config";
 import type { AppDeps } from "./deps";
 import { createRealtimeHub, REALTIME_PATH } from "./realtime/hub";
 import { startCallSweeper } from "./jobs/call-sweeper";
+import { startCallbackNotifier } from "./jobs/callback-notifier";
+import { startEmbeddedVacuum } from "./jobs/embedded-vacuum";
+import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { createTelephony } from "./telephony/provider";
 import { checkRequestPath } from "./http/paths";
 import { securityHeaders } from "./http/security";
+import { createMetrics } from "./http/metrics";
+import { observeRequests, requestIdGenerator } from "./http/observe";
 import { createWebApp } from "./web";
 
 const isApiPath = (url: string) => url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?");
+/** Paths Fastify answers itself; every other one goes to the pages. */
+const isFastifyPath = (url: string) => isApiPath(url) || url === "/metrics" || url.startsWith("/metrics?");
 
 export interface BuildAppOptions {
   handle: DbHandle;
@@ -37,8 +44,10 @@ export interface BuildAppOptions {
  */
 export async function buildApp({ handle, config, web = true, logger = false }: BuildAppOptions) {
   const app = Fastify({
+    // JSON lines (pino); each request's lines carry its reqId (server/http/observe.ts writes one line per request).
     logger: logger ? { level: config.logLevel } : false,
     logController: new LogController({ disableRequestLogging: true }),
+    genReqId: requestIdGenerator(config.trustProxy),
     bodyLimit: 1024 * 1024,
     clientErrorHandler,
     frameworkErrors: frameworkErrorHandler,
@@ -55,6 +64,18 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     return isApiPath(request.raw.url ?? "")
       ? reply.code(414).type("application/json; charset=utf-8").send(JSON.stringify({ error: "url_too_long", message }))
       : reply.code(414).type("text/plain; charset=utf-8").send(message);
+  });
+  // The embedded database's vacuum waits for a quiet moment for its large tables: requests are counted here
+  // (pages and API alike, until their response is closed).
+  let requestsInFlight = 0;
+  let lastRequestAt = 0;
+  app.addHook("onRequest", async (_request, reply) => {
+    requestsInFlight++;
+    lastRequestAt = Date.now();
+    reply.raw.once("close", () => {
+      requestsInFlight--;
+      lastRequestAt = Date.now();
+    });
   });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -91,8 +112,11 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
-  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony };
+  const metrics = createMetrics(handle, () => hub.connectionCount());
+  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics };
   app.decorate("deps", deps);
+  // Before middie: the request id and the log line cover the pages as well as the API.
+  observeRequests(app, deps);
 
   await app.register(fastifySwagger, {
     openapi: {
@@ -115,7 +139,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   if (web) {
     const webApp = await createWebApp(deps);
     app.use((req, res, next) => {
-      if (isApiPath(req.url ?? "/")) return next();
+      if (isFastifyPath(req.url ?? "/")) return next();
       // middie hands us the raw Node request; Express decorates it itself.
       webApp(req as never, res as never, next);
     });
@@ -130,9 +154,25 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     await hub.close();
   });
   // Exports are jobs in the database; this instance's worker takes its share of them, and stops with the app.
-  const exportWorker = startExportWorker(handle, { log: (message, error) => app.log.error({ err: error }, message) });
+  const exportWorker = startExportWorker(handle, {
+    log: (message, error) => app.log.error({ err: error }, message),
+    onJobEnd: (outcome) => metrics.exportJob(outcome),
+  });
   const callSweeper = startCallSweeper(handle.db, { log: (message, error) => app.log.error({ err: error }, message) });
+  const callbackNotifier = startCallbackNotifier(handle.db, hub, {
+    everyMs: config.callbackNotifyMs,
+    log: (message, error) => app.log.error({ err: error }, message),
+  });
+  const plannerStatistics = startPlannerStatistics(handle, { log: (message, error) => app.log.error({ err: error }, message) });
+  const embeddedVacuum = startEmbeddedVacuum(handle, {
+    quietFor: () => (requestsInFlight > 0 ? 0 : Date.now() - lastRequestAt),
+    log: (message, error) => app.log.error({ err: error }, message),
+    onVacuum: (run) => app.log.info({ table: run.table, deadRows: run.deadRows, ms: Math.round(run.ms) }, "vacuum"),
+  });
   app.addHook("onClose", async () => {
+    embeddedVacuum.stop();
+    plannerStatistics.stop();
+    callbackNotifier.stop();
     callSweeper.stop();
     await exportWorker.stop();
   });

@@ -26,6 +26,8 @@ const envSchema = z.object({
   SESSION_DAYS: z.coerce.number().int().min(1).default(30),
   /** An abandoned lead returns to the pool after this many minutes. */
   HOLD_MINUTES: z.coerce.number().int().min(1).default(30),
+  /** How often each instance looks for callbacks that fell due, to tell their managers (ms). */
+  CALLBACK_NOTIFY_MS: z.coerce.number().int().min(100).max(60_000).default(3000),
   /** Region for reading phone numbers written without a country code. */
   PHONE_REGION: z.string().length(2).default("UA"),
   HELP_URL: z.string().default("https://t.me/"),
@@ -46,6 +48,8 @@ const envSchema = z.object({
   PRESENCE_GRACE_SECONDS: z.coerce.number().int().min(1).default(30),
   /** The realtime hub pings every socket this often (a throttled background tab still answers). */
   REALTIME_PING_SECONDS: z.coerce.number().int().min(1).default(10),
+  /** Addresses and networks that may read /metrics without an admin token (comma separated). */
+  METRICS_ADDRESSES: z.string().default(""),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -62,6 +66,7 @@ export interface AppConfig {
   trustProxy: number;
   sessionDays: number;
   holdMinutes: number;
+  callbackNotifyMs: number;
   phoneRegion: string;
   /** Settings the browser may see (root loader). Never secrets. */
   publicSettings: { helpUrl: string; sipWsUrl: string; sipDomain: string; webPhoneUrl: string };
@@ -71,6 +76,8 @@ export interface AppConfig {
   sipAuthSecret: string;
   realtime: { presenceGraceSeconds: number; pingSeconds: number };
   logLevel: Env["LOG_LEVEL"];
+  /** METRICS_ADDRESSES: who may read /metrics without an admin's bearer token (server/http/metrics.ts). */
+  metricsAddresses: string;
 }
 
 export function loadConfig(env: Record<string, string | undefined> = process.env): AppConfig {
@@ -90,6 +97,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     trustProxy: e.TRUST_PROXY,
     sessionDays: e.SESSION_DAYS,
     holdMinutes: e.HOLD_MINUTES,
+    callbackNotifyMs: e.CALLBACK_NOTIFY_MS,
     phoneRegion: e.PHONE_REGION.toUpperCase(),
     publicSettings: { helpUrl: e.HELP_URL, sipWsUrl: e.SIP_WS_URL, sipDomain: e.SIP_DOMAIN, webPhoneUrl: e.WEBPHONE_URL },
     applicationForwardUrl: e.APPLICATION_FORWARD_URL,
@@ -103,5 +111,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sipAuthSecret: e.SIP_AUTH_SECRET,
     realtime: { presenceGraceSeconds: e.PRESENCE_GRACE_SECONDS, pingSeconds: e.REALTIME_PING_SECONDS },
     logLevel: e.LOG_LEVEL,
+    metricsAddresses: e.METRICS_ADDRESSES,
   };
 }

@@ -1,6 +1,7 @@
 import type { Db, DbHandle } from "../db/client";
 import type { SessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
+import type { Metrics } from "./http/metrics";
 import type { RealtimeHub } from "./realtime/hub";
 import type { TelephonyProvider } from "./telephony/provider";
 
@@ -13,4 +14,6 @@ export interface AppDeps {
   hub: RealtimeHub;
   /** SIP accounts: the provider's HTTP API, or the built-in allocator when none is configured. */
   telephony: TelephonyProvider;
+  /** Prometheus counters the adapters feed (lead turns, imports) and /metrics reads. */
+  metrics: Metrics;
 }

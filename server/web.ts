@@ -7,7 +7,9 @@ import compression from "compression";
 import express from "express";
 import type { AppDeps } from "./deps";
 import { clientAddress } from "./http/client-address";
+import { requestLog } from "./http/observe";
 import { sameOrigin } from "./http/origin";
+import { secureCookies } from "./http/secure-cookies";
 
 /** Where `remix build` wrote its output (BUILD_DIR, as in remix.config.js). */
 const buildDir = path.resolve(process.env.BUILD_DIR || "build");
@@ -59,6 +61,7 @@ export async function createWebApp(deps: AppDeps) {
   app.use("/build", express.static(path.join(buildDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static("public", { maxAge: "1h" }));
   app.use(noStoreByDefault);
+  app.use(secureCookies(deps.config.cookieSecure));
 
   app.use((req, res, next) => {
     if (req.method === "GET" || req.method === "HEAD") return next();
@@ -87,6 +90,7 @@ export async function createWebApp(deps: AppDeps) {
         deps,
         cspNonce: String(res.locals.cspNonce ?? ""),
         clientAddress: clientAddress(req, deps.config.trustProxy),
+        log: requestLog(req),
       }),
     }),
   );

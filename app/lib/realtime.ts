@@ -1,4 +1,4 @@
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, useState } from "react";
 
 /**
  * The browser side of the /realtime channel (SPEC §4): connects 1 s after the session appears, reconnects
@@ -37,6 +37,10 @@ export interface PresentUser {
   displayName: string;
   isAdmin: boolean;
   lastSeen: string;
+  /** What he is doing (issue 18): call, break, lead, idle; null for an admin who does not work leads. */
+  state: "call" | "break" | "lead" | "idle" | null;
+  /** Since when (ISO 8601). */
+  stateSince: string | null;
 }
 
 export interface RealtimeEvents {
@@ -45,6 +49,8 @@ export interface RealtimeEvents {
   usersOnline: PresentUser[];
   forceLogout: { userId: number };
   error: { message: string };
+  /** One or more of the user's callbacks fell due (issue 18): a toast, and the menu's count. */
+  callbacksDue: { callbacks: Array<{ id: number; name: string; phone: string; dueAt: string }>; due: number };
 }
 
 type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
@@ -135,7 +141,12 @@ export function createRealtimeClient(options: RealtimeClientOptions = {}): Realt
       } catch {
         return;
       }
-      if (parsed?.event === "usersOnline" || parsed?.event === "forceLogout" || parsed?.event === "error") {
+      if (
+        parsed?.event === "usersOnline" ||
+        parsed?.event === "forceLogout" ||
+        parsed?.event === "error" ||
+        parsed?.event === "callbacksDue"
+      ) {
         emit(parsed.event, parsed.data as never);
       }
     };
@@ -223,4 +234,30 @@ export function useRealtimeSession(userId: number, onForceLogout: () => void) {
       client.stop();
     };
   }, [userId]);
+}
+
+/**
+ * The menu's count of callbacks whose time has come: the loader's figure, then what the hub says when one falls
+ * due (with a toast, on whatever page is open). `loaded` is the loader's answer the figure came from: each new
+ * answer sets the count again, even with the same figure (the hub's 1, then a press that took the callback and a
+ * layout refresh that says 0 as before).
+ */
+export function useCallbacksDue(
+  initial: number,
+  onDue: (callbacks: RealtimeEvents["callbacksDue"]["callbacks"]) => void,
+  loaded?: unknown,
+): number {
+  const [count, setCount] = useState(initial);
+  const handler = useRef(onDue);
+  handler.current = onDue;
+  useEffect(() => setCount(initial), [initial, loaded]);
+  useEffect(
+    () =>
+      getRealtimeClient().on("callbacksDue", (data) => {
+        setCount(data.due);
+        handler.current(data.callbacks);
+      }),
+    [],
+  );
+  return count;
 }

@@ -1,11 +1,13 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
+import { breakTimeToday, type ManagerBreakDay } from "../breaks.server";
 import { callStatsToday, type ManagerCallDay } from "../calls.server";
 import { formatTalkTime } from "../components/calls/ClientHistory";
 import { PieChart } from "../components/charts/PieChart";
 import { useRevalidateEvery } from "../components/charts/useRevalidateEvery";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
+import { TableFrame } from "../components/ui/Table";
 
 export const meta: MetaFunction = () => [{ title: "Главная" }];
 
@@ -14,8 +16,12 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   if (user.isAdmin) {
-    const [stats, calls] = await Promise.all([getStatistics(context.deps.db, actor), callStatsToday(context.deps.db, actor)]);
-    return { view: "admin" as const, stats, calls };
+    const [stats, calls, breaks] = await Promise.all([
+      getStatistics(context.deps.db, actor),
+      callStatsToday(context.deps.db, actor),
+      breakTimeToday(context.deps.db, actor),
+    ]);
+    return { view: "admin" as const, stats, calls, breaks };
   }
   return {
     view: "manager" as const,
@@ -31,13 +37,13 @@ export default function HomePage() {
   const data = useLoaderData<typeof loader>();
   useRevalidateEvery(STATISTICS_POLL_MS);
   return data.view === "admin" ? (
-    <Dashboard stats={data.stats} calls={data.calls} />
+    <Dashboard stats={data.stats} calls={data.calls} breaks={data.breaks} />
   ) : (
     <ManagerHome name={data.name} personal={data.personal} />
   );
 }
 
-function Dashboard({ stats, calls }: { stats: Statistics; calls: ManagerCallDay[] }) {
+function Dashboard({ stats, calls, breaks }: { stats: Statistics; calls: ManagerCallDay[]; breaks: ManagerBreakDay[] }) {
   const cards: Array<[label: string, value: number, testId: string]> = [
     ["Баз загружено", stats.databases, "stat-databases"],
     ["Контактов пришло в команду", stats.contacts, "stat-contacts"],
@@ -46,7 +52,7 @@ function Dashboard({ stats, calls }: { stats: Statistics; calls: ManagerCallDay[
     ["Всего баз", stats.totalDatabases, "stat-total-databases"],
     ["Всего контактов", stats.totalContacts, "stat-total-contacts"],
   ];
-  const entries = Object.entries(stats.statusCounts).map(([label, value]) => ({ label, value }));
+  const entries = Object.entries(stats.statusCounts).map(([label, value]) => ({ label, value, color: stats.statusColors[label] }));
   const top = Array.from({ length: 5 }, (_, i) => stats.topManagers[i]).filter(Boolean);
   return (
     <section>
@@ -87,7 +93,48 @@ function Dashboard({ stats, calls }: { stats: Statistics; calls: ManagerCallDay[
         </div>
       </div>
       <CallsToday calls={calls} />
+      <BreaksToday breaks={breaks} />
     </section>
+  );
+}
+
+/** Today's break time per manager (issue 18): a break over midnight counts only its part after it. */
+function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
+  return (
+    <div className="card mt-4">
+      <h2 className="mb-3 text-lg font-semibold">Перерывы сегодня</h2>
+      {breaks.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="breaks-today-empty">
+          Сегодня перерывов не было
+        </p>
+      ) : (
+        <TableFrame>
+          <table className="w-full text-sm" data-testid="breaks-today">
+            <thead>
+              <tr className="text-left text-slate-600 dark:text-slate-400">
+                <th className="py-1 pr-4 font-medium">Менеджер</th>
+                <th className="py-1 pr-4 text-right font-medium">Перерывов</th>
+                <th className="py-1 text-right font-medium">Всего</th>
+              </tr>
+            </thead>
+            <tbody>
+              {breaks.map((row) => (
+                <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700" data-testid={`break-row-${row.login}`}>
+                  <td className="py-1 pr-4">
+                    {row.displayName ? `${row.displayName} (${row.login})` : row.login}
+                    {row.onBreak ? <span className="ml-2 text-xs text-amber-700 dark:text-amber-300">сейчас на перерыве</span> : null}
+                  </td>
+                  <td className="py-1 pr-4 text-right tabular-nums">{row.breaks}</td>
+                  <td className="py-1 text-right tabular-nums" data-testid="break-total">
+                    {formatTalkTime(row.seconds)}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
+      )}
+    </div>
   );
 }
 
@@ -99,7 +146,7 @@ function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
       {calls.length === 0 ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">Сегодня ещё никто не звонил</p>
       ) : (
-        <div className="overflow-x-auto">
+        <TableFrame>
           <table className="w-full text-sm" data-testid="calls-today">
             <thead>
               <tr className="text-left text-slate-600 dark:text-slate-400">
@@ -122,13 +169,13 @@ function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
     </div>
   );
 }
 
-function ManagerHome({ name, personal }: { name: string; personal: Array<{ status: string; count: number }> }) {
+function ManagerHome({ name, personal }: { name: string; personal: Array<{ status: string; count: number; color: string }> }) {
   return (
     <section>
       <h1 className="page-title">Главная</h1>
@@ -144,7 +191,7 @@ function ManagerHome({ name, personal }: { name: string; personal: Array<{ statu
         {personal.length === 0 ? (
           <p className="text-sm text-slate-600 dark:text-slate-400">Не хватает информации для сбора статистики</p>
         ) : (
-          <PieChart entries={personal.map((p) => ({ label: p.status, value: p.count }))} title="Мои статусы" testId="personal-pie" />
+          <PieChart entries={personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))} title="Мои статусы" testId="personal-pie" />
         )}
       </div>
     </section>

@@ -28,6 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       removeDuplicatesInBase: form.get("removeDuplicatesInBase") === "on",
       removeDuplicatesAcrossBases: form.get("removeDuplicatesAcrossBases") === "on",
       defaultInfo: String(form.get("defaultInfo") ?? ""),
+      callbackGraceMinutes: form.get("callbackGraceMinutes") ?? undefined,
     });
     return data({ ok: true as const, message: SAVED, detail: "", settings, at: Date.now() });
   } catch (error) {
@@ -48,7 +49,7 @@ function VanishingMessage({ ok, message, detail }: { ok: boolean; message: strin
     <div
       role={ok ? "status" : "alert"}
       data-testid="settings-message"
-      className={`mb-4 rounded-md border px-4 py-2 text-sm ${ok ? "border-green-300 bg-green-50 text-green-800" : "border-red-300 bg-red-50 text-red-800"}`}
+      className={`mb-4 ${ok ? "banner-success" : "banner-error"}`}
       style={{ animation: `settings-vanish 0s linear ${MESSAGE_MS}ms forwards` }}
     >
       <style>{"@keyframes settings-vanish { to { visibility: hidden; height: 0; padding: 0; margin: 0; border-width: 0; } }"}</style>
@@ -85,7 +86,7 @@ export default function BaseSettingsPage() {
   }, [actionData]);
 
   return (
-    <section className="max-w-2xl">
+    <section>
       <h1 className="page-title">Настройки баз</h1>
       {actionData ? <VanishingMessage key={actionData.at} ok={actionData.ok} message={actionData.message} detail={actionData.detail} /> : null}
       <Form method="post" action={PAGE} preventScrollReset className="card space-y-5" key={`${editing}:${JSON.stringify(settings)}`}>
@@ -107,7 +108,31 @@ export default function BaseSettingsPage() {
             className={`input ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
             defaultValue={settings.defaultInfo}
             readOnly={!editing}
+            // An empty box says what it is for (issue 17 walk).
+            placeholder={editing ? "Текст по умолчанию" : "Не задана. Нажмите «Изменить», чтобы добавить."}
           />
+        </div>
+        <div>
+          <label className="label" htmlFor="callbackGraceMinutes">
+            Ожидание перезвона, минут
+          </label>
+          <input
+            id="callbackGraceMinutes"
+            name="callbackGraceMinutes"
+            type="number"
+            min={1}
+            max={1440}
+            step={1}
+            required
+            className={`input w-32 ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
+            defaultValue={settings.callbackGraceMinutes}
+            readOnly={!editing}
+            aria-describedby="callbackGraceHelp"
+          />
+          <p id="callbackGraceHelp" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            Если менеджер не работает, когда подошло время перезвона, дольше этого времени, клиент уходит любому менеджеру
+            тематики.
+          </p>
         </div>
         <div className="flex justify-end gap-2">
           {editing ? (

@@ -11,6 +11,8 @@ import {
   createDefaultStatus,
   deleteStatus,
   listStatuses,
+  toggleStatusDoNotCall,
+  toggleStatusCallback,
   toggleStatusReport,
   toggleStatusTechnical,
   toggleStatusVisibility,
@@ -56,6 +58,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
       case "technical":
         await toggleStatusTechnical(db, actor, id);
         return redirect(PAGE);
+      case "do-not-call":
+        await toggleStatusDoNotCall(db, actor, id);
+        return redirect(PAGE);
+      case "callback":
+        await toggleStatusCallback(db, actor, id);
+        return redirect(PAGE);
       case "delete":
         await deleteStatus(db, actor, id);
         return redirectWithToast(PAGE, { type: "success", message: "Статус удалён" });
@@ -80,8 +88,8 @@ export default function EditStatusesPage() {
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
 
   return (
-    <section className="max-w-5xl">
-      <div className="mb-4 flex items-center justify-between gap-4">
+    <section>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
         <h1 className="page-title mb-0">Статусы</h1>
         <Form method="post" preventScrollReset>
           <button type="submit" name="intent" value="create" className="btn-primary" disabled={creating}>

@@ -7,10 +7,10 @@ import { redirectWithToast } from "../toast.server";
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
   try {
-    const { filename, data } = await exportFile(context.deps.db, actorOf(user), params.id);
+    const { filename, contentType, data } = await exportFile(context.deps.db, actorOf(user), params.id);
     return new Response(new Uint8Array(data), {
       headers: {
-        "Content-Type": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "Content-Type": contentType,
         "Content-Disposition": `attachment; filename="${filename}"`,
         "Content-Length": String(data.length),
         "Cache-Control": "private, no-store",

@@ -17,6 +17,7 @@ import {
   ConfirmDelete,
   CreateExportForm,
   exportState,
+  isUnfinished,
   LastExportSummary,
   ProgressCell,
 } from "../components/bases/ExportParts";
@@ -24,13 +25,16 @@ import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
-import { formatDateTime } from "../lib/format";
 import { redirectWithToast } from "../toast.server";
+import { DateTime, OneLine, TableFrame } from "../components/ui/Table";
 
 export const meta: MetaFunction = () => [{ title: "Экспорт баз" }];
 
-/** SPEC §9: export progress is polled every 30 s. */
+/** SPEC §9: export progress is polled every 30 s; while a job is queued or running, every second (issue 17). */
 const POLL_MS = 30_000;
+const LIVE_POLL_MS = 1000;
+/** Without JavaScript the page reloads itself this often while a job is unfinished. */
+const NO_JS_REFRESH_SECONDS = 2;
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
@@ -74,6 +78,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         name: form.get("name"),
         databaseIds: form.getAll("databaseIds"),
         statusIds: form.getAll("statusIds"),
+        format: form.get("format"),
       });
       return redirectWithToast("/exportbase", { type: "success", message: `Экспорт «${created.name}» создан` });
     }
@@ -106,12 +111,16 @@ export default function ExportBasePage() {
   const navigate = useNavigate();
   const revalidator = useRevalidator();
 
+  const live = exports.some(isUnfinished);
   useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible" && revalidator.state === "idle") revalidator.revalidate();
-    }, POLL_MS);
+    const timer = setInterval(
+      () => {
+        if (document.visibilityState === "visible" && revalidator.state === "idle") revalidator.revalidate();
+      },
+      live ? LIVE_POLL_MS : POLL_MS,
+    );
     return () => clearInterval(timer);
-  }, [revalidator]);
+  }, [revalidator, live]);
 
   const close = () => navigate("/exportbase", { replace: true, preventScrollReset: true });
   const confirmText =
@@ -125,6 +134,12 @@ export default function ExportBasePage() {
 
   return (
     <section className="space-y-4">
+      {/* Without JavaScript: reload while a job runs, unless a form is open (its input would be lost). */}
+      {live && dialog === null && confirm === null && !actionData ? (
+        <noscript>
+          <meta httpEquiv="refresh" content={String(NO_JS_REFRESH_SECONDS)} />
+        </noscript>
+      ) : null}
       <h1 className="page-title">Экспорт баз</h1>
       {actionData && "error" in actionData ? (
         <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
@@ -146,8 +161,10 @@ export default function ExportBasePage() {
         ) : null}
       </div>
 
-      <Form method="get" id="export-selection" className="card overflow-x-auto p-0" preventScrollReset>
-        <table className="min-w-full text-sm" data-testid="exports-table">
+      <Form method="get" id="export-selection" className="card p-0" preventScrollReset>
+        <TableFrame>
+        {/* On a phone one card per export, each value labelled (.stack-table). */}
+        <table className="stack-table min-w-full text-sm" data-testid="exports-table">
           <thead className="bg-slate-50 text-left dark:bg-slate-900">
             <tr>
               <th className="p-2">
@@ -174,37 +191,56 @@ export default function ExportBasePage() {
             ) : (
               exports.map((row) => (
                 <tr key={row.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="export-row">
-                  <td className="p-2">
+                  <td className="p-2" data-label="Выбрать">
                     <input type="checkbox" name="ids" value={row.id} aria-label={`Выбрать ${row.name}`} />
                   </td>
-                  <td className="p-2 font-medium">{row.name}</td>
-                  <td className="whitespace-nowrap p-2">{formatDateTime(row.createdAt)}</td>
-                  <td className="p-2">
-                    <ProgressCell progress={row.progress} />
+                  <td className="p-2 font-medium" data-label="Название">
+                    <div>
+                      <OneLine text={row.name} className="max-w-[12rem]" />{" "}
+                      <span className="text-xs font-normal text-slate-500 dark:text-slate-400" data-testid="export-format">
+                        .{row.format}
+                      </span>
+                    </div>
                   </td>
-                  <td className="whitespace-nowrap p-2">{row.startTime ? formatDateTime(row.startTime) : "—"}</td>
-                  <td className="whitespace-nowrap p-2">{row.endTime ? formatDateTime(row.endTime) : "—"}</td>
-                  <td className="p-2" title={row.error ?? undefined} data-testid="export-state">
+                  <td className="p-2" data-label="Создан">
+                    <div>
+                      <DateTime at={row.createdAt} />
+                    </div>
+                  </td>
+                  <td className="p-2" data-label="Прогресс">
+                    <ProgressCell row={row} />
+                  </td>
+                  <td className="p-2" data-label="Начало">
+                    <div>{row.startTime ? <DateTime at={row.startTime} /> : "—"}</div>
+                  </td>
+                  <td className="p-2" data-label="Окончание">
+                    <div>{row.endTime ? <DateTime at={row.endTime} /> : "—"}</div>
+                  </td>
+                  <td className="p-2" title={row.error ?? undefined} data-testid="export-state" data-label="Состояние">
                     {exportState(row)}
                   </td>
-                  <td className="whitespace-nowrap p-2 text-right">
-                    {row.isExported ? (
-                      <a href={`/exportbase/${row.id}/download`} className="mr-3 text-blue-600 dark:text-blue-400 hover:underline" download>
-                        Скачать
-                      </a>
-                    ) : null}
-                    <button type="submit" form={`restart-${row.id}`} className="mr-3 text-slate-700 hover:underline dark:text-slate-300">
-                      Перезапустить
-                    </button>
-                    <Link to={`/exportbase?confirm=${row.id}`} className="text-red-600 dark:text-red-400 hover:underline" preventScrollReset>
-                      Удалить
-                    </Link>
+                  <td className="p-2 md:text-right" data-label="">
+                    {/* The actions wrap under each other when the row is narrow (no sideways scroll at 1280 px). */}
+                    <div className="flex flex-wrap gap-x-3 gap-y-1 md:justify-end">
+                      {row.isExported ? (
+                        <a href={`/exportbase/${row.id}/download`} className="text-blue-600 dark:text-blue-400 hover:underline" download>
+                          Скачать
+                        </a>
+                      ) : null}
+                      <button type="submit" form={`restart-${row.id}`} className="text-slate-700 hover:underline dark:text-slate-300">
+                        Перезапустить
+                      </button>
+                      <Link to={`/exportbase?confirm=${row.id}`} className="text-red-600 dark:text-red-400 hover:underline" preventScrollReset>
+                        Удалить
+                      </Link>
+                    </div>
                   </td>
                 </tr>
               ))
             )}
           </tbody>
         </table>
+        </TableFrame>
       </Form>
       {exports.map((row) => (
         <Form key={row.id} method="post" action="/exportbase" id={`restart-${row.id}`} preventScrollReset hidden>

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { handleImportPost, mappingChoices, type ImportState } from "../bases.server";
@@ -105,55 +105,94 @@ export default function ImportBasePage() {
       <div className="card space-y-2 text-sm">
         <h2 className="text-base font-semibold">Как импортировать базу</h2>
         <ol className="list-decimal space-y-1 pl-5">
-          <li>Введите название базы и выберите файл Excel (.xlsx или .xls).</li>
+          <li>Введите название базы и выберите файл Excel (.xlsx или .xls), LibreOffice (.ods) или CSV (.csv, в UTF-8 или Windows-1251).</li>
           <li>Нажмите «Загрузить»: появится предпросмотр первых строк файла.</li>
           <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст или доп. поле 1–4.</li>
           <li>Нажмите «Сохранить». Дубли удаляются по настройкам баз.</li>
         </ol>
-        <p className="rounded-md border border-amber-300 bg-amber-50 px-3 py-2 text-amber-900" data-testid="import-warning">
+        <p className="banner-warning" data-testid="import-warning">
           Внимание: контакты, у которых нет ни телефона, ни ФИО, не импортируются. Столбцы, для которых не выбран тип,
           не сохраняются.
         </p>
       </div>
 
-      <Form
-        ref={uploadForm}
-        method="post"
-        encType="multipart/form-data"
-        className="card space-y-3"
-        onSubmit={onSubmit}
-        noValidate
-        data-testid="upload-form"
-      >
-        <input type="hidden" name="intent" value="preview" />
-        <div>
-          <label className="label" htmlFor="base-name">
-            Название базы
-          </label>
-          <input id="base-name" name="name" className="input" defaultValue={mapping?.name ?? ""} maxLength={200} />
-        </div>
-        <div>
-          <label className="label" htmlFor="base-file">
-            Файл (.xlsx, .xls)
-          </label>
-          <input
-            id="base-file"
-            name="file"
-            type="file"
-            accept=".xlsx,.xls,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.ms-excel"
-            className="block text-sm"
-          />
-        </div>
-        <button type="submit" className="btn-secondary" disabled={submitting}>
-          Загрузить
-        </button>
-      </Form>
+      {/* After the preview only the mapping form is left (one «Название базы», issue 17); a link starts over. */}
+      {mapping ? null : (
+        <Form
+          ref={uploadForm}
+          method="post"
+          encType="multipart/form-data"
+          className="card space-y-3"
+          onSubmit={onSubmit}
+          noValidate
+          data-testid="upload-form"
+        >
+          <input type="hidden" name="intent" value="preview" />
+          <div>
+            <label className="label" htmlFor="base-name">
+              Название базы
+            </label>
+            <input id="base-name" name="name" className="input" defaultValue="" maxLength={200} />
+          </div>
+          <div>
+            <label className="label" htmlFor="base-file">
+              Файл (.xlsx, .xls, .ods, .csv)
+            </label>
+            <input
+              id="base-file"
+              name="file"
+              type="file"
+              accept=".xlsx,.xls,.ods,.csv,.tsv,.txt,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet,application/vnd.ms-excel,application/vnd.oasis.opendocument.spreadsheet,text/csv,text/tab-separated-values"
+              className="block text-sm"
+            />
+          </div>
+          <button type="submit" className="btn-secondary" disabled={submitting}>
+            Загрузить
+          </button>
+        </Form>
+      )}
 
       {busy ? <ImportProgress phase={busy.phase} percent={busy.percent} /> : null}
 
+      {mapping?.preview.notice ? <Banner kind="warning" title={mapping.preview.notice} /> : null}
+      {mapping?.preview.formulas ? <Banner kind="warning" title={mapping.preview.formulas} /> : null}
+
+      {mapping && mapping.preview.sheets.length > 1 ? (
+        <Form method="post" className="card flex flex-wrap items-end gap-3" onSubmit={onSubmit} data-testid="sheet-form">
+          <input type="hidden" name="intent" value="sheet" />
+          <input type="hidden" name="uploadId" value={mapping.uploadId} />
+          <input type="hidden" name="fileName" value={mapping.fileName} />
+          <input type="hidden" name="name" value={mapping.name} />
+          <div className="min-w-[16rem]">
+            <label className="label" htmlFor="sheet">
+              Лист
+            </label>
+            {/* Keyed by the sheet shown: a new preview resets the choice. */}
+            <select key={mapping.preview.sheet} id="sheet" name="sheet" className="input" defaultValue={String(mapping.preview.sheet)}>
+              {mapping.preview.sheets.map((sheetName, i) => (
+                <option key={i} value={String(i + 1)}>
+                  {sheetName}
+                </option>
+              ))}
+            </select>
+          </div>
+          <button type="submit" className="btn-secondary" disabled={submitting}>
+            Показать лист
+          </button>
+        </Form>
+      ) : null}
+
       {mapping ? (
-        <Form method="post" className="card space-y-3" onSubmit={onSubmit} data-testid="mapping-form">
+        // Keyed by the file and sheet: the column choices of another sheet start from its own suggestions.
+        <Form
+          key={`${mapping.uploadId}:${mapping.preview.sheet}`}
+          method="post"
+          className="card space-y-3"
+          onSubmit={onSubmit}
+          data-testid="mapping-form"
+        >
           <input type="hidden" name="intent" value="import" />
+          <input type="hidden" name="sheet" value={mapping.preview.sheet} />
           <input type="hidden" name="uploadId" value={mapping.uploadId} />
           <input type="hidden" name="fileName" value={mapping.fileName} />
           <div className="flex flex-wrap items-end gap-3">
@@ -165,8 +204,12 @@ export default function ImportBasePage() {
             </div>
             <p className="text-sm text-slate-600 dark:text-slate-400">
               Файл: {mapping.fileName}
+              {mapping.preview.sheets.length > 1 ? `, лист «${mapping.preview.sheets[mapping.preview.sheet - 1]}»` : ""}
               {mapping.preview.hasHeader ? " (первая строка — заголовки, она не импортируется)" : ""}
             </p>
+            <Link to="/importbase" reloadDocument className="btn-secondary">
+              Загрузить другой файл
+            </Link>
           </div>
           <MappingTable preview={mapping.preview} fields={fields} />
           <button type="submit" className="btn-primary" disabled={submitting}>

@@ -149,13 +149,13 @@ export default function LeadTemplatePage() {
   };
 
   return (
-    <div className="max-w-5xl space-y-10">
+    <div className="space-y-10">
       {error && !templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
 
       <section>
-        <div className="mb-4 flex items-center justify-between gap-4">
+        <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
           <h1 className="page-title mb-0">Настройка шаблонов</h1>
-          <Link to="?template=new" preventScrollReset className="btn-primary">
+          <Link to="?template=new" preventScrollReset className="btn-primary whitespace-nowrap">
             Добавить Шаблон
           </Link>
         </div>
@@ -201,9 +201,9 @@ export default function LeadTemplatePage() {
       </DialogOrSection>
 
       <section>
-        <div className="mb-4 flex items-center justify-between gap-4">
+        <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
           <h2 className="page-title mb-0">Настройка ссылок</h2>
-          <Link to="?link=new" preventScrollReset className="btn-primary">
+          <Link to="?link=new" preventScrollReset className="btn-primary whitespace-nowrap">
             Добавить Ссылку
           </Link>
         </div>
@@ -233,7 +233,8 @@ export default function LeadTemplatePage() {
                   />
                 ) : (
                   <div className="flex flex-wrap items-center gap-3">
-                    <div className="min-w-0 flex-1">
+                    {/* At least 16rem for the name and address: on a phone the switch and buttons go under them. */}
+                    <div className="min-w-0 flex-[1_1_16rem]">
                       <p className="font-medium">{link.name}</p>
                       <a href={link.link} target="_blank" rel="noopener noreferrer" className="break-all text-sm text-blue-600 hover:underline dark:text-blue-400">
                         {link.link}

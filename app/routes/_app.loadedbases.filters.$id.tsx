@@ -53,7 +53,13 @@ export default function EditFilterRoute() {
         {answer && "error" in answer && answer.error ? (
           <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
         ) : null}
-        <FilterForm key={JSON.stringify(values)} options={options} initial={values} filterId={filter.id} />
+        <FilterForm
+          key={JSON.stringify(values)}
+          options={options}
+          initial={values}
+          filterId={filter.id}
+          keptTemplate={filter.template?.id ?? null}
+        />
       </FilterModal>
       <FilterCards filters={filters} />
     </div>

@@ -3,7 +3,7 @@ import { Outlet, useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { deleteBase, listBases, statusColumns } from "../bases.server";
 import { BASE_PAGE_SIZES, BaseTable, type BaseSort } from "../components/bases/BaseTable";
-import { pageParams, paginate } from "../components/bases/Pager";
+import { pageParams, paginate } from "../components/ui/Pager";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";

@@ -6,7 +6,7 @@ import { actorOf, readSessionToken, requireAdminUser } from "../auth.server";
 import { AddManagerForm, CREATE_FAILED } from "../components/managers/AddManagerForm";
 import { ConfirmDialog } from "../components/managers/ConfirmDialog";
 import { ManagersTable } from "../components/managers/ManagersTable";
-import { Pagination, readPaging } from "../components/managers/Pagination";
+import { Pager, readPaging } from "../components/ui/Pager";
 import {
   EDITABLE_FIELDS,
   EMPTY_ADD_FORM,
@@ -219,7 +219,7 @@ export default function ManagersPage() {
         onAskAdmin={(user) => setAsking({ kind: "admin", user })}
         onAskDelete={(user) => setAsking({ kind: "delete", user })}
       />
-      <Pagination
+      <Pager
         page={page}
         pages={pages}
         size={size}

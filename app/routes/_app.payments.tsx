@@ -13,6 +13,9 @@ import {
 } from "../components/money/workerTable";
 import { formatUsd } from "../lib/format";
 import { getRates, paymentsAction, paymentStats } from "../money.server";
+import { SortIcon } from "../components/ui/Icons";
+import { Pager } from "../components/ui/Pager";
+import { OneLine, stickyStart, TableFrame } from "../components/ui/Table";
 
 export const meta: MetaFunction = () => [{ title: "Выплаты" }];
 
@@ -66,19 +69,23 @@ export default function PaymentsPage() {
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Статистика по сотрудникам</h2>
         <TableControls params={params} />
-        <div className="overflow-x-auto">
+        <TableFrame>
           <table className="w-full text-left text-sm" data-testid="workers">
             <thead>
               <tr className="border-b border-slate-200 dark:border-slate-700">
                 {COLUMNS.map(([key, label]) => (
-                  <th key={key} className="px-2 py-2" aria-sort={params.sort === key ? (params.dir === "asc" ? "ascending" : "descending") : undefined}>
-                    <Link to={tableQuery(params, sortChange(params, key)) || "?"} preventScrollReset className="hover:underline">
+                  <th key={key} className={`px-2 py-2 ${key === "login" ? stickyStart : ""}`} aria-sort={params.sort === key ? (params.dir === "asc" ? "ascending" : "descending") : undefined}>
+                    <Link to={tableQuery(params, sortChange(params, key)) || "?"} preventScrollReset className="inline-flex items-center gap-1 hover:underline">
                       {label}
-                      {params.sort === key ? (params.dir === "asc" ? " ▲" : " ▼") : ""}
+                      {params.sort === key ? (
+                        <span aria-hidden="true">
+                          <SortIcon dir={params.dir} />
+                        </span>
+                      ) : null}
                     </Link>
                   </th>
                 ))}
-                <th className="px-2 py-2">Действия</th>
+                <th className="whitespace-nowrap px-2 py-2">Действия</th>
               </tr>
             </thead>
             <tbody>
@@ -93,21 +100,24 @@ export default function PaymentsPage() {
                   const paid = params.paid.includes(w.id);
                   return (
                     <tr key={w.id} className="border-b border-slate-100 dark:border-slate-700/50" data-testid={`worker-${w.login}`}>
-                      <td className="px-2 py-2 font-medium">{w.login}</td>
+                      {/* The login stays in view while the row scrolls to its buttons (issue 17: whose row it is). */}
+                      <td className={`px-2 py-2 font-medium ${stickyStart}`}>
+                        <OneLine text={w.login} className="max-w-[8rem] desk:max-w-[16rem]" />
+                      </td>
                       <td className="px-2 py-2 tabular-nums">{w.withPassport}</td>
                       <td className="px-2 py-2 tabular-nums">{w.withoutPassport}</td>
                       <td className="px-2 py-2 tabular-nums">{formatUsd(w.totalEarned)}</td>
                       <td className="px-2 py-2">
-                        <div className="flex flex-wrap gap-1">
+                        <div className="flex gap-1 whitespace-nowrap">
                           <RowLink paid={paid} to={`/payments/pay/${w.id}${query}`} label="Выплата" />
                           <RowLink paid={paid} to={`/payments/history/${w.id}${query}`} label="История" />
-                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=add`} className="btn-secondary px-2 py-1" preventScrollReset>
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=add`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
                             Добавить
                           </Link>
-                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`} className="btn-secondary px-2 py-1" preventScrollReset>
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
                             Снять
                           </Link>
-                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=def`} className="btn-secondary px-2 py-1" preventScrollReset>
+                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=def`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
                             Обнулить
                           </Link>
                         </div>
@@ -118,8 +128,8 @@ export default function PaymentsPage() {
               )}
             </tbody>
           </table>
-        </div>
-        <Pagination params={params} pages={table.pages} page={table.page} />
+        </TableFrame>
+        <Pager page={table.page} pages={table.pages} total={table.total} hrefFor={(n) => tableQuery(params, { page: n }) || "?"} />
       </div>
       <Outlet />
     </section>
@@ -130,13 +140,13 @@ export default function PaymentsPage() {
 function RowLink({ paid, to, label }: { paid: boolean; to: string; label: string }) {
   if (paid) {
     return (
-      <button type="button" disabled className="btn bg-green-600 px-2 py-1 text-white disabled:opacity-100" data-paid="true">
+      <button type="button" disabled className="btn bg-green-600 px-2 py-1 text-xs text-white disabled:opacity-100" data-paid="true">
         {label}
       </button>
     );
   }
   return (
-    <Link to={to} className="btn-secondary px-2 py-1" preventScrollReset>
+    <Link to={to} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
       {label}
     </Link>
   );
@@ -203,39 +213,5 @@ function TableControls({ params }: { params: TableParams }) {
         Найти
       </button>
     </Form>
-  );
-}
-
-function Pagination({ params, pages, page }: { params: TableParams; pages: number; page: number }) {
-  if (pages <= 1) return null;
-  const link = (n: number) => tableQuery(params, { page: n }) || "?";
-  return (
-    <nav className="mt-3 flex items-center gap-1" aria-label="Страницы">
-      {page > 1 ? (
-        <Link to={link(page - 1)} className="btn-secondary px-2 py-1" aria-label="Предыдущая страница" preventScrollReset>
-          ‹
-        </Link>
-      ) : (
-        <span className="btn-secondary px-2 py-1 opacity-50" aria-hidden="true">‹</span>
-      )}
-      {Array.from({ length: pages }, (_, i) => i + 1).map((n) => (
-        <Link
-          key={n}
-          to={link(n)}
-          aria-current={n === page ? "page" : undefined}
-          className={n === page ? "btn-primary px-3 py-1" : "btn-secondary px-3 py-1"}
-          preventScrollReset
-        >
-          {n}
-        </Link>
-      ))}
-      {page < pages ? (
-        <Link to={link(page + 1)} className="btn-secondary px-2 py-1" aria-label="Следующая страница" preventScrollReset>
-          ›
-        </Link>
-      ) : (
-        <span className="btn-secondary px-2 py-1 opacity-50" aria-hidden="true">›</span>
-      )}
-    </nav>
   );
 }

@@ -27,7 +27,7 @@ export default function ProfilePage() {
         {personal.length === 0 ? (
           <p className="text-sm text-slate-600 dark:text-slate-400">Не хватает информации для сбора статистики</p>
         ) : (
-          <PieChart entries={personal.map((p) => ({ label: p.status, value: p.count }))} title="Моя статистика" testId="personal-pie" />
+          <PieChart entries={personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))} title="Моя статистика" testId="personal-pie" />
         )}
         <Form method="post" action="/logout">
           <button type="submit" className="btn-danger">

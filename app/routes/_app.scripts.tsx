@@ -62,10 +62,10 @@ export default function ScriptsPage() {
   const error = actionData && "error" in actionData ? actionData.error.message : null;
 
   return (
-    <section className="max-w-5xl">
-      <div className="mb-4 flex items-center justify-between gap-4">
+    <section>
+      <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
         <h1 className="page-title mb-0">Настройка скриптов</h1>
-        <Link to="?new" preventScrollReset className="btn-primary">
+        <Link to="?new" preventScrollReset className="btn-primary whitespace-nowrap">
           Добавить скрипт
         </Link>
       </div>
@@ -76,8 +76,8 @@ export default function ScriptsPage() {
       ) : (
         <ul className="space-y-2" data-testid="script-list">
           {scripts.map((script) => (
-            <li key={script.id} className="card flex items-center gap-3 p-3" data-testid="script-row">
-              <span className="flex-1 font-medium">{script.name}</span>
+            <li key={script.id} className="card flex flex-wrap items-center gap-3 p-3" data-testid="script-row">
+              <span className="min-w-[12rem] flex-1 break-words font-medium">{script.name}</span>
               <Link to={`?view=${script.id}`} preventScrollReset className="btn-secondary px-2 py-1" aria-label={`Просмотр: ${script.name}`}>
                 Просмотр
               </Link>

@@ -31,7 +31,7 @@ export default function ScriptViewPage() {
     );
   }
   return (
-    <section className="max-w-4xl">
+    <section>
       <h1 className="page-title">{script.name}</h1>
       <ScriptContent html={script.content} watermark={watermark} />
     </section>

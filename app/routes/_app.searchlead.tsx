@@ -4,26 +4,15 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { baseOptions, searchForPage } from "../bases.server";
 import { historiesOf } from "../calls.server";
 import { ClientHistory } from "../components/calls/ClientHistory";
-import { pageParams, paginate, Pager } from "../components/bases/Pager";
+import { BanIcon } from "../components/ui/Icons";
+import { pageParams, paginate, Pager } from "../components/ui/Pager";
+import { TableFrame } from "../components/ui/Table";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
 
 export const meta: MetaFunction = () => [{ title: "Поиск клиента" }];
 
 const SIZES = [5, 10, 20] as const;
-
-const LABELS: Record<string, string> = {
-  name: "ФИО",
-  phone: "Телефон",
-  city: "Город",
-  address: "Адрес",
-  age: "Возраст",
-  additionalInfo1: "Доп. поле 1",
-  additionalInfo2: "Доп. поле 2",
-  additionalInfo3: "Доп. поле 3",
-  additionalInfo4: "Доп. поле 4",
-  status: "Статус",
-};
 
 /** A GET form: the query string is the whole state, so it works without JavaScript. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -37,8 +26,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const result = await searchForPage(context, actorOf(user), { term, database });
   const { items, page, pages } = paginate(result.hits, asked, size);
   // The history of the hits on this page only (two queries for all of them).
-  const histories = await historiesOf(context.deps.db, actorOf(user), items.map((hit) => hit.data.id));
-  const hits = items.map((hit) => ({ ...hit, history: histories.get(hit.data.id) ?? [] }));
+  const histories = await historiesOf(context.deps.db, actorOf(user), items.map((hit) => hit.id));
+  const hits = items.map((hit) => ({ ...hit, history: histories.get(hit.id) ?? [] }));
   return { bases, term, database, searched: true, error: result.error, hits, total: result.hits.length, size, page, pages };
 }
 
@@ -76,7 +65,7 @@ export default function SearchLeadPage() {
           </label>
           <input id="term" name="term" className="input" defaultValue={data.term} placeholder="0501234567 или Иванов" />
         </div>
-        <div>
+        <div className="min-w-0 max-w-full sm:max-w-[20rem]">
           <label className="label" htmlFor="database">
             База
           </label>
@@ -115,7 +104,7 @@ export default function SearchLeadPage() {
       </p>
 
       {data.error ? (
-        <div role="alert" className="rounded-md border border-red-300 bg-red-50 px-4 py-2 text-sm text-red-800">
+        <div role="alert" className="banner-error">
           {data.error}
         </div>
       ) : null}
@@ -128,27 +117,79 @@ export default function SearchLeadPage() {
         ) : (
           <div className="space-y-3" data-testid="search-results">
             <p className="text-sm text-slate-600 dark:text-slate-400">Найдено: {data.total}</p>
-            {data.hits.map((hit) => (
-              <article key={hit.data.id} className="card" data-testid="search-hit">
-                <h2 className="mb-2 font-semibold">{hit.databaseName}</h2>
-                <dl className="grid grid-cols-[max-content_1fr] gap-x-4 gap-y-1 text-sm">
-                  {Object.entries(hit.data)
-                    .filter(([key, value]) => key !== "id" && value !== "")
-                    .map(([key, value]) => (
-                      <div key={key} className="contents">
-                        <dt className="text-slate-600 dark:text-slate-400">{LABELS[key] ?? key}</dt>
-                        <dd className="whitespace-pre-wrap">{String(value)}</dd>
-                      </div>
-                    ))}
-                </dl>
-                <details className="mt-3" data-testid="hit-history">
-                  <summary className="cursor-pointer text-sm font-medium">{`История клиента (${hit.history.length})`}</summary>
-                  <div className="mt-2">
-                    <ClientHistory entries={hit.history} />
-                  </div>
-                </details>
-              </article>
-            ))}
+            {/*
+              One compact row per hit (issue 17): the fields that have a value; history unfolds under its cell. On a
+              phone (below md) the table is one card per hit, each cell labelled (.stack-table): no sideways scroll.
+            */}
+            <TableFrame className="card p-0">
+              <table className="stack-table min-w-full text-sm" data-testid="search-table">
+                <thead className="bg-slate-50 text-left dark:bg-slate-900">
+                  <tr>
+                    <th className="p-2 font-medium">ФИО</th>
+                    <th className="p-2 font-medium">Телефон</th>
+                    <th className="p-2 font-medium">Статус</th>
+                    <th className="p-2 font-medium">База</th>
+                    <th className="p-2 font-medium">Город, адрес</th>
+                    <th className="p-2 font-medium">Другое</th>
+                    <th className="p-2 font-medium">История</th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {data.hits.map((hit) => {
+                    const extras = Boolean(hit.age) || hit.extras.length > 0;
+                    return (
+                      <tr key={hit.id} className="border-t border-slate-100 align-top dark:border-slate-700" data-testid="search-hit">
+                        <td className="font-medium md:p-2" data-label="ФИО">
+                          <div className="md:min-w-[7rem]">{hit.name || "—"}</div>
+                        </td>
+                        <td className="tabular-nums md:p-2" data-label="Телефон">
+                          <div className="flex flex-wrap items-center gap-x-2 gap-y-1">
+                            <span className="whitespace-nowrap">{hit.phone || "—"}</span>
+                            {hit.doNotCall ? (
+                              <span
+                                className="inline-flex items-center gap-1 whitespace-nowrap rounded bg-red-100 px-2 py-0.5 text-xs font-semibold text-red-800 dark:bg-red-900/50 dark:text-red-200"
+                                data-testid="do-not-call-mark"
+                                title="Номер в списке «Не звонить»: клиент не выдаётся менеджерам"
+                              >
+                                <BanIcon />
+                                Не звонить
+                              </span>
+                            ) : null}
+                          </div>
+                        </td>
+                        <td className="md:p-2" data-label="Статус">
+                          <div>{hit.status || "Без статуса"}</div>
+                        </td>
+                        <td className="md:p-2" data-label="База">
+                          <div className="md:min-w-[8rem]">{hit.databaseName}</div>
+                        </td>
+                        <td className="md:p-2" data-label="Город, адрес">
+                          <div>{[hit.city, hit.address].filter(Boolean).join(", ") || "—"}</div>
+                        </td>
+                        <td className="text-xs md:p-2" data-label="Другое" data-testid="hit-extras" data-empty={extras ? undefined : ""}>
+                          <div className="space-y-0.5 md:min-w-[9rem]">
+                            {hit.age ? <div>Возраст: {hit.age}</div> : null}
+                            {hit.extras.map((extra, i) => (
+                              <div key={i} className="whitespace-pre-wrap break-words">
+                                <span className="text-slate-600 dark:text-slate-400">{extra.label}:</span> {extra.value}
+                              </div>
+                            ))}
+                          </div>
+                        </td>
+                        <td className="md:p-2" data-label="История">
+                          <details data-testid="hit-history">
+                            <summary className="cursor-pointer text-sm font-medium md:whitespace-nowrap">{`История клиента (${hit.history.length})`}</summary>
+                            <div className="mt-2 md:min-w-[20rem]">
+                              <ClientHistory entries={hit.history} />
+                            </div>
+                          </details>
+                        </td>
+                      </tr>
+                    );
+                  })}
+                </tbody>
+              </table>
+            </TableFrame>
             <Pager page={data.page} pages={data.pages} hrefFor={href} maxButtons={5} />
           </div>
         )

@@ -10,6 +10,8 @@ import {
   readSessionToken,
   requireUser,
 } from "../auth.server";
+import { breakState } from "../breaks.server";
+import { BreakForm } from "../components/breaks/BreakToggle";
 import { mustChooseTopic, useTopicRedirect } from "../components/filters/topicRule";
 import { Footer } from "../components/layout/Footer";
 import { Header } from "../components/layout/Header";
@@ -19,7 +21,9 @@ import { useScriptViewer } from "../components/scripts/useScriptViewer";
 import { SoftphoneDock } from "../components/softphone/SoftphoneDock";
 import { SoftphoneProvider } from "../components/softphone/SoftphoneProvider";
 import { TestCallButton } from "../components/softphone/TestCallButton";
-import { useRealtimeSession } from "../lib/realtime";
+import { notify } from "../components/ui/Toasts";
+import { callbackCounts } from "../leads.server";
+import { useCallbacksDue, useRealtimeSession } from "../lib/realtime";
 import { hangUpAllCallsThenLogout } from "../lib/softphone";
 import type { loader as rootLoader } from "../root";
 
@@ -30,19 +34,24 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     // The session was ended elsewhere (logout on another device, or forced): end this one too.
     const token = await readSessionToken(request, context);
     if (token) await context.deps.sessions.invalidate(token);
-    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context, request) } });
+    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context) } });
   }
   // SPEC §2: a manager with no topic goes to /getFilters (admins never are forced there).
   if (mustChooseTopic(user, new URL(request.url).pathname)) throw redirect("/getFilters");
-  const scripts = await listScriptsForUser(context.deps.db, actorOf(user));
-  return { user: presentSessionUser(user), scripts };
+  const [scripts, callbacks, pause] = await Promise.all([
+    listScriptsForUser(context.deps.db, actorOf(user)),
+    callbackCounts(context.deps.db, user.id),
+    breakState(context.deps.db, actorOf(user)),
+  ]);
+  return { user: presentSessionUser(user), scripts, callbacksDue: callbacks.due, pause };
 }
 
 /** SPEC §9: the current user refreshes every 15 s. */
 const USER_REFRESH_MS = 15_000;
 
 export default function AppLayout() {
-  const { user, scripts } = useLoaderData<typeof loader>();
+  const layout = useLoaderData<typeof loader>();
+  const { user, scripts, callbacksDue: callbacksDueLoaded, pause } = layout;
   const root = useRouteLoaderData<typeof rootLoader>("root");
   const revalidator = useRevalidator();
   const submit = useSubmit();
@@ -55,6 +64,11 @@ export default function AppLayout() {
   useRealtimeSession(user.id, () =>
     void hangUpAllCallsThenLogout(() => submit(null, { method: "post", action: "/logout" })),
   );
+
+  // Issue 18: a callback falling due is told at once on any page (a toast) and counted in the menu.
+  const callbacksDue = useCallbacksDue(callbacksDueLoaded, (due) => {
+    for (const callback of due) notify("info", `Пора перезвонить: ${callback.name || callback.phone} (${callback.phone})`);
+  }, layout);
 
   // A client-side navigation can unmount the focused link or button (a form post, a redirect): the focus then
   // falls to <body> and the next Tab would start from where that element was. Put it on the new page's content,
@@ -91,11 +105,16 @@ export default function AppLayout() {
       {/* The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). */}
       <input id="menu-toggle" type="checkbox" className="peer sr-only" aria-label="Меню" />
       <aside
-        className="fixed inset-y-0 left-0 z-30 hidden w-64 border-r border-slate-200 bg-white peer-checked:block dark:border-slate-700 dark:bg-slate-900 desk:static desk:block desk:peer-checked:hidden"
+        className="fixed inset-y-0 left-0 z-30 hidden w-64 shrink-0 flex-col border-r border-slate-200 bg-white peer-checked:flex dark:border-slate-700 dark:bg-slate-900 desk:sticky desk:top-0 desk:flex desk:h-screen desk:peer-checked:hidden"
         data-testid="sidebar"
       >
-        <div className="flex h-14 items-center px-4 text-lg font-semibold">Лиды</div>
-        <Sidebar isAdmin={user.isAdmin} scripts={scripts} renderScript={scriptViewer.renderScript} />
+        <div className="flex h-14 shrink-0 items-center px-4 text-lg font-semibold">Лиды</div>
+        <Sidebar
+          isAdmin={user.isAdmin}
+          scripts={scripts}
+          renderScript={scriptViewer.renderScript}
+          callbacksDue={callbacksDue}
+        />
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
         <Header
@@ -103,8 +122,13 @@ export default function AppLayout() {
           theme={root?.theme ?? "light"}
           helpUrl={helpUrl}
           balanceSlot={<BalanceSlot initial={user.balance} />}
+          breakSlot={
+            // Issue 18: those who work leads take breaks from the header, on every page.
+            pause.mayBreak || pause.onBreak ? <BreakForm onBreak={pause.onBreak} elapsedSeconds={pause.elapsedSeconds} /> : null
+          }
         />
-        <main id="content" tabIndex={-1} className="flex-1 p-4 outline-none desk:p-6">
+        {/* One content width for every screen (issue 17): wide tables fit at 1440 px, forms do not stretch past it. */}
+        <main id="content" tabIndex={-1} className="mx-auto w-full max-w-screen-xl flex-1 p-4 outline-none desk:p-6">
           <Outlet />
           {scriptViewer.dialog}
         </main>

@@ -3,13 +3,15 @@ import { data } from "@remix-run/node";
 import { Form, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { Pagination, readPaging, useHydrated } from "../components/managers/Pagination";
+import { AGENT_STATE_CLASS, AGENT_STATE_TEXT } from "../components/breaks/agentState";
+import { Pager, readPaging, useHydrated } from "../components/ui/Pager";
 import { notify, ServerMessage } from "../components/ui/Toasts";
 import { readFormBody } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
 import { forceLogout, isAppError, listUsersOnline } from "../managers.server";
 import { redirectWithToast } from "../toast.server";
+import { TableFrame } from "../components/ui/Table";
 
 export const meta: MetaFunction = () => [{ title: "Юзеры онлайн" }];
 
@@ -105,13 +107,15 @@ export default function UsersOnlinePage() {
           Сейчас никого нет онлайн
         </p>
       ) : (
-        <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-700">
+        <TableFrame className="rounded-lg border border-slate-200 dark:border-slate-700">
           <table className="min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="users-online">
             <thead className="bg-slate-50 text-left text-xs font-semibold uppercase text-slate-600 dark:bg-slate-900 dark:text-slate-300">
               <tr>
                 <th className="px-3 py-2">Логин</th>
                 <th className="px-3 py-2">Ник</th>
                 <th className="px-3 py-2">Последний визит</th>
+                <th className="px-3 py-2">Состояние</th>
+                <th className="px-3 py-2">С какого времени</th>
                 <th className="px-3 py-2">Действия</th>
               </tr>
             </thead>
@@ -121,14 +125,26 @@ export default function UsersOnlinePage() {
                   <td className="px-3 py-2">{user.login}</td>
                   <td className="px-3 py-2">{user.displayName}</td>
                   <td className="px-3 py-2">{formatDateTime(user.lastSeen)}</td>
+                  <td className="px-3 py-2" data-testid="agent-state">
+                    {user.state ? (
+                      <span className={`whitespace-nowrap rounded px-2 py-0.5 text-xs font-semibold ${AGENT_STATE_CLASS[user.state]}`}>
+                        {AGENT_STATE_TEXT[user.state]}
+                      </span>
+                    ) : (
+                      "—"
+                    )}
+                  </td>
+                  <td className="px-3 py-2" data-testid="agent-state-since">
+                    {user.state && user.stateSince ? formatDateTime(user.stateSince) : "—"}
+                  </td>
                   <td className="px-3 py-2">{user.id === meId ? null : <ForceLogoutButton user={user} hydrated={hydrated} fetcher={fetcher} />}</td>
                 </tr>
               ))}
             </tbody>
           </table>
-        </div>
+        </TableFrame>
       )}
-      <Pagination page={page} pages={pages} size={size} sizes={PAGE_SIZES} total={online.length} hrefFor={href} />
+      <Pager page={page} pages={pages} size={size} sizes={PAGE_SIZES} total={online.length} hrefFor={href} />
     </section>
   );
 }

@@ -29,16 +29,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const present = (key: string) => (typeof form[key] === "string" && form[key] !== "" ? form[key] : undefined);
   try {
     switch (form.intent) {
-      case "start":
-        return Response.json(await startCall(db, actor, { number: form.number, direction: present("direction"), contactId: present("contactId") }));
+      case "start": {
+        const call = await startCall(db, actor, { number: form.number, direction: present("direction"), contactId: present("contactId") });
+        // /users shows him in a call at once (decision 038).
+        void context.deps.hub.presenceChanged().catch(() => {});
+        return Response.json(call);
+      }
       case "answer":
         await answerCall(db, actor, form.id);
         return new Response(null, { status: 204 });
       case "alive":
         await keepCallAlive(db, actor, form.id);
         return new Response(null, { status: 204 });
-      case "end":
-        return Response.json(await endCall(db, actor, form.id, { sipCode: present("sipCode"), cause: present("cause") }));
+      case "end": {
+        const call = await endCall(db, actor, form.id, { sipCode: present("sipCode"), cause: present("cause") });
+        void context.deps.hub.presenceChanged().catch(() => {});
+        return Response.json(call);
+      }
       default:
         return Response.json({ error: "bad_request", message: "Неизвестное действие" }, { status: 400 });
     }

@@ -10,5 +10,5 @@ export async function loader() {
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await getUser(request, context);
   if (user) await logoutUser(context.deps.db, context.deps.sessions, actorOf(user), user.id);
-  return redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context, request) } });
+  return redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context) } });
 }

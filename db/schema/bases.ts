@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigserial, index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { bigserial, boolean, index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
 import { timestamps, users } from "./users";
 import { statuses } from "./work";
 
@@ -9,6 +9,11 @@ export const databases = pgTable("databases", {
   name: text("name").notNull(),
   /** Fixed at import: contacts are only ever removed with their base. */
   contactsCount: integer("contacts_count").notNull().default(0),
+  /**
+   * The file's column headers the admin mapped to Доп. поле 1-4 at import (index 0 is field 1; "" when the column
+   * had no header or was not mapped): the client card labels these fields with them.
+   */
+  extraLabels: text("extra_labels").array().notNull().default(sql`'{}'::text[]`),
   ...timestamps,
 });
 
@@ -44,13 +49,20 @@ export const contacts = pgTable(
     clientInfo: text("client_info").notNull().default(""),
     heldBy: integer("held_by").references(() => users.id, { onDelete: "set null" }),
     heldUntil: timestamp("held_until", { withTimezone: true }),
+    /**
+     * Its number is on the do-not-call list: kept by triggers on do_not_call (decision 036), so the free index
+     * leaves such contacts out and a turn never walks past them. The rule itself is `mayBeCalled`.
+     */
+    listed: boolean("listed").notNull().default(false),
+    /** When the holder got it (the claim, or taking a callback): /users' "working a lead since" (decision 038). */
+    heldSince: timestamp("held_since", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // Free, unheld contacts in import order, base by base: the claim walks this (DESIGN §10).
+    // Free, unheld, callable contacts in import order, base by base: the claim walks this (DESIGN §10).
     index("contacts_free_idx")
       .on(t.databaseId, t.id)
-      .where(sql`${t.statusId} is null and ${t.heldBy} is null`),
+      .where(sql`${t.statusId} is null and ${t.heldBy} is null and not ${t.listed}`),
     // Re-work: contacts with a status, least recently touched first. Partial, like the two below: an imported
     // contact has no status and no last manager, so an import does not pay for these indexes (decision 010).
     index("contacts_rework_idx")

@@ -127,8 +127,13 @@ export const exports = pgTable(
     name: text("name").notNull(),
     databaseIds: integer("database_ids").array().notNull(),
     statusIds: integer("status_ids").array().notNull(),
+    /** The file's format: `xlsx` or `csv` (UTF-8 with a BOM, `;` between fields). */
+    format: text("format").notNull().default("xlsx"),
     isExported: boolean("is_exported").notNull().default(false),
     progress: integer("progress").notNull().default(0),
+    /** Rows the file will hold (counted at creation and again when a worker starts), and rows written so far. */
+    rowsTotal: integer("rows_total"),
+    rowsWritten: integer("rows_written").notNull().default(0),
     startTime: timestamp("start_time", { withTimezone: true }),
     endTime: timestamp("end_time", { withTimezone: true }),
     /** Which worker holds the job, and until when (a crashed worker's job becomes claimable again). */

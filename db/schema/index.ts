@@ -4,3 +4,6 @@ export * from "./bases";
 export * from "./filters";
 export * from "./events";
 export * from "./calls";
+export * from "./dnc";
+export * from "./callbacks";
+export * from "./breaks";

@@ -14,6 +14,10 @@ export const statuses = pgTable(
     order: integer("sort_order").notNull().default(0),
     isReportStatus: boolean("is_report_status").notNull().default(false),
     isTechnical: boolean("is_technical").notNull().default(false),
+    /** Pressing it puts the contact's numbers on the do-not-call list (issue 18). */
+    isDoNotCall: boolean("is_do_not_call").notNull().default(false),
+    /** Pressing it asks for a callback time (issue 18): the contact comes back to the manager then. */
+    asksCallback: boolean("asks_callback").notNull().default(false),
     ...timestamps,
   },
   (t) => [index("statuses_sort_order_idx").on(t.order)],
@@ -31,7 +35,8 @@ export const scripts = pgTable("scripts", {
 export const templates = pgTable("templates", {
   id: serial("id").primaryKey(),
   name: text("name").notNull(),
-  isActive: boolean("is_active").notNull().default(false),
+  /** Given to managers (decision 034); new templates start active. */
+  isActive: boolean("is_active").notNull().default(true),
   templateFields: text("template_fields").notNull().default("[]"),
   ...timestamps,
 });
@@ -54,6 +59,8 @@ export const settings = pgTable("settings", {
   /** Earnings per report application, in cents. */
   rateWithPassportCents: integer("rate_with_passport_cents").notNull().default(0),
   rateWithoutPassportCents: integer("rate_without_passport_cents").notNull().default(0),
+  /** A due callback the manager has not taken for this long goes to any manager of the topic. */
+  callbackGraceMinutes: integer("callback_grace_minutes").notNull().default(15),
   ...timestamps,
 });
 

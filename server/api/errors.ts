@@ -79,6 +79,7 @@ export function apiErrorHandler(error: FastifyError, request: FastifyRequest, re
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, "database unavailable");
+    request.server.deps?.metrics.databaseUnavailable();
     return reply
       .code(503)
       .header("Retry-After", "5")

@@ -11,6 +11,11 @@ import net from "node:net";
  * IPv6 addresses count by their /64: one host usually holds a whole /64 and could rotate through it.
  */
 export function clientAddress(request: IncomingMessage, trustedProxies: number): string {
+  return throttleKey(forwardedAddress(request, trustedProxies));
+}
+
+/** The client's own address: the socket's, or with TRUST_PROXY the one that many hops back in X-Forwarded-For. */
+export function forwardedAddress(request: IncomingMessage, trustedProxies: number): string {
   const socketAddress = request.socket?.remoteAddress ?? "";
   let address = socketAddress;
   if (trustedProxies > 0) {
@@ -24,7 +29,7 @@ export function clientAddress(request: IncomingMessage, trustedProxies: number):
     // A proxy that sends something that is not an address is misconfigured: count by the proxy itself.
     if (net.isIP(candidate)) address = candidate;
   }
-  return throttleKey(address);
+  return address;
 }
 
 function throttleKey(address: string): string {

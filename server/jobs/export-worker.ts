@@ -2,7 +2,7 @@ import crypto from "node:crypto";
 import os from "node:os";
 import type { DbHandle } from "../../db/client";
 import { EXPORTS_CHANNEL } from "../core/exports/exports";
-import { claimNextExport, failExportJob, LostExportLease, releaseDeadClaims, runExportJob } from "../core/exports/run";
+import { claimNextExport, dropWorkerId, failExportJob, holdWorkerId, LostExportLease, releaseDeadClaims, runExportJob } from "../core/exports/run";
 
 export interface ExportWorkerOptions {
   /** How often to look for work when no announcement came (also picks up jobs whose worker crashed). */
@@ -10,6 +10,8 @@ export interface ExportWorkerOptions {
   /** A job's lease: renewed at every progress step; when it runs out another instance may take the job. */
   leaseSeconds?: number;
   log?: (message: string, error?: unknown) => void;
+  /** Told how each job this worker ran ended (/metrics). */
+  onJobEnd?: (outcome: "done" | "failed") => void;
 }
 
 export interface ExportWorker {
@@ -29,6 +31,7 @@ export function startExportWorker(handle: DbHandle, options: ExportWorkerOptions
   const leaseSeconds = options.leaseSeconds ?? 60;
   const log = options.log ?? (() => {});
   const workerId = `${os.hostname()}:${process.pid}:${crypto.randomBytes(4).toString("hex")}`;
+  holdWorkerId(workerId);
   let stopped = false;
   let running: Promise<void> | null = null;
   let again = false;
@@ -50,9 +53,11 @@ export function startExportWorker(handle: DbHandle, options: ExportWorkerOptions
       if (!job) return;
       try {
         await runExportJob(handle.db, job, workerId, leaseSeconds, () => stopped);
+        options.onJobEnd?.("done");
       } catch (error) {
         if (error instanceof LostExportLease || stopped) continue;
         log(`export ${job.id} failed`, error);
+        options.onJobEnd?.("failed");
         await failExportJob(handle.db, job.id, workerId, "Не удалось сформировать файл: нажмите «Перезапустить»").catch(() => {});
       }
     }
@@ -90,6 +95,7 @@ export function startExportWorker(handle: DbHandle, options: ExportWorkerOptions
       stopped = true;
       if (timer) clearTimeout(timer);
       await running?.catch(() => {});
+      dropWorkerId(workerId);
       await unlisten?.().catch(() => {});
     },
   };

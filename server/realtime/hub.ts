@@ -49,6 +49,8 @@ export interface RealtimeHub {
   sendToUser(userId: number, event: string, data?: unknown): number;
   /** Users with a live socket on this instance. */
   connectedUserIds(): number[];
+  /** Open sockets on this instance (/metrics). */
+  connectionCount(): number;
   /**
    * Tells every socket of the user, on every instance, to log out, and closes them; with `keepSession`, not
    * the sockets of that session (an admin who changed his own password stays on his page).
@@ -362,6 +364,7 @@ export function createRealtimeHub({
       return set.size;
     },
     connectedUserIds: () => [...clientsByUser.keys()],
+    connectionCount: () => wss.clients.size,
     forceLogout: (userId, keepSession) =>
       publish({ type: "forceLogout", userId, ...(keepSession ? { keep: sessionDigest(keepSession) } : {}) }),
     presenceChanged: () => publish({ type: "presence" }),

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
-import { claimStatements } from "../../server/core/leads/allocation";
+import { claimStatement } from "../../server/core/leads/allocation";
+import { TIER_ORDER } from "../../server/core/leads/tiers";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -110,14 +111,14 @@ describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () 
     await t.db.execute(sql`analyze contacts`);
 
     const work = { filterId: 0, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id] };
-    for (const statement of claimStatements(1, 30, work)) {
-      const plan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${statement}`);
+    for (const tier of TIER_ORDER) {
+      const plan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatement(1, 30, work, [tier])}`);
       const text = plan.map((r) => String(Object.values(r)[0])).join("\n");
       expect(text).not.toMatch(/Seq Scan on contacts/);
       expect(text).toMatch(/Index (Only )?Scan|Bitmap Index Scan/);
     }
     // The free claim walks contacts_free_idx in its own order: no sort over the worked rows.
-    const freePlan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatements(1, 30, work)[1]}`);
+    const freePlan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatement(1, 30, work, ["fresh"])}`);
     expect(freePlan.map((r) => String(Object.values(r)[0])).join("\n")).toMatch(/contacts_free_idx/);
   }, 600_000);
 });

@@ -2,7 +2,7 @@ import { asc, eq, inArray, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, exportParts, exports, statuses } from "../../db/schema";
 import { EXPORTS_CHANNEL } from "../../server/core/exports/exports";
-import { EXPORT_HEADER, LostExportLease, partStore } from "../../server/core/exports/run";
+import { dropWorkerId, EXPORT_HEADER, holdWorkerId, LostExportLease, partStore, runExportJob } from "../../server/core/exports/run";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { buildXlsx, readXlsx } from "../helpers/xlsx";
 
@@ -99,9 +99,10 @@ describe("POST /api/v1/database/exports", () => {
   it("writes one row per contact of the chosen bases and statuses, read back from the downloaded file", async () => {
     const res = await create({ name: "Отказы и заявки", databaseIds: [baseA, baseB], statusIds: [statusIds.refusal, statusIds.application] });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ name: "Отказы и заявки", isExported: false });
+    // Counted at creation: the list says "0 of 2 rows" before a worker has touched the job.
+    expect(res.body).toMatchObject({ name: "Отказы и заявки", isExported: false, rowsTotal: 2, rowsWritten: 0 });
     const job = await waitDone(res.body.id);
-    expect(job).toMatchObject({ isExported: true, progress: 100, error: null });
+    expect(job).toMatchObject({ isExported: true, progress: 100, error: null, rowsTotal: 2, rowsWritten: 2 });
     expect(new Date(job.endTime).getTime()).toBeGreaterThanOrEqual(new Date(job.startTime).getTime());
 
     const file = await download(res.body.id);
@@ -121,6 +122,42 @@ describe("POST /api/v1/database/exports", () => {
     await waitDone(res.body.id);
     const rows = await readXlsx((await download(res.body.id)).body);
     expect(rows.slice(1).map((r) => r[0])).toEqual(["Сидоров Пётр", "Орлова Юлия"]);
+  });
+});
+
+describe("progress in rows", () => {
+  it("records rows written of rows to write while the job runs, page by page", async () => {
+    const big = await importBase("Большая", [["Первый", "0500000001", "Киев", ""]]);
+    await t.db.execute(
+      sql`insert into contacts (database_id, name, phone, phone_key)
+          select ${big}, 'Контакт ' || g, '050' || lpad(g::text, 7, '0'), '38050' || lpad(g::text, 7, '0')
+          from generate_series(2, 6000) g`,
+    );
+    // Held by this test's own worker, alive in this process, so the app's worker leaves it alone.
+    holdWorkerId("test-worker");
+    const [job] = await t.db
+      .insert(exports)
+      .values({ name: "Большой", databaseIds: [big], statusIds: [0], claimedBy: "test-worker", claimedUntil: new Date(Date.now() + 60_000), startTime: new Date() })
+      .returning();
+    let pages = 0;
+    // Stop before the second page: the first page's 5,000 rows must be on record, of 6,000.
+    const run = runExportJob(t.db, { id: job.id, name: job.name, databaseIds: [big], statusIds: [0], format: "xlsx" }, "test-worker", 60, () => ++pages > 1);
+    await expect(run).rejects.toBeInstanceOf(LostExportLease);
+    // The stopped page's record may still be on its way.
+    await expect
+      .poll(async () => {
+        const res = await t.request.get("/api/v1/database/exports").set(bearer(token));
+        const row = res.body.find((e: { id: number }) => e.id === job.id);
+        return [row.rowsWritten, row.rowsTotal, row.progress];
+      })
+      .toEqual([5000, 6000, 83]);
+    dropWorkerId("test-worker");
+
+    // Restart counts again and starts from zero; the app's worker then writes every row.
+    const restarted = await t.request.post(`/api/v1/database/exports/${job.id}/restart`).set(bearer(token));
+    expect(restarted.body).toMatchObject({ rowsTotal: 6000, rowsWritten: 0, progress: 0 });
+    expect(await waitDone(job.id)).toMatchObject({ isExported: true, rowsWritten: 6000, rowsTotal: 6000, progress: 100 });
+    await t.request.delete(`/api/v1/database/${big}`).set(bearer(token));
   });
 });
 

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, scripts, templates } from "../../db/schema";
-import { bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, reloadUser, type TestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
 
 let t: TestApp;
@@ -18,7 +18,8 @@ let scriptId: number;
 let templateId: number;
 
 beforeAll(async () => {
-  t = await createTestApp();
+  // web: the filter form's page is checked here too (the inactive template rule, without JavaScript).
+  t = await createTestApp({ web: true });
   admin = await t.adminToken();
   olga = await createUser(t.db, { login: "olga", displayName: "Ольга" });
   ivan = await createUser(t.db, { login: "ivan", displayName: "Иван" });
@@ -136,6 +137,75 @@ describe("filters API", () => {
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("Неверный идентификатор");
     await t.request.delete(`/api/v1/filters/${created.body.id}`).set(bearer(admin)).expect(200);
+  });
+});
+
+describe("a deactivated template (decision 034: active means given to managers)", () => {
+  const message = (name: string) =>
+    `Шаблон «${name}» деактивирован: менеджеры не увидят его карточку. Выберите активный шаблон или включите этот на странице «Настройка шаблона»`;
+
+  it("is refused for a new topic and as a new choice for a topic; a topic keeps the one it already has", async () => {
+    const [{ id: off }] = await t.db.insert(templates).values({ name: "Выключенная анкета", isActive: false, templateFields: "[]" }).returning();
+    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "С выключенным шаблоном", template: off }));
+    expect(created.status).toBe(400);
+    expect(created.body).toEqual({ error: "template_inactive", message: message("Выключенная анкета") });
+    expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.some((f: { name: string }) => f.name === "С выключенным шаблоном")).toBe(false);
+
+    // A topic with an active template may not switch to the deactivated one...
+    const topic = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Тематика с анкетой" }));
+    expect(topic.status).toBe(200);
+    const switched = await t.request.put(`/api/v1/filters/${topic.body.id}`).set(bearer(admin)).send(body({ name: "Тематика с анкетой", template: off }));
+    expect(switched.status).toBe(400);
+    expect(switched.body.message).toBe(message("Выключенная анкета"));
+    expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === topic.body.id).template).toEqual({
+      id: templateId,
+      name: "Анкета",
+    });
+
+    // ...but when its own template is switched off later, editing the topic's other fields keeps it.
+    await t.db.update(templates).set({ isActive: false }).where(eq(templates.id, templateId));
+    try {
+      const kept = await t.request.put(`/api/v1/filters/${topic.body.id}`).set(bearer(admin)).send(body({ name: "Тематика переименована" }));
+      expect(kept.status).toBe(200);
+      expect(kept.body.template).toEqual({ id: templateId, name: "Анкета" });
+      // Switched on again, it is an ordinary choice.
+      await t.db.update(templates).set({ isActive: true }).where(eq(templates.id, off));
+      const now = await t.request.put(`/api/v1/filters/${topic.body.id}`).set(bearer(admin)).send(body({ name: "Тематика переименована", template: off }));
+      expect(now.status).toBe(200);
+      expect(now.body.template).toEqual({ id: off, name: "Выключенная анкета" });
+    } finally {
+      await t.db.update(templates).set({ isActive: true }).where(eq(templates.id, templateId));
+      await t.request.delete(`/api/v1/filters/${topic.body.id}`).set(bearer(admin));
+      await t.db.delete(templates).where(eq(templates.id, off));
+    }
+  });
+
+  it("the filter form offers active templates only and says why it refuses one (JavaScript off)", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const [{ id: off }] = await t.db.insert(templates).values({ name: "Спящая анкета", isActive: false, templateFields: "[]" }).returning();
+    try {
+      const form = await getPage(t, "/loadedbases/filters/new", cookie);
+      expect(form.status).toBe(200);
+      const choices = [...form.text.matchAll(/<option value="(\d*)"[^>]*>([^<]*)<\/option>/g)]
+        .filter((m) => form.text.lastIndexOf('id="filter-template"', m.index) > form.text.lastIndexOf("</select>", m.index))
+        .map((m) => m[2]);
+      expect(choices).toEqual(["Без шаблона", "Анкета"]);
+
+      // A crafted post (or a page opened before the switch) is refused with the reason, nothing is saved.
+      const posted = await t.request
+        .post("/loadedbases/filters/new")
+        .set("Cookie", cookie)
+        .set("Host", "127.0.0.1")
+        .set("Origin", "http://127.0.0.1")
+        .set("Accept-Encoding", "identity")
+        .set("Content-Type", "application/x-www-form-urlencoded")
+        .send(formBody({ intent: "save", name: "Со спящей", template: String(off), managers: String(olga.user.id), databases: String(baseA), statuses: String(callBack) }));
+      expect(posted.status).toBe(400);
+      expect(posted.text).toContain(`Ошибка сохранения фильтра: ${message("Спящая анкета")}`);
+      expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.some((f: { name: string }) => f.name === "Со спящей")).toBe(false);
+    } finally {
+      await t.db.delete(templates).where(eq(templates.id, off));
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { asc, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contacts, databases, settings } from "../../db/schema";
+import { extraLabelsOf, leadCardRows } from "../../server/core/leads/card";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { buildXls, buildXlsx, buildXlsxStreamed, buildZip } from "../helpers/xlsx";
 
@@ -131,6 +132,42 @@ describe("POST /api/v1/database/import", () => {
     ]);
   });
 
+  it("keeps the headers mapped to Доп. поле 1-4 as the card's labels; the client card shows them, a readable phone and no empty rows", async () => {
+    const rows = [
+      ["ФИО", "Телефон", "Сумма кредита", "Игнор", "Доход"],
+      ["Первый Клиент", "+380731754684", "15000", "x", ""],
+      ["Второй Клиент", "380996637888", "", "y", ""],
+      ["Третий Клиент", "093 874 27 27", "", "z", "30000"],
+    ];
+    const res = await importFile(await buildXlsx(rows), "метки.xlsx", "С метками", ["name", "phone", "additionalInfo2", "skip", "additionalInfo4"]);
+    expect(res.status).toBe(200);
+    const [base] = await t.db.select().from(databases).where(eq(databases.id, res.body.id));
+    expect(base.extraLabels).toEqual(["", "Сумма кредита", "", "Доход"]);
+
+    // The stored phones stay as written (export keeps them); the card's rows are what a manager reads.
+    const stored = await contactsOf(res.body.id);
+    expect(stored.map((r) => r.phone)).toEqual(["+380731754684", "380996637888", "093 874 27 27"]);
+    const ids = await t.db.select({ id: contacts.id }).from(contacts).where(eq(contacts.databaseId, res.body.id)).orderBy(asc(contacts.id));
+    const cards = [];
+    for (const { id } of ids) {
+      const [lead] = await t.db.select().from(contacts).where(eq(contacts.id, id));
+      cards.push(leadCardRows({ ...lead, id: Number(lead.id) }, await extraLabelsOf(t.db, Number(lead.id)), "UA").map((r) => `${r.label}: ${r.value}`));
+    }
+    expect(cards).toEqual([
+      ["Имя: Первый Клиент", "Телефон: 073 175 4684", "Сумма кредита: 15000"],
+      ["Имя: Второй Клиент", "Телефон: 099 663 7888"],
+      ["Имя: Третий Клиент", "Телефон: 093 874 2727", "Доход: 30000"],
+    ]);
+
+    // Without a header row there is nothing to keep: the fields are labelled Доп. поле N.
+    const bare = await importFile(await buildXlsx([["Без Заголовка", "0501112233", "заметка"]]), "голый.xlsx", "Без заголовка", ["name", "phone", "additionalInfo1"]);
+    expect(bare.status).toBe(200);
+    const [noHeader] = await t.db.select().from(databases).where(eq(databases.id, bare.body.id));
+    const [lead] = await t.db.select().from(contacts).where(eq(contacts.databaseId, bare.body.id));
+    const card = leadCardRows({ ...lead, id: Number(lead.id) }, noHeader.extraLabels, "UA");
+    expect(card.map((r) => `${r.label}: ${r.value}`)).toEqual(["Имя: Без Заголовка", "Телефон: 050 111 2233", "Доп. поле 1: заметка"]);
+  });
+
   it("keeps in-file duplicates when removeDuplicatesInBase is off", async () => {
     await t.db.update(settings).set({ removeDuplicatesInBase: false }).where(eq(settings.id, 1));
     const res = await importFile(await buildXlsx(ROWS), "a.xlsx", "С дублями");
@@ -207,8 +244,8 @@ describe("POST /api/v1/database/import", () => {
 
   describe("refuses bad input with a Russian message and writes nothing", () => {
     const cases: Array<[string, () => Promise<Buffer>, string, number, string]> = [
-      ["a renamed text file", async () => Buffer.from("ФИО;Телефон\nИван;0501234567\n"), "база.xlsx", 400, "Файл не является таблицей Excel: загрузите файл .xlsx или .xls"],
-      ["a zip that is not a workbook (a renamed .docx)", async () => buildZip([{ name: "word/document.xml", data: "<w/>" }]), "база.xlsx", 400, "Файл не является таблицей Excel: загрузите файл .xlsx или .xls"],
+      ["a renamed text file", async () => Buffer.from("ФИО;Телефон\nИван;0501234567\n"), "база.xlsx", 400, "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv"],
+      ["a zip that is not a workbook (a renamed .docx)", async () => buildZip([{ name: "word/document.xml", data: "<w/>" }]), "база.xlsx", 400, "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv"],
       ["a zip bomb", async () => buildZip([{ name: "xl/workbook.xml", data: "<w/>" }, { name: "xl/worksheets/sheet1.xml", data: "<x/>", declaredSize: 0xfffffff0 }]), "бомба.xlsx", 400, "Файл повреждён или подозрительно сильно сжат: импорт отменён"],
       ["an oversized file", async () => { const b = Buffer.alloc(50 * 1024 * 1024 + 10); b.write("PK\u0003\u0004", 0, "latin1"); return b; }, "big.xlsx", 400, "Файл слишком большой: не более 50 МБ"],
       ["an oversized .xls", async () => { const b = Buffer.alloc(21 * 1024 * 1024); Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b); return b; }, "big.xls", 400, "Файл .xls слишком большой: не более 20 МБ. Сохраните его как .xlsx"],

@@ -114,6 +114,9 @@ describe("the realtime hub on one instance", () => {
       displayName: "Света",
       isAdmin: false,
       lastSeen: expect.any(String),
+      // Logged in, no topic, no lead: waiting (decision 038), since his login.
+      state: "idle",
+      stateSince: expect.any(String),
     });
     socket.ws.close();
     watcher.ws.close();

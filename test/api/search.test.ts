@@ -68,6 +68,7 @@ describe("GET /api/v1/database/search", () => {
           additionalInfo3: "",
           additionalInfo4: "",
           status: "",
+          doNotCall: false,
         },
       },
     ]);

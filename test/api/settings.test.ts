@@ -17,11 +17,11 @@ describe("GET, POST /api/v1/database/settings", () => {
   it("starts from the defaults", async () => {
     const res = await t.request.get("/api/v1/database/settings").set(bearer(admin));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "" });
+    expect(res.body).toEqual({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "", callbackGraceMinutes: 15 });
   });
 
   it("saves all three settings and reads them back", async () => {
-    const body = { removeDuplicatesInBase: false, removeDuplicatesAcrossBases: true, defaultInfo: "Клиент из рекламы" };
+    const body = { removeDuplicatesInBase: false, removeDuplicatesAcrossBases: true, defaultInfo: "Клиент из рекламы", callbackGraceMinutes: 25 };
     const res = await t.request.post("/api/v1/database/settings").set(bearer(admin)).send(body);
     expect(res.status).toBe(200);
     expect(res.body).toEqual(body);

@@ -39,7 +39,7 @@ const RSS_BOUND = 400 * MB;
 const MESSAGES = {
   bomb: "Файл повреждён или подозрительно сильно сжат: импорт отменён",
   damaged: "Не удалось прочитать файл: он повреждён или сохранён в неподдерживаемом формате",
-  notSpreadsheet: "Файл не является таблицей Excel: загрузите файл .xlsx или .xls",
+  notSpreadsheet: "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv",
   tooManyStrings: "В файле слишком много текста: таблица строк больше 100 МБ. Разбейте файл на части",
   cellTooLong: "В ячейке больше 32 767 символов (предел Excel): файл повреждён или это не таблица",
   tooSlow: "Файл читается слишком долго: импорт отменён",
@@ -231,7 +231,12 @@ describe("empty cells", () => {
 describe("formulas", () => {
   it("imports the cached value of a formula, never evaluates, and keeps formula-looking text as inert text", async () => {
     const workbook = await buildXlsxWithFormulas();
-    const res = await importFile(workbook, "формулы.xlsx", "Формулы", ["name", "phone", "city"]);
+    // Formulas without a cached value (column D) are never run: imported, they are refused by name (decision 043)...
+    const refused = await importFile(workbook, "формулы.xlsx", "Формулы", ["name", "phone", "city", "additionalInfo1"]);
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/^В импортируемых столбцах 2 формулы без сохранённого значения \(D2, D3\)/);
+    // ...and skipped, the rest imports.
+    const res = await importFile(workbook, "формулы.xlsx", "Формулы", ["name", "phone", "city", "skip"]);
     expect(res.status).toBe(200);
     const rows = await t.db
       .select({ name: contacts.name, phone: contacts.phone, city: contacts.city })
@@ -241,7 +246,6 @@ describe("formulas", () => {
     expect(rows).toEqual([
       // A formula's cached value, whatever the formula would do.
       { name: "Иван по ссылке", phone: "0501234567", city: "" },
-      // A formula without a cached value: nothing (it is not computed, and not run).
       { name: "Пётр", phone: "0671234567", city: "" },
       // Text that looks like a formula stays exactly that text.
       { name: "=HYPERLINK(\"http://evil.example/\",\"Нажми\")", phone: "0631234567", city: "=cmd|' /C calc'!A0" },
@@ -255,13 +259,14 @@ async function buildXlsxWithFormulas(): Promise<Buffer> {
   const ExcelJS = (await import("exceljs")).default;
   const workbook = new ExcelJS.Workbook();
   const sheet = workbook.addWorksheet("Лист1");
-  sheet.addRow(["ФИО", "Телефон", "Город"]);
+  sheet.addRow(["ФИО", "Телефон", "Город", "Доп"]);
   sheet.addRow([
     { formula: 'HYPERLINK("http://evil.example/","Иван по ссылке")', result: "Иван по ссылке" },
     { formula: 'CONCATENATE("050","1234567")', result: "0501234567" },
+    null,
     { formula: "cmd|' /C calc'!A0" },
   ]);
-  sheet.addRow(["Пётр", "0671234567", { formula: "WEBSERVICE(\"http://evil.example/\")" }]);
+  sheet.addRow(["Пётр", "0671234567", null, { formula: "WEBSERVICE(\"http://evil.example/\")" }]);
   sheet.addRow(['=HYPERLINK("http://evil.example/","Нажми")', "0631234567", "=cmd|' /C calc'!A0"]);
   sheet.addRow(["+7 (495) 000-00-00", "0991234567", "@SUM(1+1)*cmd|' /C notepad'!A1"]);
   return Buffer.from(await workbook.xlsx.writeBuffer());

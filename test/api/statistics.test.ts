@@ -50,6 +50,8 @@ describe("GET /api/v1/statistics", () => {
       totalDatabases: 3,
       totalContacts: 1300,
       statusCounts: { Отказ: 4, Заявка: 2, Перезвонить: 1, Недозвон: 4 },
+      // Each status's own colour (seeded: Отказ and Недозвон are button texts), whatever its rank.
+      statusColors: { Отказ: "#dc2626", Заявка: "#22c55e", Перезвонить: "#2563eb", Недозвон: "#6b7280" },
       topManagers: [
         { manager: "Ольга", count: 4 },
         { manager: "petr", count: 2 },
@@ -103,6 +105,29 @@ describe("GET /api/v1/statistics", () => {
     });
   });
 
+  it("colours a status by its own colour after an admin changes it, and a text no status has by the text alone", async () => {
+    const at = new Date(Date.UTC(2022, 2, 3, 9));
+    const now = new Date(Date.UTC(2022, 2, 3, 12));
+    const someone = await createUser(t.db);
+    for (let i = 0; i < 3; i++) await pressStatus(t.db, { userId: someone.user.id, statusText: "Заявка", isReport: true, at });
+    await pressStatus(t.db, { userId: someone.user.id, statusText: "Удалённый статус", at });
+    await pressStatus(t.db, { userId: someone.user.id, statusText: "Ещё удалённый", at });
+    const list = await t.request.get("/api/v1/status").set(bearer(admin));
+    const zayavka = (list.body as Array<{ id: number; text: string }>).find((s) => s.text === "Заявка")!;
+    expect((await t.request.put(`/api/v1/status/${zayavka.id}`).set(bearer(admin)).send({ text: "Заявка", color: "#0f766e" })).status).toBe(200);
+
+    const stats = await getStatistics(t.db, ADMIN_ACTOR, now);
+    expect(stats.statusColors["Заявка"]).toBe("#0f766e");
+    // Texts of deleted statuses: a colour of their own that does not depend on how many presses they have.
+    const orphan = stats.statusColors["Удалённый статус"];
+    expect(orphan).toMatch(/^#[0-9a-f]{6}$/);
+    for (let i = 0; i < 5; i++) await pressStatus(t.db, { userId: someone.user.id, statusText: "Удалённый статус", at });
+    const later = await getStatistics(t.db, ADMIN_ACTOR, now);
+    expect(later.statusColors["Удалённый статус"]).toBe(orphan);
+    expect(later.statusColors["Ещё удалённый"]).toBe(stats.statusColors["Ещё удалённый"]);
+    await t.request.put(`/api/v1/status/${zayavka.id}`).set(bearer(admin)).send({ text: "Заявка", color: "#22c55e" });
+  });
+
   it("is admin only", async () => {
     const manager = await createUser(t.db);
     const token = await t.tokenFor(manager);
@@ -129,14 +154,14 @@ describe("GET /api/v1/statistics/personal/{id}", () => {
 
     const mine = await t.request.get(`/api/v1/statistics/personal/${me.user.id}`).set(bearer(token));
     expect(mine.body).toEqual([
-      { status: "Отказ", count: 2 },
-      { status: "Недозвон", count: 1 },
-      { status: "Перезвонить", count: 1 },
+      { status: "Отказ", count: 2, color: "#dc2626" },
+      { status: "Недозвон", count: 1, color: "#6b7280" },
+      { status: "Перезвонить", count: 1, color: "#2563eb" },
     ]);
     const theirs = await t.request.get(`/api/v1/statistics/personal/${other.user.id}`).set(bearer(token));
     expect(theirs.status).toBe(403);
     const byAdmin = await t.request.get(`/api/v1/statistics/personal/${other.user.id}`).set(bearer(admin));
-    expect(byAdmin.body).toEqual([{ status: "Заявка", count: 1 }]);
+    expect(byAdmin.body).toEqual([{ status: "Заявка", count: 1, color: "#22c55e" }]);
     expect((await t.request.get("/api/v1/statistics/personal/99999").set(bearer(admin))).status).toBe(404);
     expect((await t.request.get("/api/v1/statistics/personal/abc").set(bearer(admin))).status).toBe(400);
   });

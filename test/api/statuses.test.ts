@@ -36,6 +36,8 @@ describe("GET /api/v1/status and /status/visible", () => {
       order: 0,
       isReportStatus: false,
       isTechnical: true,
+      isDoNotCall: false,
+      asksCallback: false,
     });
   });
 
@@ -114,6 +116,7 @@ describe("PUT, DELETE and the toggles", () => {
       isHidden: false,
       description: "утром",
       order: 7,
+      isDoNotCall: true,
     });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -126,6 +129,8 @@ describe("PUT, DELETE and the toggles", () => {
       order: 7,
       isReportStatus: true,
       isTechnical: false,
+      isDoNotCall: true,
+      asksCallback: false,
     });
   });
 

@@ -1,5 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
+import { users } from "../../db/schema";
+import { loadLeadPanel } from "../../server/core/leads/panel";
+import { getTemplate } from "../../server/core/templates/templates";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let t: TestApp;
 let admin: string;
@@ -54,6 +59,43 @@ describe("templates", () => {
     expect(off.body.isActive).toBe(false);
     const on = await t.request.put(`/api/v1/templates/${id}/activate`).set(bearer(admin));
     expect(on.body.isActive).toBe(true);
+  });
+
+  it("gives managers only an active template: a new one is active, a deactivated one is neither listed nor on the panel", async () => {
+    // A fresh install: the admin creates a template without touching activation, and managers get it.
+    const res = await t.request
+      .post("/api/v1/templates")
+      .set(bearer(admin))
+      .send({ name: "Новый по умолчанию", templateFields: JSON.stringify([{ label: "Сумма", type: "text" }]) });
+    expect(res.body.isActive).toBe(true);
+    const id = res.body.id as number;
+    const worker = await createUser(t.db, { login: "template-worker" });
+    const workerToken = await t.tokenFor(worker);
+    const { base } = await createBase(t.db, { count: 2 });
+    const statuses = await statusesByText(t.db);
+    const filter = await createFilterRow(t.db, {
+      managerIds: [worker.user.id],
+      databaseIds: [base.id],
+      statusIds: [statuses["Заявка"].id],
+      templateId: id,
+    });
+    await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, worker.user.id));
+    const actor = { id: worker.user.id, login: "template-worker", isAdmin: false };
+    expect((await loadLeadPanel(t.db, actor, 30, "UA")).template).toEqual({ name: "Новый по умолчанию", fields: [{ label: "Сумма", type: "text" }] });
+    expect((await getTemplate(t.db, actor, id)).name).toBe("Новый по умолчанию");
+
+    // Deactivated: not given to managers (panel, list, one by id); the admin still sees and edits it.
+    expect((await t.request.put(`/api/v1/templates/${id}/activate`).set(bearer(admin))).body.isActive).toBe(false);
+    expect((await loadLeadPanel(t.db, actor, 30, "UA")).template).toBeNull();
+    const listed = await t.request.get("/api/v1/templates").set(bearer(workerToken));
+    expect(listed.body.map((x: { id: number }) => x.id)).not.toContain(id);
+    await expect(getTemplate(t.db, actor, id)).rejects.toThrow("Шаблон не найден");
+    const asAdmin = await t.request.get("/api/v1/templates").set(bearer(admin));
+    expect(asAdmin.body.find((x: { id: number }) => x.id === id)).toMatchObject({ isActive: false });
+
+    // Activated again: back on the panel.
+    await t.request.put(`/api/v1/templates/${id}/activate`).set(bearer(admin));
+    expect((await loadLeadPanel(t.db, actor, 30, "UA")).template?.name).toBe("Новый по умолчанию");
   });
 
   it("deletes a template; a second delete is 404", async () => {

@@ -148,6 +148,8 @@ describe("GET /api/v1/users/online", () => {
       displayName: "Ника",
       isAdmin: false,
       lastSeen: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      state: "idle",
+      stateSince: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
     expect(await onlineLogins()).not.toContain("tokenonly");
 

@@ -43,7 +43,7 @@ describe("parseCents", () => {
 
 describe("pieSlices", () => {
   it("keeps the 8 largest and folds the rest into Другое, with rounded percents", () => {
-    const entries = Array.from({ length: 10 }, (_, i) => ({ label: `S${i + 1}`, value: 10 - i }));
+    const entries = Array.from({ length: 10 }, (_, i) => ({ label: `S${i + 1}`, value: 10 - i, color: `#00000${i}` }));
     const slices = pieSlices(entries);
     expect(slices.map((s) => [s.label, s.percent])).toEqual([
       ["S1", 18],
@@ -56,7 +56,11 @@ describe("pieSlices", () => {
       ["S8", 5],
       ["Другое", 5],
     ]);
-    expect(pieSlices([{ label: "a", value: 0 }])).toEqual([]);
-    expect(pieSlices([{ label: "a", value: 3 }]).map((s) => s.percent)).toEqual([100]);
+    // Each named slice keeps its own colour whatever its rank; Другое is grey.
+    expect(slices.map((s) => s.color)).toEqual(["#000000", "#000001", "#000002", "#000003", "#000004", "#000005", "#000006", "#000007", "#64748b"]);
+    const reversed = pieSlices([{ label: "S2", value: 99, color: "#000001" }, ...entries.slice(0, 1)]);
+    expect(reversed.map((s) => [s.label, s.color])).toEqual([["S2", "#000001"], ["S1", "#000000"]]);
+    expect(pieSlices([{ label: "a", value: 0, color: "#111111" }])).toEqual([]);
+    expect(pieSlices([{ label: "a", value: 3, color: "#111111" }]).map((s) => s.percent)).toEqual([100]);
   });
 });

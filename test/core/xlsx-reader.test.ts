@@ -3,7 +3,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseSheetRows } from "../../server/core/bases/sheet-parse";
-import { readSheetRows } from "../../server/core/bases/spreadsheet";
+import { MESSAGES, readSheetRows } from "../../server/core/bases/spreadsheet";
 import { isDateFormat } from "../../server/core/bases/xlsx-reader";
 import { buildXlsx, writeZipFile, type StreamedEntry } from "../helpers/xlsx";
 
@@ -121,7 +121,75 @@ describe("the xlsx reader", () => {
         ),
       },
     });
-    expect(rows).toEqual([["Анна Сидорова", "ул. Ленина,\r д. 5", "ИСТИНА", "ЛОЖЬ", "", "Анна Сидорова!"]]);
+    expect(rows).toEqual([["Анна Сидорова", "ул. Ленина,\n д. 5", "ИСТИНА", "ЛОЖЬ", "", "Анна Сидорова!"]]);
+  });
+
+  it("reads a shared-string cell with an empty value as an empty cell, not as the first string (issue 16)", async () => {
+    const rows = await rowsOf({
+      workbook: workbook([["Лист", "rId1"]]),
+      rels: rels({ rId1: "worksheets/sheet1.xml" }),
+      sharedStrings: sst(["<t>ФИО</t>", "<t>Телефон</t>", "<t>+79161234567</t>"]),
+      sheets: {
+        "xl/worksheets/sheet1.xml": sheet(
+          `<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>` +
+            `<row r="2"><c r="A2" t="s"><v/></c><c r="B2" t="s"><v>2</v></c></row>` +
+            `<row r="3"><c r="A3" t="s"><v></v></c><c r="B3" t="s"/><c r="C3" t="s"><v>2</v></c></row>`,
+        ),
+      },
+    });
+    expect(rows).toEqual([["ФИО", "Телефон"], ["", "+79161234567"], ["", "", "+79161234567"]]);
+  });
+
+  it("finds the workbook, its shared strings and styles where the package's relationships put them (issue 16)", async () => {
+    // A small valid package of another generator: the workbook is not xl/workbook.xml, the strings elsewhere too.
+    const file = path.join(dir, "elsewhere.xlsx");
+    await writeZipFile(file, [
+      { name: "_rels/.rels", chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="/book/main.xml"/></Relationships>`] },
+      { name: "book/main.xml", chunks: () => [workbook([["Лист", "rId1"]])] },
+      {
+        name: "book/_rels/main.xml.rels",
+        chunks: () => [
+          `<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${REL}/worksheet" Target="sheets/first.xml"/><Relationship Id="rId2" Type="${REL}/sharedStrings" Target="../strings.xml"/><Relationship Id="rId3" Type="${REL}/styles" Target="look.xml"/></Relationships>`,
+        ],
+      },
+      { name: "strings.xml", chunks: () => [sst(["<t>Мария</t>"])] },
+      {
+        name: "book/look.xml",
+        chunks: () => [`<?xml version="1.0"?><styleSheet xmlns="${MAIN}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`],
+      },
+      { name: "book/sheets/first.xml", chunks: () => [sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" s="1"><v>45292</v></c></row>`)] },
+    ]);
+    const rows: string[][] = [];
+    for await (const row of readSheetRows(file)) rows.push(row.cells);
+    expect(rows).toEqual([["Мария", "01.01.2024"]]);
+
+    // A package whose main part is not a workbook (a .docx) is still not a table.
+    const docx = path.join(dir, "letter.xlsx");
+    await writeZipFile(docx, [
+      { name: "_rels/.rels", chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`] },
+      { name: "word/document.xml", chunks: () => [`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>`] },
+    ]);
+    await expect(readSheetRows(docx).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.notSpreadsheet });
+  });
+
+  it("reads a package zipped with backslashes in its names, or with names in other capitals than its relationships", async () => {
+    // A Windows tool's zip (xl\worksheets\sheet1.xml), and a database export's "Sheet1.xml" for "sheet1.xml".
+    for (const [label, rename] of [
+      ["backslash", (name: string) => name.replace(/\//g, "\\")],
+      ["case", (name: string) => name.replace("sheet1", "Sheet1").replace("sharedStrings", "SHAREDSTRINGS")],
+    ] as const) {
+      const file = path.join(dir, `names-${label}.xlsx`);
+      await writeZipFile(file, [
+        { name: rename("_rels/.rels"), chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`] },
+        { name: rename("xl/workbook.xml"), chunks: () => [workbook([["Лист", "rId1"]])] },
+        { name: rename("xl/_rels/workbook.xml.rels"), chunks: () => [rels({ rId1: "worksheets/sheet1.xml" })] },
+        { name: rename("xl/sharedStrings.xml"), chunks: () => [sst(["<t>Ольга</t>"])] },
+        { name: rename("xl/worksheets/sheet1.xml"), chunks: () => [sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1"><v>7</v></c></row>`)] },
+      ]);
+      const rows: string[][] = [];
+      for await (const row of readSheetRows(file)) rows.push(row.cells);
+      expect([label, rows]).toEqual([label, [["Ольга", "7"]]]);
+    }
   });
 
   it("refuses a sheet whose cells have no column in their address, or that is not XML", async () => {
@@ -188,5 +256,46 @@ describe("the xlsx reader", () => {
       { number: 5, cells: ["5"] },
       { number: 6, cells: ["6"] },
     ]);
+  });
+
+  it("refuses a zip whose entries are encrypted (a password set in an archiver) as a file saved with a password", async () => {
+    const data = await buildXlsx([["ФИО"], ["Иван"]]);
+    // The first local header's "encrypted" flag.
+    data.writeUInt16LE(data.readUInt16LE(6) | 1, 6);
+    const file = path.join(dir, "zip-password.xlsx");
+    fs.writeFileSync(file, data);
+    await expect(readSheetRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
+  });
+
+  it("reads what other generators write: UTF-16 parts, absolute targets, a chart sheet first, a row written twice, a tiny number", async () => {
+    const file = path.join(dir, "generators.xlsx");
+    const utf16 = (xml: string, bigEndian = false) => {
+      const le = Buffer.from(`\ufeff${xml.replace('<?xml version="1.0"?>', '<?xml version="1.0" encoding="UTF-16"?>')}`, "utf16le");
+      return bigEndian ? Buffer.from(le).swap16() : le;
+    };
+    await writeZipFile(file, [
+      {
+        name: "xl/workbook.xml",
+        chunks: () => [workbook([["Диаграмма", "rId9"], ["Данные", "rId1"]])],
+      },
+      {
+        name: "xl/_rels/workbook.xml.rels",
+        chunks: () => [
+          `<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="rId1" Type="${REL}/worksheet" Target="/xl/worksheets/data.xml"/>` +
+            `<Relationship Id="rId9" Type="${REL}/chartsheet" Target="/xl/chartsheets/sheet1.xml"/><Relationship Id="rIdS" Type="${REL}/sharedStrings" Target="/xl/sharedStrings.xml"/></Relationships>`,
+        ],
+      },
+      { name: "xl/chartsheets/sheet1.xml", chunks: () => [`<?xml version="1.0"?><chartsheet xmlns="${MAIN}"><sheetViews><sheetView workbookViewId="0"/></sheetViews></chartsheet>`] },
+      { name: "xl/sharedStrings.xml", chunks: () => [utf16(sst(["<t>Иван Петров</t>", "<t>+79161234567</t>"]), true)] },
+      {
+        name: "xl/worksheets/data.xml",
+        chunks: () => [utf16(sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="1"><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>1E-25</v></c></row>`))],
+      },
+    ]);
+    const rows: string[][] = [];
+    let choice: unknown = null;
+    for await (const row of readSheetRows(file, { listSheets: true }, (c) => (choice = c))) rows.push(row.cells);
+    expect(choice).toEqual({ index: 1, names: ["Диаграмма", "Данные"] });
+    expect(rows).toEqual([["Иван Петров", "+79161234567"], ["0.0000000000000000000000001"]]);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exports, filterScripts, links, scripts, templates, users } from "../../db/schema";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { ADMIN, createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { loginThroughPage, startE2E, waitForHydration, mappingGrid, type E2E } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { sendReport, setRatesCents } from "../helpers/money";
 import { buildXlsx } from "../helpers/xlsx";
@@ -176,6 +176,51 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
     expect(found).toEqual([]);
   }, 300_000);
 
+  it("the switched-on toggles of /edit-statuses (★ report, ⚙ technical) stand out and read clearly", async () => {
+    // Issue 17: in the dark theme an "on" toggle was a faint tint. WCAG AA: the icon on its button at least
+    // 4.5:1 (as for text), and the button against the card behind it at least 3:1 (a state must be visible).
+    const context = await contextFor(theme);
+    const page = await context.newPage();
+    await loginThroughPage(page, ADMIN);
+    await visit(page, "/edit-statuses");
+    const toggles = await page.locator("[data-testid=status-row] button[aria-pressed=true]").evaluateAll((buttons) => {
+      type Rgba = [number, number, number, number];
+      const parse = (c: string): Rgba => {
+        const [r, g, b, a = 1] = (c.match(/[\d.]+/g) ?? ["0", "0", "0", "0"]).map(Number);
+        return [r, g, b, a];
+      };
+      const over = (top: Rgba, under: Rgba): Rgba => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat(1) as Rgba;
+      /** The colour a box's background shows: its own over its ancestors'. */
+      const background = (el: Element | null): Rgba => {
+        const layers: Rgba[] = [];
+        for (let box = el; box; box = box.parentElement) {
+          const c = parse(getComputedStyle(box).backgroundColor);
+          if (c[3] > 0) layers.push(c);
+          if (c[3] === 1) break;
+        }
+        return layers.reduceRight<Rgba>((under, top) => over(top, under), [255, 255, 255, 1]);
+      };
+      const luminance = ([r, g, b]: Rgba) =>
+        [r, g, b].map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+      const ratio = (a: Rgba, b: Rgba) => {
+        const [l1, l2] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+        return Math.round(((l1 + 0.05) / (l2 + 0.05)) * 100) / 100;
+      };
+      return buttons.map((button) => {
+        const own = background(button);
+        return {
+          label: button.getAttribute("aria-label"),
+          icon: ratio(over(parse(getComputedStyle(button).color), own), own),
+          button: ratio(own, background(button.closest("[data-testid=status-row]"))),
+        };
+      });
+    });
+    await context.close();
+    expect(toggles.map((t) => t.label).sort()).toEqual(["Отчётный статус", "Технический статус", "Технический статус"]);
+    const weak = toggles.filter((t) => t.icon < 4.5 || t.button < 3);
+    expect(weak).toEqual([]);
+  });
+
   it("the mobile layout (below 1100 px), menu closed and open", async () => {
     const context = await contextFor(theme, { width: 390, height: 844 });
     const page = await context.newPage();
@@ -205,7 +250,7 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
     ]);
     await page.setInputFiles("#base-file", { name: "клиенты.xlsx", mimeType: XLSX_MIME, buffer: file });
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
-    await page.getByTestId("mapping-table").waitFor();
+    await mappingGrid(page);
     const found = (await seriousViolations(page)).map((v) => `mapping: ${v}`);
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
     await page.getByTestId("import-result").waitFor();
@@ -236,6 +281,12 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
     await page.getByRole("button", { name: "Заявка" }).click();
     await page.locator("[data-testid=report-confirm]").waitFor();
     found.push(...(await seriousViolations(page)).map((v) => `/leadpanel (report dialog): ${v}`));
+    // The list of the panel's keys (issue 18: «?»).
+    await page.keyboard.press("Escape");
+    await page.locator("[data-testid=report-confirm]").waitFor({ state: "detached" });
+    await page.keyboard.press("Shift+Slash");
+    await page.locator("[data-testid=keys-dialog]").waitFor();
+    found.push(...(await seriousViolations(page)).map((v) => `/leadpanel (keys dialog): ${v}`));
     await context.close();
 
     const second = await contextFor(theme);

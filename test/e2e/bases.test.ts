@@ -41,8 +41,12 @@ describe.each([true, false])("client search with JavaScript %s", (javaScript) =>
     const hit = page.getByTestId("search-hit");
     await hit.first().waitFor();
     expect(await hit.count()).toBe(1);
-    expect(await hit.locator("h2").textContent()).toBe("База 3");
-    expect(await hit.locator("dd").allTextContents()).toEqual(["Клиент 3-2", "0530000002"]);
+    // One compact table row per hit (issue 17): name, the phone in the region's format, status, base, place, extras.
+    const cells = await hit.locator("td").allTextContents();
+    expect(cells.slice(0, 6)).toEqual(["Клиент 3-2", "05300 00002", "Без статуса", "База 3", "—", ""]);
+    // The history stays one click away, folded in the row's last cell.
+    expect(await hit.locator("td summary").textContent()).toBe("История клиента (0)");
+    expect((await hit.boundingBox())!.height).toBeLessThan(80);
 
     await page.fill("#term", "клиент 7-");
     await page.selectOption("#database", { label: "База 7" });
@@ -50,10 +54,14 @@ describe.each([true, false])("client search with JavaScript %s", (javaScript) =>
     await page.waitForURL(/term=/);
     await expect.poll(() => page.getByTestId("search-hit").count()).toBe(5);
     const pager = page.getByTestId("pager");
-    expect(await pager.getByRole("link").allTextContents()).toEqual(["1", "2", "›"]);
+    expect(await pager.getByRole("link").evaluateAll((links) => links.map((l) => l.textContent || l.getAttribute("aria-label")))).toEqual([
+      "1",
+      "2",
+      "Следующая страница",
+    ]);
     await pager.getByRole("link", { name: "2" }).click();
     await page.waitForURL(/page=2/);
-    await expect.poll(() => page.getByTestId("search-hit").locator("h2").allTextContents()).toEqual(["База 7", "База 7"]);
+    await expect.poll(() => page.getByTestId("search-hit").locator("td:nth-child(4)").allTextContents()).toEqual(["База 7", "База 7"]);
 
     await page.fill("#term", "Никого нет");
     await page.getByRole("button", { name: "Найти" }).click();

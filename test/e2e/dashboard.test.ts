@@ -50,6 +50,15 @@ describe("the admin dashboard", () => {
     // Six presses today: Отказ 2, Недозвон 2, Заявка 1, Перезвонить 1.
     expect(await legend(page, "status-pie")).toEqual(["Недозвон 33%", "Отказ 33%", "Заявка 17%", "Перезвонить 17%"]);
     expect(await page.locator("[data-testid=status-pie] svg path").count()).toBe(4);
+    // Each slice and legend swatch has its status's own colour (seeded), not a colour picked by rank.
+    const fills = await page
+      .locator("[data-testid=status-pie] svg path")
+      .evaluateAll((paths) => Object.fromEntries(paths.map((p) => [p.getAttribute("data-label"), p.getAttribute("fill")])));
+    expect(fills).toEqual({ Недозвон: "#6b7280", Отказ: "#dc2626", Заявка: "#22c55e", Перезвонить: "#2563eb" });
+    const swatches = await page
+      .locator("[data-testid=status-pie] [data-testid=legend-item] span[aria-hidden=true]")
+      .evaluateAll((spans) => spans.map((s) => (s as HTMLElement).style.backgroundColor));
+    expect(swatches).toEqual(["rgb(107, 114, 128)", "rgb(220, 38, 38)", "rgb(34, 197, 94)", "rgb(37, 99, 235)"]);
   });
 
   it("highlights the hovered slice and greys the others", async () => {

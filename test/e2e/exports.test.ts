@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { eq } from "drizzle-orm";
 import { databases, exports } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
@@ -50,7 +51,7 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
         return page.getByTestId("export-state").first().textContent();
       })
       .toBe("Готов");
-    expect(await page.getByTestId("export-progress").first().textContent()).toBe("100%");
+    expect(await page.getByTestId("export-progress").first().textContent()).toBe("100%строк: 2 из 2");
     // The summary labels the end time as a time, not as a state (issue 17, point 14).
     expect(await page.getByTestId("last-export").textContent()).toMatch(/Завершён\d{2}\.\d{2}\.\d{4}/);
 
@@ -74,6 +75,44 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
     await confirm.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Экспорт удалён").first().waitFor();
     await expect.poll(async () => (await e.db.select().from(exports)).length).toBe(0);
+  });
+
+  it("follows a running job's rows written of rows to write without a reload by hand", async () => {
+    await e.db.delete(exports);
+    const [base] = await e.db.select().from(databases);
+    // A job under a lease that names no worker: the app's worker neither claims it (the lease runs) nor releases it
+    // (no worker to find dead), so the test plays the worker.
+    const [job] = await e.db
+      .insert(exports)
+      .values({
+        name: "Идёт",
+        databaseIds: [base.id],
+        statusIds: [0],
+        rowsTotal: 12000,
+        rowsWritten: 0,
+        startTime: new Date(),
+        claimedUntil: new Date(Date.now() + 600_000),
+      })
+      .returning();
+    const page = await e.newPage({ javaScript });
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/exportbase");
+    if (javaScript) await waitForHydration(page);
+    const rows = page.getByTestId("export-rows").first();
+    expect(await rows.textContent()).toBe("строк: 0 из 12\u00a0000");
+    expect(await page.getByTestId("export-state").first().textContent()).toBe("Выполняется");
+
+    await e.db.update(exports).set({ rowsWritten: 6000, progress: 50 }).where(eq(exports.id, job.id));
+    await expect.poll(() => rows.textContent(), { timeout: 10_000 }).toBe("строк: 6\u00a0000 из 12\u00a0000");
+    expect(await page.getByTestId("export-progress").first().textContent()).toContain("50%");
+    expect(await page.getByTestId("last-export-state").textContent()).toBe("Выполняется, 50%, строк: 6\u00a0000 из 12\u00a0000");
+
+    await e.db.update(exports).set({ rowsWritten: 12000, progress: 99 }).where(eq(exports.id, job.id));
+    await expect.poll(() => page.getByTestId("export-state").first().textContent(), { timeout: 10_000 }).toBe("Сохранение файла");
+    await e.db.update(exports).set({ isExported: true, progress: 100, endTime: new Date(), claimedUntil: null }).where(eq(exports.id, job.id));
+    await expect.poll(() => page.getByTestId("export-state").first().textContent(), { timeout: 10_000 }).toBe("Готов");
+    // Nothing runs any more: the page stops reloading itself.
+    expect(await page.locator("noscript").count()).toBe(0);
   });
 
   it("deletes the selected exports and then all of them, each after a confirmation", async () => {

@@ -2,7 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases, settings } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { loginThroughPage, startE2E, waitForHydration, mappingGrid, type E2E } from "../helpers/browser";
 import { buildXls, buildXlsx } from "../helpers/xlsx";
 
 let e: E2E;
@@ -41,7 +41,7 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     await page.fill("#base-name", name);
     await page.setInputFiles("#base-file", { name: "клиенты.xlsx", mimeType: XLSX_MIME, buffer: file });
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
-    await page.getByTestId("mapping-table").waitFor();
+    await mappingGrid(page);
     // Suggested from the header row: Номер, ФИО, Доп. поле 1, Город.
     expect(await page.locator("#map_0").inputValue()).toBe("phone");
     expect(await page.locator("#map_1").inputValue()).toBe("name");
@@ -85,12 +85,12 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
       await page.fill("#base-name", name);
       await page.setInputFiles("#base-file", { name: "b.xlsx", mimeType: XLSX_MIME, buffer: await buildXlsx(rows) });
       await page.getByRole("button", { name: "Загрузить", exact: true }).click();
-      await page.getByTestId("mapping-table").waitFor();
+      await mappingGrid(page);
       await page.getByRole("button", { name: "Сохранить", exact: true }).click();
       const banner = page.getByTestId("import-banner");
       await banner.waitFor();
       expect(await banner.textContent()).toBe("Ничего не импортировано: все контакты файла (1) — дубли. База не создана");
-      expect(await banner.getAttribute("class")).toContain("amber");
+      expect(await banner.getAttribute("class")).toContain("banner-warning");
       expect(await page.getByText("успешно импортирована").count()).toBe(0);
       expect(await page.getByTestId("import-result").count()).toBe(0);
       expect(await countOf(name)).toBe(null);
@@ -113,7 +113,7 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     await page.fill("#base-name", "Не таблица");
     await page.setInputFiles("#base-file", { name: "a.xlsx", mimeType: XLSX_MIME, buffer: Buffer.from("просто текст") });
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
-    await page.getByText("Файл не является таблицей Excel: загрузите файл .xlsx или .xls").first().waitFor();
+    await page.getByText("Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv").first().waitFor();
     expect(await countOf("Не таблица")).toBeNull();
   });
 });

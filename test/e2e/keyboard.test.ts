@@ -48,7 +48,8 @@ function focused(page: Page): Promise<Focused> {
       el.getAttribute("aria-label") ||
       (labels && labels.length ? (labels[0].textContent ?? "") : "") ||
       el.getAttribute("placeholder") ||
-      el.textContent ||
+      // Content hidden from screen readers (a status button's keycap) is not part of the name.
+      [...el.childNodes].filter((n) => !(n instanceof Element && n.getAttribute("aria-hidden") === "true")).map((n) => n.textContent).join("") ||
       "";
     return {
       tag: el.tagName.toLowerCase(),

@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applications, leadEvents, links, settings, templates } from "../../db/schema";
-import { reloadUser, createUser } from "../helpers/app";
+import { applications, contacts, leadEvents, links, settings, templates, users } from "../../db/schema";
+import { bearer, reloadUser, createUser } from "../helpers/app";
+import { buildXlsx } from "../helpers/xlsx";
 import type { Page } from "playwright-core";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
@@ -52,6 +53,49 @@ async function workSetup(name: string) {
   return { manager, base, contacts, filter };
 }
 
+describe("the client card", () => {
+  it("labels extra fields with the import's headers, hides empty ones and shows phones in one readable format", async () => {
+    const res = await e.request
+      .post("/api/v1/database/import")
+      .set(bearer(await e.adminToken()))
+      .field("name", "Карточка с метками")
+      .field("mappings", JSON.stringify(["name", "phone", "city", "additionalInfo1", "additionalInfo3"]))
+      .attach(
+        "file",
+        await buildXlsx([
+          ["ФИО", "Телефон", "Город", "Сумма кредита", "Источник"],
+          ["Первый Карточкин", "+380731754684", "", "15000", ""],
+          ["Второй Карточкин", "380996637888", "Киев", "", ""],
+          ["Третий Карточкин", "093 874 27 27", "", "", "сайт"],
+        ]),
+        "card.xlsx",
+      );
+    expect(res.status).toBe(200);
+    const manager = await createUser(e.db, { login: "card-reader" });
+    const s = await statusesByText(e.db);
+    const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [res.body.id], statusIds: [s["Перезвонить"].id] });
+    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+
+    for (const javaScript of [false, true]) {
+      if (javaScript) await e.db.update(contacts).set({ statusId: null, heldBy: null, heldUntil: null }).where(eq(contacts.databaseId, res.body.id));
+      const page = await e.newPage({ javaScript });
+      await loginThroughPage(page, manager);
+      await page.goto("/leadpanel");
+      const rows = () =>
+        page.locator("[data-testid=lead-card] dl > div").evaluateAll((divs) =>
+          divs.map((d) => [...d.children].map((c) => c.textContent).join(": ")),
+        );
+      expect(await rows()).toEqual(["Имя: Первый Карточкин", "Телефон: 073 175 4684", "Сумма кредита: 15000"]);
+      expect(await page.getByText("Доп. информация").count()).toBe(0);
+      await page.getByRole("button", { name: "Отказ" }).click();
+      await expect.poll(rows).toEqual(["Имя: Второй Карточкин", "Телефон: 099 663 7888", "Город: Киев"]);
+      await page.getByRole("button", { name: "Отказ" }).click();
+      await expect.poll(rows).toEqual(["Имя: Третий Карточкин", "Телефон: 093 874 2727", "Источник: сайт"]);
+      await page.close();
+    }
+  });
+});
+
 describe("a manager works leads", () => {
   it("with JavaScript: topic choice, three leads with one report through the dialog, then the empty state", async () => {
     const { manager, contacts, filter } = await workSetup("Анна");
@@ -68,13 +112,17 @@ describe("a manager works leads", () => {
 
     const leadName = page.locator("[data-testid=lead-name]");
     expect(await leadName.textContent()).toBe(contacts[0].name);
-    expect(await page.locator("[data-testid=lead-phone]").textContent()).toBe(contacts[0].phone);
+    // Stored as +380…, shown in the region's national format (issue 17).
+    expect(contacts[0].phone).toMatch(/^\+380\d{9}$/);
+    expect(await page.locator("[data-testid=lead-phone]").textContent()).toBe(contacts[0].phone.replace(/^\+380(\d{2})(\d{3})(\d{4})$/, "0$1 $2 $3"));
     expect(await page.getByPlaceholder("Введите паспорт").count()).toBe(1);
     expect(await page.locator("[data-testid=lead-links]").textContent()).toBe("CRM");
     expect(await page.locator("[data-testid=call-button]").textContent()).toBe("Позвонить");
     // Status buttons in SPEC order: technical first, report last; text colour by brightness.
-    const buttons = await page.locator("[data-testid=status-buttons] button").allTextContents();
-    expect(buttons).toEqual(["Недозвон", "Занято", "Перезвонить", "Отказ", "Заявка"]);
+    // Each shows its key (issue 18), hidden from its accessible name.
+    const buttons = page.locator("[data-testid=status-buttons] button");
+    expect(await buttons.evaluateAll((list) => list.map((b) => b.firstChild?.textContent))).toEqual(["Недозвон", "Занято", "Перезвонить", "Отказ", "Заявка"]);
+    expect(await buttons.locator("[data-testid=keycap]").allTextContents()).toEqual(["1", "2", "3", "4", "5"]);
     expect(await page.getByRole("button", { name: "Отказ" }).evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
 
     await clearToasts(page);
@@ -118,7 +166,9 @@ describe("a manager works leads", () => {
 
     await clearToasts(page);
     await page.getByRole("button", { name: "Недозвон" }).click();
-    await page.getByText("Для вас нет доступных лидов").waitFor();
+    // Shown, and said to screen readers (issue 18).
+    await page.getByTestId("no-leads").getByText("Для вас нет доступных лидов").waitFor();
+    expect(await page.getByTestId("lead-announcement").textContent()).toBe("Для вас нет доступных лидов");
     const events = await e.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id)).orderBy(leadEvents.id);
     expect(events.map((ev) => ev.statusText)).toEqual(["Не интересно", "Заявка", "Не дозвонился"]);
     expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);

@@ -158,6 +158,22 @@ describe("/managers with JavaScript on", () => {
 });
 
 describe("/managers with JavaScript off", () => {
+  it("pages the table with the same pager: the size through «Показать», then the page links", async () => {
+    for (let i = 0; i < 6; i++) await createUser(e.db, { login: `nojs-pager-${i}` });
+    const total = (await e.db.select().from(users)).length;
+    const page = await adminOnManagers(false);
+    const rows = page.locator("[data-testid=managers-table] tbody tr");
+    await page.selectOption("[data-testid=page-size]", "5");
+    await Promise.all([page.waitForURL("**/managers?size=5"), page.getByRole("button", { name: "Показать" }).click()]);
+    expect(await rows.count()).toBe(5);
+    const pager = page.getByTestId("pager");
+    expect(await pager.locator("[aria-current=page]").textContent()).toBe("1");
+    await Promise.all([page.waitForURL("**/managers?size=5&page=2"), pager.getByRole("link", { name: "Следующая страница" }).click()]);
+    expect(await page.getByTestId("pager").locator("[aria-current=page]").textContent()).toBe("2");
+    expect(await rows.count()).toBe(Math.min(5, total - 5));
+    expect(await page.getByTestId("pager-bar").textContent()).toContain(`Всего: ${total}`);
+  });
+
   it("creates a manager: the server generates the password and the access key", async () => {
     const page = await adminOnManagers(false);
     await page.fill("#add-login", "nojs");
@@ -196,7 +212,7 @@ describe("/managers with JavaScript off", () => {
   it("edits a row with the edit-row form and its check icon", async () => {
     await createUser(e.db, { login: "row-edit", telegram: "@old" });
     const page = await adminOnManagers(false);
-    await row(page, "row-edit").locator("text=Изменить").click();
+    await row(page, "row-edit").getByRole("link", { name: "Изменить row-edit" }).click();
     await row(page, "row-edit").locator("input[name=telegram]").fill("@new");
     await row(page, "row-edit").locator("button[aria-label=Сохранить]").click();
     await page.getByText("Изменения сохранены").first().waitFor();

@@ -164,7 +164,10 @@ describe("/payments with JavaScript off", () => {
     // «Обнулить» asks first (issue 17): the balance stays until the admin confirms.
     await page.click(`${row("nojs-worker")} >> text=Обнулить`);
     const reset = page.locator("[data-testid=balance-dialog]");
-    expect((await reset.textContent())?.replace(/\s/g, " ")).toContain("Баланс nojs-worker (1,50 $) станет 0,00 $. Отменить это нельзя.");
+    // Without JavaScript the page is parsed as it streams in: poll until the dialog's whole text is there.
+    await expect
+      .poll(async () => (await reset.textContent())?.replace(/\s/g, " "))
+      .toContain("Баланс nojs-worker (1,50 $) станет 0,00 $. Отменить это нельзя.");
     expect((await reloadUser(e.db, worker.user.id)).balanceCents).toBe(150);
     await reset.getByRole("link", { name: "Отмена" }).click();
     await reset.waitFor({ state: "detached" });
@@ -176,7 +179,9 @@ describe("/payments with JavaScript off", () => {
 
     await page.goto(`/payments/history/${worker.user.id}?q=nojs`);
     await page.locator("[data-testid=payout-list] a").first().click();
-    const details = (await page.locator("[data-testid=payout-details]").textContent())?.replace(/\s/g, " ") ?? "";
+    const readDetails = async () => (await page.locator("[data-testid=payout-details]").textContent())?.replace(/\s/g, " ") ?? "";
+    await expect.poll(readDetails).toContain("Осталось на балансе после выплаты");
+    const details = await readDetails();
     // JSON-encoded text is shown as its lines; the remainder left on the balance closes the sum.
     expect(details).toContain("Имя: Ольга");
     expect(details).not.toContain('"');

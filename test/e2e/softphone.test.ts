@@ -200,7 +200,8 @@ async function managerWithLead(phone: string, options: { sip?: boolean; javaScri
   const page = await e.newPage({ javaScript: options.javaScript ?? true });
   await loginThroughPage(page, manager);
   expect(new URL(page.url()).pathname).toBe("/leadpanel");
-  await expectText(page, "lead-phone", phone);
+  // The card shows the number in one readable format (issue 17); the call dials the stored original.
+  await page.locator("[data-testid=lead-card]").waitFor();
   if (options.javaScript !== false) await waitForHydration(page);
   if (sip_ && options.javaScript !== false) {
     await expectText(page, "call-state", "Телефон готов");
@@ -250,6 +251,37 @@ describe("Позвонить on the lead panel", () => {
     // The lead panel shows the call in the client's history after a reload.
     await a.page.reload();
     await expectText(a.page, "client-history", "Звонок: разговор");
+  });
+
+  it("calls and hangs up with the key C (С on the Russian layout, by its code), never from a field (issue 18)", async () => {
+    const b = await managerWithPhone();
+    const a = await managerWithLead(b.sipLogin);
+    const invites = () => (sip.log().match(new RegExp(`relay INVITE from ${a.sipLogin}\\b`, "g")) ?? []).length;
+
+    // In a field the key types its letter and calls nobody.
+    const passport = a.page.getByPlaceholder("Введите паспорт");
+    await passport.click();
+    await a.page.keyboard.press("KeyC");
+    expect(await passport.inputValue()).toBe("c");
+    await a.page.waitForTimeout(500);
+    expect(invites()).toBe(0);
+    await a.page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+
+    await a.page.keyboard.press("KeyC");
+    await expectText(a.page, "call-state", `Вызов ${b.sipLogin}…`);
+    await expectText(b.page, "softphone-state", `Входящий звонок: ${a.sipLogin}`);
+    await b.page.click("[data-testid=softphone-answer]");
+    await expectText(a.page, "call-state", `Разговор: ${b.sipLogin}`);
+    expect(invites()).toBe(1);
+
+    // The Russian layout: the same physical key types «с»; KeyboardEvent.code is still KeyC. It hangs up.
+    await a.page.evaluate(() =>
+      document.dispatchEvent(new KeyboardEvent("keydown", { code: "KeyC", key: "с", bubbles: true, cancelable: true })),
+    );
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await expectText(b.page, "softphone-state", "Звонок завершён");
+    expect(invites()).toBe(1);
+    expect(consoleErrors(a.page)).toEqual([]);
   });
 
   it("ends the call for the other side when the callee's page is reloaded mid-call", async () => {

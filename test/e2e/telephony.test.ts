@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -9,6 +10,7 @@ import { endedCallsOf } from "../helpers/calls";
 import { createFilterRow } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
 import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
+import { watchPeerConnections } from "../sip/peer-connections";
 import { startStack, type Stack } from "../sip/stack";
 
 /**
@@ -18,6 +20,10 @@ import { startStack, type Stack } from "../sip/stack";
  */
 const SECRET = "telephony-e2e-shared-secret-0123456789";
 const DOMAIN = "127.0.0.1";
+// The trunk as a carrier sets it up: a login and password for its digest, the number clients see, and a DID
+// (a number of the trunk) that rings one manager.
+const TRUNK = { login: "trunk-login", password: "trunk-secret-1", callerId: "380441234567" };
+const DID = { number: "380449990000", extension: "4900" };
 let e: E2E;
 let stack: Stack;
 let media: MediaEcho;
@@ -29,7 +35,8 @@ beforeAll(async () => {
   carrierPort = await freePort();
   media = await startMediaEcho();
   e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET } });
-  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, ringTimeoutSeconds: 6 });
+  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, ringTimeoutSeconds: 6,
+    callerId: TRUNK.callerId, trunkLogin: TRUNK.login, trunkPassword: TRUNK.password, dids: { [DID.number]: DID.extension } });
 });
 afterEach(async () => {
   await carrier?.stop();
@@ -45,10 +52,10 @@ let extension = 4000;
 /** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
 async function managerWithLead(
   phone: string,
-  options: { expectRegistered?: boolean; staleSipPassword?: string } = {},
+  options: { expectRegistered?: boolean; staleSipPassword?: string; sipLogin?: string } = {},
 ) {
   extension += 1;
-  const sipLogin = String(extension);
+  const sipLogin = options.sipLogin ?? String(extension);
   const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
   const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
   await e.db
@@ -101,21 +108,6 @@ async function handStaleSipPassword(page: Page, real: string, stale: string) {
     },
     { real, stale },
   );
-}
-
-/** Test instrumentation only: keeps every RTCPeerConnection the page makes, to read its getStats(). */
-async function watchPeerConnections(page: Page) {
-  await page.addInitScript(() => {
-    const Original = window.RTCPeerConnection;
-    const all: RTCPeerConnection[] = [];
-    (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs = all;
-    window.RTCPeerConnection = class extends Original {
-      constructor(...args: ConstructorParameters<typeof RTCPeerConnection>) {
-        super(...args);
-        all.push(this);
-      }
-    } as typeof RTCPeerConnection;
-  });
 }
 
 /** Audio packets received by the page's newest peer connection (inbound-rtp), 0 before there is one. */
@@ -241,17 +233,38 @@ describe("registration against the app's users", () => {
   });
 });
 
+describe("Kamailio stopped before the page loads", () => {
+  it("shows Телефон не подключён, then registers by itself once Kamailio is back", async () => {
+    await stack.stopKamailio();
+    let a!: Awaited<ReturnType<typeof managerWithLead>>;
+    try {
+      a = await managerWithLead("+38 (067) 000-00-10", { expectRegistered: false });
+      await expectText(a.page, "call-state", "Телефон не подключён");
+      await a.page.click("[data-testid=call-button]");
+      await expect(a.page.locator("[role=status]", { hasText: "Ошибка набора" }).first().waitFor()).resolves.toBeUndefined();
+    } finally {
+      await stack.startKamailio();
+    }
+    // The softphone retries every 5 s on its own.
+    await expectText(a.page, "call-state", "Телефон готов", 30_000);
+    await stack.kamailio.waitForLog(new RegExp(`registered ${a.sipLogin}\\b`));
+  });
+});
+
 describe("Kamailio stopped in the middle of a call", () => {
-  it("ends the call with a clear message, then registers again by itself when Kamailio is back", async () => {
+  it("ends the call with a clear message, registers again by itself when Kamailio is back, and the restarted Kamailio ends the carrier's leg", async () => {
     carrier = await startCarrier(carrierPort, media, { answer: {} });
     const a = await managerWithLead("+38 (067) 000-00-03");
     await a.page.click("[data-testid=call-button]");
     await expectText(a.page, "call-state", "Разговор: 380670000003");
+    await carrier.waitForMessage(/ACK sip:carrier@/);
 
     await stack.stopKamailio();
     await expectText(a.page, "call-state", "Связь с сервером телефонии потеряна");
     await expect(a.page.locator("[role=status]", { hasText: "Связь с сервером телефонии потеряна" }).first().waitFor()).resolves.toBeUndefined();
     expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+    // Nobody told the carrier: its leg is still up.
+    expect(carrier.messages()).not.toMatch(/BYE sip:carrier@/);
 
     await stack.startKamailio();
     // The softphone retries every 5 s on its own.
@@ -259,6 +272,46 @@ describe("Kamailio stopped in the middle of a call", () => {
       throw new Error(`${error.message}\n${stack.kamailio.log().slice(-2500)}`);
     });
     await stack.kamailio.waitForLog(new RegExp(`registered ${a.sipLogin}\\b`));
+
+    // The carrier's leg outlived the old Kamailio. The new one read the call back (written at shutdown) and,
+    // its browser being gone with the old WebSocket, hangs up at the carrier (decision 029).
+    await carrier.waitForMessage(/BYE sip:carrier@/, 20_000).catch((error) => {
+      throw new Error(`${error.message.slice(0, 300)}\n${stack.kamailio.log().split("\n").filter((l) => /dlg|dialog|htable|stale|db_text|ERROR|WARN/i.test(l)).slice(-30).join("\n")}`);
+    });
+    await stack.kamailio.waitForLog(/ending call \S+ left over from before the restart/);
+    await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
+  }, 90_000);
+});
+
+describe("a trunk whose carrier demands digest authentication", () => {
+  it.each([
+    [407, "Proxy Authentication Required", "Proxy-Authorization"],
+    [401, "Unauthorized", "Authorization"],
+  ] as const)("answers the carrier's %i with the trunk login's digest and sends the caller ID in From and P-Asserted-Identity", async (code, reason, header) => {
+    carrier = await startCarrier(carrierPort, media, { answer: { challenge: code } });
+    const digits = code === 407 ? "380670000011" : "380670000013";
+    const a = await managerWithLead(`+${digits}`);
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(new RegExp(`SIP/2.0 ${code} ${reason}`));
+    // The repeated INVITE: the carrier's own check of the digest, done here with the trunk's password.
+    const authorised = await carrier.waitForMessage(new RegExp(`INVITE sip:${digits}@[^\\n]*\\n(?:[^\\n]+\\n)*?${header}:[^\\n]*`));
+    const credentials = authorised.split("\n").find((line) => line.startsWith(`${header}:`))!;
+    const field = (name: string) => credentials.match(new RegExp(`${name}="?([^",]*)"?`))?.[1] ?? "";
+    expect({ username: field("username"), realm: field("realm") }).toEqual({ username: TRUNK.login, realm: "carrier.example" });
+    const md5 = (text: string) => createHash("md5").update(text).digest("hex");
+    const expected = md5(`${md5(`${TRUNK.login}:carrier.example:${TRUNK.password}`)}:${field("nonce")}:${md5(`INVITE:${field("uri")}`)}`);
+    expect(field("response")).toBe(expected);
+    expect(authorised).not.toContain(TRUNK.password);
+    // The client sees the trunk's number, never the manager's extension.
+    const headers = authorised.split("\n");
+    expect(headers.find((h) => /^From:/i.test(h))).toMatch(new RegExp(`<sip:${TRUNK.callerId}@`));
+    expect(headers.find((h) => /^P-Asserted-Identity:/i.test(h))).toMatch(new RegExp(`<sip:${TRUNK.callerId}@`));
+    expect(authorised).not.toMatch(new RegExp(`sip:${a.sipLogin}@`));
+    await expectText(a.page, "call-state", `Разговор: ${digits}`);
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:carrier@/);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", number: digits });
   });
 });
 
@@ -377,6 +430,23 @@ describe("a call from the carrier to a manager", () => {
     await grows(() => media.packets(), before + 20);
     await grows(() => inboundPackets(a.page), 20);
 
+    await a.page.click("[data-testid=softphone-hang-up]");
+    await expectText(a.page, "softphone-state", "Звонок завершён");
+    await carrier.waitForMessage(/BYE sip:380501112233@/);
+  });
+});
+
+describe("a call from the carrier to one of the trunk's numbers (DID)", () => {
+  it("rings the manager TRUNK_DIDS names for that number", async () => {
+    const a = await managerWithLead("+38 (067) 000-00-12", { sipLogin: DID.extension });
+    carrier = await startCarrier(carrierPort, media, {
+      callIn: { extension: DID.number, kamailio: `127.0.0.1:${stack.ports.sip}` },
+    });
+    await expectText(a.page, "softphone-state", "Входящий звонок: 380501112233");
+    await stack.kamailio.waitForLog(new RegExp(`DID ${DID.number} rings manager ${DID.extension}\\b`));
+    await a.page.click("[data-testid=softphone-answer]");
+    await expectText(a.page, "softphone-state", "Разговор: 380501112233");
+    await grows(() => inboundPackets(a.page), 20);
     await a.page.click("[data-testid=softphone-hang-up]");
     await expectText(a.page, "softphone-state", "Звонок завершён");
     await carrier.waitForMessage(/BYE sip:380501112233@/);

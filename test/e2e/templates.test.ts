@@ -69,8 +69,9 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
       { label: "Паспорт", type: "text" },
       { label: "Комментарий", type: "textarea" },
     ]);
-    expect(saved!.isActive).toBe(false);
-    expect(await card(page, name).getByRole("switch").textContent()).toBe("Деактивирован");
+    // New templates are given to managers at once (decision 034).
+    expect(saved!.isActive).toBe(true);
+    expect(await card(page, name).getByRole("switch").textContent()).toBe("Активирован");
 
     // Edit: existing fields open locked; unlock one and rename it.
     await card(page, name).getByRole("link", { name: `Изменить шаблон ${name}` }).click();
@@ -95,8 +96,8 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     await expect.poll(() => dialog.count()).toBe(0);
 
     await card(page, name).getByRole("switch").click();
-    await expect.poll(() => card(page, name).getByRole("switch").textContent()).toBe("Активирован");
-    await expect.poll(async () => (await storedTemplate(name))!.isActive).toBe(true);
+    await expect.poll(() => card(page, name).getByRole("switch").textContent()).toBe("Деактивирован");
+    await expect.poll(async () => (await storedTemplate(name))!.isActive).toBe(false);
 
     await card(page, name).getByRole("button", { name: `Удалить шаблон ${name}` }).click();
     await page.getByText("Шаблон удален").first().waitFor();

@@ -111,7 +111,7 @@ beforeAll(async () => {
   );
   ids.templateId = template.id;
   for (const p of PAYLOADS.slice(1)) {
-    await must(await api.post("/api/v1/templates").set(auth).send({ name: p, isActive: false, templateFields: JSON.stringify([{ label: p, type: "text" }]) }), "template");
+    await must(await api.post("/api/v1/templates").set(auth).send({ name: p, isActive: true, templateFields: JSON.stringify([{ label: p, type: "text" }]) }), "template");
   }
 
   // Scripts: names (the sidebar, the list, the viewer's title).

@@ -1,13 +1,10 @@
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import zlib from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
-import { sql } from "drizzle-orm";
-import { createDb, queryRows, type Db } from "../../db/client";
-import { endWithTheRun } from "../helpers/children";
+import { createDb, type Db } from "../../db/client";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, createPgDatabase, faultBackend, login, ROOT, sleep, startServer, tempDataDir, type ServerProcess } from "./server";
+import { ADMIN, api, createPgDatabase, faultBackend, login, ROOT, sleep, startServer, runOpsTool, tableChecksums as sums, tempDataDir, type ServerProcess } from "./server";
 
 /**
  * `npm run backup` while managers press statuses, `npm run restore` into a new DATA_DIR or an empty Postgres
@@ -21,17 +18,9 @@ afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-/** Runs one of our npm tools (as `npm run` does) with the database given in env. */
-function tool(script: "backup-cli" | "restore-cli", args: string[], target: { databaseUrl?: string; dataDir?: string }) {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: target.databaseUrl ?? "", DATA_DIR: target.dataDir ?? "" };
-  delete env.TEST_DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", `server/ops/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
-  endWithTheRun(child);
-  let output = "";
-  child.stdout!.on("data", (c) => (output += c));
-  child.stderr!.on("data", (c) => (output += c));
-  return new Promise<{ code: number | null; output: string }>((resolve) => child.on("exit", (code) => resolve({ code, output })));
-}
+/** Runs backup-cli or restore-cli with the database given. */
+const tool = (script: "backup-cli" | "restore-cli", args: string[], target: { databaseUrl?: string; dataDir?: string }) =>
+  runOpsTool(script, args, target);
 
 /** A target to restore into: a new folder, or a new empty Postgres database. */
 async function emptyTarget(tag: string): Promise<{ databaseUrl?: string; dataDir?: string }> {
@@ -43,20 +32,6 @@ async function emptyTarget(tag: string): Promise<{ databaseUrl?: string; dataDir
   const database = await createPgDatabase(`restore_${tag}`, { empty: true });
   cleanups.push(() => database.drop());
   return { databaseUrl: database.url };
-}
-
-/** The test's own reading of every table: row count and an order-independent checksum. */
-async function sums(db: Db): Promise<Record<string, { rows: number; checksum: string }>> {
-  const tables = await queryRows<{ name: string }>(db, sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`);
-  const out: Record<string, { rows: number; checksum: string }> = {};
-  for (const { name } of tables) {
-    const [row] = await queryRows<{ rows: number; checksum: string | null }>(
-      db,
-      sql.raw(`select count(*)::int as rows, md5(string_agg(h, '' order by h)) as checksum from (select md5(to_jsonb(t)::text) as h from "${name}" t) r`),
-    );
-    out[name] = { rows: Number(row.rows), checksum: row.checksum ?? "" };
-  }
-  return out;
 }
 
 async function withDb<T>(target: { databaseUrl?: string; dataDir?: string }, use: (db: Db) => Promise<T>): Promise<T> {

@@ -191,8 +191,11 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
     const pageText = await page.text();
     expect(page.status).toBe(503);
     expect(pageText).toContain("База данных временно недоступна");
+    // In-app navigation (a data request) gets a 503 the page's error boundary shows in Russian, not a generic error.
     const pageData = await fetch(`${server.url}/_root.data`, { headers: { cookie }, signal: AbortSignal.timeout(20_000) });
     const dataText = await pageData.text();
+    expect(pageData.status).toBe(503);
+    expect(dataText).toContain("База данных временно недоступна");
     for (const detail of ["ECONNREFUSED", "node_modules", "postgres", "    at "]) {
       expect(pageText).not.toContain(detail);
       expect(dataText).not.toContain(detail);

@@ -3,7 +3,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, inject } from "vitest";
+import { queryRows, type Db } from "../../db/client";
 import { endWithTheRun } from "../helpers/children";
 import { withDatabase } from "../helpers/global-setup";
 import { freePort } from "../helpers/ports";
@@ -233,4 +235,30 @@ export function faultBackend(tag: string) {
     await backend.pg?.drop();
   });
   return backend;
+}
+
+/** The test's own reading of every table: row count and an order-independent checksum. */
+export async function tableChecksums(db: Db): Promise<Record<string, { rows: number; checksum: string }>> {
+  const tables = await queryRows<{ name: string }>(db, sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`);
+  const out: Record<string, { rows: number; checksum: string }> = {};
+  for (const { name } of tables) {
+    const [row] = await queryRows<{ rows: number; checksum: string | null }>(
+      db,
+      sql.raw(`select count(*)::int as rows, md5(string_agg(h, '' order by h)) as checksum from (select md5(to_jsonb(t)::text) as h from "${name}" t) r`),
+    );
+    out[name] = { rows: Number(row.rows), checksum: row.checksum ?? "" };
+  }
+  return out;
+}
+
+/** Runs one of our npm tools (server/ops/<script>.ts, as `npm run` does) with the database given in env. */
+export function runOpsTool(script: string, args: string[], target: { databaseUrl?: string; dataDir?: string }) {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: target.databaseUrl ?? "", DATA_DIR: target.dataDir ?? "" };
+  delete env.TEST_DATABASE_URL;
+  const child = spawn(process.execPath, ["--import", "tsx", `server/ops/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  endWithTheRun(child);
+  let output = "";
+  child.stdout!.on("data", (c) => (output += c));
+  child.stderr!.on("data", (c) => (output += c));
+  return new Promise<{ code: number | null; output: string }>((resolve) => child.on("exit", (code) => resolve({ code, output })));
 }

@@ -55,3 +55,13 @@ export async function waitForHydration(page: Page) {
   // Set by root.tsx once every effect of the first render has run (listeners attached).
   await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
 }
+
+/**
+ * The import's mapping grid, once the whole of it is in the page. Without JavaScript the page after Загрузить is
+ * parsed as it streams in, so the grid can exist with only its first cards; the Сохранить button comes after the
+ * grid, so its presence means every card is there.
+ */
+export async function mappingGrid(page: Page) {
+  await page.getByRole("button", { name: "Сохранить", exact: true }).waitFor();
+  return page.getByTestId("mapping-table");
+}

@@ -61,7 +61,8 @@ export async function startMediaEcho(): Promise<MediaEcho> {
 }
 
 export type CarrierBehaviour =
-  | { answer: { ringMs?: number } }
+  /** Rings for ringMs, answers; with `challenge`, first demands the trunk's digest with a 401 or 407. */
+  | { answer: { ringMs?: number; challenge?: 401 | 407 } }
   | { reject: { code: number; reason: string } }
   /** Calls in: an INVITE to `extension` at Kamailio's UDP socket `kamailio` ("ip:port"). */
   | { callIn: { extension: string; kamailio: string } };
@@ -72,6 +73,24 @@ export interface Carrier {
   messages(): string;
   waitForMessage(pattern: RegExp, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
+}
+
+/** The first exchange of a carrier that demands its trunk's digest on every INVITE (carrier-answer.xml). */
+function digestChallenge(code: 401 | 407) {
+  const [reason, header] = code === 401 ? ["Unauthorized", "WWW-Authenticate"] : ["Proxy Authentication Required", "Proxy-Authenticate"];
+  return `<recv request="INVITE" crlf="true"/>
+  <send><![CDATA[
+SIP/2.0 ${code} ${reason}
+[last_Via:]
+[last_From:]
+[last_To:];tag=[pid]auth[call_number]
+[last_Call-ID:]
+[last_CSeq:]
+${header}: Digest realm="carrier.example", nonce="[pid]nonce[call_number]", algorithm=MD5
+Content-Length: 0
+
+]]></send>
+  <recv request="ACK"/>`;
 }
 
 /** SIPp as the carrier on `127.0.0.1:port` for one call at a time (stop it and start another to change behaviour). */
@@ -88,7 +107,13 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
     return target;
   };
   if ("answer" in behaviour) {
-    args.push("-sf", fill("carrier-answer.xml", { ring: String(behaviour.answer.ringMs ?? 200), mip: "127.0.0.1", mport: String(media.port) }));
+    const { challenge } = behaviour.answer;
+    args.push("-sf", fill("carrier-answer.xml", {
+      ring: String(behaviour.answer.ringMs ?? 200),
+      mip: "127.0.0.1",
+      mport: String(media.port),
+      challenge: challenge ? digestChallenge(challenge) : "",
+    }));
   } else if ("callIn" in behaviour) {
     args.push("-sf", fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
       "-s", behaviour.callIn.extension, "-m", "1", behaviour.callIn.kamailio);

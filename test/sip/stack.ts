@@ -17,10 +17,17 @@ export interface StackOptions {
   /** The carrier's "host:port". */
   trunk: string;
   callerId?: string;
+  /** The trunk's digest credentials (TRUNK_LOGIN, TRUNK_PASSWORD). */
+  trunkLogin?: string;
+  trunkPassword?: string;
+  /** TRUNK_DIDS: the carrier's numbers and the extension each rings. */
+  dids?: Record<string, string>;
   /** CALL_RING_TIMEOUT: seconds before an unanswered call ends. */
   ringTimeoutSeconds?: number;
   /** Fixed ports (to bring Kamailio back on the same ones after a stop). */
   ports?: StackPorts;
+  /** How many UDP ports rtpengine may use from ports.rtpMin (200 by default: four a call). */
+  rtpPorts?: number;
 }
 export interface StackPorts {
   ws: number;
@@ -55,14 +62,21 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     APP_URL: options.appUrl,
     TRUNK_HOST: options.trunk,
     TRUNK_CALLER_ID: options.callerId ?? "",
+    TRUNK_LOGIN: options.trunkLogin ?? "",
+    TRUNK_PASSWORD: options.trunkPassword ?? "",
+    TRUNK_DIDS: Object.entries(options.dids ?? {})
+      .map(([number, extension]) => `${number}=${extension}`)
+      .join(","),
     CALL_RING_TIMEOUT: String(options.ringTimeoutSeconds ?? 60),
     TELEPHONY_IP: "127.0.0.1",
     KAMAILIO_SIP_PORT: String(ports.sip),
     KAMAILIO_WS_PORT: String(ports.ws),
     RTPENGINE_NG_PORT: String(ports.ng),
     RTP_PORT_MIN: String(ports.rtpMin),
-    RTP_PORT_MAX: String(ports.rtpMin + 199),
+    RTP_PORT_MAX: String(ports.rtpMin + (options.rtpPorts ?? 200) - 1),
     KAMAILIO_RUN_DIR: runDir,
+    // Kept across stopKamailio/startKamailio: the calls in progress are written there at shutdown.
+    KAMAILIO_STATE_DIR: path.join(runDir, "state"),
     KAMAILIO_SHM_MB: "32",
     RTPENGINE_LOG_LEVEL: "6",
   };

@@ -1,7 +1,8 @@
 import { Form, Link, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
-import { formatDateTime } from "../../lib/format";
 import { DialogOrSection, useHydrated } from "../ui/DialogOrSection";
-import { Pager } from "./Pager";
+import { SortIcon } from "../ui/Icons";
+import { Pager } from "../ui/Pager";
+import { DateTime, OneLine, stickyEnd, stickyStart, TableFrame } from "../ui/Table";
 
 export interface BaseTableRow {
   id: number;
@@ -53,8 +54,8 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
     return (
       <Link to={href({ sort: column, dir, page: 1 })} preventScrollReset className="inline-flex items-center gap-1 hover:underline" data-testid={`sort-${column}`}>
         {label}
-        <span aria-hidden="true" className="text-xs">
-          {active ? (query.dir === "asc" ? "▲" : "▼") : "↕"}
+        <span aria-hidden="true" className={active ? "" : "opacity-50"}>
+          <SortIcon dir={active ? query.dir : null} />
         </span>
       </Link>
     );
@@ -113,11 +114,11 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
         )}
       </Form>
 
-      <div className="max-h-[500px] overflow-auto rounded-md border border-slate-200 dark:border-slate-700" data-testid="bases-scroll">
+      <TableFrame wide className="max-h-[500px] overflow-y-auto rounded-md border border-slate-200 dark:border-slate-700" data-testid="bases-scroll">
         <table className="min-w-full text-sm" data-testid="bases-table">
           <thead className="sticky top-0 bg-slate-50 text-left dark:bg-slate-900">
             <tr>
-              <th className="p-2">{sortLink("name", "Название")}</th>
+              <th className={`p-2 ${stickyStart} bg-slate-50 dark:bg-slate-900`}>{sortLink("name", "Название")}</th>
               <th className="p-2">{sortLink("createdAt", "Создана")}</th>
               <th className="p-2">{sortLink("contactsCount", "Контактов")}</th>
               <th className="p-2">Свободных</th>
@@ -126,7 +127,7 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
                   {label}
                 </th>
               ))}
-              <th className="p-2">
+              <th className={`p-2 ${stickyEnd} bg-slate-50 dark:bg-slate-900`}>
                 <span className="sr-only">Действия</span>
               </th>
             </tr>
@@ -141,8 +142,12 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
             ) : (
               rows.map((row) => (
                 <tr key={row.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="base-row">
-                  <td className="p-2 font-medium">{row.name}</td>
-                  <td className="whitespace-nowrap p-2">{formatDateTime(row.createdAt)}</td>
+                  <td className={`p-2 font-medium ${stickyStart}`}>
+                    <OneLine text={row.name} className="max-w-[9rem] desk:max-w-[16rem]" />
+                  </td>
+                  <td className="p-2">
+                    <DateTime at={row.createdAt} />
+                  </td>
                   <td className="p-2">{row.contactsCount}</td>
                   <td className="p-2">{row.freeCount}</td>
                   {statusColumns.map((label) => (
@@ -150,7 +155,7 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
                       {row.statusCounts[label] ?? 0}
                     </td>
                   ))}
-                  <td className="p-2 text-right">
+                  <td className={`whitespace-nowrap p-2 text-right ${stickyEnd}`}>
                     <Link
                       to={href({ deleteBase: row.id })}
                       preventScrollReset
@@ -165,12 +170,9 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
             )}
           </tbody>
         </table>
-      </div>
+      </TableFrame>
 
-      <div className="mt-3 flex flex-wrap items-center gap-3 text-sm">
-        <span className="text-slate-600 dark:text-slate-400">Всего: {total}</span>
-        <Pager page={query.page} pages={query.pages} hrefFor={(page) => href({ page })} />
-      </div>
+      <Pager page={query.page} pages={query.pages} total={total} hrefFor={(page) => href({ page })} />
 
       <DialogOrSection
         open={confirm !== null}

@@ -10,17 +10,42 @@ export type ExportRow = Omit<ExportView, "databaseIds" | "statusIds">;
 export function exportState(row: ExportRow) {
   if (row.error) return "Ошибка";
   if (row.isExported) return "Готов";
+  // Every row is in the file: what is left is compressing and storing it.
+  if (row.startTime && row.rowsTotal !== null && row.rowsWritten >= row.rowsTotal) return "Сохранение файла";
   if (row.startTime) return "Выполняется";
   return "В очереди";
 }
 
-export function ProgressCell({ progress }: { progress: number }) {
+/** A job the worker has not finished (queued, running or saving): the page follows it closely. */
+export const isUnfinished = (row: ExportRow) => !row.isExported && !row.error;
+
+const count = (n: number) => n.toLocaleString("ru-RU");
+
+/** "строк: 35 000 из 100 000" (rows written of rows to write); a job from before rows were counted has its percent only. */
+export function rowsText(row: ExportRow) {
+  return row.rowsTotal === null ? null : `строк: ${count(row.rowsWritten)} из ${count(row.rowsTotal)}`;
+}
+
+export function ProgressCell({ row }: { row: ExportRow }) {
+  const rows = rowsText(row);
   return (
-    <div className="flex items-center gap-2" data-testid="export-progress">
-      <div className="h-2 w-24 overflow-hidden rounded bg-slate-200 dark:bg-slate-700">
-        <div className="h-full bg-blue-600" style={{ width: `${progress}%` }} />
+    <div className="flex flex-wrap items-center gap-x-2" data-testid="export-progress">
+      <div
+        className="h-2 w-24 overflow-hidden rounded bg-slate-200 dark:bg-slate-700"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={row.progress}
+        aria-label={`Прогресс экспорта «${row.name}»`}
+      >
+        <div className="h-full bg-blue-600" style={{ width: `${row.progress}%` }} />
       </div>
-      <span>{progress}%</span>
+      <span className="tabular-nums">{row.progress}%</span>
+      {rows ? (
+        <span className="whitespace-nowrap text-xs tabular-nums text-slate-600 dark:text-slate-400" data-testid="export-rows">
+          {rows}
+        </span>
+      ) : null}
     </div>
   );
 }
@@ -36,8 +61,8 @@ export function LastExportSummary({ last }: { last: ExportRow | null }) {
           <dt className="text-slate-600 dark:text-slate-400">Создан</dt>
           <dd>{formatDateTime(last.createdAt)}</dd>
           <dt className="text-slate-600 dark:text-slate-400">Состояние</dt>
-          <dd>
-            {exportState(last)}, {last.progress}%
+          <dd data-testid="last-export-state">
+            {exportState(last)}, {last.progress}%{rowsText(last) ? `, ${rowsText(last)}` : ""}
           </dd>
           {last.endTime ? (
             <>
@@ -104,6 +129,19 @@ export function CreateExportForm({ bases, statuses }: { bases: Choice[]; statuse
               {status.name}
             </label>
           ))}
+        </div>
+      </fieldset>
+      <fieldset>
+        <legend className="label">Формат файла</legend>
+        <div className="flex flex-wrap gap-4 text-sm">
+          <label className="flex items-center gap-2">
+            <input type="radio" name="format" value="xlsx" defaultChecked />
+            Excel (.xlsx)
+          </label>
+          <label className="flex items-center gap-2">
+            <input type="radio" name="format" value="csv" />
+            CSV (.csv, UTF-8, разделитель «;»)
+          </label>
         </div>
       </fieldset>
       <div className="flex justify-end gap-2">

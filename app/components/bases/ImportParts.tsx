@@ -1,54 +1,48 @@
 import { Link } from "@remix-run/react";
 import type { ImportResult, Preview } from "../../../server/core/bases/import";
 import { DialogOrSection } from "../ui/DialogOrSection";
+import { bannerClass } from "../ui/Toasts";
 
-/** The mapping preview: a type choice per column above the header and the first rows. */
+/**
+ * The mapping preview: one card per file column (its type choice, letter and header, the first values), wrapping
+ * onto as many lines as the screen needs, so no column hides behind a sideways scroll (issue 17).
+ */
 export function MappingTable({ preview, fields }: { preview: Preview; fields: Array<{ value: string; label: string }> }) {
   return (
-    <div className="max-h-[420px] overflow-auto rounded-md border border-slate-200 dark:border-slate-700">
+    <div className="grid grid-cols-[repeat(auto-fill,minmax(11rem,1fr))] gap-3" data-testid="mapping-table">
       <input type="hidden" name="columns" value={preview.columns.length} />
       <input type="hidden" name="hasHeader" value={preview.hasHeader ? "true" : "false"} />
-      <table className="min-w-full text-sm" data-testid="mapping-table">
-        <thead className="sticky top-0 bg-slate-50 dark:bg-slate-900">
-          <tr>
-            {preview.columns.map((column) => (
-              <th key={column.index} className="p-2 text-left align-top font-normal">
-                <label className="sr-only" htmlFor={`map_${column.index}`}>
-                  Тип столбца {column.letter}
-                </label>
-                <select
-                  id={`map_${column.index}`}
-                  name={`map_${column.index}`}
-                  defaultValue={column.suggested}
-                  className="input min-w-[9rem] py-1"
-                  data-testid={`map-${column.index}`}
-                >
-                  {fields.map((field) => (
-                    <option key={field.value} value={field.value}>
-                      {field.label}
-                    </option>
-                  ))}
-                </select>
-                <div className="mt-1 text-xs font-semibold text-slate-600 dark:text-slate-300">
-                  {column.letter}
-                  {column.header ? `: ${column.header}` : ""}
-                </div>
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
-          {preview.rows.map((row, r) => (
-            <tr key={r} className="border-t border-slate-100 dark:border-slate-700">
-              {row.map((cell, c) => (
-                <td key={c} className="whitespace-nowrap p-2">
-                  {cell}
-                </td>
+      {preview.columns.map((column) => {
+        const title = `${column.letter}${column.header ? `: ${column.header}` : ""}`;
+        return (
+          <div key={column.index} className="min-w-0 rounded-md border border-slate-200 p-2 dark:border-slate-700" data-testid={`mapping-column-${column.index}`}>
+            <label className="mb-1 block truncate text-xs font-semibold text-slate-600 dark:text-slate-300" htmlFor={`map_${column.index}`} title={title}>
+              <span className="sr-only">Тип столбца </span>
+              {title}
+            </label>
+            <select
+              id={`map_${column.index}`}
+              name={`map_${column.index}`}
+              defaultValue={column.suggested}
+              className="input py-1"
+              data-testid={`map-${column.index}`}
+            >
+              {fields.map((field) => (
+                <option key={field.value} value={field.value}>
+                  {field.label}
+                </option>
               ))}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+            </select>
+            <ul className="mt-2 space-y-0.5 text-xs text-slate-700 dark:text-slate-300" aria-label={`Первые значения столбца ${column.letter}`}>
+              {preview.rows.map((row, r) => (
+                <li key={r} className="truncate" title={row[column.index] ?? ""}>
+                  {row[column.index] || <span className="text-slate-500 dark:text-slate-400">—</span>}
+                </li>
+              ))}
+            </ul>
+          </div>
+        );
+      })}
     </div>
   );
 }
@@ -67,6 +61,9 @@ export function ImportResultDialog({ result, onClose }: { result: ImportResult; 
         </li>
         <li>
           Пропущено строк без телефона и ФИО: <b data-testid="skipped-count">{result.skipped}</b>
+        </li>
+        <li>
+          Не импортировано (номер в списке «Не звонить»): <b data-testid="do-not-call-count">{result.doNotCall}</b>
         </li>
       </ul>
       <h3 className="mb-1 text-sm font-semibold">Удалённые дубли</h3>
@@ -119,16 +116,9 @@ export function ImportProgress({ phase, percent }: { phase: "upload" | "processi
   );
 }
 
-const bannerColors = {
-  success: "border-green-300 bg-green-50 text-green-800",
-  warning: "border-amber-300 bg-amber-50 text-amber-900",
-  error: "border-red-300 bg-red-50 text-red-800",
-};
-
-export function Banner({ kind, title, detail }: { kind: keyof typeof bannerColors; title: string; detail?: string }) {
-  const colors = bannerColors[kind];
+export function Banner({ kind, title, detail }: { kind: "success" | "warning" | "error"; title: string; detail?: string }) {
   return (
-    <div role={kind === "error" ? "alert" : "status"} className={`mb-4 rounded-md border px-4 py-2 text-sm ${colors}`} data-testid="import-banner">
+    <div role={kind === "error" ? "alert" : "status"} className={`mb-4 ${bannerClass[kind]}`} data-testid="import-banner">
       <div className="font-medium">{title}</div>
       {detail ? <div>{detail}</div> : null}
     </div>

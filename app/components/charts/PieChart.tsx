@@ -4,7 +4,8 @@ import { useState } from "react";
 import { pieSlices } from "./pieSlices";
 
 interface PieChartProps {
-  entries: Array<{ label: string; value: number }>;
+  /** Each entry's own colour (a status's colour from the server). */
+  entries: Array<{ label: string; value: number; color: string }>;
   /** Read by screen readers and shown as the SVG's title. */
   title: string;
   size?: number;
@@ -23,7 +24,7 @@ export function PieChart({ entries, title, size = 240, testId }: PieChartProps) 
   const radius = size / 2;
   const fill = (label: string, color: string) => (active === null || active === label ? color : GREYED);
   return (
-    <div className="flex flex-wrap items-center gap-6" data-testid={testId}>
+    <div className="flex flex-wrap items-center justify-center gap-6 sm:justify-start" data-testid={testId}>
       <svg width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" aria-label={title}>
         <title>{title}</title>
         <Group top={radius} left={radius}>
@@ -41,11 +42,11 @@ export function PieChart({ entries, title, size = 240, testId }: PieChartProps) 
                   key={arc.data.label}
                   d={pie.path(arc) ?? ""}
                   fill={fill(arc.data.label, arc.data.color)}
-                  stroke="white"
+                  // The gaps between slices are the card's own colour, in either theme.
+                  className="cursor-pointer stroke-white transition-colors dark:stroke-slate-800"
                   strokeWidth={active === arc.data.label ? 2 : 1}
                   data-label={arc.data.label}
                   data-active={active === arc.data.label ? "true" : undefined}
-                  className="cursor-pointer transition-colors"
                   onMouseEnter={() => setActive(arc.data.label)}
                   onMouseLeave={() => setActive(null)}
                 >

@@ -172,7 +172,12 @@ function SlateField({ name, defaultHtml, label }: { name: string; defaultHtml: s
         <Editable
           aria-label={label}
           data-testid="rich-text-editor"
-          className="prose min-h-[12rem] max-w-none space-y-2 p-3 text-sm outline-none"
+          // A long script scrolls inside the editor: its toolbar and the dialog's Сохранить stay in view. Not
+          // sideways: Slate's placeholder is 100% wide from the padding's edge, 12 px more than the box.
+          className="prose max-h-[55vh] max-w-none space-y-2 overflow-y-auto overflow-x-hidden p-3 text-sm outline-none"
+          // Slate sets an inline min-height of its placeholder's height (two lines) on an empty editor, which beats
+          // a class: a style of our own wins (issue 17), about the height of the no-JS textarea's 12 rows.
+          style={{ minHeight: "18rem" }}
           renderElement={renderElement}
           renderLeaf={renderLeaf}
           onKeyDown={onKeyDown}

@@ -2,6 +2,7 @@ import * as Dialog from "@radix-ui/react-dialog";
 import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type ReactNode } from "react";
 import { notify } from "../ui/Toasts";
+import { CloseIcon } from "../ui/Icons";
 
 export interface Option {
   id: number;
@@ -13,7 +14,7 @@ export interface FilterFormOptions {
   databases: Option[];
   statuses: Option[];
   scripts: Option[];
-  templates: Option[];
+  templates: Array<Option & { isActive: boolean }>;
 }
 
 export interface FilterFormValues {
@@ -136,12 +137,18 @@ export function FilterForm({
   options,
   initial,
   filterId,
+  keptTemplate = null,
 }: {
   options: FilterFormOptions;
   initial: FilterFormValues;
   filterId: number | null;
+  /** The template the topic has now: kept in the list even when deactivated (the server keeps it too). */
+  keptTemplate?: number | null;
 }) {
   const [values, setValues] = useState(initial);
+  // Decision 034: only active templates reach managers, so only they are offered (server/core refuses the rest).
+  const templates = options.templates.filter((t) => t.isActive || t.id === keptTemplate);
+  const chosenInactive = templates.find((t) => t.id === values.template && !t.isActive);
   const navigation = useNavigation();
   const busy = navigation.state === "submitting";
 
@@ -179,14 +186,23 @@ export function FilterForm({
           className="input"
           value={values.template ?? ""}
           onChange={(event) => setValues({ ...values, template: event.target.value ? Number(event.target.value) : null })}
+          aria-describedby={chosenInactive ? "filter-template-inactive" : undefined}
         >
           <option value="">Без шаблона</option>
-          {options.templates.map((t) => (
+          {templates.map((t) => (
             <option key={t.id} value={t.id}>
-              {t.name}
+              {t.isActive ? t.name : `${t.name} (деактивирован)`}
             </option>
           ))}
         </select>
+        {chosenInactive ? (
+          <p id="filter-template-inactive" className="mt-1 text-xs text-amber-800 dark:text-amber-300" data-testid="template-inactive">
+            Шаблон деактивирован: менеджеры этой тематики работают без карточки клиента. Включите его на странице
+            «Настройка шаблона» или выберите другой.
+          </p>
+        ) : options.templates.length > 0 && templates.length === 0 ? (
+          <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Активных шаблонов нет: включите шаблон на странице «Настройка шаблона».</p>
+        ) : null}
       </div>
       <div className="grid gap-3 md:grid-cols-2">
         {LISTS.map((list) => (
@@ -240,8 +256,8 @@ export function FilterModal({ title, children }: { title: string; children: Reac
         >
           <div className="mb-3 flex items-start justify-between gap-4">
             <Dialog.Title className="text-lg font-semibold">{title}</Dialog.Title>
-            <Dialog.Close className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200" aria-label="Закрыть">
-              ×
+            <Dialog.Close className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200" aria-label="Закрыть" title="Закрыть">
+              <CloseIcon />
             </Dialog.Close>
           </div>
           {children}

@@ -1,6 +1,7 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { formatUsd } from "../../lib/format";
 import type { ReactNode } from "react";
+import { MenuIcon, MoonIcon, SunIcon } from "../ui/Icons";
 
 interface HeaderProps {
   user: { displayName: string; isAdmin: boolean; balance: number };
@@ -8,23 +9,26 @@ interface HeaderProps {
   helpUrl: string;
   /** Replaces the plain balance (the balance feature polls it and shows the popup). */
   balanceSlot?: ReactNode;
+  /** The break toggle (Перерыв / Закончить перерыв) for those who work leads. */
+  breakSlot?: ReactNode;
 }
 
 /** SPEC Layout header: menu toggle, balance, messenger link, theme toggle, profile link. */
-export function Header({ user, theme, helpUrl, balanceSlot }: HeaderProps) {
+export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderProps) {
   const location = useLocation();
   const nextTheme = theme === "dark" ? "light" : "dark";
   return (
-    <header className="flex h-14 items-center gap-3 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900">
+    <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900">
       <label
         htmlFor="menu-toggle"
-        className="btn-secondary cursor-pointer select-none px-2 py-1"
-        aria-label="Меню"
+        className="btn-secondary cursor-pointer select-none px-2 py-1.5"
         title="Меню"
       >
-        ☰
+        <MenuIcon />
+        <span className="sr-only">Меню</span>
       </label>
       <div className="flex-1" />
+      {breakSlot}
       <span className="text-sm font-medium" data-testid="balance" title="Баланс">
         {balanceSlot ?? formatUsd(user.balance)}
       </span>
@@ -36,15 +40,20 @@ export function Header({ user, theme, helpUrl, balanceSlot }: HeaderProps) {
         <input type="hidden" name="redirectTo" value={location.pathname + location.search} />
         <button
           type="submit"
-          className="btn-secondary px-2 py-1"
+          className="btn-secondary px-2 py-1.5"
           aria-label={theme === "dark" ? "Светлая тема" : "Тёмная тема"}
           title={theme === "dark" ? "Светлая тема" : "Тёмная тема"}
           data-testid="theme-toggle"
         >
-          {theme === "dark" ? "☀" : "☾"}
+          {theme === "dark" ? <SunIcon /> : <MoonIcon />}
         </button>
       </Form>
-      <Link to={user.isAdmin ? "/profile" : "/"} className="text-sm font-medium hover:underline" data-testid="profile-link">
+      <Link
+        to={user.isAdmin ? "/profile" : "/"}
+        className="min-w-0 max-w-[10rem] truncate text-sm font-medium hover:underline desk:max-w-xs"
+        title={user.displayName || "Профиль"}
+        data-testid="profile-link"
+      >
         {user.displayName || "Профиль"}
       </Link>
     </header>

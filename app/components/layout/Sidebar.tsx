@@ -1,15 +1,19 @@
 import { NavLink } from "@remix-run/react";
 import type { ReactNode } from "react";
+import { ChevronRightIcon } from "../ui/Icons";
 
 interface SidebarProps {
   isAdmin: boolean;
   scripts: Array<{ id: number; name: string }>;
   /** Renders one script entry (the viewer belongs to the scripts feature). */
   renderScript?: (script: { id: number; name: string }) => ReactNode;
+  /** The user's callbacks whose time has come (the count next to Мои перезвоны). */
+  callbacksDue?: number;
 }
 
+// Compact enough that an admin's whole menu shows on a 1280x800 laptop without scrolling it (issue 17 walk).
 const linkClass = ({ isActive }: { isActive: boolean }) =>
-  `block rounded-md px-3 py-2 text-sm ${
+  `block rounded-md px-3 py-1.5 text-sm ${
     isActive
       ? "bg-blue-600 text-white"
       : "text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700"
@@ -17,7 +21,7 @@ const linkClass = ({ isActive }: { isActive: boolean }) =>
 
 function Group({ title, children }: { title: string; children: ReactNode }) {
   return (
-    <div className="mb-6">
+    <div className="mb-4">
       <p className="mb-2 px-3 text-xs font-semibold uppercase tracking-wider text-slate-600 dark:text-slate-400">{title}</p>
       <nav className="space-y-1" aria-label={title}>
         {children}
@@ -29,18 +33,21 @@ function Group({ title, children }: { title: string; children: ReactNode }) {
 function Collapsible({ title, open, children }: { title: string; open?: boolean; children: ReactNode }) {
   return (
     <details open={open} className="group">
-      <summary className="cursor-pointer list-none rounded-md px-3 py-2 text-sm text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700">
-        <span className="inline-block w-4 transition group-open:rotate-90">›</span> {title}
+      <summary className="cursor-pointer list-none rounded-md px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700">
+        <span className="inline-flex w-4 align-[-3px] transition group-open:rotate-90">
+          <ChevronRightIcon />
+        </span>{" "}
+        {title}
       </summary>
-      <div className="ml-4 mt-1 space-y-1">{children}</div>
+      <div className="ml-4 mt-0.5 space-y-0.5">{children}</div>
     </details>
   );
 }
 
 /** SPEC Layout: ДЛЯ РАБОТЫ for everyone; Главная and УПРАВЛЕНИЕ for admins only (absent for managers). */
-export function Sidebar({ isAdmin, scripts, renderScript }: SidebarProps) {
+export function Sidebar({ isAdmin, scripts, renderScript, callbacksDue = 0 }: SidebarProps) {
   return (
-    <div className="h-full overflow-y-auto p-4">
+    <div className="min-h-0 flex-1 overflow-y-auto p-4">
       <Group title="ДЛЯ РАБОТЫ">
         {isAdmin ? (
           <NavLink to="/" end className={linkClass}>
@@ -49,6 +56,18 @@ export function Sidebar({ isAdmin, scripts, renderScript }: SidebarProps) {
         ) : null}
         <NavLink to="/leadpanel" className={linkClass}>
           Клиенты
+        </NavLink>
+        <NavLink to="/callbacks" className={linkClass} data-testid="callbacks-link">
+          {isAdmin ? "Перезвоны" : "Мои перезвоны"}
+          {callbacksDue > 0 ? (
+            <span
+              className="ml-2 inline-flex min-w-5 items-center justify-center rounded-full bg-red-600 px-1.5 text-xs font-semibold text-white"
+              data-testid="callbacks-due"
+              aria-label={`пора перезвонить: ${callbacksDue}`}
+            >
+              {callbacksDue}
+            </span>
+          ) : null}
         </NavLink>
         <Collapsible title="Скрипты">
           {scripts.length === 0 ? (
@@ -80,6 +99,9 @@ export function Sidebar({ isAdmin, scripts, renderScript }: SidebarProps) {
             </NavLink>
             <NavLink to="/searchlead" className={linkClass}>
               Поиск клиента
+            </NavLink>
+            <NavLink to="/donotcall" className={linkClass}>
+              Не звонить
             </NavLink>
           </Collapsible>
           <Collapsible title="Настройки" open>

@@ -1,34 +1,32 @@
 import type { ReactNode } from "react";
-import type { Lead } from "../../../server/core/leads/allocation";
+import type { LeadCardRow } from "../../../server/core/leads/card";
 
-/** The held lead, as the core hands it out. */
-export type LeadView = Lead;
-
-const ROWS: Array<[keyof LeadView, string]> = [
-  ["name", "Имя"],
-  ["phone", "Телефон"],
-  ["city", "Город"],
-  ["address", "Адрес"],
-  ["additionalInfo1", "Доп. информация 1"],
-  ["additionalInfo2", "Доп. информация 2"],
-  ["additionalInfo3", "Доп. информация 3"],
-  ["additionalInfo4", "Доп. информация 4"],
-];
-
-/** SPEC /leadpanel client info: name, phone, city, address, additionalInfo1 to additionalInfo4. */
-export function LeadCard({ lead, action }: { lead: LeadView; action?: ReactNode }) {
+/**
+ * SPEC /leadpanel client info, as core prepares it: name and phone always, then city, address and the extra
+ * fields that have a value, the extras labelled with the import's column headers.
+ */
+export function LeadCard({ rows, action }: { rows: LeadCardRow[]; action?: ReactNode }) {
   return (
     <section className="card" aria-label="Клиент" data-testid="lead-card">
       <div className="mb-3 flex items-center justify-between gap-3">
         <h2 className="text-lg font-semibold">Клиент</h2>
         {action}
       </div>
-      <dl className="grid gap-x-4 gap-y-2 sm:grid-cols-[max-content_1fr]">
-        {ROWS.map(([key, label]) => (
-          <div key={key} className="contents">
-            <dt className="text-sm text-slate-600 dark:text-slate-400">{label}</dt>
-            <dd className="break-words text-sm font-medium" data-testid={`lead-${key}`}>
-              {String(lead[key]) || "—"}
+      {/*
+        A long import header wraps within its column (at most 12rem) rather than squeezing the value. On a phone
+        the label sits over its value, and the pairs are spaced apart from each other, not label from value.
+      */}
+      <dl className="grid gap-x-4 gap-y-0.5 sm:grid-cols-[minmax(5rem,max-content)_1fr] sm:gap-y-2 sm:[&>div>dt]:max-w-[12rem] [&>div:not(:first-child)>dt]:mt-2 sm:[&>div>dt]:!mt-0">
+        {rows.map((row) => (
+          <div key={row.key} className="contents">
+            <dt className="text-sm text-slate-600 dark:text-slate-400" data-testid={`lead-${row.key}-label`}>
+              {row.label}
+            </dt>
+            <dd
+              className={`break-words text-sm font-medium ${row.key === "phone" ? "tabular-nums" : ""}`}
+              data-testid={`lead-${row.key}`}
+            >
+              {row.value || "—"}
             </dd>
           </div>
         ))}

@@ -1,8 +1,9 @@
+import { RefreshIcon } from "../ui/Icons";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { notify, ServerMessage } from "../ui/Toasts";
 import { DEFAULT_SIP_PREFIX, generateAccessKey, generatePassword, SIP_PREFIXES } from "./generators";
-import { useHydrated } from "./Pagination";
+import { useHydrated } from "../ui/Pager";
 import { EMPTY_ADD_FORM, type AddFormValues, type ManagersActionData } from "./types";
 
 export const FILL_ALL_FIELDS = "Пожалуйста, заполните все поля";
@@ -134,7 +135,7 @@ export function AddManagerForm({ result }: AddManagerFormProps) {
             <input
               id="add-password"
               name="password"
-              className="input font-mono"
+              className="input min-w-0 font-mono"
               value={values.password}
               onChange={(e) => set("password", e.target.value)}
               autoComplete="new-password"
@@ -143,12 +144,13 @@ export function AddManagerForm({ result }: AddManagerFormProps) {
               type="submit"
               name="intent"
               value="generatePassword"
-              className="btn-secondary shrink-0"
+              className="btn-secondary shrink-0 px-2.5"
               onClick={hydrated ? onGeneratePassword : undefined}
               title="Сгенерировать пароль"
+              aria-label="Сгенерировать пароль"
               data-testid="generate-password"
             >
-              Сгенерировать
+              <RefreshIcon />
             </button>
           </div>
         </div>
@@ -162,20 +164,21 @@ export function AddManagerForm({ result }: AddManagerFormProps) {
             <input
               id="add-accessKey"
               name="accessKey"
-              className="input font-mono"
+              className="input min-w-0 font-mono"
               value={values.accessKey}
               readOnly
-              placeholder="Создаётся автоматически"
+              placeholder="Автоматически"
             />
             <button
               type="submit"
               name="intent"
               value="generateAccessKey"
-              className="btn-secondary shrink-0"
+              className="btn-secondary shrink-0 px-2.5"
               onClick={hydrated ? onGenerateAccessKey : undefined}
               title="Сгенерировать ключ доступа"
+              aria-label="Сгенерировать ключ доступа"
             >
-              Новый
+              <RefreshIcon />
             </button>
           </div>
         </div>
@@ -201,12 +204,14 @@ export function AddManagerForm({ result }: AddManagerFormProps) {
               type="submit"
               name="intent"
               value="generateSip"
-              className="btn-secondary shrink-0"
+              className="btn-secondary shrink-0 px-2.5"
               onClick={hydrated ? onGenerateSip : undefined}
               disabled={sipBusy}
+              title="Сгенерировать SIP логин и пароль"
+              aria-label="Сгенерировать SIP логин и пароль"
               data-testid="generate-sip"
             >
-              Сгенерировать SIP
+              <RefreshIcon />
             </button>
           </div>
         </div>

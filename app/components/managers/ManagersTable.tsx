@@ -1,8 +1,10 @@
 import { Form, Link, useFetcher } from "@remix-run/react";
 import { useEffect, useState, type MouseEvent } from "react";
 import { notify } from "../ui/Toasts";
-import { useHydrated } from "./Pagination";
+import { OneLine, TableFrame } from "../ui/Table";
+import { useHydrated } from "../ui/Pager";
 import { EDITABLE_FIELDS, FIELD_LABELS, type EditableField, type ManagerRow, type ManagersActionData } from "./types";
+import { CheckIcon, CloseIcon, PencilIcon, TrashIcon } from "../ui/Icons";
 
 interface ManagersTableProps {
   users: ManagerRow[];
@@ -17,6 +19,12 @@ interface ManagersTableProps {
   onAskDelete(user: ManagerRow): void;
 }
 
+const rowAction =
+  "inline-flex h-8 w-8 items-center justify-center rounded-md border border-slate-300 hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
+
+/** How wide a cell's text may run before it is cut (the whole table fits at 1440 px, issue 17). */
+const cellWidth: Partial<Record<EditableField, string>> = { login: "max-w-[10rem]", displayName: "max-w-[11rem]" };
+
 const shown = (user: ManagerRow, field: EditableField) =>
   field === "password" ? (user.password ? `${user.password}•••` : "") : user[field];
 
@@ -27,24 +35,23 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
     return <p className="card text-sm text-slate-600 dark:text-slate-400">Менеджеров пока нет</p>;
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 dark:border-slate-700">
+    <TableFrame className="rounded-lg border border-slate-200 dark:border-slate-700">
       <table className="min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="managers-table">
         <thead className="bg-slate-50 text-left text-xs font-semibold uppercase text-slate-600 dark:bg-slate-900 dark:text-slate-300">
           <tr>
-            <th className="px-3 py-2">ID</th>
             {EDITABLE_FIELDS.slice(0, 4).map((f) => (
-              <th key={f} className="px-3 py-2">
+              <th key={f} className="px-2 py-2">
                 {FIELD_LABELS[f]}
               </th>
             ))}
-            <th className="px-3 py-2">Ключ доступа</th>
+            <th className="px-2 py-2">Ключ доступа</th>
             {EDITABLE_FIELDS.slice(4).map((f) => (
-              <th key={f} className="px-3 py-2">
+              <th key={f} className="px-2 py-2">
                 {FIELD_LABELS[f]}
               </th>
             ))}
-            <th className="px-3 py-2">Админ</th>
-            <th className="px-3 py-2">Действия</th>
+            <th className="px-2 py-2">Админ</th>
+            <th className="px-2 py-2">Действия</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100 dark:divide-slate-700">
@@ -53,17 +60,16 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
               <EditRow key={user.id} user={user} returnTo={returnTo} cancelHref={returnTo} />
             ) : (
               <tr key={user.id} data-testid={`manager-row-${user.login}`}>
-                <td className="px-3 py-2 text-slate-600 dark:text-slate-400">{user.id}</td>
                 {EDITABLE_FIELDS.slice(0, 4).map((f) => (
                   <EditableCell key={f} user={user} field={f} hydrated={hydrated} />
                 ))}
-                <td className="px-3 py-2 font-mono" data-testid="access-key">
+                <td className="px-2 py-2 font-mono text-xs" data-testid="access-key">
                   {user.accessKey}
                 </td>
                 {EDITABLE_FIELDS.slice(4).map((f) => (
                   <EditableCell key={f} user={user} field={f} hydrated={hydrated} />
                 ))}
-                <td className="px-3 py-2">
+                <td className="px-2 py-2">
                   <Link
                     to={hrefWith("confirm", `admin-${user.id}`)}
                     role="switch"
@@ -81,30 +87,35 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
                     <span className="h-5 w-5 rounded-full bg-white shadow" />
                   </Link>
                 </td>
-                <td className="whitespace-nowrap px-3 py-2">
-                  <Link to={hrefWith("edit", String(user.id))} className="mr-3 text-blue-600 hover:underline dark:text-blue-400">
-                    Изменить
-                  </Link>
-                  {user.id === meId ? null : (
-                    <Link
-                      to={hrefWith("confirm", `delete-${user.id}`)}
-                      className="text-red-600 hover:underline dark:text-red-400"
-                      data-testid="delete-manager"
-                      onClick={(event: MouseEvent) => {
-                        event.preventDefault();
-                        onAskDelete(user);
-                      }}
-                    >
-                      Удалить
+                <td className="px-2 py-2">
+                  {/* Icons with their names (title, aria-label), as on /edit-statuses: the row fits at desk width. */}
+                  <div className="flex gap-1">
+                    <Link to={hrefWith("edit", String(user.id))} className={rowAction} aria-label={`Изменить ${user.login}`} title="Изменить">
+                      <PencilIcon />
                     </Link>
-                  )}
+                    {user.id === meId ? null : (
+                      <Link
+                        to={hrefWith("confirm", `delete-${user.id}`)}
+                        className={`${rowAction} text-red-600 dark:text-red-400`}
+                        aria-label={`Удалить ${user.login}`}
+                        title="Удалить"
+                        data-testid="delete-manager"
+                        onClick={(event: MouseEvent) => {
+                          event.preventDefault();
+                          onAskDelete(user);
+                        }}
+                      >
+                        <TrashIcon />
+                      </Link>
+                    )}
+                  </div>
                 </td>
               </tr>
             ),
           )}
         </tbody>
       </table>
-    </div>
+    </TableFrame>
   );
 }
 
@@ -126,24 +137,26 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
   const text = shown(user, field);
   if (!editing) {
     return (
-      <td className="px-3 py-2" data-testid={`cell-${field}`}>
+      <td className="px-2 py-2" data-testid={`cell-${field}`}>
         {hydrated ? (
           <button
             type="button"
-            className="min-h-[1.5rem] min-w-[3rem] rounded px-1 text-left hover:bg-slate-100 dark:hover:bg-slate-700"
+            className={`block min-h-[1.5rem] min-w-[3rem] ${cellWidth[field] ?? "max-w-[8rem]"} truncate rounded px-1 text-left hover:bg-slate-100 dark:hover:bg-slate-700`}
             onClick={() => setEditing(true)}
-            title="Нажмите, чтобы изменить"
+            title={text ? `${text} — нажмите, чтобы изменить` : "Нажмите, чтобы изменить"}
           >
             {text || <span className="text-slate-600 dark:text-slate-400">—</span>}
           </button>
+        ) : text ? (
+          <OneLine text={text} className={cellWidth[field] ?? "max-w-[8rem]"} />
         ) : (
-          text || <span className="text-slate-600 dark:text-slate-400">—</span>
+          <span className="text-slate-600 dark:text-slate-400">—</span>
         )}
       </td>
     );
   }
   return (
-    <td className="px-3 py-2" data-testid={`cell-${field}`}>
+    <td className="px-2 py-2" data-testid={`cell-${field}`}>
       <fetcher.Form method="post" className="flex items-center gap-1">
         <input type="hidden" name="intent" value="update" />
         <input type="hidden" name="_js" value="1" />
@@ -151,7 +164,7 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
         <input type="hidden" name="field" value={field} />
         <input
           name="value"
-          className="input min-w-[8rem] py-1"
+          className="input w-24 min-w-0 px-2 py-1"
           defaultValue={field === "password" ? "" : user[field]}
           placeholder={field === "password" ? "Новый пароль" : undefined}
           aria-label={FIELD_LABELS[field]}
@@ -160,50 +173,52 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
             if (e.key === "Escape") setEditing(false);
           }}
         />
-        <button type="submit" className="btn-primary px-2 py-1" aria-label="Сохранить" title="Сохранить" disabled={fetcher.state !== "idle"}>
-          ✓
+        <button type="submit" className="btn-primary px-1.5 py-1" aria-label="Сохранить" title="Сохранить" disabled={fetcher.state !== "idle"}>
+          <CheckIcon />
         </button>
-        <button type="button" className="btn-secondary px-2 py-1" aria-label="Отмена" title="Отмена" onClick={() => setEditing(false)}>
-          ✕
+        <button type="button" className="btn-secondary px-1.5 py-1" aria-label="Отмена" title="Отмена" onClick={() => setEditing(false)}>
+          <CloseIcon />
         </button>
       </fetcher.Form>
     </td>
   );
 }
 
-/** JavaScript off: the whole row as one form (inputs tied to it by the form attribute); the check icon saves. */
+/**
+ * JavaScript off: the row opens into one wide cell holding the row's form (labelled fields in a grid, the check
+ * icon saves, the cross cancels), so the buttons are on screen at any width (issue 17).
+ */
 function EditRow({ user, returnTo, cancelHref }: { user: ManagerRow; returnTo: string; cancelHref: string }) {
-  const formId = `edit-row-${user.id}`;
-  const cell = (field: EditableField) => (
-    <td key={field} className="px-3 py-2">
-      <input
-        form={formId}
-        name={field}
-        className="input min-w-[8rem] py-1"
-        defaultValue={field === "password" ? "" : user[field]}
-        placeholder={field === "password" ? `${user.password}••• (не менять)` : undefined}
-        aria-label={FIELD_LABELS[field]}
-      />
-    </td>
-  );
   return (
     <tr data-testid={`manager-row-${user.login}`} className="bg-blue-50 dark:bg-slate-900">
-      <td className="px-3 py-2 text-slate-600 dark:text-slate-400">{user.id}</td>
-      {EDITABLE_FIELDS.slice(0, 4).map(cell)}
-      <td className="px-3 py-2 font-mono">{user.accessKey}</td>
-      {EDITABLE_FIELDS.slice(4).map(cell)}
-      <td className="px-3 py-2">{user.isAdmin ? "Да" : "Нет"}</td>
-      <td className="whitespace-nowrap px-3 py-2">
-        <Form id={formId} method="post" className="inline-flex gap-1">
+      <td colSpan={EDITABLE_FIELDS.length + 3} className="px-2 py-3">
+        <Form method="post" className="flex flex-wrap items-end gap-3">
           <input type="hidden" name="intent" value="updateRow" />
           <input type="hidden" name="id" value={user.id} />
           <input type="hidden" name="returnTo" value={returnTo} />
-          <button type="submit" className="btn-primary px-2 py-1" aria-label="Сохранить" title="Сохранить">
-            ✓
-          </button>
-          <a href={cancelHref} className="btn-secondary px-2 py-1" aria-label="Отмена" title="Отмена">
-            ✕
-          </a>
+          <p className="w-full text-xs text-slate-600 dark:text-slate-400">
+            ID {user.id} · ключ доступа <span className="font-mono">{user.accessKey}</span> · администратор: {user.isAdmin ? "да" : "нет"}
+          </p>
+          {EDITABLE_FIELDS.map((field) => (
+            <label key={field} className="w-40">
+              <span className="label">{FIELD_LABELS[field]}</span>
+              <input
+                name={field}
+                className="input py-1"
+                defaultValue={field === "password" ? "" : user[field]}
+                placeholder={field === "password" ? `${user.password}••• (не менять)` : undefined}
+                aria-label={FIELD_LABELS[field]}
+              />
+            </label>
+          ))}
+          <div className="flex gap-1">
+            <button type="submit" className="btn-primary px-2 py-1.5" aria-label="Сохранить" title="Сохранить">
+              <CheckIcon />
+            </button>
+            <a href={cancelHref} className="btn-secondary px-2 py-1.5" aria-label="Отмена" title="Отмена">
+              <CloseIcon />
+            </a>
+          </div>
         </Form>
       </td>
     </tr>

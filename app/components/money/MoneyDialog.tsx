@@ -1,6 +1,7 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { Link, useNavigate } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
+import { CloseIcon } from "../ui/Icons";
 
 interface MoneyDialogProps {
   title: string;
@@ -50,8 +51,8 @@ export function MoneyDialog({ title, closeTo, children, testId }: MoneyDialogPro
         >
           <div className="mb-4 flex items-center justify-between gap-4">
             <Dialog.Title className="text-lg font-semibold">{title}</Dialog.Title>
-            <Dialog.Close className="btn-secondary px-2 py-1" aria-label="Закрыть">
-              ✕
+            <Dialog.Close className="btn-secondary px-2 py-1" aria-label="Закрыть" title="Закрыть">
+              <CloseIcon />
             </Dialog.Close>
           </div>
           {children}

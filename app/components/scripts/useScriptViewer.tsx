@@ -1,6 +1,6 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { Link, useFetcher } from "@remix-run/react";
-import { useState } from "react";
+import { useEffect, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from "react";
 import { notify } from "../ui/Toasts";
 import { ScriptContent } from "./ScriptViewer";
 
@@ -12,14 +12,74 @@ interface ViewerData {
 const entryClass =
   "block rounded-md px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700";
 
+/** The side panel's width on a wide screen: dragged by its left edge, remembered in this browser. */
+const WIDTH_KEY = "scriptPanelWidth";
+const DEFAULT_WIDTH = 480;
+const MIN_WIDTH = 320;
+/** The panel leaves at least this much of the window to the page (the card and the status buttons). */
+const MIN_PAGE = 420;
+/** Same breakpoint as tailwind's `desk`: below it the panel is a drawer over the lower part of the screen. */
+const WIDE = "(min-width: 1100px)";
+
+const clampWidth = (width: number) => Math.round(Math.max(MIN_WIDTH, Math.min(width, window.innerWidth - MIN_PAGE)));
+
 /**
- * The sidebar's Скрипты entries and the viewer they open: with JavaScript a modal (toast Загружаю скрипт,
- * the script fetched from /scripts/view/:id), without it the link opens that page.
+ * The sidebar's Скрипты entries and the viewer they open. With JavaScript the script opens in a panel beside the
+ * page, not over it (issue 17): on a wide screen a resizable column on the right, and the page's content makes
+ * room for it; on a phone a drawer over the lower part of the screen. It is not modal: the client card and the
+ * status buttons stay usable while it is open, and a click on them does not close it. The watermark and the copy
+ * blocking are the viewer's own (ScriptContent). Without JavaScript the entry opens the viewer page.
  */
 export function useScriptViewer() {
   const fetcher = useFetcher<ViewerData>();
   const [openId, setOpenId] = useState<number | null>(null);
   const [title, setTitle] = useState("");
+  const [width, setWidth] = useState(DEFAULT_WIDTH);
+  const drag = useRef<{ startX: number; startWidth: number } | null>(null);
+
+  useEffect(() => {
+    const saved = Number(window.localStorage.getItem(WIDTH_KEY));
+    if (saved) setWidth(clampWidth(saved));
+  }, []);
+
+  // The page's content makes room for the open panel (beside it on a wide screen, above the drawer on a phone),
+  // so nothing of the card sits under it.
+  useEffect(() => {
+    const content = document.getElementById("content");
+    if (!content || openId === null) return;
+    const wide = window.matchMedia(WIDE);
+    const apply = () => {
+      content.style.paddingRight = wide.matches ? `${width + 24}px` : "";
+      content.style.paddingBottom = wide.matches ? "" : "calc(55vh + 1rem)";
+    };
+    apply();
+    wide.addEventListener("change", apply);
+    return () => {
+      wide.removeEventListener("change", apply);
+      content.style.paddingRight = "";
+      content.style.paddingBottom = "";
+    };
+  }, [openId, width]);
+
+  const startResize = (event: ReactPointerEvent<HTMLDivElement>) => {
+    event.preventDefault();
+    event.currentTarget.setPointerCapture(event.pointerId);
+    drag.current = { startX: event.clientX, startWidth: width };
+  };
+  const resize = (event: ReactPointerEvent<HTMLDivElement>) => {
+    if (!drag.current) return;
+    setWidth(clampWidth(drag.current.startWidth + drag.current.startX - event.clientX));
+  };
+  const endResize = () => {
+    if (!drag.current) return;
+    drag.current = null;
+    window.localStorage.setItem(WIDTH_KEY, String(width));
+  };
+  const resizeByKey = (delta: number) => {
+    const next = clampWidth(width + delta);
+    setWidth(next);
+    window.localStorage.setItem(WIDTH_KEY, String(next));
+  };
 
   const renderScript = (script: { id: number; name: string }) => (
     <Link
@@ -29,6 +89,10 @@ export function useScriptViewer() {
       data-testid="sidebar-script"
       onClick={(event) => {
         event.preventDefault();
+        // On a phone the menu covers the page: close it so the card shows above the script drawer (on a wide
+        // screen an unchecked toggle is the menu shown, so this changes nothing there).
+        const menu = document.getElementById("menu-toggle");
+        if (menu instanceof HTMLInputElement) menu.checked = false;
         notify("success", "Загружаю скрипт");
         setTitle(script.name);
         setOpenId(script.id);
@@ -40,25 +104,55 @@ export function useScriptViewer() {
   );
 
   const loaded = fetcher.data && fetcher.data.script?.id === openId ? fetcher.data : null;
+  const keepOpen = (event: Event) => event.preventDefault();
   const dialog = (
-    <Dialog.Root open={openId !== null} onOpenChange={(open) => (open ? undefined : setOpenId(null))}>
+    <Dialog.Root modal={false} open={openId !== null} onOpenChange={(open) => (open ? undefined : setOpenId(null))}>
       <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
         <Dialog.Content
-          className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[95vw] max-w-4xl -translate-x-1/2 -translate-y-1/2 overflow-hidden rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800"
+          className="fixed inset-x-0 bottom-0 z-40 flex h-[55vh] flex-col border-t border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-800 desk:inset-x-auto desk:bottom-0 desk:right-0 desk:top-14 desk:h-auto desk:w-[var(--script-panel-width)] desk:border-l desk:border-t-0"
+          style={{ "--script-panel-width": `${width}px` } as CSSProperties}
           aria-describedby={undefined}
           data-testid="script-viewer-dialog"
+          // Not modal: working in the card or pressing a status leaves the script open.
+          onInteractOutside={keepOpen}
+          onFocusOutside={keepOpen}
+          // The focus stays where the manager was typing; the panel is one Tab away.
+          onOpenAutoFocus={keepOpen}
         >
+          <div
+            role="separator"
+            aria-orientation="vertical"
+            aria-label="Ширина панели скрипта"
+            aria-valuenow={width}
+            aria-valuemin={MIN_WIDTH}
+            tabIndex={0}
+            className="absolute inset-y-0 left-0 hidden w-2 -translate-x-1/2 cursor-col-resize touch-none rounded bg-transparent hover:bg-blue-400/40 focus-visible:bg-blue-500/50 desk:block"
+            onPointerDown={startResize}
+            onPointerMove={resize}
+            onPointerUp={endResize}
+            onPointerCancel={endResize}
+            onKeyDown={(event) => {
+              if (event.key === "ArrowLeft") resizeByKey(40);
+              else if (event.key === "ArrowRight") resizeByKey(-40);
+              else return;
+              event.preventDefault();
+            }}
+            data-testid="script-panel-resize"
+          />
           <div className="mb-3 flex items-start justify-between gap-4">
             <Dialog.Title className="text-lg font-semibold">{loaded?.script?.name ?? title}</Dialog.Title>
-            <Dialog.Close className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200" aria-label="Закрыть">
+            <Dialog.Close
+              className="rounded px-2 text-xl leading-none text-slate-600 hover:text-slate-800 dark:text-slate-400 dark:hover:text-slate-200"
+              aria-label="Закрыть скрипт"
+              title="Закрыть скрипт"
+            >
               ×
             </Dialog.Close>
           </div>
           {loaded?.script ? (
-            <ScriptContent html={loaded.script.content} watermark={loaded.watermark} />
+            <ScriptContent html={loaded.script.content} watermark={loaded.watermark} className="min-h-0 flex-1" />
           ) : fetcher.state === "idle" && fetcher.data && !fetcher.data.script ? (
-            <p className="text-sm text-slate-600">Скрипт не найден</p>
+            <p className="text-sm text-slate-600 dark:text-slate-400">Скрипт не найден</p>
           ) : (
             <p className="text-sm text-slate-600 dark:text-slate-400">Загрузка…</p>
           )}

@@ -1,7 +1,7 @@
 import { Form, Link, useFetcher } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
 import { textColorFor } from "../../lib/color";
-import { TrashIcon } from "../ui/Icons";
+import { BanIcon, CheckIcon, ClockIcon, GearIcon, PencilIcon, StarIcon, TrashIcon } from "../ui/Icons";
 
 export interface StatusRowData {
   id: number;
@@ -11,11 +11,69 @@ export interface StatusRowData {
   isHidden: boolean;
   isReportStatus: boolean;
   isTechnical: boolean;
+  isDoNotCall: boolean;
+  asksCallback: boolean;
 }
 
 const iconButton =
   "inline-flex h-8 w-8 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
-const iconOn = "border-blue-500 bg-blue-50 text-blue-700 dark:bg-blue-900/40 dark:text-blue-200";
+/**
+ * A status text is as wide as it is (a long one is never cut short), within the row; short ones share one
+ * width, so the arrows and previews of most rows line up.
+ */
+const fieldWidth = "w-auto min-w-[8rem] max-w-full [field-sizing:content]";
+const textWidth = `${fieldWidth} sm:min-w-[15rem]`;
+/**
+ * A switched-on toggle is a filled button, not a tint (issue 17: ★ and ⚙ looked faint when on in the dark theme):
+ * white on blue-600 (5.2:1) in the light theme, near-black on blue-400 (8:1) in the dark one, and the button
+ * itself stands out of the card by more than 3:1 (test/e2e/a11y.test.ts measures both).
+ */
+const iconOn =
+  "border-blue-600 bg-blue-600 text-white hover:bg-blue-700 dark:border-blue-400 dark:bg-blue-400 dark:text-slate-950 dark:hover:bg-blue-300";
+
+/**
+ * A status's text: a field while the row is edited; otherwise the text itself, wrapping on a narrow screen so a
+ * long one is read whole (a read-only field cut it on a phone), with its value kept for the row's form.
+ */
+function StatusText({
+  name,
+  formId,
+  editing,
+  value,
+  onChange,
+  label,
+  className,
+}: {
+  name: string;
+  formId: string;
+  editing: boolean;
+  value: string;
+  onChange: (value: string) => void;
+  label: string;
+  className: string;
+}) {
+  if (editing) {
+    return (
+      <input
+        name={name}
+        form={formId}
+        value={value}
+        onChange={(event) => onChange(event.target.value)}
+        className={`input ${className}`}
+        aria-label={label}
+        title={value}
+      />
+    );
+  }
+  return (
+    <>
+      <input type="hidden" name={name} form={formId} value={value} aria-label={label} readOnly />
+      <span className={`input-static whitespace-normal break-words ${className}`} title={label}>
+        {value}
+      </span>
+    </>
+  );
+}
 
 /**
  * One hidden intent + id; the button inside submits it (a plain post without JavaScript). With JavaScript a
@@ -32,6 +90,7 @@ function RowAction({ id, intent, label, children, active }: { id: number; intent
         name="intent"
         value={intent}
         className={`${iconButton} ${shown ? iconOn : ""}`}
+        data-on={shown ? "true" : undefined}
         aria-label={label}
         title={label}
         aria-pressed={shown}
@@ -67,30 +126,30 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
         value={color}
         onChange={(event) => setColor(event.target.value)}
         disabled={!editing}
-        className="h-8 w-10 cursor-pointer rounded border border-slate-300 bg-transparent p-0.5 disabled:cursor-default"
+        className="h-8 w-10 cursor-pointer rounded border border-slate-300 bg-transparent p-0.5 disabled:cursor-default disabled:border-transparent dark:border-slate-600 dark:disabled:border-transparent"
         aria-label="Цвет статуса"
         title={color}
       />
-      <input
+      <StatusText
         name="text"
-        form={formId}
+        formId={formId}
+        editing={editing}
         value={text}
-        onChange={(event) => setText(event.target.value)}
-        readOnly={!editing}
-        className={`input w-48 ${editing ? "" : "border-transparent bg-transparent dark:bg-transparent"}`}
-        aria-label="Текст статуса"
+        onChange={setText}
+        label="Текст статуса"
+        className={textWidth}
       />
       <span aria-hidden="true" className="text-slate-600 dark:text-slate-400">
         →
       </span>
-      <input
+      <StatusText
         name="buttonText"
-        form={formId}
+        formId={formId}
+        editing={editing}
         value={buttonText}
-        onChange={(event) => setButtonText(event.target.value)}
-        readOnly={!editing}
-        className={`input w-40 ${editing ? "" : "border-transparent bg-transparent dark:bg-transparent"}`}
-        aria-label="Текст кнопки"
+        onChange={setButtonText}
+        label="Текст кнопки"
+        className={fieldWidth}
       />
       <button
         type="button"
@@ -101,57 +160,65 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
       >
         {buttonText || text}
       </button>
-      <div className="flex-1" />
-      <Form method="post" preventScrollReset className="inline">
-        <input type="hidden" name="id" value={status.id} />
-        <button
-          type="submit"
-          name="intent"
-          value="visibility"
-          role="checkbox"
-          aria-checked={status.isHidden}
-          className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm hover:bg-slate-100 dark:hover:bg-slate-700"
-        >
-          <span
-            aria-hidden="true"
-            className={`inline-flex h-4 w-4 items-center justify-center rounded border text-[10px] ${
-              status.isHidden ? "border-blue-600 bg-blue-600 text-white" : "border-slate-400"
-            }`}
+      {/* The row's switches and actions stay together, at the right; on a narrow row they move down as one. */}
+      <div className="ml-auto flex flex-wrap items-center justify-end gap-1 sm:gap-2">
+        <Form method="post" preventScrollReset className="inline">
+          <input type="hidden" name="id" value={status.id} />
+          <button
+            type="submit"
+            name="intent"
+            value="visibility"
+            role="checkbox"
+            aria-checked={status.isHidden}
+            className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm hover:bg-slate-100 dark:hover:bg-slate-700"
           >
-            {status.isHidden ? "✓" : ""}
-          </span>
-          Скрыть
-        </button>
-      </Form>
-      {editing ? (
-        <button type="submit" form={formId} name="intent" value="update" className={iconButton} aria-label="Сохранить" title="Сохранить">
-          ✔
-        </button>
-      ) : (
-        <Link
-          to={`?edit=${status.id}`}
-          preventScrollReset
-          className={iconButton}
-          aria-label="Редактировать"
-          title="Редактировать"
-          onClick={(event) => {
-            event.preventDefault();
-            setEditing(true);
-          }}
-        >
-          ✎
+            <span
+              aria-hidden="true"
+              className={`inline-flex h-4 w-4 items-center justify-center rounded border text-[10px] ${
+                status.isHidden ? "border-blue-600 bg-blue-600 text-white" : "border-slate-400"
+              }`}
+            >
+              {status.isHidden ? <CheckIcon /> : null}
+            </span>
+            Скрыть
+          </button>
+        </Form>
+        {editing ? (
+          <button type="submit" form={formId} name="intent" value="update" className={iconButton} aria-label="Сохранить" title="Сохранить">
+            <CheckIcon />
+          </button>
+        ) : (
+          <Link
+            to={`?edit=${status.id}`}
+            preventScrollReset
+            className={iconButton}
+            aria-label="Редактировать"
+            title="Редактировать"
+            onClick={(event) => {
+              event.preventDefault();
+              setEditing(true);
+            }}
+          >
+            <PencilIcon />
+          </Link>
+        )}
+        <RowAction id={status.id} intent="report" label="Отчётный статус" active={status.isReportStatus}>
+          <StarIcon />
+        </RowAction>
+        <RowAction id={status.id} intent="technical" label="Технический статус" active={status.isTechnical}>
+          <GearIcon />
+        </RowAction>
+        <RowAction id={status.id} intent="do-not-call" label="Добавить в список «Не звонить»" active={status.isDoNotCall}>
+          <BanIcon />
+        </RowAction>
+        <RowAction id={status.id} intent="callback" label="Спрашивает время перезвона" active={status.asksCallback}>
+          <ClockIcon />
+        </RowAction>
+        {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
+        <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton} aria-label="Удалить" title="Удалить">
+          <TrashIcon />
         </Link>
-      )}
-      <RowAction id={status.id} intent="report" label="Отчётный статус" active={status.isReportStatus}>
-        ★
-      </RowAction>
-      <RowAction id={status.id} intent="technical" label="Технический статус" active={status.isTechnical}>
-        ⚙
-      </RowAction>
-      {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
-      <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton} aria-label="Удалить" title="Удалить">
-        <TrashIcon />
-      </Link>
+      </div>
     </li>
   );
 }

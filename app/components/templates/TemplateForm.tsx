@@ -1,6 +1,6 @@
 import { Form, Link } from "@remix-run/react";
 import { useState, type FormEvent, type MouseEvent } from "react";
-import { LockIcon, UnlockIcon } from "../ui/Icons";
+import { LockIcon, UnlockIcon, CloseIcon } from "../ui/Icons";
 import { notify } from "../ui/Toasts";
 
 export type FieldType = "text" | "textarea";
@@ -107,7 +107,7 @@ export function TemplateForm({ draft, cancelHref }: { draft: TemplateDraft; canc
               title="Удалить поле"
               onClick={(event) => local(event, (list) => list.filter((_, i) => i !== index))}
             >
-              ✕
+              <CloseIcon />
             </button>
           </div>
         ))}

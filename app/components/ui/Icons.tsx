@@ -26,3 +26,119 @@ export const LinkIcon = () => (
     <path d="M10 13a5 5 0 0 0 7 0l3-3a5 5 0 0 0-7-7l-1 1M14 11a5 5 0 0 0-7 0l-3 3a5 5 0 0 0 7 7l1-1" />
   </svg>
 );
+
+export const MenuIcon = () => (
+  <svg {...base}>
+    <path d="M4 6h16M4 12h16M4 18h16" />
+  </svg>
+);
+
+export const MoonIcon = () => (
+  <svg {...base}>
+    <path d="M21 12.8A9 9 0 1 1 11.2 3a7 7 0 0 0 9.8 9.8z" />
+  </svg>
+);
+
+export const SunIcon = () => (
+  <svg {...base}>
+    <circle cx="12" cy="12" r="4" />
+    <path d="M12 2v2M12 20v2M4.9 4.9l1.4 1.4M17.7 17.7l1.4 1.4M2 12h2M20 12h2M4.9 19.1l1.4-1.4M17.7 6.3l1.4-1.4" />
+  </svg>
+);
+
+export const PencilIcon = () => (
+  <svg {...base}>
+    <path d="M16.5 3.5a2.1 2.1 0 0 1 3 3L7 19l-4 1 1-4z" />
+  </svg>
+);
+
+export const StarIcon = () => (
+  <svg {...base}>
+    <path d="M12 2l3.1 6.3 6.9 1-5 4.9 1.2 6.8L12 17.8 5.8 21l1.2-6.8-5-4.9 6.9-1z" />
+  </svg>
+);
+
+export const GearIcon = () => (
+  <svg {...base}>
+    <circle cx="12" cy="12" r="3" />
+    <path d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1z" />
+  </svg>
+);
+
+export const CheckIcon = () => (
+  <svg {...base}>
+    <path d="M20 6L9 17l-5-5" />
+  </svg>
+);
+
+export const CloseIcon = () => (
+  <svg {...base}>
+    <path d="M18 6L6 18M6 6l12 12" />
+  </svg>
+);
+
+export const ChevronRightIcon = () => (
+  <svg {...base}>
+    <path d="M9 18l6-6-6-6" />
+  </svg>
+);
+
+export const ChevronLeftIcon = () => (
+  <svg {...base}>
+    <path d="M15 18l-6-6 6-6" />
+  </svg>
+);
+
+/** A triangle with "!": warnings (toasts, banners). */
+export const WarningIcon = () => (
+  <svg {...base}>
+    <path d="M10.3 3.9L1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z" />
+    <path d="M12 9v4M12 17h.01" />
+  </svg>
+);
+
+/** A circle with "i": information (toasts). */
+export const InfoIcon = () => (
+  <svg {...base}>
+    <circle cx="12" cy="12" r="10" />
+    <path d="M12 16v-4M12 8h.01" />
+  </svg>
+);
+
+/** A barred circle: the do-not-call list. */
+export const BanIcon = () => (
+  <svg {...base}>
+    <circle cx="12" cy="12" r="10" />
+    <path d="M4.9 4.9l14.2 14.2" />
+  </svg>
+);
+
+/** An alarm clock: a status that asks for the callback time. */
+export const ClockIcon = () => (
+  <svg {...base}>
+    <circle cx="12" cy="13" r="8" />
+    <path d="M12 9v4l2 2M5 3L2 6M22 6l-3-3" />
+  </svg>
+);
+
+/** A handset: calls. */
+export const PhoneIcon = () => (
+  <svg {...base}>
+    <path d="M22 16.9v3a2 2 0 0 1-2.2 2 19.8 19.8 0 0 1-8.6-3.1 19.5 19.5 0 0 1-6-6A19.8 19.8 0 0 1 2.1 4.2 2 2 0 0 1 4.1 2h3a2 2 0 0 1 2 1.7c.1.9.4 1.8.7 2.7a2 2 0 0 1-.5 2.1L8 9.8a16 16 0 0 0 6 6l1.3-1.3a2 2 0 0 1 2.1-.4c.9.3 1.8.6 2.7.7a2 2 0 0 1 1.7 2z" />
+  </svg>
+);
+
+/** Sort marks of a table header: up (ascending), down (descending), both (sortable, not sorted). */
+export const SortIcon = ({ dir }: { dir: "asc" | "desc" | null }) => (
+  <svg {...base} width={12} height={12}>
+    {dir === "desc" ? null : <path d="M7 10l5-5 5 5" />}
+    {dir === "asc" ? null : <path d="M7 14l5 5 5-5" />}
+  </svg>
+);
+
+/** Two turning arrows: generate anew (a password, a key, SIP credentials). */
+export const RefreshIcon = () => (
+  <svg {...base}>
+    <path d="M21 12a9 9 0 0 1-15.5 6.2L3 16M3 12a9 9 0 0 1 15.5-6.2L21 8M21 3v5h-5M3 21v-5h5" />
+  </svg>
+);

@@ -1,15 +1,33 @@
 import { useLocation, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import toast, { ToastBar, Toaster } from "react-hot-toast";
+import { InfoIcon, WarningIcon } from "./Icons";
 
 export type ToastKind = "default" | "success" | "info" | "warning" | "error";
+
+/**
+ * The icons of the two kinds react-hot-toast has none for: our SVGs, not emoji (a system without a colour emoji
+ * font, Debian's Chromium among them, shows ⚠️ as an empty box), coloured for each theme.
+ */
+const toastIcon = {
+  warning: (
+    <span className="flex shrink-0 text-amber-600 dark:text-amber-400" data-toast-icon="warning">
+      <WarningIcon />
+    </span>
+  ),
+  info: (
+    <span className="flex shrink-0 text-blue-600 dark:text-blue-400" data-toast-icon="info">
+      <InfoIcon />
+    </span>
+  ),
+};
 
 /** One call for every kind SPEC §9 names (react-hot-toast has no info/warning of its own). */
 export function notify(kind: ToastKind, message: string) {
   if (kind === "success") return toast.success(message);
   if (kind === "error") return toast.error(message);
-  if (kind === "warning") return toast(message, { icon: "⚠️" });
-  if (kind === "info") return toast(message, { icon: "ℹ️" });
+  if (kind === "warning") return toast(message, { icon: toastIcon.warning });
+  if (kind === "info") return toast(message, { icon: toastIcon.info });
   return toast(message);
 }
 
@@ -24,7 +42,10 @@ export function Toasts() {
     if (leaving) toast.remove();
   }, [leaving]);
   return (
-    <Toaster position="top-center" toastOptions={{ duration: 2000 }}>
+    <Toaster
+      position="top-center"
+      toastOptions={{ duration: 2000, style: { background: "var(--toast-bg)", color: "var(--toast-fg)", border: "1px solid rgb(100 116 139 / 0.3)" } }}
+    >
       {(t) => (
         <ToastBar toast={t}>
           {({ icon, message }) => (
@@ -53,12 +74,13 @@ export function useAnswerKey(answer: unknown): number {
   return count.current;
 }
 
-const bannerColors: Record<ToastKind, string> = {
-  default: "border-slate-300 bg-slate-50 text-slate-800",
-  success: "border-green-300 bg-green-50 text-green-800",
-  info: "border-blue-300 bg-blue-50 text-blue-800",
-  warning: "border-amber-300 bg-amber-50 text-amber-900",
-  error: "border-red-300 bg-red-50 text-red-800",
+/** The banner class of each kind (tailwind.css: one set of colours for both themes). */
+export const bannerClass: Record<ToastKind, string> = {
+  default: "banner-default",
+  success: "banner-success",
+  info: "banner-info",
+  warning: "banner-warning",
+  error: "banner-error",
 };
 
 /**
@@ -73,7 +95,7 @@ export function ServerMessage({ kind, message }: { kind: ToastKind; message: str
   }, [kind, message]);
   if (hydrated) return null;
   return (
-    <div role={kind === "error" ? "alert" : "status"} className={`mb-4 rounded-md border px-4 py-2 text-sm ${bannerColors[kind]}`}>
+    <div role={kind === "error" ? "alert" : "status"} className={`mb-4 ${bannerClass[kind]}`}>
       {message}
     </div>
   );

@@ -8,15 +8,20 @@ import { awaitedLater } from "../later";
 import { parseInput, requiredText } from "../validation";
 import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, suggestMapping } from "./mapping";
 import { phoneKey } from "./phone";
+import type { SheetChoice } from "./sheet-parse";
 import { MESSAGES, readSheetRows, type SheetRow } from "./spreadsheet";
 import { fileRequired } from "./uploads";
 
 /** Rows shown in the mapping preview. */
 export const PREVIEW_ROWS = 10;
-/** Contacts per insert (and per cross-base duplicate lookup)... */
-const BATCH = 5000;
+/**
+ * Contacts per insert (and per cross-base duplicate lookup)... A batch's rows live until its write is done: at
+ * 5000 they outlived two young-generation collections and were promoted, so the old generation grew by most of
+ * the file until a full collection (decision 045: 30 MB more peak RSS than at 2000, no faster).
+ */
+const BATCH = 2000;
 /** ...or fewer, when their text reaches this many characters (memory stays bounded whatever the cells hold). */
-const BATCH_CHARS = 4_000_000;
+const BATCH_CHARS = 1_600_000;
 /** Rows the header row is detected from, as in the preview. */
 const HEAD_ROWS = 20;
 
@@ -45,16 +50,47 @@ const tooMuchText = (row: number) =>
     "import_too_large",
   );
 
+/** How many cells are named in a message about formulas without a value, before «и ещё…». */
+const NAMED_CELLS = 5;
+/** Cells (the first few, then how many more) as a message names them: «C2, C3, D7 и ещё 12». */
+function cellList(cells: string[], count: number): string {
+  const more = count - cells.length;
+  return `${cells.join(", ")}${more > 0 ? ` и ещё ${digits(more)}` : ""}`;
+}
+const ACT_ON_FORMULAS = "Откройте файл в Excel или LibreOffice, сохраните его и загрузите снова";
+/**
+ * Formula cells whose value the file does not hold (or holds a value LibreOffice does not trust): Excel and
+ * LibreOffice compute them on opening the file, the import cannot (decision 043). The preview warns; the import
+ * refuses when such a cell is in a column that would be imported.
+ */
+export const formulasWarning = (count: number, cells: string[]) =>
+  `В показанных строках ${formulaCount(count)} без сохранённого значения (${cellList(cells, count)}): Excel и LibreOffice вычисляют их при открытии файла, а импорт взял бы пустые или устаревшие значения. ${ACT_ON_FORMULAS}`;
+const formulasRefused = (count: number, cells: string[]) =>
+  badRequest(
+    `В импортируемых столбцах ${formulaCount(count)} без сохранённого значения (${cellList(cells, count)}): Excel и LibreOffice вычисляют их при открытии файла, а импорт получил бы пустые или устаревшие значения. База не создана. ${ACT_ON_FORMULAS}`,
+    "formulas_without_values",
+  );
+function formulaCount(n: number): string {
+  const mod10 = n % 10;
+  const mod100 = n % 100;
+  const word = mod10 === 1 && mod100 !== 11 ? "формула" : mod10 >= 2 && mod10 <= 4 && (mod100 < 12 || mod100 > 14) ? "формулы" : "формул";
+  return `${digits(n)} ${word}`;
+}
+
 export const IMPORT_SUCCESS = "База данных успешно импортирована";
 /** The code of the answer when every contact of the file was a duplicate (the page shows it as a warning). */
 export const ONLY_DUPLICATES = "only_duplicates";
 const onlyDuplicates = (removed: number) =>
   `Ничего не импортировано: все контакты файла (${removed}) — дубли. База не создана`;
+const onlyLeftOut = (duplicates: number, doNotCall: number) =>
+  `Ничего не импортировано: все контакты файла — ${duplicates ? `дубли (${duplicates}) или ` : ""}номера из списка «Не звонить» (${doNotCall}). База не создана`;
 export const IMPORT_FAILURE = "Произошла ошибка при импорте базы данных";
 
 export interface UploadedFile {
   /** The uploaded file on disk (the adapter streams it there and removes it afterwards). */
   path: string;
+  /** Its name as uploaded: a text file is read as CSV when named .csv, .tsv or .txt. */
+  name?: string;
 }
 
 export interface PreviewColumn {
@@ -68,23 +104,67 @@ export interface PreviewColumn {
 }
 
 export interface Preview {
+  /** The sheet shown (1 = the first in tab order): the import reads the same one. */
+  sheet: number;
+  /** Every sheet's name, in tab order. */
+  sheets: string[];
+  /** Said when the first sheet is empty and another one is shown instead. */
+  notice?: string;
+  /** Said when shown cells are formulas whose value the file does not hold (decision 043). */
+  formulas?: string;
   hasHeader: boolean;
   columns: PreviewColumn[];
   /** The first data rows (after the header row, if any), every cell as text. */
   rows: string[][];
 }
 
-/** The first rows of a file and a suggested mapping of its columns (nothing is written). */
-export async function previewBase(_db: Db, actor: Actor, input: { file?: UploadedFile | null }): Promise<Preview> {
+/** The sheet to read: a number from 1, or nothing (the first sheet, or the first with data when it is empty). */
+const sheetSchema = z
+  .union([z.number(), z.string()])
+  .optional()
+  .transform((value, context) => {
+    if (value === undefined || value === "") return undefined;
+    const sheet = Number(value);
+    if (!Number.isInteger(sheet) || sheet < 1 || sheet > 100_000) {
+      context.addIssue({ code: "custom", message: "Номер листа: целое число от 1" });
+      return z.NEVER;
+    }
+    return sheet;
+  });
+
+/** A sheet's name as shown: the name, or its number when the file gives none. */
+const sheetLabel = (names: string[], index: number) => names[index] || `Лист ${index + 1}`;
+
+/** The first rows of a file's sheet and a suggested mapping of its columns (nothing is written). */
+export async function previewBase(_db: Db, actor: Actor, input: { file?: UploadedFile | null; sheet?: unknown }): Promise<Preview> {
   requireAdmin(actor);
+  const sheet = parseInput(z.object({ sheet: sheetSchema }), { sheet: input.sheet }).sheet;
   if (!input.file) throw fileRequired();
   const head: string[][] = [];
-  for await (const row of readSheetRows(input.file.path, { limit: PREVIEW_ROWS + 1 })) head.push(row.cells);
-  if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
+  let choice: SheetChoice = { index: 0 };
+  const computed: string[] = [];
+  for await (const row of readSheetRows(input.file.path, { limit: PREVIEW_ROWS + 1, sheet, listSheets: true, name: input.file.name }, (c) => (choice = c))) {
+    head.push(row.cells);
+    for (const column of row.computed ?? []) computed.push(`${columnLetter(column)}${row.number}`);
+  }
+  const names = choice.names ?? [];
+  const sheets = names.map((_, i) => sheetLabel(names, i));
+  if (head.length === 0) {
+    if (sheet !== undefined) throw badRequest(`Лист «${sheetLabel(names, sheet - 1)}» пустой: выберите другой лист`, "empty_sheet");
+    throw badRequest(names.length > 1 ? MESSAGES.allEmpty : MESSAGES.empty, "empty_file");
+  }
+  const notice =
+    sheet === undefined && choice.index > 0
+      ? `Первый лист «${sheets[0]}» пустой, поэтому показан лист «${sheets[choice.index]}». Другой лист можно выбрать в списке «Лист»`
+      : undefined;
   const columnCount = Math.max(...head.map((row) => row.length));
   const { hasHeader, mapping } = suggestMapping(head, columnCount);
   const header = hasHeader ? head[0] : [];
   return {
+    sheet: choice.index + 1,
+    sheets,
+    ...(notice ? { notice } : {}),
+    ...(computed.length ? { formulas: formulasWarning(computed.length, computed.slice(0, NAMED_CELLS)) } : {}),
     hasHeader,
     columns: mapping.map((suggested, index) => ({
       index,
@@ -115,6 +195,8 @@ export const importInputSchema = z.object({
     .union([z.boolean(), z.enum(["true", "false", "1", "0", "on", ""])])
     .optional()
     .transform((v) => (v === undefined || v === "" ? undefined : v === true || v === "true" || v === "1" || v === "on")),
+  /** The sheet to import (1 = the first); by default the one the preview shows. */
+  sheet: sheetSchema,
 });
 
 export interface DuplicatesInfo {
@@ -133,6 +215,8 @@ export interface ImportResult {
   skipped: number;
   /** Removed duplicates: inside the file (under the new base's name) and per other base. */
   duplicatesInfo: DuplicatesInfo[];
+  /** Contacts left out because their number is on the do-not-call list. */
+  doNotCall: number;
 }
 
 type ContactRow = typeof contacts.$inferInsert;
@@ -150,33 +234,86 @@ const TEXT_COLUMNS = [
   "additionalInfo4",
 ] as const;
 
-/** One multi-row insert with one array parameter per column (unnest): cheap to build, parse and send. */
-async function insertContacts(tx: Db, databaseId: number, rows: ContactRow[]) {
+/** What one batch's write left out: do-not-call rows, and rows whose phone another base holds (per that base). */
+interface BatchOutcome {
+  written: number;
+  doNotCall: number;
+  owners: Array<{ baseId: number; count: number }>;
+}
+
+/**
+ * One batch's write, set-based in one statement and one round trip: the rows travel as one array parameter per
+ * column (unnest, in file order); rows whose phone key is on the do-not-call list are left out (served by
+ * do_not_call_phone_key_idx); with `acrossBases`, so are rows whose key another base holds, each counted under
+ * the lowest such base (served by contacts_phone_key_idx); the rest are inserted in file order (the claim hands
+ * contacts out in id order). Rows without a phone key are never left out. The counts come back per kind:
+ * base_id 0 for the rows written, -1 for the do-not-call ones, a base's id for the rows it held.
+ */
+async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acrossBases: boolean): Promise<BatchOutcome> {
   const columns = TEXT_COLUMNS.map((column) => sql.param(rows.map((row) => row[column] ?? "")));
-  await tx.execute(sql`
-    insert into contacts (database_id, name, phone, phone_key, city, address, age,
-                          additional_info1, additional_info2, additional_info3, additional_info4)
-    select ${databaseId}, * from unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[],
-      ${columns[3]}::text[], ${columns[4]}::text[], ${columns[5]}::text[], ${columns[6]}::text[], ${columns[7]}::text[],
-      ${columns[8]}::text[], ${columns[9]}::text[])`);
+  const owners = acrossBases
+    ? sql`select c.phone_key, min(c.database_id) as base_id from contacts c
+          where c.phone_key in (select phone_key from batch where phone_key <> '' except select phone_key from listed)
+            and c.database_id <> ${databaseId}
+          group by c.phone_key`
+    : sql`select null::text as phone_key, null::integer as base_id where false`;
+  const counts = await queryRows<{ base_id: number | string; n: number | string }>(
+    tx,
+    sql`
+    with batch as (
+      select * from unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[], ${columns[3]}::text[],
+        ${columns[4]}::text[], ${columns[5]}::text[], ${columns[6]}::text[], ${columns[7]}::text[], ${columns[8]}::text[],
+        ${columns[9]}::text[]) with ordinality
+        as b(name, phone, phone_key, city, address, age, info1, info2, info3, info4, n)
+    ),
+    listed as (
+      select d.phone_key from do_not_call d where d.phone_key in (select phone_key from batch where phone_key <> '')
+    ),
+    owners as (${owners}),
+    written as (
+      insert into contacts (database_id, name, phone, phone_key, city, address, age,
+                            additional_info1, additional_info2, additional_info3, additional_info4)
+      select ${databaseId}, name, phone, phone_key, city, address, age, info1, info2, info3, info4 from batch b
+      where b.phone_key not in (select phone_key from listed)
+        and not exists (select 1 from owners o where o.phone_key = b.phone_key)
+      order by b.n
+      returning 1
+    )
+    select 0 as base_id, (select count(*) from written) as n
+    union all
+    select -1, count(*) from batch b where b.phone_key in (select phone_key from listed)
+    union all
+    select o.base_id, count(*) from batch b join owners o on o.phone_key = b.phone_key group by o.base_id`,
+  );
+  const outcome: BatchOutcome = { written: 0, doNotCall: 0, owners: [] };
+  for (const row of counts) {
+    const baseId = Number(row.base_id);
+    const n = Number(row.n);
+    if (baseId === 0) outcome.written = n;
+    else if (baseId === -1) outcome.doNotCall = n;
+    else outcome.owners.push({ baseId, count: n });
+  }
+  return outcome;
 }
 
 /**
  * Imports a file as a new base, in one transaction (the base is complete or absent). Columns map to Lead fields
- * (unmapped ones are dropped); rows with neither phone nor full name are skipped; the dedup settings decide
- * whether repeats inside the file and phones already in other bases are dropped.
+ * (unmapped ones are dropped); rows with neither phone nor full name are skipped; numbers on the do-not-call list
+ * are left out and counted; the dedup settings decide whether repeats inside the file and phones already in other
+ * bases are dropped.
  */
 export async function importBase(
   db: Db,
   actor: Actor,
-  input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; file?: UploadedFile | null },
+  input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; sheet?: unknown; file?: UploadedFile | null },
   options: { phoneRegion: string },
 ): Promise<ImportResult> {
   requireAdmin(actor);
-  const { name, mappings, hasHeader: givenHeader } = parseInput(importInputSchema, {
+  const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
     name: input.name,
     mappings: input.mappings,
     hasHeader: input.hasHeader,
+    sheet: input.sheet,
   });
   if (!input.file) throw fileRequired();
   const filePath = input.file.path;
@@ -184,7 +321,7 @@ export async function importBase(
   // One read of the file. Its first rows come before the transaction (the workbook's parts are read by then, and
   // an embedded database is not held while they are), and without a given answer decide whether the first row
   // is a header.
-  const rows = readSheetRows(filePath)[Symbol.asyncIterator]();
+  const rows = readSheetRows(filePath, { sheet, name: input.file.name })[Symbol.asyncIterator]();
   try {
     const head: SheetRow[] = [];
     while (head.length < HEAD_ROWS) {
@@ -192,7 +329,10 @@ export async function importBase(
       if (next.done) break;
       head.push(next.value);
     }
-    if (head.length === 0) throw badRequest(MESSAGES.empty, "empty_file");
+    if (head.length === 0) {
+      if (sheet !== undefined) throw badRequest(`Лист ${sheet} пустой: выберите другой лист`, "empty_sheet");
+      throw badRequest(MESSAGES.empty, "empty_file");
+    }
     let hasHeader = givenHeader;
     if (hasHeader === undefined) {
       const cells = head.map((row) => row.cells);
@@ -232,12 +372,18 @@ async function importRows(
     const seen = new Set<string>();
     const acrossCounts = new Map<number, number>();
     let inFile = 0;
+    let doNotCall = 0;
     let skipped = 0;
     let imported = 0;
     let rowsRead = 0;
     let batch: ContactRow[] = [];
     let batchChars = 0;
     let totalChars = 0;
+    // Imported cells that are formulas without a value: the import is refused, naming the first few.
+    let computedCount = 0;
+    const computedCells: string[] = [];
+    // The header's names of the columns mapped to Доп. поле 1-4: the client card's labels for them.
+    const extraLabels = ["", "", "", ""];
 
     // Writing a batch overlaps reading the next one (the database works while the file is parsed); at most one
     // write is in flight, and its failure surfaces at the next flush or at the end. Order does not matter: the
@@ -251,37 +397,30 @@ async function importRows(
       batchChars = 0;
       inFlight = awaitedLater(writeBatch(rows));
     };
-    const writeBatch = async (batchRows: ContactRow[]) => {
-      let rows = batchRows;
-      if (acrossBases) {
-        const keys = [...new Set(rows.map((r) => r.phoneKey).filter((k): k is string => Boolean(k)))];
-        if (keys.length) {
-          // One array parameter, served by contacts_phone_key_idx.
-          const found = await queryRows<{ key: string; base_id: number }>(
-            tx,
-            sql`select phone_key as key, min(database_id) as base_id from contacts
-                where phone_key = any(${sql.param(keys)}::text[]) and database_id <> ${base.id}
-                group by phone_key`,
-          ).then((list) => list.map((f) => ({ key: f.key, baseId: Number(f.base_id) })));
-          if (found.length) {
-            const owner = new Map(found.map((f) => [f.key, f.baseId]));
-            rows = rows.filter((r) => {
-              const baseId = r.phoneKey ? owner.get(r.phoneKey) : undefined;
-              if (baseId === undefined) return true;
-              acrossCounts.set(baseId, (acrossCounts.get(baseId) ?? 0) + 1);
-              return false;
-            });
-          }
-        }
-      }
-      if (rows.length) await insertContacts(tx, base.id, rows);
-      imported += rows.length;
+    const writeBatch = async (rows: ContactRow[]) => {
+      const outcome = await writeContacts(tx, base.id, rows, acrossBases);
+      doNotCall += outcome.doNotCall;
+      for (const { baseId, count } of outcome.owners) acrossCounts.set(baseId, (acrossCounts.get(baseId) ?? 0) + count);
+      imported += outcome.written;
     };
 
     try {
-      for await (const { number, cells } of sheet) {
+      for await (const { number, cells, computed } of sheet) {
         rowsRead++;
-        if (rowsRead === 1 && hasHeader) continue;
+        if (computed && !(rowsRead === 1 && hasHeader)) {
+          for (const column of computed) {
+            if (mappings[column] === undefined || mappings[column] === "skip") continue;
+            computedCount++;
+            if (computedCells.length < NAMED_CELLS) computedCells.push(`${columnLetter(column)}${number}`);
+          }
+        }
+        if (rowsRead === 1 && hasHeader) {
+          for (const { field, index } of columns) {
+            const n = /^additionalInfo([1-4])$/.exec(field)?.[1];
+            if (n) extraLabels[Number(n) - 1] = (cells[index] ?? "").trim().slice(0, 200);
+          }
+          continue;
+        }
         const row: ContactRow = { databaseId: base.id };
         let chars = 0;
         for (const { field, index } of columns) {
@@ -316,13 +455,15 @@ async function importRows(
       throw error;
     }
     if (rowsRead === 0) throw badRequest(MESSAGES.empty, "empty_file");
+    if (computedCount > 0) throw formulasRefused(computedCount, computedCells);
     const removed = inFile + [...acrossCounts.values()].reduce((a, b) => a + b, 0);
+    if (imported === 0 && doNotCall > 0) throw conflict(onlyLeftOut(removed, doNotCall), ONLY_DUPLICATES);
     if (imported + removed === 0) throw badRequest("В файле нет ни одного контакта с телефоном или ФИО: база не создана", "nothing_to_import");
     // Every contact was a duplicate: an empty base helps nobody, so nothing is created (issue 17); a warning, not a
     // success. The transaction rolls back the base row written above.
     if (imported === 0) throw conflict(onlyDuplicates(removed), ONLY_DUPLICATES);
 
-    await tx.update(databases).set({ contactsCount: imported }).where(eq(databases.id, base.id));
+    await tx.update(databases).set({ contactsCount: imported, extraLabels }).where(eq(databases.id, base.id));
 
     const duplicatesInfo: DuplicatesInfo[] = [];
     if (inFile) duplicatesInfo.push({ baseName: name, count: inFile });
@@ -333,7 +474,7 @@ async function importRows(
         duplicatesInfo.push({ baseName: other.name, count: acrossCounts.get(other.id) ?? 0 });
       }
     }
-    return { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo };
+    return { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo, doNotCall };
   });
 }
 

@@ -17,6 +17,9 @@ export const MAPPING_FIELDS = [
 export type MappingField = (typeof MAPPING_FIELDS)[number];
 export type ContactField = Exclude<MappingField, "skip">;
 
+/** The one word for a contact's extra fields, everywhere (import mapping, search, export, card): issue 17. */
+export const extraFieldLabel = (n: number) => `Доп. поле ${n}`;
+
 /** The SPEC's column types, as the mapping table shows them. */
 export const MAPPING_LABELS: Record<MappingField, string> = {
   skip: "Выберите тип",
@@ -25,10 +28,10 @@ export const MAPPING_LABELS: Record<MappingField, string> = {
   city: "Город",
   address: "Адрес",
   age: "Возраст",
-  additionalInfo1: "Доп. поле 1",
-  additionalInfo2: "Доп. поле 2",
-  additionalInfo3: "Доп. поле 3",
-  additionalInfo4: "Доп. поле 4",
+  additionalInfo1: extraFieldLabel(1),
+  additionalInfo2: extraFieldLabel(2),
+  additionalInfo3: extraFieldLabel(3),
+  additionalInfo4: extraFieldLabel(4),
 };
 
 export const mappingsSchema = z

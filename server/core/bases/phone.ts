@@ -1,4 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
+import { getCountryCallingCode, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
 
 /**
  * The dedup and search key of a phone: E.164 digits without the plus ("380501234567"), whichever common way the
@@ -47,4 +47,24 @@ function fastKey(text: string, digits: string, region: string): string | null {
 /** True when a search term looks like a phone (digits and phone punctuation only, at least 5 digits). */
 export function looksLikePhone(term: string): boolean {
   return /^[\d\s()+\-.]+$/.test(term) && term.replace(/\D/g, "").length >= 5;
+}
+
+/**
+ * A phone as the client card shows it: one readable format whatever way the file wrote it (issue 17): the
+ * region's own numbers in national format ("093 874 2727" for UA), others international ("+48 512 345 678").
+ * What the library cannot place is shown as written. The stored original is untouched (export keeps it).
+ */
+export function displayPhone(raw: string, region: string): string {
+  const text = raw.trim();
+  const key = phoneKey(text, region);
+  if (!key) return text;
+  const parsed = parsePhoneNumberFromString(`+${key}`);
+  if (!parsed?.isPossible()) return text;
+  let home: string | null = null;
+  try {
+    home = getCountryCallingCode(region as CountryCode);
+  } catch {
+    home = null;
+  }
+  return parsed.countryCallingCode === home ? parsed.formatNational() : parsed.formatInternational();
 }

@@ -5,7 +5,8 @@ import { queryRows } from "../../../db/client";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest } from "../errors";
 import { parseInput } from "../validation";
-import { looksLikePhone, phoneKey } from "./phone";
+import { extraFieldLabel } from "./mapping";
+import { displayPhone, looksLikePhone, phoneKey } from "./phone";
 
 /** At most this many hits per search (the page paginates them). */
 export const SEARCH_LIMIT = 200;
@@ -29,6 +30,8 @@ export const searchSchema = z.object({
 
 export interface SearchHit {
   databaseName: string;
+  /** The headers mapped to Доп. поле 1-4 when the base was imported ("" when none). */
+  extraLabels: string[];
   data: {
     id: number;
     name: string;
@@ -41,12 +44,15 @@ export interface SearchHit {
     additionalInfo3: string;
     additionalInfo4: string;
     status: string;
+    /** The number is on the do-not-call list. */
+    doNotCall: boolean;
   };
 }
 
 interface HitRow {
   id: string | number;
   database_name: string;
+  extra_labels: string[] | null;
   name: string;
   phone: string;
   city: string;
@@ -57,6 +63,7 @@ interface HitRow {
   additional_info3: string;
   additional_info4: string;
   status: string | null;
+  do_not_call: boolean;
 }
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -91,8 +98,9 @@ export async function searchContacts(
   const inBase = database ? sql` and c.database_id = ${database}` : sql``;
   const rows = await queryRows<HitRow>(
     db,
-    sql`select c.id, d.name as database_name, c.name, c.phone, c.city, c.address, c.age,
-               c.additional_info1, c.additional_info2, c.additional_info3, c.additional_info4, s.text as status
+    sql`select c.id, d.name as database_name, d.extra_labels, c.name, c.phone, c.city, c.address, c.age,
+               c.additional_info1, c.additional_info2, c.additional_info3, c.additional_info4, s.text as status,
+               exists (select 1 from do_not_call dnc where dnc.phone_key = c.phone_key) as do_not_call
         from contacts c
         join databases d on d.id = c.database_id
         left join statuses s on s.id = c.status_id
@@ -102,6 +110,7 @@ export async function searchContacts(
   );
   return rows.map((r) => ({
     databaseName: r.database_name,
+    extraLabels: r.extra_labels ?? [],
     data: {
       id: Number(r.id),
       name: r.name,
@@ -114,6 +123,27 @@ export async function searchContacts(
       additionalInfo3: r.additional_info3,
       additionalInfo4: r.additional_info4,
       status: r.status ?? "",
+      doNotCall: Boolean(r.do_not_call),
     },
   }));
+}
+
+/** A hit as the search page's table row shows it: the readable phone, the extra fields that have a value. */
+export function searchRowView(hit: SearchHit, phoneRegion: string) {
+  const { data } = hit;
+  const extras = ([1, 2, 3, 4] as const)
+    .map((n) => ({ label: hit.extraLabels[n - 1]?.trim() || extraFieldLabel(n), value: data[`additionalInfo${n}`] }))
+    .filter((extra) => extra.value.trim() !== "");
+  return {
+    id: data.id,
+    databaseName: hit.databaseName,
+    name: data.name,
+    phone: displayPhone(data.phone, phoneRegion),
+    city: data.city,
+    address: data.address,
+    age: data.age,
+    status: data.status,
+    doNotCall: data.doNotCall,
+    extras,
+  };
 }

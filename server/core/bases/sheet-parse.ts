@@ -3,42 +3,35 @@ import { createRequire } from "node:module";
 import { dirname } from "node:path";
 import vm from "node:vm";
 import { badRequest } from "../errors";
-import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetRow } from "./spreadsheet";
-import { inflatedPart, readFirstSheet, XlsxLimitError } from "./xlsx-reader";
+import { CSV_NAME, readCsv } from "./csv-reader";
+import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetRow, workbookSignature } from "./spreadsheet";
+import { checkOdsMime, isEncryptedOds, odsSheets, OdsLimitError, readOdsSheet } from "./ods-reader";
+import { type CfbApi, openOle, type OleContent } from "./xls-file";
+import { inflatedPart, isDateFormat, readFirstSheet, serialToDate, XlsxLimitError, XlsxNotWorkbookError, xlsxSheetNames } from "./xlsx-reader";
 
 /**
  * Parsing an uploaded spreadsheet: this runs inside the sheet worker (sheet-worker.ts), never on the server's
  * event loop; `readSheetRows` in spreadsheet.ts is the way in. Uploads are untrusted: the format is decided by the
- * file's first bytes, not its name; `.xlsx` is checked from its zip directory (no zip bombs), then its first sheet
- * streams through our reader (xlsx-reader.ts); legacy `.xls` is parsed whole by the `xlsx` package.
+ * file's first bytes, not its name; `.xlsx` and `.ods` are checked from their zip directory (no zip bombs), then
+ * the sheet streams through our readers (xlsx-reader.ts, ods-reader.ts); legacy `.xls` is parsed whole by the `xlsx`
+ * package.
  * Every cell comes back as text: Cyrillic, leading zeros and long numbers stay as written.
  */
-
-const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
-const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
-const startsWith = (buffer: Buffer, magic: number[]) => magic.every((byte, i) => buffer[i] === byte);
 
 /**
  * The file's format, from its size and first bytes, with an .xlsx's checked zip directory; a 400 with a Russian
  * message for anything else.
  */
-function detectSheet(path: string): { kind: "xlsx"; entries: ZipEntry[] } | { kind: "xls" } {
+function detectSheet(path: string, name = ""): { kind: "xlsx" | "ods"; entries: ZipEntry[] } | { kind: "xls" } | { kind: "csv" } {
   const size = fs.statSync(path).size;
   if (size === 0) throw badRequest(MESSAGES.empty, "empty_file");
   if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
-  const head = Buffer.alloc(8);
-  const fd = fs.openSync(path, "r");
-  try {
-    fs.readSync(fd, head, 0, 8, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  if (startsWith(head, ZIP_MAGIC)) return { kind: "xlsx", entries: checkXlsxZip(path, size) };
-  if (startsWith(head, OLE_MAGIC)) {
-    if (size > SHEET_LIMITS.maxXlsBytes) throw badRequest(MESSAGES.xlsTooLarge, "file_too_large");
-    return { kind: "xls" };
-  }
+  const signature = workbookSignature(path);
+  if (signature === "zip") return checkXlsxZip(path, size);
+  // Its size is checked once it is known not to be an encrypted package (xlsBook).
+  if (signature === "ole") return { kind: "xls" };
+  // Text has no signature: a file named .csv (.tsv, .txt) that is no workbook is read as CSV (csv-reader.ts).
+  if (CSV_NAME.test(name)) return { kind: "csv" };
   throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
 }
 
@@ -47,7 +40,7 @@ function detectSheet(path: string): { kind: "xlsx"; entries: ZipEntry[] } | { ki
  * be sane (a zip bomb declares gigabytes, or compresses a thousandfold). The streaming reader's row and time
  * limits catch a directory that lies.
  */
-function checkXlsxZip(path: string, size: number): ZipEntry[] {
+function checkXlsxZip(path: string, size: number): { kind: "xlsx" | "ods"; entries: ZipEntry[] } {
   const fd = fs.openSync(path, "r");
   try {
     const tailLength = Math.min(size, 65_557);
@@ -70,6 +63,7 @@ function checkXlsxZip(path: string, size: number): ZipEntry[] {
     let offset = 0;
     let total = 0;
     let hasWorkbook = false;
+    let hasContent = false;
     const list: ZipEntry[] = [];
     for (let n = 0; n < entries && offset + 46 <= dir.length; n++) {
       if (dir.readUInt32LE(offset) !== 0x02014b50) throw badRequest(MESSAGES.damaged, "damaged_file");
@@ -81,13 +75,17 @@ function checkXlsxZip(path: string, size: number): ZipEntry[] {
       const extraLength = dir.readUInt16LE(offset + 30);
       const commentLength = dir.readUInt16LE(offset + 32);
       const localOffset = dir.readUInt32LE(offset + 42);
-      const name = dir.toString("utf8", offset + 46, offset + 46 + nameLength);
-      if (name === "xl/workbook.xml") hasWorkbook = true;
+      // Some Windows tools zip with a backslash between folders; Excel reads such a package.
+      const name = dir.toString("utf8", offset + 46, offset + 46 + nameLength).replace(/\\/g, "/");
+      // Excel's workbook part, or the package relationships that say where another program put it.
+      if (name === "xl/workbook.xml" || name.toLowerCase() === "_rels/.rels") hasWorkbook = true;
+      if (name === "content.xml") hasContent = true;
       if (uncompressed === 0xffffffff || compressed === 0xffffffff) throw badRequest(MESSAGES.bomb, "zip_bomb");
       total += uncompressed;
       // Sheet XML compresses about 10-30 times; a thousandfold on anything sizeable is a bomb.
       if (uncompressed > 10 * 1024 * 1024 && uncompressed > compressed * 1000) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name);
+      // An .ods holds every sheet in content.xml.
+      const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name) || name === "content.xml";
       if (name === "xl/sharedStrings.xml" && uncompressed > SHEET_LIMITS.maxSharedStringsBytes) {
         throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
       }
@@ -97,9 +95,9 @@ function checkXlsxZip(path: string, size: number): ZipEntry[] {
     }
     if (list.length !== entries) throw badRequest(MESSAGES.damaged, "damaged_file");
     if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    if (!hasWorkbook) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
+    if (!hasWorkbook && !hasContent) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
     checkZipLayout(fd, list, dirOffset);
-    return list;
+    return { kind: hasWorkbook ? "xlsx" : "ods", entries: list };
   } finally {
     fs.closeSync(fd);
   }
@@ -135,7 +133,8 @@ function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
     const flags = header.readUInt16LE(6);
     const method = header.readUInt16LE(8);
     if (method !== entry.method || (method !== 0 && method !== 8)) throw damaged();
-    if (flags & 0x0001) throw damaged(); // encrypted
+    // A zip whose entries are encrypted (a password set in an archiver): no spreadsheet program writes one.
+    if (flags & 0x0001) throw badRequest(MESSAGES.encrypted, "file_encrypted");
     const hasDescriptor = (flags & 0x0008) !== 0;
     if (!hasDescriptor) {
       const compressed = header.readUInt32LE(18);
@@ -180,9 +179,16 @@ async function verifyXlsxEntries(path: string, entries: ZipEntry[]): Promise<voi
 /** A failure while inflating or parsing, as the Russian 400 the person sees. */
 function readError(error: unknown) {
   if ((error as { status?: number }).status) return error;
+  if (error instanceof XlsxNotWorkbookError) return badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
   if (error instanceof XlsxLimitError) {
     if (error.kind === "bomb") return badRequest(MESSAGES.bomb, "zip_bomb");
     if (error.kind === "run") return badRequest(MESSAGES.cellTooLong, "cell_too_long");
+  }
+  if (error instanceof OdsLimitError) {
+    if (error.kind === "repeat") return badRequest(MESSAGES.bomb, "zip_bomb");
+    if (error.kind === "cell") return badRequest(MESSAGES.cellTooLong, "cell_too_long");
+    if (error.kind === "rows") return badRequest(MESSAGES.tooManyRows, "too_many_rows");
+    if (error.kind === "styles") return badRequest(MESSAGES.outOfMemory, "too_complex");
   }
   return badRequest(MESSAGES.damaged, "damaged_file");
 }
@@ -191,7 +197,7 @@ function readError(error: unknown) {
 export function cellText(value: unknown): string {
   if (value === null || value === undefined) return "";
   // NUL cannot be stored in a Postgres text column.
-  if (typeof value === "string") return (value.includes("\u0000") ? value.replace(/\u0000/g, "") : value).trim();
+  if (typeof value === "string") return plainText(value);
   if (typeof value === "number") return numberText(value);
   if (typeof value === "boolean") return value ? "ИСТИНА" : "ЛОЖЬ";
   if (value instanceof Date) return dateText(value);
@@ -206,13 +212,27 @@ export function cellText(value: unknown): string {
   return String(value).trim();
 }
 
+/**
+ * Text as it is kept: without NUL (a Postgres text column cannot hold it), every line break as LF (Excel writes CR LF
+ * and lone CR as _x000D_; LibreOffice reads them as LF), no spaces around.
+ */
+function plainText(value: string): string {
+  let text = value.includes("\u0000") ? value.replace(/\u0000/g, "") : value;
+  if (text.includes("\r")) text = text.replace(/\r\n?/g, "\n");
+  return text.trim();
+}
+
 function numberText(n: number): string {
   if (!Number.isFinite(n)) return "";
   const text = String(n);
   if (!/e/i.test(text)) return text;
   // 1e+21 and beyond: the digits the float holds, never an exponent.
   if (Number.isInteger(n)) return BigInt(n).toString();
-  return n.toFixed(20).replace(/0+$/, "").replace(/\.$/, "");
+  // Below 1e-6: the shortest digits that give the float back, after as many zeros as the exponent says (1e-25 is
+  // 0.0…01, not 0).
+  const [mantissa, exponent] = text.split("e");
+  const digits = mantissa.replace("-", "").replace(".", "");
+  return `${n < 0 ? "-" : ""}0.${"0".repeat(-Number(exponent) - 1)}${digits}`;
 }
 
 function dateText(date: Date): string {
@@ -225,20 +245,47 @@ function dateText(date: Date): string {
   return h || m ? `${base} ${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}` : base;
 }
 
+/** Which sheet the rows come from (0 = the first in tab order) and, when asked for, every sheet's name. */
+export interface SheetChoice {
+  index: number;
+  names?: string[];
+}
+
 /**
- * The rows of the first sheet with their numbers in the file, each an array of cell texts (empty rows left out).
- * Throws AppError (400) for a file that is not a spreadsheet, is too big, too long or damaged.
+ * The rows of a sheet with their numbers in the file, each an array of cell texts (empty rows left out): the sheet
+ * `options.sheet` (1 = the first), or by default the first sheet, or when it holds nothing the first that holds
+ * something (issue 16). `onSheet` hears which one before the first row (or at the end, when none holds a row).
+ * Throws AppError (400) for a file that is not a spreadsheet, is too big, too long or damaged, or has no such sheet.
  */
-export async function* parseSheetRows(path: string, options: ReadOptions = {}): AsyncGenerator<SheetRow> {
-  const sheet = detectSheet(path);
+export async function* parseSheetRows(
+  path: string,
+  options: ReadOptions = {},
+  onSheet: (choice: SheetChoice) => void = () => {},
+): AsyncGenerator<SheetRow> {
+  const sheet = detectSheet(path, options.name);
   const limit = options.limit ?? Infinity;
   const checkFirst = options.checkFirst ?? Number.isFinite(limit);
-  const source = sheet.kind === "xlsx" ? readXlsx(path, sheet.entries, checkFirst) : readXls(path, Math.min(limit, SHEET_LIMITS.maxRows));
+  const book =
+    sheet.kind === "xlsx"
+      ? await xlsxBook(path, sheet.entries, checkFirst)
+      : sheet.kind === "ods"
+        ? await odsBook(path, sheet.entries, checkFirst)
+        : sheet.kind === "csv"
+          ? csvBook(path)
+          : xlsBook(path, Math.min(limit, SHEET_LIMITS.maxRows));
+  const names = options.listSheets || options.sheet !== undefined ? await book.names() : undefined;
+  if (options.sheet !== undefined && !(Number.isInteger(options.sheet) && options.sheet >= 1 && options.sheet <= names!.length)) {
+    throw badRequest(`В файле нет листа ${options.sheet}: листов в нём ${names!.length}`, "no_such_sheet");
+  }
+  const source = book.rows(options.sheet === undefined ? 0 : options.sheet - 1, options.sheet === undefined, (index) =>
+    onSheet(options.listSheets ? { index, names } : { index }),
+  );
   let count = 0;
   let emptyRows = 0;
   let emptyCells = 0;
-  for await (const { number, cells, width } of source) {
-    if (!cells.some((cell) => cell !== "")) {
+  for await (const { number, cells, width, computed } of source) {
+    // A row whose only cells are formulas without a value is not empty: LibreOffice shows their results.
+    if (!computed?.length && !cells.some((cell) => cell !== "")) {
       emptyRows++;
       emptyCells += width;
       if (emptyRows > SHEET_LIMITS.maxEmptyRows || emptyCells > SHEET_LIMITS.maxEmptyCells) {
@@ -250,7 +297,7 @@ export async function* parseSheetRows(path: string, options: ReadOptions = {}): 
     count++;
     if (count > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
     for (const cell of cells) if (cell.length > SHEET_LIMITS.maxCellChars) throw badRequest(MESSAGES.cellTooLong, "cell_too_long");
-    yield { number, cells };
+    yield computed?.length ? { number, cells, computed } : { number, cells };
   }
 }
 
@@ -259,36 +306,146 @@ interface RawRow extends SheetRow {
   width: number;
 }
 
-async function* readXlsx(path: string, entries: ZipEntry[], checkFirst: boolean): AsyncGenerator<RawRow> {
+/** A workbook of any format: its sheets' names, and the raw rows of one sheet (or of the first with data). */
+interface Book {
+  names(): Promise<string[]>;
+  /**
+   * The rows of sheet `index`; with `orFirstWithData`, when it holds no value, those of the next sheet that does.
+   * `onIndex` is told the sheet before its first row with a value, or at the end when there is none.
+   */
+  rows(index: number, orFirstWithData: boolean, onIndex: (index: number) => void): AsyncGenerator<RawRow>;
+}
+
+/** For the formats whose sheets are read one by one: sheet `index`, then while nothing had a value the next ones. */
+async function* firstWithData(
+  index: number,
+  orFirstWithData: boolean,
+  count: () => Promise<number> | number,
+  sheet: (index: number) => AsyncIterable<RawRow>,
+  onIndex: (index: number) => void,
+): AsyncGenerator<RawRow> {
+  for (let i = index, last = index; i <= last; i++) {
+    let found = false;
+    for await (const row of sheet(i)) {
+      if (!found && row.cells.some((cell) => cell !== "")) {
+        found = true;
+        onIndex(i);
+      }
+      yield row;
+    }
+    if (found) return;
+    if (i === index && orFirstWithData) last = (await count()) - 1;
+  }
+  onIndex(index);
+}
+
+async function xlsxBook(path: string, entries: ZipEntry[], checkFirst: boolean): Promise<Book> {
   if (checkFirst) await verifyXlsxEntries(path, entries);
   const limits = { maxColumns: SHEET_LIMITS.maxColumns, maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes };
+  let names: Promise<string[]> | undefined;
+  const sheetNames = () => (names ??= xlsxSheetNames(path, entries, limits).catch((error: unknown) => Promise.reject(readError(error))));
+  return {
+    names: sheetNames,
+    rows: (index, orFirstWithData, onIndex) =>
+      firstWithData(index, orFirstWithData, async () => (await sheetNames()).length, (i) => readXlsx(path, entries, i), onIndex),
+  };
+}
+
+async function* readXlsx(path: string, entries: ZipEntry[], index: number): AsyncGenerator<RawRow> {
+  const limits = { maxColumns: SHEET_LIMITS.maxColumns, maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes };
   try {
-    for await (const row of readFirstSheet(path, entries, limits)) {
-      yield { number: row.number, cells: row.values.map(cellText), width: row.width };
+    for await (const row of readFirstSheet(path, entries, limits, index)) {
+      yield { number: row.number, cells: row.values.map(cellText), width: row.width, ...(row.computed ? { computed: row.computed } : {}) };
     }
   } catch (error) {
     throw readError(error);
   }
 }
 
-/** `xlsx` 0.18.5's cell store deletes two properties of every cell it keeps. */
-const XLS_CELL_DELETES = "delete line.ixfe; delete line.XF;";
+async function odsBook(path: string, entries: ZipEntry[], checkFirst: boolean): Promise<Book> {
+  if (!(await checkOdsMime(path, entries).catch((error: unknown) => Promise.reject(readError(error))))) {
+    throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
+  }
+  // A password-protected .ods keeps its parts encrypted inside a plain zip; its manifest says so.
+  if (await isEncryptedOds(path, entries).catch((error: unknown) => Promise.reject(readError(error)))) {
+    throw badRequest(MESSAGES.encrypted, "file_encrypted");
+  }
+  if (checkFirst) await verifyXlsxEntries(path, entries);
+  const limits = {
+    maxColumns: SHEET_LIMITS.maxColumns,
+    maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes,
+    maxCellChars: SHEET_LIMITS.maxCellChars,
+    maxRepeatedChars: SHEET_LIMITS.maxRepeatedChars,
+    maxRows: SHEET_LIMITS.maxRows,
+    maxStyleChars: SHEET_LIMITS.maxOdsStyleChars,
+  };
+  return {
+    async names() {
+      try {
+        return (await odsSheets(path, entries, limits)).names;
+      } catch (error) {
+        throw readError(error);
+      }
+    },
+    async *rows(index, orFirstWithData, onIndex) {
+      try {
+        for await (const row of readOdsSheet(path, entries, limits, index, orFirstWithData, onIndex)) {
+          yield { number: row.number, cells: row.values.map(cellText), width: row.width, ...(row.computed ? { computed: row.computed } : {}) };
+        }
+      } catch (error) {
+        throw readError(error);
+      }
+    },
+  };
+}
+
+/** A CSV file: one sheet, without a name. */
+function csvBook(path: string): Book {
+  return {
+    names: async () => [""],
+    rows: (index, orFirstWithData, onIndex) => firstWithData(index, orFirstWithData, () => 1, () => readCsvCells(path), onIndex),
+  };
+}
+
+async function* readCsvCells(path: string): AsyncGenerator<RawRow> {
+  for await (const row of readCsv(path, SHEET_LIMITS.maxColumns)) {
+    yield { number: row.number, cells: row.cells.map(cellText), width: row.width };
+  }
+}
 
 /**
- * The `xlsx` package, loaded so that the cells of an .xls take a fifth of the memory: its BIFF reader deletes two
- * properties of every cell object, which turns each into a slow dictionary of ~500 bytes (a 20 MB .xls of a
- * million cells needed more than 512 MB), so the cell is copied without them instead; empty formatted cells,
- * which the rows never show, are not kept at all. If a later version no longer has that line, it is loaded as it
- * is (and the worker's heap limit still holds).
+ * Changes to `xlsx` 0.18.5's BIFF reader, each applied when its line is found (a later version is loaded as it is):
+ * - its cell store deletes two properties of every cell object, which turns each into a slow dictionary of ~500
+ *   bytes (a 20 MB .xls of a million cells needed more than 512 MB): the cell is copied without them instead, and
+ *   empty formatted cells, which the rows never show, are not kept at all;
+ * - it keeps sheets by name, so of two sheets with the same name (a BIFF5 file whose Cyrillic names its writer
+ *   turned into "______") the last one took the first one's place, and the second sheet was never read: a
+ *   repeated name gets "_2", "_3"... as LibreOffice names it (each sheet is read), and the first one is kept.
  */
+const XLS_PATCHES: Array<[string, string]> = [
+  [
+    "Directory[val.pos] = val;",
+    'for(var sname_n = 2, sname_base = val.name; opts.snames.indexOf(val.name) >= 0; ++sname_n) val.name = sname_base + "_" + sname_n; Directory[val.pos] = val;',
+  ],
+  [
+    "delete line.ixfe; delete line.XF;",
+    "if (line.t === 'z') return; var lean = {}; for (var key in line) if (key !== 'ixfe' && key !== 'XF') lean[key] = line[key]; line = lean;",
+  ],
+  [
+    'if(cur_sheet === "") Preamble = out; else Sheets[cur_sheet] = out;',
+    'if(cur_sheet === "") Preamble = out; else if(!Object.prototype.hasOwnProperty.call(Sheets, cur_sheet)) Sheets[cur_sheet] = out;',
+  ],
+];
+
+/** The `xlsx` package, with XLS_PATCHES. */
 function loadXlsx(): typeof import("xlsx") {
   const file = xlsxFile ?? createRequire(import.meta.url).resolve("xlsx");
   const require = createRequire(file);
-  const source = fs.readFileSync(file, "utf8");
-  if (!source.includes(XLS_CELL_DELETES)) return require(file);
-  const lean =
-    "if (line.t === 'z') return; var lean = {}; for (var key in line) if (key !== 'ixfe' && key !== 'XF') lean[key] = line[key]; line = lean;";
-  const load = vm.compileFunction(source.replace(XLS_CELL_DELETES, lean), ["exports", "require", "module", "__filename", "__dirname"], {
+  let source = fs.readFileSync(file, "utf8");
+  const patches = XLS_PATCHES.filter(([line]) => source.includes(line));
+  if (!patches.length) return require(file);
+  for (const [line, replacement] of patches) source = source.replace(line, replacement);
+  const load = vm.compileFunction(source, ["exports", "require", "module", "__filename", "__dirname"], {
     filename: file,
   });
   const module = { exports: {} };
@@ -304,47 +461,83 @@ export function useXlsxFrom(file: string) {
 
 let xlsx: typeof import("xlsx") | undefined;
 
-/** Legacy .xls: parsed whole (the format allows 65,536 rows), then handed out row by row. */
-async function* readXls(path: string, maxRows: number): AsyncGenerator<RawRow> {
-  let rows: unknown[][];
+/**
+ * Legacy .xls: parsed whole (the format allows 65,536 rows a sheet), then handed out row by row. The OLE file is
+ * opened first (xls-file.ts): an encrypted one is refused, or decrypted when Excel's default password opens it.
+ */
+function xlsBook(path: string, maxRows: number): Book {
+  let workbook: import("xlsx").WorkBook;
+  xlsx ??= loadXlsx();
+  const data = fs.readFileSync(path);
+  let content: OleContent | null;
   try {
-    xlsx ??= loadXlsx();
-    const workbook = xlsx.read(fs.readFileSync(path), {
+    content = openOle(data, xlsx.CFB as unknown as CfbApi);
+  } catch {
+    content = null;
+  }
+  // An encrypted package says so whatever its size; a big .xls is refused before it is parsed.
+  if (content?.kind === "encrypted") throw badRequest(MESSAGES.encrypted, "file_encrypted");
+  if (data.length > SHEET_LIMITS.maxXlsBytes) throw badRequest(MESSAGES.xlsTooLarge, "file_too_large");
+  if (!content) throw badRequest(MESSAGES.damaged, "damaged_file");
+  if (content.kind === "not-workbook") throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
+  try {
+    // Dates are made here from the number and its format (cellNF), as for .xlsx: the package's own (cellDates)
+    // ignore a workbook's 1904 date system (four years early) and are built in the server's time zone. The package
+    // reads the workbook stream itself (it starts with a BOF record), decrypted and with a BIFF5 code page found.
+    workbook = xlsx.read(content.stream, {
       type: "buffer",
-      cellDates: true,
+      cellDates: false,
       cellFormula: false,
       cellHTML: false,
       cellStyles: false,
       cellText: false,
-      cellNF: false,
+      cellNF: true,
       sheetRows: maxRows + 1,
       dense: true,
+      ...(content.codepage ? { codepage: content.codepage } : {}),
     });
-    const name = workbook.SheetNames[0];
-    // Dense mode: the sheet is an array of rows, each an array of cells.
-    rows = ((name ? workbook.Sheets[name] : undefined) ?? []) as unknown as unknown[][];
   } catch {
     throw badRequest(MESSAGES.damaged, "damaged_file");
   }
+  const names = workbook.SheetNames;
+  const date1904 = Boolean(workbook.Workbook?.WBProps?.date1904);
+  return {
+    names: async () => names,
+    rows: (index, orFirstWithData, onIndex) =>
+      firstWithData(index, orFirstWithData, () => names.length, (i) => readXls(workbook.Sheets[names[i]], date1904, content.computed[i]), onIndex),
+  };
+}
+
+async function* readXls(sheet: unknown, date1904: boolean, computed = new Map<number, number[]>()): AsyncGenerator<RawRow> {
+  // Dense mode: the sheet is an array of rows, each an array of cells.
+  const rows = (sheet ?? []) as unknown as unknown[][];
   if (!Array.isArray(rows)) throw badRequest(MESSAGES.damaged, "damaged_file");
   if (rows.length > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
   for (let r = 0; r < rows.length; r++) {
-    const row = rows[r];
-    if (!row) continue;
+    const row = rows[r] ?? [];
+    const formulas = computed.get(r)?.filter((c) => c < SHEET_LIMITS.maxColumns);
+    if (!rows[r] && !formulas?.length) continue;
     const cells: string[] = [];
     const width = Math.min(row.length, SHEET_LIMITS.maxColumns);
-    for (let c = 0; c < width; c++) cells.push(xlsCellText(row[c]));
+    for (let c = 0; c < width; c++) cells.push(xlsCellText(row[c], date1904));
     while (cells.length && cells[cells.length - 1] === "") cells.pop();
     // Handed out, the parsed row can go.
     rows[r] = [];
-    yield { number: r + 1, cells, width: row.length };
+    yield { number: r + 1, cells, width: row.length, ...(formulas?.length ? { computed: formulas } : {}) };
   }
 }
 
-/** An `xlsx` cell object ({ t, v }) as text; errors and empty cells are "". */
-function xlsCellText(cell: unknown): string {
+/**
+ * An `xlsx` cell object ({ t, v, z }) as text; a number in a date format is a date; errors and empty cells are "".
+ * A boolean is 1 or 0, as LibreOffice shows an .xls's booleans: it reads a boolean cell as the formula TRUE() or
+ * FALSE() and a formula's result (a comparison's too) as a number in the cell's format, and no .xls format is a
+ * boolean one (decision 040).
+ */
+function xlsCellText(cell: unknown, date1904: boolean): string {
   if (!cell || typeof cell !== "object") return "";
-  const { t, v } = cell as { t?: string; v?: unknown };
+  const { t, v, z } = cell as { t?: string; v?: unknown; z?: unknown };
   if (t === "e" || t === "z") return "";
+  if (t === "b") return v ? "1" : "0";
+  if (t === "n" && typeof v === "number" && typeof z === "string" && isDateFormat(z)) return cellText(serialToDate(v, date1904));
   return cellText(v);
 }

@@ -43,7 +43,7 @@ async function read(file: string, options: ReadOptions, limits: typeof SHEET_LIM
     batch = [];
     chars = 0;
   };
-  for await (const row of parseSheetRows(file, options)) {
+  for await (const row of parseSheetRows(file, options, (choice) => post({ type: "sheet", choice }))) {
     batch.push(row);
     for (const cell of row.cells) chars += cell.length;
     if (batch.length >= BATCH_ROWS || chars >= BATCH_CHARS) await send();

@@ -34,6 +34,12 @@ export interface XlsxRow {
   values: XlsxValue[];
   /** How many cells the row wrote, empty ones included. */
   width: number;
+  /**
+   * Columns of the formula cells whose value LibreOffice computes when it opens the file instead of showing what the
+   * file holds (decision 043): none held (no `<v>`, or an empty one), or a text result written by a program other
+   * than Excel and LibreOffice. What we read there (nothing, or the held text) may not be what Excel shows.
+   */
+  computed?: number[];
 }
 
 export class XlsxFormatError extends Error {}
@@ -103,11 +109,30 @@ export async function* inflatedPart(file: string, entry: XlsxEntry, maxXmlRunByt
   guard.end();
 }
 
-/** An entry's XML as text, in chunks; a character split between two chunks stays whole. */
-async function* partText(file: string, entry: XlsxEntry, maxXmlRunBytes: number): AsyncGenerator<string> {
-  const decoder = new StringDecoder("utf8");
-  for await (const chunk of inflatedPart(file, entry, maxXmlRunBytes)) yield decoder.write(chunk);
-  const rest = decoder.end();
+/**
+ * An entry's XML as text, in chunks; a character split between two chunks stays whole. A part is UTF-8 unless its
+ * first bytes say UTF-16 (a byte-order mark, or "<?" in two bytes a character), as some .NET generators write
+ * parts; LibreOffice and Excel read those too.
+ */
+export async function* partText(file: string, entry: XlsxEntry, maxXmlRunBytes: number): AsyncGenerator<string> {
+  let decoder: StringDecoder | null = null;
+  let bigEndian = false;
+  let odd: Buffer | null = null;
+  for await (let chunk of inflatedPart(file, entry, maxXmlRunBytes)) {
+    if (!decoder) {
+      const [a, b] = chunk;
+      bigEndian = (a === 0xfe && b === 0xff) || (a === 0x00 && b === 0x3c);
+      decoder = new StringDecoder(bigEndian || (a === 0xff && b === 0xfe) || (a === 0x3c && b === 0x00) ? "utf16le" : "utf8");
+    }
+    if (bigEndian) {
+      // Node decodes UTF-16 little-endian only: swap each pair (a pair split between chunks waits for its half).
+      if (odd) chunk = Buffer.concat([odd, chunk]);
+      odd = chunk.length % 2 ? chunk.subarray(chunk.length - 1) : null;
+      chunk = Buffer.from(chunk.subarray(0, chunk.length - (odd ? 1 : 0))).swap16();
+    }
+    yield decoder.write(chunk);
+  }
+  const rest = decoder?.end();
   if (rest) yield rest;
 }
 
@@ -156,43 +181,135 @@ async function readPart(book: Book, entry: XlsxEntry, handlers: XmlHandlers): Pr
 const decodeEscapes = (text: string) =>
   text.includes("_x") ? text.replace(/_x([0-9A-Fa-f]{4})_/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))) : text;
 
-/** The first sheet's part name and whether dates count from 1904, from the workbook and its relationships. */
-async function findFirstSheet(book: Book, parts: Map<string, XlsxEntry>): Promise<{ sheet?: XlsxEntry; date1904: boolean }> {
-  const workbookName = "xl/workbook.xml";
+/** A package with no workbook part: not a spreadsheet (a .docx, or some other zip). */
+export class XlsxNotWorkbookError extends Error {}
+
+/** A relationship's target as a part name: relative to the folder of the part that names it, or from the root. */
+function resolveTarget(from: string, target: string): string {
+  const clean = target.replace(/\\/g, "/");
+  if (clean.startsWith("/")) return path.normalize(clean.slice(1)).toLowerCase();
+  return path.normalize(path.join(path.dirname(from), clean)).replace(/^\.\//, "").toLowerCase();
+}
+
+/** Where the relationships of a part are: `xl/workbook.xml` → `xl/_rels/workbook.xml.rels`. */
+const relsOf = (part: string) => path.join(path.dirname(part), "_rels", `${path.basename(part)}.rels`).replace(/^\.\//, "");
+
+interface Relationship {
+  /** The type's last word: "worksheet", "sharedStrings", "officeDocument"... */
+  type: string;
+  id: string;
+  /** The target's part name, lower case (as the parts are keyed). */
+  target: string;
+}
+
+/** A part's relationships, in document order ("" for the package's own). */
+async function readRelationships(book: Book, parts: Map<string, XlsxEntry>, part: string): Promise<Relationship[]> {
+  const rels = parts.get(relsOf(part));
+  const found: Relationship[] = [];
+  if (!rels) return found;
+  await readPart(book, rels, {
+    open(name, attributes) {
+      if (name !== "Relationship" || !attributes.Target || attributes.TargetMode === "External") return;
+      // Transitional (schemas.openxmlformats.org) and strict (purl.oclc.org) types end with the same word.
+      const type = (attributes.Type ?? "").split("/").pop() ?? "";
+      found.push({ type, id: attributes.Id ?? "", target: resolveTarget(part, attributes.Target) });
+    },
+  });
+  return found;
+}
+
+/**
+ * The workbook's parts: the worksheets with their names (in tab order, not zip order), the shared strings and the
+ * styles, and whether dates count from 1904. The package's root relationships name the workbook part (`xl/workbook.xml` when Excel
+ * writes it, anywhere when another program does), and the workbook's relationships name the rest.
+ */
+async function findParts(
+  book: Book,
+  parts: Map<string, XlsxEntry>,
+): Promise<{
+  sheets: Array<{ name: string; entry: XlsxEntry | null }>;
+  sharedStrings?: XlsxEntry;
+  styles?: XlsxEntry;
+  date1904: boolean;
+  appProperties?: XlsxEntry;
+}> {
+  const root = await readRelationships(book, parts, "");
+  const appTarget = root.find((rel) => rel.type === "extended-properties" && parts.has(rel.target))?.target;
+  const appProperties = parts.get(appTarget ?? "docprops/app.xml");
+  const named = root.find((rel) => rel.type === "officeDocument" && parts.has(rel.target))?.target;
+  const workbookName = named ?? "xl/workbook.xml";
   const workbook = parts.get(workbookName);
-  const sheetIds: string[] = [];
+  if (!workbook) throw new XlsxNotWorkbookError("no workbook part");
+  const sheetIds: Array<{ id: string; name: string }> = [];
   let date1904 = false;
-  if (workbook) {
-    await readPart(book, workbook, {
-      open(name, attributes) {
-        if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
-        if (name === "sheet") {
-          const id = Object.entries(attributes).find(([key]) => key.endsWith(":id"))?.[1];
-          if (id) sheetIds.push(id);
-        }
-      },
-    });
+  let isWorkbook = false;
+  await readPart(book, workbook, {
+    open(name, attributes) {
+      if (name === "workbook") isWorkbook = true;
+      else if (name === "workbookPr") date1904 = attributes.date1904 === "1" || attributes.date1904 === "true";
+      else if (name === "sheet") {
+        const id = Object.entries(attributes).find(([key]) => key.endsWith(":id"))?.[1];
+        if (id) sheetIds.push({ id, name: attributes.name ?? "" });
+      }
+    },
+  });
+  if (!isWorkbook) throw new XlsxNotWorkbookError("the main part is not a workbook");
+  const rels = await readRelationships(book, parts, workbookName);
+  const byType = (type: string) => {
+    const target = rels.find((rel) => rel.type === type && parts.has(rel.target))?.target;
+    return target ? parts.get(target) : undefined;
+  };
+  const folder = path.dirname(workbookName) === "." ? "" : `${path.dirname(workbookName)}/`;
+  const found = {
+    sharedStrings: byType("sharedStrings") ?? parts.get(`${folder}sharedstrings.xml`),
+    styles: byType("styles") ?? parts.get(`${folder}styles.xml`),
+    date1904,
+    appProperties,
+  };
+  // A chart sheet (a chart on a tab of its own) is a tab like any other, without cells: Excel and LibreOffice count
+  // it, and the sheet picker lists it, so that "the first sheet" means the same tab everywhere.
+  const sheets: Array<{ name: string; entry: XlsxEntry | null }> = [];
+  for (const { id, name } of sheetIds) {
+    const rel = rels.find((r) => r.id === id && (r.type === "worksheet" || r.type === "chartsheet"));
+    const entry = rel ? parts.get(rel.target) : undefined;
+    if (entry) sheets.push({ name, entry: rel!.type === "worksheet" ? entry : null });
   }
-  const targets = new Map<string, string>();
-  const rels = parts.get("xl/_rels/workbook.xml.rels");
-  if (rels) {
-    await readPart(book, rels, {
-      open(name, attributes) {
-        if (name === "Relationship" && attributes.Id && attributes.Target && /\/worksheet$/.test(attributes.Type ?? "")) {
-          const target = attributes.Target.replace(/\\/g, "/");
-          targets.set(attributes.Id, target.startsWith("/") ? target.slice(1) : path.normalize(path.join("xl", target)));
-        }
-      },
-    });
-  }
-  for (const id of sheetIds) {
-    const target = targets.get(id);
-    const sheet = target ? parts.get(target.toLowerCase()) : undefined;
-    if (sheet) return { sheet, date1904 };
-  }
+  if (sheets.some((sheet) => sheet.entry)) return { ...found, sheets };
   // No usable workbook listing: the first worksheet part in the zip, as a lenient reader would take it.
-  const fallback = [...parts.entries()].find(([name]) => /^xl\/worksheets\/[^/]+\.xml$/.test(name));
-  return { sheet: fallback?.[1], date1904 };
+  const fallback = [...parts.entries()].find(
+    ([name]) => name.startsWith(`${folder}worksheets/`) && name.endsWith(".xml") && !name.slice(folder.length + 11).includes("/"),
+  );
+  return { ...found, sheets: fallback ? [{ name: "", entry: fallback[1] }] : [] };
+}
+
+/**
+ * Whether the package was written by Excel or LibreOffice (docProps/app.xml's Application starts with "Microsoft" or
+ * "LibreOffice"): LibreOffice keeps the held text results of such a file's formulas, and computes those of any other
+ * program's (found with soffice 7.4, decision 043).
+ */
+async function writtenByOffice(book: Book, entry: XlsxEntry | undefined): Promise<boolean> {
+  if (!entry || entry.uncompressed > 1024 * 1024) return false;
+  let application = "";
+  let inside = false;
+  await readPart(book, entry, {
+    open(name) {
+      inside = name === "Application" || name.endsWith(":Application");
+    },
+    close() {
+      inside = false;
+    },
+    text(chunk) {
+      if (inside) application += chunk;
+    },
+  });
+  return /^\s*(microsoft|libreoffice)/i.test(application);
+}
+
+/** The worksheets' names in tab order. */
+export async function xlsxSheetNames(file: string, entries: XlsxEntry[], limits: { maxXmlRunBytes: number }): Promise<string[]> {
+  const parts = new Map(entries.map((entry) => [entry.name.replace(/^\//, "").toLowerCase(), entry]));
+  const { sheets } = await findParts({ file, maxXmlRunBytes: limits.maxXmlRunBytes }, parts);
+  return sheets.map((sheet) => sheet.name);
 }
 
 /** The shared-string table: each item's text, rich-text runs joined, phonetic hints left out. */
@@ -288,29 +405,34 @@ function columnOf(ref: string): number {
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** An Excel serial day number as a date (UTC), counting from 1900 (with Excel's leap-year quirk) or 1904. */
-function serialToDate(serial: number, date1904: boolean): Date {
+export function serialToDate(serial: number, date1904: boolean): Date {
   return new Date(Math.round((serial - 25569 + (date1904 ? 1462 : 0)) * DAY_MS));
 }
 
 /**
- * The rows of the first sheet, in file order. Cells keep their type: text, a number, a boolean, a date (a number
+ * The rows of the first sheet (or of sheet `index` in tab order), in file order. Cells keep their type: text, a number, a boolean, a date (a number
  * styled as one), or null (empty, or an error such as #N/A). A formula gives its cached result and is never run.
  */
 export async function* readFirstSheet(
   file: string,
   entries: XlsxEntry[],
   limits: { maxColumns: number; maxXmlRunBytes: number },
+  index = 0,
 ): AsyncGenerator<XlsxRow> {
   const book: Book = { file, maxXmlRunBytes: limits.maxXmlRunBytes };
   const { maxColumns } = limits;
   const parts = new Map(entries.map((entry) => [entry.name.replace(/^\//, "").toLowerCase(), entry]));
-  const { sheet, date1904 } = await findFirstSheet(book, parts);
+  const found = await findParts(book, parts);
+  const { date1904 } = found;
+  const sheet = found.sheets[index]?.entry;
   if (!sheet) return;
-  const shared = await readSharedStrings(book, parts.get("xl/sharedstrings.xml"));
-  const dateStyles = await readDateStyles(book, parts.get("xl/styles.xml"));
+  const shared = await readSharedStrings(book, found.sharedStrings);
+  const dateStyles = await readDateStyles(book, found.styles);
+  const officeWritten = await writtenByOffice(book, found.appProperties);
 
   let rows: XlsxRow[] = [];
   let row: XlsxRow | null = null;
+  let pending: XlsxRow | null = null;
   let number = 0;
   let nextColumn = 0;
   // The cell being read.
@@ -320,12 +442,17 @@ export async function* readFirstSheet(
   let text = "";
   let collecting = false;
   let phonetic = 0;
+  let formula = false;
+  let held = false;
 
   function cellValue(): XlsxValue {
     const raw = text;
     switch (type) {
-      case "s":
-        return shared[Number(raw)] ?? null;
+      case "s": {
+        // An empty <v/> is no string at all (Number("") would be the first one: a header word in a data row).
+        const index = raw.trim() === "" ? NaN : Number(raw);
+        return Number.isInteger(index) ? (shared[index] ?? null) : null;
+      }
       case "inlineStr":
         return decodeEscapes(raw);
       case "str":
@@ -363,10 +490,16 @@ export async function* readFirstSheet(
           type = attributes.t ?? "";
           style = Number(attributes.s ?? 0);
           text = "";
+          formula = false;
+          held = false;
           row.width++;
+          break;
+        case "f":
+          formula = column >= 0;
           break;
         case "v":
           collecting = column >= 0 && type !== "inlineStr";
+          held = true;
           break;
         case "t":
           collecting = column >= 0 && type === "inlineStr" && phonetic === 0;
@@ -388,6 +521,11 @@ export async function* readFirstSheet(
         case "c":
           if (row && column >= 0 && column < maxColumns) {
             const value = cellValue();
+            // A formula without a held value (or an empty one) LibreOffice computes; so is a text result of a
+            // formula written by another program than Excel or LibreOffice. (An empty text result Excel wrote, as
+            // for IF(A2="";"";A2), LibreOffice computes too, and gets the same empty text.)
+            const empty = !held || text.trim() === "";
+            if (formula && (type === "str" ? !officeWritten || (empty && held === false) : empty)) (row.computed ??= []).push(column);
             if (value !== null && value !== "") {
               while (row.values.length < column) row.values.push(null);
               row.values[column] = value;
@@ -396,7 +534,21 @@ export async function* readFirstSheet(
           column = -1;
           break;
         case "row":
-          if (row) rows.push(row);
+          // A row written twice in a row (two <row r="2">, as a broken generator does) is one row, as LibreOffice
+          // reads it: the last row waits until the next one shows another number.
+          if (row && pending?.number === row.number) {
+            const merged = pending;
+            row.values.forEach((value, c) => {
+              if (value === null || value === undefined) return;
+              while (merged.values.length < c) merged.values.push(null);
+              merged.values[c] = value;
+            });
+            merged.width += row.width;
+            if (row.computed) (merged.computed ??= []).push(...row.computed);
+          } else if (row) {
+            if (pending) rows.push(pending);
+            pending = row;
+          }
           row = null;
           break;
       }
@@ -410,4 +562,5 @@ export async function* readFirstSheet(
     rows = [];
     return done;
   });
+  if (pending) yield pending;
 }

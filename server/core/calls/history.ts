@@ -1,6 +1,6 @@
-import { desc, eq, inArray } from "drizzle-orm";
+import { desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { calls, contacts, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { calls, contacts, databases, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { forbidden, notFound } from "../errors";
 import { contactIdSchema, parseInput } from "../validation";
@@ -83,4 +83,31 @@ export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown)
   if (!contact) throw notFound("Клиент не найден");
   if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
   return (await readHistories(db, [contactId])).get(contactId)!;
+}
+
+/**
+ * The client a status press just handed the manager, as the lead panel's answer shows him (issue 18): his history
+ * and the extra labels of his base (for the card). One query for a client nothing has happened to yet (a fresh
+ * contact: most leads), three otherwise. Who may read it is clientHistory's rule: an admin, or the holder.
+ */
+export async function handedLeadDetails(
+  db: Db,
+  actor: Actor,
+  rawContactId: unknown,
+): Promise<{ extraLabels: string[]; history: HistoryEntry[] }> {
+  const contactId = parseInput(contactIdSchema, rawContactId);
+  const [row] = await db
+    .select({
+      heldBy: contacts.heldBy,
+      extraLabels: databases.extraLabels,
+      hasHistory: sql<boolean>`(exists (select 1 from ${calls} where ${calls.contactId} = ${contacts.id})
+        or exists (select 1 from ${leadEvents} where ${leadEvents.contactId} = ${contacts.id}))`,
+    })
+    .from(contacts)
+    .innerJoin(databases, eq(databases.id, contacts.databaseId))
+    .where(eq(contacts.id, contactId));
+  if (!row) throw notFound("Клиент не найден");
+  if (!actor.isAdmin && row.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
+  const history = row.hasHistory ? (await readHistories(db, [contactId])).get(contactId)! : [];
+  return { extraLabels: row.extraLabels ?? [], history };
 }

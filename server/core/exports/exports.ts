@@ -5,11 +5,11 @@ import { databases, exportParts, exports, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
+import { countExportRows, NO_STATUS_ID } from "./selection";
 
 /** Postgres channel a new or restarted export is announced on (every instance's worker listens). */
 export const EXPORTS_CHANNEL = "leaddesk_exports";
-/** The pseudo-status of contacts never called, offered beside the real statuses. */
-export const NO_STATUS_ID = 0;
+export { NO_STATUS_ID } from "./selection";
 export const NO_STATUS_LABEL = "Без статуса";
 
 export const exportNotFound = () => notFound("Экспорт не найден", "export_not_found");
@@ -22,12 +22,24 @@ const ids = (message: string) =>
     )
     .transform((list) => [...new Set(list)]);
 
+/** The file formats an export can be written in. */
+export const EXPORT_FORMATS = ["xlsx", "csv"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+  csv: "text/csv; charset=utf-8",
+};
+
 export const createExportSchema = z.object({
   name: requiredText("Введите имя експорта", 200),
   databaseIds: ids("Выберите минимум 1 базу")
     .transform((list) => list.filter((id) => id > 0))
     .refine((list) => list.length > 0, { error: "Выберите минимум 1 базу" }),
   statusIds: ids("Выберите минимум 1 статус").refine((list) => list.length > 0, { error: "Выберите минимум 1 статус" }),
+  format: z.preprocess(
+    (value) => (value === undefined || value === null || value === "" ? "xlsx" : value),
+    z.enum(EXPORT_FORMATS, { error: "Формат файла: xlsx или csv" }),
+  ),
 });
 
 export interface ExportView {
@@ -36,11 +48,15 @@ export interface ExportView {
   createdAt: string;
   isExported: boolean;
   progress: number;
+  /** Rows the file will hold (null for a job made before rows were counted) and rows written so far. */
+  rowsTotal: number | null;
+  rowsWritten: number;
   startTime: string | null;
   endTime: string | null;
   error: string | null;
   databaseIds: number[];
   statusIds: number[];
+  format: ExportFormat;
 }
 
 const iso = (d: Date | null) => (d ? d.toISOString() : null);
@@ -51,11 +67,14 @@ const columns = {
   createdAt: exports.createdAt,
   isExported: exports.isExported,
   progress: exports.progress,
+  rowsTotal: exports.rowsTotal,
+  rowsWritten: exports.rowsWritten,
   startTime: exports.startTime,
   endTime: exports.endTime,
   error: exports.error,
   databaseIds: exports.databaseIds,
   statusIds: exports.statusIds,
+  format: exports.format,
 };
 
 function present(row: { [K in keyof typeof columns]: unknown } & Record<string, unknown>): ExportView {
@@ -65,11 +84,14 @@ function present(row: { [K in keyof typeof columns]: unknown } & Record<string, 
     createdAt: Date;
     isExported: boolean;
     progress: number;
+    rowsTotal: number | null;
+    rowsWritten: number;
     startTime: Date | null;
     endTime: Date | null;
     error: string | null;
     databaseIds: number[];
     statusIds: number[];
+    format: string;
   };
   return {
     id: r.id,
@@ -77,11 +99,14 @@ function present(row: { [K in keyof typeof columns]: unknown } & Record<string, 
     createdAt: r.createdAt.toISOString(),
     isExported: r.isExported,
     progress: r.progress,
+    rowsTotal: r.rowsTotal,
+    rowsWritten: r.rowsWritten,
     startTime: iso(r.startTime),
     endTime: iso(r.endTime),
     error: r.error,
     databaseIds: r.databaseIds,
     statusIds: r.statusIds,
+    format: r.format === "csv" ? "csv" : "xlsx",
   };
 }
 
@@ -99,7 +124,7 @@ async function announce(db: Db, id: number) {
 /** Queues an export of the chosen bases' contacts whose current status is one of the chosen ones. */
 export async function createExport(db: Db, actor: Actor, input: unknown): Promise<ExportView> {
   requireAdmin(actor);
-  const { name, databaseIds, statusIds } = parseInput(createExportSchema, input);
+  const { name, databaseIds, statusIds, format } = parseInput(createExportSchema, input);
   const knownBases = await db.select({ id: databases.id }).from(databases).where(inArray(databases.id, databaseIds));
   if (knownBases.length !== databaseIds.length) throw badRequest("Выбранная база не найдена: обновите страницу", "base_not_found");
   const realStatuses = statusIds.filter((id) => id !== NO_STATUS_ID);
@@ -107,9 +132,11 @@ export async function createExport(db: Db, actor: Actor, input: unknown): Promis
     const known = await db.select({ id: statuses.id }).from(statuses).where(inArray(statuses.id, realStatuses));
     if (known.length !== realStatuses.length) throw badRequest("Выбранный статус не найден: обновите страницу", "status_not_found");
   }
+  // Counted now, so the list says "0 of N rows" from the first second (the worker counts again when it starts).
+  const rowsTotal = await countExportRows(db, { databaseIds, statusIds });
   const [row] = await db
     .insert(exports)
-    .values({ name, databaseIds, statusIds, createdBy: actor.id })
+    .values({ name, databaseIds, statusIds, format, rowsTotal, createdBy: actor.id })
     .returning(columns);
   await announce(db, row.id);
   return present(row);
@@ -141,12 +168,17 @@ export async function deleteExport(db: Db, actor: Actor, rawId: unknown) {
 export async function restartExport(db: Db, actor: Actor, rawId: unknown): Promise<ExportView> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
+  const [current] = await db.select({ databaseIds: exports.databaseIds, statusIds: exports.statusIds }).from(exports).where(eq(exports.id, id));
+  if (!current) throw exportNotFound();
+  const rowsTotal = await countExportRows(db, current);
   const row = await db.transaction(async (tx) => {
     const [job] = await tx
       .update(exports)
       .set({
         isExported: false,
         progress: 0,
+        rowsTotal,
+        rowsWritten: 0,
         error: null,
         startTime: null,
         endTime: null,
@@ -167,11 +199,18 @@ export async function restartExport(db: Db, actor: Actor, rawId: unknown): Promi
 
 const kyivDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Kyiv", year: "numeric", month: "2-digit", day: "2-digit" });
 
-/** The finished file: `export-{date}.xlsx` (the Kyiv date it was finished). */
-export async function exportFile(db: Db, actor: Actor, rawId: unknown): Promise<{ filename: string; data: Buffer }> {
+/** The finished file: `export-{date}.xlsx` or `.csv` (the Kyiv date it was finished), with its content type. */
+export async function exportFile(
+  db: Db,
+  actor: Actor,
+  rawId: unknown,
+): Promise<{ filename: string; contentType: string; data: Buffer }> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const [row] = await db.select({ isExported: exports.isExported, endTime: exports.endTime }).from(exports).where(eq(exports.id, id));
+  const [row] = await db
+    .select({ isExported: exports.isExported, endTime: exports.endTime, format: exports.format })
+    .from(exports)
+    .where(eq(exports.id, id));
   if (!row) throw exportNotFound();
   const parts = row.isExported
     ? await db.select({ data: exportParts.data }).from(exportParts).where(eq(exportParts.exportId, id)).orderBy(asc(exportParts.seq))
@@ -179,5 +218,6 @@ export async function exportFile(db: Db, actor: Actor, rawId: unknown): Promise<
   // No parts: not finished, or restarted between the two reads.
   if (parts.length === 0) throw conflict("Экспорт ещё не готов: дождитесь 100%", "export_not_ready");
   const data = Buffer.concat(parts.map((part) => part.data));
-  return { filename: `export-${kyivDate.format(row.endTime ?? new Date())}.xlsx`, data };
+  const format: ExportFormat = row.format === "csv" ? "csv" : "xlsx";
+  return { filename: `export-${kyivDate.format(row.endTime ?? new Date())}.${format}`, contentType: EXPORT_CONTENT_TYPES[format], data };
 }

@@ -7,10 +7,15 @@ import { queryRows } from "../../../db/client";
 import { exports } from "../../../db/schema";
 import { BUSINESS_TIME_ZONE } from "../statistics/day";
 import { awaitedLater } from "../later";
-import { NO_STATUS_ID } from "./exports";
+import { extraFieldLabel } from "../bases/mapping";
+import { CSV_BOM, csvLine } from "./csv-writer";
+import type { ExportFormat } from "./exports";
+import { exportSelection } from "./selection";
 
 /** Rows read per query while writing a file. */
 const PAGE = 5000;
+/** Rows written are recorded at least this often while a job runs (besides each whole percent). */
+const REPORT_MS = 500;
 /** Bytes of the file gathered before they are stored as one part. */
 const PART_BYTES = 1024 * 1024;
 
@@ -20,10 +25,10 @@ export const EXPORT_HEADER = [
   "Город",
   "Адрес",
   "Возраст",
-  "Доп. поле 1",
-  "Доп. поле 2",
-  "Доп. поле 3",
-  "Доп. поле 4",
+  extraFieldLabel(1),
+  extraFieldLabel(2),
+  extraFieldLabel(3),
+  extraFieldLabel(4),
   "База",
   "Статус",
   "Менеджер",
@@ -36,6 +41,7 @@ export interface ClaimedExport {
   name: string;
   databaseIds: number[];
   statusIds: number[];
+  format: ExportFormat;
 }
 
 /**
@@ -43,27 +49,37 @@ export interface ClaimedExport {
  * SKIP LOCKED: two instances never take the same job.
  */
 export async function claimNextExport(db: Db, workerId: string, leaseSeconds: number): Promise<ClaimedExport | null> {
-  const rows = await queryRows<{ id: number; name: string; database_ids: number[]; status_ids: number[] }>(
+  const rows = await queryRows<{ id: number; name: string; database_ids: number[]; status_ids: number[]; format: string }>(
     db,
     sql`update exports set claimed_by = ${workerId}, claimed_until = now() + make_interval(secs => ${leaseSeconds}),
-               progress = 0, start_time = now(), end_time = null, updated_at = now()
+               progress = 0, rows_written = 0, start_time = now(), end_time = null, updated_at = now()
         where id = (
           select id from exports
           where is_exported = false and error is null and (claimed_until is null or claimed_until < now())
           order by id
           for update skip locked
           limit 1)
-        returning id, name, database_ids, status_ids`,
+        returning id, name, database_ids, status_ids, format`,
   );
   const row = rows[0];
-  return row ? { id: row.id, name: row.name, databaseIds: row.database_ids, statusIds: row.status_ids } : null;
+  if (!row) return null;
+  const format: ExportFormat = row.format === "csv" ? "csv" : "xlsx";
+  return { id: row.id, name: row.name, databaseIds: row.database_ids, statusIds: row.status_ids, format };
 }
+
+/**
+ * Worker ids running in this process (started and not stopped). With PGlite only this process can reach the data,
+ * so a claim is alive exactly when one of these holds it.
+ */
+const liveWorkers = new Set<string>();
+export const holdWorkerId = (workerId: string) => void liveWorkers.add(workerId);
+export const dropWorkerId = (workerId: string) => void liveWorkers.delete(workerId);
 
 /**
  * Takes claims away from workers that are known to be dead, so their jobs start again at once instead of after
  * the lease runs out (a SIGKILL, an out-of-memory kill, a power cut). A worker id is `host:pid:random`; a claim
  * is dead when it was made on this host by a process that no longer exists, or, with `singleProcess` (PGlite:
- * one process per data folder), by any other worker at all. Claims from other hosts keep their lease.
+ * one process per data folder), by any worker not running in this process (holdWorkerId). Claims from other hosts keep their lease.
  * Answers the ids released.
  */
 export async function releaseDeadClaims(db: Db, workerId: string, options: { singleProcess: boolean }): Promise<number[]> {
@@ -73,10 +89,10 @@ export async function releaseDeadClaims(db: Db, workerId: string, options: { sin
     .where(and(eq(exports.isExported, false), sql`${exports.claimedBy} is not null`, sql`${exports.claimedBy} <> ${workerId}`));
   const released: number[] = [];
   for (const { id, claimedBy } of claimed) {
-    if (!claimedBy || !(options.singleProcess || deadOnThisHost(claimedBy))) continue;
+    if (!claimedBy || !(options.singleProcess ? !liveWorkers.has(claimedBy) : deadOnThisHost(claimedBy))) continue;
     const rows = await db
       .update(exports)
-      .set({ claimedBy: null, claimedUntil: null, progress: 0, updatedAt: new Date() })
+      .set({ claimedBy: null, claimedUntil: null, progress: 0, rowsWritten: 0, updatedAt: new Date() })
       .where(and(eq(exports.id, id), eq(exports.claimedBy, claimedBy), eq(exports.isExported, false)))
       .returning({ id: exports.id });
     if (rows.length) released.push(id);
@@ -120,16 +136,6 @@ interface ExportRow {
   client_info: string;
 }
 
-
-function selection(job: ClaimedExport) {
-  const real = job.statusIds.filter((id) => id !== NO_STATUS_ID);
-  const parts = [];
-  if (real.length) parts.push(sql`c.status_id in ${real}`);
-  if (job.statusIds.includes(NO_STATUS_ID)) parts.push(sql`c.status_id is null`);
-  const statusCond = parts.length === 2 ? sql`(${parts[0]} or ${parts[1]})` : parts[0] ?? sql`false`;
-  const bases = job.databaseIds.length ? sql`c.database_id in ${job.databaseIds}` : sql`false`;
-  return sql`${bases} and ${statusCond}`;
-}
 
 /**
  * Stores the file while it is written, in parts of about PART_BYTES with at most one in flight: the database
@@ -190,13 +196,13 @@ export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: stri
 }
 
 /**
- * Writes the job's contacts to an xlsx (exceljs streaming writer, one row per contact: its fields, base, current
+ * Writes the job's contacts to an .xlsx (exceljs streaming writer) or a .csv (csv-writer.ts), one row per contact (its fields, base, current
  * status, manager, date of the last status and the client card text), reporting progress 0-100 as it goes and
  * renewing its lease; stores the file in parts as it goes (export_parts). Throws LostExportLease if the job was
  * taken away.
  */
 export async function runExportJob(db: Db, job: ClaimedExport, workerId: string, leaseSeconds: number, shouldStop: () => boolean) {
-  const where = selection(job);
+  const where = exportSelection(job);
   const counting = awaitedLater(queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`));
   // Parts of an earlier run of this job (a crash, a lost lease) go; none are added while this worker holds it.
   const clearing = awaitedLater(
@@ -204,20 +210,19 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
                    where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`),
   );
   const parts = partStore(db, job, workerId);
-  const stream = new PassThrough();
-  stream.on("data", (chunk: Buffer) => parts.add(chunk));
-  const finished = new Promise<void>((resolve, reject) => {
-    stream.on("end", resolve);
-    stream.on("error", reject);
-  });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false, useStyles: false });
-  const sheet = workbook.addWorksheet("Экспорт");
-  sheet.addRow(EXPORT_HEADER).commit();
+  const file = job.format === "csv" ? csvFile(parts) : xlsxFile(parts);
+  file.add(EXPORT_HEADER);
 
-  const keepLease = async (progress: number) => {
+  const keepLease = async (progress: number, rowsWritten: number, rowsTotal: number) => {
     const held = await db
       .update(exports)
-      .set({ progress, claimedUntil: sql`now() + make_interval(secs => ${leaseSeconds})`, updatedAt: new Date() })
+      .set({
+        progress,
+        rowsWritten,
+        rowsTotal,
+        claimedUntil: sql`now() + make_interval(secs => ${leaseSeconds})`,
+        updatedAt: new Date(),
+      })
       .where(and(eq(exports.id, job.id), eq(exports.claimedBy, workerId)))
       .returning({ id: exports.id });
     if (held.length === 0) throw new LostExportLease(`export ${job.id} lost`);
@@ -251,16 +256,17 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
 
   let written = 0;
   let reported = 0;
-  // The lease is renewed while the next page is written; a lost lease stops the job one page later.
-  let leaseRenewal: Promise<void> = Promise.resolve();
+  let reportedAt = Date.now();
+  // The lease is renewed while the next page is written; a lost lease stops the job one page later. The first
+  // renewal records the count at once, so the page shows "0 of N rows" from the start.
+  let leaseRenewal: Promise<void> = awaitedLater(keepLease(0, 0, total));
   while (next) {
     if (shouldStop()) throw new LostExportLease(`export ${job.id} stopped`);
     const rows: ExportRow[] = await next;
     // The database reads the next page while this one is written (keyset paging knows where it starts).
     next = rows.length === PAGE ? page(Number(rows[rows.length - 1].id)) : null;
     for (const r of rows) {
-      sheet
-        .addRow([
+      file.add([
           r.name,
           r.phone,
           r.city,
@@ -275,21 +281,21 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
           r.manager ?? "",
           r.status_at ?? "",
           r.client_info,
-        ])
-        .commit();
+        ]);
     }
+    file.flush();
     written += rows.length;
     const progress = total ? Math.min(99, Math.floor((written / total) * 100)) : 99;
-    if (progress !== reported) {
+    // Rows written are recorded at each percent and at least every REPORT_MS, so a small job moves too.
+    if (progress !== reported || Date.now() - reportedAt >= REPORT_MS || !next) {
       reported = progress;
+      reportedAt = Date.now();
       await leaseRenewal;
-      leaseRenewal = awaitedLater(keepLease(progress));
+      leaseRenewal = awaitedLater(keepLease(progress, written, Math.max(total, written)));
     }
   }
   await leaseRenewal;
-  sheet.commit();
-  await workbook.commit();
-  await finished;
+  await file.end();
   const bytes = await parts.finish();
 
   const done = await db
@@ -297,6 +303,8 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     .set({
       isExported: true,
       progress: 100,
+      rowsWritten: written,
+      rowsTotal: written,
       endTime: new Date(),
       claimedBy: null,
       claimedUntil: null,
@@ -306,6 +314,51 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     .returning({ id: exports.id });
   if (done.length === 0) throw new LostExportLease(`export ${job.id} lost`);
   return { rows: written, bytes };
+}
+
+/** The file of an export as it is written: rows go in, bytes go to the part store. */
+interface ExportWriter {
+  add(cells: string[]): void;
+  /** A page of rows is in: what is gathered may go to the store. */
+  flush(): void;
+  end(): Promise<void>;
+}
+
+/** exceljs' streaming writer: no shared strings and no styles, so each row is written out as it comes. */
+function xlsxFile(parts: ReturnType<typeof partStore>): ExportWriter {
+  const stream = new PassThrough();
+  stream.on("data", (chunk: Buffer) => parts.add(chunk));
+  const finished = new Promise<void>((resolve, reject) => {
+    stream.on("end", resolve);
+    stream.on("error", reject);
+  });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream, useSharedStrings: false, useStyles: false });
+  const sheet = workbook.addWorksheet("Экспорт");
+  return {
+    add: (cells) => sheet.addRow(cells).commit(),
+    flush: () => {},
+    end: async () => {
+      sheet.commit();
+      await workbook.commit();
+      await finished;
+    },
+  };
+}
+
+/** CSV (csv-writer.ts): a page of rows becomes one string, then one buffer for the part store. */
+function csvFile(parts: ReturnType<typeof partStore>): ExportWriter {
+  let text = CSV_BOM;
+  const flush = () => {
+    if (text) parts.add(Buffer.from(text, "utf8"));
+    text = "";
+  };
+  return {
+    add: (cells) => {
+      text += csvLine(cells);
+    },
+    flush,
+    end: async () => flush(),
+  };
 }
 
 /** Records a failure so the page shows it; the job waits for a restart. */

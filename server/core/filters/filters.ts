@@ -20,6 +20,11 @@ import { idSchema, parseInput, requiredText } from "../validation";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
 export const filterUnavailable = () => forbidden("Эта тематика вам недоступна", "filter_unavailable");
+export const templateInactive = (name: string) =>
+  badRequest(
+    `Шаблон «${name}» деактивирован: менеджеры не увидят его карточку. Выберите активный шаблон или включите этот на странице «Настройка шаблона»`,
+    "template_inactive",
+  );
 
 const idList = (message: string) =>
   z
@@ -149,8 +154,13 @@ export async function getFilter(db: Db, actor: Actor, rawId: unknown): Promise<P
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
-/** Every listed id must exist; otherwise a 400 naming what is missing. */
-async function checkReferences(tx: Tx, input: FilterInput) {
+/**
+ * Every listed id must exist; otherwise a 400 naming what is missing. The template must be active (decision 034:
+ * active means given to managers, so a deactivated one would leave the topic's managers without a card): a
+ * deactivated template is refused unless it is the one the topic already has (`keptTemplateId`), which an edit
+ * of its other fields keeps as it is.
+ */
+async function checkReferences(tx: Tx, input: FilterInput, keptTemplateId: number | null = null) {
   const missing = async (table: typeof users | typeof databases | typeof statuses | typeof scripts, ids: number[]) => {
     if (ids.length === 0) return false;
     const found = await tx.select({ id: table.id }).from(table).where(inArray(table.id, ids));
@@ -161,8 +171,12 @@ async function checkReferences(tx: Tx, input: FilterInput) {
   if (await missing(statuses, input.statuses)) throw badRequest("Выбранный статус не найден", "status_not_found");
   if (await missing(scripts, input.scripts)) throw badRequest("Выбранный скрипт не найден", "script_not_found");
   if (input.template) {
-    const [template] = await tx.select({ id: templates.id }).from(templates).where(eq(templates.id, input.template));
+    const [template] = await tx
+      .select({ id: templates.id, name: templates.name, isActive: templates.isActive })
+      .from(templates)
+      .where(eq(templates.id, input.template));
     if (!template) throw badRequest("Выбранный шаблон не найден", "template_not_found");
+    if (!template.isActive && template.id !== keptTemplateId) throw templateInactive(template.name);
   }
 }
 
@@ -227,9 +241,13 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
   const id = parseInput(idSchema, rawId);
   const input = parseInput(filterInputSchema, rawInput);
   await db.transaction(async (tx) => {
-    const [existing] = await tx.select({ id: filters.id }).from(filters).where(eq(filters.id, id)).for("update");
+    const [existing] = await tx
+      .select({ id: filters.id, templateId: filters.templateId })
+      .from(filters)
+      .where(eq(filters.id, id))
+      .for("update");
     if (!existing) throw filterNotFound();
-    await checkReferences(tx, input);
+    await checkReferences(tx, input, existing.templateId);
     await tx
       .update(filters)
       .set({ name: input.name, templateId: input.template, updatedAt: new Date() })
@@ -317,7 +335,10 @@ export async function chooseFilter(db: Db, actor: Actor, rawInput: unknown) {
   });
 }
 
-/** Choices for the filter form: managers, bases, statuses, scripts, templates. */
+/**
+ * Choices for the filter form: managers, bases, statuses, scripts, templates (with isActive: the form offers the
+ * active ones, and a deactivated one only when the topic already has it).
+ */
 export async function filterFormOptions(db: Db, actor: Actor) {
   requireAdmin(actor);
   const [managerRows, baseRows, statusRows, scriptRows, templateRows] = await Promise.all([
@@ -331,7 +352,10 @@ export async function filterFormOptions(db: Db, actor: Actor) {
       .from(statuses)
       .orderBy(asc(statuses.order), asc(statuses.id)),
     db.select({ id: scripts.id, name: scripts.name }).from(scripts).orderBy(asc(scripts.name)),
-    db.select({ id: templates.id, name: templates.name }).from(templates).orderBy(asc(templates.name)),
+    db
+      .select({ id: templates.id, name: templates.name, isActive: templates.isActive })
+      .from(templates)
+      .orderBy(asc(templates.name)),
   ]);
   return {
     managers: managerRows.map((m) => ({ id: m.id, name: m.displayName ? `${m.displayName} (${m.login})` : m.login })),

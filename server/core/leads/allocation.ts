@@ -3,9 +3,12 @@ import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { filterDatabases, filterStatuses, users } from "../../../db/schema";
 import { type Actor, requireSelfOrAdmin } from "../actor";
+import { onBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
+import { mayBeCalled } from "../dnc/dnc";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
+import { type ClaimScope, type ClaimTier, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -78,52 +81,39 @@ const list = (ids: number[]) =>
     ids.map((id) => sql`${id}`),
     sql`, `,
   );
+const intArray = (ids: number[]) => (ids.length > 0 ? sql`array[${list(ids)}]::int[]` : sql`'{}'::int[]`);
+
+/** The claim scope of a manager in a topic whose bases and statuses were read already (outside a turn). */
+export function workScope(userId: number, work: WorkSet): ClaimScope {
+  return {
+    userId: sql`${userId}::int`,
+    bases: intArray(work.databaseIds),
+    reworkStatuses: intArray(work.statusIds),
+    graceMinutes: GRACE_FROM_SETTINGS,
+    exceptContact: null,
+  };
+}
 
 /**
- * The claim statements, tried in order; each is one atomic UPDATE over a `FOR UPDATE SKIP LOCKED` pick, so two
- * managers never hold one contact, on one instance or several (DESIGN §4):
- * 1. a contact whose holder abandoned it (hold expired) — few rows, the partial index on held_by;
- * 2. a free contact, bases in turn and rows in import order — the partial index contacts_free_idx, walked in
- *    its own order (database_id, id) so it stays fast however many contacts are already worked (DESIGN §10);
- * 3. a contact whose current status the filter works again, least recently touched first.
+ * One claim statement: the tiers of server/core/leads/tiers.ts in order (all of them unless `tiers` names some),
+ * atomic on its own; answers the contact now held, or no row.
  */
-export function claimStatements(userId: number, holdMinutes: number, work: WorkSet): SQL[] {
-  const bases = list(work.databaseIds);
-  const hold = sql`held_by = ${userId}, held_until = now() + make_interval(mins => ${holdMinutes})`;
-  const reworkable =
-    work.statusIds.length > 0 ? sql`(status_id is null or status_id in (${list(work.statusIds)}))` : sql`status_id is null`;
-  const statements = [
-    sql`update contacts set ${hold} where id = (
-          select id from contacts
-          where held_by is not null and held_until < now() and database_id in (${bases}) and ${reworkable}
-          order by id limit 1 for update skip locked)
-        returning ${CONTACT_COLUMNS}`,
-    sql`update contacts set ${hold} where id = (
-          select id from contacts
-          where database_id in (${bases}) and status_id is null and held_by is null
-          order by database_id, id limit 1 for update skip locked)
-        returning ${CONTACT_COLUMNS}`,
-  ];
-  if (work.statusIds.length > 0) {
-    statements.push(
-      sql`update contacts set ${hold} where id = (
-            select id from contacts
-            where database_id in (${bases}) and status_id in (${list(work.statusIds)}) and held_by is null
-            order by status_at nulls first, id limit 1 for update skip locked)
-          returning ${CONTACT_COLUMNS}`,
-    );
-  }
-  return statements;
+export function claimStatement(userId: number, holdMinutes: number, work: WorkSet, tiers: ClaimTier[] = TIER_ORDER): SQL {
+  return sql`with ${claimCtes(workScope(userId, work), sql`${holdMinutes}::int`, CONTACT_COLUMNS, sql`true`, tiers)}
+    select * from claim`;
 }
 
 /** Claims the next eligible contact for this manager, or null when the filter has nothing left. */
-export async function claimNext(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
+export async function claimNext(
+  tx: Tx | Db,
+  userId: number,
+  holdMinutes: number,
+  work: WorkSet,
+  tiers: ClaimTier[] = TIER_ORDER,
+): Promise<Lead | null> {
   if (work.databaseIds.length === 0) return null;
-  for (const statement of claimStatements(userId, holdMinutes, work)) {
-    const [row] = await queryRows<ContactRow>(tx, statement);
-    if (row) return presentLead(row);
-  }
-  return null;
+  const [row] = await queryRows<ContactRow>(tx, claimStatement(userId, holdMinutes, work, tiers));
+  return row ? presentLead(row) : null;
 }
 
 /** Serialises one manager's lead calls, so he never ends up holding two contacts. */
@@ -134,16 +124,16 @@ export async function lockUser(tx: Tx, userId: number) {
 
 /**
  * The lead this manager holds, if it still belongs to the filter's bases (its hold is renewed); a hold from
- * another topic is let go.
+ * another topic, or on a number put on the do-not-call list since, is let go.
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
-  const held = await queryRows<ContactRow>(
+  const held = await queryRows<ContactRow & { callable: boolean }>(
     tx,
-    sql`select ${CONTACT_COLUMNS} from contacts where held_by = ${userId} order by id for update`,
+    sql`select ${CONTACT_COLUMNS}, ${mayBeCalled("contacts")} as callable from contacts where held_by = ${userId} order by id for update`,
   );
   let keep: ContactRow | null = null;
   for (const row of held) {
-    if (!keep && work.databaseIds.includes(Number(row.database_id))) keep = row;
+    if (!keep && row.callable && work.databaseIds.includes(Number(row.database_id))) keep = row;
   }
   const release = held.filter((row) => row !== keep).map((row) => Number(row.id));
   if (release.length > 0) {
@@ -162,15 +152,16 @@ export const filteredLeadSchema = z.object({
 });
 
 /**
- * GET /database/filtered-lead: the lead the manager holds, or a newly claimed one; null when none is left.
+ * GET /database/filtered-lead: the lead the manager holds, or a newly claimed one; null when none is left — or when
+ * he is on a break (`onBreak`): then only the lead he holds comes back, nothing new is claimed (decision 038).
  * A manager asks only for himself, and only from an active filter that lists him.
  */
-export async function getFilteredLead(
+export async function filteredLeadTurn(
   db: Db,
   actor: Actor,
   holdMinutes: number,
   rawInput: unknown,
-): Promise<Lead | null> {
+): Promise<{ lead: Lead | null; onBreak: boolean }> {
   const input = parseInput(filteredLeadSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
   return db.transaction(async (tx) => {
@@ -179,6 +170,14 @@ export async function getFilteredLead(
       requireOpenFilter(tx, input.filterId, input.userId),
       loadWorkSet(tx, input.filterId),
     ]);
-    return (await heldLead(tx, input.userId, holdMinutes, work)) ?? (await claimNext(tx, input.userId, holdMinutes, work));
+    const [{ paused }] = await queryRows<{ paused: boolean }>(tx, sql`select ${onBreak(sql`${input.userId}::int`)} as paused`);
+    const held = await heldLead(tx, input.userId, holdMinutes, work);
+    if (held || paused) return { lead: held, onBreak: paused };
+    return { lead: await claimNext(tx, input.userId, holdMinutes, work), onBreak: false };
   });
+}
+
+/** filteredLeadTurn's lead alone. */
+export async function getFilteredLead(db: Db, actor: Actor, holdMinutes: number, rawInput: unknown): Promise<Lead | null> {
+  return (await filteredLeadTurn(db, actor, holdMinutes, rawInput)).lead;
 }

@@ -3,7 +3,8 @@ import type { Db } from "../../../db/client";
 import { contacts, filters, links, statuses, templates, users } from "../../../db/schema";
 import type { Actor } from "../actor";
 import { isAppError } from "../errors";
-import { getFilteredLead, type Lead } from "./allocation";
+import { filteredLeadTurn, type Lead } from "./allocation";
+import { extraLabelsOf, leadCardRows, type LeadCardRow } from "./card";
 
 export interface CardField {
   label: string;
@@ -28,24 +29,37 @@ export function parseTemplateFields(json: string): CardField[] {
 export interface LeadPanel {
   filter: { id: number; name: string } | null;
   /** Visible statuses: technical first, then normal, report statuses last (SPEC /edit-statuses order). */
-  statuses: Array<{ id: number; text: string; buttonText: string; color: string; isReportStatus: boolean; isTechnical: boolean }>;
+  statuses: Array<{
+    id: number;
+    text: string;
+    buttonText: string;
+    color: string;
+    isReportStatus: boolean;
+    isTechnical: boolean;
+    asksCallback: boolean;
+  }>;
   template: { name: string; fields: CardField[] } | null;
   links: Array<{ id: number; name: string; link: string }>;
   lead: Lead | null;
+  /** The lead as the client card shows it (readable phone, the import's labels, no empty rows). */
+  card: LeadCardRow[];
+  /** He is on a break: no new lead is handed out until he ends it (decision 038). */
+  onBreak: boolean;
 }
 
 /**
  * Everything /leadpanel shows: the user's chosen topic, the status buttons, the topic's template, the active
  * links and the lead (held, or claimed now). No topic, or one no longer open to him: no lead.
  */
-export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number): Promise<LeadPanel> {
+export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, phoneRegion: string): Promise<LeadPanel> {
   const [user] = await db.select({ gettingFilter: users.gettingFilter }).from(users).where(eq(users.id, actor.id));
   const filterId = user?.gettingFilter ?? 0;
   const [filterRow] = filterId
     ? await db
         .select({ id: filters.id, name: filters.name, templateName: templates.name, templateFields: templates.templateFields })
         .from(filters)
-        .leftJoin(templates, eq(templates.id, filters.templateId))
+        // Only an active template is given to managers (decision 034): a deactivated one is like none.
+        .leftJoin(templates, and(eq(templates.id, filters.templateId), eq(templates.isActive, true)))
         .where(eq(filters.id, filterId))
     : [];
   const [statusRows, linkRows] = await Promise.all([
@@ -57,6 +71,7 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number): 
         color: statuses.color,
         isReportStatus: statuses.isReportStatus,
         isTechnical: statuses.isTechnical,
+        asksCallback: statuses.asksCallback,
       })
       .from(statuses)
       .where(eq(statuses.isHidden, false))
@@ -69,20 +84,24 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number): 
   ]);
 
   let lead: Lead | null = null;
+  let onBreak = false;
   if (filterRow) {
     try {
-      lead = await getFilteredLead(db, actor, holdMinutes, { filterId: filterRow.id, userId: actor.id });
+      ({ lead, onBreak } = await filteredLeadTurn(db, actor, holdMinutes, { filterId: filterRow.id, userId: actor.id }));
     } catch (error) {
       // A topic that closed meanwhile (deactivated, he was taken off it): nothing to work.
       if (!isAppError(error)) throw error;
     }
   }
+  const card = lead ? leadCardRows(lead, await extraLabelsOf(db, lead.id), phoneRegion) : [];
   return {
     filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
     statuses: statusRows,
     template: filterRow?.templateName != null ? { name: filterRow.templateName, fields: parseTemplateFields(filterRow.templateFields ?? "[]") } : null,
     links: linkRows,
     lead,
+    card,
+    onBreak,
   };
 }
 
@@ -103,7 +122,7 @@ export async function findStatus(db: Db, rawId: unknown) {
   const id = Number(rawId);
   if (!Number.isInteger(id) || id <= 0) return null;
   const [row] = await db
-    .select({ id: statuses.id, text: statuses.text, isReportStatus: statuses.isReportStatus })
+    .select({ id: statuses.id, text: statuses.text, isReportStatus: statuses.isReportStatus, asksCallback: statuses.asksCallback })
     .from(statuses)
     .where(eq(statuses.id, id));
   return row ?? null;

@@ -5,9 +5,14 @@ import { type Actor, requireSelfOrAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { filterNotFound, filterUnavailable } from "../filters/filters";
 import { contactIdSchema, idSchema, parseInput } from "../validation";
-import { CONTACT_COLUMNS, type Lead, presentLead } from "./allocation";
+import { onBreak } from "../breaks/breaks";
+import { listContactPhones, mayBeCalled } from "../dnc/dnc";
+import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead } from "./allocation";
+import { callbackAtSchema } from "./callback-time";
+import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 
 export const REPORT_CARD_EMPTY = "Заполните карточку клиента";
+export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
 /** SPEC PUT /status/update-and-get-lead: statusText, contactId, userId, passport, filterId, clientInfo. */
 export const recordStatusSchema = z.object({
@@ -24,6 +29,8 @@ export const recordStatusSchema = z.object({
     .max(20_000, { error: "Слишком длинная карточка клиента (не более 20000 символов)" })
     .nullish()
     .transform((v) => (v ?? "").trim()),
+  /** For a status that asks for a callback time: when to call back (ISO 8601 with an offset). */
+  callbackAt: callbackAtSchema.nullish(),
 });
 
 export interface RecordStatusResult {
@@ -31,7 +38,11 @@ export interface RecordStatusResult {
   lead: Lead | null;
   /** The application a report status created (forward it with forwardApplication). */
   applicationId: number | null;
-  status: { id: number; text: string; isReportStatus: boolean };
+  status: { id: number; text: string; isReportStatus: boolean; isDoNotCall: boolean; asksCallback: boolean };
+  /** The callback the press scheduled. */
+  callback: { dueAt: string } | null;
+  /** He is on a break: the press was recorded and no next lead was handed out (decision 038). */
+  onBreak: boolean;
 }
 
 export const leadNotHeld = () =>
@@ -40,11 +51,17 @@ export const leadNotHeld = () =>
 /** What the turn statement answers: what its checks found, and the next lead when the press was recorded. */
 interface TurnRow {
   user_found: boolean;
+  on_break: boolean;
   filter_found: boolean;
   filter_open: boolean;
   status_id: number | null;
   status_text: string | null;
   status_report: boolean | null;
+  status_dnc: boolean | null;
+  /** The pressed contact's phone field, when its status put it on the do-not-call list. */
+  dnc_phone: string | null;
+  status_callback: boolean | null;
+  callback_at: Date | string | null;
   contact_found: boolean;
   held_by: number | null;
   event_id: number | string | null;
@@ -65,8 +82,10 @@ interface TurnRow {
  * The whole status press as one statement (one round trip, atomic on its own, so no BEGIN/COMMIT): it locks the
  * manager's row and then the contact's (the order every lead call keeps), checks the topic, the status, the hold
  * and the card, and only when all pass appends the lead event, sets the contact's status and lets it go, credits
- * a report (application with the rate in force), and claims the next contact of the topic — the same three tiers
- * as `claimStatements`, tried in order inside one COALESCE (a tier runs only when the one before found nothing).
+ * a report (application with the rate in force), lists the number for a do-not-call status, schedules a callback
+ * for a status that asks for one, and claims the next contact of the topic through the tiers of tiers.ts (one
+ * COALESCE: a tier runs only when the one before found nothing) — unless the manager is on a break: then the press
+ * is recorded and nothing is claimed or kept (decision 038).
  * The topic's bases and re-work statuses are read in the statement itself, so a change of the topic on any
  * instance applies to the next press. It answers what the checks found, so the caller raises the right error
  * (nothing was written then).
@@ -79,6 +98,8 @@ export function turnStatement(input: {
   clientInfo: string;
   withPassport: boolean;
   holdMinutes: number;
+  /** When the pressed status asks for a callback: the time it is due. */
+  callbackAt?: Date | null;
 }): SQL {
   const userId = sql`${input.userId}::int`;
   const filterId = sql`${input.filterId}::int`;
@@ -86,27 +107,30 @@ export function turnStatement(input: {
   const statusText = sql`${input.statusText}::text`;
   const clientInfo = sql`${input.clientInfo}::text`;
   const withPassport = sql`${input.withPassport}::boolean`;
+  const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
   const CONTACT_COLUMNS_OF_CONTACTS = sql.raw(
     "contacts.id, contacts.database_id, contacts.name, contacts.phone, contacts.city, contacts.address, contacts.additional_info1, contacts.additional_info2, contacts.additional_info3, contacts.additional_info4",
   );
-  const hold = sql`held_by = ${userId}, held_until = now() + make_interval(mins => ${input.holdMinutes}::int)`;
   return sql`
     with u as materialized (select id from users where id = ${userId} for update),
+    brk as materialized (select ${onBreak(userId)} as paused),
     f as materialized (
       select f.is_active and fm.user_id is not null as open
       from filters f left join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${userId}
       where f.id = ${filterId}),
     s as materialized (
-      select id, text, is_report_status, is_technical from statuses
+      select id, text, is_report_status, is_technical, is_do_not_call, asks_callback from statuses
       where text = ${statusText} or button_text = ${statusText}
       order by (text = ${statusText}) desc, id limit 1),
     c as materialized (
-      select id, database_id, held_by, phone, client_info from contacts
+      select id, database_id, held_by, phone, phone_key, client_info from contacts
       where id = ${contactId} and exists (select 1 from u) for update),
     ok as materialized (
-      select c.id, c.database_id, c.phone, c.client_info, s.id as status_id, s.text, s.is_report_status, s.is_technical
+      select c.id, c.database_id, c.phone, c.phone_key, c.client_info, s.id as status_id, s.text, s.is_report_status,
+        s.is_technical, s.is_do_not_call, s.asks_callback
       from c, s, f
-      where f.open and c.held_by = ${userId} and (not s.is_report_status or ${clientInfo} <> '')),
+      where f.open and c.held_by = ${userId} and (not s.is_report_status or ${clientInfo} <> '')
+        and (not s.asks_callback or ${callbackAt} is not null)),
     ev as (
       insert into lead_events (contact_id, database_id, user_id, filter_id, status_id, status_text, is_report, is_technical, with_passport, client_info)
       select id, database_id, ${userId}, ${filterId}, status_id, text, is_report_status, is_technical, ${withPassport}, ${clientInfo} from ok
@@ -124,40 +148,53 @@ export function turnStatement(input: {
       insert into applications (user_id, contact_id, lead_event_id, application_text, phone, with_passport, amount_cents)
       select ${userId}, ok.id, ev.id, ${clientInfo}, ok.phone, ${withPassport}, amt.amount from ok, ev, amt
       returning id),
+    dnc as (
+      -- A do-not-call status: the contact's number goes on the list, with this manager as the one who added it.
+      insert into do_not_call (phone_key, phone, added_by, added_by_login)
+      select ok.phone_key, ok.phone, ${userId}, (select login from users where id = ${userId}) from ok
+      where ok.is_do_not_call and ok.phone_key <> ''
+      on conflict (phone_key) do nothing
+      returning id),
     fd as materialized (select array(select database_id from filter_databases where filter_id = ${filterId} order by 1) as ids),
     fs as materialized (select array(select status_id from filter_statuses where filter_id = ${filterId} order by 1) as ids),
-    claim as (
-      update contacts set ${hold} where id = coalesce(
-        (select id from contacts
-          where held_by is not null and held_until < now() and id <> ${contactId}
-            and database_id = any((select ids from fd)::int[])
-            and (status_id is null or status_id = any((select ids from fs)::int[]))
-          order by id limit 1 for update skip locked),
-        (select id from contacts
-          where database_id = any((select ids from fd)::int[]) and status_id is null and held_by is null
-          order by database_id, id limit 1 for update skip locked),
-        (select id from contacts
-          where database_id = any((select ids from fd)::int[]) and status_id = any((select ids from fs)::int[])
-            and held_by is null and id <> ${contactId}
-          order by status_at nulls first, id limit 1 for update skip locked))
-      and exists (select 1 from ok)
-      returning ${CONTACT_COLUMNS}),
+    later as (
+      -- A status that asks for a callback time: the contact belongs to this manager until then (decision 035).
+      insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
+      select ok.id, ok.database_id, ${userId}, ${filterId}, ok.text, ${callbackAt} from ok where ok.asks_callback
+      returning due_at),
+    ${claimCtes(
+      {
+        userId,
+        bases: sql`(select ids from fd)::int[]`,
+        reworkStatuses: sql`(select ids from fs)::int[]`,
+        graceMinutes: GRACE_FROM_SETTINGS,
+        exceptContact: contactId,
+        // Not the number this very press puts on the do-not-call list (the statement does not see its own insert).
+        listedNow: sql`(select phone_key from ok where ok.is_do_not_call)`,
+      },
+      sql`${input.holdMinutes}::int`,
+      CONTACT_COLUMNS,
+      sql`exists (select 1 from ok) and not (select paused from brk)`,
+    )},
     keep as materialized (
       -- Nothing else to claim, and the contact's new status is one the topic works again: the original order
       -- (status, release, then the claim) would hand this very contact straight back, so it stays held.
       select ok.id from ok
-      where not exists (select 1 from claim) and ok.database_id = any((select ids from fd)::int[])
-        and ok.status_id = any((select ids from fs)::int[])),
+      where not exists (select 1 from claim) and not ok.asks_callback and not ok.is_do_not_call and not (select paused from brk)
+        and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])),
     upd as (
       update contacts set status_id = ok.status_id, status_at = now(), last_user_id = ${userId},
         client_info = case when ${clientInfo} <> '' then ${clientInfo} else ok.client_info end,
         held_by = case when exists (select 1 from keep) then ${userId} end,
-        held_until = case when exists (select 1 from keep) then now() + make_interval(mins => ${input.holdMinutes}::int) end
+        held_until = case when exists (select 1 from keep) then now() + make_interval(mins => ${input.holdMinutes}::int) end,
+        held_since = case when exists (select 1 from keep) then now() end
       from ok where contacts.id = ok.id
       returning ${CONTACT_COLUMNS_OF_CONTACTS}, contacts.held_by)
-    select exists (select 1 from u) as user_found, exists (select 1 from f) as filter_found,
+    select exists (select 1 from u) as user_found, (select paused from brk) as on_break, exists (select 1 from f) as filter_found,
       coalesce((select open from f), false) as filter_open,
       (select id from s) as status_id, (select text from s) as status_text, (select is_report_status from s) as status_report,
+      (select is_do_not_call from s) as status_dnc, (select phone from ok where ok.is_do_not_call) as dnc_phone,
+      (select asks_callback from s) as status_callback, (select due_at from later) as callback_at,
       exists (select 1 from c) as contact_found, (select held_by from c) as held_by,
       (select id from ev) as event_id, (select id from app) as application_id,
       next.*
@@ -166,6 +203,21 @@ export function turnStatement(input: {
       union all
       select id, database_id, name, phone, city, address, additional_info1, additional_info2, additional_info3, additional_info4
       from upd where held_by is not null) next on true`;
+}
+
+/**
+ * The statement listed only the pressed contact's own key, so the lead it claimed may carry one of the numbers
+ * listed after it (another base's contact with the second number of "050…, 067…"): that lead is let go and the
+ * next one claimed instead, so a listed number is never handed out, even in the press that lists it.
+ */
+async function unlessJustListed(db: Db, userId: number, filterId: number, holdMinutes: number, lead: Lead): Promise<Lead | null> {
+  const released = await queryRows<{ id: number }>(
+    db,
+    sql`update contacts set held_by = null, held_until = null
+        where id = ${lead.id} and held_by = ${userId} and not ${mayBeCalled("contacts")} returning id`,
+  );
+  if (released.length === 0) return lead;
+  return claimNext(db, userId, holdMinutes, await loadWorkSet(db, filterId));
 }
 
 /**
@@ -178,6 +230,7 @@ export async function recordStatus(
   actor: Actor,
   holdMinutes: number,
   rawInput: unknown,
+  options: { phoneRegion: string },
 ): Promise<RecordStatusResult> {
   const input = parseInput(recordStatusSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
@@ -191,6 +244,7 @@ export async function recordStatus(
       clientInfo: input.clientInfo,
       withPassport: input.passport !== "",
       holdMinutes,
+      callbackAt: input.callbackAt ?? null,
     }),
   );
   // The checks in the order the press has always made them (the first failing one answers).
@@ -201,10 +255,24 @@ export async function recordStatus(
   if (!row.contact_found) throw notFound("Клиент не найден", "contact_not_found");
   if (row.held_by !== input.userId) throw leadNotHeld();
   if (row.status_report && !input.clientInfo) throw badRequest(REPORT_CARD_EMPTY, "client_card_empty");
+  if (row.status_callback && !input.callbackAt) throw badRequest(CALLBACK_TIME_MISSING, "callback_time_missing");
   if (row.event_id == null) throw new Error("status press: the checks passed but nothing was recorded");
+  let lead = row.id == null ? null : presentLead(row as Parameters<typeof presentLead>[0]);
+  // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
+  if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && lead) {
+    lead = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, lead);
+  }
   return {
-    lead: row.id == null ? null : presentLead(row as Parameters<typeof presentLead>[0]),
+    lead,
     applicationId: row.application_id == null ? null : Number(row.application_id),
-    status: { id: row.status_id, text: row.status_text ?? "", isReportStatus: Boolean(row.status_report) },
+    status: {
+      id: row.status_id,
+      text: row.status_text ?? "",
+      isReportStatus: Boolean(row.status_report),
+      isDoNotCall: Boolean(row.status_dnc),
+      asksCallback: Boolean(row.status_callback),
+    },
+    callback: row.callback_at == null ? null : { dueAt: new Date(row.callback_at).toISOString() },
+    onBreak: Boolean(row.on_break),
   };
 }

@@ -14,14 +14,22 @@ export const databaseSettingsSchema = z.object({
     .string({ error: "defaultInfo: ожидается текст" })
     .max(5000, { error: "Слишком длинный текст по умолчанию (не более 5000 символов)" })
     .default(""),
+  /** Issue 18: a due callback its manager has not taken for this long goes to any manager of the topic. */
+  callbackGraceMinutes: z.coerce
+    .number({ error: "Неверное время ожидания перезвона" })
+    .int({ error: "Время ожидания перезвона: целое число минут" })
+    .min(1, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
+    .max(1440, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
+    .optional(),
 });
-export type DatabaseSettings = z.infer<typeof databaseSettingsSchema>;
+export type DatabaseSettings = Omit<z.infer<typeof databaseSettingsSchema>, "callbackGraceMinutes"> & { callbackGraceMinutes: number };
 
 export function presentDatabaseSettings(row: Settings): DatabaseSettings {
   return {
     removeDuplicatesInBase: row.removeDuplicatesInBase,
     removeDuplicatesAcrossBases: row.removeDuplicatesAcrossBases,
     defaultInfo: row.defaultInfo,
+    callbackGraceMinutes: row.callbackGraceMinutes,
   };
 }
 

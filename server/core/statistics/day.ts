@@ -26,7 +26,7 @@ function wallClock(instant: Date) {
 }
 
 /** Kyiv's offset from UTC at an instant, in milliseconds (+2 h in winter, +3 h in summer). */
-function offsetAt(instant: Date): number {
+export function kyivOffsetMs(instant: Date): number {
   const w = wallClock(instant);
   const asUtc = Date.UTC(w.year, w.month - 1, w.day, w.hour, w.minute, w.second);
   return asUtc - Math.floor(instant.getTime() / 1000) * 1000;
@@ -35,8 +35,8 @@ function offsetAt(instant: Date): number {
 /** The instant a Kyiv calendar day begins (Kyiv changes clocks at 03:00/04:00, never at midnight). */
 function kyivMidnight(year: number, month: number, day: number): Date {
   const guess = Date.UTC(year, month - 1, day);
-  let instant = guess - offsetAt(new Date(guess));
-  instant = guess - offsetAt(new Date(instant));
+  let instant = guess - kyivOffsetMs(new Date(guess));
+  instant = guess - kyivOffsetMs(new Date(instant));
   return new Date(instant);
 }
 

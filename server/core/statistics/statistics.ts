@@ -3,6 +3,7 @@ import type { Db } from "../../../db/client";
 import { databases, leadEventDayCounts, users } from "../../../db/schema";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { notFound } from "../errors";
+import { statusColorsFor } from "../statuses/colors";
 import { idSchema, parseInput } from "../validation";
 import { kyivDate, kyivDay } from "./day";
 
@@ -22,6 +23,8 @@ export interface Statistics {
   totalContacts: number;
   /** Today's presses per status text, technical ones included. */
   statusCounts: Record<string, number>;
+  /** Each counted status text's own colour (the chart never colours by rank). */
+  statusColors: Record<string, string>;
   /** The five managers with the most processed clients today. */
   topManagers: Array<{ manager: string; count: number }>;
 }
@@ -92,6 +95,7 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
     totalDatabases: Number(bases[0]?.count ?? 0),
     totalContacts: Number(bases[0]?.contacts ?? 0),
     statusCounts,
+    statusColors: await statusColorsFor(db, Object.keys(statusCounts)),
     topManagers,
   };
 }
@@ -110,5 +114,6 @@ export async function getPersonalStatistics(db: Db, actor: Actor, rawId: unknown
     .groupBy(leadEventDayCounts.statusText)
     .having(sql`sum(${leadEventDayCounts.count}) > 0`)
     .orderBy(desc(total), leadEventDayCounts.statusText);
-  return rows.map((r) => ({ status: r.status, count: Number(r.count) }));
+  const colors = await statusColorsFor(db, rows.map((r) => r.status));
+  return rows.map((r) => ({ status: r.status, count: Number(r.count), color: colors[r.status] }));
 }

@@ -34,6 +34,8 @@ export const createStatusSchema = z.object({
   order: order.optional(),
   isReportStatus: flag.optional(),
   isTechnical: flag.optional(),
+  isDoNotCall: flag.optional(),
+  asksCallback: flag.optional(),
 });
 
 /** PUT sends the whole status (SPEC §7); every field is optional so a partial edit works too. */
@@ -47,6 +49,8 @@ export const updateStatusSchema = z.object({
   order: order.optional(),
   isReportStatus: flag.optional(),
   isTechnical: flag.optional(),
+  isDoNotCall: flag.optional(),
+  asksCallback: flag.optional(),
 });
 
 export const statusNotFound = () => notFound("Статус не найден", "status_not_found");
@@ -62,6 +66,8 @@ export function presentStatus(status: Status) {
     order: status.order,
     isReportStatus: status.isReportStatus,
     isTechnical: status.isTechnical,
+    isDoNotCall: status.isDoNotCall,
+    asksCallback: status.asksCallback,
   };
 }
 export type StatusView = ReturnType<typeof presentStatus>;
@@ -113,6 +119,8 @@ export async function createStatus(db: Db, actor: Actor, input: unknown) {
         order: body.order ?? Number(total),
         isReportStatus: body.isReportStatus ?? false,
         isTechnical: body.isTechnical ?? false,
+        isDoNotCall: body.isDoNotCall ?? false,
+        asksCallback: body.asksCallback ?? false,
       })
       .returning();
     return presentStatus(row);
@@ -146,7 +154,7 @@ export async function deleteStatus(db: Db, actor: Actor, rawId: unknown) {
   return { success: true, message: "Статус удалён" };
 }
 
-async function toggle(db: Db, actor: Actor, rawId: unknown, field: "isHidden" | "isTechnical" | "isReportStatus") {
+async function toggle(db: Db, actor: Actor, rawId: unknown, field: "isHidden" | "isTechnical" | "isReportStatus" | "isDoNotCall" | "asksCallback") {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   // One statement: two quick clicks flip twice, never lose one.
@@ -163,3 +171,8 @@ async function toggle(db: Db, actor: Actor, rawId: unknown, field: "isHidden" | 
 export const toggleStatusVisibility = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isHidden");
 export const toggleStatusTechnical = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isTechnical");
 export const toggleStatusReport = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isReportStatus");
+/** Pressing a do-not-call status puts the contact's numbers on the list (issue 18). */
+export const toggleStatusDoNotCall = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "isDoNotCall");
+
+/** "Спрашивает время перезвона": pressing it on the lead panel schedules a callback (issue 18). */
+export const toggleStatusCallback = (db: Db, actor: Actor, rawId: unknown) => toggle(db, actor, rawId, "asksCallback");

@@ -66,16 +66,24 @@ export function parseTemplateFields(text: string): TemplateField[] {
   }
 }
 
-/** Every template: managers read them too (the client card is built from one). */
-export async function listTemplates(db: Db, _actor: Actor) {
-  const rows = await db.select().from(templates).orderBy(asc(templates.id));
+/**
+ * Active means given to managers (decision 034): the lead panel builds the card only from an active template,
+ * and a manager reads only active ones. New templates start active, so a fresh install works without a toggle.
+ */
+export async function listTemplates(db: Db, actor: Actor) {
+  const rows = await db
+    .select()
+    .from(templates)
+    .where(actor.isAdmin ? undefined : eq(templates.isActive, true))
+    .orderBy(asc(templates.id));
   return rows.map(presentTemplate);
 }
 
-export async function getTemplate(db: Db, _actor: Actor, rawId: unknown) {
+export async function getTemplate(db: Db, actor: Actor, rawId: unknown) {
   const id = parseInput(idSchema, rawId);
   const [row] = await db.select().from(templates).where(eq(templates.id, id));
-  if (!row) throw templateNotFound();
+  // A deactivated template is not given to managers.
+  if (!row || (!row.isActive && !actor.isAdmin)) throw templateNotFound();
   return presentTemplate(row);
 }
 
@@ -84,7 +92,7 @@ export async function createTemplate(db: Db, actor: Actor, input: unknown) {
   const body = parseInput(templateSchema, input);
   const [row] = await db
     .insert(templates)
-    .values({ name: body.name, isActive: body.isActive ?? false, templateFields: JSON.stringify(body.templateFields) })
+    .values({ name: body.name, isActive: body.isActive ?? true, templateFields: JSON.stringify(body.templateFields) })
     .returning();
   return presentTemplate(row);
 }

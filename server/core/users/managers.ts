@@ -5,6 +5,7 @@ import { users } from "../../../db/schema";
 import { generateAccessKey, hashPassword, passwordHint } from "../../auth/password";
 import type { SessionStore } from "../../auth/sessions";
 import { DEFAULT_SIP_PREFIX, SIP_PREFIXES, type TelephonyProvider } from "../../telephony/provider";
+import { endOpenBreak } from "../breaks/breaks";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict } from "../errors";
 import { idSchema, parseInput } from "../validation";
@@ -185,11 +186,14 @@ export async function updateUser(
 
 /**
  * Forced logout's effect, in one place: the sessions go (all but `keep`), isOnline turns false when none is
- * left, and every socket of the user is told, on every instance (decision 005).
+ * left, his break ends (decision 038), and every socket of the user is told, on every instance (decision 005).
  */
 async function endSessions(db: Db, sessions: SessionStore, signal: LogoutSignal, userId: number, keep?: string) {
   await sessions.invalidateUser(userId, keep);
-  if (!keep) await db.update(users).set({ isOnline: false, updatedAt: new Date() }).where(eq(users.id, userId));
+  if (!keep) {
+    await db.update(users).set({ isOnline: false, updatedAt: new Date() }).where(eq(users.id, userId));
+    await endOpenBreak(db, userId, "forced");
+  }
   await signal.forceLogout(userId, keep);
 }
 

@@ -2,6 +2,7 @@ import { and, asc, desc, eq, exists, gt, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { sessions, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
+import { agentStates, type AgentState } from "../breaks/agent-state";
 
 /**
  * Presence (DESIGN §7): a user is on /users while he has a live session (isOnline) and his realtime socket
@@ -14,6 +15,10 @@ export interface PresentUser {
   displayName: string;
   isAdmin: boolean;
   lastSeen: string;
+  /** What he is doing (decision 038): in a call, on a break, working a lead, idle; null for an admin off the leads. */
+  state: AgentState | null;
+  /** Since when (ISO 8601), null when unknown. */
+  stateSince: string | null;
 }
 
 export async function listPresentUsers(db: Db, graceSeconds: number): Promise<PresentUser[]> {
@@ -29,7 +34,16 @@ export async function listPresentUsers(db: Db, graceSeconds: number): Promise<Pr
     .from(users)
     .where(and(eq(users.isOnline, true), gt(users.lastSeen, since)))
     .orderBy(desc(users.lastSeen), asc(users.id));
-  return rows.map((r) => ({ ...r, lastSeen: (r.lastSeen as Date).toISOString() }));
+  const states = await agentStates(
+    db,
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({
+    ...r,
+    lastSeen: (r.lastSeen as Date).toISOString(),
+    state: states.get(r.id)?.state ?? null,
+    stateSince: states.get(r.id)?.since ?? null,
+  }));
 }
 
 /** /users and GET /api/v1/users/online: admins only. */

@@ -3,6 +3,7 @@ import type { Db } from "../../../db/client";
 import { users } from "../../../db/schema";
 import type { SessionStore } from "../../auth/sessions";
 import { type Actor, requireSelfOrAdmin } from "../actor";
+import { endOpenBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
 import { parseInput, idSchema } from "../validation";
 import { presentManagedUser, presentSessionUser } from "./present";
@@ -23,7 +24,7 @@ export async function getUser(db: Db, actor: Actor, rawId: unknown) {
   return actor.isAdmin ? presentManagedUser(user) : presentSessionUser(user);
 }
 
-/** Logout: ends the user's sessions and clears the "has a live session" flag. */
+/** Logout: ends the user's sessions, clears the "has a live session" flag and ends his break (decision 038). */
 export async function logoutUser(db: Db, sessions: SessionStore, actor: Actor, rawId: unknown) {
   const id = parseInput(idSchema, rawId);
   requireSelfOrAdmin(actor, id);
@@ -31,5 +32,6 @@ export async function logoutUser(db: Db, sessions: SessionStore, actor: Actor, r
   if (!user) throw userNotFound();
   await sessions.invalidateUser(id);
   await db.update(users).set({ isOnline: false, updatedAt: new Date() }).where(eq(users.id, id));
+  await endOpenBreak(db, id, "logout");
   return { success: true, message: "Вы вышли из системы" };
 }

@@ -95,7 +95,12 @@ const calls: FastifyPluginAsyncZod = async (api) => {
         response: { 200: z.object({ id: z.number().int() }), ...errorResponses },
       },
     },
-    async (request) => startCall(db, actorOf(request), request.body ?? {}),
+    async (request) => {
+      const call = await startCall(db, actorOf(request), request.body ?? {});
+      // /users shows him in a call at once (decision 038).
+      void api.deps.hub.presenceChanged().catch(() => {});
+      return call;
+    },
   );
 
   api.post(
@@ -132,7 +137,11 @@ const calls: FastifyPluginAsyncZod = async (api) => {
         response: { 200: callSchema, ...errorResponses },
       },
     },
-    async (request) => endCall(db, actorOf(request), request.params.id, request.body ?? {}),
+    async (request) => {
+      const call = await endCall(db, actorOf(request), request.params.id, request.body ?? {});
+      void api.deps.hub.presenceChanged().catch(() => {});
+      return call;
+    },
   );
 
   api.get(

@@ -8,6 +8,10 @@ const settingsSchema = z.object({
   removeDuplicatesInBase: z.boolean(),
   removeDuplicatesAcrossBases: z.boolean(),
   defaultInfo: z.string(),
+  callbackGraceMinutes: z
+    .number()
+    .int()
+    .describe("Минуты: перезвон, не взятый своим менеджером столько после срока, уходит любому менеджеру тематики"),
 });
 const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
 

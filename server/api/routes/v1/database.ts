@@ -23,6 +23,19 @@ const baseSchema = z.object({
 });
 
 const previewSchema = z.object({
+  sheet: z.number().int().describe("Показанный лист (1 — первый по порядку вкладок); импорт с тем же `sheet` читает его же"),
+  sheets: z.array(z.string()).describe("Названия всех листов файла по порядку вкладок"),
+  notice: z
+    .string()
+    .optional()
+    .describe("Есть, когда первый лист пустой и вместо него показан первый лист с данными"),
+  formulas: z
+    .string()
+    .optional()
+    .describe(
+      "Есть, когда в показанных строках есть формулы без сохранённого в файле значения (Excel и LibreOffice вычисляют их при открытии): сколько и в каких ячейках. " +
+        "Импорт с такими ячейками в импортируемых столбцах отклоняется (400, formulas_without_values)",
+    ),
   hasHeader: z.boolean().describe("Первая строка похожа на заголовки: она не импортируется"),
   columns: z.array(
     z.object({
@@ -43,6 +56,7 @@ const importResultSchema = z.object({
   imported: z.number().int(),
   skipped: z.number().int().describe("Строки без телефона и без ФИО"),
   duplicatesInfo: z.array(z.object({ baseName: z.string(), count: z.number().int() })),
+  doNotCall: z.number().int().describe("Контакты, не импортированные: их номер в списке «Не звонить»"),
 });
 
 const searchHitSchema = z.object({
@@ -59,16 +73,17 @@ const searchHitSchema = z.object({
     additionalInfo3: z.string(),
     additionalInfo4: z.string(),
     status: z.string(),
+    doNotCall: z.boolean().describe("Номер клиента в списке «Не звонить»: он не выдаётся менеджерам"),
   }),
 });
 
-const uploadErrors = { ...errorResponses, 413: errorResponses[400] };
+export const uploadErrors = { ...errorResponses, 413: errorResponses[400] };
 
 /** Reads a multipart request: the one file goes to a temporary file (size-limited), the fields to strings. */
-async function readUpload(request: FastifyRequest) {
+export async function readUpload(request: FastifyRequest) {
   if (!request.isMultipart()) throw badRequest("Отправьте файл как multipart/form-data (поле file)", "multipart_required");
   const fields: Record<string, string> = {};
-  let file: { path: string } | null = null;
+  let file: { path: string; name: string } | null = null;
   try {
     for await (const part of request.parts()) {
       if (part.type === "file") {
@@ -76,7 +91,7 @@ async function readUpload(request: FastifyRequest) {
           part.file.resume();
           continue;
         }
-        file = await saveUpload(part.file);
+        file = { path: (await saveUpload(part.file)).path, name: part.filename ?? "" };
       } else {
         const value = String(part.value ?? "");
         // Postgres text cannot hold U+0000 (a base name with one would fail in the database).
@@ -93,6 +108,11 @@ async function readUpload(request: FastifyRequest) {
 
 const MAPPINGS_DOC = `\`mappings\`: JSON-массив, по одному элементу на столбец предпросмотра (в порядке \`columns\`), каждый из
 ${MAPPING_FIELDS.map((f) => `\`${f}\``).join(", ")} (\`skip\`: столбец не импортируется).`;
+
+const SHEET_DOC =
+  "Необязательно `sheet`: номер листа (1 — первый по порядку вкладок). Без него читается первый лист, а если он " +
+  "пустой — первый лист с данными (предпросмотр тогда говорит об этом в `notice`). Лист без строк или номер больше " +
+  "числа листов: 400.";
 
 const database: FastifyPluginAsyncZod = async (api) => {
   const { db, config } = api.deps;
@@ -131,8 +151,10 @@ const database: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary: "Предпросмотр файла для импорта (админ)",
         description:
-          "multipart/form-data с полем `file` (.xlsx или .xls, до 50 МБ; .xls до 20 МБ). Отвечает первыми строками " +
-          "и предложенным типом каждого столбца. Ничего не записывает.",
+          "multipart/form-data с полем `file` (.xlsx, .xls, .ods или .csv, до 50 МБ; .xls до 20 МБ). CSV: UTF-8 (с BOM или без) " +
+          "или Windows-1251, разделитель `,` `;` или табуляция определяются сами; все значения — текст. Отвечает первыми строками " +
+          "и предложенным типом каждого столбца. Ничего не записывает. " +
+          SHEET_DOC,
         consumes: ["multipart/form-data"],
         response: { 200: previewSchema, ...uploadErrors },
       },
@@ -141,9 +163,9 @@ const database: FastifyPluginAsyncZod = async (api) => {
       const actor = actorOf(request);
       // A manager is refused before his upload is read and written to disk.
       requireAdmin(actor);
-      const { file } = await readUpload(request);
+      const { file, fields } = await readUpload(request);
       try {
-        return await previewBase(db, actor, { file });
+        return await previewBase(db, actor, { file, sheet: fields.sheet });
       } finally {
         removeUpload(file?.path);
       }
@@ -156,11 +178,14 @@ const database: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary: "Импорт файла как новой базы (админ)",
         description:
-          "multipart/form-data: `file` (.xlsx или .xls), `name` (название базы), `mappings`. " +
+          "multipart/form-data: `file` (.xlsx, .xls, .ods или .csv), `name` (название базы), `mappings`. " +
           MAPPINGS_DOC +
           " Необязательно `hasHeader` (true/false): пропустить первую строку; по умолчанию определяется как в предпросмотре. " +
+          SHEET_DOC +
+          " " +
           "Строки без телефона и без ФИО пропускаются; дубли удаляются по настройкам removeDuplicatesInBase и " +
-          "removeDuplicatesAcrossBases, `duplicatesInfo` перечисляет удалённые дубли по базам. Всё в одной транзакции: " +
+          "removeDuplicatesAcrossBases, `duplicatesInfo` перечисляет удалённые дубли по базам. Номера из списка «Не звонить» " +
+          "не импортируются, их число — в `doNotCall`. Всё в одной транзакции: " +
           "при ошибке база не создаётся.",
         consumes: ["multipart/form-data"],
         response: { 200: importResultSchema, ...uploadErrors },
@@ -172,11 +197,13 @@ const database: FastifyPluginAsyncZod = async (api) => {
       requireAdmin(actor);
       const { file, fields } = await readUpload(request);
       try {
-        return await importBase(
-          db,
-          actor,
-          { name: fields.name, mappings: fields.mappings, hasHeader: fields.hasHeader, file },
-          { phoneRegion: config.phoneRegion },
+        return await api.deps.metrics.importJob(
+          importBase(
+            db,
+            actor,
+            { name: fields.name, mappings: fields.mappings, hasHeader: fields.hasHeader, sheet: fields.sheet, file },
+            { phoneRegion: config.phoneRegion },
+          ),
         );
       } finally {
         removeUpload(file?.path);

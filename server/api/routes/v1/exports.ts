@@ -1,6 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
+  EXPORT_CONTENT_TYPES,
+  EXPORT_FORMATS,
   createExport,
   deleteExport,
   deleteExports,
@@ -17,11 +19,14 @@ const exportSchema = z.object({
   createdAt: z.string(),
   isExported: z.boolean(),
   progress: z.number().int().describe("0–100"),
+  rowsTotal: z.number().int().nullable().describe("Строк в файле (null — экспорт создан до подсчёта строк)"),
+  rowsWritten: z.number().int().describe("Строк уже записано"),
   startTime: z.string().nullable(),
   endTime: z.string().nullable(),
   error: z.string().nullable(),
   databaseIds: z.array(z.number().int()),
   statusIds: z.array(z.number().int()).describe("0 — контакты без статуса"),
+  format: z.enum(EXPORT_FORMATS).describe("xlsx, или csv: UTF-8 с BOM, разделитель «;»"),
 });
 
 const deletedSchema = z.object({ success: z.boolean(), message: z.string(), deleted: z.number().int() });
@@ -41,7 +46,9 @@ const exportsRoutes: FastifyPluginAsyncZod = async (api) => {
     {
       schema: {
         summary: "Создать экспорт: фоновая задача пишет файл, прогресс 0–100 (админ)",
-        description: "Контакты выбранных баз с текущим статусом из statusIds (0 — ещё без статуса).",
+        description:
+          "Контакты выбранных баз с текущим статусом из statusIds (0 — ещё без статуса). `format`: `xlsx` (по умолчанию) " +
+          "или `csv` (UTF-8 с BOM, чтобы Excel открыл кириллицу; разделитель «;»).",
         body: z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" }),
         response: { 201: exportSchema, ...errorResponses },
       },
@@ -71,16 +78,16 @@ const exportsRoutes: FastifyPluginAsyncZod = async (api) => {
     "/database/exports/:id",
     {
       schema: {
-        summary: "Скачать готовый файл export-{date}.xlsx (админ)",
+        summary: "Скачать готовый файл export-{date}.xlsx или .csv (админ)",
         params: idParams,
-        produces: ["application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"],
+        produces: Object.values(EXPORT_CONTENT_TYPES),
         response: { ...errorResponses },
       },
     },
     async (request, reply) => {
-      const { filename, data } = await exportFile(db, actorOf(request), request.params.id);
+      const { filename, contentType, data } = await exportFile(db, actorOf(request), request.params.id);
       return reply
-        .header("Content-Type", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet")
+        .header("Content-Type", contentType)
         .header("Content-Disposition", `attachment; filename="${filename}"`)
         .send(data as never);
     },

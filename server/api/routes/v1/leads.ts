@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { getFilteredLead } from "../../../core/leads/allocation";
+import { filteredLeadTurn } from "../../../core/leads/allocation";
 import { proxyApplication } from "../../../core/leads/applications";
 import { recordStatus } from "../../../core/leads/record-status";
 import { actorOf } from "../../plugin";
@@ -29,18 +29,27 @@ function sendEmpty(reply: FastifyReply) {
   return reply.type("application/json; charset=utf-8").send('""');
 }
 
+/** Says on the answer that the manager is on a break (decision 038): why no new lead came. */
+const ON_BREAK_HEADER = "X-On-Break";
+function markBreak(reply: FastifyReply, onBreak: boolean) {
+  if (onBreak) reply.header(ON_BREAK_HEADER, "1");
+}
+
 const leads: FastifyPluginAsyncZod = async (api) => {
   api.get(
     "/database/filtered-lead",
     {
       schema: {
-        summary: "Лид менеджера по фильтру: закреплённый или следующий свободный; пустая строка, если лидов нет",
+        summary:
+          "Лид менеджера по фильтру: закреплённый или следующий свободный; пустая строка, если лидов нет. На перерыве — только закреплённый (заголовок X-On-Break: 1)",
         querystring: z.object({ filterId: z.unknown(), userId: z.unknown() }).partial(),
         response: { 200: leadOrEmpty, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const lead = await getFilteredLead(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.query);
+      const { lead, onBreak } = await filteredLeadTurn(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.query);
+      api.deps.metrics.leadTurn(lead !== null);
+      markBreak(reply, onBreak);
       return lead ?? sendEmpty(reply);
     },
   );
@@ -49,7 +58,8 @@ const leads: FastifyPluginAsyncZod = async (api) => {
     "/status/update-and-get-lead",
     {
       schema: {
-        summary: "Отметить статус клиента и получить следующего (одна транзакция)",
+        summary:
+          "Отметить статус клиента и получить следующего (одна транзакция). На перерыве статус сохраняется, следующий не выдаётся (пустая строка, заголовок X-On-Break: 1)",
         body: z
           .object({
             statusText: z.unknown(),
@@ -58,13 +68,22 @@ const leads: FastifyPluginAsyncZod = async (api) => {
             passport: z.unknown(),
             filterId: z.unknown(),
             clientInfo: z.unknown(),
+            callbackAt: z
+              .unknown()
+              .describe(
+                "Для статуса, который спрашивает время перезвона: когда перезвонить (ISO 8601 со смещением, например 2026-11-25T10:00:00+02:00)",
+              ),
           })
           .partial(),
         response: { 200: leadOrEmpty, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const result = await recordStatus(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.body);
+      const result = await recordStatus(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.body, {
+        phoneRegion: api.deps.config.phoneRegion,
+      });
+      api.deps.metrics.leadTurn(result.lead !== null);
+      markBreak(reply, result.onBreak);
       return result.lead ?? sendEmpty(reply);
     },
   );

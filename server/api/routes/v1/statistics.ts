@@ -20,6 +20,7 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
             totalDatabases: z.number().int(),
             totalContacts: z.number().int(),
             statusCounts: z.record(z.string(), z.number().int()),
+            statusColors: z.record(z.string(), z.string()).describe("Цвет каждого статуса из statusCounts (#rrggbb)"),
             topManagers: z.array(z.object({ manager: z.string(), count: z.number().int() })),
           }),
           ...errorResponses,
@@ -35,7 +36,7 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary: "Личная статистика: статус и количество (свою для менеджера)",
         params: z.object({ id: z.string() }),
-        response: { 200: z.array(z.object({ status: z.string(), count: z.number().int() })), ...errorResponses },
+        response: { 200: z.array(z.object({ status: z.string(), count: z.number().int(), color: z.string().describe("Цвет статуса, #rrggbb") })), ...errorResponses },
       },
     },
     async (request) => getPersonalStatistics(api.deps.db, actorOf(request), request.params.id),

@@ -5,6 +5,8 @@ import {
   deleteStatus,
   listStatuses,
   listVisibleStatuses,
+  toggleStatusDoNotCall,
+  toggleStatusCallback,
   toggleStatusTechnical,
   toggleStatusVisibility,
   updateStatus,
@@ -22,6 +24,8 @@ const statusSchema = z.object({
   order: z.number().int(),
   isReportStatus: z.boolean(),
   isTechnical: z.boolean(),
+  isDoNotCall: z.boolean().describe("Нажатие статуса добавляет номер(а) клиента в список «Не звонить»"),
+  asksCallback: z.boolean().describe("Нажатие спрашивает время перезвона"),
 });
 const idParams = z.object({ id: z.string().describe("id статуса") });
 // Bodies are validated in core (one schema, Russian messages); the API only says "an object".
@@ -84,6 +88,33 @@ const status: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request) => toggleStatusTechnical(db, actorOf(request), request.params.id),
+  );
+
+  api.put(
+    "/status/:id/do-not-call",
+    {
+      schema: {
+        summary: "Переключить флаг «Добавить в список „Не звонить“» (админ)",
+        description:
+          "Нажатие такого статуса на панели лидов добавляет номер клиента (все его номера, если их несколько) в список " +
+          "«Не звонить» от имени менеджера; клиент больше не выдаётся ни в одной базе.",
+        params: idParams,
+        response: { 200: statusSchema, ...errorResponses },
+      },
+    },
+    async (request) => toggleStatusDoNotCall(db, actorOf(request), request.params.id),
+  );
+
+  api.put(
+    "/status/:id/callback",
+    {
+      schema: {
+        summary: "Переключить «спрашивает время перезвона» (админ)",
+        params: idParams,
+        response: { 200: statusSchema, ...errorResponses },
+      },
+    },
+    async (request) => toggleStatusCallback(db, actorOf(request), request.params.id),
   );
 };
 export default status;

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { deleteUser, listUsers, updateUser, updateUserSchema } from "../../../core/users/managers";
+import { AGENT_STATES } from "../../../core/breaks/agent-state";
 import { listUsersOnline } from "../../../core/users/presence";
 import { getUser, logoutUser } from "../../../core/users/users";
 import { actorOf } from "../../plugin";
@@ -14,6 +15,11 @@ const presentUserSchema = z.object({
   displayName: z.string(),
   isAdmin: z.boolean(),
   lastSeen: z.string(),
+  state: z
+    .enum(AGENT_STATES)
+    .nullable()
+    .describe("Что он делает: call — разговор, break — перерыв, lead — работает с лидом, idle — ожидает; null — админ, не работающий с лидами"),
+  stateSince: z.string().nullable().describe("С какого времени (ISO 8601, UTC)"),
 });
 
 const users: FastifyPluginAsyncZod = async (api) => {
@@ -32,7 +38,7 @@ const users: FastifyPluginAsyncZod = async (api) => {
     "/users/online",
     {
       schema: {
-        summary: "Кто онлайн: живая сессия и сокет в пределах льготного периода (только админ)",
+        summary: "Кто онлайн: живая сессия и сокет в пределах льготного периода, и состояние каждого (только админ)",
         response: { 200: z.array(presentUserSchema), ...errorResponses },
       },
     },

@@ -1,0 +1,206 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { actorOf, requireUser } from "../auth.server";
+import { TableFrame } from "../components/ui/Table";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import { actionError, orAppMessage } from "../errors.server";
+import { readFormBody } from "../forms.server";
+import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, takeCallback } from "../leads.server";
+import { redirectWithToast } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Перезвоны" }];
+
+const PAGE = "/callbacks";
+
+/**
+ * /callbacks (issue 18): a manager's Мои перезвоны (due and upcoming; take one now); the admin's list of every
+ * pending callback by manager and topic, each reassignable. Plain forms: all of it works without JavaScript.
+ */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireUser(request, context);
+  const actor = actorOf(user);
+  const { db, config } = context.deps;
+  const url = new URL(request.url);
+  // The phone as the card and the search show it (one readable national format, issue 17).
+  const show = <T extends { dueAt: string; phone: string }>(list: T[]) =>
+    list.map((c) => ({ ...c, dueText: formatKyiv(c.dueAt), phone: displayPhone(c.phone, config.phoneRegion) }));
+  if (user.isAdmin) {
+    const userId = url.searchParams.get("userId") || undefined;
+    const filterId = url.searchParams.get("filterId") || undefined;
+    // A hand-edited address (?userId=abc) gets the core's message over an empty list; a real failure is thrown.
+    const [listed, choices] = await Promise.all([orAppMessage(listAllCallbacks(db, actor, { userId, filterId })), listCallbackChoices(db, actor)]);
+    const callbacks = show(listed.value ?? []);
+    return { admin: true as const, callbacks, choices, userId: userId ?? "", filterId: filterId ?? "", listError: listed.message };
+  }
+  return { admin: false as const, callbacks: show(await listMyCallbacks(db, actor)), choices: null, userId: "", filterId: "", listError: null };
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireUser(request, context);
+  const actor = actorOf(user);
+  const { db, config } = context.deps;
+  const form = await readFormBody(request);
+  const intent = String(form.get("intent") ?? "");
+  try {
+    if (intent === "take") {
+      await takeCallback(db, actor, config.holdMinutes, form.get("id"));
+      return redirect("/leadpanel");
+    }
+    if (intent === "reassign") {
+      await reassignCallback(db, actor, form.get("id"), { userId: form.get("userId") });
+      const back = String(form.get("back") ?? "");
+      return redirectWithToast(back.startsWith(`${PAGE}?`) ? back : PAGE, { type: "success", message: "Перезвон передан" });
+    }
+    return redirect(PAGE);
+  } catch (error) {
+    return actionError(error);
+  }
+}
+
+type Row = ReturnType<typeof useLoaderData<typeof loader>>["callbacks"][number];
+
+function stateOf(c: Row) {
+  if (c.overdue) return "Просрочен";
+  if (c.due) return "Пора звонить";
+  return "Ожидает";
+}
+
+export default function CallbacksPage() {
+  const page = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
+  const answerKey = useAnswerKey(answer);
+  const message = answer && "error" in answer && answer.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null;
+
+  if (!page.admin) {
+    const due = page.callbacks.filter((c) => c.due);
+    const upcoming = page.callbacks.filter((c) => !c.due);
+    return (
+      <section className="max-w-3xl space-y-4">
+        <h1 className="page-title">Мои перезвоны</h1>
+        {message}
+        <MyList title="Пора перезвонить" rows={due} empty="Просроченных перезвонов нет" testId="callbacks-due-list" />
+        <MyList title="Предстоящие" rows={upcoming} empty="Запланированных перезвонов нет" testId="callbacks-upcoming-list" />
+      </section>
+    );
+  }
+
+  const back = `${PAGE}?userId=${page.userId}&filterId=${page.filterId}`;
+  return (
+    <section className="space-y-4">
+      <h1 className="page-title">Перезвоны</h1>
+      {message}
+      {page.listError ? <ServerMessage kind="error" message={page.listError} /> : null}
+      <Form method="get" className="card flex flex-wrap items-end gap-3">
+        <div>
+          <label className="label" htmlFor="by-user">
+            Менеджер
+          </label>
+          <select id="by-user" name="userId" defaultValue={page.userId} className="input">
+            <option value="">Все</option>
+            {page.choices.managers.map((m) => (
+              <option key={m.id} value={m.id}>
+                {m.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label className="label" htmlFor="by-topic">
+            Тематика
+          </label>
+          <select id="by-topic" name="filterId" defaultValue={page.filterId} className="input">
+            <option value="">Все</option>
+            {page.choices.topics.map((f) => (
+              <option key={f.id} value={f.id}>
+                {f.name}
+              </option>
+            ))}
+          </select>
+        </div>
+        <button type="submit" className="btn-secondary">
+          Показать
+        </button>
+      </Form>
+      {page.callbacks.length === 0 ? (
+        <p className="card text-sm">Запланированных перезвонов нет</p>
+      ) : (
+        // On a phone one card per callback, each value labelled (.stack-table), the reassign form included.
+        <TableFrame className="card p-0">
+          <table className="stack-table min-w-full text-sm" data-testid="callbacks-table">
+            <thead>
+              <tr className="text-left">
+                <th className="p-2">Когда (Киев)</th>
+                <th className="p-2">Клиент</th>
+                <th className="p-2">Телефон</th>
+                <th className="p-2">Менеджер</th>
+                <th className="p-2">Тематика</th>
+                <th className="p-2">Состояние</th>
+                <th className="p-2">Передать</th>
+              </tr>
+            </thead>
+            <tbody>
+              {page.callbacks.map((c) => (
+                <tr key={c.id} className="border-t border-slate-200 dark:border-slate-700" data-testid="callback-row">
+                  <td data-label="Когда (Киев)" className="p-2 whitespace-nowrap">{c.dueText}</td>
+                  <td data-label="Клиент" className="p-2">{c.name}</td>
+                  <td data-label="Телефон" className="p-2 whitespace-nowrap">{c.phone}</td>
+                  <td data-label="Менеджер" className="p-2">{c.user?.name ?? "—"}</td>
+                  <td data-label="Тематика" className="p-2">{c.filter?.name ?? "—"}</td>
+                  <td data-label="Состояние" className="p-2">{stateOf(c)}</td>
+                  <td className="p-2" data-label="Передать">
+                    <Form method="post" className="flex min-w-0 flex-wrap items-center gap-2">
+                      <input type="hidden" name="intent" value="reassign" />
+                      <input type="hidden" name="id" value={c.id} />
+                      <input type="hidden" name="back" value={back} />
+                      <select name="userId" defaultValue={c.user?.id ?? ""} className="input min-w-0 flex-1 py-1 md:w-36 md:flex-none" aria-label={`Менеджер для ${c.name || c.phone}`}>
+                        {page.choices.managers.map((m) => (
+                          <option key={m.id} value={m.id}>
+                            {m.name}
+                          </option>
+                        ))}
+                      </select>
+                      <button type="submit" className="btn-secondary shrink-0 whitespace-nowrap px-2 py-1 text-xs">
+                        Передать
+                      </button>
+                    </Form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
+      )}
+    </section>
+  );
+}
+
+function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; empty: string; testId: string }) {
+  return (
+    <section className="card space-y-2" aria-label={title} data-testid={testId}>
+      <h2 className="text-lg font-semibold">{title}</h2>
+      {rows.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-400">{empty}</p>
+      ) : (
+        <ul className="divide-y divide-slate-200 dark:divide-slate-700">
+          {rows.map((c) => (
+            <li key={c.id} className="flex flex-wrap items-center gap-3 py-2" data-testid="callback-row">
+              <span className="w-36 whitespace-nowrap font-medium">{c.dueText}</span>
+              <span className="flex-1">
+                {c.name} <span className="text-slate-600 dark:text-slate-400">{c.phone}</span>
+                {c.filter ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{c.filter.name}</span> : null}
+              </span>
+              <Form method="post">
+                <input type="hidden" name="intent" value="take" />
+                <input type="hidden" name="id" value={c.id} />
+                <button type="submit" className="btn-primary px-3 py-1 text-sm">
+                  Позвонить сейчас
+                </button>
+              </Form>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

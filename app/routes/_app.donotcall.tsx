@@ -1,0 +1,261 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { actorOf, requireAdminUser } from "../auth.server";
+import { Pager } from "../components/ui/Pager";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { TableFrame } from "../components/ui/Table";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import {
+  addDoNotCall,
+  type BulkReport,
+  getDoNotCall,
+  importDoNotCall,
+  listDoNotCall,
+  pasteDoNotCall,
+  readForm,
+  removeDoNotCall,
+  removeUpload,
+  uploadPath,
+} from "../dnc.server";
+import { actionError, orAppMessage } from "../errors.server";
+import { readFormBody } from "../forms.server";
+import { redirectWithToast } from "../toast.server";
+
+export const meta: MetaFunction = () => [{ title: "Не звонить" }];
+
+const PAGE = "/donotcall";
+
+/** The query string is the page's state (search, page, the removal question), so it works without JavaScript. */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const { db, config } = context.deps;
+  const params = new URL(request.url).searchParams;
+  const q = params.get("q") ?? "";
+  const asked = await orAppMessage(listDoNotCall(db, actor, { q, page: params.get("page") || undefined }, { phoneRegion: config.phoneRegion }));
+  // A search or page the core refuses shows its message over the first page of the whole list.
+  const list = asked.value ?? (await listDoNotCall(db, actor, {}, { phoneRegion: config.phoneRegion }));
+  // The removal question for a number that is gone (or a hand-edited id) is simply not asked.
+  const removing = params.get("delete") ? (await orAppMessage(getDoNotCall(db, actor, params.get("delete")))).value : null;
+  return { ...list, q, error: asked.message, removing };
+}
+
+type ActionAnswer = { report: BulkReport; what: string } | { error: { code: string; message: string } };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireAdminUser(request, context);
+  const actor = actorOf(user);
+  const { db, config } = context.deps;
+  const region = { phoneRegion: config.phoneRegion };
+  const multipart = (request.headers.get("Content-Type") ?? "").startsWith("multipart/form-data");
+  let form: FormData;
+  try {
+    form = multipart ? await readForm(request) : await readFormBody(request);
+  } catch (error) {
+    if (error instanceof Response) throw error;
+    return actionError(error);
+  }
+  const intent = String(form.get("intent") ?? "");
+  try {
+    switch (intent) {
+      case "add": {
+        const item = await addDoNotCall(db, actor, { phone: String(form.get("phone") ?? "") }, region);
+        return redirectWithToast(PAGE, { type: "success", message: `Номер ${item.phone} добавлен в список «Не звонить»` });
+      }
+      case "paste": {
+        const report = await pasteDoNotCall(db, actor, { text: String(form.get("text") ?? "") }, region);
+        return data<ActionAnswer>({ report, what: "Вставленный список" });
+      }
+      case "import": {
+        const stored = String(form.get("file") ?? "");
+        const [uploadId, ...rest] = stored.split(":");
+        let path: string | null = null;
+        try {
+          path = stored ? uploadPath(uploadId) : null;
+          const report = await importDoNotCall(db, actor, { file: path ? { path } : null }, region);
+          return data<ActionAnswer>({ report, what: `Файл ${rest.join(":")}` });
+        } finally {
+          removeUpload(path);
+        }
+      }
+      case "delete": {
+        const done = await removeDoNotCall(db, actor, form.get("id"));
+        return redirectWithToast(PAGE, { type: "success", message: done.message });
+      }
+      default:
+        return redirectWithToast(PAGE, { type: "error", message: "Неизвестное действие" });
+    }
+  } catch (error) {
+    return actionError(error);
+  }
+}
+
+const dateTime = new Intl.DateTimeFormat("ru-RU", { dateStyle: "short", timeStyle: "short", timeZone: "Europe/Kyiv" });
+
+function Report({ report, what }: { report: BulkReport; what: string }) {
+  return (
+    <div className="card" role="status" data-testid="dnc-report">
+      <h2 className="mb-2 font-semibold">{`${what}: готово`}</h2>
+      <ul className="space-y-1 text-sm">
+        <li>
+          Добавлено номеров: <b data-testid="dnc-added">{report.added}</b>
+        </li>
+        <li>
+          Уже были в списке: <b data-testid="dnc-already">{report.already}</b>
+        </li>
+        <li>
+          Не похожи на номер: <b data-testid="dnc-invalid">{report.invalid}</b>
+        </li>
+      </ul>
+      {report.invalidSamples.length ? (
+        <details className="mt-2 text-sm">
+          <summary className="cursor-pointer">Строки, которые не похожи на номер</summary>
+          <ul className="mt-1 list-inside list-disc">
+            {report.invalidSamples.map((line, i) => (
+              <li key={i}>{line}</li>
+            ))}
+          </ul>
+        </details>
+      ) : null}
+    </div>
+  );
+}
+
+export default function DoNotCallPage() {
+  const list = useLoaderData<typeof loader>();
+  const answer = useActionData<ActionAnswer>();
+  const answerKey = useAnswerKey(answer);
+  const busy = useNavigation().state === "submitting";
+  const href = (page: number) => {
+    const params = new URLSearchParams();
+    if (list.q) params.set("q", list.q);
+    if (page > 1) params.set("page", String(page));
+    const query = params.toString();
+    return query ? `${PAGE}?${query}` : PAGE;
+  };
+  const back = href(list.page);
+
+  return (
+    <section className="max-w-5xl space-y-4">
+      <h1 className="page-title">Не звонить</h1>
+      <p className="text-sm text-slate-600 dark:text-slate-400">
+        Номера из этого списка никогда не выдаются менеджерам и не импортируются в новые базы. Номер узнаётся в любой
+        привычной записи.
+      </p>
+      {answer && "error" in answer ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
+      {answer && "report" in answer ? <Report report={answer.report} what={answer.what} /> : null}
+      <div className="grid gap-4 md:grid-cols-3">
+        <Form method="post" className="card space-y-2" preventScrollReset>
+          <h2 className="font-semibold">Добавить номер</h2>
+          <label htmlFor="dnc-phone" className="label">
+            Номер телефона
+          </label>
+          <input id="dnc-phone" name="phone" className="input w-full" placeholder="050 123 45 67" required />
+          <button type="submit" name="intent" value="add" className="btn-primary" disabled={busy}>
+            Добавить
+          </button>
+        </Form>
+        <Form method="post" className="card space-y-2" preventScrollReset>
+          <h2 className="font-semibold">Вставить список</h2>
+          <label htmlFor="dnc-text" className="label">
+            Номера, по одному в строке
+          </label>
+          <textarea id="dnc-text" name="text" rows={4} className="input w-full" required />
+          <button type="submit" name="intent" value="paste" className="btn-primary" disabled={busy}>
+            Добавить все
+          </button>
+        </Form>
+        <Form method="post" encType="multipart/form-data" className="card space-y-2" preventScrollReset>
+          <h2 className="font-semibold">Загрузить файл</h2>
+          <label htmlFor="dnc-file" className="label">
+            .xlsx, .xls или текст (номер в строке)
+          </label>
+          <input id="dnc-file" name="file" type="file" accept=".xlsx,.xls,.txt,.csv,text/plain" className="w-full text-sm" required />
+          <button type="submit" name="intent" value="import" className="btn-primary" disabled={busy}>
+            Загрузить
+          </button>
+        </Form>
+      </div>
+
+      <Form method="get" className="flex flex-wrap items-end gap-2" role="search">
+        <div>
+          <label htmlFor="dnc-q" className="label">
+            Поиск номера
+          </label>
+          <input id="dnc-q" name="q" className="input w-full sm:w-72" defaultValue={list.q} placeholder="Номер или часть цифр" />
+        </div>
+        <button type="submit" className="btn-secondary">
+          Найти
+        </button>
+        {list.q ? (
+          <Link to={PAGE} className="btn-secondary">
+            Сбросить
+          </Link>
+        ) : null}
+      </Form>
+      {list.error ? (
+        <p className="text-sm text-red-700 dark:text-red-400" role="alert">
+          {list.error}
+        </p>
+      ) : null}
+
+      <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="dnc-total">
+        {`${list.q ? "Найдено" : "Номеров в списке"}: ${list.total}`}
+      </p>
+      {list.items.length === 0 ? (
+        <div className="card text-center text-slate-600 dark:text-slate-400" data-testid="dnc-empty">
+          {list.q ? "Ничего не найдено" : "Список пуст"}
+        </div>
+      ) : (
+        // On a phone one card per number, each value labelled (.stack-table): the page never scrolls sideways.
+        <TableFrame className="card p-0">
+          <table className="stack-table w-full text-sm [--stack-label:9rem]" data-testid="dnc-list">
+            <thead>
+              <tr className="bg-slate-50 text-left text-slate-600 dark:bg-slate-900 dark:text-slate-400">
+                <th className="px-3 py-2">Номер</th>
+                <th className="px-3 py-2">Нормализованный</th>
+                <th className="px-3 py-2">Кто добавил</th>
+                <th className="px-3 py-2">Когда</th>
+                <th className="px-3 py-2">
+                  <span className="sr-only">Действия</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {list.items.map((item) => (
+                <tr key={item.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="dnc-row">
+                  <td data-label="Номер" className="px-3 py-2">{item.phone}</td>
+                  <td data-label="Нормализованный" className="px-3 py-2 font-mono">+{item.phoneKey}</td>
+                  <td data-label="Кто добавил" className="px-3 py-2">{item.addedBy || "—"}</td>
+                  <td data-label="Когда" className="px-3 py-2">{dateTime.format(new Date(item.addedAt))}</td>
+                  <td className="px-3 py-2 text-right" data-label="">
+                    <Link
+                      to={`${back}${back.includes("?") ? "&" : "?"}delete=${item.id}`}
+                      preventScrollReset
+                      className="text-red-700 hover:underline dark:text-red-400"
+                    >
+                      Убрать
+                    </Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableFrame>
+      )}
+      <Pager page={list.page} pages={list.pages} hrefFor={href} maxButtons={5} />
+      <ConfirmAction
+        open={Boolean(list.removing)}
+        title="Убрать номер из списка?"
+        closeHref={back}
+        intent="delete"
+        fields={{ id: list.removing?.id ?? "" }}
+        confirmLabel="Убрать"
+        testId="remove-dnc"
+      >
+        {`Номер ${list.removing?.phone ?? ""} снова смогут выдавать менеджерам.`}
+      </ConfirmAction>
+    </section>
+  );
+}

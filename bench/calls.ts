@@ -1,0 +1,430 @@
+import { spawnSync } from "node:child_process";
+import fs from "node:fs";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { eq } from "drizzle-orm";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { createDb, type DbHandle } from "../db/client";
+import { contacts, databases, filterManagers, filterDatabases, filters, users } from "../db/schema";
+import { seed } from "../db/seed";
+import { hashPassword, passwordHint } from "../server/auth/password";
+import { loadConfig } from "../server/config";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
+import { freePort } from "../test/helpers/ports";
+import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
+import { startDaemon } from "../test/sip/daemon";
+import { watchPeerConnections } from "../test/sip/peer-connections";
+import { startStack, type Stack } from "../test/sip/stack";
+import { median, percentile, printTable, type Row } from "./lib";
+
+/**
+ * Issue 15: the call path's figures, on this box, with the production stack (telephony/: Kamailio 5.6 and
+ * rtpengine 10.5 in user space) and a carrier played by SIPp whose media the bench echoes (test/sip/carrier.ts),
+ * exactly as test/e2e/telephony.test.ts runs them.
+ *
+ * 1. Call setup: from the click on Позвонить in the lead panel (Chromium, fake microphone) to the carrier's 180
+ *    Ringing, over CALLS sequential calls; the baseline is the same INVITE → 180 between two SIPp directly
+ *    (no browser, no Kamailio, no rtpengine, no WebRTC offer, no digest round trip).
+ * 2. Answer → first inbound audio: from the carrier's 200 OK to the first audio packet the browser's getStats()
+ *    counts (polled every few ms in the page). The carrier's side only echoes what it hears, so this includes
+ *    ICE and DTLS between the browser and rtpengine, and one round trip of media.
+ * 3. Load: LOAD simultaneous calls through one Kamailio and one rtpengine. The managers' end cannot be SIPp
+ *    (Kamailio accepts managers over WebSocket only, with WebRTC media: ICE, DTLS-SRTP), so it is the app's own
+ *    softphone (sip.js) LOAD times in one Chromium page, each registered as its own manager, all dialling at
+ *    once; SIPp answers all of them as the carrier. (LOAD whole lead-panel pages were tried first: on two shared
+ *    cores the renderers, not the stack, gave out.) A call counts as good when the carrier answered it, the
+ *    softphone reached the conversation, its getStats() inbound audio kept growing during the hold, and the
+ *    carrier got its BYE after the hang-up.
+ *
+ * Timestamps: SIPp's message trace, the page's Date.now() and this process share the host's clock.
+ */
+const CALLS = Number(process.env.BENCH_CALLS || 20);
+const LOAD = Number(process.env.BENCH_CALLS_LOAD || 30);
+const HOLD_S = 10;
+const SECRET = "bench-calls-shared-secret-0123456789";
+const DOMAIN = "127.0.0.1";
+const ADMIN = { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" };
+
+type Db = DbHandle["db"];
+
+/** SIPp's -trace_msg file as messages with their wall-clock time. */
+function traced(text: string): Array<{ at: number; sent: boolean; body: string }> {
+  const out: Array<{ at: number; sent: boolean; body: string }> = [];
+  for (const part of text.split(/^-{20,} /m).slice(1)) {
+    const [stamp, ...rest] = part.split("\n");
+    const body = rest.join("\n");
+    // "2026-11-24 05:55:58.338251", local time, microseconds.
+    const [day, time] = stamp.trim().split(/\s+/);
+    const [hms, fraction = "0"] = time.split(".");
+    const at = new Date(`${day}T${hms}`).getTime() + Number(`0.${fraction}`) * 1000;
+    out.push({ at, sent: /message sent/.test(rest[0] ?? ""), body });
+  }
+  return out;
+}
+const callIdOf = (body: string) => body.match(/^Call-ID:\s*(\S+)/im)?.[1] ?? "";
+
+let managerCounter = 0;
+/** A manager with SIP credentials and a current lead with its own phone number. */
+async function managerWithLead(db: Db) {
+  managerCounter += 1;
+  const n = managerCounter;
+  const login = `bench-m${n}`;
+  const password = `Bench-manager-${n}`;
+  const accessKey = `BENCHMGR${String(n).padStart(8, "0")}`;
+  const sipLogin = String(7000 + n);
+  const [user] = await db
+    .insert(users)
+    .values({
+      login,
+      displayName: `Менеджер ${n}`,
+      accessKey,
+      passwordHash: await hashPassword(password),
+      passwordHint: passwordHint(password),
+      sipLogin,
+      sipPassword: `sip-${sipLogin}`,
+    })
+    .returning();
+  const [base] = await db.insert(databases).values({ name: `База ${n}`, contactsCount: 1 }).returning();
+  const digits = `38067${String(1_000_000 + n).slice(1)}00`.slice(0, 12);
+  await db.insert(contacts).values({ databaseId: base.id, name: "Клиент", phone: `+${digits}`, phoneKey: digits, city: "Киев" });
+  const [filter] = await db.insert(filters).values({ name: `Тематика ${n}`, isActive: true }).returning();
+  await db.insert(filterManagers).values({ filterId: filter.id, userId: user.id });
+  await db.insert(filterDatabases).values({ filterId: filter.id, databaseId: base.id });
+  await db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, user.id));
+  return { user, login, password, accessKey, sipLogin, digits };
+}
+
+/** A page logged in as the manager on /leadpanel with the softphone registered through Kamailio. */
+async function openLeadPanel(browser: Browser, baseUrl: string, m: Awaited<ReturnType<typeof managerWithLead>>): Promise<Page> {
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const page = await context.newPage();
+  await watchPeerConnections(page);
+  await page.goto("/auth");
+  await page.fill("#login", m.login);
+  await page.fill("#password", m.password);
+  await page.fill("#accessKey", m.accessKey);
+  await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth"), { timeout: 60_000 }), page.click("button[type=submit]")]);
+  if (!page.url().includes("/leadpanel")) await page.goto("/leadpanel");
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true", null, { timeout: 60_000 });
+  await stateShows(page, "Телефон готов", 60_000);
+  return page;
+}
+
+function stateShows(page: Page, text: string, timeout = 30_000) {
+  return page.locator("[data-testid=call-state]").filter({ hasText: text }).first().waitFor({ timeout });
+}
+
+/** Audio packets the page's newest peer connection has received. */
+function inboundPackets(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+    const pc = pcs[pcs.length - 1];
+    if (!pc) return 0;
+    let packets = 0;
+    (await pc.getStats()).forEach((r) => {
+      if (r.type === "inbound-rtp" && r.kind === "audio") packets += r.packetsReceived ?? 0;
+    });
+    return packets;
+  });
+}
+
+/** Starts a poll in the page that notes Date.now() when the next peer connection receives its first audio packet. */
+function watchFirstAudio(page: Page) {
+  return page.evaluate(() => {
+    const w = window as unknown as { __pcs: RTCPeerConnection[]; __firstAudioAt: number | null };
+    const known = w.__pcs.length;
+    w.__firstAudioAt = null;
+    void (async () => {
+      const started = Date.now();
+      while (Date.now() - started < 30_000) {
+        const pc = w.__pcs.length > known ? w.__pcs[w.__pcs.length - 1] : null;
+        if (pc) {
+          let packets = 0;
+          (await pc.getStats()).forEach((r) => {
+            if (r.type === "inbound-rtp" && r.kind === "audio") packets += r.packetsReceived ?? 0;
+          });
+          if (packets > 0) {
+            w.__firstAudioAt = Date.now();
+            return;
+          }
+        }
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+  });
+}
+
+/** What the load page holds: the app's softphones and when each started talking. */
+interface BenchPhones {
+  __phones: Array<{
+    call(number: string): void;
+    hangUp(): Promise<void>;
+    subscribe(listener: (state: { call: string; registration: string }) => void): () => void;
+    getState(): { call: string; registration: string };
+  }>;
+  __talkingAt: Array<number | null>;
+}
+
+/** Calls the carrier answered: distinct Call-IDs of its 200 OKs to INVITEs (retransmissions and re-INVITEs aside). */
+function answeredInvites(messages: string): number {
+  const answered = traced(messages).filter((m) => m.sent && /^SIP\/2.0 200 OK[\s\S]*^CSeq: \d+ INVITE/m.test(m.body));
+  return new Set(answered.map((m) => callIdOf(m.body))).size;
+}
+
+/**
+ * One page (of the app's origin) running one softphone per manager: app/lib/softphone/softphone.ts bundled with
+ * esbuild, each registered through Kamailio with the manager's SIP login (digest checked against the app).
+ */
+async function openPhones(browser: Browser, baseUrl: string, managers: Array<{ sipLogin: string }>, wsUrl: string): Promise<Page> {
+  const bundle = spawnSync(
+    path.resolve("node_modules/.bin/esbuild"),
+    ["app/lib/softphone/softphone.ts", "--bundle", "--format=iife", "--global-name=LeadSoftphone", "--platform=browser", "--log-level=error"],
+    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
+  );
+  if (bundle.status !== 0) throw new Error(`esbuild failed: ${bundle.stderr}`);
+  // The app's CSP allows its own scripts only: this bench page injects the bundle inline.
+  const context = await browser.newContext({ baseURL: baseUrl, bypassCSP: true });
+  const page = await context.newPage();
+  await watchPeerConnections(page);
+  // tsx compiles this file with esbuild's keepNames: the functions handed to the page call its __name helper.
+  await page.addInitScript({ content: "window.__name = (f) => f;" });
+  await page.goto("/auth");
+  await page.addScriptTag({ content: bundle.stdout });
+  await page.evaluate(
+    async ({ managers, wsUrl, domain }) => {
+      const { Softphone } = (window as unknown as { LeadSoftphone: { Softphone: new (...args: unknown[]) => BenchPhones["__phones"][number] & { start(): Promise<void> } } }).LeadSoftphone;
+      const phones = managers.map((m) => new Softphone({ wsUrl, domain, sipLogin: m.sipLogin, sipPassword: `sip-${m.sipLogin}` }, { onNotice: () => {} }));
+      (window as unknown as BenchPhones).__phones = phones;
+      await Promise.all(phones.map((phone) => phone.start()));
+    },
+    { managers: managers.map((m) => ({ sipLogin: m.sipLogin })), wsUrl, domain: DOMAIN },
+  );
+  await page.waitForFunction(() => (window as unknown as BenchPhones).__phones.every((phone) => phone.getState().registration === "registered"), null, {
+    timeout: 60_000,
+    polling: 200,
+  });
+  return page;
+}
+
+/** CPU ms used so far by every process of a process group (Kamailio forks its workers into its own group). */
+function groupCpuMs(pgid: number): number {
+  let ticks = 0;
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[2]) === pgid) ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  return ticks * 10;
+}
+
+const ms = (value: number) => Math.round(value * 10) / 10;
+const stats = (samples: number[]) => ({
+  calls: samples.length,
+  "median ms": ms(median(samples)),
+  "p95 ms": ms(percentile(samples, 95)),
+  "max ms": ms(Math.max(...samples)),
+});
+
+/** The baseline: INVITE → 180 Ringing between two SIPp, UAC to UAS, directly over loopback UDP. */
+async function sippDirect(count: number): Promise<number[]> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-bench-sipp-"));
+  const uasPort = await freePort();
+  const server = startDaemon("sipp", SIPP_PATH, ["-sn", "uas", "-i", "127.0.0.1", "-p", String(uasPort), "-nostdin"], { TERM: "dumb" });
+  try {
+    await new Promise((r) => setTimeout(r, 300));
+    const trace = path.join(dir, "uac.log");
+    spawnSync(
+      SIPP_PATH,
+      ["-sn", "uac", "-i", "127.0.0.1", "-p", String(await freePort()), `127.0.0.1:${uasPort}`, "-m", String(count), "-l", "1",
+        "-d", "100", "-nostdin", "-trace_msg", "-message_file", trace, "-timeout", "60"],
+      { stdio: "ignore", env: { ...process.env, TERM: "dumb" }, timeout: 120_000 },
+    );
+    const messages = traced(fs.readFileSync(trace, "utf8"));
+    const samples: number[] = [];
+    for (const invite of messages.filter((m) => m.sent && /^INVITE /m.test(m.body.trimStart()))) {
+      const id = callIdOf(invite.body);
+      const ringing = messages.find((m) => !m.sent && callIdOf(m.body) === id && /^SIP\/2.0 180/m.test(m.body.trimStart()));
+      if (ringing) samples.push(ringing.at - invite.at);
+    }
+    return samples;
+  } finally {
+    await server.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main() {
+  process.env.BUILD_DIR ||= ".builds/bench-calls";
+  const build = spawnSync("npx", ["remix", "build"], { env: process.env, encoding: "utf8" });
+  if (build.status !== 0 || !fs.existsSync(path.resolve(process.env.BUILD_DIR, "index.js"))) {
+    throw new Error(`remix build failed: ${build.stderr}`);
+  }
+  // rtpengine keeps a call's ports 30 s after its BYE (delete-delay): the sequential calls and then LOAD at once
+  // need more than the tests' 200, away from the ranges the tests draw from.
+  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 40_000 };
+  const carrierPort = await freePort();
+  const { buildApp } = await import("../server/app");
+  const handle = await createDb({ dataDir: "memory://" });
+  await handle.migrate();
+  await seed(handle.db, ADMIN);
+  const config = loadConfig({ LOG_LEVEL: "silent", SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET });
+  const app = await buildApp({ handle, config, web: true });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const media = await startMediaEcho();
+  let stack: Stack | undefined;
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
+  try {
+    stack = await startStack({ appUrl: baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, rtpPorts: 2_000 });
+
+    // 1 and 2: one manager, CALLS calls one after the other.
+    const m = await managerWithLead(handle.db);
+    const page = await openLeadPanel(browser, baseUrl, m);
+    const clicks: Array<{ at: number; firstAudio: number | null }> = [];
+    for (let i = 0; i < CALLS + 1; i++) {
+      await watchFirstAudio(page);
+      const at = Date.now();
+      await page.click("[data-testid=call-button]");
+      await stateShows(page, `Разговор: ${m.digits}`);
+      await page.waitForFunction(() => (window as unknown as { __firstAudioAt: number | null }).__firstAudioAt !== null, null, { timeout: 15_000 });
+      const firstAudio = await page.evaluate(() => (window as unknown as { __firstAudioAt: number | null }).__firstAudioAt);
+      await page.click("[data-testid=hang-up-button]");
+      await stateShows(page, "Звонок завершён");
+      // The first call warms the browser (microphone, codecs): measured from the second on.
+      if (i > 0) clicks.push({ at, firstAudio });
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    const messages = traced(carrier.messages());
+    const invites = messages.filter((x) => !x.sent && /^INVITE sip:\d+@/m.test(x.body));
+    const setup: number[] = [];
+    const toInvite: number[] = [];
+    const answerToAudio: number[] = [];
+    invites.slice(1).forEach((invite, i) => {
+      const id = callIdOf(invite.body);
+      const of = (pattern: RegExp) => messages.find((x) => x.sent && callIdOf(x.body) === id && pattern.test(x.body));
+      const ringing = of(/^SIP\/2.0 180/m);
+      const ok = of(/^SIP\/2.0 200 OK[\s\S]*^CSeq: \d+ INVITE/m);
+      const click = clicks[i];
+      if (!click || !ringing || !ok) return;
+      toInvite.push(invite.at - click.at);
+      setup.push(ringing.at - click.at);
+      if (click.firstAudio) answerToAudio.push(click.firstAudio - ok.at);
+    });
+    const direct = await sippDirect(CALLS);
+    const setupRows: Row[] = [
+      { measurement: "Позвонить → INVITE at the carrier (browser offer, digest 407 round trip, Kamailio, rtpengine)", ...stats(toInvite) },
+      { measurement: "Позвонить → 180 Ringing sent by the carrier", ...stats(setup) },
+      { measurement: "baseline: INVITE → 180 between two SIPp directly (no browser, no stack)", ...stats(direct) },
+    ];
+    printTable(`Call setup through the telephony stack (${CALLS} calls one after another, the first one not counted)`, setupRows);
+    printTable("Answer → first inbound audio packet in the browser (carrier's 200 OK → getStats() packetsReceived > 0)", [
+      { measurement: "200 OK → first audio packet (ICE, DTLS-SRTP, one media round trip)", ...stats(answerToAudio) },
+    ]);
+    await page.context().close();
+
+    // 3: LOAD managers call at once, each with the app's own softphone (app/lib/softphone/softphone.ts: sip.js,
+    // WebRTC), all in one page so that LOAD renderers do not starve two shared cores.
+    const managers: Array<Awaited<ReturnType<typeof managerWithLead>>> = [];
+    for (let i = 0; i < LOAD; i++) managers.push(await managerWithLead(handle.db));
+    const phonesPage = await openPhones(browser, baseUrl, managers, `ws://127.0.0.1:${ports.ws}`);
+    const kamailioPid = stack.kamailio.child.pid!;
+    const rtpenginePid = stack.rtpengine.child.pid!;
+    const idleFrom = { k: groupCpuMs(kamailioPid), r: groupCpuMs(rtpenginePid), t: Date.now() };
+    await new Promise((r) => setTimeout(r, 5_000));
+    const idle = { k: groupCpuMs(kamailioPid) - idleFrom.k, r: groupCpuMs(rtpenginePid) - idleFrom.r, ms: Date.now() - idleFrom.t };
+
+    const answeredBefore = answeredInvites(carrier.messages());
+    const byeBefore = (carrier.messages().match(/^BYE sip:carrier@/gm) ?? []).length;
+    const callFrom = { k: groupCpuMs(kamailioPid), r: groupCpuMs(rtpenginePid) };
+    const startedAt = Date.now();
+    await phonesPage.evaluate((numbers) => {
+      const w = window as unknown as BenchPhones;
+      w.__talkingAt = numbers.map(() => null);
+      w.__phones.forEach((phone, i) => {
+        phone.subscribe((state) => {
+          if (state.call === "inCall" && w.__talkingAt[i] === null) w.__talkingAt[i] = Date.now();
+        });
+        phone.call(numbers[i]);
+      });
+    }, managers.map((m) => m.digits));
+    await phonesPage
+      .waitForFunction(() => (window as unknown as BenchPhones).__talkingAt.every((at) => at !== null), null, { timeout: 60_000, polling: 200 })
+      .catch(() => {});
+    const talkingAt = await phonesPage.evaluate(() => (window as unknown as BenchPhones).__talkingAt);
+    const allUpAt = Date.now();
+    const inbound = () =>
+      phonesPage.evaluate(async () => {
+        const w = window as unknown as BenchPhones & { __pcs: RTCPeerConnection[] };
+        return Promise.all(
+          w.__pcs.map(async (pc) => {
+            let packets = 0;
+            (await pc.getStats()).forEach((r) => {
+              if (r.type === "inbound-rtp" && r.kind === "audio") packets += r.packetsReceived ?? 0;
+            });
+            return packets;
+          }),
+        );
+      });
+    const before = await inbound();
+    const mediaBefore = media.packets();
+    const holdFrom = { k: groupCpuMs(kamailioPid), r: groupCpuMs(rtpenginePid), t: Date.now() };
+    await new Promise((r) => setTimeout(r, HOLD_S * 1000));
+    const hold = { k: groupCpuMs(kamailioPid) - holdFrom.k, r: groupCpuMs(rtpenginePid) - holdFrom.r, ms: Date.now() - holdFrom.t };
+    const after = await inbound();
+    const mediaDuring = media.packets() - mediaBefore;
+    await phonesPage.evaluate(() => Promise.all((window as unknown as BenchPhones).__phones.map((phone) => phone.hangUp())));
+    const deadline = Date.now() + 20_000;
+    let byes = 0;
+    for (;;) {
+      byes = (carrier.messages().match(/^BYE sip:carrier@/gm) ?? []).length - byeBefore;
+      if (byes >= LOAD || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const callsCpu = { k: groupCpuMs(kamailioPid) - callFrom.k, r: groupCpuMs(rtpenginePid) - callFrom.r };
+    const answered = answeredInvites(carrier.messages()) - answeredBefore;
+    // 50 packets a second per call at 20 ms packetization: at least half of that during the hold counts as flowing.
+    const flowing = after.filter((packets, i) => packets - (before[i] ?? 0) >= HOLD_S * 25).length;
+    const up = talkingAt.filter((at): at is number => at !== null).map((at) => at - startedAt);
+    const failed = LOAD - Math.min(up.length, answered, flowing, byes);
+    printTable(`${LOAD} simultaneous calls through one Kamailio and one rtpengine (${LOAD} softphones in one Chromium page → SIPp carrier, ${HOLD_S} s of two-way audio)`, [
+      { measurement: "calls placed at once", value: LOAD },
+      { measurement: "answered by the carrier (200 OK to the INVITE)", value: answered },
+      { measurement: "talking in the softphone", value: up.length },
+      { measurement: "inbound audio growing in the browser during the hold (getStats)", value: flowing },
+      { measurement: "BYE received by the carrier after hang-up", value: byes },
+      { measurement: "failed calls", value: failed, target: failed === 0 ? "0: met" : "0: NOT met" },
+      { measurement: "all talking after, s", value: (allUpAt - startedAt) / 1000 },
+      { measurement: "median time to talking, s", value: up.length ? median(up) / 1000 : NaN },
+      { measurement: "RTP packets echoed by the carrier during the hold, per call per s", value: mediaDuring / LOAD / (hold.ms / 1000) },
+    ]);
+    const pct = (ms: number, over: number) => (100 * ms) / over;
+    printTable("CPU of the stack (% of one core; user + system of all its processes, 10 ms resolution)", [
+      { daemon: "Kamailio", "idle, registered %": pct(idle.k, idle.ms), [`${LOAD} calls talking %`]: pct(hold.k, hold.ms), "whole load, CPU ms": callsCpu.k },
+      { daemon: "rtpengine", "idle, registered %": pct(idle.r, idle.ms), [`${LOAD} calls talking %`]: pct(hold.r, hold.ms), "whole load, CPU ms": callsCpu.r },
+    ]);
+    if (failed > 0) {
+      process.exitCode = 1;
+      const problems = (log: string) => log.split("\n").filter((line) => /ERR|WARN|CRIT/.test(line)).slice(-15).join("\n");
+      console.error(`rtpengine:\n${problems(stack.rtpengine.log())}\nKamailio:\n${problems(stack.kamailio.log())}`);
+    }
+  } finally {
+    await browser.close().catch(() => {});
+    await carrier.stop();
+    await stack?.stop();
+    await media.close();
+    await app.close();
+    await handle.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+import { sql } from "drizzle-orm";
+import { bigint, index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { contacts } from "./bases";
+import { filters } from "./filters";
+import { users } from "./users";
+
+/**
+ * A scheduled callback (issue 18, decision 035): the contact belongs to `userId` until `dueAt`; the lead turn hands
+ * it out first when due (to him; after the grace time to any manager of a topic with its base). `handedAt` is set
+ * in the same statement that hands it out (or when it is taken from Мои перезвоны): a row without it is pending.
+ */
+export const callbacks = pgTable(
+  "callbacks",
+  {
+    id: serial("id").primaryKey(),
+    contactId: bigint("contact_id", { mode: "number" })
+      .notNull()
+      .references(() => contacts.id, { onDelete: "cascade" }),
+    /** The contact's base, copied so the claim's tiers filter by the topic's bases on the callbacks index. */
+    databaseId: integer("database_id").notNull(),
+    /** The manager it belongs to (null: he was deleted; it is then anyone's once overdue). */
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    /** The topic it was scheduled in (the admin's list groups by it). */
+    filterId: integer("filter_id").references(() => filters.id, { onDelete: "set null" }),
+    statusText: text("status_text").notNull().default(""),
+    dueAt: timestamp("due_at", { withTimezone: true }).notNull(),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    handedAt: timestamp("handed_at", { withTimezone: true }),
+    handedTo: integer("handed_to").references(() => users.id, { onDelete: "set null" }),
+  },
+  (t) => [
+    // The turn's own-callback tier: this manager's pending callbacks by due time.
+    index("callbacks_pending_user_idx").on(t.userId, t.dueAt).where(sql`${t.handedAt} is null`),
+    // The overdue tier and the scheduler: pending callbacks by due time.
+    index("callbacks_pending_due_idx").on(t.dueAt).where(sql`${t.handedAt} is null`),
+    // The re-work tier leaves out contacts with a pending callback.
+    index("callbacks_pending_contact_idx").on(t.contactId).where(sql`${t.handedAt} is null`),
+  ],
+);
+
+export type Callback = typeof callbacks.$inferSelect;

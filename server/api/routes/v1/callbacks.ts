@@ -1,0 +1,75 @@
+import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
+import { z } from "zod";
+import { listAllCallbacks, listMyCallbacks, reassignCallback, takeCallback } from "../../../core/leads/callbacks";
+import { actorOf } from "../../plugin";
+import { errorResponses } from "../../schemas/common";
+
+const callbackSchema = z
+  .object({
+    id: z.number().int(),
+    contactId: z.number().int(),
+    name: z.string(),
+    phone: z.string(),
+    statusText: z.string(),
+    dueAt: z.string().describe("Когда перезвонить (ISO 8601, UTC)"),
+    due: z.boolean().describe("Время перезвона наступило"),
+    overdue: z.boolean().describe("Просрочен дольше времени ожидания: его может получить любой менеджер тематики"),
+    user: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+    filter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+  })
+  .describe("Запланированный перезвон");
+const idParams = z.object({ id: z.string().describe("id перезвона") });
+const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+
+const callbacks: FastifyPluginAsyncZod = async (api) => {
+  const { db, config } = api.deps;
+
+  api.get(
+    "/callbacks/mine",
+    {
+      schema: {
+        summary: "Мои перезвоны: ещё не взятые перезвоны менеджера, ранние первыми",
+        response: { 200: z.array(callbackSchema), ...errorResponses },
+      },
+    },
+    async (request) => listMyCallbacks(db, actorOf(request)),
+  );
+
+  api.get(
+    "/callbacks",
+    {
+      schema: {
+        summary: "Все ещё не взятые перезвоны (админ), по менеджеру и тематике",
+        querystring: z.object({ userId: z.unknown(), filterId: z.unknown() }).partial(),
+        response: { 200: z.array(callbackSchema), ...errorResponses },
+      },
+    },
+    async (request) => listAllCallbacks(db, actorOf(request), request.query),
+  );
+
+  api.put(
+    "/callbacks/:id",
+    {
+      schema: {
+        summary: "Передать перезвон другому менеджеру (админ): { userId, dueAt? }",
+        params: idParams,
+        body,
+        response: { 200: callbackSchema, ...errorResponses },
+      },
+    },
+    async (request) => reassignCallback(db, actorOf(request), request.params.id, request.body),
+  );
+
+  api.post(
+    "/callbacks/:id/take",
+    {
+      schema: {
+        summary: "Взять свой перезвон сейчас: клиент становится лидом менеджера (закреплённый лид отпускается)",
+        params: idParams,
+        response: { 200: z.object({ contactId: z.number().int(), filterId: z.number().int() }), ...errorResponses },
+      },
+    },
+    async (request) => takeCallback(db, actorOf(request), config.holdMinutes, request.params.id),
+  );
+};
+export default callbacks;

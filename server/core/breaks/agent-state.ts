@@ -1,0 +1,75 @@
+import { sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+import { CALL_SILENCE_SECONDS } from "../calls/calls";
+
+/**
+ * What a manager is doing now, for /users (issue 18, decision 038), from what the server already knows:
+ * - `call`  (Разговор): a call of his is open in the call log (the softphone reports start and end, decision 026;
+ *   one not heard from for CALL_SILENCE_SECONDS is over), since the call started;
+ * - `break` (Перерыв): his break is open, since it began;
+ * - `lead`  (Работает с лидом): he holds a contact whose hold is live, since he got it (contacts.held_since);
+ * - `idle`  (Ожидает): none of these, since the last of: his login, a status press, a call's end, a break's end.
+ * A call wins over a break (he is talking whatever the toggle says), a break over a held lead.
+ * An admin who is a manager of no topic does not work leads: no state (null).
+ */
+export const AGENT_STATES = ["call", "break", "lead", "idle"] as const;
+export type AgentState = (typeof AGENT_STATES)[number];
+
+export interface AgentStateView {
+  state: AgentState | null;
+  /** When the state began (ISO 8601), null when unknown. */
+  since: string | null;
+}
+
+interface Row {
+  id: number;
+  works_leads: boolean;
+  call_since: Date | string | null;
+  break_since: Date | string | null;
+  holds: boolean | null;
+  held_since: Date | string | null;
+  idle_since: Date | string | null;
+}
+
+const iso = (value: Date | string | null) => (value == null ? null : new Date(value).toISOString());
+
+/** The state of each of these users (a few index probes per user: the list is the online users). */
+export async function agentStates(db: Db, userIds: number[]): Promise<Map<number, AgentStateView>> {
+  const states = new Map<number, AgentStateView>();
+  if (userIds.length === 0) return states;
+  const ids = sql.join(
+    userIds.map((id) => sql`${id}`),
+    sql`, `,
+  );
+  const rows = await queryRows<Row>(
+    db,
+    sql`select u.id,
+        not u.is_admin or exists (select 1 from filter_managers fm where fm.user_id = u.id) as works_leads,
+        (select c.started_at from calls c
+          where c.user_id = u.id and c.ended_at is null and c.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS})
+          order by c.started_at desc limit 1) as call_since,
+        (select b.started_at from manager_breaks b where b.user_id = u.id and b.ended_at is null) as break_since,
+        h.holds, h.held_since,
+        greatest(
+          (select max(s.created_at) from sessions s where s.user_id = u.id),
+          (select e.created_at from lead_events e where e.user_id = u.id order by e.created_at desc limit 1),
+          (select c.ended_at from calls c where c.user_id = u.id order by c.started_at desc limit 1),
+          (select b.ended_at from manager_breaks b where b.user_id = u.id order by b.started_at desc limit 1)
+        ) as idle_since
+      from users u
+      left join lateral (
+        select true as holds, ct.held_since from contacts ct
+        where ct.held_by = u.id and ct.held_until > now() order by ct.id limit 1) h on true
+      where u.id in (${ids})`,
+  );
+  for (const row of rows) {
+    let view: AgentStateView;
+    if (!row.works_leads) view = { state: null, since: null };
+    else if (row.call_since != null) view = { state: "call", since: iso(row.call_since) };
+    else if (row.break_since != null) view = { state: "break", since: iso(row.break_since) };
+    else if (row.holds) view = { state: "lead", since: iso(row.held_since) };
+    else view = { state: "idle", since: iso(row.idle_since) };
+    states.set(row.id, view);
+  }
+  return states;
+}

@@ -1,0 +1,219 @@
+import { sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Db, queryRows } from "../../../db/client";
+import { type Actor, requireAdmin } from "../actor";
+import { onBreak, requireNotOnBreak } from "../breaks/breaks";
+import { badRequest, conflict, forbidden, notFound } from "../errors";
+import { idSchema, parseInput } from "../validation";
+import { lockUser } from "./allocation";
+import { callbackAtSchema } from "./callback-time";
+
+/**
+ * Scheduled callbacks outside the turn (issue 18, decision 035): the manager's list (Мои перезвоны) and taking one
+ * now, the admin's list and reassigning. Scheduling happens in the status press and handing out in the claim's
+ * tiers (server/core/leads/tiers.ts); this module only reads and moves pending callbacks.
+ */
+
+export interface CallbackView {
+  id: number;
+  contactId: number;
+  name: string;
+  phone: string;
+  statusText: string;
+  dueAt: string;
+  /** Its time has come. */
+  due: boolean;
+  /** Due for longer than the grace time: any manager of the topic may get it now. */
+  overdue: boolean;
+  user: { id: number; name: string } | null;
+  filter: { id: number; name: string } | null;
+}
+
+interface CallbackRow {
+  id: number;
+  contact_id: number | string;
+  name: string;
+  phone: string;
+  status_text: string;
+  due_at: Date | string;
+  due: boolean;
+  overdue: boolean;
+  user_id: number | null;
+  user_name: string | null;
+  filter_id: number | null;
+  filter_name: string | null;
+}
+
+function present(row: CallbackRow): CallbackView {
+  return {
+    id: row.id,
+    contactId: Number(row.contact_id),
+    name: row.name,
+    phone: row.phone,
+    statusText: row.status_text,
+    dueAt: new Date(row.due_at).toISOString(),
+    due: row.due,
+    overdue: row.overdue,
+    user: row.user_id == null ? null : { id: row.user_id, name: row.user_name ?? "" },
+    filter: row.filter_id == null ? null : { id: row.filter_id, name: row.filter_name ?? "" },
+  };
+}
+
+const pendingSelect = (where: ReturnType<typeof sql>) => sql`
+  select cb.id, cb.contact_id, c.name, c.phone, cb.status_text, cb.due_at,
+    cb.due_at <= now() as due,
+    cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15)) as overdue,
+    cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name
+  from callbacks cb
+  join contacts c on c.id = cb.contact_id
+  left join users u on u.id = cb.user_id
+  left join filters f on f.id = cb.filter_id
+  where cb.handed_at is null and ${where}
+  order by cb.due_at, cb.id
+  limit 1000`;
+
+/** Мои перезвоны: the manager's pending callbacks, earliest first (the due ones are "overdue" in the page's words). */
+export async function listMyCallbacks(db: Db, actor: Actor): Promise<CallbackView[]> {
+  return (await queryRows<CallbackRow>(db, pendingSelect(sql`cb.user_id = ${actor.id}`))).map(present);
+}
+
+export const callbackListSchema = z.object({
+  userId: idSchema.optional(),
+  filterId: idSchema.optional(),
+});
+
+/** Every pending callback (admin), by manager and topic when asked. */
+export async function listAllCallbacks(db: Db, actor: Actor, rawInput: unknown = {}): Promise<CallbackView[]> {
+  requireAdmin(actor);
+  const input = parseInput(callbackListSchema, rawInput);
+  const byUser = input.userId ? sql`cb.user_id = ${input.userId}` : sql`true`;
+  const byFilter = input.filterId ? sql`cb.filter_id = ${input.filterId}` : sql`true`;
+  return (await queryRows<CallbackRow>(db, pendingSelect(sql`${byUser} and ${byFilter}`))).map(present);
+}
+
+/** The menu's count: the manager's callbacks whose time has come, and all his pending ones. */
+export async function callbackCounts(db: Db, userId: number): Promise<{ due: number; pending: number }> {
+  const [row] = await queryRows<{ due: number | string; pending: number | string }>(
+    db,
+    sql`select count(*) filter (where due_at <= now()) as due, count(*) as pending
+      from callbacks where handed_at is null and user_id = ${userId}`,
+  );
+  return { due: Number(row?.due ?? 0), pending: Number(row?.pending ?? 0) };
+}
+
+export const callbackNotFound = () => notFound("Перезвон не найден", "callback_not_found");
+
+export const reassignCallbackSchema = z.object({
+  userId: idSchema,
+  dueAt: callbackAtSchema.optional(),
+});
+
+/** The admin gives a pending callback to another manager (and may move its time). */
+export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, rawInput: unknown): Promise<CallbackView> {
+  requireAdmin(actor);
+  const id = parseInput(idSchema, rawId);
+  const input = parseInput(reassignCallbackSchema, rawInput);
+  const [user] = await queryRows<{ id: number }>(db, sql`select id from users where id = ${input.userId}`);
+  if (!user) throw notFound("Пользователь не найден", "user_not_found");
+  const [row] = await queryRows<{ id: number }>(
+    db,
+    sql`update callbacks set user_id = ${input.userId}, due_at = coalesce(${input.dueAt?.toISOString() ?? null}::timestamptz, due_at)
+      where id = ${id} and handed_at is null returning id`,
+  );
+  if (!row) throw callbackNotFound();
+  const [view] = await queryRows<CallbackRow>(db, pendingSelect(sql`cb.id = ${id}`));
+  return present(view);
+}
+
+export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
+export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
+
+/**
+ * "Позвонить сейчас" from Мои перезвоны: the manager takes his callback before its time. The lead he held goes
+ * back to the pool; the callback's contact becomes his lead, in his current topic when it holds the contact's
+ * base, otherwise in the callback's own topic (when it is still open to him). One transaction, the manager's row
+ * locked first like every lead call.
+ */
+export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, rawId: unknown): Promise<{ contactId: number; filterId: number }> {
+  const id = parseInput(idSchema, rawId);
+  return db.transaction(async (tx) => {
+    await lockUser(tx, actor.id);
+    await requireNotOnBreak(tx, actor.id);
+    const [cb] = await queryRows<{ id: number; contact_id: string | number; database_id: number; user_id: number | null; filter_id: number | null; held_by: number | null; held_live: boolean }>(
+      tx,
+      // A hold is live until its time, or for as long as its holder is on a break (decision 038).
+      sql`select cb.id, cb.contact_id, cb.database_id, cb.user_id, cb.filter_id, c.held_by,
+          (c.held_until > now() or ${onBreak(sql`c.held_by`)}) as held_live
+        from callbacks cb join contacts c on c.id = cb.contact_id
+        where cb.id = ${id} and cb.handed_at is null for update of cb, c`,
+    );
+    if (!cb) throw callbackNotFound();
+    if (cb.user_id !== actor.id) throw forbidden("Можно работать только со своими перезвонами");
+    if (cb.held_by != null && cb.held_by !== actor.id && cb.held_live) {
+      throw conflict(CALLBACK_CONTACT_BUSY, "callback_contact_busy");
+    }
+    // The topic to work it in: the current one if it has the base, else the callback's own, if open to him.
+    const [topic] = await queryRows<{ filter_id: number }>(
+      tx,
+      sql`select f.id as filter_id from filters f
+        join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
+        join filter_databases fd on fd.filter_id = f.id and fd.database_id = ${cb.database_id}
+        where f.is_active and f.id in ((select getting_filter from users where id = ${actor.id}), ${cb.filter_id ?? 0})
+        order by (f.id = (select getting_filter from users where id = ${actor.id})) desc limit 1`,
+    );
+    if (!topic) throw badRequest(CALLBACK_NOT_IN_TOPIC, "callback_not_in_topic");
+    const contactId = Number(cb.contact_id);
+    await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${actor.id} and id <> ${contactId}`);
+    await tx.execute(
+      sql`update contacts set held_by = ${actor.id}, held_until = now() + make_interval(mins => ${holdMinutes}::int), held_since = now() where id = ${contactId}`,
+    );
+    await tx.execute(sql`update callbacks set handed_at = now(), handed_to = ${actor.id} where id = ${id}`);
+    await tx.execute(sql`update users set getting_filter = ${topic.filter_id}, updated_at = now() where id = ${actor.id}`);
+    return { contactId, filterId: topic.filter_id };
+  });
+}
+
+export interface FallenDue {
+  userId: number;
+  id: number;
+  name: string;
+  phone: string;
+  dueAt: string;
+}
+
+/**
+ * The scheduler's question: which of these users' callbacks fell due after `since` (the database's clock, as the
+ * previous answer gave it; null: the first look, nothing is "new"), and the database's time now for the next one.
+ */
+export async function callbacksFallenDue(db: Db, userIds: number[], since: string | null): Promise<{ now: string; due: FallenDue[] }> {
+  const ids = userIds.length > 0 ? sql.join(userIds.map((u) => sql`${u}`), sql`, `) : sql`null`;
+  const rows = await queryRows<{ now: Date | string; user_id: number | null; id: number | null; name: string; phone: string; due_at: Date | string | null }>(
+    db,
+    sql`with t as materialized (select now() as now)
+      select t.now, d.* from t left join lateral (
+        select cb.user_id, cb.id, c.name, c.phone, cb.due_at from callbacks cb join contacts c on c.id = cb.contact_id
+        where ${since !== null} and cb.handed_at is null and cb.due_at > ${since ?? "-infinity"}::timestamptz and cb.due_at <= t.now
+          and cb.user_id in (${ids})
+        order by cb.due_at) d on true`,
+  );
+  const now = new Date(rows[0].now).toISOString();
+  return {
+    now,
+    due: rows
+      .filter((r) => r.id != null && r.user_id != null)
+      .map((r) => ({ userId: r.user_id!, id: r.id!, name: r.name, phone: r.phone, dueAt: new Date(r.due_at!).toISOString() })),
+  };
+}
+
+/** The admin's choices on the callbacks page: the managers to give a callback to, and the topics to filter by. */
+export async function listCallbackChoices(db: Db, actor: Actor) {
+  requireAdmin(actor);
+  const [managers, topics] = await Promise.all([
+    queryRows<{ id: number; name: string }>(
+      db,
+      sql`select id, coalesce(nullif(display_name, ''), login) as name from users where not is_admin order by 2, 1`,
+    ),
+    queryRows<{ id: number; name: string }>(db, sql`select id, name from filters order by name, id`),
+  ]);
+  return { managers, topics };
+}

@@ -1,0 +1,152 @@
+import { type SQL, sql } from "drizzle-orm";
+import { onBreak } from "../breaks/breaks";
+import { mayBeCalled } from "../dnc/dnc";
+
+/**
+ * The claim of a lead turn, tier by tier (DESIGN §4, decisions 007, 012, 035). Each tier is a subquery that picks
+ * at most one contact id and locks it (`FOR UPDATE SKIP LOCKED`, so two managers never pick one contact, on one
+ * instance or several). The turn puts them in one `COALESCE` in this order — a tier runs only when the ones before
+ * found nothing (PostgreSQL evaluates the init plans lazily) — so the whole turn stays one statement:
+ *
+ * 1. `dueCallbackTier`      — this manager's callbacks whose time has come, earliest first;
+ * 2. `overdueCallbackTier`  — anyone's callbacks still not taken past the grace time (the owner was not working);
+ * 3. `expiredHoldTier`      — contacts whose holder abandoned them (hold expired, and he is not on a break);
+ * 4. `freshTier`            — never-worked contacts, bases in turn, rows in import order (contacts_free_idx);
+ * 5. `reworkTier`           — contacts whose status the topic works again, least recently touched first; a contact
+ *                             waiting for its callback is not one of them (it belongs to its manager until then).
+ *
+ * Every tier applies `contactMayBeCalled` to the contact it picks.
+ */
+
+/** What every tier is evaluated against: SQL expressions, so the turn can read them inside its own statement. */
+export interface ClaimScope {
+  /** The manager who claims (int). */
+  userId: SQL;
+  /** The topic's bases (int[]). */
+  bases: SQL;
+  /** The statuses the topic works again (int[]; may be empty). */
+  reworkStatuses: SQL;
+  /** Minutes a due callback waits for its own manager before any manager of the topic may take it (int). */
+  graceMinutes: SQL;
+  /** The contact just pressed in this turn (bigint), never handed straight back by a tier; null outside a turn. */
+  exceptContact: SQL | null;
+  /**
+   * The phone key this very press puts on the do-not-call list (text, null when none), which the list does not show
+   * yet inside the statement that inserts it; absent outside a turn.
+   */
+  listedNow?: SQL;
+}
+
+/**
+ * The one rule every tier applies to the contact it hands out: may this contact be called at all? `alias` names
+ * the contacts row in the tier. A number on the do-not-call list never is (issue 18, server/core/dnc): held here,
+ * it holds for every tier at once.
+ */
+export function contactMayBeCalled(alias: string): SQL {
+  return mayBeCalled(alias);
+}
+
+/** contactMayBeCalled, and not the number this press is listing. */
+const callable = (scope: ClaimScope, alias: string) =>
+  scope.listedNow
+    ? sql`${contactMayBeCalled(alias)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
+    : contactMayBeCalled(alias);
+
+const except = (scope: ClaimScope, column: SQL) => (scope.exceptContact ? sql`and ${column} <> ${scope.exceptContact}` : sql``);
+
+/**
+ * A callback's contact is free to hand out (not held, may be called). The callback row is what a callback tier
+ * locks; the contact row is locked by the claim's UPDATE, and no other tier can pick it while the callback is
+ * pending (the re-work tier leaves such contacts out), so two turns never hand it out twice.
+ */
+const callbackContactFree = (scope: ClaimScope) => sql`exists (select 1 from contacts ct
+      where ct.id = cb.contact_id and ct.held_by is null and ${callable(scope, "ct")})`;
+
+/** 1. This manager's pending callbacks that are due, earliest first (callbacks_pending_user_idx). */
+export function dueCallbackTier(scope: ClaimScope): SQL {
+  return sql`(select cb.contact_id from callbacks cb
+    where cb.handed_at is null and cb.user_id = ${scope.userId} and cb.due_at <= now()
+      and cb.database_id = any(${scope.bases}) ${except(scope, sql`cb.contact_id`)} and ${callbackContactFree(scope)}
+    order by cb.due_at, cb.id limit 1 for update of cb skip locked)`;
+}
+
+/** 2. Pending callbacks of any manager, due longer ago than the grace time: ahead of every other lead. */
+export function overdueCallbackTier(scope: ClaimScope): SQL {
+  return sql`(select cb.contact_id from callbacks cb
+    where cb.handed_at is null and cb.due_at < now() - make_interval(mins => ${scope.graceMinutes})
+      and cb.database_id = any(${scope.bases}) ${except(scope, sql`cb.contact_id`)} and ${callbackContactFree(scope)}
+    order by cb.due_at, cb.id limit 1 for update of cb skip locked)`;
+}
+
+/**
+ * 3. A contact whose holder abandoned it (few rows: the partial index on held_until). A holder on a break keeps
+ * his lead however long the break lasts (decision 038).
+ */
+export function expiredHoldTier(scope: ClaimScope): SQL {
+  return sql`(select id from contacts
+    where held_by is not null and held_until < now() ${except(scope, sql`id`)}
+      and database_id = any(${scope.bases})
+      and (status_id is null or status_id = any(${scope.reworkStatuses}))
+      and ${callable(scope, "contacts")} and not ${onBreak(sql`contacts.held_by`)}
+    order by id limit 1 for update skip locked)`;
+}
+
+/**
+ * 4. A free contact, walked in the partial index's own order (database_id, id), however many are worked. Listed
+ * contacts are out of that index (`listed`, kept by triggers on the list), so a long run of them costs nothing.
+ */
+export function freshTier(scope: ClaimScope): SQL {
+  return sql`(select id from contacts
+    where database_id = any(${scope.bases}) and status_id is null and held_by is null and not listed
+      and ${callable(scope, "contacts")}
+    order by database_id, id limit 1 for update skip locked)`;
+}
+
+/** 5. A contact whose status the topic works again, least recently touched first, unless it awaits a callback. */
+export function reworkTier(scope: ClaimScope): SQL {
+  return sql`(select id from contacts
+    where database_id = any(${scope.bases}) and status_id = any(${scope.reworkStatuses})
+      and held_by is null ${except(scope, sql`id`)}
+      and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
+      and ${callable(scope, "contacts")}
+    order by status_at nulls first, id limit 1 for update skip locked)`;
+}
+
+/** The grace time as the settings row has it, read inside the statement (a change applies to the next turn). */
+export const GRACE_FROM_SETTINGS = sql`coalesce((select callback_grace_minutes from settings where id = 1), 15)`;
+
+export const CLAIM_TIERS = {
+  dueCallback: dueCallbackTier,
+  overdueCallback: overdueCallbackTier,
+  expiredHold: expiredHoldTier,
+  fresh: freshTier,
+  rework: reworkTier,
+} as const;
+export type ClaimTier = keyof typeof CLAIM_TIERS;
+
+/** The tiers in the order a turn tries them. */
+export const TIER_ORDER: ClaimTier[] = ["dueCallback", "overdueCallback", "expiredHold", "fresh", "rework"];
+
+/** The one contact id the tiers pick, in order: the first tier that finds one wins. */
+export function claimPick(scope: ClaimScope, tiers: ClaimTier[] = TIER_ORDER): SQL {
+  return sql`coalesce(${sql.join(
+    tiers.map((t) => CLAIM_TIERS[t](scope)),
+    sql`, `,
+  )})`;
+}
+
+/**
+ * The claim as two data-modifying CTEs for a statement that goes on with `claim` (the contact now held, with
+ * `columns`) and `handed` (its callback, if a callback tier picked it, marked taken by this manager).
+ * `when` gates the claim (the turn claims only when its press was recorded).
+ */
+export function claimCtes(scope: ClaimScope, holdMinutes: SQL, columns: SQL, when: SQL = sql`true`, tiers?: ClaimTier[]): SQL {
+  return sql`claim as (
+      update contacts set held_by = ${scope.userId}, held_until = now() + make_interval(mins => ${holdMinutes}), held_since = now()
+      where id = ${claimPick(scope, tiers)} and ${when}
+      returning ${columns}),
+    handed as (
+      update callbacks set handed_at = now(), handed_to = ${scope.userId}
+      where handed_at is null and contact_id = (select id from claim)
+      returning id)`;
+}

@@ -1,0 +1,133 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+
+/**
+ * Scheduled callbacks in the pages, without JavaScript (issue 18): the status flag on /edit-statuses, the callback
+ * time as a section of /leadpanel, Мои перезвоны with "Позвонить сейчас", the admin's list with reassigning, the
+ * grace time on /basesettings, the menu's count.
+ */
+let t: TestApp;
+beforeAll(async () => {
+  t = await createTestApp({ web: true });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+const post = (path: string, cookie: string, fields: Record<string, string>) =>
+  t.request
+    .post(path)
+    .set("Cookie", cookie)
+    .set("Host", "127.0.0.1")
+    .set("Origin", "http://127.0.0.1")
+    .set("Content-Type", "application/x-www-form-urlencoded")
+    .set("Accept-Encoding", "identity")
+    .send(formBody(fields));
+
+describe("callbacks without JavaScript", () => {
+  it("schedules a callback from the lead panel, shows it in Мои перезвоны, and the admin reassigns it", async () => {
+    const admin = await pageSessionCookie(t, ADMIN);
+    const adminToken = await t.adminToken();
+    const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: "Перезвон по времени" });
+    // The flag on /edit-statuses, like report and technical.
+    const flagged = await post("/edit-statuses", admin, { intent: "callback", id: String(created.body.id) });
+    expect(flagged.status).toBe(302);
+    const statuses = (await t.request.get("/api/v1/status").set(bearer(adminToken))).body as Array<{ id: number; asksCallback: boolean }>;
+    expect(statuses.find((s) => s.id === created.body.id)?.asksCallback).toBe(true);
+    expect((await getPage(t, "/edit-statuses", admin)).text).toContain("Спрашивает время перезвона");
+
+    // The grace time on /basesettings.
+    const saved = await post("/basesettings", admin, { intent: "save", removeDuplicatesInBase: "on", defaultInfo: "", callbackGraceMinutes: "20" });
+    expect(saved.status).toBe(200);
+    expect(saved.text).toContain("Настройки успешно сохранены");
+    const [{ grace }] = await queryRows<{ grace: number }>(t.db, sql`select callback_grace_minutes as grace from settings where id = 1`);
+    expect(grace).toBe(20);
+
+    const { base } = await createBase(t.db, { count: 3, prefix: "Перезвон" });
+    const s = await statusesByText(t.db);
+    const manager = await createUser(t.db);
+    const other = await createUser(t.db, { displayName: "Другой менеджер" });
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id, other.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id] });
+    await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
+    const cookie = await pageSessionCookie(t, manager);
+    const panel = await getPage(t, "/leadpanel", cookie);
+    expect(panel.status).toBe(200);
+    const contactId = /name="contactId" value="(\d+)"/.exec(panel.text)![1];
+
+    // The press without a time: the page asks for it, with the quick choices.
+    const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId, passport: "" });
+    expect(asked.status).toBe(200);
+    expect(asked.text).toContain("Когда перезвонить? Время киевское.");
+    for (const label of ["Через 15 минут", "Через 1 час", "Завтра в 10:00", "Другое время"]) expect(asked.text).toContain(label);
+    expect(await queryRows(t.db, sql`select id from callbacks where contact_id = ${contactId}`)).toHaveLength(0);
+
+    // A free time in the past is refused with a Russian message; a quick choice schedules it.
+    const past = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(created.body.id),
+      contactId,
+      passport: "",
+      callbackLocal: "2020-01-01T10:00",
+    });
+    expect(past.status).toBe(400);
+    expect(past.text).toContain("Время перезвона уже прошло");
+    const done = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(created.body.id),
+      contactId,
+      passport: "",
+      callbackPreset: "1h",
+      callbackLocal: "2020-01-01T10:00",
+    });
+    expect(done.status).toBe(302);
+    const [cb] = await queryRows<{ id: number; minutes: number }>(
+      t.db,
+      sql`select id, round(extract(epoch from due_at - now()) / 60)::int as minutes from callbacks where contact_id = ${contactId}`,
+    );
+    expect(cb.minutes).toBeGreaterThanOrEqual(58);
+    expect(cb.minutes).toBeLessThanOrEqual(60);
+
+    // Мои перезвоны: upcoming, not yet counted in the menu.
+    let mine = await getPage(t, "/callbacks", cookie);
+    expect(mine.text).toContain("Мои перезвоны");
+    expect(mine.text).toMatch(/data-testid="callbacks-upcoming-list"[\s\S]*Перезвон-1/);
+    expect(mine.text).not.toContain('data-testid="callbacks-due"');
+    // Its time comes: counted in the menu, listed as due.
+    await t.db.execute(sql`update callbacks set due_at = now() - interval '1 minute' where id = ${cb.id}`);
+    mine = await getPage(t, "/callbacks", cookie);
+    expect(mine.text).toMatch(/data-testid="callbacks-due"[^>]*>1</);
+    expect(mine.text).toMatch(/data-testid="callbacks-due-list"[\s\S]*Перезвон-1[\s\S]*data-testid="callbacks-upcoming-list"/);
+
+    // The admin sees it with its manager and topic, and gives it to the other manager.
+    const list = await getPage(t, `/callbacks?filterId=${filter.id}`, admin);
+    expect(list.text).toMatch(/data-testid="callback-row"[\s\S]*Перезвон-1[\s\S]*Тематика[\s\S]*Пора звонить/);
+    const moved = await post("/callbacks", admin, { intent: "reassign", id: String(cb.id), userId: String(other.user.id), back: `/callbacks?userId=&filterId=${filter.id}` });
+    expect(moved.status).toBe(302);
+    expect(moved.headers.location).toBe(`/callbacks?userId=&filterId=${filter.id}`);
+    expect((await getPage(t, "/callbacks", cookie)).text).toContain("Просроченных перезвонов нет");
+
+    // The other manager takes it now: it is his lead on the panel.
+    await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${other.user.id}`);
+    const otherCookie = await pageSessionCookie(t, other);
+    const taken = await post("/callbacks", otherCookie, { intent: "take", id: String(cb.id) });
+    expect(taken.status).toBe(302);
+    expect(taken.headers.location).toBe("/leadpanel");
+    const otherPanel = await getPage(t, "/leadpanel", otherCookie);
+    expect(otherPanel.text).toContain(`name="contactId" value="${contactId}"`);
+    // The manager who no longer owns it cannot take it.
+    const refused = await post("/callbacks", cookie, { intent: "take", id: String(cb.id) });
+    expect(refused.status).toBe(404);
+    expect(refused.text).toContain("Перезвон не найден");
+  });
+
+  it("an address edited by hand (?userId=abc) shows the Russian message over an empty list, not an error page", async () => {
+    const admin = await pageSessionCookie(t, ADMIN);
+    const page = await getPage(t, "/callbacks?userId=abc&filterId=", admin);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Неверный идентификатор");
+    expect(page.text).toContain("Запланированных перезвонов нет");
+  });
+});

@@ -1,0 +1,244 @@
+import { sql } from "drizzle-orm";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
+import { kyivLocalToDate, dateToKyivLocal, callbackPresetTime } from "../../server/core/leads/callback-time";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+
+/**
+ * Scheduled callbacks (issue 18, decision 035): a status that asks for a callback time, the callback handed
+ * first and only to its manager once due, to any manager of the topic after the grace time, never before its time.
+ */
+let t: TestApp;
+let adminToken: string;
+let callbackStatus: { id: number; text: string };
+
+beforeAll(async () => {
+  t = await createTestApp();
+  adminToken = await t.adminToken();
+  const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: "Перезвонить позже" });
+  expect(created.status).toBe(200);
+  const toggled = await t.request.put(`/api/v1/status/${created.body.id}/callback`).set(bearer(adminToken));
+  expect(toggled.status).toBe(200);
+  expect(toggled.body.asksCallback).toBe(true);
+  callbackStatus = { id: created.body.id, text: created.body.text };
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+interface Manager {
+  id: number;
+  auth: ReturnType<typeof bearer>;
+  lead: number;
+}
+
+/** A topic with `count` fresh contacts (the callback status worked again too) and two managers holding a lead each. */
+async function scene(count = 6) {
+  const { base, contacts } = await createBase(t.db, { count });
+  const s = await statusesByText(t.db);
+  const a = await createUser(t.db);
+  const b = await createUser(t.db);
+  const filter = await createFilterRow(t.db, {
+    managerIds: [a.user.id, b.user.id],
+    databaseIds: [base.id],
+    statusIds: [callbackStatus.id, s["Перезвонить"].id],
+  });
+  const managers: Manager[] = [];
+  for (const person of [a, b]) {
+    const auth = bearer(await t.tokenFor(person));
+    const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${person.user.id}`).set(auth);
+    expect(lead.status).toBe(200);
+    managers.push({ id: person.user.id, auth, lead: lead.body.id });
+  }
+  return { base, contacts, filter, a: managers[0], b: managers[1] };
+}
+
+async function press(m: Manager, filterId: number, statusText: string, extra: Record<string, unknown> = {}) {
+  const res = await t.request
+    .put("/api/v1/status/update-and-get-lead")
+    .set(m.auth)
+    .send({ statusText, contactId: m.lead, userId: m.id, passport: "", filterId, clientInfo: "", ...extra });
+  if (res.status === 200) m.lead = res.body === "" ? 0 : res.body.id;
+  return res;
+}
+
+const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
+
+async function setDue(contactId: number, minutesAgo: number) {
+  await t.db.execute(sql`update callbacks set due_at = now() - make_interval(mins => ${minutesAgo}) where contact_id = ${contactId} and handed_at is null`);
+}
+
+beforeEach(async () => {
+  await t.db.execute(sql`update settings set callback_grace_minutes = 15 where id = 1`);
+});
+
+describe("scheduling a callback", () => {
+  it("asks for the time: a press without it is refused with a Russian message and records nothing", async () => {
+    const { filter, a } = await scene(3);
+    const before = a.lead;
+    const res = await press(a, filter.id, callbackStatus.text);
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Укажите время перезвона");
+    const [{ n }] = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from lead_events where contact_id = ${before}`);
+    expect(n).toBe(0);
+    const past = await press(a, filter.id, callbackStatus.text, { callbackAt: new Date(Date.now() - 3600_000).toISOString() });
+    expect(past.status).toBe(400);
+    expect(past.body.message).toBe("Время перезвона уже прошло");
+    const nonsense = await press(a, filter.id, callbackStatus.text, { callbackAt: "завтра" });
+    expect(nonsense.status).toBe(400);
+    expect(nonsense.body.message).toBe("Неверное время перезвона");
+  });
+
+  it("keeps the contact for its manager until the time: nobody gets it before, even with nothing else left", async () => {
+    const { filter, a, b } = await scene(3);
+    const scheduled = a.lead;
+    const res = await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() });
+    expect(res.status).toBe(200);
+    expect(res.body.id).not.toBe(scheduled);
+    // Work the topic dry: the callback's status is one the topic works again, yet it is never handed out.
+    const handed: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      for (const m of [a, b]) {
+        if (!m.lead) continue;
+        const r = await press(m, filter.id, "Не интересно");
+        expect(r.status).toBe(200);
+        if (m.lead) handed.push(m.lead);
+      }
+    }
+    expect(handed).not.toContain(scheduled);
+    expect(a.lead).toBe(0);
+    expect(b.lead).toBe(0);
+    // Мои перезвоны shows it as upcoming.
+    const mine = await t.request.get("/api/v1/callbacks/mine").set(a.auth);
+    expect(mine.status).toBe(200);
+    expect(mine.body.map((c: { contactId: number }) => c.contactId)).toEqual([scheduled]);
+    expect(mine.body[0].due).toBe(false);
+    expect((await t.request.get("/api/v1/callbacks/mine").set(b.auth)).body).toEqual([]);
+  });
+});
+
+describe("handing out a due callback", () => {
+  it("comes first in its manager's next turn, and only to him", async () => {
+    const { filter, a, b } = await scene(8);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    await setDue(scheduled, 1);
+    // B presses: fresh contacts, never A's callback.
+    for (let i = 0; i < 2; i++) {
+      expect((await press(b, filter.id, "Не интересно")).status).toBe(200);
+      expect(b.lead).not.toBe(scheduled);
+    }
+    // A's next press answers the callback before any fresh contact.
+    const res = await press(a, filter.id, "Не интересно");
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(scheduled);
+    const [cb] = await queryRows<{ handed_to: number; handed: boolean }>(
+      t.db,
+      sql`select handed_to, handed_at is not null as handed from callbacks where contact_id = ${scheduled}`,
+    );
+    expect(cb).toEqual({ handed_to: a.id, handed: true });
+    expect((await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body).toEqual([]);
+  });
+
+  it("passes to another manager of the topic after the grace time (the /basesettings setting), still ahead of fresh leads", async () => {
+    const { filter, a, b } = await scene(8);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    // Due 10 minutes ago: within the default 15 minutes' grace it still waits for A.
+    await setDue(scheduled, 10);
+    expect((await press(b, filter.id, "Не интересно")).status).toBe(200);
+    expect(b.lead).not.toBe(scheduled);
+    // The admin shortens the grace to 5 minutes: B's next turn takes it, ahead of the fresh contacts.
+    const saved = await t.request
+      .post("/api/v1/database/settings")
+      .set(bearer(adminToken))
+      .send({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "", callbackGraceMinutes: 5 });
+    expect(saved.status).toBe(200);
+    expect(saved.body.callbackGraceMinutes).toBe(5);
+    const admins = await t.request.get(`/api/v1/callbacks?filterId=${filter.id}`).set(bearer(adminToken));
+    expect(admins.body).toHaveLength(1);
+    expect(admins.body[0]).toMatchObject({ contactId: scheduled, due: true, overdue: true, user: { id: a.id } });
+    const res = await press(b, filter.id, "Не интересно");
+    expect(res.status).toBe(200);
+    expect(res.body.id).toBe(scheduled);
+  });
+
+  it("refuses a bad grace time with a Russian message", async () => {
+    const res = await t.request
+      .post("/api/v1/database/settings")
+      .set(bearer(adminToken))
+      .send({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "", callbackGraceMinutes: 0 });
+    expect(res.status).toBe(400);
+    expect(res.body.message).toBe("Время ожидания перезвона: от 1 до 1440 минут");
+  });
+
+  it("each tier can be exercised alone: the due-callback tier finds only this manager's due callback", async () => {
+    const { filter, a, b } = await scene(4);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    const work = await loadWorkSet(t.db, filter.id);
+    expect(await claimNext(t.db, a.id, 30, work, ["dueCallback"])).toBeNull();
+    await setDue(scheduled, 1);
+    expect(await claimNext(t.db, b.id, 30, work, ["dueCallback"])).toBeNull();
+    expect(await claimNext(t.db, b.id, 30, work, ["overdueCallback"])).toBeNull();
+    expect(await claimNext(t.db, b.id, 30, work, ["rework"])).toBeNull();
+    const lead = await claimNext(t.db, a.id, 30, work, ["dueCallback"]);
+    expect(lead?.id).toBe(scheduled);
+  });
+});
+
+describe("Мои перезвоны and the admin's list", () => {
+  it("the manager takes his callback now: it becomes his lead and the one he held goes back", async () => {
+    const { filter, a } = await scene(4);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    const held = a.lead;
+    const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body;
+    const taken = await t.request.post(`/api/v1/callbacks/${mine.id}/take`).set(a.auth);
+    expect(taken.status).toBe(200);
+    expect(taken.body).toEqual({ contactId: scheduled, filterId: filter.id });
+    const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${a.id}`).set(a.auth);
+    expect(lead.body.id).toBe(scheduled);
+    const [{ held_by }] = await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${held}`);
+    expect(held_by).toBeNull();
+    // Taken twice: it is no longer pending.
+    const again = await t.request.post(`/api/v1/callbacks/${mine.id}/take`).set(a.auth);
+    expect(again.status).toBe(404);
+    expect(again.body.message).toBe("Перезвон не найден");
+  });
+
+  it("a manager cannot take another's callback; the admin reassigns it and then it is the other's", async () => {
+    const { filter, a, b } = await scene(4);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body;
+    const refused = await t.request.post(`/api/v1/callbacks/${mine.id}/take`).set(b.auth);
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toBe("Можно работать только со своими перезвонами");
+    expect((await t.request.get("/api/v1/callbacks").set(b.auth)).status).toBe(403);
+    const moved = await t.request.put(`/api/v1/callbacks/${mine.id}`).set(bearer(adminToken)).send({ userId: b.id });
+    expect(moved.status).toBe(200);
+    expect(moved.body.user.id).toBe(b.id);
+    await setDue(scheduled, 1);
+    expect((await press(a, filter.id, "Не интересно")).body.id).not.toBe(scheduled);
+    expect((await press(b, filter.id, "Не интересно")).body.id).toBe(scheduled);
+    const bad = await t.request.put(`/api/v1/callbacks/${mine.id}`).set(bearer(adminToken)).send({ userId: b.id });
+    expect(bad.status).toBe(404);
+  });
+});
+
+describe("callback times in Europe/Kyiv", () => {
+  it("reads a wall-clock time as Kyiv time, winter and summer", () => {
+    expect(kyivLocalToDate("2026-12-01T10:00").toISOString()).toBe("2026-12-01T08:00:00.000Z");
+    expect(kyivLocalToDate("2026-07-01T10:00").toISOString()).toBe("2026-07-01T07:00:00.000Z");
+    expect(dateToKyivLocal(new Date("2026-12-01T08:00:00Z"))).toBe("2026-12-01T10:00");
+  });
+
+  it("tomorrow at 10:00 is 10:00 Kyiv time of the next Kyiv day", () => {
+    // 23:30 Kyiv on 30 November (21:30 UTC): tomorrow is 1 December.
+    expect(callbackPresetTime("tomorrow10", new Date("2026-11-30T21:30:00Z")).toISOString()).toBe("2026-12-01T08:00:00.000Z");
+    expect(callbackPresetTime("15m", new Date("2026-11-30T21:30:00Z")).toISOString()).toBe("2026-11-30T21:45:00.000Z");
+  });
+});

@@ -1,0 +1,169 @@
+import { eq, sql } from "drizzle-orm";
+import type { BrowserContext } from "playwright-core";
+import { callbacks, contacts, databases, doNotCall, exports, filterScripts, leadEvents, links, scripts, statuses, templates, users } from "../../db/schema";
+import { themeHeader, type Theme } from "../../app/theme.server";
+import { createUser } from "./app";
+import type { E2E } from "./browser";
+import { createBase, createFilterRow, statusesByText } from "./leads";
+import { sendReport, setRatesCents } from "./money";
+
+/**
+ * A realistic office for the screen tests (layout, screens walk): a team of managers with long names and logins,
+ * bases with long names and extra fields, worked contacts with history, reports and payouts to show, a topic with
+ * a template and a long script, callbacks, a do-not-call list and exports finished and running.
+ */
+export const LONG_NAME = "Константинопольская Александра Владиславовна";
+
+/** A script long enough to scroll inside its viewer (the watermark must stay over what is shown). */
+export const LONG_SCRIPT = [
+  "<h2>Приветствие</h2>",
+  "<p>Здравствуйте! <strong>Меня зовут</strong> Ольга, я представляю отдел кредитования.</p>",
+  ...Array.from({ length: 40 }, (_, i) => `<p>Шаг ${i + 1}. Уточните у клиента, удобно ли ему говорить, и запишите ответ в карточку.</p>`),
+  "<p>Конец скрипта.</p>",
+].join("");
+
+export async function seedScreens(e: E2E) {
+  await setRatesCents(e.db, 500, 200);
+  const manager = await createUser(e.db, { login: "layout-manager-with-a-long-login", displayName: LONG_NAME });
+  // A manager without a topic yet: /getFilters is his screen.
+  const newcomer = await createUser(e.db, { login: "newcomer", displayName: "Игорь Новенький" });
+  // A realistic team: enough managers for a second page, some with long names and logins.
+  let newest = 0;
+  for (let i = 1; i <= 24; i += 1) {
+    newest = (await createUser(e.db, {
+      login: i % 5 === 0 ? `operator.kyiv.night-shift.${i}` : `op${i}`,
+      displayName: i % 4 === 0 ? `${LONG_NAME} ${i}` : `Оператор ${i}`,
+    })).user.id;
+  }
+  const { base, contacts: rows } = await createBase(e.db, { name: "База Киев, Харьков и Днепр — ноябрь 2026, повторный обзвон", count: 40 });
+  // The import's headers of the extra fields, and long values in them (the card and the search show them).
+  await e.db
+    .update(databases)
+    .set({ extraLabels: ["Сумма кредита", "Комментарий оператора колл-центра", "", ""] })
+    .where(eq(databases.id, base.id));
+  await e.db.execute(sql`
+    update contacts set additional_info2 = 'Просил перезвонить после обеда, говорить с супругой, не с ним самим'
+    where database_id = ${base.id}`);
+  for (let i = 1; i <= 6; i += 1) await createBase(e.db, { name: `База ${i} ${"очень длинное название ".repeat(i % 3)}`, count: 5 });
+  const [template] = await e.db
+    .insert(templates)
+    .values({
+      name: "Анкета для кредитов наличными",
+      isActive: true,
+      templateFields: JSON.stringify([
+        { label: "Сумма", type: "text" },
+        { label: "Комментарий", type: "textarea" },
+      ]),
+    })
+    .returning();
+  await e.db.insert(templates).values({ name: "Старая анкета (не используется)", isActive: false, templateFields: "[]" });
+  const [script] = await e.db.insert(scripts).values({ name: "Приветствие и выявление потребностей клиента", content: LONG_SCRIPT }).returning();
+  await e.db.insert(links).values([
+    { name: "CRM", link: "https://crm.example/", isActive: true },
+    { name: "Архив старых заявок за прошлый год", link: "https://old.example/a/very/long/path/to/the/archive?query=1", isActive: false },
+  ]);
+  await e.db.insert(statuses).values({ text: "Думает, перезвонить через неделю после зарплаты", buttonText: "Думает", color: "#0ea5e9", order: 50 });
+  const s = await statusesByText(e.db);
+  const filter = await createFilterRow(e.db, {
+    name: "Кредиты наличными для пенсионеров",
+    managerIds: [manager.user.id, newcomer.user.id],
+    databaseIds: [base.id],
+    statusIds: [s["Перезвонить"].id, s["Не интересно"].id, s["Заявка"].id],
+    templateId: template.id,
+  });
+  await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: script.id });
+  await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  for (let i = 0; i < 12; i += 1) {
+    await sendReport(e.db, manager.user.id, { withPassport: i % 2 === 0, text: `Имя: Пётр ${i}\nТелефон: +38050111223${i % 10}` });
+  }
+  // Worked contacts: a status each and a history the search shows.
+  for (const [i, text] of ["Перезвонить", "Не интересно", "Заявка"].entries()) {
+    const contact = rows[30 + i];
+    await e.db.update(contacts).set({ statusId: s[text].id, statusAt: new Date() }).where(eq(contacts.id, contact.id));
+    await e.db.insert(leadEvents).values({
+      contactId: contact.id,
+      databaseId: base.id,
+      userId: manager.user.id,
+      filterId: filter.id,
+      statusId: s[text].id,
+      statusText: text,
+      isReport: text === "Заявка",
+    });
+  }
+  await e.db.insert(callbacks).values([
+    { contactId: rows[30].id, databaseId: base.id, userId: manager.user.id, filterId: filter.id, statusText: "Перезвонить", dueAt: new Date(Date.now() - 60_000) },
+    { contactId: rows[31].id, databaseId: base.id, userId: manager.user.id, filterId: filter.id, statusText: "Перезвонить", dueAt: new Date(Date.now() + 86_400_000) },
+  ]);
+  await e.db.insert(doNotCall).values([
+    { phoneKey: rows[39].phoneKey, phone: rows[39].phone, addedBy: manager.user.id, addedByLogin: manager.login },
+    { phoneKey: "380671112233", phone: "067 111 22 33", addedByLogin: "admin" },
+  ]);
+  await e.db.insert(exports).values([
+    {
+      name: "Выгрузка за ноябрь по всем базам Киева и области",
+      databaseIds: [base.id],
+      statusIds: [s["Заявка"].id],
+      isExported: true,
+      progress: 100,
+      startTime: new Date(),
+      endTime: new Date(),
+    },
+  ]);
+  return {
+    manager,
+    newcomer,
+    // newest: the first row of /managers (newest first), where its no-JS edit row opens.
+    ids: { newest, worker: manager.user.id, script: script.id, filter: filter.id, template: template.id, status: s["Перезвонить"].id, base: base.id },
+  };
+}
+
+/** The theme cookie the app itself sets, for every page of this context. */
+export async function setTheme(context: BrowserContext, baseUrl: string, theme: Theme) {
+  const cookie = (await themeHeader(theme)).split(";")[0];
+  const at = cookie.indexOf("=");
+  await context.addCookies([{ name: cookie.slice(0, at), value: cookie.slice(at + 1), url: baseUrl }]);
+}
+
+/** Every admin screen and dialog by its address, for the layout test and the screen walk (one list). */
+export function adminScreens(ids: Awaited<ReturnType<typeof seedScreens>>["ids"]): string[] {
+  return [
+    "/",
+    "/leadpanel",
+    "/profile",
+    "/callbacks",
+    "/loadedbases",
+    `/loadedbases?deleteBase=${ids.base}`,
+    "/loadedbases/filters/new",
+    `/loadedbases/filters/${ids.filter}`,
+    "/importbase",
+    "/exportbase",
+    "/exportbase?dialog=create",
+    "/exportbase?confirm=all",
+    "/searchlead",
+    "/searchlead?term=%2B38050",
+    "/searchlead?term=%D0%9A%D0%BB%D0%B8%D0%B5%D0%BD%D1%82",
+    "/searchlead?term=nothing-like-it",
+    "/donotcall",
+    "/basesettings",
+    "/edit-statuses",
+    `/edit-statuses?edit=${ids.status}`,
+    "/managers",
+    `/managers?edit=${ids.newest}`,
+    `/managers?confirm=admin-${ids.worker}`,
+    "/users",
+    "/scripts",
+    "/scripts?new",
+    `/scripts?edit=${ids.script}`,
+    `/scripts?view=${ids.script}`,
+    `/scripts/view/${ids.script}`,
+    "/leadTemplate",
+    "/leadTemplate?template=new",
+    `/leadTemplate?template=${ids.template}`,
+    "/leadTemplate?link=new",
+    "/payments",
+    `/payments/pay/${ids.worker}`,
+    `/payments/history/${ids.worker}`,
+    `/payments/balance/${ids.worker}?op=add`,
+    "/no-such-page",
+  ];
+}
