@@ -150,7 +150,8 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     if (url === REALTIME_PATH || url.startsWith(`${REALTIME_PATH}?`)) hub.handleUpgrade(request, socket, head);
     else socket.destroy();
   });
-  app.addHook("onClose", async () => {
+  // Before the server closes: it waits for every connection, and an open socket would hold the shutdown.
+  app.addHook("preClose", async () => {
     await hub.close();
   });
   // Exports are jobs in the database; this instance's worker takes its share of them, and stops with the app.

@@ -122,7 +122,9 @@ export function createRealtimeHub({
   const clientsByUser = new Map<number, Set<Client>>();
   /** Sockets per session token, counted from the moment an upgrade is let through until its socket closes. */
   const socketsByToken = new Map<string, number>();
-  let listInFlight: Promise<PresentUser[]> | null = null;
+  /** Bumped on each presence change: a list read begun before it may miss that change, so nobody joins it. */
+  let presenceVersion = 0;
+  let listInFlight: { version: number; list: Promise<PresentUser[]> } | null = null;
   let unlisten: (() => Promise<void>) | null = null;
   let closed = false;
   let lastSentList = "";
@@ -162,9 +164,9 @@ export function createRealtimeHub({
 
   const allClients = () => [...clientsByUser.values()].flatMap((set) => [...set]);
 
-  async function touch(client: Client, force = false) {
+  async function touch(client: Client) {
     const now = Date.now();
-    if (!force && now - client.lastTouch < touchEveryMs) return;
+    if (now - client.lastTouch < touchEveryMs) return;
     client.lastTouch = now;
     try {
       const live = await touchPresence(db, client.user.id, client.token);
@@ -174,10 +176,18 @@ export function createRealtimeHub({
     }
   }
 
-  /** The online list; requests that arrive while it is being read share that one query. */
+  /** The online list; requests that arrive while it is being read share that one query, if it saw the last change. */
   function currentList(): Promise<PresentUser[]> {
-    listInFlight ??= listPresentUsers(db, presenceGraceSeconds).finally(() => (listInFlight = null));
-    return listInFlight;
+    if (listInFlight?.version !== presenceVersion) {
+      const read = {
+        version: presenceVersion,
+        list: listPresentUsers(db, presenceGraceSeconds).finally(() => {
+          if (listInFlight === read) listInFlight = null;
+        }),
+      };
+      listInFlight = read;
+    }
+    return listInFlight.list;
   }
 
   /**
@@ -226,6 +236,7 @@ export function createRealtimeHub({
       }
       schedulePush();
     } else if (message.type === "presence") {
+      presenceVersion++;
       schedulePush();
     }
   }
@@ -259,13 +270,14 @@ export function createRealtimeHub({
     return false;
   }
 
+  /** The socket's user was marked present before it opened (see handleUpgrade). */
   function onConnection(ws: WebSocket, user: User, token: string) {
     const client: Client = {
       ws,
       user,
       token,
       alive: true,
-      lastTouch: 0,
+      lastTouch: Date.now(),
       watching: false,
       allowance: MESSAGE_RATE.burst,
       allowanceAt: Date.now(),
@@ -309,9 +321,7 @@ export function createRealtimeHub({
         }
       }
     });
-    void touch(client, true).then(() => {
-      if (first) return publish({ type: "presence" });
-    });
+    if (first) void publish({ type: "presence" });
   }
 
   // Pings keep a throttled background tab on line (the browser answers pings itself) and find dead sockets.
@@ -352,7 +362,13 @@ export function createRealtimeHub({
             if (left > 0) socketsByToken.set(auth.token, left);
             else socketsByToken.delete(auth.token);
           });
-          wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, auth.user, auth.token));
+          // Present before the socket opens: whoever the client tells next (an admin's list) already sees him.
+          return touchPresence(db, auth.user.id, auth.token).then((live) => {
+            if (socket.destroyed) return;
+            if (!live) return refuse(socket, 401, "Unauthorized");
+            presenceVersion++;
+            wss.handleUpgrade(request, socket, head, (ws) => onConnection(ws, auth.user, auth.token));
+          });
         })
         .catch(() => refuse(socket, 503, "Service Unavailable"));
     },

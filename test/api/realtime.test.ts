@@ -305,6 +305,20 @@ describe("the realtime hub on one instance", () => {
   });
 });
 
+describe("stopping the app", () => {
+  it("closes the managers' open sockets and stops at once, instead of waiting for them to leave", async () => {
+    const t = await createTestApp();
+    await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
+    const m = await createUser(t.db, { login: "rt-shift" });
+    const socket = await openSocket(url, await t.tokenFor(m));
+    const stopped = t.close().then(() => "stopped");
+    // A restart (systemd stop, a deploy) must not hang on the tabs managers leave open all day.
+    expect(await Promise.race([stopped, sleep(5000).then(() => "still waiting")])).toBe("stopped");
+    expect(await socket.closed).toBe(1006);
+  });
+});
+
 describe.runIf(process.env.TEST_DATABASE_URL)("two app instances on one Postgres", () => {
   let handle: Awaited<ReturnType<typeof createTestDb>>;
   let a: Instance;
