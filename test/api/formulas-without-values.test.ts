@@ -25,7 +25,7 @@ beforeEach(async () => {
   await t.db.delete(databases);
 });
 
-type Answer = { status: number; body: { message?: string; code?: string; formulas?: string; rows?: string[][]; [key: string]: unknown } };
+type Answer = { status: number; body: { message?: string; code?: string; error?: string; formulas?: string; rows?: string[][]; [key: string]: unknown } };
 
 const preview = (file: Buffer, filename: string) =>
   t.request.post("/api/v1/database/preview").set(bearer(token)).attach("file", file, filename) as unknown as Promise<Answer>;
@@ -143,4 +143,26 @@ describe("formulas without a held value", () => {
       expect(await contactsOf(`xls ${variant}`)).toBeNull();
     },
   );
+
+  it("a do-not-call file whose numbers are formulas without values is refused, naming them; the list stays as it was", async () => {
+    const refused = await (t.request
+      .post("/api/v1/do-not-call/import")
+      .set(bearer(token))
+      .attach("file", await formulaBook(false), "не звонить.xlsx") as unknown as Promise<Answer>);
+    expect(refused.status).toBe(400);
+    expect(refused.body.error).toBe("formulas_without_values");
+    expect(refused.body.message).toBe(
+      "В файле 3 формулы без сохранённого значения (C2, C3, C4): Excel и LibreOffice вычисляют их при открытии файла, а импорт получил бы пустые или устаревшие значения. Список «Не звонить» не изменён. Откройте файл в Excel или LibreOffice, сохраните его и загрузите снова",
+    );
+    const list = await t.request.get("/api/v1/do-not-call").set(bearer(token));
+    expect(list.body.total).toBe(0);
+
+    // With the results held, the same numbers are listed.
+    const listed = await t.request
+      .post("/api/v1/do-not-call/import")
+      .set(bearer(token))
+      .attach("file", await formulaBook(true), "не звонить.xlsx");
+    expect(listed.status).toBe(200);
+    expect((await t.request.get("/api/v1/do-not-call").set(bearer(token))).body.total).toBe(6);
+  });
 });

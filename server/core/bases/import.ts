@@ -65,11 +65,24 @@ const ACT_ON_FORMULAS = "Откройте файл в Excel или LibreOffice, 
  */
 export const formulasWarning = (count: number, cells: string[]) =>
   `В показанных строках ${formulaCount(count)} без сохранённого значения (${cellList(cells, count)}): Excel и LibreOffice вычисляют их при открытии файла, а импорт взял бы пустые или устаревшие значения. ${ACT_ON_FORMULAS}`;
-const formulasRefused = (count: number, cells: string[]) =>
+/**
+ * The refusal when such cells would be imported: `where` names the cells' place («В импортируемых столбцах»),
+ * `outcome` what was left as it was («База не создана.»). A base and the do-not-call list refuse alike.
+ */
+export const formulasRefused = (count: number, cells: string[], where: string, outcome: string) =>
   badRequest(
-    `В импортируемых столбцах ${formulaCount(count)} без сохранённого значения (${cellList(cells, count)}): Excel и LibreOffice вычисляют их при открытии файла, а импорт получил бы пустые или устаревшие значения. База не создана. ${ACT_ON_FORMULAS}`,
+    `${where} ${formulaCount(count)} без сохранённого значения (${cellList(cells, count)}): Excel и LibreOffice вычисляют их при открытии файла, а импорт получил бы пустые или устаревшие значения. ${outcome} ${ACT_ON_FORMULAS}`,
     "formulas_without_values",
   );
+/** Formula cells without a value met while reading a file: how many, and the first few by name. */
+export class FormulaCells {
+  count = 0;
+  readonly named: string[] = [];
+  add(column: number, row: number) {
+    this.count++;
+    if (this.named.length < NAMED_CELLS) this.named.push(`${columnLetter(column)}${row}`);
+  }
+}
 function formulaCount(n: number): string {
   const mod10 = n % 10;
   const mod100 = n % 100;
@@ -380,8 +393,7 @@ async function importRows(
     let batchChars = 0;
     let totalChars = 0;
     // Imported cells that are formulas without a value: the import is refused, naming the first few.
-    let computedCount = 0;
-    const computedCells: string[] = [];
+    const formulas = new FormulaCells();
     // The header's names of the columns mapped to Доп. поле 1-4: the client card's labels for them.
     const extraLabels = ["", "", "", ""];
 
@@ -410,8 +422,7 @@ async function importRows(
         if (computed && !(rowsRead === 1 && hasHeader)) {
           for (const column of computed) {
             if (mappings[column] === undefined || mappings[column] === "skip") continue;
-            computedCount++;
-            if (computedCells.length < NAMED_CELLS) computedCells.push(`${columnLetter(column)}${number}`);
+            formulas.add(column, number);
           }
         }
         if (rowsRead === 1 && hasHeader) {
@@ -455,7 +466,7 @@ async function importRows(
       throw error;
     }
     if (rowsRead === 0) throw badRequest(MESSAGES.empty, "empty_file");
-    if (computedCount > 0) throw formulasRefused(computedCount, computedCells);
+    if (formulas.count > 0) throw formulasRefused(formulas.count, formulas.named, "В импортируемых столбцах", "База не создана.");
     const removed = inFile + [...acrossCounts.values()].reduce((a, b) => a + b, 0);
     if (imported === 0 && doNotCall > 0) throw conflict(onlyLeftOut(removed, doNotCall), ONLY_DUPLICATES);
     if (imported + removed === 0) throw badRequest("В файле нет ни одного контакта с телефоном или ФИО: база не создана", "nothing_to_import");

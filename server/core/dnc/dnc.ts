@@ -5,6 +5,7 @@ import { type Db, queryRows } from "../../../db/client";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { looksLikePhone, phoneKey } from "../bases/phone";
+import { FormulaCells, formulasRefused } from "../bases/import";
 import { readSheetRows, workbookSignature } from "../bases/spreadsheet";
 import { fileRequired } from "../bases/uploads";
 import { idSchema, parseInput } from "../validation";
@@ -249,13 +250,18 @@ export async function importDoNotCall(
     return addLines(db, actor, text.split(/\r?\n/), options.phoneRegion);
   }
   const lines: string[] = [];
+  // A number the file holds as a formula without its value would be missed (or taken stale) without a word: a
+  // client who asked not to be called would be called. Any such cell refuses the file (decision 043).
+  const formulas = new FormulaCells();
   for await (const row of readSheetRows(path)) {
+    for (const column of row.computed ?? []) formulas.add(column, row.number);
     const phones = row.cells.filter((cell) => looksLikePhone(cell.trim()));
     if (phones.length) lines.push(...phones);
     // A first row without a number is the header; any other such row is reported as invalid.
     else if (row.number !== 1 && row.cells.some((cell) => cell.trim())) lines.push(row.cells.find((cell) => cell.trim()) ?? "");
     if (lines.length > MAX_NUMBERS) break;
   }
+  if (formulas.count > 0) throw formulasRefused(formulas.count, formulas.named, "В файле", "Список «Не звонить» не изменён.");
   return addLines(db, actor, lines, options.phoneRegion);
 }
 
