@@ -12,6 +12,7 @@ import { createDb, type DbHandle } from "../db/client";
 import { settings } from "../db/schema";
 import { seed } from "../db/seed";
 import { importBase } from "../server/core/bases/import";
+import { capHeapGrowth } from "../server/heap";
 import { readSheetRows } from "../server/core/bases/spreadsheet";
 import { importRows, writeImportXlsx } from "./import-file";
 import { cpuSnapshot, median, PG_URL, printTable, withDatabase, type Row } from "./lib";
@@ -177,6 +178,8 @@ async function main() {
     console.log(JSON.stringify({ ms: performance.now() - started, rows, rssMb: rssMb(), ...cpu() }));
     return;
   }
+  // The import phases run the app's code as the app's process runs it, with its heap growth cap.
+  if (phase === "import-pg" || phase === "import-pglite") capHeapGrowth();
   if (phase === "import-pg") {
     const handle = await createDb({ databaseUrl: args[1], poolSize: 4 });
     await handle.db.execute(sqlTag`select 1`);

@@ -1,19 +1,13 @@
 import "./node-env";
-import v8 from "node:v8";
 import { createDb, DataDirLockedError, type DbHandle } from "../db/client";
 import { seed } from "../db/seed";
 import { sweepUploads } from "./core/bases/uploads";
 import { buildApp } from "./app";
+import { capHeapGrowth } from "./heap";
 import { loadConfig } from "./config";
 import { serveBackups } from "./ops/backup-socket";
 
-/**
- * V8 lets the old generation grow to up to four times what survived the last full collection when the
- * allocation rate is high, and keeps those pages afterwards: after a saturating load run an instance held
- * 290 MB with 65 MB in use. Growing by half at most keeps memory flat under load for about a tenth more GC
- * work (docs/decisions/015, bench/load.ts). Read by V8 at every collection, so setting it here takes effect.
- */
-v8.setFlagsFromString("--heap-growing-percent=50");
+capHeapGrowth();
 
 /** Starts everything: database (migrated, seeded), the one HTTP server, graceful shutdown. */
 async function main() {
