@@ -15,7 +15,7 @@ import { importBase } from "../server/core/bases/import";
 import { capHeapGrowth } from "../server/heap";
 import { readSheetRows } from "../server/core/bases/spreadsheet";
 import { importRows, writeImportXlsx } from "./import-file";
-import { cpuSnapshot, median, PG_URL, printTable, withDatabase, type Row } from "./lib";
+import { cpuSnapshot, median, PG_URL, printTable, processMemoryMb, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 4: import of a generated ROWS x 8 .xlsx into a database that already holds EXISTING contacts, with both
@@ -29,12 +29,18 @@ import { cpuSnapshot, median, PG_URL, printTable, withDatabase, type Row } from 
  * floor of any import on the same indexes and triggers: the same file through bare csv-parse, COPY into a temporary
  * table and one INSERT ... SELECT into contacts in one transaction, no app logic at all (every row, no dedup, the
  * phone as its own key).
+ *
+ * PGlite: both formats, BENCH_PGLITE_RUNS runs (default 1), each into a fresh copy of one seeded DATA_DIR, with
+ * each run's peak RSS. BENCH_IMPORT_BACKENDS=pglite (or postgres) measures one backend alone.
  */
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS || 100_000);
 const EXISTING = Number(process.env.BENCH_EXISTING || 1_000_000);
 const PGLITE_EXISTING = Number(process.env.BENCH_PGLITE_EXISTING || EXISTING);
-/** Read-and-import pairs on Postgres (PGlite, slower to reset, runs once). */
+/** Read-and-import pairs on Postgres, and on PGlite (each on a fresh copy of the seeded DATA_DIR). */
 const RUNS = Number(process.env.BENCH_RUNS || 3);
+const PGLITE_RUNS = Number(process.env.BENCH_PGLITE_RUNS || 1);
+/** Which backends to measure: BENCH_IMPORT_BACKENDS=pglite (or postgres) runs one alone. */
+const BACKENDS = (process.env.BENCH_IMPORT_BACKENDS || "postgres,pglite").split(",");
 const ADMIN_ACTOR = { id: 1, login: "bench", isAdmin: true };
 
 const [, , phase, ...args] = process.argv;
@@ -144,7 +150,11 @@ function child(...argv: string[]) {
   return { ...out, wallMs: out.ms ?? Date.now() - started };
 }
 
-const rssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+/**
+ * This process's own peak RSS (VmHWM). Not getrusage's maxRSS: Linux carries that across fork and exec, so a
+ * child would report at least its parent's RSS at the spawn (the parent that just seeded PGlite held 350 MB).
+ */
+const rssMb = () => Math.round(processMemoryMb(process.pid).peak);
 
 async function warmUp(beside: string) {
   const small = path.join(path.dirname(beside), `warm-${process.pid}.csv`);
@@ -212,109 +222,112 @@ async function main() {
   const sizeOf = (f: string) => `${(fs.statSync(f).size / 2 ** 20).toFixed(1)} MB`;
 
   // Postgres
-  const admin = postgres(PG_URL, { max: 1, onnotice: () => {} });
-  const name = `leaddesk_bench_import_${process.pid}`;
-  await admin.unsafe(`create database ${name}`);
-  const url = withDatabase(PG_URL, name);
-  try {
-    const handle = await createDb({ databaseUrl: url, poolSize: 2 });
-    await handle.migrate();
-    await seed(handle.db, { login: "bench", password: "Bench-password-1", accessKey: "BENCHKEY00000001" });
-    const sql = postgres(url, { max: 1, onnotice: () => {} });
-    await seedExisting((q) => sql.unsafe(q), EXISTING);
-    await sql.unsafe("vacuum analyze contacts");
-    await sql.end();
-    await handle.close();
+  if (BACKENDS.includes("postgres")) await onPostgres();
+  async function onPostgres() {
+    const admin = postgres(PG_URL, { max: 1, onnotice: () => {} });
+    const name = `leaddesk_bench_import_${process.pid}`;
+    await admin.unsafe(`create database ${name}`);
+    const url = withDatabase(PG_URL, name);
+    try {
+      const handle = await createDb({ databaseUrl: url, poolSize: 2 });
+      await handle.migrate();
+      await seed(handle.db, { login: "bench", password: "Bench-password-1", accessKey: "BENCHKEY00000001" });
+      const sql = postgres(url, { max: 1, onnotice: () => {} });
+      await seedExisting((q) => sql.unsafe(q), EXISTING);
+      await sql.unsafe("vacuum analyze contacts");
+      await sql.end();
+      await handle.close();
 
-    const cleanup = postgres(url, { max: 1, onnotice: () => {} });
-    const formats = [
-      { kind: "xlsx", file, baseline: "read", label: "bare exceljs read", into: rows },
-      { kind: "csv", file: csvFile, baseline: "parse-csv", label: "bare csv-parse read", into: csvRows },
-    ].filter((f) => !ONLY || f.kind === ONLY);
-    for (const format of formats) {
-      // Alternating runs, each import into the same 1,000,000 (its base removed afterwards): medians.
-      type Measured = { ms: number; rssMb: number; cpuMs: number; postgresCpuMs: number };
-      const reads: Array<Measured & { rows: number }> = [];
-      const sheetReads: Array<Measured & { rows: number }> = [];
-      const imports: Array<Measured & { imported: number; duplicates: number }> = [];
-      const floors: Array<Measured & { rows: number }> = [];
-      for (let run = 0; run < RUNS; run++) {
-        reads.push(child(format.baseline, format.file));
-        if (format.kind === "csv") sheetReads.push(child("read-sheet", format.file));
-        imports.push(child("import-pg", format.file, url));
-        await cleanup.unsafe("delete from contacts where database_id > 1");
-        await cleanup.unsafe("delete from databases where id > 1");
-        await cleanup.unsafe("vacuum analyze contacts");
-        if (format.kind === "csv") {
-          floors.push(child("floor-pg", format.file, url));
+      const cleanup = postgres(url, { max: 1, onnotice: () => {} });
+      const formats = [
+        { kind: "xlsx", file, baseline: "read", label: "bare exceljs read", into: rows },
+        { kind: "csv", file: csvFile, baseline: "parse-csv", label: "bare csv-parse read", into: csvRows },
+      ].filter((f) => !ONLY || f.kind === ONLY);
+      for (const format of formats) {
+        // Alternating runs, each import into the same 1,000,000 (its base removed afterwards): medians.
+        type Measured = { ms: number; rssMb: number; cpuMs: number; postgresCpuMs: number };
+        const reads: Array<Measured & { rows: number }> = [];
+        const sheetReads: Array<Measured & { rows: number }> = [];
+        const imports: Array<Measured & { imported: number; duplicates: number }> = [];
+        const floors: Array<Measured & { rows: number }> = [];
+        for (let run = 0; run < RUNS; run++) {
+          reads.push(child(format.baseline, format.file));
+          if (format.kind === "csv") sheetReads.push(child("read-sheet", format.file));
+          imports.push(child("import-pg", format.file, url));
           await cleanup.unsafe("delete from contacts where database_id > 1");
           await cleanup.unsafe("delete from databases where id > 1");
           await cleanup.unsafe("vacuum analyze contacts");
+          if (format.kind === "csv") {
+            floors.push(child("floor-pg", format.file, url));
+            await cleanup.unsafe("delete from contacts where database_id > 1");
+            await cleanup.unsafe("delete from databases where id > 1");
+            await cleanup.unsafe("vacuum analyze contacts");
+          }
+        }
+        const readMs = median(reads.map((r) => r.ms));
+        const importMs = median(imports.map((r) => r.ms));
+        // CSV: CPU seconds beside the wall time (on a shared machine the wall time swings with the neighbours' load).
+        const cpu = (list: Measured[]): Row =>
+          format.kind === "csv"
+            ? { "node CPU s": median(list.map((r) => r.cpuMs)) / 1000, "Postgres CPU s": median(list.map((r) => r.postgresCpuMs)) / 1000 }
+            : {};
+        format.into.push({
+          backend: "Postgres",
+          step: `${format.label} (${sizeOf(format.file)}), median of ${RUNS}`,
+          rows: reads[0].rows,
+          "wall s": readMs / 1000,
+          ...cpu(reads),
+          "peak RSS MB": Math.max(...reads.map((r) => r.rssMb)),
+          ratio: 1,
+        });
+        if (sheetReads.length) {
+          const sheetMs = median(sheetReads.map((r) => r.ms));
+          format.into.push({
+            backend: "Postgres",
+            step: `the import's reader alone (sheet worker), median of ${RUNS}`,
+            rows: sheetReads[0].rows,
+            "wall s": sheetMs / 1000,
+            ...cpu(sheetReads),
+            "peak RSS MB": Math.max(...sheetReads.map((r) => r.rssMb)),
+            ratio: sheetMs / readMs,
+          });
+        }
+        format.into.push({
+          backend: "Postgres",
+          step: `import into ${EXISTING.toLocaleString("en")} contacts, both dedups, median of ${RUNS}`,
+          rows: imports[0].imported,
+          "wall s": importMs / 1000,
+          ...cpu(imports),
+          "peak RSS MB": Math.max(...imports.map((r) => r.rssMb)),
+          ratio: importMs / readMs,
+          "dups removed": imports[0].duplicates,
+        });
+        if (floors.length) {
+          const floorMs = median(floors.map((r) => r.ms));
+          format.into.push({
+            backend: "Postgres",
+            step: `floor: csv-parse + COPY + one INSERT ... SELECT, same indexes, median of ${RUNS}`,
+            rows: floors[0].rows,
+            "wall s": floorMs / 1000,
+            ...cpu(floors),
+            "peak RSS MB": Math.max(...floors.map((r) => r.rssMb)),
+            ratio: floorMs / readMs,
+            "import / floor": importMs / floorMs,
+          });
         }
       }
-      const readMs = median(reads.map((r) => r.ms));
-      const importMs = median(imports.map((r) => r.ms));
-      // CSV: CPU seconds beside the wall time (on a shared machine the wall time swings with the neighbours' load).
-      const cpu = (list: Measured[]): Row =>
-        format.kind === "csv"
-          ? { "node CPU s": median(list.map((r) => r.cpuMs)) / 1000, "Postgres CPU s": median(list.map((r) => r.postgresCpuMs)) / 1000 }
-          : {};
-      format.into.push({
-        backend: "Postgres",
-        step: `${format.label} (${sizeOf(format.file)}), median of ${RUNS}`,
-        rows: reads[0].rows,
-        "wall s": readMs / 1000,
-        ...cpu(reads),
-        "peak RSS MB": Math.max(...reads.map((r) => r.rssMb)),
-        ratio: 1,
-      });
-      if (sheetReads.length) {
-        const sheetMs = median(sheetReads.map((r) => r.ms));
-        format.into.push({
-          backend: "Postgres",
-          step: `the import's reader alone (sheet worker), median of ${RUNS}`,
-          rows: sheetReads[0].rows,
-          "wall s": sheetMs / 1000,
-          ...cpu(sheetReads),
-          "peak RSS MB": Math.max(...sheetReads.map((r) => r.rssMb)),
-          ratio: sheetMs / readMs,
-        });
-      }
-      format.into.push({
-        backend: "Postgres",
-        step: `import into ${EXISTING.toLocaleString("en")} contacts, both dedups, median of ${RUNS}`,
-        rows: imports[0].imported,
-        "wall s": importMs / 1000,
-        ...cpu(imports),
-        "peak RSS MB": Math.max(...imports.map((r) => r.rssMb)),
-        ratio: importMs / readMs,
-        "dups removed": imports[0].duplicates,
-      });
-      if (floors.length) {
-        const floorMs = median(floors.map((r) => r.ms));
-        format.into.push({
-          backend: "Postgres",
-          step: `floor: csv-parse + COPY + one INSERT ... SELECT, same indexes, median of ${RUNS}`,
-          rows: floors[0].rows,
-          "wall s": floorMs / 1000,
-          ...cpu(floors),
-          "peak RSS MB": Math.max(...floors.map((r) => r.rssMb)),
-          ratio: floorMs / readMs,
-          "import / floor": importMs / floorMs,
-        });
-      }
+      await cleanup.end();
+    } finally {
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
     }
-    await cleanup.end();
-  } finally {
-    await admin.unsafe(`drop database if exists ${name} with (force)`);
-    await admin.end();
   }
 
-  // PGlite (.xlsx)
-  if (ONLY !== "csv") {
-    const dataDir = path.join(dir, "pglite");
+  // PGlite: each run imports into a fresh copy of one seeded DATA_DIR (an import cannot be undone cheaply there).
+  if (BACKENDS.includes("pglite")) {
+    const seeded = path.join(dir, "pglite");
     {
-      const handle = await createDb({ dataDir });
+      const handle = await createDb({ dataDir: seeded });
       await handle.migrate();
       await seed(handle.db, { login: "bench", password: "Bench-password-1", accessKey: "BENCHKEY00000001" });
       const { sql } = await import("drizzle-orm");
@@ -322,20 +335,44 @@ async function main() {
       await handle.db.execute(sql.raw("vacuum analyze contacts"));
       await handle.close();
     }
-    const read = child("read", file);
-    const imported = child("import-pglite", file, dataDir);
-    rows.push(
-      { backend: "PGlite", step: `bare exceljs read (${sizeOf(file)}), 1 run`, rows: read.rows, "wall s": read.ms / 1000, "peak RSS MB": read.rssMb, ratio: 1 },
-      {
-        backend: "PGlite",
-        step: `import into ${PGLITE_EXISTING.toLocaleString("en")} contacts, both dedups, 1 run`,
-        rows: imported.imported,
-        "wall s": imported.ms / 1000,
-        "peak RSS MB": imported.rssMb,
-        ratio: imported.ms / read.ms,
-        "dups removed": imported.duplicates,
-      },
-    );
+    const formats = [
+      { kind: "xlsx", file, baseline: "read", label: "bare exceljs read", into: rows },
+      { kind: "csv", file: csvFile, baseline: "parse-csv", label: "bare csv-parse read", into: csvRows },
+    ].filter((f) => !ONLY || f.kind === ONLY);
+    for (const format of formats) {
+      const reads: Array<{ ms: number; rows: number; rssMb: number }> = [];
+      const imports: Array<{ ms: number; imported: number; duplicates: number; rssMb: number }> = [];
+      for (let run = 0; run < PGLITE_RUNS; run++) {
+        const dataDir = path.join(dir, `pglite-run-${run}`);
+        fs.cpSync(seeded, dataDir, { recursive: true });
+        reads.push(child(format.baseline, format.file));
+        imports.push(child("import-pglite", format.file, dataDir));
+        fs.rmSync(dataDir, { recursive: true, force: true });
+      }
+      const runs = PGLITE_RUNS === 1 ? "1 run" : `median of ${PGLITE_RUNS}`;
+      const readMs = median(reads.map((r) => r.ms));
+      const importMs = median(imports.map((r) => r.ms));
+      format.into.push(
+        {
+          backend: "PGlite",
+          step: `${format.label} (${sizeOf(format.file)}), ${runs}`,
+          rows: reads[0].rows,
+          "wall s": readMs / 1000,
+          "peak RSS MB": median(reads.map((r) => r.rssMb)),
+          ratio: 1,
+        },
+        {
+          backend: "PGlite",
+          step: `import into ${PGLITE_EXISTING.toLocaleString("en")} contacts, both dedups, ${runs}`,
+          rows: imports[0].imported,
+          "wall s": importMs / 1000,
+          "peak RSS MB": median(imports.map((r) => r.rssMb)),
+          "peak RSS MB, each run": imports.map((r) => r.rssMb).join(" "),
+          ratio: importMs / readMs,
+          "dups removed": imports[0].duplicates,
+        },
+      );
+    }
   }
   fs.rmSync(dir, { recursive: true, force: true });
   if (rows.length) printTable(`Import: ${ROWS.toLocaleString("en")} rows x 8 columns (.xlsx), ratio to a bare exceljs streaming read`, rows);
