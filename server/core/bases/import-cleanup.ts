@@ -24,6 +24,8 @@ export async function removeImport(db: Db, baseId: number, options: { shouldStop
   let removed = 0;
   for (;;) {
     if (options.shouldStop?.()) return removed;
+    // A turn of the event loop between chunks: on PGlite, requests that came meanwhile are read and run first.
+    await new Promise((resolve) => setImmediate(resolve));
     const [row] = await queryRows<{ n: string | number }>(
       db,
       sql`with gone as (

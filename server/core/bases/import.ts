@@ -448,6 +448,10 @@ async function importRows(
       inFlight = awaitedLater(writeBatch(rows));
     };
     const writeBatch = async (rows: ContactRow[]) => {
+      // PGlite runs in this thread and answers in microtasks: without a turn of the event loop here, requests that
+      // came meanwhile (a press) would not even be read until the import ends. After it, their queries are queued
+      // ahead of this batch's transaction.
+      await new Promise((resolve) => setImmediate(resolve));
       const outcome = await db
         .transaction(async (tx) => {
           await touchImport(tx, base.id);

@@ -185,8 +185,8 @@ const database: FastifyPluginAsyncZod = async (api) => {
           " " +
           "Строки без телефона и без ФИО пропускаются; дубли удаляются по настройкам removeDuplicatesInBase и " +
           "removeDuplicatesAcrossBases, `duplicatesInfo` перечисляет удалённые дубли по базам. Номера из списка «Не звонить» " +
-          "не импортируются, их число — в `doNotCall`. Всё в одной транзакции: " +
-          "при ошибке база не создаётся.",
+          "не импортируются, их число — в `doNotCall`. Всё или ничего: база со всеми контактами появляется " +
+          "только в конце импорта, при ошибке не создаётся.",
         consumes: ["multipart/form-data"],
         response: { 200: importResultSchema, ...uploadErrors },
       },
