@@ -171,7 +171,7 @@ export async function handleImportPost(
           context.deps.db,
           actor,
           { name, mappings, hasHeader: text(form, "hasHeader"), sheet: text(form, "sheet"), file: { path, name: fileName } },
-          { phoneRegion: context.deps.config.phoneRegion },
+          { phoneRegion: context.deps.config.phoneRegion, signal: request.signal },
         ),
       );
       removeUpload(path);

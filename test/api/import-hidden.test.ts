@@ -185,6 +185,30 @@ describe("an import under way", () => {
 });
 
 describe("a failing import", () => {
+  it("whose client goes away stops and leaves neither the base nor any contact", async () => {
+    const before = await totals();
+    const request = t.request
+      .post("/api/v1/database/import")
+      .set(bearer(token))
+      .field("name", "Брошенный запрос")
+      .field("mappings", JSON.stringify(["name", "phone", "additionalInfo1"]))
+      .attach("file", bigCsv(ROWS), "gone.csv");
+    const answered = request.then(
+      () => "answered",
+      () => "aborted",
+    );
+    await firstBatchOf("Брошенный запрос");
+    request.abort();
+    expect(await answered).toBe("aborted");
+    // The import notices at its next batch and removes what it wrote.
+    for (let tries = 0; tries < 600; tries++) {
+      const [{ bases }] = await t.db.select({ bases: count() }).from(databases).where(eq(databases.name, "Брошенный запрос"));
+      if (Number(bases) === 0) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await totals()).toEqual(before);
+  }, 120_000);
+
   it("of only duplicates over several batches leaves neither the base nor any contact", async () => {
     await t.db.update(settings).set({ removeDuplicatesAcrossBases: true }).where(eq(settings.id, 1));
     expect((await startImport(bigCsv(5000), "Исходная")).status).toBe(200);

@@ -90,6 +90,8 @@ export const IMPORT_FAILURE = "Произошла ошибка при импор
 /** The base was removed while the import wrote it (by an admin, or by the sweeper after a long stop). */
 const baseRemoved = () =>
   conflict("Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова", "import_base_removed");
+/** The client went away (a closed tab, a cut connection) before the import ended: nothing is created. */
+const clientGone = () => badRequest("Импорт прерван: соединение закрыто до конца импорта. База не создана", "import_cancelled");
 const BASE_NAME_TAKEN = "База с таким названием уже есть: выберите другое название";
 
 export interface UploadedFile {
@@ -313,7 +315,7 @@ export async function importBase(
   db: Db,
   actor: Actor,
   input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; sheet?: unknown; file?: UploadedFile | null },
-  options: { phoneRegion: string },
+  options: { phoneRegion: string; signal?: AbortSignal },
 ): Promise<ImportResult> {
   requireAdmin(actor);
   const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
@@ -348,7 +350,7 @@ export async function importBase(
       yield* head;
       for (let next = await rows.next(); !next.done; next = await rows.next()) yield next.value;
     }
-    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion });
+    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion, signal: options.signal });
   } finally {
     // Ends the reading worker when the import stops early.
     await rows.return?.(undefined);
@@ -405,7 +407,7 @@ async function touchImport(tx: Db, baseId: number) {
 async function importRows(
   db: Db,
   sheet: AsyncIterable<SheetRow>,
-  input: { name: string; mappings: MappingField[]; hasHeader: boolean; phoneRegion: string },
+  input: { name: string; mappings: MappingField[]; hasHeader: boolean; phoneRegion: string; signal?: AbortSignal },
 ): Promise<ImportResult> {
   const { name, mappings, hasHeader } = input;
   const [rules] = await db.select().from(settings).where(eq(settings.id, 1));
@@ -452,6 +454,7 @@ async function importRows(
       // came meanwhile (a press) would not even be read until the import ends. After it, their queries are queued
       // ahead of this batch's transaction.
       await new Promise((resolve) => setImmediate(resolve));
+      if (input.signal?.aborted) throw clientGone();
       const outcome = await db
         .transaction(async (tx) => {
           await touchImport(tx, base.id);
@@ -524,6 +527,7 @@ async function importRows(
     // success. The base written above is removed below.
     if (imported === 0) throw conflict(onlyDuplicates(removed), ONLY_DUPLICATES);
 
+    if (input.signal?.aborted) throw clientGone();
     // The reveal: the base, its contacts and its counts appear at once, in this one short transaction.
     return await db.transaction(async (tx) => {
       const revealed = await tx

@@ -191,21 +191,28 @@ const database: FastifyPluginAsyncZod = async (api) => {
         response: { 200: importResultSchema, ...uploadErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = actorOf(request);
       // A manager is refused before his upload is read and written to disk.
       requireAdmin(actor);
       const { file, fields } = await readUpload(request);
+      // The client gone before the answer (a closed connection): the import stops and creates nothing (decision 046).
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.on("close", onClose);
       try {
         return await api.deps.metrics.importJob(
           importBase(
             db,
             actor,
             { name: fields.name, mappings: fields.mappings, hasHeader: fields.hasHeader, sheet: fields.sheet, file },
-            { phoneRegion: config.phoneRegion },
+            { phoneRegion: config.phoneRegion, signal: gone.signal },
           ),
         );
       } finally {
+        reply.raw.off("close", onClose);
         removeUpload(file?.path);
       }
     },
