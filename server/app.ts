@@ -114,7 +114,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
   const metrics = createMetrics(handle, () => hub.connectionCount());
-  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics };
+  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics, requestsInFlight: () => requestsInFlight };
   app.decorate("deps", deps);
   // Before middie: the request id and the log line cover the pages as well as the API.
   observeRequests(app, deps);

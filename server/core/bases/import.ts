@@ -24,6 +24,11 @@ export const PREVIEW_ROWS = 10;
 const BATCH = 2000;
 /** ...or fewer, when their text reaches this many characters (memory stays bounded whatever the cells hold). */
 const BATCH_CHARS = 1_600_000;
+/**
+ * How long an import lets other requests go first before each batch, at most (decision 046): on the embedded
+ * database a batch holds the one connection, and a press's queries would each wait behind one.
+ */
+const YIELD_MS = 250;
 /** Rows the header row is detected from, as in the preview. */
 const HEAD_ROWS = 20;
 
@@ -315,7 +320,7 @@ export async function importBase(
   db: Db,
   actor: Actor,
   input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; sheet?: unknown; file?: UploadedFile | null },
-  options: { phoneRegion: string; signal?: AbortSignal },
+  options: { phoneRegion: string; signal?: AbortSignal; othersBusy?: () => boolean },
 ): Promise<ImportResult> {
   requireAdmin(actor);
   const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
@@ -350,7 +355,7 @@ export async function importBase(
       yield* head;
       for (let next = await rows.next(); !next.done; next = await rows.next()) yield next.value;
     }
-    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion, signal: options.signal });
+    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion, signal: options.signal, othersBusy: options.othersBusy });
   } finally {
     // Ends the reading worker when the import stops early.
     await rows.return?.(undefined);
@@ -407,7 +412,15 @@ async function touchImport(tx: Db, baseId: number) {
 async function importRows(
   db: Db,
   sheet: AsyncIterable<SheetRow>,
-  input: { name: string; mappings: MappingField[]; hasHeader: boolean; phoneRegion: string; signal?: AbortSignal },
+  input: {
+    name: string;
+    mappings: MappingField[];
+    hasHeader: boolean;
+    phoneRegion: string;
+    signal?: AbortSignal;
+    /** Whether other requests are under way: the import then waits for them before a batch, up to YIELD_MS. */
+    othersBusy?: () => boolean;
+  },
 ): Promise<ImportResult> {
   const { name, mappings, hasHeader } = input;
   const [rules] = await db.select().from(settings).where(eq(settings.id, 1));
@@ -454,6 +467,9 @@ async function importRows(
       // came meanwhile (a press) would not even be read until the import ends. After it, their queries are queued
       // ahead of this batch's transaction.
       await new Promise((resolve) => setImmediate(resolve));
+      for (const until = performance.now() + YIELD_MS; input.othersBusy?.() && performance.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
       if (input.signal?.aborted) throw clientGone();
       const outcome = await db
         .transaction(async (tx) => {

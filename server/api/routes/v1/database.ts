@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { countsAllTime, deleteBase, listBases } from "../../../core/bases/bases";
 import { importBase, previewBase } from "../../../core/bases/import";
+import { othersBusy } from "../../../deps";
 import { MAPPING_FIELDS } from "../../../core/bases/mapping";
 import { searchContacts } from "../../../core/bases/search";
 import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
@@ -208,7 +209,7 @@ const database: FastifyPluginAsyncZod = async (api) => {
             db,
             actor,
             { name: fields.name, mappings: fields.mappings, hasHeader: fields.hasHeader, sheet: fields.sheet, file },
-            { phoneRegion: config.phoneRegion, signal: gone.signal },
+            { phoneRegion: config.phoneRegion, signal: gone.signal, othersBusy: othersBusy(api.deps) },
           ),
         );
       } finally {
