@@ -126,12 +126,13 @@ describe("an import under way", () => {
     await firstBatchOf("Скрытая");
     const [hidden] = await t.db.select({ id: databases.id }).from(databases).where(eq(databases.name, "Скрытая"));
 
-    const [list, found, linked, again, statsDuring] = await Promise.all([
+    const [list, found, linked, again, statsDuring, exported] = await Promise.all([
       t.request.get("/api/v1/database").set(bearer(token)),
       t.request.get("/api/v1/database/search").query({ term: "0670000001" }).set(bearer(token)),
       t.request.post("/api/v1/filters").set(bearer(token)).send(topic([hidden.id])),
       startImport(bigCsv(10), "Скрытая"),
       stats(),
+      t.request.post("/api/v1/database/exports").set(bearer(token)).send({ name: "Выгрузка", databaseIds: [hidden.id], statusIds: [0] }),
     ]);
     // All of it was answered while the import was still writing.
     expect(ended).toBe(false);
@@ -144,6 +145,8 @@ describe("an import under way", () => {
     expect(again.status).toBe(409);
     expect(again.body.message).toBe("База с таким названием уже есть: выберите другое название");
     expect(statsDuring).toEqual(statsBefore);
+    expect(exported.status).toBe(400);
+    expect(exported.body.message).toBe("Выбранная база не найдена: обновите страницу");
 
     const done = await importing;
     expect(done.status).toBe(200);
