@@ -166,6 +166,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     log: (message, error) => app.log.error({ err: error }, message),
   });
   const importSweeper = startImportSweeper(handle.db, {
+    soleProcess: handle.kind === "pglite",
     log: (message, error) => app.log.error({ err: error }, message),
     onRemoved: (base) => app.log.info({ base: base.id, name: base.name, contacts: base.contacts }, "abandoned import removed"),
   });

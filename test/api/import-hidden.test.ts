@@ -260,4 +260,17 @@ describe("abandoned imports", () => {
     // The abandoned one's name is free.
     expect((await startImport(bigCsv(10), "Брошенная")).status).toBe(200);
   }, 120_000);
+
+  it("on the embedded database's start, every import marked before it is taken, however fresh", async () => {
+    const left = await createBase(t.db, { name: "Оставленная", count: 50 });
+    await t.db.update(databases).set({ importingSince: sql`now() - interval '1 minute'` }).where(eq(databases.id, left.base.id));
+    const startedAt = new Date(Date.now() - 30_000);
+    // Marked 1 minute ago, before a start 30 s ago: taken. Marked after that start: kept.
+    const later = await createBase(t.db, { name: "После старта", count: 5 });
+    await t.db.update(databases).set({ importingSince: sql`now() - interval '10 seconds'` }).where(eq(databases.id, later.base.id));
+    const removed = await sweepAbandonedImports(t.db, { markedBefore: startedAt });
+    expect(removed.map((b) => b.name)).toEqual(["Оставленная"]);
+    const names = (await t.db.select({ name: databases.name }).from(databases)).map((b) => b.name);
+    expect(names).toEqual(["После старта"]);
+  });
 });

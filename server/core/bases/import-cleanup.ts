@@ -49,11 +49,25 @@ export async function removeImport(db: Db, baseId: number, options: { shouldStop
  * in one statement (its mark set to -infinity, so the import, should it wake up, stops at its next batch), then
  * removed in chunks. Returns the bases removed.
  */
-export async function sweepAbandonedImports(db: Db, options: { shouldStop?: () => boolean } = {}): Promise<Array<{ id: number; name: string; contacts: number }>> {
+export async function sweepAbandonedImports(
+  db: Db,
+  options: {
+    shouldStop?: () => boolean;
+    /**
+     * Also every import marked before this moment, however fresh: for the embedded database at the app's start,
+     * when no other process can be importing into its data directory (the lock file), so whatever is marked was
+     * left by a process that died.
+     */
+    markedBefore?: Date;
+  } = {},
+): Promise<Array<{ id: number; name: string; contacts: number }>> {
+  const abandoned = options.markedBefore
+    ? sql`(${staleImport("d")} or d.importing_since < ${options.markedBefore.toISOString()}::timestamptz)`
+    : staleImport("d");
   const claimed = await queryRows<{ id: number; name: string }>(
     db,
     sql`update databases d set importing_since = '-infinity'::timestamptz
-        where d.importing_since is not null and ${staleImport("d")}
+        where d.importing_since is not null and ${abandoned}
         returning d.id, d.name`,
   );
   const removed: Array<{ id: number; name: string; contacts: number }> = [];
