@@ -9,6 +9,7 @@ import {
 import type { Actor } from "../server/core/actor";
 import { badRequest, isAppError } from "../server/core/errors";
 import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
+import { othersBusy } from "../server/deps";
 import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField } from "../server/core/bases/mapping";
 import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
 import { fileRequired, keepUpload, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
@@ -171,7 +172,7 @@ export async function handleImportPost(
           context.deps.db,
           actor,
           { name, mappings, hasHeader: text(form, "hasHeader"), sheet: text(form, "sheet"), file: { path, name: fileName } },
-          { phoneRegion: context.deps.config.phoneRegion },
+          { phoneRegion: context.deps.config.phoneRegion, signal: request.signal, othersBusy: othersBusy(context.deps) },
         ),
       );
       removeUpload(path);

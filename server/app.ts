@@ -17,6 +17,7 @@ import { createRealtimeHub, REALTIME_PATH } from "./realtime/hub";
 import { startCallSweeper } from "./jobs/call-sweeper";
 import { startCallbackNotifier } from "./jobs/callback-notifier";
 import { startEmbeddedVacuum } from "./jobs/embedded-vacuum";
+import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { createTelephony } from "./telephony/provider";
@@ -113,7 +114,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
   const metrics = createMetrics(handle, () => hub.connectionCount());
-  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics };
+  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics, requestsInFlight: () => requestsInFlight };
   app.decorate("deps", deps);
   // Before middie: the request id and the log line cover the pages as well as the API.
   observeRequests(app, deps);
@@ -164,6 +165,11 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     everyMs: config.callbackNotifyMs,
     log: (message, error) => app.log.error({ err: error }, message),
   });
+  const importSweeper = startImportSweeper(handle.db, {
+    soleProcess: handle.kind === "pglite",
+    log: (message, error) => app.log.error({ err: error }, message),
+    onRemoved: (base) => app.log.info({ base: base.id, name: base.name, contacts: base.contacts }, "abandoned import removed"),
+  });
   const plannerStatistics = startPlannerStatistics(handle, { log: (message, error) => app.log.error({ err: error }, message) });
   const embeddedVacuum = startEmbeddedVacuum(handle, {
     quietFor: () => (requestsInFlight > 0 ? 0 : Date.now() - lastRequestAt),
@@ -175,7 +181,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     plannerStatistics.stop();
     callbackNotifier.stop();
     callSweeper.stop();
-    await exportWorker.stop();
+    await Promise.all([exportWorker.stop(), importSweeper.stop()]);
   });
 
   return app as unknown as FastifyInstance & { deps: AppDeps };

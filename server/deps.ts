@@ -16,4 +16,13 @@ export interface AppDeps {
   telephony: TelephonyProvider;
   /** Prometheus counters the adapters feed (lead turns, imports) and /metrics reads. */
   metrics: Metrics;
+  /** Requests (pages and API) whose response is not closed yet, this one included. */
+  requestsInFlight: () => number;
 }
+
+/**
+ * For an import: whether requests other than its own are under way, so that it lets them go first before each batch
+ * (decision 046). Only on the embedded database, where a batch holds the one connection; on Postgres they do not wait.
+ */
+export const othersBusy = (deps: AppDeps): (() => boolean) | undefined =>
+  deps.handle.kind === "pglite" ? () => deps.requestsInFlight() > 1 : undefined;

@@ -14,6 +14,11 @@ export const databases = pgTable("databases", {
    * had no header or was not mapped): the client card labels these fields with them.
    */
   extraLabels: text("extra_labels").array().notNull().default(sql`'{}'::text[]`),
+  /**
+   * Set while an import is still writing this base (touched by each of its batches; decision 046): such a base is
+   * in no list, search, topic or export until the import's last transaction clears it. NULL: a normal base.
+   */
+  importingSince: timestamp("importing_since", { withTimezone: true }),
   ...timestamps,
 });
 

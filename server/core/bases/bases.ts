@@ -1,10 +1,11 @@
-import { asc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
 import { databases, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
+import { baseVisible } from "./visible";
 
 export interface BaseRow {
   id: number;
@@ -36,7 +37,7 @@ const buttonLabel = (s: { text: string; buttonText: string }) => s.buttonText ||
 export async function listBases(db: Db, actor: Actor): Promise<BaseRow[]> {
   requireAdmin(actor);
   const [bases, columns, counts] = await Promise.all([
-    db.select().from(databases).orderBy(asc(databases.id)),
+    db.select().from(databases).where(baseVisible).orderBy(asc(databases.id)),
     statusColumns(db),
     queryRows<{ database_id: number; status_id: number; n: string | number }>(
       db,
@@ -72,7 +73,7 @@ export async function listBases(db: Db, actor: Actor): Promise<BaseRow[]> {
 /** Selection lists: the placeholder Выберите базу (id 0) first, then every base by name. */
 export async function baseOptions(db: Db, actor: Actor): Promise<Array<{ id: number; name: string }>> {
   requireAdmin(actor);
-  const bases = await db.select({ id: databases.id, name: databases.name }).from(databases).orderBy(asc(databases.name));
+  const bases = await db.select({ id: databases.id, name: databases.name }).from(databases).where(baseVisible).orderBy(asc(databases.name));
   return [{ id: 0, name: "Выберите базу" }, ...bases];
 }
 
@@ -95,7 +96,7 @@ export async function deleteBase(db: Db, actor: Actor, rawId: unknown) {
 export async function countsAllTime(db: Db, actor: Actor, rawName: unknown): Promise<Array<{ status: string; count: number }>> {
   requireAdmin(actor);
   const name = parseInput(requiredText("Укажите название базы", 200), rawName);
-  const bases = await db.select({ id: databases.id }).from(databases).where(eq(databases.name, name));
+  const bases = await db.select({ id: databases.id }).from(databases).where(and(eq(databases.name, name), baseVisible));
   if (bases.length === 0) throw baseNotFound();
   const ids = bases.map((b) => b.id);
   const rows = await queryRows<{ status: string; n: string | number }>(

@@ -1,4 +1,4 @@
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, isNotNull, or, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { queryRows, type Db } from "../../../db/client";
 import { contacts, databases, settings } from "../../../db/schema";
@@ -11,6 +11,8 @@ import { phoneKey } from "./phone";
 import type { SheetChoice } from "./sheet-parse";
 import { MESSAGES, readSheetRows, type SheetRow } from "./spreadsheet";
 import { fileRequired } from "./uploads";
+import { removeImport } from "./import-cleanup";
+import { inVisibleBase, staleImport } from "./visible";
 
 /** Rows shown in the mapping preview. */
 export const PREVIEW_ROWS = 10;
@@ -22,6 +24,11 @@ export const PREVIEW_ROWS = 10;
 const BATCH = 2000;
 /** ...or fewer, when their text reaches this many characters (memory stays bounded whatever the cells hold). */
 const BATCH_CHARS = 1_600_000;
+/**
+ * How long an import lets other requests go first before each batch, at most (decision 046): on the embedded
+ * database a batch holds the one connection, and a press's queries would each wait behind one.
+ */
+const YIELD_MS = 250;
 /** Rows the header row is detected from, as in the preview. */
 const HEAD_ROWS = 20;
 
@@ -98,6 +105,12 @@ const onlyDuplicates = (removed: number) =>
 const onlyLeftOut = (duplicates: number, doNotCall: number) =>
   `Ничего не импортировано: все контакты файла — ${duplicates ? `дубли (${duplicates}) или ` : ""}номера из списка «Не звонить» (${doNotCall}). База не создана`;
 export const IMPORT_FAILURE = "Произошла ошибка при импорте базы данных";
+/** The base was removed while the import wrote it (by an admin, or by the sweeper after a long stop). */
+const baseRemoved = () =>
+  conflict("Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова", "import_base_removed");
+/** The client went away (a closed tab, a cut connection) before the import ended: nothing is created. */
+const clientGone = () => badRequest("Импорт прерван: соединение закрыто до конца импорта. База не создана", "import_cancelled");
+const BASE_NAME_TAKEN = "База с таким названием уже есть: выберите другое название";
 
 export interface UploadedFile {
   /** The uploaded file on disk (the adapter streams it there and removes it afterwards). */
@@ -267,7 +280,7 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
   const owners = acrossBases
     ? sql`select c.phone_key, min(c.database_id) as base_id from contacts c
           where c.phone_key in (select phone_key from batch where phone_key <> '' except select phone_key from listed)
-            and c.database_id <> ${databaseId}
+            and c.database_id <> ${databaseId} and ${inVisibleBase("c")}
           group by c.phone_key`
     : sql`select null::text as phone_key, null::integer as base_id where false`;
   const counts = await queryRows<{ base_id: number | string; n: number | string }>(
@@ -310,7 +323,8 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
 }
 
 /**
- * Imports a file as a new base, in one transaction (the base is complete or absent). Columns map to Lead fields
+ * Imports a file as a new base, all or nothing: the base is written hidden in short transactions and revealed
+ * complete in the last one, or removed (decision 046). Columns map to Lead fields
  * (unmapped ones are dropped); rows with neither phone nor full name are skipped; numbers on the do-not-call list
  * are left out and counted; the dedup settings decide whether repeats inside the file and phones already in other
  * bases are dropped.
@@ -319,7 +333,7 @@ export async function importBase(
   db: Db,
   actor: Actor,
   input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; sheet?: unknown; file?: UploadedFile | null },
-  options: { phoneRegion: string },
+  options: { phoneRegion: string; signal?: AbortSignal; othersBusy?: () => boolean },
 ): Promise<ImportResult> {
   requireAdmin(actor);
   const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
@@ -331,9 +345,8 @@ export async function importBase(
   if (!input.file) throw fileRequired();
   const filePath = input.file.path;
 
-  // One read of the file. Its first rows come before the transaction (the workbook's parts are read by then, and
-  // an embedded database is not held while they are), and without a given answer decide whether the first row
-  // is a header.
+  // One read of the file. Its first rows come before the base is created (the workbook's parts are read by then),
+  // and without a given answer decide whether the first row is a header.
   const rows = readSheetRows(filePath, { sheet, name: input.file.name })[Symbol.asyncIterator]();
   try {
     const head: SheetRow[] = [];
@@ -355,18 +368,72 @@ export async function importBase(
       yield* head;
       for (let next = await rows.next(); !next.done; next = await rows.next()) yield next.value;
     }
-    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion });
+    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion, signal: options.signal, othersBusy: options.othersBusy });
   } finally {
     // Ends the reading worker when the import stops early.
     await rows.return?.(undefined);
   }
 }
 
-/** The import proper, in one transaction, over the file's rows. */
+/** A foreign key violation: the contacts' trigger found no base row (decision 017). */
+function isMissingBase(error: unknown): boolean {
+  for (let e = error as { code?: string; cause?: unknown } | null; e && typeof e === "object"; e = e.cause as typeof e) {
+    if (e.code === "23503") return true;
+  }
+  return false;
+}
+
+/**
+ * The new base, marked as being imported (invisible to everyone, decision 046), in a short transaction of its own.
+ * Its name is taken from now on: a visible base's or one being imported holds it (an abandoned import's does not:
+ * it is never revealed). The lock keeps two imports of one name on Postgres from both passing the check.
+ */
+async function createHiddenBase(db: Db, name: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(hashtext('databases.name'))`);
+    const [same] = await tx
+      .select({ id: databases.id })
+      .from(databases)
+      .where(and(eq(databases.name, name), or(isNull(databases.importingSince), sql`not ${staleImport("databases")}`)))
+      .limit(1);
+    if (same) throw conflict(BASE_NAME_TAKEN, "base_name_taken");
+    const [base] = await tx.insert(databases).values({ name, importingSince: sql`now()` }).returning({ id: databases.id });
+    return base.id;
+  });
+}
+
+/**
+ * Touches the mark of the base being imported, in a batch's transaction; refuses when the base is gone or was
+ * claimed as abandoned. On Postgres the row stays locked until the batch commits, so the base cannot be removed
+ * under the batch's insert.
+ */
+async function touchImport(tx: Db, baseId: number) {
+  const touched = await queryRows<{ id: number }>(
+    tx,
+    sql`update databases d set importing_since = now()
+        where d.id = ${baseId} and d.importing_since is not null and not ${staleImport("d")}
+        returning d.id`,
+  );
+  if (touched.length === 0) throw baseRemoved();
+}
+
+/**
+ * The import proper, over the file's rows (decision 046): the base is created hidden, each batch is written in a
+ * short transaction of its own (other requests run between two), and the last transaction reveals the base with
+ * its counts. On any failure the base and its contacts are removed in chunks; nothing was visible meanwhile.
+ */
 async function importRows(
   db: Db,
   sheet: AsyncIterable<SheetRow>,
-  input: { name: string; mappings: MappingField[]; hasHeader: boolean; phoneRegion: string },
+  input: {
+    name: string;
+    mappings: MappingField[];
+    hasHeader: boolean;
+    phoneRegion: string;
+    signal?: AbortSignal;
+    /** Whether other requests are under way: the import then waits for them before a batch, up to YIELD_MS. */
+    othersBusy?: () => boolean;
+  },
 ): Promise<ImportResult> {
   const { name, mappings, hasHeader } = input;
   const [rules] = await db.select().from(settings).where(eq(settings.id, 1));
@@ -377,11 +444,9 @@ async function importRows(
     .map((field, index) => ({ field, index }))
     .filter((c): c is { field: Exclude<MappingField, "skip">; index: number } => c.field !== "skip");
 
-  return db.transaction(async (tx) => {
-    const [same] = await tx.select({ id: databases.id }).from(databases).where(eq(databases.name, name)).limit(1);
-    if (same) throw conflict("База с таким названием уже есть: выберите другое название", "base_name_taken");
-    const [base] = await tx.insert(databases).values({ name }).returning({ id: databases.id });
-
+  const baseId = await createHiddenBase(db, name);
+  const base = { id: baseId };
+  try {
     const seen = new Set<string>();
     const acrossCounts = new Map<number, number>();
     let inFile = 0;
@@ -410,7 +475,22 @@ async function importRows(
       inFlight = awaitedLater(writeBatch(rows));
     };
     const writeBatch = async (rows: ContactRow[]) => {
-      const outcome = await writeContacts(tx, base.id, rows, acrossBases);
+      // PGlite runs in this thread and answers in microtasks: without a turn of the event loop here, requests that
+      // came meanwhile (a press) would not even be read until the import ends. After it, their queries are queued
+      // ahead of this batch's transaction.
+      await new Promise((resolve) => setImmediate(resolve));
+      for (const until = performance.now() + YIELD_MS; input.othersBusy?.() && performance.now() < until; ) {
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      if (input.signal?.aborted) throw clientGone();
+      const outcome = await db
+        .transaction(async (tx) => {
+          await touchImport(tx, base.id);
+          return writeContacts(tx, base.id, rows, acrossBases);
+        })
+        .catch((error: unknown) => {
+          throw isMissingBase(error) ? baseRemoved() : error;
+        });
       doNotCall += outcome.doNotCall;
       for (const { baseId, count } of outcome.owners) acrossCounts.set(baseId, (acrossCounts.get(baseId) ?? 0) + count);
       imported += outcome.written;
@@ -461,7 +541,7 @@ async function importRows(
       await flush();
       await inFlight;
     } catch (error) {
-      // Let a write still in flight finish before the transaction rolls back.
+      // Let a write still in flight finish before the base is removed.
       await inFlight.catch(() => {});
       throw error;
     }
@@ -471,22 +551,37 @@ async function importRows(
     if (imported === 0 && doNotCall > 0) throw conflict(onlyLeftOut(removed, doNotCall), ONLY_DUPLICATES);
     if (imported + removed === 0) throw badRequest("В файле нет ни одного контакта с телефоном или ФИО: база не создана", "nothing_to_import");
     // Every contact was a duplicate: an empty base helps nobody, so nothing is created (issue 17); a warning, not a
-    // success. The transaction rolls back the base row written above.
+    // success. The base written above is removed below.
     if (imported === 0) throw conflict(onlyDuplicates(removed), ONLY_DUPLICATES);
 
-    await tx.update(databases).set({ contactsCount: imported, extraLabels }).where(eq(databases.id, base.id));
+    if (input.signal?.aborted) throw clientGone();
+    // The reveal: the base, its contacts and its counts appear at once, in this one short transaction.
+    return await db.transaction(async (tx) => {
+      const revealed = await tx
+        .update(databases)
+        .set({ contactsCount: imported, extraLabels, importingSince: null })
+        .where(and(eq(databases.id, base.id), isNotNull(databases.importingSince), sql`not ${staleImport("databases")}`))
+        .returning({ id: databases.id });
+      if (revealed.length === 0) throw baseRemoved();
 
-    const duplicatesInfo: DuplicatesInfo[] = [];
-    if (inFile) duplicatesInfo.push({ baseName: name, count: inFile });
-    if (acrossCounts.size) {
-      const ids = [...acrossCounts.keys()];
-      const names = await tx.select({ id: databases.id, name: databases.name }).from(databases).where(inArray(databases.id, ids));
-      for (const other of names.sort((a, b) => a.id - b.id)) {
-        duplicatesInfo.push({ baseName: other.name, count: acrossCounts.get(other.id) ?? 0 });
+      const duplicatesInfo: DuplicatesInfo[] = [];
+      if (inFile) duplicatesInfo.push({ baseName: name, count: inFile });
+      if (acrossCounts.size) {
+        const ids = [...acrossCounts.keys()];
+        const names = await tx.select({ id: databases.id, name: databases.name }).from(databases).where(inArray(databases.id, ids));
+        for (const other of names.sort((a, b) => a.id - b.id)) {
+          duplicatesInfo.push({ baseName: other.name, count: acrossCounts.get(other.id) ?? 0 });
+        }
       }
-    }
-    return { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo, doNotCall };
-  });
+      const result: ImportResult = { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo, doNotCall };
+      return result;
+    });
+  } catch (error) {
+    // Nothing of it was ever visible; its rows go in short chunks. Should this fail too (the database gone), the
+    // base stays marked and the import sweeper removes it later: the import's own error is the answer.
+    await removeImport(db, base.id).catch(() => {});
+    throw error;
+  }
 }
 
 export { MAPPING_FIELDS };

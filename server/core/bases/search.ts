@@ -7,6 +7,7 @@ import { badRequest } from "../errors";
 import { parseInput } from "../validation";
 import { extraFieldLabel } from "./mapping";
 import { displayPhone, looksLikePhone, phoneKey } from "./phone";
+import { visibleBase } from "./visible";
 
 /** At most this many hits per search (the page paginates them). */
 export const SEARCH_LIMIT = 200;
@@ -102,7 +103,7 @@ export async function searchContacts(
                c.additional_info1, c.additional_info2, c.additional_info3, c.additional_info4, s.text as status,
                exists (select 1 from do_not_call dnc where dnc.phone_key = c.phone_key) as do_not_call
         from contacts c
-        join databases d on d.id = c.database_id
+        join databases d on d.id = c.database_id and ${visibleBase("d")}
         left join statuses s on s.id = c.status_id
         where ${where}${inBase}
         ${order}

@@ -1,7 +1,8 @@
-import { desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { calls, contacts, databases, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
+import { baseVisible, inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
 import { contactIdSchema, parseInput } from "../validation";
 
@@ -79,7 +80,10 @@ async function readHistories(db: Db, contactIds: number[]): Promise<Map<number, 
 /** One client's history: an admin's, or the manager's who holds the client now (his lead). */
 export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown): Promise<HistoryEntry[]> {
   const contactId = parseInput(contactIdSchema, rawContactId);
-  const [contact] = await db.select({ heldBy: contacts.heldBy }).from(contacts).where(eq(contacts.id, contactId));
+  const [contact] = await db
+    .select({ heldBy: contacts.heldBy })
+    .from(contacts)
+    .where(and(eq(contacts.id, contactId), inVisibleBase("contacts")));
   if (!contact) throw notFound("Клиент не найден");
   if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
   return (await readHistories(db, [contactId])).get(contactId)!;
@@ -104,7 +108,7 @@ export async function handedLeadDetails(
         or exists (select 1 from ${leadEvents} where ${leadEvents.contactId} = ${contacts.id}))`,
     })
     .from(contacts)
-    .innerJoin(databases, eq(databases.id, contacts.databaseId))
+    .innerJoin(databases, and(eq(databases.id, contacts.databaseId), baseVisible))
     .where(eq(contacts.id, contactId));
   if (!row) throw notFound("Клиент не найден");
   if (!actor.isAdmin && row.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");

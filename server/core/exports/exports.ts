@@ -1,8 +1,9 @@
-import { asc, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { databases, exportParts, exports, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
+import { baseVisible } from "../bases/visible";
 import { badRequest, conflict, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
 import { countExportRows, NO_STATUS_ID } from "./selection";
@@ -125,7 +126,7 @@ async function announce(db: Db, id: number) {
 export async function createExport(db: Db, actor: Actor, input: unknown): Promise<ExportView> {
   requireAdmin(actor);
   const { name, databaseIds, statusIds, format } = parseInput(createExportSchema, input);
-  const knownBases = await db.select({ id: databases.id }).from(databases).where(inArray(databases.id, databaseIds));
+  const knownBases = await db.select({ id: databases.id }).from(databases).where(and(inArray(databases.id, databaseIds), baseVisible));
   if (knownBases.length !== databaseIds.length) throw badRequest("Выбранная база не найдена: обновите страницу", "base_not_found");
   const realStatuses = statusIds.filter((id) => id !== NO_STATUS_ID);
   if (realStatuses.length) {

@@ -8,6 +8,7 @@ import { exports } from "../../../db/schema";
 import { BUSINESS_TIME_ZONE } from "../statistics/day";
 import { awaitedLater } from "../later";
 import { extraFieldLabel } from "../bases/mapping";
+import { visibleBase } from "../bases/visible";
 import { CSV_BOM, csvLine } from "./csv-writer";
 import type { ExportFormat } from "./exports";
 import { exportSelection } from "./selection";
@@ -239,7 +240,7 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
                    coalesce(nullif(u.display_name, ''), u.login) as manager, c.client_info,
                    to_char(c.status_at at time zone ${BUSINESS_TIME_ZONE}, 'DD.MM.YYYY, HH24:MI:SS') as status_at
             from contacts c
-            join databases d on d.id = c.database_id
+            join databases d on d.id = c.database_id and ${visibleBase("d")}
             left join statuses s on s.id = c.status_id
             left join users u on u.id = c.last_user_id
             where ${where} and c.id > ${after}

@@ -15,6 +15,7 @@ import {
   users,
 } from "../../../db/schema";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
+import { baseVisible } from "../bases/visible";
 import { badRequest, forbidden, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
 
@@ -97,7 +98,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
     db
       .select({ filterId: filterDatabases.filterId, id: databases.id, name: databases.name })
       .from(filterDatabases)
-      .innerJoin(databases, eq(databases.id, filterDatabases.databaseId))
+      .innerJoin(databases, and(eq(databases.id, filterDatabases.databaseId), baseVisible))
       .where(inArray(filterDatabases.filterId, filterIds))
       .orderBy(asc(databases.id)),
     db
@@ -163,7 +164,9 @@ type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 async function checkReferences(tx: Tx, input: FilterInput, keptTemplateId: number | null = null) {
   const missing = async (table: typeof users | typeof databases | typeof statuses | typeof scripts, ids: number[]) => {
     if (ids.length === 0) return false;
-    const found = await tx.select({ id: table.id }).from(table).where(inArray(table.id, ids));
+    // A base an import is still writing is refused like an unknown one (decision 046).
+    const condition = table === databases ? and(inArray(table.id, ids), baseVisible) : inArray(table.id, ids);
+    const found = await tx.select({ id: table.id }).from(table).where(condition);
     return found.length !== ids.length;
   };
   if (await missing(users, input.managers)) throw badRequest("Выбранный менеджер не найден", "manager_not_found");
@@ -346,7 +349,7 @@ export async function filterFormOptions(db: Db, actor: Actor) {
       .select({ id: users.id, login: users.login, displayName: users.displayName })
       .from(users)
       .orderBy(asc(users.login)),
-    db.select({ id: databases.id, name: databases.name }).from(databases).orderBy(asc(databases.id)),
+    db.select({ id: databases.id, name: databases.name }).from(databases).where(baseVisible).orderBy(asc(databases.id)),
     db
       .select({ id: statuses.id, text: statuses.text, isHidden: statuses.isHidden })
       .from(statuses)

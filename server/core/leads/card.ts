@@ -1,8 +1,9 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { contacts, databases } from "../../../db/schema";
 import { extraFieldLabel } from "../bases/mapping";
 import { displayPhone } from "../bases/phone";
+import { baseVisible } from "../bases/visible";
 import type { Lead } from "./allocation";
 
 
@@ -36,7 +37,7 @@ export async function extraLabelsOf(db: Db, contactId: number): Promise<string[]
   const [row] = await db
     .select({ labels: databases.extraLabels })
     .from(contacts)
-    .innerJoin(databases, eq(databases.id, contacts.databaseId))
+    .innerJoin(databases, and(eq(databases.id, contacts.databaseId), baseVisible))
     .where(eq(contacts.id, contactId));
   return row?.labels ?? [];
 }

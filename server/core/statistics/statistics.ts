@@ -2,6 +2,7 @@ import { and, count, desc, eq, gte, inArray, lt, sql, sum } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { databases, leadEventDayCounts, users } from "../../../db/schema";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
+import { baseVisible } from "../bases/visible";
 import { notFound } from "../errors";
 import { statusColorsFor } from "../statuses/colors";
 import { idSchema, parseInput } from "../validation";
@@ -39,11 +40,12 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
   const [bases, todayBases, events] = await Promise.all([
     db
       .select({ count: count(), contacts: sum(databases.contactsCount) })
-      .from(databases),
+      .from(databases)
+      .where(baseVisible),
     db
       .select({ count: count(), contacts: sum(databases.contactsCount) })
       .from(databases)
-      .where(and(gte(databases.createdAt, start), lt(databases.createdAt, end))),
+      .where(and(gte(databases.createdAt, start), lt(databases.createdAt, end), baseVisible)),
     // Today's presses from the day rollup (a few rows per manager), not from every lead event of the day.
     db
       .select({

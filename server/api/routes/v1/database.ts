@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { countsAllTime, deleteBase, listBases } from "../../../core/bases/bases";
 import { importBase, previewBase } from "../../../core/bases/import";
+import { othersBusy } from "../../../deps";
 import { MAPPING_FIELDS } from "../../../core/bases/mapping";
 import { searchContacts } from "../../../core/bases/search";
 import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
@@ -185,27 +186,34 @@ const database: FastifyPluginAsyncZod = async (api) => {
           " " +
           "Строки без телефона и без ФИО пропускаются; дубли удаляются по настройкам removeDuplicatesInBase и " +
           "removeDuplicatesAcrossBases, `duplicatesInfo` перечисляет удалённые дубли по базам. Номера из списка «Не звонить» " +
-          "не импортируются, их число — в `doNotCall`. Всё в одной транзакции: " +
-          "при ошибке база не создаётся.",
+          "не импортируются, их число — в `doNotCall`. Всё или ничего: база со всеми контактами появляется " +
+          "только в конце импорта, при ошибке не создаётся.",
         consumes: ["multipart/form-data"],
         response: { 200: importResultSchema, ...uploadErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const actor = actorOf(request);
       // A manager is refused before his upload is read and written to disk.
       requireAdmin(actor);
       const { file, fields } = await readUpload(request);
+      // The client gone before the answer (a closed connection): the import stops and creates nothing (decision 046).
+      const gone = new AbortController();
+      const onClose = () => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.on("close", onClose);
       try {
         return await api.deps.metrics.importJob(
           importBase(
             db,
             actor,
             { name: fields.name, mappings: fields.mappings, hasHeader: fields.hasHeader, sheet: fields.sheet, file },
-            { phoneRegion: config.phoneRegion },
+            { phoneRegion: config.phoneRegion, signal: gone.signal, othersBusy: othersBusy(api.deps) },
           ),
         );
       } finally {
+        reply.raw.off("close", onClose);
         removeUpload(file?.path);
       }
     },
