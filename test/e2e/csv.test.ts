@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases, exports } from "../../db/schema";
 import { EXPORT_HEADER } from "../../server/core/exports/run";
 import { ADMIN } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, mappingGrid, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { windows1251 } from "../helpers/csv";
 
 /** CSV bases through the pages (issue 16): import on /importbase, export on /exportbase, with JavaScript on and off. */
@@ -51,7 +51,7 @@ describe.each([true, false])("CSV with JavaScript %s", (javaScript) => {
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
 
     const result = page.getByTestId("import-result");
-    await result.waitFor();
+    await parsed(result);
     expect(await result.textContent()).toContain("База данных успешно импортирована");
     expect(await result.getByTestId("imported-count").textContent()).toBe("2");
     expect(await result.getByTestId("duplicates").locator("tbody tr").allTextContents()).toEqual([`${name}1`]);

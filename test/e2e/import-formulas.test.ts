@@ -3,7 +3,7 @@ import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
 import { ADMIN } from "../helpers/app";
-import { loginThroughPage, mappingGrid, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
 
 /**
  * Decision 043 on the import page, with JavaScript on and off: a base whose phones are formulas the file holds no
@@ -69,7 +69,7 @@ describe.each([true, false])("with JavaScript %s", (javaScript) => {
     await page.selectOption("#map_2", "skip");
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
     const result = page.getByTestId("import-result");
-    await result.waitFor();
+    await parsed(result);
     expect(await result.getByTestId("imported-count").textContent()).toBe("2");
     expect(await contactsOf(name)).toEqual([
       { name: "Иван Петров", phone: "9161234567" },

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { contacts, databases } from "../../db/schema";
 import { ADMIN } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, mappingGrid, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { convertWithLibreOffice } from "../helpers/ods";
 
 /** Issue 16 on the import page: an .ods base, and the sheet picker, with JavaScript on and off. */
@@ -86,7 +86,7 @@ describe.each([true, false])("with JavaScript %s", (javaScript) => {
     expect(await page.getByTestId("sheet-form").count()).toBe(0);
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
     const result = page.getByTestId("import-result");
-    await result.waitFor();
+    await parsed(result);
     expect(await result.getByTestId("imported-count").textContent()).toBe("2");
     expect(await contactsOf(name)).toEqual([
       { name: "Ёлкина Анна", phone: "+380 63 555-44-33" },
@@ -123,7 +123,7 @@ describe.each([true, false])("with JavaScript %s", (javaScript) => {
     expect(await page.locator("#sheet").inputValue()).toBe("3");
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
     const result = page.getByTestId("import-result");
-    await result.waitFor();
+    await parsed(result);
     expect(await result.getByTestId("imported-count").textContent()).toBe("2");
     expect(await contactsOf(name)).toEqual([
       { name: "Сидоров Пётр", phone: "0631112233" },

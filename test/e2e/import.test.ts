@@ -2,7 +2,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases, settings } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, mappingGrid, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { buildXls, buildXlsx } from "../helpers/xlsx";
 
 let e: E2E;
@@ -52,7 +52,7 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
 
     const result = page.getByTestId("import-result");
-    await result.waitFor();
+    await parsed(result);
     // The success is said once: in the result dialog, with no banner and no toast beside it (issue 17).
     expect(await result.textContent()).toContain("База данных успешно импортирована");
     expect(await page.getByText("База данных успешно импортирована").count()).toBe(1);
@@ -88,7 +88,7 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
       await mappingGrid(page);
       await page.getByRole("button", { name: "Сохранить", exact: true }).click();
       const banner = page.getByTestId("import-banner");
-      await banner.waitFor();
+      await parsed(banner);
       expect(await banner.textContent()).toBe("Ничего не импортировано: все контакты файла (1) — дубли. База не создана");
       expect(await banner.getAttribute("class")).toContain("banner-warning");
       expect(await page.getByText("успешно импортирована").count()).toBe(0);
@@ -107,7 +107,7 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     await page.setInputFiles("#base-file", { name: "a.xlsx", mimeType: XLSX_MIME, buffer: buildXls([["ФИО"], ["Иван"]]) });
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
     const banner = page.getByTestId("import-banner");
-    await banner.waitFor();
+    await parsed(banner);
     expect(await banner.textContent()).toBe("Произошла ошибка при импорте базы данныхВведите название базы");
 
     await page.fill("#base-name", "Не таблица");

@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { createTestApp, type TestApp } from "./app";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
 
@@ -54,6 +54,17 @@ export async function loginThroughPage(page: Page, credentials: { login: string;
 export async function waitForHydration(page: Page) {
   // Set by root.tsx once every effect of the first render has run (listeners attached).
   await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
+}
+
+/**
+ * Waits for an element, then for its page to be parsed to the end. Without JavaScript a form post's answer is parsed
+ * as it streams in: an element can be in the page, and visible, before its text is (seen under load: an empty
+ * banner read right after it appeared).
+ */
+export async function parsed(locator: Locator): Promise<Locator> {
+  await locator.waitFor();
+  await locator.page().waitForLoadState("domcontentloaded");
+  return locator;
 }
 
 /**
