@@ -8,7 +8,7 @@ import {
   type ZodTypeProvider,
 } from "fastify-type-provider-zod";
 import type { DbHandle } from "../db/client";
-import { clientErrorHandler, frameworkErrorHandler } from "./api/errors";
+import { clientErrorHandler, frameworkErrorHandler, pathTooLong } from "./api/errors";
 import { apiV1 } from "./api/plugin";
 import { createSessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
@@ -21,13 +21,12 @@ import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { createTelephony } from "./telephony/provider";
-import { checkRequestPath } from "./http/paths";
+import { checkRequestPath, isApiPath } from "./http/paths";
 import { securityHeaders } from "./http/security";
 import { createMetrics } from "./http/metrics";
 import { observeRequests, requestIdGenerator } from "./http/observe";
 import { createWebApp } from "./web";
 
-const isApiPath = (url: string) => url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?");
 /** Paths Fastify answers itself; every other one goes to the pages. */
 const isFastifyPath = (url: string) => isApiPath(url) || url === "/metrics" || url.startsWith("/metrics?");
 
@@ -61,10 +60,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     const verdict = checkRequestPath(request.raw.url ?? "/");
     if (!verdict) return;
     if (verdict.status === 308) return reply.code(308).header("Location", verdict.location).send();
-    const message = "Слишком длинный адрес запроса";
-    return isApiPath(request.raw.url ?? "")
-      ? reply.code(414).type("application/json; charset=utf-8").send(JSON.stringify({ error: "url_too_long", message }))
-      : reply.code(414).type("text/plain; charset=utf-8").send(message);
+    return pathTooLong(request, reply);
   });
   // The embedded database's vacuum waits for a quiet moment for its large tables: requests are counted here
   // (pages and API alike, until their response is closed).

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { hasZodFastifySchemaValidationErrors } from "fastify-type-provider-zod";
 import { isAppError } from "../core/errors";
 import { isDatabaseUnavailable } from "../core/db-errors";
+import { checkRequestPath, isApiPath } from "../http/paths";
 
 /** Russian messages for Fastify's own 4xx errors (bad JSON, wrong content type, too large). */
 const FASTIFY_MESSAGES: Record<string, string> = {
@@ -42,8 +43,20 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
   socket.destroy(error);
 }
 
-/** Fastify's router errors (a URL that is not valid UTF-8 after decoding, a path parameter over 100 characters). */
-export function frameworkErrorHandler(error: FastifyError, _request: FastifyRequest, reply: FastifyReply) {
+/** 414 for a path over the limits of checkRequestPath: JSON on /api/v1, a short text elsewhere. */
+export function pathTooLong(request: FastifyRequest, reply: FastifyReply) {
+  const message = "Слишком длинный адрес запроса";
+  return isApiPath(request.raw.url ?? "")
+    ? reply.code(414).type("application/json; charset=utf-8").send(JSON.stringify({ error: "url_too_long", message }))
+    : reply.code(414).type("text/plain; charset=utf-8").send(message);
+}
+
+/**
+ * Fastify's router errors (a URL that is not valid UTF-8 after decoding, a path parameter over 100 characters).
+ * They come before the onRequest hooks: a path over the length limit is 414 here too, whatever else is wrong with it.
+ */
+export function frameworkErrorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  if (checkRequestPath(request.raw.url ?? "/")?.status === 414) return pathTooLong(request, reply);
   const tooLong = error.code === "FST_ERR_MAX_PARAM_LENGTH";
   reply
     .code(tooLong ? 414 : 400)

@@ -14,6 +14,9 @@ export const MAX_PATH_SEGMENTS = 32;
 /** A request line in absolute form ("GET http://host/path"): the part before the path. */
 const ABSOLUTE_FORM = /^[a-z][a-z\d+.-]*:\/\/[^/?]*/i;
 
+/** A request target of the JSON API (its errors are JSON). */
+export const isApiPath = (url: string) => url === "/api/v1" || url.startsWith("/api/v1/") || url.startsWith("/api/v1?");
+
 export type PathCheck = { status: 414 } | { status: 308; location: string } | null;
 
 /**

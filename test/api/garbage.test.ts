@@ -403,8 +403,11 @@ function urlFor(route: Route, id: string) {
 }
 
 /** fc.assert, but a failure reports our own message (the request, cut short), not a 100 KB counterexample. */
+/** GARBAGE_SEED (with GARBAGE_PATH) replays a failure a run printed. */
+const REPLAY = process.env.GARBAGE_SEED ? { seed: Number(process.env.GARBAGE_SEED), path: process.env.GARBAGE_PATH } : {};
+
 async function holds(property: fc.IAsyncProperty<unknown[]>, numRuns: number) {
-  const result = await fc.check(property, { numRuns, endOnFailure: true });
+  const result = await fc.check(property, { numRuns, endOnFailure: true, ...REPLAY });
   if (result.failed) {
     const error = result.errorInstance as Error | undefined;
     throw new Error(`${String(error?.message ?? "the property failed").slice(0, 3000)}\n(seed ${result.seed}, path ${result.counterexamplePath})`);
