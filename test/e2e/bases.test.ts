@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { buildXlsx } from "../helpers/xlsx";
 
 let e: E2E;
@@ -115,7 +115,7 @@ describe.each([true, false])("the base table with JavaScript %s", (javaScript) =
     if (javaScript) await waitForHydration(page);
     await page.getByRole("link", { name: `Удалить базу ${deleted}` }).click();
     const dialog = page.getByTestId("delete-base");
-    await dialog.waitFor();
+    await parsed(dialog);
     expect(await dialog.textContent()).toContain(`База «${deleted}» будет удалена`);
     await dialog.getByRole("button", { name: "Удалить" }).click();
     await page.getByText(`База «${deleted}» удалена`).first().waitFor();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { databases, exports } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { buildXlsx, readXlsx } from "../helpers/xlsx";
 import { EXPORT_HEADER } from "../../server/core/exports/run";
 
@@ -70,7 +70,7 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
     if (javaScript) await waitForHydration(page);
     await page.getByRole("link", { name: "Удалить", exact: true }).click();
     const confirm = page.getByTestId("confirm-export-delete");
-    await confirm.waitFor();
+    await parsed(confirm);
     expect(await confirm.textContent()).toContain("Удалить экспорт «Все новые»?");
     await confirm.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Экспорт удалён").first().waitFor();
@@ -127,7 +127,7 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
     await page.getByLabel("Выбрать Третий").check();
     await page.getByRole("button", { name: "Удалить выбранные" }).click();
     const confirm = page.getByTestId("confirm-export-delete");
-    await confirm.waitFor();
+    await parsed(confirm);
     expect(await confirm.textContent()).toContain("Удалить выбранные экспорты (2)?");
     await confirm.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Удалено экспортов: 2").first().waitFor();
@@ -135,7 +135,7 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
 
     if (javaScript) await waitForHydration(page);
     await page.getByRole("link", { name: "Удалить все" }).click();
-    await confirm.waitFor();
+    await parsed(confirm);
     expect(await confirm.textContent()).toContain("Удалить все экспорты (1)?");
     await confirm.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Удалено экспортов: 1").first().waitFor();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, templates } from "../../db/schema";
 import type { Page } from "playwright-core";
 import { ADMIN, createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase } from "../helpers/leads";
 
 let e: E2E;
@@ -48,7 +48,7 @@ describe("an admin builds a filter from /loadedbases", () => {
     await page.getByText("Фильтр сохранен").first().waitFor();
     await page.waitForURL((url) => url.pathname === "/loadedbases");
     const card = page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" });
-    await card.waitFor();
+    await parsed(card);
     expect(await card.textContent()).toContain("Одесса март, Харьков");
     expect(await card.textContent()).toContain("Кредитная анкета");
     expect(await card.getByRole("switch").textContent()).toBe("Активирован");

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applications, callbacks, leadEvents, statuses, templates, users } from "../../db/schema";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { setRatesCents } from "../helpers/money";
 
@@ -111,7 +111,7 @@ describe("the lead panel's keys", () => {
       // «?» is Shift and the key left of the right Shift (by code, so also on the Russian layout, where it types «,»).
       await page.keyboard.press("Shift+Slash");
       const dialog = page.locator("[data-testid=keys-dialog]");
-      await dialog.waitFor();
+      await parsed(dialog);
       expect(await dialog.getByRole("heading").textContent()).toBe("Клавиши");
       const rows = await dialog.locator("tr").evaluateAll((trs) => trs.map((tr) => tr.textContent?.replace(/\s+/g, " ").trim()));
       expect(rows).toEqual([

@@ -4,7 +4,7 @@ import { applications, contacts, leadEvents, links, settings, templates, users }
 import { bearer, reloadUser, createUser } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 import type { Page } from "playwright-core";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let e: E2E;
@@ -159,7 +159,7 @@ describe("a manager works leads", () => {
 
     // The balance rose: the header's congratulation popup shows the amount; the manager closes it.
     const popup = page.locator("[data-testid=balance-popup]");
-    await popup.waitFor();
+    await parsed(popup);
     expect(await popup.textContent()).toContain("20");
     await popup.getByRole("button", { name: "Отлично" }).click();
     await popup.waitFor({ state: "detached" });

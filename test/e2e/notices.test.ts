@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { templates, users } from "../../db/schema";
 import { createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let e: E2E;
@@ -47,7 +47,7 @@ describe("issue 17: messages never get in the way", () => {
       await page.goto("/leadpanel");
       await waitForHydration(page);
       const popup = page.locator("[data-testid=balance-popup]");
-      await popup.waitFor();
+      await parsed(popup);
       const said = (await popup.textContent())?.replace(/\s/g, " ");
       expect(said).toContain("Поздравляем!");
       expect(said).toContain("Вам начислено 20,00 $");

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { ADMIN, bearer, createUser, reloadUser } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { sendReport, setRatesCents } from "../helpers/money";
 
 let e: E2E;
@@ -48,7 +48,7 @@ describe("earning, the popup and a payout, with JavaScript", () => {
     expect(pressed.status).toBe(200);
     await managerPage.clock.fastForward(30_000);
     const popup = managerPage.locator("[data-testid=balance-popup]");
-    await popup.waitFor();
+    await parsed(popup);
     expect((await popup.textContent())?.replace(/\s/g, " ")).toContain("Вам начислено 7,50 $");
     expect(await text(managerPage, "[data-testid=balance]")).toBe("7,50 $");
     await managerPage.click("text=Отлично");
@@ -87,7 +87,7 @@ describe("earning, the popup and a payout, with JavaScript", () => {
     expect((await payout.textContent())?.replace(/\s/g, " ")).toContain("7,50 $");
     await payout.click();
     const details = history.locator("[data-testid=payout-details]");
-    await details.waitFor();
+    await parsed(details);
     const detailText = (await details.textContent())?.replace(/\s/g, " ") ?? "";
     expect(detailText).toContain("Имя: Пётр");
     expect(detailText).toContain("Телефон: +380501112233");
