@@ -12,7 +12,7 @@ import { ensureBuild, httpJson, machineBusyMs, median, percentile, printTable, p
 
 /**
  * Issue 19: how many managers the embedded database serves. The lead turn (update-and-get-lead) over HTTP on
- * PGlite, served as `npm start` serves it: the app's own process (`node --import tsx server/main.ts`, NODE_ENV
+ * PGlite, served as `npm start` serves it: the app's own process (APP_COMMAND: `node --max-semi-space-size=4 --import tsx server/main.ts`, NODE_ENV
  * production, request logs at the default level, to /dev/null here) on a DATA_DIR, the database inside that process.
  * - closed loop: 20 and 50 managers pressing again as soon as answered: the most turns/s it gives;
  * - open loop: 50 and 100 managers each pressing about every 2 s (25 and 50 turns/s offered): p50 and p99. A real

@@ -12,7 +12,7 @@ import { createDb, type DbHandle } from "../db/client";
 import { settings } from "../db/schema";
 import { seed } from "../db/seed";
 import { importBase } from "../server/core/bases/import";
-import { capHeapGrowth } from "../server/heap";
+import { APP_NODE_FLAGS, capHeapGrowth } from "../server/heap";
 import { readSheetRows } from "../server/core/bases/spreadsheet";
 import { importRows, writeImportXlsx } from "./import-file";
 import { cpuSnapshot, median, PG_URL, printTable, processMemoryMb, withDatabase, type Row } from "./lib";
@@ -140,7 +140,9 @@ function cpuFromHere() {
 
 function child(...argv: string[]) {
   const started = Date.now();
-  const result = spawnSync(process.execPath, ["--import", "tsx", "bench/import.ts", ...argv], {
+  // The import phases run with the app's start flags, so their memory is what the app's would be.
+  const flags = argv[0].startsWith("import-") ? APP_NODE_FLAGS : [];
+  const result = spawnSync(process.execPath, [...flags, "--import", "tsx", "bench/import.ts", ...argv], {
     encoding: "utf8",
     stdio: ["ignore", "pipe", "inherit"],
     maxBuffer: 16 * 1024 * 1024,

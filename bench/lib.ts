@@ -3,6 +3,7 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
+import { APP_NODE_FLAGS } from "../server/heap";
 
 /** Small helpers shared by the bench scripts: medians, percentiles and a plain-text table. */
 export function median(values: number[]): number {
@@ -114,12 +115,14 @@ export interface AppProcess {
 }
 
 /**
- * The app as `npm start` runs it (`node --import tsx server/main.ts`, its own process, NODE_ENV production, logs
- * at LOG_LEVEL), on a free loopback port; resolves once /api/v1/health answers. Needs a build in BUILD_DIR.
+ * The app as `npm start` runs it (`node --max-semi-space-size=4 --import tsx server/main.ts`, its own process,
+ * NODE_ENV production, logs at LOG_LEVEL), on a free loopback port; resolves once /api/v1/health answers. Needs a
+ * build in BUILD_DIR. BENCH_NODE_ARGS adds Node/V8 flags after the app's own (the last of a repeated flag wins, so
+ * `BENCH_NODE_ARGS=--max-semi-space-size=16` measures V8's default young generation).
  */
 export async function startApp(env: Record<string, string>): Promise<AppProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", "server/main.ts"], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
 import { ensureBuild, freePort, median, PG_URL, printTable, withDatabase, type Row } from "./lib";
+import { APP_COMMAND } from "../server/heap";
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 
@@ -11,7 +12,7 @@ const RUNS = Number(process.env.BENCH_RUNS || 5);
 async function timeToFirstAuth(env: Record<string, string>): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, APP_COMMAND, {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error" },
     stdio: ["ignore", "ignore", "inherit"],
   });

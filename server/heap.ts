@@ -11,3 +11,16 @@ import v8 from "node:v8";
 export function capHeapGrowth() {
   v8.setFlagsFromString("--heap-growing-percent=50");
 }
+
+/**
+ * Flags V8 reads only when a process starts, so they are on the command line of every start of the app:
+ * package.json's start and dev, deploy/leaddesk.service, and the benches and tests that run it as its own
+ * process (APP_COMMAND; test/core/app-command.test.ts keeps them the same).
+ * A young generation of 4 MB semi-spaces instead of 16: during an import the main thread's short-lived rows filled
+ * three 16 MB spaces that stay resident; with 4 MB the embedded database's import of 100,000 rows peaks 60 to 70 MB
+ * lower (under 400 MB), and lead turns cost the same within the bench's spread (docs/decisions/047).
+ */
+export const APP_NODE_FLAGS = ["--max-semi-space-size=4"];
+
+/** Node's arguments that run the app as `npm start` runs it (after its build). */
+export const APP_COMMAND = [...APP_NODE_FLAGS, "--import", "tsx", "server/main.ts"];

@@ -9,6 +9,7 @@ import { createDb, DataDirLockedError } from "../../db/client";
 import { contacts, databases, settings, statuses, users } from "../../db/schema";
 import { DEFAULT_STATUSES, seed } from "../../db/seed";
 import { createTestDb } from "../helpers/db";
+import { APP_COMMAND } from "../../server/heap";
 
 const dirs: string[] = [];
 const tempDir = () => {
@@ -142,7 +143,7 @@ describe("the embedded database (PGlite) in DATA_DIR", { timeout: 180_000 }, () 
     const dir = tempDir();
     const holder = await createDb({ dataDir: dir });
     try {
-      const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+      const child = spawn(process.execPath, APP_COMMAND, {
         env: { ...process.env, DATA_DIR: dir, PORT: "0", DATABASE_URL: "" },
         stdio: ["ignore", "pipe", "pipe"],
       });
@@ -164,7 +165,7 @@ describe("the embedded database (PGlite) in DATA_DIR", { timeout: 180_000 }, () 
         server.close(() => resolve(port));
       });
     });
-    const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], {
+    const child = spawn(process.execPath, APP_COMMAND, {
       env: { ...process.env, DATA_DIR: dir, PORT: String(port), HOST: "127.0.0.1", DATABASE_URL: "", LOG_LEVEL: "error" },
       stdio: ["ignore", "pipe", "pipe"],
     });

@@ -4,6 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { freePort } from "../helpers/ports";
 import { ADMIN, api, login, ROOT, serverEnv, spawnServer, startServer, tempDataDir, waitFor, type ServerProcess } from "./server";
+import { APP_COMMAND } from "../../server/heap";
 
 /**
  * Fault: a second server process started on the same PGlite DATA_DIR. It must refuse to start (a clear message,
@@ -90,7 +91,7 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("PGlite: two processes o
       const port = await freePort();
       // The server runs under `sh` that then becomes `sleep`: nobody reaps the server when it is killed.
       const parent = sleeper(
-        `"${process.execPath}" --import tsx server/main.ts >/dev/null 2>&1 & echo "$!"; exec sleep 600`,
+        `"${process.execPath}" ${APP_COMMAND.join(" ")} >/dev/null 2>&1 & echo "$!"; exec sleep 600`,
         serverEnv({ dataDir, port }),
       );
       const pid = await new Promise<number>((resolve) => parent.stdout!.once("data", (chunk) => resolve(Number(String(chunk).trim()))));

@@ -9,9 +9,10 @@ import { queryRows, type Db } from "../../db/client";
 import { endWithTheRun } from "../helpers/children";
 import { withDatabase } from "../helpers/global-setup";
 import { freePort } from "../helpers/ports";
+import { APP_COMMAND } from "../../server/heap";
 
 /**
- * Fault tests run the real server (`node --import tsx server/main.ts`) as a child process, so they can kill it
+ * Fault tests run the real server (APP_COMMAND: `node … --import tsx server/main.ts`) as a child process, so they can kill it
  * with SIGKILL and start it again on the same data. Nothing here is global: each test file keeps its own list
  * of children and kills them in afterAll.
  */
@@ -87,7 +88,7 @@ export function serverEnv(options: ServerOptions & { port: number }): NodeJS.Pro
 /** Spawns the server without waiting for it. */
 export function spawnServer(options: ServerOptions & { port: number }): ServerProcess {
   const env = serverEnv(options);
-  const child = spawn(process.execPath, ["--import", "tsx", "server/main.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, APP_COMMAND, { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   endWithTheRun(child);
   let text = "";
   child.stdout!.on("data", (chunk) => (text += chunk));
