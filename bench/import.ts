@@ -8,14 +8,15 @@ import { parse } from "csv-parse";
 import ExcelJS from "exceljs";
 import { sql as sqlTag } from "drizzle-orm";
 import postgres from "postgres";
-import { createDb, type DbHandle } from "../db/client";
+import { createDb, queryRows, type DbHandle } from "../db/client";
 import { settings } from "../db/schema";
 import { seed } from "../db/seed";
 import { importBase } from "../server/core/bases/import";
 import { APP_NODE_FLAGS, capHeapGrowth } from "../server/heap";
 import { readSheetRows } from "../server/core/bases/spreadsheet";
-import { importRows, writeImportXlsx } from "./import-file";
-import { cpuSnapshot, median, PG_URL, printTable, processMemoryMb, withDatabase, type Row } from "./lib";
+import { createSessionStore } from "../server/auth/sessions";
+import { IMPORT_MAPPINGS, importRows, writeImportXlsx } from "./import-file";
+import { cpuSnapshot, ensureBuild, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 4: import of a generated ROWS x 8 .xlsx into a database that already holds EXISTING contacts, with both
@@ -31,7 +32,10 @@ import { cpuSnapshot, median, PG_URL, printTable, processMemoryMb, withDatabase,
  * phone as its own key).
  *
  * PGlite: both formats, BENCH_PGLITE_RUNS runs (default 1), each into a fresh copy of one seeded DATA_DIR, with
- * each run's peak RSS. BENCH_IMPORT_BACKENDS=pglite (or postgres) measures one backend alone.
+ * each run's peak RSS. Then the same import as an admin makes it: the file uploaded to /api/v1/database/import of
+ * the app started as `npm start` starts it (bench/lib.ts startApp), with that process's RSS once it is ready and its
+ * peak (VmHWM since its start, so the HTTP server, the pages' code and the upload are in it).
+ * BENCH_IMPORT_BACKENDS=pglite (or postgres) measures one backend alone.
  */
 const ROWS = Number(process.env.BENCH_IMPORT_ROWS || 100_000);
 const EXISTING = Number(process.env.BENCH_EXISTING || 1_000_000);
@@ -170,9 +174,36 @@ async function warmUp(beside: string) {
 async function measuredImport(handle: DbHandle, file: string) {
   await handle.db.update(settings).set({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: true });
   const started = performance.now();
-  const result = await importBase(handle.db, ADMIN_ACTOR, { name: `Импорт ${Date.now()}`, mappings: JSON.stringify(["name", "phone", "city", "address", "age", "additionalInfo1", "additionalInfo2", "additionalInfo3"]), file: { path: file, name: path.basename(file) } }, { phoneRegion: "UA" });
+  const result = await importBase(handle.db, ADMIN_ACTOR, { name: `Импорт ${Date.now()}`, mappings: IMPORT_MAPPINGS, file: { path: file, name: path.basename(file) } }, { phoneRegion: "UA" });
   const ms = performance.now() - started;
   return { ms, imported: result.imported, duplicates: result.duplicatesInfo.reduce((a, d) => a + d.count, 0) };
+}
+
+/** An admin's upload of `file` to the app (`npm start`'s process on `dataDir`): wall time and the app's memory. */
+async function importThroughApp(file: string, dataDir: string) {
+  ensureBuild();
+  const handle = await createDb({ dataDir });
+  await handle.db.update(settings).set({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: true });
+  const [admin] = await queryRows<{ id: number }>(handle.db, sqlTag`select id from users where login = 'bench'`);
+  const token = (await createSessionStore(handle.db, 1).create(admin.id)).token;
+  await handle.close();
+  const app = await startApp({ DATA_DIR: dataDir, DATABASE_URL: "" });
+  try {
+    const readyMb = Math.round(processMemoryMb(app.pid).rss);
+    const form = new FormData();
+    form.set("name", `Импорт через API ${Date.now()}`);
+    form.set("mappings", IMPORT_MAPPINGS);
+    form.set("file", new Blob([fs.readFileSync(file)]), path.basename(file));
+    const started = performance.now();
+    const response = await fetch(`${app.origin}/api/v1/database/import`, { method: "POST", headers: { Authorization: `Bearer ${token}` }, body: form });
+    const text = await response.text();
+    const ms = performance.now() - started;
+    if (response.status !== 200) throw new Error(`import through the app failed: ${response.status} ${text}`);
+    const { imported } = JSON.parse(text) as { imported: number };
+    return { ms, imported, readyMb, rssMb: Math.round(processMemoryMb(app.pid).peak) };
+  } finally {
+    await app.stop();
+  }
 }
 
 async function main() {
@@ -344,11 +375,15 @@ async function main() {
     for (const format of formats) {
       const reads: Array<{ ms: number; rows: number; rssMb: number }> = [];
       const imports: Array<{ ms: number; imported: number; duplicates: number; rssMb: number }> = [];
+      const appImports: Array<{ ms: number; imported: number; readyMb: number; rssMb: number }> = [];
       for (let run = 0; run < PGLITE_RUNS; run++) {
         const dataDir = path.join(dir, `pglite-run-${run}`);
         fs.cpSync(seeded, dataDir, { recursive: true });
         reads.push(child(format.baseline, format.file));
         imports.push(child("import-pglite", format.file, dataDir));
+        fs.rmSync(dataDir, { recursive: true, force: true });
+        fs.cpSync(seeded, dataDir, { recursive: true });
+        appImports.push(await importThroughApp(format.file, dataDir));
         fs.rmSync(dataDir, { recursive: true, force: true });
       }
       const runs = PGLITE_RUNS === 1 ? "1 run" : `median of ${PGLITE_RUNS}`;
@@ -371,6 +406,16 @@ async function main() {
           "peak RSS MB": median(imports.map((r) => r.rssMb)),
           "peak RSS MB, each run": imports.map((r) => r.rssMb).join(" "),
           ratio: importMs / readMs,
+          "dups removed": imports[0].duplicates,
+        },
+        {
+          backend: "PGlite",
+          step: `the same through the app's API (npm start's process, ${median(appImports.map((r) => r.readyMb))} MB when ready), ${runs}`,
+          rows: appImports[0].imported,
+          "wall s": median(appImports.map((r) => r.ms)) / 1000,
+          "peak RSS MB": median(appImports.map((r) => r.rssMb)),
+          "peak RSS MB, each run": appImports.map((r) => r.rssMb).join(" "),
+          ratio: median(appImports.map((r) => r.ms)) / readMs,
           "dups removed": imports[0].duplicates,
         },
       );

@@ -1,7 +1,6 @@
 import os from "node:os";
 import { PassThrough } from "node:stream";
 import { and, eq, sql } from "drizzle-orm";
-import ExcelJS from "exceljs";
 import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
 import { exports } from "../../../db/schema";
@@ -211,7 +210,7 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
                    where p.export_id = ${job.id} and e.id = p.export_id and e.claimed_by = ${workerId}`),
   );
   const parts = partStore(db, job, workerId);
-  const file = job.format === "csv" ? csvFile(parts) : xlsxFile(parts);
+  const file = job.format === "csv" ? csvFile(parts) : await xlsxFile(parts);
   file.add(EXPORT_HEADER);
 
   const keepLease = async (progress: number, rowsWritten: number, rowsTotal: number) => {
@@ -325,8 +324,12 @@ interface ExportWriter {
   end(): Promise<void>;
 }
 
-/** exceljs' streaming writer: no shared strings and no styles, so each row is written out as it comes. */
-function xlsxFile(parts: ReturnType<typeof partStore>): ExportWriter {
+/**
+ * exceljs' streaming writer: no shared strings and no styles, so each row is written out as it comes. Loaded with
+ * the first .xlsx export, not with the app: its code is about 28 MB of the process' memory (decision 047).
+ */
+async function xlsxFile(parts: ReturnType<typeof partStore>): Promise<ExportWriter> {
+  const { default: ExcelJS } = await import("exceljs");
   const stream = new PassThrough();
   stream.on("data", (chunk: Buffer) => parts.add(chunk));
   const finished = new Promise<void>((resolve, reject) => {
