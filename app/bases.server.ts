@@ -13,6 +13,7 @@ import { othersBusy } from "../server/deps";
 import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField } from "../server/core/bases/mapping";
 import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
 import { fileRequired, keepUpload, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
+import { followImport } from "../server/core/bases/import-progress";
 import "./context.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
@@ -28,6 +29,7 @@ export {
   exportFile,
 } from "../server/core/exports/exports";
 export { IMPORT_SUCCESS, IMPORT_FAILURE } from "../server/core/bases/import";
+export { importProgress } from "../server/core/bases/import-progress";
 
 /** What the import page shows after a post: the mapping step, the result, or an error (keeping the mapping). */
 export type ImportState =
@@ -165,14 +167,21 @@ export async function handleImportPost(
             }),
           );
     let path: string | null = null;
+    let progress: ReturnType<typeof followImport> | undefined;
     try {
       path = uploadPath(uploadId);
+      progress = followImport(uploadId, actor.id);
       const result = await context.deps.metrics.importJob(
         importBase(
           context.deps.db,
           actor,
           { name, mappings, hasHeader: text(form, "hasHeader"), sheet: text(form, "sheet"), file: { path, name: fileName } },
-          { phoneRegion: context.deps.config.phoneRegion, signal: request.signal, othersBusy: othersBusy(context.deps) },
+          {
+            phoneRegion: context.deps.config.phoneRegion,
+            signal: request.signal,
+            othersBusy: othersBusy(context.deps),
+            onProgress: progress.onProgress,
+          },
         ),
       );
       removeUpload(path);
@@ -196,6 +205,8 @@ export async function handleImportPost(
         return { state, status: error.status };
       }
       return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message, mapping }, status: error.status };
+    } finally {
+      progress?.end();
     }
   }
   return { state: { step: "error", message: IMPORT_FAILURE, detail: "Неизвестное действие" }, status: 400 };

@@ -22,7 +22,22 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return data(state, { status });
 }
 
-type Busy = { phase: "upload" | "processing"; percent: number } | null;
+/** What the progress bar shows: the upload's percent, then the processing (with the rows saved so far, if known). */
+type Busy = { phase: "upload" | "processing"; percent: number; rows?: number } | null;
+
+/** While a save is in flight: asks how many rows it has written, every 700 ms; stop it with the returned function. */
+function followSave(uploadId: string, onRows: (rows: number) => void): () => void {
+  const timer = setInterval(async () => {
+    try {
+      const res = await fetch(`/importbase/progress?uploadId=${encodeURIComponent(uploadId)}`, { headers: { Accept: "application/json" } });
+      const body = res.ok ? ((await res.json()) as { rows?: unknown }) : null;
+      if (typeof body?.rows === "number" && body.rows > 0) onRows(body.rows);
+    } catch {
+      // No count this time: the bar keeps pulsing.
+    }
+  }, 700);
+  return () => clearInterval(timer);
+}
 
 /** With JavaScript: the same two posts through XHR to /importbase/upload, for the upload progress. */
 function postWithProgress(form: FormData, onProgress: (busy: Busy) => void): Promise<ImportState> {
@@ -77,6 +92,10 @@ export default function ImportBasePage() {
       return;
     }
     setBusy(form.get("intent") === "preview" ? { phase: "upload", percent: 0 } : { phase: "processing", percent: 100 });
+    const stopFollowing =
+      form.get("intent") === "import"
+        ? followSave(String(form.get("uploadId") ?? ""), (rows) => setBusy((now) => (now?.phase === "processing" ? { ...now, rows } : now)))
+        : () => {};
     try {
       const next = await postWithProgress(form, setBusy);
       setState(next);
@@ -88,6 +107,7 @@ export default function ImportBasePage() {
       notify("error", "Произошла ошибка при импорте базы данных");
       setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Сервер не ответил: попробуйте ещё раз", mapping });
     } finally {
+      stopFollowing();
       setBusy(null);
     }
   }
@@ -152,7 +172,7 @@ export default function ImportBasePage() {
         </Form>
       )}
 
-      {busy ? <ImportProgress phase={busy.phase} percent={busy.percent} /> : null}
+      {busy ? <ImportProgress phase={busy.phase} percent={busy.percent} rows={busy.rows} /> : null}
 
       {mapping?.preview.notice ? <Banner kind="warning" title={mapping.preview.notice} /> : null}
       {mapping?.preview.formulas ? <Banner kind="warning" title={mapping.preview.formulas} /> : null}

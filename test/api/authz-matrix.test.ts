@@ -149,6 +149,8 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "_app.importbase.tsx": { access: "admin", url: "/importbase" },
   // The import page's XHR posts (no loader: a GET is Remix's 400).
   "_app.importbase.upload.tsx": { access: "admin", url: "/importbase/upload", postOnly: true },
+  // The count of rows an import under way has written (JSON, asked by the import page while it saves).
+  "_app.importbase.progress.tsx": { access: "admin", url: "/importbase/progress?uploadId=x" },
   "_app.exportbase.tsx": { access: "admin", url: "/exportbase" },
   "_app.exportbase.$id.download.tsx": { access: "admin", url: "/exportbase/:export/download" },
   "_app.searchlead.tsx": { access: "admin", url: "/searchlead" },

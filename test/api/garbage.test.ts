@@ -596,7 +596,7 @@ const oddPath = fc
 
 /** Methods beyond the usual: WebDAV, TRACE, and the ones no page form uses. */
 const ODD_METHODS = ["OPTIONS", "TRACE", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "REPORT", "PURGE", "PUT", "PATCH", "DELETE"];
-const PAGES = ["/", "/auth", "/auth/recovery", "/leadpanel", "/managers", "/payments", "/payments/history/1", "/theme", "/logout", "/webPhone", "/balance", "/no/such/page", "/build/x.js"];
+const PAGES = ["/", "/auth", "/auth/recovery", "/leadpanel", "/managers", "/payments", "/payments/history/1", "/theme", "/logout", "/webPhone", "/balance", "/importbase/progress", "/no/such/page", "/build/x.js"];
 
 describe("garbage at the HTTP edge (pages, /api/v1, /realtime)", () => {
   let cookie = "";

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases, settings } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
 import { type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { csvText } from "../helpers/csv";
 import { buildXls, buildXlsx } from "../helpers/xlsx";
 
 let e: E2E;
@@ -115,5 +116,29 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
     await page.getByText("Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv").first().waitFor();
     expect(await countOf("Не таблица")).toBeNull();
+  });
+});
+
+describe("a long save with JavaScript", () => {
+  it("counts the rows written while the import runs, then shows the result", async () => {
+    const lines = [["ФИО", "Телефон"]];
+    for (let i = 0; i < 60_000; i++) lines.push([`Клиент ${i}`, `063${String(i).padStart(7, "0")}`]);
+    const page = await e.newPage({ javaScript: true });
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/importbase");
+    await waitForHydration(page);
+    await page.fill("#base-name", "Долгий импорт");
+    await page.setInputFiles("#base-file", { name: "долгий.csv", mimeType: "text/csv", buffer: Buffer.from(csvText(lines, ";")) });
+    await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+    await mappingGrid(page);
+    await page.getByRole("button", { name: "Сохранить", exact: true }).click();
+
+    // Before the result: the bar says how many rows are written so far, not only that the file is processed.
+    const progress = page.getByTestId("import-progress");
+    await progress.getByText(/^Обработка файла\.\.\. строк: \d[\d\s]*$/).waitFor();
+    const result = page.getByTestId("import-result");
+    await parsed(result);
+    expect(await result.getByTestId("imported-count").textContent()).toBe("60000");
+    expect(await progress.count()).toBe(0);
   });
 });

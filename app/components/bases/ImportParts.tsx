@@ -100,11 +100,11 @@ export function ImportResultDialog({ result, onClose }: { result: ImportResult; 
 }
 
 /** Upload progress, then an indeterminate bar while the server reads and writes the file. */
-export function ImportProgress({ phase, percent }: { phase: "upload" | "processing"; percent: number }) {
+export function ImportProgress({ phase, percent, rows }: { phase: "upload" | "processing"; percent: number; rows?: number }) {
   return (
     <div className="my-3" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={phase === "upload" ? percent : undefined} data-testid="import-progress">
       <div className="mb-1 text-sm text-slate-600 dark:text-slate-300">
-        {phase === "upload" ? `Загрузка файла: ${percent}%` : "Обработка файла..."}
+        {phase === "upload" ? `Загрузка файла: ${percent}%` : rows ? `Обработка файла... строк: ${rows.toLocaleString("ru-RU")}` : "Обработка файла..."}
       </div>
       <div className="h-2 overflow-hidden rounded bg-slate-200 dark:bg-slate-700">
         <div

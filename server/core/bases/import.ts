@@ -333,7 +333,13 @@ export async function importBase(
   db: Db,
   actor: Actor,
   input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; sheet?: unknown; file?: UploadedFile | null },
-  options: { phoneRegion: string; signal?: AbortSignal; othersBusy?: () => boolean },
+  options: {
+    phoneRegion: string;
+    signal?: AbortSignal;
+    othersBusy?: () => boolean;
+    /** Hears the data rows read and written so far, after each batch (the page's progress: import-progress.ts). */
+    onProgress?: (rows: number) => void;
+  },
 ): Promise<ImportResult> {
   requireAdmin(actor);
   const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
@@ -368,7 +374,7 @@ export async function importBase(
       yield* head;
       for (let next = await rows.next(); !next.done; next = await rows.next()) yield next.value;
     }
-    return await importRows(db, all(), { name, mappings, hasHeader, phoneRegion: options.phoneRegion, signal: options.signal, othersBusy: options.othersBusy });
+    return await importRows(db, all(), { name, mappings, hasHeader, ...options });
   } finally {
     // Ends the reading worker when the import stops early.
     await rows.return?.(undefined);
@@ -433,6 +439,7 @@ async function importRows(
     signal?: AbortSignal;
     /** Whether other requests are under way: the import then waits for them before a batch, up to YIELD_MS. */
     othersBusy?: () => boolean;
+    onProgress?: (rows: number) => void;
   },
 ): Promise<ImportResult> {
   const { name, mappings, hasHeader } = input;
@@ -470,9 +477,10 @@ async function importRows(
       await inFlight;
       if (batch.length === 0) return;
       const rows = batch;
+      const dataRowsRead = rowsRead - (hasHeader ? 1 : 0);
       batch = [];
       batchChars = 0;
-      inFlight = awaitedLater(writeBatch(rows));
+      inFlight = awaitedLater(writeBatch(rows).then(() => input.onProgress?.(dataRowsRead)));
     };
     const writeBatch = async (rows: ContactRow[]) => {
       // PGlite runs in this thread and answers in microtasks: without a turn of the event loop here, requests that
