@@ -167,10 +167,9 @@ export async function handleImportPost(
             }),
           );
     let path: string | null = null;
-    let progress: ReturnType<typeof followImport> | undefined;
+    const progress = followImport(uploadId, actor.id);
     try {
       path = uploadPath(uploadId);
-      progress = followImport(uploadId, actor.id);
       const result = await context.deps.metrics.importJob(
         importBase(
           context.deps.db,
@@ -206,7 +205,7 @@ export async function handleImportPost(
       }
       return { state: { step: "error", message: IMPORT_FAILURE, detail: error.message, mapping }, status: error.status };
     } finally {
-      progress?.end();
+      progress.end();
     }
   }
   return { state: { step: "error", message: IMPORT_FAILURE, detail: "Неизвестное действие" }, status: 400 };

@@ -3,12 +3,11 @@ import os from "node:os";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { createDb, queryRows } from "../db/client";
-import { createSessionStore } from "../server/auth/sessions";
-import { IMPORT_MAPPINGS, importRows, writeImportXlsx } from "./import-file";
+import { importRows, uploadImport, writeImportXlsx } from "./import-file";
 import { driveInWorker } from "./lead-driver";
 import type { Agent } from "./lead-driver";
 import { checkLeadWorld, driveFloor, seedLeadWorld } from "./lead-world";
-import { ensureBuild, httpJson, machineBusyMs, median, percentile, printTable, processCpu, processMemoryMb, startApp, type Row } from "./lib";
+import { benchAdminAuthorization, ensureBuild, httpJson, machineBusyMs, median, percentile, printTable, processCpu, processMemoryMb, startApp, type Row } from "./lib";
 
 /**
  * Issue 19: how many managers the embedded database serves. The lead turn (update-and-get-lead) over HTTP on
@@ -167,8 +166,7 @@ async function measureBusy(dataDir: string, filterId: number, agents: Agent[]): 
   const file = path.join(dataDir, "..", `capacity-import-${process.pid}.xlsx`);
   await writeImportXlsx(file, importRows(BUSY_ROWS));
   const handle = await createDb({ dataDir });
-  const [admin] = await queryRows<{ id: number }>(handle.db, sql`select id from users where login = 'bench'`);
-  const adminAuth = `Bearer ${(await createSessionStore(handle.db, 1).create(admin.id)).token}`;
+  const adminAuth = await benchAdminAuthorization(handle.db);
   const bases = await queryRows<{ id: number }>(handle.db, sql`select id from databases order by id limit 10`);
   const [{ count: exportRows }] = await queryRows<{ count: number }>(
     handle.db,
@@ -202,17 +200,9 @@ async function measureBusy(dataDir: string, filterId: number, agents: Agent[]): 
       }
     };
     const importJob = async (n: number) => {
-      const form = new FormData();
-      form.set("name", `Импорт под нагрузкой ${n}`);
-      form.set("mappings", IMPORT_MAPPINGS);
-      form.set("file", new Blob([fs.readFileSync(file)]), "base.xlsx");
-      const started = performance.now();
-      const response = await fetch(`${base}/database/import`, { method: "POST", headers: { Authorization: adminAuth }, body: form });
-      const text = await response.text();
-      if (response.status !== 200) throw new Error(`import failed: ${response.status} ${text}`);
-      const { imported } = JSON.parse(text) as { imported: number };
+      const { ms, imported } = await uploadImport(base, adminAuth, file, `Импорт под нагрузкой ${n}`);
       if (imported < BUSY_ROWS * 0.9) throw new Error(`import wrote ${imported} contacts of ${BUSY_ROWS}`);
-      return (performance.now() - started) / 1000;
+      return ms / 1000;
     };
     const runs: Array<{ label: string; job?: (n: number) => Promise<number> }> = [
       { label: `closed loop, ${BUSY_MANAGERS} managers, alone` },

@@ -8,15 +8,14 @@ import { parse } from "csv-parse";
 import ExcelJS from "exceljs";
 import { sql as sqlTag } from "drizzle-orm";
 import postgres from "postgres";
-import { createDb, queryRows, type DbHandle } from "../db/client";
+import { createDb, type DbHandle } from "../db/client";
 import { settings } from "../db/schema";
 import { seed } from "../db/seed";
 import { importBase } from "../server/core/bases/import";
 import { APP_NODE_FLAGS, capHeapGrowth } from "../server/heap";
 import { readSheetRows } from "../server/core/bases/spreadsheet";
-import { createSessionStore } from "../server/auth/sessions";
-import { IMPORT_MAPPINGS, importRows, writeImportXlsx } from "./import-file";
-import { cpuSnapshot, ensureBuild, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";
+import { IMPORT_MAPPINGS, importRows, uploadImport, writeImportXlsx } from "./import-file";
+import { benchAdminAuthorization, cpuSnapshot, ensureBuild, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 4: import of a generated ROWS x 8 .xlsx into a database that already holds EXISTING contacts, with both
@@ -184,22 +183,12 @@ async function importThroughApp(file: string, dataDir: string) {
   ensureBuild();
   const handle = await createDb({ dataDir });
   await handle.db.update(settings).set({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: true });
-  const [admin] = await queryRows<{ id: number }>(handle.db, sqlTag`select id from users where login = 'bench'`);
-  const token = (await createSessionStore(handle.db, 1).create(admin.id)).token;
+  const authorization = await benchAdminAuthorization(handle.db);
   await handle.close();
   const app = await startApp({ DATA_DIR: dataDir, DATABASE_URL: "" });
   try {
     const readyMb = Math.round(processMemoryMb(app.pid).rss);
-    const form = new FormData();
-    form.set("name", `Импорт через API ${Date.now()}`);
-    form.set("mappings", IMPORT_MAPPINGS);
-    form.set("file", new Blob([fs.readFileSync(file)]), path.basename(file));
-    const started = performance.now();
-    const response = await fetch(`${app.origin}/api/v1/database/import`, { method: "POST", headers: { Authorization: `Bearer ${token}` }, body: form });
-    const text = await response.text();
-    const ms = performance.now() - started;
-    if (response.status !== 200) throw new Error(`import through the app failed: ${response.status} ${text}`);
-    const { imported } = JSON.parse(text) as { imported: number };
+    const { ms, imported } = await uploadImport(`${app.origin}/api/v1`, authorization, file, `Импорт через API ${Date.now()}`);
     return { ms, imported, readyMb, rssMb: Math.round(processMemoryMb(app.pid).peak) };
   } finally {
     await app.stop();

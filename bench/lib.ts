@@ -3,7 +3,11 @@ import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import path from "node:path";
-import { APP_NODE_FLAGS } from "../server/heap";
+import type { Db } from "../db/client";
+import { queryRows } from "../db/client";
+import { sql } from "drizzle-orm";
+import { createSessionStore } from "../server/auth/sessions";
+import { appCommand } from "../server/heap";
 
 /** Small helpers shared by the bench scripts: medians, percentiles and a plain-text table. */
 export function median(values: number[]): number {
@@ -114,6 +118,15 @@ export interface AppProcess {
   stop(): Promise<void>;
 }
 
+/** The app's command line (server/heap.ts) with the flags of BENCH_NODE_ARGS after its own. */
+export const benchAppCommand = () => appCommand((process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean));
+
+/** `Bearer …` for a new session of the seeded bench admin (login `bench`), made in the database before the app starts. */
+export async function benchAdminAuthorization(db: Db): Promise<string> {
+  const [admin] = await queryRows<{ id: number }>(db, sql`select id from users where login = 'bench'`);
+  return `Bearer ${(await createSessionStore(db, 1).create(admin.id)).token}`;
+}
+
 /**
  * The app as `npm start` runs it (`node --max-semi-space-size=4 --import tsx server/main.ts`, its own process,
  * NODE_ENV production, logs at LOG_LEVEL), on a free loopback port; resolves once /api/v1/health answers. Needs a
@@ -122,7 +135,7 @@ export interface AppProcess {
  */
 export async function startApp(env: Record<string, string>): Promise<AppProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...APP_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, benchAppCommand(), {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "ignore", "inherit"],
   });

@@ -6,8 +6,7 @@ import WebSocket from "ws";
 import { createDb } from "../db/client";
 import { seed } from "../db/seed";
 import { hashPassword } from "../server/auth/password";
-import { httpJson, median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
-import { APP_NODE_FLAGS } from "../server/heap";
+import { benchAppCommand, httpJson, median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 9, Load: managers as real clients of TWO app instances (`node --import tsx server/main.ts`, each its own
@@ -161,7 +160,7 @@ interface Instance {
 
 async function startInstance(name: string, port: number, databaseUrl: string): Promise<Instance> {
   // --trace-gc: the live heap after each full collection, which tells a leak from a heap V8 merely keeps grown.
-  const child = spawn(process.execPath, ["--trace-gc", ...APP_NODE_FLAGS, ...(process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean), "--import", "tsx", "server/main.ts"], {
+  const child = spawn(process.execPath, ["--trace-gc", ...benchAppCommand()], {
     env: {
       ...process.env,
       DATABASE_URL: databaseUrl,

@@ -22,5 +22,8 @@ export function capHeapGrowth() {
  */
 export const APP_NODE_FLAGS = ["--max-semi-space-size=4"];
 
+/** Node's arguments that run the app as `npm start` runs it, with `extraFlags` after its own (the last one wins). */
+export const appCommand = (extraFlags: string[] = []) => [...APP_NODE_FLAGS, ...extraFlags, "--import", "tsx", "server/main.ts"];
+
 /** Node's arguments that run the app as `npm start` runs it (after its build). */
-export const APP_COMMAND = [...APP_NODE_FLAGS, "--import", "tsx", "server/main.ts"];
+export const APP_COMMAND = appCommand();

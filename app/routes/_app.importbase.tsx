@@ -91,9 +91,10 @@ export default function ImportBasePage() {
       setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Выберите файл для импорта" });
       return;
     }
-    setBusy(form.get("intent") === "preview" ? { phase: "upload", percent: 0 } : { phase: "processing", percent: 100 });
+    const intent = form.get("intent");
+    setBusy(intent === "preview" ? { phase: "upload", percent: 0 } : { phase: "processing", percent: 100 });
     const stopFollowing =
-      form.get("intent") === "import"
+      intent === "import"
         ? followSave(String(form.get("uploadId") ?? ""), (rows) => setBusy((now) => (now?.phase === "processing" ? { ...now, rows } : now)))
         : () => {};
     try {

@@ -322,6 +322,17 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
   return outcome;
 }
 
+/** How an import runs, beside what it imports. */
+export interface ImportOptions {
+  phoneRegion: string;
+  /** The client's request: once it is gone, the import stops and leaves nothing (400 import_cancelled). */
+  signal?: AbortSignal;
+  /** Whether other requests are under way: the import then waits for them before a batch, up to YIELD_MS. */
+  othersBusy?: () => boolean;
+  /** Hears the data rows read and written so far, after each batch (the page's count: import-progress.ts). */
+  onProgress?: (rows: number) => void;
+}
+
 /**
  * Imports a file as a new base, all or nothing: the base is written hidden in short transactions and revealed
  * complete in the last one, or removed (decision 046). Columns map to Lead fields
@@ -333,13 +344,7 @@ export async function importBase(
   db: Db,
   actor: Actor,
   input: { name?: unknown; mappings?: unknown; hasHeader?: unknown; sheet?: unknown; file?: UploadedFile | null },
-  options: {
-    phoneRegion: string;
-    signal?: AbortSignal;
-    othersBusy?: () => boolean;
-    /** Hears the data rows read and written so far, after each batch (the page's progress: import-progress.ts). */
-    onProgress?: (rows: number) => void;
-  },
+  options: ImportOptions,
 ): Promise<ImportResult> {
   requireAdmin(actor);
   const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
@@ -431,16 +436,7 @@ async function touchImport(tx: Db, baseId: number) {
 async function importRows(
   db: Db,
   sheet: AsyncIterable<SheetRow>,
-  input: {
-    name: string;
-    mappings: MappingField[];
-    hasHeader: boolean;
-    phoneRegion: string;
-    signal?: AbortSignal;
-    /** Whether other requests are under way: the import then waits for them before a batch, up to YIELD_MS. */
-    othersBusy?: () => boolean;
-    onProgress?: (rows: number) => void;
-  },
+  input: ImportOptions & { name: string; mappings: MappingField[]; hasHeader: boolean },
 ): Promise<ImportResult> {
   const { name, mappings, hasHeader } = input;
   const [rules] = await db.select().from(settings).where(eq(settings.id, 1));
