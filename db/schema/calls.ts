@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigint, bigserial, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { contacts } from "./bases";
 import { users } from "./users";
 
@@ -11,8 +11,10 @@ export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
 /**
  * The call log: one row per call attempt from or to a manager's softphone. Opened when the call starts, closed
- * when it ends; a call whose browser went away without saying so is closed by the server once `lastSeenAt` is
- * old (server/core/calls), so no row stays open for ever.
+ * when it ends. A call through the telephony stack's trunk is written by the SIP proxy (`byProxy`, decision 049):
+ * its answer and end are the proxy's, whatever the browser reports. Any other call is the browser's to report, and
+ * one whose browser went away without saying so is closed by the server once `lastSeenAt` is old
+ * (server/core/calls), so no row stays open for ever.
  */
 export const calls = pgTable(
   "calls",
@@ -34,12 +36,17 @@ export const calls = pgTable(
     reason: text("reason"),
     /** The browser's last word on this call (start, answer, keep-alive); an open call long silent is closed. */
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
+    /** The SIP Call-ID: the browser's report and the proxy's events meet on it. */
+    sipCallId: text("sip_call_id"),
+    /** The SIP proxy vouched for this call (its policy check let it out, or it rang in): its events write the row. */
+    byProxy: boolean("by_proxy").notNull().default(false),
   },
   (t) => [
     index("calls_user_id_started_at_idx").on(t.userId, t.startedAt),
     index("calls_contact_id_started_at_idx").on(t.contactId, t.startedAt),
     index("calls_started_at_idx").on(t.startedAt),
     index("calls_open_idx").on(t.lastSeenAt).where(sql`ended_at is null`),
+    uniqueIndex("calls_sip_call_id_idx").on(t.sipCallId).where(sql`sip_call_id is not null`),
   ],
 );
 
