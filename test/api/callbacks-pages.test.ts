@@ -74,6 +74,14 @@ describe("callbacks without JavaScript", () => {
     });
     expect(past.status).toBe(400);
     expect(past.text).toContain("Время перезвона уже прошло");
+    // A date that does not exist is refused as such, never rolled over to 2 March (nor called past when it is).
+    for (const callbackLocal of ["2027-02-30T10:00", "2020-02-30T10:00", "2027-04-31T10:00", "2027-01-10T25:00"]) {
+      const impossible = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId, passport: "", callbackLocal });
+      expect({ callbackLocal, status: impossible.status }).toEqual({ callbackLocal, status: 400 });
+      expect(impossible.text).toContain("Такой даты не существует");
+      expect(impossible.text).not.toContain("Время перезвона уже прошло");
+    }
+    expect(await queryRows(t.db, sql`select id from callbacks where contact_id = ${contactId}`)).toHaveLength(0);
     const done = await post("/leadpanel", cookie, {
       intent: "status",
       statusId: String(created.body.id),

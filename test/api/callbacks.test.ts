@@ -91,6 +91,39 @@ describe("scheduling a callback", () => {
     expect(nonsense.body.message).toBe("Неверное время перезвона");
   });
 
+  it("refuses a date that does not exist as such (30 February, 31 April, 29 February 2027, 25:00), before asking whether it is past", async () => {
+    const { filter, a } = await scene(3);
+    const before = a.lead;
+    for (const callbackAt of [
+      "2027-02-30T10:00:00+02:00",
+      "2023-02-30T10:00:00+02:00",
+      "2027-04-31T10:00:00Z",
+      "2027-02-29T10:00:00+02:00",
+      "2027-01-10T25:00:00+02:00",
+      "2027-01-10T24:00:00+02:00",
+      "2027-01-10T10:60:00+02:00",
+      "2027-13-01T10:00:00+02:00",
+      "2027-01-00T10:00:00+02:00",
+    ]) {
+      const res = await press(a, filter.id, callbackStatus.text, { callbackAt });
+      expect({ callbackAt, status: res.status, message: res.body.message }).toEqual({ callbackAt, status: 400, message: "Такой даты не существует" });
+    }
+    expect(a.lead).toBe(before);
+    const [{ n }] = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from callbacks where contact_id = ${before}`);
+    expect(n).toBe(0);
+    // A real date in the same form is still scheduled for the instant it names.
+    const inAMonth = new Date(Math.floor(Date.now() / 60_000) * 60_000 + 30 * 86_400_000);
+    const written = `${new Date(inAMonth.getTime() + 2 * 3600_000).toISOString().slice(0, 16)}:00+02:00`;
+    const ok = await press(a, filter.id, callbackStatus.text, { callbackAt: written });
+    expect(ok.status).toBe(200);
+    const [cb] = await queryRows<{ id: number; due_at: Date | string }>(t.db, sql`select id, due_at from callbacks where contact_id = ${before}`);
+    expect(new Date(cb.due_at).toISOString()).toBe(inAMonth.toISOString());
+    // The admin moving a callback is held to the same rule.
+    const moved = await t.request.put(`/api/v1/callbacks/${cb.id}`).set(bearer(adminToken)).send({ userId: a.id, dueAt: "2027-02-30T10:00:00+02:00" });
+    expect(moved.status).toBe(400);
+    expect(moved.body.message).toBe("Такой даты не существует");
+  });
+
   it("keeps the contact for its manager until the time: nobody gets it before, even with nothing else left", async () => {
     const { filter, a, b } = await scene(3);
     const scheduled = a.lead;
@@ -234,6 +267,14 @@ describe("callback times in Europe/Kyiv", () => {
     expect(kyivLocalToDate("2026-12-01T10:00").toISOString()).toBe("2026-12-01T08:00:00.000Z");
     expect(kyivLocalToDate("2026-07-01T10:00").toISOString()).toBe("2026-07-01T07:00:00.000Z");
     expect(dateToKyivLocal(new Date("2026-12-01T08:00:00Z"))).toBe("2026-12-01T10:00");
+  });
+
+  it("a wall-clock date that does not exist is refused, not rolled over to the next month", () => {
+    expect(() => kyivLocalToDate("2027-02-30T10:00")).toThrow("Такой даты не существует");
+    expect(() => kyivLocalToDate("2027-02-29T10:00")).toThrow("Такой даты не существует");
+    expect(() => kyivLocalToDate("2027-04-31T10:00")).toThrow("Такой даты не существует");
+    expect(() => kyivLocalToDate("2027-01-10T25:00")).toThrow("Такой даты не существует");
+    expect(kyivLocalToDate("2028-02-29T10:00").toISOString()).toBe("2028-02-29T08:00:00.000Z");
   });
 
   it("tomorrow at 10:00 is 10:00 Kyiv time of the next Kyiv day", () => {

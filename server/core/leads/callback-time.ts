@@ -10,6 +10,8 @@ export const CALLBACK_MAX_DAYS = 366;
 const PAST_SLACK_MS = 60_000;
 
 export const CALLBACK_TIME_INVALID = "Неверное время перезвона";
+/** A date or time that no calendar or clock has (30 February, 31 April, 29 February of a common year, 25:00). */
+export const CALLBACK_DATE_IMPOSSIBLE = "Такой даты не существует";
 export const CALLBACK_TIME_PAST = "Время перезвона уже прошло";
 export const CALLBACK_TIME_TOO_FAR = `Время перезвона не может быть дальше ${CALLBACK_MAX_DAYS} дней`;
 
@@ -29,14 +31,45 @@ export function checkCallbackTime(at: Date, now = new Date()): Date {
   return at;
 }
 
+const isLeap = (year: number) => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
+const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const daysInMonth = (year: number, month: number) => (month === 2 && isLeap(year) ? 29 : MONTH_DAYS[month - 1]);
+
+/**
+ * The instant of a calendar date and clock time that must exist as written: no 30 February, no 31 April, no
+ * 29 February of a common year, no hour 24 or 25, no minute or second 60. `Date` would quietly roll such a date
+ * over (30 February 2027 became 2 March), so it is refused here, before any check of the instant (400).
+ */
+export function realWallClock(year: number, month: number, day: number, hour: number, minute: number, second = 0, ms = 0): number {
+  const exists =
+    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59;
+  if (!exists) throw badRequest(CALLBACK_DATE_IMPOSSIBLE, "callback_date_impossible");
+  const at = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, ms));
+  at.setUTCFullYear(year); // Date.UTC reads the years 0-99 as 1900-1999
+  return at.getTime();
+}
+
+const ISO_INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)?(Z|([+-])(\d{2}):?(\d{2}))$/;
+
+/** An ISO 8601 instant with its offset, read by its own fields (a date that does not exist is refused, not rolled over). */
+export function parseCallbackInstant(text: string): Date {
+  const m = ISO_INSTANT.exec(text.trim());
+  if (!m) throw badRequest(CALLBACK_TIME_INVALID, "callback_time_invalid");
+  const [, y, mo, d, h, mi, s, fraction, zone, sign, offH, offM] = m;
+  const wall = realWallClock(+y, +mo, +d, +h, +mi, s ? +s : 0, fraction ? Math.floor(Number(`0.${fraction}`) * 1000) : 0);
+  if (zone === "Z") return new Date(wall);
+  if (+offH > 23 || +offM > 59) throw badRequest(CALLBACK_TIME_INVALID, "callback_time_invalid");
+  const offset = (sign === "-" ? -1 : 1) * (+offH * 60 + +offM) * 60_000;
+  return new Date(wall - offset);
+}
+
 /** API input: an ISO 8601 instant with its offset ("2026-11-25T10:00:00+02:00" or "...Z"). */
 export const callbackAtSchema = z
   .string({ error: CALLBACK_TIME_INVALID })
   .trim()
-  .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/, { error: CALLBACK_TIME_INVALID })
   .transform((text, ctx) => {
     try {
-      return checkCallbackTime(new Date(text));
+      return checkCallbackTime(parseCallbackInstant(text));
     } catch (error) {
       ctx.addIssue({ code: "custom", message: (error as Error).message });
       return z.NEVER;
@@ -47,7 +80,7 @@ export const callbackAtSchema = z
 export function kyivLocalToDate(local: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/.exec(local.trim());
   if (!m) throw badRequest(CALLBACK_TIME_INVALID, "callback_time_invalid");
-  const wall = Date.UTC(+m[1], +m[2] - 1, +m[3], +m[4], +m[5]);
+  const wall = realWallClock(+m[1], +m[2], +m[3], +m[4], +m[5]);
   // The offset at the guess, then again at the result (a DST change between the two).
   let at = wall - kyivOffsetMs(new Date(wall));
   at = wall - kyivOffsetMs(new Date(at));
