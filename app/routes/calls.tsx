@@ -17,7 +17,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 /**
  * The softphone's reports to the call log, with the session cookie (the same core as POST /api/v1/calls):
- * intent start (number, direction, contactId), answer, alive and end (sipCode or cause) with the call's id.
+ * intent start (number, direction, contactId, sipCallId), answer, alive and end (sipCode or cause) with the call's id.
  * Also reached by navigator.sendBeacon when the tab closes mid-call.
  */
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -30,7 +30,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     switch (form.intent) {
       case "start": {
-        const call = await startCall(db, actor, { number: form.number, direction: present("direction"), contactId: present("contactId") });
+        const call = await startCall(
+          db,
+          actor,
+          { number: form.number, direction: present("direction"), contactId: present("contactId"), sipCallId: present("sipCallId") },
+          context.deps.config.phoneRegion,
+        );
         // /users shows him in a call at once (decision 038).
         void context.deps.hub.presenceChanged().catch(() => {});
         return Response.json(call);

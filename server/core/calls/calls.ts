@@ -1,9 +1,11 @@
-import { and, count, desc, eq, gte, isNull, lt, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNull, lt, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
-import { forbidden, notFound } from "../errors";
+import { phoneKey } from "../bases/phone";
+import { phonesIn } from "../dnc/dnc";
+import { badRequest, forbidden, notFound } from "../errors";
 import { kyivDay } from "../statistics/day";
 import { bigIdSchema, contactIdSchema, idSchema, parseInput } from "../validation";
 import { outcomeOfSipCode, sipReason } from "./sip-reasons";
@@ -12,6 +14,12 @@ import { outcomeOfSipCode, sipReason } from "./sip-reasons";
 export const CALL_SILENCE_SECONDS = 90;
 export const KEEP_ALIVE_SECONDS = 30;
 export const LOST_CALL_REASON = "Связь с браузером прервалась";
+/**
+ * A call the SIP proxy admitted is ended by the proxy's own report (decision 049), never by the browser's silence;
+ * one still open after Kamailio's longest dialog (4 hours) lost that report (the app was down at its end).
+ */
+export const PROXY_CALL_MAX_SECONDS = 14_400 + 300;
+export const NUMBER_NOT_CLIENTS = "Этот номер не принадлежит клиенту";
 export const CALL_NOT_FOUND = "Звонок не найден";
 
 const callIdSchema = bigIdSchema("Неверный идентификатор звонка");
@@ -25,6 +33,8 @@ export const startCallSchema = z.object({
     .regex(/^[+\d\s().*#-]+$/, { error: "Неверный номер телефона" }),
   direction: z.enum(CALL_DIRECTIONS, { error: "Неверное направление звонка" }).default("out"),
   contactId: contactIdSchema.optional(),
+  /** The SIP Call-ID, where the proxy's report of the same call meets this one (decision 049). */
+  sipCallId: z.string().trim().min(1).max(255, { error: "Неверный Call-ID" }).optional(),
 });
 
 /**
@@ -38,9 +48,15 @@ export const endCallSchema = z.object({
 export type CallEnd = z.infer<typeof endCallSchema>;
 
 /** The outcome and reason of a call that ended; a call that was answered is answered whatever ended it. */
-export function callOutcome(answered: boolean, direction: CallDirection, end: CallEnd): { outcome: CallOutcome; reason: string | null } {
+export function callOutcome(
+  answered: boolean,
+  direction: CallDirection,
+  end: CallEnd,
+  /** The reason phrase of the proxy's own refusal (sip-reasons.ts PROXY_REFUSALS). */
+  phrase?: string,
+): { outcome: CallOutcome; reason: string | null } {
   if (answered) return { outcome: "answered", reason: null };
-  if (end.sipCode !== undefined) return { outcome: outcomeOfSipCode(end.sipCode), reason: sipReason(end.sipCode) };
+  if (end.sipCode !== undefined) return { outcome: outcomeOfSipCode(end.sipCode), reason: sipReason(end.sipCode, phrase) };
   switch (end.cause) {
     case "hangup":
       return { outcome: "cancelled", reason: direction === "in" ? "Вызов отклонён" : "Вызов отменён" };
@@ -55,10 +71,10 @@ export function callOutcome(answered: boolean, direction: CallDirection, end: Ca
   }
 }
 
-const talkSecondsUntil = (end: SQL) =>
+export const talkSecondsUntil = (end: SQL) =>
   sql`case when ${calls.answeredAt} is null then 0 else greatest(0, floor(extract(epoch from (${end} - ${calls.answeredAt}))))::int end`;
 
-/** Closes open calls the browser never closed: they ended when it was last heard from. */
+/** Closes open calls nobody closed: they ended when they were last heard of. */
 async function closeUnseen(db: Db, where: SQL | undefined): Promise<number> {
   const closed = await db
     .update(calls)
@@ -73,22 +89,45 @@ async function closeUnseen(db: Db, where: SQL | undefined): Promise<number> {
   return closed.length;
 }
 
-/** A call is started: dialled from the softphone (with the lead's contact when dialled from the lead panel), or ringing in. */
-export async function startCall(db: Db, actor: Actor, input: unknown): Promise<{ id: number }> {
-  const { number, direction, contactId } = parseInput(startCallSchema, input);
+/** The phone keys written in a contact's phone field. */
+const phoneKeysOf = (phone: string, region: string) => phonesIn(phone).map((one) => phoneKey(one, region));
+
+/**
+ * A call is started: dialled from the softphone (with the lead's contact when dialled from the lead panel), or
+ * ringing in. The contact must be one whose phone is the number dialled. With the SIP Call-ID, a row the proxy
+ * already opened for the call is the one answered (the browser only adds the contact).
+ */
+export async function startCall(db: Db, actor: Actor, input: unknown, region: string): Promise<{ id: number }> {
+  const { number, direction, contactId, sipCallId } = parseInput(startCallSchema, input);
   if (contactId !== undefined) {
-    const [contact] = await db.select({ heldBy: contacts.heldBy }).from(contacts).where(eq(contacts.id, contactId));
+    const [contact] = await db.select({ heldBy: contacts.heldBy, phone: contacts.phone }).from(contacts).where(eq(contacts.id, contactId));
     if (!contact) throw notFound("Клиент не найден");
     if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
+    if (!phoneKeysOf(contact.phone, region).includes(phoneKey(number, region))) throw badRequest(NUMBER_NOT_CLIENTS, "number_not_clients");
   }
   return db.transaction(async (tx) => {
+    if (sipCallId !== undefined) {
+      const [known] = await tx
+        .select({ id: calls.id, userId: calls.userId })
+        .from(calls)
+        .where(eq(calls.sipCallId, sipCallId));
+      if (known && known.userId !== actor.id) throw notFound(CALL_NOT_FOUND);
+      if (known) {
+        if (contactId !== undefined) await tx.update(calls).set({ contactId }).where(and(eq(calls.id, known.id), isNull(calls.contactId)));
+        return { id: known.id };
+      }
+    }
     // One line per manager: a call still open when the next one starts has ended without word from its browser.
-    await closeUnseen(tx, eq(calls.userId, actor.id));
+    await closeUnseen(tx, and(eq(calls.userId, actor.id), eq(calls.byProxy, false)));
     const [row] = await tx
       .insert(calls)
-      .values({ userId: actor.id, number, direction, contactId: contactId ?? null })
+      .values({ userId: actor.id, number, direction, contactId: contactId ?? null, sipCallId: sipCallId ?? null })
+      .onConflictDoNothing()
       .returning({ id: calls.id });
-    return { id: row.id };
+    if (row) return { id: row.id };
+    // The proxy's row for the same Call-ID landed in between: that one is the call.
+    const [theirs] = await tx.select({ id: calls.id }).from(calls).where(eq(calls.sipCallId, sipCallId!));
+    return { id: theirs.id };
   });
 }
 
@@ -100,26 +139,29 @@ async function ownCall(db: Db, actor: Actor, rawId: unknown) {
   return call;
 }
 
+/** The browser's reports write only calls the proxy does not vouch for; the proxy's own reports write the rest. */
+const browsersToWrite = (id: number) => and(eq(calls.id, id), isNull(calls.endedAt), eq(calls.byProxy, false));
+
 /** The other side answered (or the manager answered an incoming call). Later reports of an ended call change nothing. */
 export async function answerCall(db: Db, actor: Actor, id: unknown): Promise<void> {
   const call = await ownCall(db, actor, id);
   await db
     .update(calls)
     .set({ answeredAt: sql`coalesce(${calls.answeredAt}, now())`, lastSeenAt: sql`now()` })
-    .where(and(eq(calls.id, call.id), isNull(calls.endedAt)));
+    .where(browsersToWrite(call.id));
 }
 
 /** The softphone's "still on" every KEEP_ALIVE_SECONDS during a call. */
 export async function keepCallAlive(db: Db, actor: Actor, id: unknown): Promise<void> {
   const call = await ownCall(db, actor, id);
-  await db.update(calls).set({ lastSeenAt: sql`now()` }).where(and(eq(calls.id, call.id), isNull(calls.endedAt)));
+  await db.update(calls).set({ lastSeenAt: sql`now()` }).where(browsersToWrite(call.id));
 }
 
 /** The call ended: its outcome, reason and talk time. Ending it twice keeps the first ending. */
 export async function endCall(db: Db, actor: Actor, id: unknown, input: unknown): Promise<PresentedCall> {
   const call = await ownCall(db, actor, id);
   const end = parseInput(endCallSchema, input ?? {});
-  if (call.endedAt === null) {
+  if (call.endedAt === null && !call.byProxy) {
     const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end);
     await db
       .update(calls)
@@ -131,15 +173,22 @@ export async function endCall(db: Db, actor: Actor, id: unknown, input: unknown)
         reason,
         sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
       })
-      .where(and(eq(calls.id, call.id), isNull(calls.endedAt)));
+      .where(browsersToWrite(call.id));
   }
   const [row] = await listCallRows(db, eq(calls.id, call.id), 1, 0);
   return row;
 }
 
-/** The server's sweep: every open call not heard from for CALL_SILENCE_SECONDS is closed. */
+/**
+ * The server's sweep: every open call not heard from for CALL_SILENCE_SECONDS is closed, and a call the proxy
+ * admitted once it is older than PROXY_CALL_MAX_SECONDS.
+ */
 export function closeSilentCalls(db: Db, silenceSeconds = CALL_SILENCE_SECONDS): Promise<number> {
-  return closeUnseen(db, lt(calls.lastSeenAt, sql`now() - make_interval(secs => ${silenceSeconds})`));
+  const silentFor = (seconds: number) => lt(calls.lastSeenAt, sql`now() - make_interval(secs => ${seconds})`);
+  return closeUnseen(
+    db,
+    or(and(eq(calls.byProxy, false), silentFor(silenceSeconds)), and(eq(calls.byProxy, true), silentFor(PROXY_CALL_MAX_SECONDS))),
+  );
 }
 
 export interface PresentedCall {

@@ -24,10 +24,32 @@ export const SIP_FAILURE_REASONS: Record<number, string> = {
   604: "номер не существует",
 };
 
+/**
+ * The telephony stack's own refusals (decision 049), by the reason phrase Kamailio sends with them: the app's
+ * policy check refused the call, or the carrier never answered. They win over the code's meaning (a 403 from the
+ * proxy is not the carrier's «вызов запрещён»).
+ */
+export const PROXY_REFUSALS = {
+  "Do Not Call": "номер в списке «Не звонить»",
+  "On Break": "вы на перерыве",
+  "Not Signed In": "вы не вошли в систему",
+  "Call Policy Unavailable": "сервер приложения недоступен",
+  "Carrier Not Responding": "оператор связи не отвечает",
+} as const satisfies Record<string, string>;
+export type ProxyRefusal = keyof typeof PROXY_REFUSALS;
+
+/** The manager's words for a failed call: the proxy's own refusal by its reason phrase, else by the code. */
+export function failureReason(code: number, phrase?: string): string | undefined {
+  if (phrase && Object.hasOwn(PROXY_REFUSALS, phrase)) return PROXY_REFUSALS[phrase as ProxyRefusal];
+  return SIP_FAILURE_REASONS[code];
+}
+
+const capitalised = (text: string) => text[0].toUpperCase() + text.slice(1);
+
 /** The call log's reason for a SIP final response (its digit class when the code itself has no entry). */
-export function sipReason(code: number): string {
+export function sipReason(code: number, phrase?: string): string {
   const reason =
-    SIP_FAILURE_REASONS[code] ??
+    failureReason(code, phrase) ??
     (code === 401 || code === 407
       ? "ошибка авторизации телефона"
       : code >= 600
@@ -35,7 +57,7 @@ export function sipReason(code: number): string {
         : code >= 500
           ? "ошибка сервера телефонии"
           : `вызов не состоялся (код ${code})`);
-  return reason[0].toUpperCase() + reason.slice(1);
+  return capitalised(reason);
 }
 
 /** The outcome of a call refused with this code: busy and no-answer are the ones a manager plans around. */

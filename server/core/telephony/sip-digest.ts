@@ -3,8 +3,9 @@ import { and, eq, ne } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { users } from "../../../db/schema";
-import { AppError, notFound } from "../errors";
+import { notFound } from "../errors";
 import { parseInput } from "../validation";
+import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
 
 /**
  * Kamailio's question for every REGISTER and INVITE of a manager's browser (decision 024): the digest HA1,
@@ -17,23 +18,12 @@ export const sipDigestSchema = z.object({
   realm: z.string().trim().min(1, "Укажите SIP домен").max(255),
 });
 
-export const sipDigestDisabled = () =>
-  new AppError(404, "sip_auth_disabled", "Проверка SIP паролей выключена: задайте SIP_AUTH_SECRET");
-export const sipDigestForbidden = () => new AppError(403, "sip_auth_secret", "Неверный секрет SIP_AUTH_SECRET");
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = crypto.createHash("sha256").update(given).digest();
-  const b = crypto.createHash("sha256").update(expected).digest();
-  return crypto.timingSafeEqual(a, b);
-}
-
 export async function sipDigest(
   db: Db,
-  secrets: { expected: string; given: string | undefined },
+  secrets: TelephonySecrets,
   input: unknown,
 ): Promise<string> {
-  if (!secrets.expected) throw sipDigestDisabled();
-  if (!secrets.given || !sameSecret(secrets.given, secrets.expected)) throw sipDigestForbidden();
+  requireTelephonySecret(secrets);
   const { login, realm } = parseInput(sipDigestSchema, input);
   const [user] = await db
     .select({ sipPassword: users.sipPassword })

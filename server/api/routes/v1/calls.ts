@@ -90,13 +90,13 @@ const calls: FastifyPluginAsyncZod = async (api) => {
     "/calls",
     {
       schema: {
-        summary: "Звонок начат: number, direction (out | in), contactId (звонок из панели лидов)",
+        summary: "Звонок начат: number, direction (out | in), contactId (звонок из панели лидов; номер должен быть его), sipCallId (Call-ID SIP: строка, которую открыл прокси, отвечает этим же id)",
         body,
         response: { 200: z.object({ id: z.number().int() }), ...errorResponses },
       },
     },
     async (request) => {
-      const call = await startCall(db, actorOf(request), request.body ?? {});
+      const call = await startCall(db, actorOf(request), request.body ?? {}, api.deps.config.phoneRegion);
       // /users shows him in a call at once (decision 038).
       void api.deps.hub.presenceChanged().catch(() => {});
       return call;

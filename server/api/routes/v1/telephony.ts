@@ -1,10 +1,32 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { sipDigest, sipDigestSchema } from "../../../core/telephony/sip-digest";
+import { admitCall, admitCallSchema, callEventSchema, recordCallEvent } from "../../../core/telephony/proxy-calls";
+import { requireTelephonySecret } from "../../../core/telephony/shared-secret";
 import { errorSchema } from "../../schemas/common";
 
-/** The telephony stack's side door (telephony/kamailio.cfg, decision 024): no session, the shared secret instead. */
+const secretOf = (headers: Record<string, string | string[] | undefined>) => {
+  const header = headers["x-sip-auth-secret"];
+  return typeof header === "string" ? header : undefined;
+};
+
+/**
+ * The telephony stack's side door (telephony/kamailio.cfg, decisions 024 and 049): no session, the shared secret
+ * instead. Kamailio's http_client posts forms and reads a plain-text answer, one `key=value;...` line that its
+ * `{param.value,...}` transformation reads.
+ */
 const telephony: FastifyPluginAsyncZod = async (api) => {
+  // Only in this plugin: Kamailio's form posts (curl's default body type).
+  api.addContentTypeParser("application/x-www-form-urlencoded", { parseAs: "string" }, (_request, body, done) => {
+    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+  });
+  const secrets = (headers: Record<string, string | string[] | undefined>) => ({
+    expected: api.deps.config.sipAuthSecret,
+    given: secretOf(headers),
+  });
+  // The secret before anything else: whoever lacks it learns nothing, not even what a valid question looks like.
+  api.addHook("preValidation", async (request) => requireTelephonySecret(secrets(request.headers)));
+
   api.get(
     "/telephony/sip-digest",
     {
@@ -16,14 +38,48 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request, reply) => {
-      const header = request.headers["x-sip-auth-secret"];
-      const ha1 = await sipDigest(
-        api.deps.db,
-        { expected: api.deps.config.sipAuthSecret, given: typeof header === "string" ? header : undefined },
-        request.query,
-      );
+      const ha1 = await sipDigest(api.deps.db, secrets(request.headers), request.query);
       reply.type("text/plain; charset=utf-8");
       return ha1;
+    },
+  );
+
+  api.post(
+    "/telephony/calls",
+    {
+      config: { public: true },
+      schema: {
+        summary:
+          "Для Kamailio: можно ли этому менеджеру звонить на этот номер сейчас (до INVITE к оператору связи). " +
+          "200 «id=N» (звонок открыт в журнале) или 403 «id=N;sip=403;reason=Do Not Call|On Break|Not Signed In» (звонок записан как отказ)",
+        body: admitCallSchema,
+        response: { 200: z.string(), 400: errorSchema, 403: z.union([z.string(), errorSchema]), 404: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const admission = await admitCall(api.deps.db, secrets(request.headers), request.body, api.deps.config.phoneRegion);
+      void api.deps.hub.presenceChanged().catch(() => {});
+      reply.type("text/plain; charset=utf-8");
+      if (admission.allowed) return `id=${admission.callId}`;
+      reply.code(403);
+      return `id=${admission.callId ?? ""};sip=${admission.sipCode};reason=${admission.phrase}`;
+    },
+  );
+
+  api.post(
+    "/telephony/call-events",
+    {
+      config: { public: true },
+      schema: {
+        summary: "Для Kamailio: звонок, который он пропустил, отвечен (answer), завершён (end) или не состоялся (fail, code)",
+        body: callEventSchema,
+        response: { 204: z.null(), 400: errorSchema, 403: errorSchema, 404: errorSchema },
+      },
+    },
+    async (request, reply) => {
+      await recordCallEvent(api.deps.db, secrets(request.headers), request.body);
+      void api.deps.hub.presenceChanged().catch(() => {});
+      return reply.code(204).send(null);
     },
   );
 };

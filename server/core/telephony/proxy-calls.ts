@@ -1,0 +1,134 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Db, queryRows } from "../../../db/client";
+import { CALL_DIRECTIONS, calls, contacts, sessions, users } from "../../../db/schema";
+import { onBreak } from "../breaks/breaks";
+import { callOutcome, type CallEnd, talkSecondsUntil } from "../calls/calls";
+import { sipReason, type ProxyRefusal } from "../calls/sip-reasons";
+import { doNotCallKey } from "../dnc/dnc";
+import { bigIdSchema, parseInput } from "../validation";
+import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
+
+/**
+ * What the SIP proxy asks the app about calls (decision 049). Before an INVITE leaves for the carrier's trunk,
+ * Kamailio asks once whether this manager may call this number now; the app answers with the call's id in its log,
+ * or a refusal whose SIP reason phrase the softphone shows in Russian (sip-reasons.ts). The answer is the rule,
+ * so a modified page or anyone holding a manager's SIP password cannot dial past it. The proxy then reports the
+ * call's answer and end from its dialog events, so the log is right whatever happened to the browser.
+ */
+
+export const admitCallSchema = z.object({
+  /** The manager's SIP login (the digest user Kamailio authenticated); for a call in, the extension it rings. */
+  login: z.string({ error: "Укажите SIP логин" }).trim().min(1, { error: "Укажите SIP логин" }).max(100),
+  /** The number as the proxy relays it (the client's for a call out, the caller's for a call in). */
+  number: z.string({ error: "Укажите номер" }).trim().min(1, { error: "Укажите номер" }).max(64, { error: "Неверный номер телефона" }),
+  sipCallId: z.string({ error: "Укажите Call-ID" }).trim().min(1, { error: "Укажите Call-ID" }).max(255, { error: "Неверный Call-ID" }),
+  direction: z.enum(CALL_DIRECTIONS, { error: "Неверное направление звонка" }).default("out"),
+});
+
+export type Admission =
+  | { allowed: true; callId: number }
+  | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
+
+/** Why this manager may not call this number now, or null: the rules the page also shows, checked here for good. */
+async function refusal(db: Db, userId: number, numberKey: string | null): Promise<ProxyRefusal | null> {
+  const [row] = await queryRows<{ signed_in: boolean; paused: boolean; listed: boolean }>(
+    db,
+    sql`select
+      exists (select 1 from ${sessions} s where s.user_id = ${userId} and s.expires_at > now()) as signed_in,
+      ${onBreak(sql`${userId}::int`)} as paused,
+      exists (select 1 from do_not_call d where d.phone_key = ${numberKey ?? ""}) as listed`,
+  );
+  if (!row.signed_in) return "Not Signed In";
+  if (row.paused) return "On Break";
+  if (row.listed) return "Do Not Call";
+  return null;
+}
+
+/**
+ * Kamailio's question before a call leaves for the trunk (or rings a manager from it): the call is opened in the
+ * log, refused calls closed at once with the reason. A row the browser already opened for the same Call-ID is
+ * taken over (by_proxy), so the two reports make one row.
+ */
+export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknown, region: string): Promise<Admission> {
+  requireTelephonySecret(secrets);
+  const { login, number, sipCallId, direction } = parseInput(admitCallSchema, input);
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.sipLogin, login)).limit(1);
+  const numberKey = doNotCallKey(number, region);
+  if (!user) {
+    // The digest already refuses an unknown login; a manager deleted since his REGISTER ends here.
+    return { allowed: false, callId: null, sipCode: 403, phrase: "Not Signed In" };
+  }
+  const refused = direction === "out" ? await refusal(db, user.id, numberKey) : null;
+  // The client the call is for: the manager's lead with this number (the browser may only add what matches).
+  const [lead] = numberKey
+    ? await db
+        .select({ id: contacts.id })
+        .from(contacts)
+        .where(and(eq(contacts.heldBy, user.id), eq(contacts.phoneKey, numberKey)))
+        .limit(1)
+    : [];
+  const closed = refused
+    ? {
+        endedAt: sql`now()`,
+        outcome: "failed" as const,
+        sipCode: 403,
+        reason: sipReason(403, refused),
+      }
+    : {};
+  const [row] = await db
+    .insert(calls)
+    .values({ userId: user.id, number, direction, contactId: lead?.id ?? null, sipCallId, byProxy: true, ...closed })
+    .onConflictDoUpdate({
+      target: calls.sipCallId,
+      targetWhere: sql`sip_call_id is not null`,
+      set: {
+        userId: user.id,
+        number,
+        byProxy: true,
+        contactId: sql`coalesce(excluded.contact_id, ${calls.contactId})`,
+        lastSeenAt: sql`now()`,
+        ...closed,
+      },
+    })
+    .returning({ id: calls.id });
+  return refused ? { allowed: false, callId: row.id, sipCode: 403, phrase: refused } : { allowed: true, callId: row.id };
+}
+
+export const callEventSchema = z.object({
+  id: bigIdSchema("Неверный идентификатор звонка"),
+  /** answer: the 200 OK went through; end: the dialog ended (BYE, timeout, a dead browser); fail: a final refusal. */
+  event: z.enum(["answer", "end", "fail"], { error: "Неверное событие звонка" }),
+  /** The final response of a failed call, with its reason phrase when the proxy made it itself. */
+  code: z.coerce.number({ error: "Неверный код SIP" }).int().min(300, { error: "Неверный код SIP" }).max(699, { error: "Неверный код SIP" }).optional(),
+  phrase: z.string().trim().max(100).optional(),
+});
+
+/**
+ * The proxy's report of a call it let through: answered, ended or failed, at the moment it arrives. An end or a
+ * failure is written once; later reports, and reports of calls the proxy never admitted, change nothing.
+ */
+export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: unknown): Promise<void> {
+  requireTelephonySecret(secrets);
+  const { id, event, code, phrase } = parseInput(callEventSchema, input);
+  const open = and(eq(calls.id, id), eq(calls.byProxy, true), isNull(calls.endedAt));
+  if (event === "answer") {
+    await db.update(calls).set({ answeredAt: sql`coalesce(${calls.answeredAt}, now())`, lastSeenAt: sql`now()` }).where(open);
+    return;
+  }
+  const [call] = await db.select({ answeredAt: calls.answeredAt, direction: calls.direction }).from(calls).where(open);
+  if (!call) return;
+  const end: CallEnd = { sipCode: event === "fail" ? code : undefined, cause: "remote" };
+  const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, phrase);
+  await db
+    .update(calls)
+    .set({
+      endedAt: sql`now()`,
+      lastSeenAt: sql`now()`,
+      talkSeconds: talkSecondsUntil(sql`now()`),
+      outcome,
+      reason,
+      sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
+    })
+    .where(open);
+}

@@ -1,0 +1,169 @@
+import { eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { calls, contacts, doNotCall, managerBreaks } from "../../db/schema";
+import { closeSilentCalls, PROXY_CALL_MAX_SECONDS } from "../../server/core/calls/calls";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { createBase } from "../helpers/leads";
+
+/**
+ * What Kamailio asks the app about calls (decision 049): POST /api/v1/telephony/calls before a call leaves for the
+ * trunk (the policy check that opens the call in the log), POST /api/v1/telephony/call-events as the call is
+ * answered, ends or fails. The browser's own reports meet the proxy's on the SIP Call-ID and cannot overrule it.
+ */
+const SECRET = "kamailio-shares-this-secret-0123";
+let t: TestApp;
+let sequence = 0;
+
+beforeAll(async () => {
+  t = await createTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
+});
+afterAll(() => t?.close());
+
+const admit = (fields: Record<string, string>, secret: string | null = SECRET) => {
+  const request = t.request.post("/api/v1/telephony/calls").type("form");
+  return (secret === null ? request : request.set("X-Sip-Auth-Secret", secret)).send(fields);
+};
+const report = (fields: Record<string, string>) =>
+  t.request.post("/api/v1/telephony/call-events").type("form").set("X-Sip-Auth-Secret", SECRET).send(fields);
+const rowOf = async (id: number) => (await t.db.select().from(calls).where(eq(calls.id, id)))[0];
+const idOf = (text: string) => Number(/(?:^|;)id=(\d+)/.exec(text)![1]);
+
+/** A signed-in manager with a SIP login, holding one lead whose phone is returned. */
+async function managerWithLead() {
+  sequence += 1;
+  const sipLogin = String(8100 + sequence);
+  const manager = await createUser(t.db, { login: `proxy-${sequence}`, sipLogin, sipPassword: `sip-${sipLogin}` });
+  const token = await t.tokenFor(manager);
+  const { contacts: rows } = await createBase(t.db, { count: 1 });
+  await t.db.update(contacts).set({ heldBy: manager.user.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, rows[0].id));
+  return { manager, token, sipLogin, lead: rows[0], digits: rows[0].phoneKey };
+}
+
+describe("POST /api/v1/telephony/calls: may this manager call this number now", () => {
+  it("lets the call out and opens it in the log on the manager's lead with that number", async () => {
+    const m = await managerWithLead();
+    const answer = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "admit-1@browser" });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toMatch(/^id=\d+$/);
+    const row = await rowOf(idOf(answer.text));
+    expect(row).toMatchObject({ userId: m.manager.user.id, contactId: Number(m.lead.id), number: m.digits, direction: "out", byProxy: true, endedAt: null });
+  });
+
+  it("refuses a number on the do-not-call list, a manager on a break and one who is not signed in, and logs why", async () => {
+    const listed = await managerWithLead();
+    await t.db.insert(doNotCall).values({ phoneKey: listed.digits, phone: listed.lead.phone });
+    const dnc = await admit({ login: listed.sipLogin, number: listed.digits, sipCallId: "admit-dnc@browser" });
+    expect(dnc.status).toBe(403);
+    expect(dnc.text).toMatch(/^id=\d+;sip=403;reason=Do Not Call$/);
+    expect(await rowOf(idOf(dnc.text))).toMatchObject({ outcome: "failed", sipCode: 403, reason: "Номер в списке «Не звонить»", talkSeconds: 0 });
+    expect((await rowOf(idOf(dnc.text))).endedAt).not.toBeNull();
+
+    const resting = await managerWithLead();
+    await t.db.insert(managerBreaks).values({ userId: resting.manager.user.id });
+    const onBreak = await admit({ login: resting.sipLogin, number: resting.digits, sipCallId: "admit-break@browser" });
+    expect(onBreak.text).toMatch(/reason=On Break$/);
+    expect((await rowOf(idOf(onBreak.text))).reason).toBe("Вы на перерыве");
+
+    sequence += 1;
+    const away = await createUser(t.db, { login: `proxy-away-${sequence}`, sipLogin: `82${sequence}`, sipPassword: "x-away" });
+    const notIn = await admit({ login: `82${sequence}`, number: "380501234567", sipCallId: "admit-away@browser" });
+    expect(notIn.status).toBe(403);
+    expect(notIn.text).toMatch(/reason=Not Signed In$/);
+    expect(await rowOf(idOf(notIn.text))).toMatchObject({ userId: away.user.id, reason: "Вы не вошли в систему" });
+
+    // A call in is logged whatever the manager's state: the rules are for calls out.
+    const incoming = await admit({ login: resting.sipLogin, number: "380441112233", sipCallId: "admit-in@carrier", direction: "in" });
+    expect(incoming.status).toBe(200);
+    expect(await rowOf(idOf(incoming.text))).toMatchObject({ direction: "in", endedAt: null, byProxy: true });
+  });
+
+  it("answers only to the shared secret, and refuses bad input with a 400", async () => {
+    const m = await managerWithLead();
+    const none = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "secret@browser" }, null);
+    expect(none.status).toBe(403);
+    expect(none.body.message).toBe("Неверный секрет SIP_AUTH_SECRET");
+    expect((await admit({ login: m.sipLogin, number: m.digits, sipCallId: "secret@browser" }, "wrong")).status).toBe(403);
+    // A manager's own token opens nothing here.
+    expect((await t.request.post("/api/v1/telephony/calls").set(bearer(m.token)).type("form").send({ login: m.sipLogin })).status).toBe(403);
+    expect((await t.db.select().from(calls).where(eq(calls.sipCallId, "secret@browser"))).length).toBe(0);
+    const bad = await admit({ login: m.sipLogin, number: m.digits });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Укажите Call-ID");
+  });
+});
+
+describe("the proxy writes the call's times, whatever the browser says", () => {
+  it("answer and end from the proxy make the row; the browser's start meets it on the Call-ID and its reports change nothing", async () => {
+    const m = await managerWithLead();
+    const { text } = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "dialog-1@browser" });
+    const id = idOf(text);
+    // The browser reports the same call (after the proxy, here): the proxy's row is its row.
+    const started = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-1@browser" });
+    expect(started.status).toBe(200);
+    expect(started.body.id).toBe(id);
+
+    expect((await report({ id: String(id), event: "answer" })).status).toBe(204);
+    await t.db.update(calls).set({ answeredAt: sql`now() - interval '7 seconds'` }).where(eq(calls.id, id));
+    // A browser cannot end or re-time a call the proxy vouches for.
+    const browserEnd = await t.request.post(`/api/v1/calls/${id}/end`).set(bearer(m.token)).send({ cause: "lost" });
+    expect(browserEnd.status).toBe(200);
+    expect(browserEnd.body.endedAt).toBeNull();
+    // Nor does its silence: the sweep leaves the proxy's calls alone until the proxy's longest dialog is over.
+    await t.db.update(calls).set({ lastSeenAt: sql`now() - interval '10 minutes'` }).where(eq(calls.id, id));
+    await closeSilentCalls(t.db);
+    expect((await rowOf(id)).endedAt).toBeNull();
+
+    expect((await report({ id: String(id), event: "end" })).status).toBe(204);
+    const row = await rowOf(id);
+    expect(row).toMatchObject({ outcome: "answered", reason: null, sipCode: null, contactId: Number(m.lead.id) });
+    expect(row.talkSeconds).toBeGreaterThanOrEqual(7);
+    expect(row.talkSeconds).toBeLessThanOrEqual(8);
+    // Written once.
+    await report({ id: String(id), event: "fail", code: "486" });
+    expect((await rowOf(id)).outcome).toBe("answered");
+  });
+
+  it("a browser that reported first keeps its row: the proxy takes it over", async () => {
+    const m = await managerWithLead();
+    const started = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-2@browser" });
+    const { text } = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "dialog-2@browser" });
+    expect(idOf(text)).toBe(started.body.id);
+    expect(await rowOf(started.body.id)).toMatchObject({ byProxy: true, number: m.digits, contactId: Number(m.lead.id) });
+    expect((await t.db.select().from(calls).where(eq(calls.sipCallId, "dialog-2@browser"))).length).toBe(1);
+  });
+
+  it.each([
+    ["486", "", "busy", "Абонент занят"],
+    ["487", "", "cancelled", "Вызов отменён"],
+    ["504", "Carrier Not Responding", "failed", "Оператор связи не отвечает"],
+  ])("a call that failed with %s %s is logged as %s, «%s»", async (code, phrase, outcome, reason) => {
+    const m = await managerWithLead();
+    const id = idOf((await admit({ login: m.sipLogin, number: m.digits, sipCallId: `fail-${code}@browser` })).text);
+    expect((await report({ id: String(id), event: "fail", code, phrase })).status).toBe(204);
+    expect(await rowOf(id)).toMatchObject({ outcome, reason, sipCode: Number(code), talkSeconds: 0 });
+  });
+
+  it("a call whose end never reached the app is closed once the proxy's longest dialog is over", async () => {
+    const m = await managerWithLead();
+    const id = idOf((await admit({ login: m.sipLogin, number: m.digits, sipCallId: "lost-end@browser" })).text);
+    await report({ id: String(id), event: "answer" });
+    await t.db
+      .update(calls)
+      .set({ lastSeenAt: sql`now() - make_interval(secs => ${PROXY_CALL_MAX_SECONDS + 5})` })
+      .where(eq(calls.id, id));
+    expect(await closeSilentCalls(t.db)).toBeGreaterThanOrEqual(1);
+    expect((await rowOf(id)).outcome).toBe("answered");
+  });
+});
+
+describe("a browser's report cannot put a call on a client it was not made to", () => {
+  it("refuses a contact whose phone is not the number dialled", async () => {
+    const m = await managerWithLead();
+    const wrong = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: "+380671112233", contactId: m.lead.id });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toBe("Этот номер не принадлежит клиенту");
+    // The same number written another way is the client's.
+    const right = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.digits, contactId: m.lead.id });
+    expect(right.status).toBe(200);
+  });
+});
