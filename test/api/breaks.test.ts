@@ -418,6 +418,54 @@ describe("break time on the dashboard", () => {
     await t.db.execute(sql`delete from manager_breaks where user_id in (${m.user.id}, ${other.user.id})`);
   });
 
+  it("counts a break that started and ended in the same second, with 0 s, in the day's count and list (issue 29)", async () => {
+    const zero = await createUser(t.db, { login: "break-zero", displayName: "Оля" });
+    const blink = await createUser(t.db, { login: "break-blink" });
+    const midnight = await createUser(t.db, { login: "break-midnight" });
+    const now = new Date("2026-11-25T10:00:00Z");
+    const { start } = kyivDay(now);
+    const at = (iso: string) => new Date(iso).toISOString();
+    await t.db.execute(sql`insert into manager_breaks (user_id, started_at, ended_at, ended_by) values
+      (${zero.user.id}, ${at("2026-11-25T08:00:00.250Z")}, ${at("2026-11-25T08:00:00.250Z")}, 'manager'),
+      (${blink.user.id}, ${at("2026-11-25T08:00:00.100Z")}, ${at("2026-11-25T08:00:00.900Z")}, 'manager'),
+      (${blink.user.id}, ${at("2026-11-25T09:00:00Z")}, ${at("2026-11-25T09:00:10Z")}, 'manager'),
+      (${midnight.user.id}, ${start.toISOString()}, ${start.toISOString()}, 'manager')`);
+    const admin = { id: 1, login: ADMIN.login, isAdmin: true };
+    const day = await breakTimeToday(t.db, admin, now);
+    expect(day.find((r) => r.login === "break-zero")).toEqual({
+      userId: zero.user.id,
+      login: "break-zero",
+      displayName: "Оля",
+      seconds: 0,
+      breaks: 1,
+      onBreak: false,
+    });
+    expect(day.find((r) => r.login === "break-blink")).toMatchObject({ seconds: 10, breaks: 2 });
+    // A 0 s break at the Kyiv midnight itself belongs to the day it opens, not to the one before.
+    expect(day.find((r) => r.login === "break-midnight")).toMatchObject({ seconds: 0, breaks: 1 });
+    const before = await breakTimeToday(t.db, admin, new Date(start.getTime() - 60_000));
+    expect(before.find((r) => r.login === "break-midnight")).toBeUndefined();
+    await t.db.execute(sql`delete from manager_breaks where user_id in (${zero.user.id}, ${blink.user.id}, ${midnight.user.id})`);
+  });
+
+  it("lists today's 0 s break in GET /api/v1/breaks/today and on the dashboard", async () => {
+    await t.db.execute(sql`delete from manager_breaks`);
+    const m = await createUser(t.db, { login: "dash-zero", displayName: "Катя" });
+    // A second ago, or at the Kyiv midnight when the day is younger than that.
+    const { start } = kyivDay(new Date());
+    await t.db.execute(sql`insert into manager_breaks (user_id, started_at, ended_at, ended_by)
+      select ${m.user.id}, at, at, 'manager' from (select greatest(now() - interval '1 second', ${start.toISOString()}::timestamptz) as at) x`);
+    const api = await t.request.get("/api/v1/breaks/today").set(bearer(adminToken));
+    expect(api.status).toBe(200);
+    expect(api.body).toEqual([{ userId: m.user.id, login: "dash-zero", displayName: "Катя", seconds: 0, breaks: 1, onBreak: false }]);
+    const page = await getPage(t, "/", await pageSessionCookie(t, ADMIN));
+    expect(page.text).not.toContain("Сегодня перерывов не было");
+    const row = /data-testid="break-row-dash-zero"[^]*?<\/tr>/.exec(page.text)?.[0] ?? "";
+    expect(row).toContain("Катя (dash-zero)");
+    expect(/data-testid="break-total"[^>]*>([^<]*)</.exec(row)?.[1]).toBe("0:00");
+    await t.db.execute(sql`delete from manager_breaks where user_id = ${m.user.id}`);
+  });
+
   it("shows Перерывы сегодня on the admin's dashboard: the total per manager, or that there were none", async () => {
     await t.db.execute(sql`delete from manager_breaks`);
     const session = await pageSessionCookie(t, ADMIN);

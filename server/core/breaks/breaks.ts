@@ -179,7 +179,8 @@ export interface ManagerBreakDay {
 /**
  * Break time per manager in [start, end): each break clipped to the day and to `now` (one over midnight counts its
  * part on each side; an open one counts up to now; `least` skips the null end of an open one). Every break that
- * touches the day is open or ended after `start`.
+ * touches the day is open or ended after `start`, or lasted 0 s at `start` itself (manager_breaks_ended_idx finds
+ * them all). A break started and ended in the same second still counts as one, listed with its 0 s (issue 29).
  */
 export async function breakTimeBetween(db: Db, start: Date, end: Date, now: Date): Promise<ManagerBreakDay[]> {
   const until = new Date(Math.min(now.getTime(), end.getTime())).toISOString();
@@ -199,21 +200,20 @@ export async function breakTimeBetween(db: Db, start: Date, end: Date, now: Date
         count(*)::int as breaks,
         bool_or(b.ended_at is null) as on_break
       from manager_breaks b join users u on u.id = b.user_id
-      where (b.ended_at is null or b.ended_at > ${start.toISOString()}::timestamptz)
+      where (b.ended_at is null or b.ended_at > ${start.toISOString()}::timestamptz
+          or (b.ended_at = ${start.toISOString()}::timestamptz and b.started_at = b.ended_at))
         and b.started_at < ${until}::timestamptz
       group by u.id, u.login, u.display_name
       order by u.login`,
   );
-  return rows
-    .map((row) => ({
-      userId: row.user_id,
-      login: row.login,
-      displayName: row.display_name,
-      seconds: Math.max(0, Number(row.seconds)),
-      breaks: Number(row.breaks),
-      onBreak: Boolean(row.on_break),
-    }))
-    .filter((row) => row.seconds > 0 || row.onBreak);
+  return rows.map((row) => ({
+    userId: row.user_id,
+    login: row.login,
+    displayName: row.display_name,
+    seconds: Math.max(0, Number(row.seconds)),
+    breaks: Number(row.breaks),
+    onBreak: Boolean(row.on_break),
+  }));
 }
 
 /** Today's break time per manager (the Kyiv day, like every statistic): the dashboard and GET /api/v1/breaks/today. */
