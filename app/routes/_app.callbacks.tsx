@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, type ShouldRevalidateFunction, useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
@@ -57,6 +57,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return actionError(error);
   }
 }
+
+/**
+ * A refused "Позвонить сейчас" still changes the list (a callback whose number is on «Не звонить» is closed by it,
+ * one taken meanwhile is gone): the list is read again, which the page's script skips after a 4xx by default.
+ */
+export const shouldRevalidate: ShouldRevalidateFunction = ({ formData, defaultShouldRevalidate }) =>
+  formData?.get("intent") === "take" ? true : defaultShouldRevalidate;
 
 type Row = ReturnType<typeof useLoaderData<typeof loader>>["callbacks"][number];
 

@@ -5,9 +5,17 @@ import { filters } from "./filters";
 import { users } from "./users";
 
 /**
+ * Why a callback was closed without being handed out: its number went on the do-not-call list after it was
+ * scheduled, and its manager tried to take it (issue 29).
+ */
+export const CALLBACK_CLOSE_REASONS = ["do_not_call"] as const;
+export type CallbackCloseReason = (typeof CALLBACK_CLOSE_REASONS)[number];
+
+/**
  * A scheduled callback (issue 18, decision 035): the contact belongs to `userId` until `dueAt`; the lead turn hands
  * it out first when due (to him; after the grace time to any manager of a topic with its base). `handedAt` is set
  * in the same statement that hands it out (or when it is taken from Мои перезвоны): a row without it is pending.
+ * A callback closed without being handed out has `handedAt` (when it was closed), no `handedTo`, and `closedReason`.
  */
 export const callbacks = pgTable(
   "callbacks",
@@ -27,6 +35,8 @@ export const callbacks = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     handedAt: timestamp("handed_at", { withTimezone: true }),
     handedTo: integer("handed_to").references(() => users.id, { onDelete: "set null" }),
+    /** Set when it was closed instead of handed out (null: pending, or handed out to `handedTo`). */
+    closedReason: text("closed_reason", { enum: CALLBACK_CLOSE_REASONS }),
   },
   (t) => [
     // The turn's own-callback tier: this manager's pending callbacks by due time.

@@ -131,6 +131,43 @@ describe("callbacks without JavaScript", () => {
     expect(refused.text).toContain("Перезвон не найден");
   });
 
+  it("«Позвонить сейчас» on a callback whose number went on «Не звонить» is refused with the reason, and the callback leaves the list", async () => {
+    const adminToken = await t.adminToken();
+    const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: "Перезвон, потом в список" });
+    expect((await t.request.put(`/api/v1/status/${created.body.id}/callback`).set(bearer(adminToken))).status).toBe(200);
+    const { base, contacts } = await createBase(t.db, { count: 3, prefix: "Запрет" });
+    const manager = await createUser(t.db);
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+    await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
+    const cookie = await pageSessionCookie(t, manager);
+    const panel = await getPage(t, "/leadpanel", cookie);
+    const contactId = Number(/name="contactId" value="(\d+)"/.exec(panel.text)![1]);
+    const scheduled = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(created.body.id),
+      contactId: String(contactId),
+      passport: "",
+      callbackPreset: "1h",
+    });
+    expect(scheduled.status).toBe(302);
+    const held = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
+    const [cb] = await queryRows<{ id: number }>(t.db, sql`select id from callbacks where contact_id = ${contactId}`);
+    await t.db.execute(sql`update callbacks set due_at = now() - interval '1 minute' where id = ${cb.id}`);
+    const phone = contacts.find((c) => c.id === contactId)!.phone;
+    expect((await t.request.post("/api/v1/do-not-call").set(bearer(adminToken)).send({ phone })).status).toBe(200);
+    expect((await getPage(t, "/callbacks", cookie)).text).toMatch(/data-testid="callbacks-due-list"[\s\S]*Запрет-1[\s\S]*data-testid="callbacks-upcoming-list"/);
+
+    const refused = await post("/callbacks", cookie, { intent: "take", id: String(cb.id) });
+    expect(refused.status).toBe(409);
+    expect(refused.text).toContain("Номер клиента в списке «Не звонить»: перезвон закрыт");
+    expect(refused.text).toContain("Просроченных перезвонов нет");
+    expect(refused.text).not.toContain("Запрет-1");
+    // The lead on his panel is still the one he held.
+    expect((await getPage(t, "/leadpanel", cookie)).text).toContain(`name="contactId" value="${held}"`);
+    const [row] = await queryRows<{ closed_reason: string | null }>(t.db, sql`select closed_reason from callbacks where id = ${cb.id}`);
+    expect(row.closed_reason).toBe("do_not_call");
+  });
+
   it("an address edited by hand (?userId=abc) shows the Russian message over an empty list, not an error page", async () => {
     const admin = await pageSessionCookie(t, ADMIN);
     const page = await getPage(t, "/callbacks?userId=abc&filterId=", admin);

@@ -242,6 +242,52 @@ describe("Мои перезвоны and the admin's list", () => {
     expect(again.body.message).toBe("Перезвон не найден");
   });
 
+  it("a callback whose number went on «Не звонить» after it was scheduled: taking it is refused, and it is closed and leaves the lists", async () => {
+    const { contacts, filter, a, b } = await scene(6);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    const held = a.lead;
+    await setDue(scheduled, 1);
+    const phone = contacts.find((c) => c.id === scheduled)!.phone;
+    expect((await t.request.post("/api/v1/do-not-call").set(bearer(adminToken)).send({ phone })).status).toBe(200);
+    // The turn rightly skips it when due.
+    expect((await press(b, filter.id, "Не интересно")).body.id).not.toBe(scheduled);
+    const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body;
+    expect(mine).toMatchObject({ contactId: scheduled, due: true });
+
+    const taken = await t.request.post(`/api/v1/callbacks/${mine.id}/take`).set(a.auth);
+    expect(taken.status).toBe(409);
+    expect(taken.body.message).toBe("Номер клиента в списке «Не звонить»: перезвон закрыт");
+    // The lead he held is still his, and the listed contact is nobody's.
+    const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${a.id}`).set(a.auth);
+    expect(lead.body.id).toBe(held);
+    const [{ held_by }] = await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${scheduled}`);
+    expect(held_by).toBeNull();
+    // Closed with its reason: gone from Мои перезвоны and the admin's list, and not pending any more.
+    const [row] = await queryRows<{ pending: boolean; handed_to: number | null; closed_reason: string | null }>(
+      t.db,
+      sql`select handed_at is null as pending, handed_to, closed_reason from callbacks where id = ${mine.id}`,
+    );
+    expect(row).toEqual({ pending: false, handed_to: null, closed_reason: "do_not_call" });
+    expect((await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body).toEqual([]);
+    const admins = await t.request.get(`/api/v1/callbacks?filterId=${filter.id}`).set(bearer(adminToken));
+    expect(admins.body.map((c: { id: number }) => c.id)).not.toContain(mine.id);
+    const again = await t.request.post(`/api/v1/callbacks/${mine.id}/take`).set(a.auth);
+    expect(again.status).toBe(404);
+  });
+
+  it("only its own manager's take closes a listed callback: another manager is refused as before and it stays his", async () => {
+    const { contacts, filter, a, b } = await scene(4);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
+    const phone = contacts.find((c) => c.id === scheduled)!.phone;
+    expect((await t.request.post("/api/v1/do-not-call").set(bearer(adminToken)).send({ phone })).status).toBe(200);
+    const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body;
+    const refused = await t.request.post(`/api/v1/callbacks/${mine.id}/take`).set(b.auth);
+    expect(refused.status).toBe(403);
+    expect((await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body.map((c: { id: number }) => c.id)).toEqual([mine.id]);
+  });
+
   it("a manager cannot take another's callback; the admin reassigns it and then it is the other's", async () => {
     const { filter, a, b } = await scene(4);
     const scheduled = a.lead;

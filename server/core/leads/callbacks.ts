@@ -1,8 +1,10 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
+import type { CallbackCloseReason } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
+import { mayBeCalled } from "../dnc/dnc";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { lockUser } from "./allocation";
@@ -127,28 +129,49 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
 
 export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
 export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
+export const CALLBACK_DO_NOT_CALL = "Номер клиента в списке «Не звонить»: перезвон закрыт";
 
 /**
  * "Позвонить сейчас" from Мои перезвоны: the manager takes his callback before its time. The lead he held goes
  * back to the pool; the callback's contact becomes his lead, in his current topic when it holds the contact's
  * base, otherwise in the callback's own topic (when it is still open to him). One transaction, the manager's row
  * locked first like every lead call.
+ *
+ * A callback whose number went on the do-not-call list after it was scheduled is never handed out (the claim's
+ * tiers skip it), so taking it is refused (409) and it is closed with that reason: it leaves Мои перезвоны, the
+ * admin's list and the menu's count, and the lead he holds stays his (issue 29).
  */
 export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, rawId: unknown): Promise<{ contactId: number; filterId: number }> {
   const id = parseInput(idSchema, rawId);
-  return db.transaction(async (tx) => {
+  const taken = await db.transaction(async (tx) => {
     await lockUser(tx, actor.id);
     await requireNotOnBreak(tx, actor.id);
-    const [cb] = await queryRows<{ id: number; contact_id: string | number; database_id: number; user_id: number | null; filter_id: number | null; held_by: number | null; held_live: boolean }>(
+    const [cb] = await queryRows<{
+      id: number;
+      contact_id: string | number;
+      database_id: number;
+      user_id: number | null;
+      filter_id: number | null;
+      held_by: number | null;
+      held_live: boolean;
+      may_be_called: boolean;
+    }>(
       tx,
       // A hold is live until its time, or for as long as its holder is on a break (decision 038).
       sql`select cb.id, cb.contact_id, cb.database_id, cb.user_id, cb.filter_id, c.held_by,
-          (c.held_until > now() or ${onBreak(sql`c.held_by`)}) as held_live
+          (c.held_until > now() or ${onBreak(sql`c.held_by`)}) as held_live, ${mayBeCalled("c")} as may_be_called
         from callbacks cb join contacts c on c.id = cb.contact_id
         where cb.id = ${id} and cb.handed_at is null for update of cb, c`,
     );
     if (!cb) throw callbackNotFound();
     if (cb.user_id !== actor.id) throw forbidden("Можно работать только со своими перезвонами");
+    if (!cb.may_be_called) {
+      // Closed in this transaction, refused after it commits (a throw here would undo the closing).
+      await tx.execute(
+        sql`update callbacks set handed_at = now(), closed_reason = ${"do_not_call" satisfies CallbackCloseReason} where id = ${id}`,
+      );
+      return null;
+    }
     if (cb.held_by != null && cb.held_by !== actor.id && cb.held_live) {
       throw conflict(CALLBACK_CONTACT_BUSY, "callback_contact_busy");
     }
@@ -171,6 +194,8 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
     await tx.execute(sql`update users set getting_filter = ${topic.filter_id}, updated_at = now() where id = ${actor.id}`);
     return { contactId, filterId: topic.filter_id };
   });
+  if (!taken) throw conflict(CALLBACK_DO_NOT_CALL, "callback_do_not_call");
+  return taken;
 }
 
 export interface FallenDue {
