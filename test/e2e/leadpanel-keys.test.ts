@@ -356,3 +356,37 @@ describe("a callback scheduled from the keyboard", () => {
     expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
   });
 });
+
+describe("a callback whose number went on «Не звонить» (issue 29)", () => {
+  it("«Позвонить сейчас» tells why it is refused, and the callback leaves Мои перезвоны and the menu's count at once", async () => {
+    const { manager, contacts, filter, base } = await setup("Зоя", 3);
+    await e.db.execute(sql`insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
+      values (${contacts[0].id}, ${base.id}, ${manager.user.id}, ${filter.id}, 'Перезвонить', now() - interval '1 minute')`);
+    await e.db.execute(sql`insert into do_not_call (phone_key, phone) values (${contacts[0].phoneKey}, ${contacts[0].phone})`);
+    const page = await openPanel(manager);
+    const leadName = page.locator("[data-testid=lead-name]");
+    await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
+    await expect.poll(() => page.locator("[data-testid=callbacks-due]").textContent(), SLOW).toBe("1");
+
+    await page.getByRole("link", { name: "Мои перезвоны" }).click();
+    await page.waitForURL((url) => url.pathname === "/callbacks");
+    await waitForHydration(page);
+    const due = page.locator("[data-testid=callbacks-due-list] [data-testid=callback-row]");
+    await expect.poll(() => due.count(), SLOW).toBe(1);
+    await due.first().getByRole("button", { name: "Позвонить сейчас" }).click();
+    await page.getByText("Номер клиента в списке «Не звонить»: перезвон закрыт").first().waitFor(SLOW);
+    // At once, not at the layout's periodic refresh (USER_REFRESH_MS, 15 s).
+    const SOON = { timeout: 5_000 };
+    await expect.poll(() => due.count(), SOON).toBe(0);
+    await page.getByText("Просроченных перезвонов нет").waitFor(SOON);
+    await expect.poll(() => page.locator("[data-testid=callbacks-due]").count(), SOON).toBe(0);
+    expect(new URL(page.url()).pathname).toBe("/callbacks");
+    // The lead he held is still his.
+    await page.getByRole("link", { name: "Клиенты" }).click();
+    await page.waitForURL((url) => url.pathname === "/leadpanel");
+    await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
+    // The browser logs the refusal's 409 itself; nothing else went wrong.
+    const errors = (page as Page & { consoleErrors?: string[] }).consoleErrors ?? [];
+    expect(errors.filter((text) => !text.includes("status of 409"))).toEqual([]);
+  });
+});
