@@ -4,14 +4,15 @@ import path from "node:path";
 import * as XLSX from "xlsx";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
-import { MESSAGES, readSheetRows } from "../../server/core/bases/spreadsheet";
+import { MESSAGES, readSheetRows, SHEET_LIMITS } from "../../server/core/bases/spreadsheet";
 import { agileEncrypt } from "../helpers/office-crypto";
 import { Cells, FN, writeBiff, XF } from "../helpers/xls-biff";
+import { handBuiltXls } from "../helpers/sheet-xls-variants";
 import { buildXlsx } from "../helpers/xlsx";
 
 /**
- * The legacy .xls path (sheet-parse.ts, the `xlsx` package with our changes) on what the differential test against
- * LibreOffice found (issue 16).
+ * The legacy .xls path (sheet-parse.ts and xls-file.ts around the `xlsx` package) on what the differential test
+ * against LibreOffice found (issue 16), and its reading of a sheet in windows of rows (decision 048).
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "xls-reader-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -194,6 +195,50 @@ describe("the .xls reader", () => {
       await expect(readSheetRows(file).next(), name).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
     }
     expect(MESSAGES.encrypted).toBe("Файл защищён паролем: снимите пароль в программе, где он создан, и загрузите снова");
+  });
+
+  it("reads every sheet a few rows at a time (each window a read of its own) exactly as in one read", async () => {
+    const files: Array<[string, Buffer]> = handBuiltXls()
+      .filter((variant) => !variant.encrypted)
+      .map((variant) => [`${variant.name}.xls`, variant.data]);
+    const rows = (from: number, count: number, text: string) =>
+      Array.from({ length: count }, (_, i) => [`${text} ${from + i}`, 79160000000 + from + i, i % 3 ? (from + i) / 4 : null, i % 5 === 0]);
+    const sheets: Array<[string, XLSX.WorkSheet]> = [
+      ["Первый", XLSX.utils.aoa_to_sheet([["ФИО", "Телефон"], ...rows(1, 40, "первый")])],
+      ["Второй", XLSX.utils.aoa_to_sheet([[], [], ["второй"], ...rows(100, 25, "второй")])],
+      ["Третий", XLSX.utils.aoa_to_sheet(rows(200, 30, "третий"))],
+    ];
+    // BIFF5 gives the three sheets one name ("______"): each window's read must still find its own sheet.
+    files.push(["windows-biff5.xls", XLSX.write(book(sheets), { bookType: "biff5", type: "buffer" }) as Buffer]);
+    files.push(["windows-biff8.xls", XLSX.write(book(sheets), { bookType: "biff8", type: "buffer" }) as Buffer]);
+    const everySheet = async (name: string) => {
+      const file = path.join(dir, name);
+      let names: string[] = [];
+      const read: unknown[] = [];
+      for (let sheet = 1; sheet === 1 || sheet <= names.length; sheet++) {
+        try {
+          for await (const row of readSheetRows(file, { sheet, listSheets: true }, (choice) => (names = choice.names ?? []))) read.push(row);
+        } catch (error) {
+          read.push((error as Error).message);
+        }
+      }
+      return [names, ...read];
+    };
+    const saved = SHEET_LIMITS.xlsWindowCells;
+    try {
+      for (const [name, data] of files) {
+        fs.writeFileSync(path.join(dir, name), data);
+        SHEET_LIMITS.xlsWindowCells = saved;
+        const whole = await everySheet(name);
+        expect(whole.length, name).toBeGreaterThan(2);
+        for (const cells of [1, 7]) {
+          SHEET_LIMITS.xlsWindowCells = cells;
+          expect(await everySheet(name), `${name}, ${cells} cells a window`).toEqual(whole);
+        }
+      }
+    } finally {
+      SHEET_LIMITS.xlsWindowCells = saved;
+    }
   });
 
   it("refuses an OLE file that holds no workbook (a Word document) as not a spreadsheet, not as a damaged .xls", async () => {

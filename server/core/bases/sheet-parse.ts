@@ -1,20 +1,18 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
-import { dirname } from "node:path";
-import vm from "node:vm";
 import { badRequest } from "../errors";
 import { CSV_NAME, readCsv } from "./csv-reader";
 import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetRow, workbookSignature } from "./spreadsheet";
 import { checkOdsMime, isEncryptedOds, odsSheets, OdsLimitError, readOdsSheet } from "./ods-reader";
-import { type CfbApi, openOle, type OleContent } from "./xls-file";
+import { type CfbApi, isBiffWorkbook, openOle, type OleContent, xlsRowCells, xlsSheetOffsets, xlsView } from "./xls-file";
 import { inflatedPart, isDateFormat, readFirstSheet, serialToDate, XlsxLimitError, XlsxNotWorkbookError, xlsxSheetNames } from "./xlsx-reader";
 
 /**
  * Parsing an uploaded spreadsheet: this runs inside the sheet worker (sheet-worker.ts), never on the server's
  * event loop; `readSheetRows` in spreadsheet.ts is the way in. Uploads are untrusted: the format is decided by the
  * file's first bytes, not its name; `.xlsx` and `.ods` are checked from their zip directory (no zip bombs), then
- * the sheet streams through our readers (xlsx-reader.ts, ods-reader.ts); legacy `.xls` is parsed whole by the `xlsx`
- * package.
+ * the sheet streams through our readers (xlsx-reader.ts, ods-reader.ts); legacy `.xls` is read by the `xlsx` package
+ * (SheetJS, as published), a window of rows at a time.
  * Every cell comes back as text: Cyrillic, leading zeros and long numbers stay as written.
  */
 
@@ -413,44 +411,10 @@ async function* readCsvCells(path: string): AsyncGenerator<RawRow> {
   }
 }
 
-/**
- * Changes to `xlsx` 0.18.5's BIFF reader, each applied when its line is found (a later version is loaded as it is):
- * - its cell store deletes two properties of every cell object, which turns each into a slow dictionary of ~500
- *   bytes (a 20 MB .xls of a million cells needed more than 512 MB): the cell is copied without them instead, and
- *   empty formatted cells, which the rows never show, are not kept at all;
- * - it keeps sheets by name, so of two sheets with the same name (a BIFF5 file whose Cyrillic names its writer
- *   turned into "______") the last one took the first one's place, and the second sheet was never read: a
- *   repeated name gets "_2", "_3"... as LibreOffice names it (each sheet is read), and the first one is kept.
- */
-const XLS_PATCHES: Array<[string, string]> = [
-  [
-    "Directory[val.pos] = val;",
-    'for(var sname_n = 2, sname_base = val.name; opts.snames.indexOf(val.name) >= 0; ++sname_n) val.name = sname_base + "_" + sname_n; Directory[val.pos] = val;',
-  ],
-  [
-    "delete line.ixfe; delete line.XF;",
-    "if (line.t === 'z') return; var lean = {}; for (var key in line) if (key !== 'ixfe' && key !== 'XF') lean[key] = line[key]; line = lean;",
-  ],
-  [
-    'if(cur_sheet === "") Preamble = out; else Sheets[cur_sheet] = out;',
-    'if(cur_sheet === "") Preamble = out; else if(!Object.prototype.hasOwnProperty.call(Sheets, cur_sheet)) Sheets[cur_sheet] = out;',
-  ],
-];
-
-/** The `xlsx` package, with XLS_PATCHES. */
+/** The `xlsx` package (SheetJS), as it is published. */
 function loadXlsx(): typeof import("xlsx") {
   const file = xlsxFile ?? createRequire(import.meta.url).resolve("xlsx");
-  const require = createRequire(file);
-  let source = fs.readFileSync(file, "utf8");
-  const patches = XLS_PATCHES.filter(([line]) => source.includes(line));
-  if (!patches.length) return require(file);
-  for (const [line, replacement] of patches) source = source.replace(line, replacement);
-  const load = vm.compileFunction(source, ["exports", "require", "module", "__filename", "__dirname"], {
-    filename: file,
-  });
-  const module = { exports: {} };
-  load(module.exports, require, module, file, dirname(file));
-  return module.exports as typeof import("xlsx");
+  return createRequire(file)(file) as typeof import("xlsx");
 }
 
 /** Where the `xlsx` package is, when this runs bundled into the worker (without a module URL of its own). */
@@ -462,12 +426,33 @@ export function useXlsxFrom(file: string) {
 let xlsx: typeof import("xlsx") | undefined;
 
 /**
- * Legacy .xls: parsed whole (the format allows 65,536 rows a sheet), then handed out row by row. The OLE file is
- * opened first (xls-file.ts): an encrypted one is refused, or decrypted when Excel's default password opens it.
+ * A sheet's names as LibreOffice shows them: a repeated name gets "_2", "_3"... (a BIFF5 file whose writer turned
+ * Cyrillic names into "______" has several sheets of one name, and each can be chosen).
+ */
+function uniqueNames(names: string[]): string[] {
+  const taken = new Set<string>();
+  const next = new Map<string, number>();
+  return names.map((name) => {
+    let unique = name;
+    for (let n = next.get(name) ?? 2; taken.has(unique); n++) {
+      unique = `${name}_${n}`;
+      next.set(name, n + 1);
+    }
+    taken.add(unique);
+    return unique;
+  });
+}
+
+/**
+ * Legacy .xls: the OLE file is opened first (xls-file.ts): an encrypted one is refused, or decrypted when Excel's
+ * default password opens it. The `xlsx` package then reads the workbook stream (it starts with a BOF record),
+ * decrypted and with a BIFF5 code page found: first the globals alone (the sheets' names), then a sheet in windows of
+ * rows of at most SHEET_LIMITS.xlsWindowCells cells, each a read of its own (xlsView: the other cells hidden), handed
+ * out row by row (decision 048).
  */
 function xlsBook(path: string, maxRows: number): Book {
-  let workbook: import("xlsx").WorkBook;
   xlsx ??= loadXlsx();
+  const read = xlsx.read;
   const data = fs.readFileSync(path);
   let content: OleContent | null;
   try {
@@ -480,40 +465,69 @@ function xlsBook(path: string, maxRows: number): Book {
   if (data.length > SHEET_LIMITS.maxXlsBytes) throw badRequest(MESSAGES.xlsTooLarge, "file_too_large");
   if (!content) throw badRequest(MESSAGES.damaged, "damaged_file");
   if (content.kind === "not-workbook") throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
-  try {
-    // Dates are made here from the number and its format (cellNF), as for .xlsx: the package's own (cellDates)
-    // ignore a workbook's 1904 date system (four years early) and are built in the server's time zone. The package
-    // reads the workbook stream itself (it starts with a BOF record), decrypted and with a BIFF5 code page found.
-    workbook = xlsx.read(content.stream, {
-      type: "buffer",
-      cellDates: false,
-      cellFormula: false,
-      cellHTML: false,
-      cellStyles: false,
-      cellText: false,
-      cellNF: true,
-      sheetRows: maxRows + 1,
-      dense: true,
-      ...(content.codepage ? { codepage: content.codepage } : {}),
-    });
-  } catch {
-    throw badRequest(MESSAGES.damaged, "damaged_file");
+  const { stream, computed, codepage } = content;
+  // A BIFF5 or BIFF8 workbook (Excel 5 and later) starts with its globals' BOF; of other bytes the package would guess
+  // another format.
+  if (!isBiffWorkbook(stream)) throw badRequest(MESSAGES.damaged, "damaged_file");
+  const into = Buffer.allocUnsafe(stream.length);
+  // Dates are made here from the number and its format (cellNF), as for .xlsx: the package's own (cellDates) ignore
+  // a workbook's 1904 date system (four years early) and are built in the server's time zone. Empty formatted cells
+  // are not kept (sheetStubs): rows never show them.
+  const parse = (view: Buffer, sheetRows: number) => {
+    try {
+      return read(view, {
+        type: "buffer",
+        cellDates: false,
+        cellFormula: false,
+        cellHTML: false,
+        cellStyles: false,
+        cellText: false,
+        cellNF: true,
+        sheetStubs: false,
+        sheetRows,
+        dense: true,
+        ...(codepage ? { codepage } : {}),
+      });
+    } catch {
+      throw badRequest(MESSAGES.damaged, "damaged_file");
+    }
+  };
+  const globals = parse(xlsView(stream, into, 0), 1);
+  const offsets = xlsSheetOffsets(stream);
+  // The package's names, by offset as `offsets`; a repeated one is found in a window's read, which ends with its sheet.
+  const packageNames = globals.SheetNames;
+  if (packageNames.length !== offsets.length) throw badRequest(MESSAGES.damaged, "damaged_file");
+  const names = uniqueNames(packageNames);
+  const date1904 = Boolean(globals.Workbook?.WBProps?.date1904);
+
+  async function* readSheet(index: number): AsyncGenerator<RawRow> {
+    const offset = offsets[index];
+    if (offset === undefined) return;
+    const cells = xlsRowCells(stream, offset, maxRows + 1);
+    let last = cells.length - 1;
+    while (last >= 0 && !cells[last]) last--;
+    if (last >= SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
+    for (let from = 0; from <= last; ) {
+      let to = from + 1;
+      for (let sum = cells[from]; to <= last && sum + cells[to] <= SHEET_LIMITS.xlsWindowCells; to++) sum += cells[to];
+      const window = parse(xlsView(stream, into, offset, from, to), to).Sheets[packageNames[index]];
+      yield* readXls(window, from, to, date1904, computed[index]);
+      from = to;
+    }
   }
-  const names = workbook.SheetNames;
-  const date1904 = Boolean(workbook.Workbook?.WBProps?.date1904);
+
   return {
     names: async () => names,
-    rows: (index, orFirstWithData, onIndex) =>
-      firstWithData(index, orFirstWithData, () => names.length, (i) => readXls(workbook.Sheets[names[i]], date1904, content.computed[i]), onIndex),
+    rows: (index, orFirstWithData, onIndex) => firstWithData(index, orFirstWithData, () => names.length, readSheet, onIndex),
   };
 }
 
-async function* readXls(sheet: unknown, date1904: boolean, computed = new Map<number, number[]>()): AsyncGenerator<RawRow> {
-  // Dense mode: the sheet is an array of rows, each an array of cells.
-  const rows = (sheet ?? []) as unknown as unknown[][];
+/** Rows [from, to) of a window of a sheet the `xlsx` package read. */
+async function* readXls(sheet: unknown, from: number, to: number, date1904: boolean, computed = new Map<number, number[]>()): AsyncGenerator<RawRow> {
+  // Dense mode: the sheet's "!data" is an array of rows, each an array of cells.
+  const rows = ((sheet as { "!data"?: unknown } | undefined)?.["!data"] ?? []) as unknown[][];
   if (!Array.isArray(rows)) throw badRequest(MESSAGES.damaged, "damaged_file");
-  if (rows.length > SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
-  for (let r = 0; r < rows.length; r++) {
+  for (let r = from; r < to; r++) {
     const row = rows[r] ?? [];
     const formulas = computed.get(r)?.filter((c) => c < SHEET_LIMITS.maxColumns);
     if (!rows[r] && !formulas?.length) continue;

@@ -18,7 +18,7 @@ import type { SheetChoice } from "./sheet-parse";
 export const SHEET_LIMITS = {
   /** Largest upload accepted at all. */
   maxFileBytes: 50 * 1024 * 1024,
-  /** `.xls` is parsed whole in memory (in a worker): a smaller cap. */
+  /** An `.xls`'s workbook stream is held whole in memory (in a worker), and read once a window: a smaller cap. */
   maxXlsBytes: 20 * 1024 * 1024,
   /** Sum of the zip's uncompressed sizes; a real 1,000,000-row sheet stays far below. */
   maxUnzippedBytes: 1024 * 1024 * 1024,
@@ -33,8 +33,13 @@ export const SHEET_LIMITS = {
    * 15 s on a busy machine. Checked from outside, so it ends a worker stuck anywhere, not only between rows.
    */
   maxWorkSeconds: 120,
-  /** The worker's heap (the shared strings of an .xlsx, or a whole .xls, are held in it). */
+  /** The worker's heap (the shared strings of an .xlsx, or a window of an .xls's cells, are held in it). */
   workerHeapMb: 512,
+  /**
+   * Cells of an .xls the `xlsx` package reads at a time (a window of a sheet's rows, each a read of its own): it makes
+   * each a dictionary of ~500 bytes, so a window takes ~100 MB of the worker's heap (decision 048).
+   */
+  xlsWindowCells: 200_000,
   /** The shared-string table is held in memory while the sheet is read: its XML may not be larger. */
   maxSharedStringsBytes: 100 * 1024 * 1024,
   /** Any other part but a worksheet (styles, workbook, relationships). */

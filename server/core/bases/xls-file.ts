@@ -45,8 +45,9 @@ const BOUNDSHEET = 0x0085;
 /** Records an encrypted stream keeps plain ([MS-XLS] 2.2.10): BOF, FILEPASS, UsrExcl, FileLock, InterfaceHdr, RRDInfo, RRDHead. */
 const PLAIN = new Set([BOF, FILEPASS, 0x0194, 0x0195, 0x00e1, 0x0196, 0x0138]);
 /**
- * What FILEPASS becomes once the stream is decrypted: a record the reader knows and skips (ADDIN, which only
- * Excel 4 macro sheets carry; an unknown type would be reported on the console).
+ * What FILEPASS becomes once the stream is decrypted, and what xlsView makes of the records it hides: a record the
+ * reader knows and skips (ADDIN, which only Excel 4 macro sheets carry; an unknown type would be reported on the
+ * console).
  */
 const SKIPPED = 0x0087;
 
@@ -189,6 +190,128 @@ function textFormula(rgce: Buffer, biff: number): boolean {
     if (at > rgce.length) return false;
   }
   return last === 0x08 || (lastFunction >= 0 && TEXT_FUNCTIONS.has(lastFunction));
+}
+
+/** BOF records of BIFF8/BIFF5 and of BIFF2-4: each starts a substream (the globals, a sheet, a chart in a sheet). */
+const BOFS = new Set([BOF, 0x0009, 0x0209, 0x0409]);
+/**
+ * Records the `xlsx` package makes a cell object of (sheetStubs off): NUMBER, RK, MULRK, LABELSST, LABEL, RSTRING,
+ * BOOLERR, FORMULA (BIFF2-8) and BIFF2's INTEGER, NUMBER, LABEL, BOOLERR. Each starts with its row.
+ */
+const CELL_RECORDS = new Set([0x0203, 0x027e, 0x00bd, 0x00fd, 0x0204, 0x00d6, 0x0205, 0x0006, 0x0206, 0x0406, 0x0002, 0x0003, 0x0004, 0x0005]);
+const FORMULAS = new Set([0x0006, 0x0206, 0x0406]);
+const MULRK = 0x00bd;
+const CONTINUE = 0x003c;
+const SST = 0x00fc;
+/** NAME (defined names): the package would read their formulas, and set a sheet's filter from them (see xlsView). */
+const NAMES = new Set([0x0018, 0x0218]);
+
+/**
+ * Walks the workbook stream's records one after the other, as the `xlsx` package does, up to the end of the
+ * substream whose BOF is at `sheet` (0: the globals; else a sheet's BOUNDSHEET offset). `record` hears each one, and
+ * whether it is that substream's own (not a chart's embedded in it). Returns where the walk stopped: after that
+ * substream's EOF, or at the end of the stream (or of its last whole record).
+ */
+function walkRecords(stream: Buffer, sheet: number, record: (type: number, at: number, length: number, own: boolean) => void): number {
+  let depth = 0;
+  let inside = false;
+  let at = 0;
+  while (at + 4 <= stream.length) {
+    const type = stream.readUInt16LE(at);
+    const length = stream.readUInt16LE(at + 2);
+    const end = at + 4 + length;
+    if (end > stream.length) break;
+    if (BOFS.has(type)) {
+      if (depth === 0) inside = at === sheet;
+      depth++;
+    }
+    record(type, at, length, inside && depth === 1);
+    if (type === EOF && depth > 0 && --depth === 0 && inside) return end;
+    at = end;
+  }
+  return at;
+}
+
+/** Whether the stream starts as a BIFF5 or BIFF8 workbook (its globals' BOF), the only kind read in windows. */
+export function isBiffWorkbook(stream: Buffer): boolean {
+  return stream.length >= 8 && stream.readUInt16LE(0) === BOF;
+}
+
+/**
+ * The sheets' BOF offsets (their BOUNDSHEET records in the globals), in the order the `xlsx` package lists the sheets'
+ * names: by offset, one name an offset.
+ */
+export function xlsSheetOffsets(stream: Buffer): number[] {
+  const offsets = new Set<number>();
+  walkRecords(stream, 0, (type, at, length, own) => {
+    if (own && type === BOUNDSHEET && length >= 4) offsets.add(stream.readUInt32LE(at + 4));
+  });
+  return [...offsets].sort((a, b) => a - b);
+}
+
+/**
+ * How many cell objects the `xlsx` package would make of each row (index) of the sheet whose BOF is at `sheet`, rows
+ * from 0 below `rows`, as its records say (a MULRK one a column).
+ */
+export function xlsRowCells(stream: Buffer, sheet: number, rows: number): Uint32Array {
+  const cells = new Uint32Array(Math.max(0, Math.min(rows, 0x10000)));
+  walkRecords(stream, sheet, (type, at, length, own) => {
+    if (!own || !CELL_RECORDS.has(type) || length < 2) return;
+    const row = stream.readUInt16LE(at + 4);
+    if (row < cells.length) cells[row] += type === MULRK ? Math.max(1, Math.floor((length - 6) / 6)) : 1;
+  });
+  return cells;
+}
+
+/**
+ * The workbook stream as the `xlsx` package is given it to read one window of a sheet: rows [from, to) of the sheet
+ * whose BOF is at `sheet` (0: the globals alone, for the sheets' names). Written into `into` (as long as the stream);
+ * returns the part to read, which ends with that sheet: the sheets after it are not read, so one of the same name
+ * cannot take its place. Every other record the package makes a cell object of (with the STRING that holds a hidden
+ * formula's text and any CONTINUE of a hidden record) becomes one it skips, runs of them merged into as few records as
+ * their lengths allow; so do NAME records, which only formulas and filters use and whose filters the package would
+ * set on sheets it has not read, and, for the names alone, the shared strings.
+ *
+ * Why: the package deletes two properties of every cell object it keeps, which turns each into a slow dictionary of
+ * ~500 bytes, and it keeps a whole workbook; a 19 MB .xls of a million cells needed more than the worker's 512 MB. A
+ * window of SHEET_LIMITS.xlsWindowCells cells is read at a time (decision 048).
+ */
+export function xlsView(stream: Buffer, into: Buffer, sheet: number, from = 0, to = 0): Buffer {
+  stream.copy(into);
+  let formulaKept = false;
+  let lastHidden = false;
+  let runStart = -1;
+  let runEnd = -1;
+  const flush = () => {
+    for (let at = runStart; at < runEnd; ) {
+      let size = Math.min(runEnd - at, 4 + 0xffff);
+      const rest = runEnd - at - size;
+      if (rest > 0 && rest < 4) size -= 4;
+      into.writeUInt16LE(SKIPPED, at);
+      into.writeUInt16LE(size - 4, at + 2);
+      at += size;
+    }
+    runStart = runEnd = -1;
+  };
+  const end = walkRecords(stream, sheet, (type, at, length, own) => {
+    let hide: boolean;
+    if (CELL_RECORDS.has(type)) {
+      const row = length >= 2 ? stream.readUInt16LE(at + 4) : -1;
+      hide = !(own && row >= from && row < to);
+      if (FORMULAS.has(type)) formulaKept = !hide;
+    } else if (type === STRING || type === 0x0007) hide = !formulaKept;
+    else if (type === CONTINUE) hide = lastHidden;
+    else hide = NAMES.has(type) || (type === SST && sheet === 0);
+    lastHidden = hide;
+    if (!hide) return;
+    if (at !== runEnd) {
+      flush();
+      runStart = at;
+    }
+    runEnd = at + 4 + length;
+  });
+  flush();
+  return into.subarray(0, end);
 }
 
 const hash = (algorithm: "md5" | "sha1", ...parts: Buffer[]) => {
