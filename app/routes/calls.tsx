@@ -47,7 +47,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         await keepCallAlive(db, actor, form.id);
         return new Response(null, { status: 204 });
       case "end": {
-        const call = await endCall(db, actor, form.id, { sipCode: present("sipCode"), cause: present("cause") });
+        const call = await endCall(db, actor, form.id, { sipCode: present("sipCode"), phrase: present("phrase"), cause: present("cause") });
         void context.deps.hub.presenceChanged().catch(() => {});
         return Response.json(call);
       }

@@ -18,10 +18,13 @@ fail() { echo "telephony: $*" >&2; exit 64; }
 : "${TRUNK_CALLER_ID:=}"
 : "${TRUNK_DIDS:=}"
 : "${CALL_RING_TIMEOUT:=60}"
+: "${TRUNK_CODECS:=PCMA,PCMU}"
 [[ "$TELEPHONY_IP" != 0.0.0.0 ]] || fail "TELEPHONY_IP must be this host's own address, not 0.0.0.0"
 [[ "$CALL_RING_TIMEOUT" =~ ^[0-9]+$ && "$CALL_RING_TIMEOUT" -ge 5 ]] || fail "CALL_RING_TIMEOUT must be a number of seconds, at least 5"
 [[ -z "$TRUNK_DIDS" || "$TRUNK_DIDS" =~ ^\+?[0-9]+=[0-9A-Za-z_.-]+(,\+?[0-9]+=[0-9A-Za-z_.-]+)*$ ]] \
   || fail "TRUNK_DIDS must be number=extension pairs separated by commas (380441234567=9001,380441234568=9002), not '$TRUNK_DIDS'"
+[[ "$TRUNK_CODECS" =~ ^(PCMA|PCMU|G722)(,(PCMA|PCMU|G722))*$ ]] \
+  || fail "TRUNK_CODECS must be codecs carriers speak, separated by commas (PCMA,PCMU), not '$TRUNK_CODECS'"
 for port in KAMAILIO_SIP_PORT KAMAILIO_WS_PORT KAMAILIO_WSS_PORT RTP_PORT_MIN RTP_PORT_MAX RTPENGINE_NG_PORT; do
   [[ "${!port}" =~ ^[0-9]+$ ]] || fail "$port must be a port number, not '${!port}'"
 done

@@ -29,6 +29,9 @@ const API_ROUTES: Record<string, Access> = {
   "GET /api/v1/health/ready": "public",
   // Kamailio's: no session, the shared secret instead (test/api/sip-digest.test.ts).
   "GET /api/v1/telephony/sip-digest": "public",
+  // (test/api/proxy-calls.test.ts)
+  "POST /api/v1/telephony/calls": "public",
+  "POST /api/v1/telephony/call-events": "public",
   "POST /api/v1/auth/register": "admin",
   "POST /api/v1/auth/force-logout/{id}": "admin",
   "GET /api/v1/users/balance/{id}": "self",

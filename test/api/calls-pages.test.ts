@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { calls, users } from "../../db/schema";
+import { calls, contacts, users } from "../../db/schema";
 import { ADMIN, createTestApp, createUser, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -40,12 +40,13 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** The lead on the manager's panel right now: its contact id, from the page's hidden field. */
-async function currentLead(): Promise<{ page: string; contactId: string }> {
+/** The lead on the manager's panel right now: its contact id, from the page's hidden field, and its phone. */
+async function currentLead(): Promise<{ page: string; contactId: string; phone: string }> {
   const page = await getPage(t, "/leadpanel", managerCookie);
   expect(page.status).toBe(200);
   const contactId = /name="contactId" value="(\d+)"/.exec(page.text)![1];
-  return { page: page.text, contactId };
+  const [{ phone }] = await t.db.select({ phone: contacts.phone }).from(contacts).where(eq(contacts.id, Number(contactId)));
+  return { page: page.text, contactId, phone };
 }
 
 describe("the call log in the pages", () => {
@@ -55,13 +56,13 @@ describe("the call log in the pages", () => {
     expect(first.page).toContain("С этим клиентом ещё не работали: звонков и статусов нет.");
 
     // The softphone reports a busy call, then an answered one of 65 seconds.
-    const busy = await report(managerCookie, { intent: "start", number: "380501234567", direction: "out", contactId: first.contactId });
+    const busy = await report(managerCookie, { intent: "start", number: first.phone, direction: "out", contactId: first.contactId });
     expect(busy.status).toBe(200);
     expect((await report(managerCookie, { intent: "end", id: String(busy.body.id), sipCode: "486", cause: "remote" })).body).toMatchObject({
       outcome: "busy",
       reason: "Абонент занят",
     });
-    const talk = await report(managerCookie, { intent: "start", number: "380501234567", contactId: first.contactId });
+    const talk = await report(managerCookie, { intent: "start", number: first.phone, contactId: first.contactId });
     expect((await report(managerCookie, { intent: "answer", id: String(talk.body.id) })).status).toBe(204);
     expect((await report(managerCookie, { intent: "alive", id: String(talk.body.id) })).status).toBe(204);
     await t.db.update(calls).set({ answeredAt: sql`now() - interval '65 seconds'` }).where(eq(calls.id, talk.body.id));

@@ -192,6 +192,17 @@ describe("error mapping", () => {
     expect(next.ok && next.state.error).toBe(null);
   });
 
+  it.each([
+    [403, "Do Not Call", "Ошибка вызова: номер в списке «Не звонить»"],
+    [403, "On Break", "Ошибка вызова: вы на перерыве"],
+    [403, "Forbidden", "Ошибка вызова: вызов запрещён"],
+    [503, "Call Policy Unavailable", "Ошибка вызова: сервер приложения недоступен"],
+    [504, "Carrier Not Responding", "Ошибка вызова: оператор связи не отвечает"],
+  ])("tells the telephony stack's own %i %s from the carrier's by its reason phrase", (statusCode, reasonPhrase, message) => {
+    const { notices } = run(dial(ready, "999"), { type: "rejected", statusCode, reasonPhrase });
+    expect(notices).toEqual([message]);
+  });
+
   it("maps a call that dies before it is up (timeout, lost socket) to Ошибка вызова", () => {
     const { notices } = run(dial(ready, "1002"), { type: "failed" });
     expect(notices).toEqual([CALL_ERROR]);
@@ -248,14 +259,15 @@ describe("what the call log is told", () => {
   }
 
   it("a call from the lead panel: start with its client, answer, end", () => {
-    const request = requestCall(ready, "+380 (50) 123-45-67", 42);
+    const request = requestCall(ready, "+380 (50) 123-45-67", 42, "abc@browser");
     expect(request.ok).toBe(true);
-    expect(callReport(ready, request.state)).toEqual({ type: "start", number: "380501234567", direction: "out", contactId: 42 });
+    expect(callReport(ready, request.state)).toEqual({ type: "start", number: "380501234567", direction: "out", contactId: 42, sipCallId: "abc@browser" });
     expect(reports(request.state, { type: "established" }, { type: "terminated" })).toEqual([{ type: "answer" }, { type: "end", cause: "hangup" }]);
   });
 
   it.each([
     [[{ type: "rejected", statusCode: 486 }], { type: "end", sipCode: 486, cause: "remote" }],
+    [[{ type: "rejected", statusCode: 403, reasonPhrase: "Do Not Call" }], { type: "end", sipCode: 403, phrase: "Do Not Call", cause: "remote" }],
     [[{ type: "rejected", statusCode: 487 }], { type: "end", cause: "hangup" }],
     [[{ type: "dialFailed" }], { type: "end", cause: "dial" }],
     [[{ type: "failed" }], { type: "end", cause: "lost" }],
@@ -265,8 +277,8 @@ describe("what the call log is told", () => {
   });
 
   it("an incoming call that rang out is reported as ended by the other side; nothing while the phone only registers", () => {
-    expect(reports(ready, { type: "incoming", peer: "777" }, { type: "terminated" })).toEqual([
-      { type: "start", number: "777", direction: "in", contactId: null },
+    expect(reports(ready, { type: "incoming", peer: "777", sipCallId: "in@carrier" }, { type: "terminated" })).toEqual([
+      { type: "start", number: "777", direction: "in", contactId: null, sipCallId: "in@carrier" },
       { type: "end", cause: "remote" },
     ]);
     expect(reports(initialPhoneState, { type: "registered" }, { type: "connecting" }, { type: "registered" })).toEqual([]);

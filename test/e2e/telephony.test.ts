@@ -1,16 +1,12 @@
 import { createHash } from "node:crypto";
-import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { calls, contacts, databases, users } from "../../db/schema";
-import { closeSilentCalls } from "../../server/core/calls/calls";
-import { createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { contacts } from "../../db/schema";
+import { startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
-import { createFilterRow } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
+import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions } from "../sip/call-page";
 import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
-import { watchPeerConnections } from "../sip/peer-connections";
 import { startStack, type Stack } from "../sip/stack";
 
 /**
@@ -43,99 +39,14 @@ afterEach(async () => {
   carrier = undefined;
 });
 afterAll(async () => {
+  if (process.env.KAMAILIO_LOG) (await import("node:fs")).writeFileSync(process.env.KAMAILIO_LOG, stack?.kamailio.log() ?? "");
   await e?.close();
   await stack?.stop();
   await media?.close();
 });
 
-let extension = 4000;
 /** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
-async function managerWithLead(
-  phone: string,
-  options: { expectRegistered?: boolean; staleSipPassword?: string; sipLogin?: string } = {},
-) {
-  extension += 1;
-  const sipLogin = options.sipLogin ?? String(extension);
-  const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
-  const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
-  await e.db
-    .insert(contacts)
-    .values({ databaseId: base.id, name: "Клиент", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" });
-  const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
-  await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
-  const page = await e.newPage();
-  if (process.env.DEBUG_PAGE) page.on("console", (m) => console.log("PAGE", m.type(), m.text()));
-  await watchPeerConnections(page);
-  if (options.staleSipPassword) await handStaleSipPassword(page, `sip-${sipLogin}`, options.staleSipPassword);
-  await loginThroughPage(page, manager);
-  await waitForHydration(page);
-  if (options.expectRegistered !== false) {
-    await expectText(page, "call-state", "Телефон готов");
-    await stack.kamailio.waitForLog(new RegExp(`registered ${sipLogin}\\b`));
-  }
-  return { manager, page, sipLogin };
-}
-
-async function expectText(page: Page, testId: string, text: string, timeout = 15_000) {
-  const locator = page.locator(`[data-testid=${testId}]`);
-  await locator.filter({ hasText: text }).first().waitFor({ timeout }).catch(async () => {
-    throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.first().textContent().catch(() => null)}"`);
-  });
-}
-
-/**
- * Test instrumentation only: the page gets `password` as the user's SIP password, whatever the app's users table
- * holds (as a browser with a stale page, or a PBX whose copy differs): the loader data is rewritten as it arrives,
- * in the HTML's streamed Remix context and in every later loader fetch.
- */
-async function handStaleSipPassword(page: Page, real: string, stale: string) {
-  await page.addInitScript(
-    ({ real, stale }) => {
-      // Single fetch streams loader data as JSON-like text: the password is the string literal "<real>".
-      const swap = (text: string) => text.split(JSON.stringify(real)).join(JSON.stringify(stale));
-      const enqueue = ReadableStreamDefaultController.prototype.enqueue;
-      ReadableStreamDefaultController.prototype.enqueue = function (chunk?: unknown) {
-        return enqueue.call(this, typeof chunk === "string" ? swap(chunk) : chunk);
-      };
-      const originalFetch = window.fetch;
-      window.fetch = async (...args) => {
-        const response = await originalFetch(...args);
-        const type = response.headers.get("content-type") ?? "";
-        if (!/json|x-script/.test(type)) return response;
-        const text = swap(await response.text());
-        return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
-      };
-    },
-    { real, stale },
-  );
-}
-
-/** Audio packets received by the page's newest peer connection (inbound-rtp), 0 before there is one. */
-async function inboundPackets(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
-    const pc = pcs[pcs.length - 1];
-    if (!pc) return 0;
-    let packets = 0;
-    (await pc.getStats()).forEach((report) => {
-      if (report.type === "inbound-rtp" && report.kind === "audio") packets += report.packetsReceived ?? 0;
-    });
-    return packets;
-  });
-}
-
-/** Waits until `read()` exceeds `above`; returns the value. */
-async function grows(read: () => Promise<number> | number, above: number, timeoutMs = 10_000): Promise<number> {
-  const deadline = Date.now() + timeoutMs;
-  let value = await read();
-  while (value <= above && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 200));
-    value = await read();
-  }
-  if (value <= above) throw new Error(`stayed at ${value} (needed more than ${above}) for ${timeoutMs} ms`);
-  return value;
-}
-
+const managerWithLead = (phone: string, options: ManagerOptions = {}) => managerWithLeadOn(e, stack, phone, options);
 
 describe("a call from the lead panel to a phone through the carrier", () => {
   it("reaches the carrier as plain RTP, plays the carrier's audio in the browser, and hangs up with BYE", async () => {
@@ -463,15 +374,13 @@ describe("a browser that dies mid-call", () => {
     // The renderer crashes: no pagehide, no BYE from the page.
     const cdp = await a.page.context().newCDPSession(a.page);
     void cdp.send("Page.crash").catch(() => {});
-    await stack.kamailio.waitForLog(/WebSocket \d+ closed mid-call/, 20_000).catch((error) => {
+    await stack.kamailio.waitForLog(/browser connection \S+ closed mid-call/, 20_000).catch((error) => {
       throw new Error(`${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|dlg|BYE/i.test(l)).slice(-30).join("\n")}`);
     });
     await carrier.waitForMessage(/BYE sip:carrier@/, 20_000);
-    // The crashed page never ended its call in the log: the server's sweep closes it as answered.
-    const [open] = await e.db.select().from(calls).where(eq(calls.userId, a.manager.user.id));
-    expect(open).toMatchObject({ outcome: null, endedAt: null });
-    expect(await closeSilentCalls(e.db, 0)).toBeGreaterThanOrEqual(1);
-    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered" });
+    // The crashed page never ended its call in the log: the proxy did, as answered, with no sweep needed.
+    const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
+    expect(call).toMatchObject({ outcome: "answered", byProxy: true, contactId: Number(a.lead.id) });
   });
 });
 

@@ -61,8 +61,15 @@ export async function startMediaEcho(): Promise<MediaEcho> {
 }
 
 export type CarrierBehaviour =
-  /** Rings for ringMs, answers; with `challenge`, first demands the trunk's digest with a 401 or 407. */
-  | { answer: { ringMs?: number; challenge?: 401 | 407 } }
+  /**
+   * Rings for ringMs, answers; with `challenge`, first demands the trunk's digest with a 401 or 407. `strict`
+   * refuses what strict carriers refuse: an INVITE over 1,300 bytes or offering more than G.711 and
+   * telephone-event, a repeated INVITE with the challenged CSeq, a request in the call with a CSeq not above the
+   * last (carrier-answer.xml).
+   */
+  | { answer: { ringMs?: number; challenge?: 401 | 407; strict?: boolean } }
+  /** Never answers anything (a carrier down or behind a firewall that drops). */
+  | { silent: true }
   | { reject: { code: number; reason: string } }
   /** Calls in: an INVITE to `extension` at Kamailio's UDP socket `kamailio` ("ip:port"). */
   | { callIn: { extension: string; kamailio: string } };
@@ -76,9 +83,14 @@ export interface Carrier {
 }
 
 /** The first exchange of a carrier that demands its trunk's digest on every INVITE (carrier-answer.xml). */
-function digestChallenge(code: 401 | 407) {
+function digestChallenge(code: 401 | 407, strict: boolean) {
   const [reason, header] = code === 401 ? ["Unauthorized", "WWW-Authenticate"] : ["Proxy Authentication Required", "Proxy-Authenticate"];
-  return `<recv request="INVITE" crlf="true"/>
+  return `<recv request="INVITE" crlf="true">
+    <action>
+      ${strict ? `<ereg regexp="[0-9]+" search_in="hdr" header="CSeq:" check_it="false" assign_to="challengedtext"/>
+      <todouble assign_to="challengedcseq" variable="challengedtext"/>` : ""}
+    </action>
+  </recv>
   <send><![CDATA[
 SIP/2.0 ${code} ${reason}
 [last_Via:]
@@ -91,6 +103,67 @@ Content-Length: 0
 
 ]]></send>
   <recv request="ACK"/>`;
+}
+
+/** A final answer to the INVITE (or the request) just received, with a to-tag. */
+const finalAnswer = (code: number, reason: string) => `<send><![CDATA[
+SIP/2.0 ${code} ${reason}
+[last_Via:]
+[last_From:]
+[last_To:];tag=[pid]strict[call_number]
+[last_Call-ID:]
+[last_CSeq:]
+Content-Length: 0
+
+]]></send>`;
+
+/**
+ * SIPp actions that set the boolean `name` when `regexp` matches from the start of the message (or body). An
+ * ereg's variable that matched nothing is left unusable, so the regexp always matches (an empty alternative) and
+ * its group's text is compared with "!": anything matched sorts after it, the empty string before. Branch on the
+ * result with `test=` (SIPp's condexec reads a variable as set whatever its value). The log (off: no -trace_logs)
+ * keeps SIPp from refusing a variable written and never read.
+ */
+const matched = (name: string, regexp: string, searchIn: "msg" | "body") =>
+  `<ereg regexp="^((${regexp})|)" search_in="${searchIn}" check_it="false" assign_to="${name}all,${name}text"/>
+      <strcmp assign_to="${name}cmp" variable="${name}text" value="!"/>
+      <test assign_to="${name}" variable="${name}cmp" compare="greater_than" value="0"/>
+      <log message="${name}: [$${name}all]"/>`;
+
+/** The strict carrier's checks, filled into carrier-answer.xml's placeholders (empty for a lenient carrier). */
+function strictness(strict: boolean, challenged: boolean): Record<string, string> {
+  if (!strict) return { strict: "", strictInvite: "", strictRefusals: "", strictInDialog: "", strictOrder: "", strictReplies: "" };
+  return {
+    strict: "strict",
+    strictInvite: `<ereg regexp="[0-9]+" search_in="hdr" header="CSeq:" check_it="false" assign_to="cseqtext"/>
+      <todouble assign_to="lastcseq" variable="cseqtext"/>
+      ${matched("toolarge", "[[:print:][:space:]]{1301}", "msg")}
+      ${matched("foreign", "[[:print:][:space:]]*a=rtpmap:[0-9]+ (opus|red|G722|ISAC|CN|ILBC|iLBC|rtx|G729)/", "body")}
+      ${challenged ? `<todouble assign_to="cseqstep" variable="cseqtext"/>
+      <subtract assign_to="cseqstep" variable="challengedcseq"/>
+      <test assign_to="samecseq" variable="cseqstep" compare="less_than" value="1"/>` : ""}`,
+    strictRefusals: `<nop next="toolarge" test="toolarge"/>
+  <nop next="foreign" test="foreign"/>
+  ${challenged ? `<nop next="samecseq" test="samecseq"/>` : ""}`,
+    strictInDialog: `<ereg regexp="[0-9]+" search_in="hdr" header="CSeq:" check_it="false" assign_to="cseqtext2"/>
+      <todouble assign_to="cseqstep" variable="cseqtext2"/>
+      <subtract assign_to="cseqstep" variable="lastcseq"/>
+      <test assign_to="stalecseq" variable="cseqstep" compare="less_than" value="1"/>
+      <todouble assign_to="lastcseq" variable="cseqtext2"/>`,
+    strictOrder: `<nop next="stalecseq" test="stalecseq"/>`,
+    strictReplies: `<label id="toolarge"/>
+  ${finalAnswer(513, "Message Too Large")}
+  <recv request="ACK" next="done"/>
+  <label id="foreign"/>
+  ${finalAnswer(488, "Not Acceptable Here")}
+  <recv request="ACK" next="done"/>
+  <label id="samecseq"/>
+  ${finalAnswer(400, "CSeq Not Incremented")}
+  <recv request="ACK" next="done"/>
+  <label id="stalecseq"/>
+  ${finalAnswer(500, "CSeq Out Of Order")}
+  <nop next="done"/>`,
+  };
 }
 
 /** SIPp as the carrier on `127.0.0.1:port` for one call at a time (stop it and start another to change behaviour). */
@@ -107,13 +180,16 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
     return target;
   };
   if ("answer" in behaviour) {
-    const { challenge } = behaviour.answer;
+    const { challenge, strict = false } = behaviour.answer;
     args.push("-sf", fill("carrier-answer.xml", {
       ring: String(behaviour.answer.ringMs ?? 200),
       mip: "127.0.0.1",
       mport: String(media.port),
-      challenge: challenge ? digestChallenge(challenge) : "",
+      challenge: challenge ? digestChallenge(challenge, strict) : "",
+      ...strictness(strict, challenge !== undefined),
     }));
+  } else if ("silent" in behaviour) {
+    args.push("-sf", fill("carrier-silent.xml", {}));
   } else if ("callIn" in behaviour) {
     args.push("-sf", fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
       "-s", behaviour.callIn.extension, "-m", "1", behaviour.callIn.kamailio);

@@ -46,7 +46,13 @@ export function reportCalls(phone: Phone): () => void {
     if (!report) return;
     if (report.type === "start") {
       known = null;
-      callId = post({ intent: "start", number: report.number, direction: report.direction, contactId: report.contactId }).then(
+      callId = post({
+        intent: "start",
+        number: report.number,
+        direction: report.direction,
+        contactId: report.contactId,
+        sipCallId: report.sipCallId,
+      }).then(
         async (res) => {
           if (!res?.ok) return null;
           known = ((await res.json()) as { id: number }).id;
@@ -59,7 +65,7 @@ export function reportCalls(phone: Phone): () => void {
       withCall((id) => post({ intent: "answer", id }));
     } else {
       clearInterval(keepAlive);
-      withCall((id) => post({ intent: "end", id, sipCode: report.sipCode, cause: report.cause }));
+      withCall((id) => post({ intent: "end", id, sipCode: report.sipCode, phrase: report.phrase, cause: report.cause }));
       callId = null;
       known = null;
     }

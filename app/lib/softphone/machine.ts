@@ -4,7 +4,7 @@
  * the events sip.js reports; the unit tests feed it the same events by hand.
  */
 
-import { SIP_FAILURE_REASONS } from "../../../server/core/calls/sip-reasons";
+import { failureReason } from "../../../server/core/calls/sip-reasons";
 
 /** SPEC §8 toasts the softphone shows. */
 export const CALL_BUSY = "Идет вызов";
@@ -13,9 +13,12 @@ export const DIAL_ERROR = "Ошибка набора";
 /** The socket to the PBX dropped during a call: the call cannot be controlled any more and is ended here. */
 export const CONNECTION_LOST = "Связь с сервером телефонии потеряна";
 
-/** Ошибка вызова with the reason of a SIP failure code, e.g. "Ошибка вызова: абонент занят" for 486. */
-export function callErrorFor(statusCode: number): string {
-  const reason = SIP_FAILURE_REASONS[statusCode];
+/**
+ * Ошибка вызова with the reason of a SIP failure code, e.g. "Ошибка вызова: абонент занят" for 486; the telephony
+ * stack's own refusals by their reason phrase («Ошибка вызова: номер в списке «Не звонить»»).
+ */
+export function callErrorFor(statusCode: number, reasonPhrase?: string): string {
+  const reason = failureReason(statusCode, reasonPhrase);
   return reason ? `${CALL_ERROR}: ${reason}` : CALL_ERROR;
 }
 
@@ -44,8 +47,11 @@ export interface PhoneState {
   error: string | null;
   /** The client dialled from the lead panel (for the call log); null for other calls. */
   contactId: number | null;
-  /** The SIP final response that refused the last call (486, 480, ...), for the call log. */
+  /** The SIP final response that refused the last call (486, 480, ...), and its reason phrase, for the call log. */
   endCode: number | null;
+  endPhrase: string | null;
+  /** The SIP Call-ID of the call on the line: the call log meets the proxy's report of it there (decision 049). */
+  sipCallId: string | null;
   /** Why the server refused the registration (wrong SIP password, ...), shown while the phone is not connected. */
   registrationProblem: string | null;
   /** During a call: the microphone is off (the other side hears silence). */
@@ -71,7 +77,7 @@ export type PhoneEvent =
   /** The INVITE could not be sent (no media, transport down, bad target): nothing reached the server. */
   | { type: "dialFailed" }
   /** The other side or the server answered the INVITE with a final failure (404, 486, 480, 603, ...). */
-  | { type: "rejected"; statusCode: number }
+  | { type: "rejected"; statusCode: number; reasonPhrase?: string }
   /** The call ended before it was established and nobody here hung up (timeout, lost connection). */
   | { type: "failed" }
   /** The socket to the PBX dropped while a call was on: it is ended here. */
@@ -82,7 +88,7 @@ export type PhoneEvent =
   | { type: "muted"; on: boolean }
   /** The other side accepted the hold or resume re-INVITE. */
   | { type: "held"; on: boolean }
-  | { type: "incoming"; peer: string }
+  | { type: "incoming"; peer: string; sipCallId?: string }
   | { type: "answering" }
   /** Either side hung up, or a ringing call was cancelled or rejected here. */
   | { type: "terminated" }
@@ -98,6 +104,8 @@ export const initialPhoneState: PhoneState = {
   error: null,
   contactId: null,
   endCode: null,
+  endPhrase: null,
+  sipCallId: null,
   registrationProblem: null,
   muted: false,
   held: false,
@@ -145,8 +153,8 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
       if (!lineBusy(state.call)) return { state };
       if (event.statusCode === REQUEST_TERMINATED) return { state: ended(state, null) };
       return {
-        state: { ...ended(state, callErrorFor(event.statusCode)), endCode: event.statusCode },
-        notice: { kind: "error", text: callErrorFor(event.statusCode) },
+        state: { ...ended(state, callErrorFor(event.statusCode, event.reasonPhrase)), endCode: event.statusCode, endPhrase: event.reasonPhrase ?? null },
+        notice: { kind: "error", text: callErrorFor(event.statusCode, event.reasonPhrase) },
       };
     case "failed":
       if (!lineBusy(state.call)) return { state };
@@ -167,7 +175,18 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
       // A second call while the line is busy is refused (486) by the caller of `acceptsIncoming`.
       if (state.lineActive) return { state };
       return {
-        state: { ...state, call: "ringing", direction: "in", peer: event.peer, lineActive: true, error: null, contactId: null, endCode: null },
+        state: {
+          ...state,
+          call: "ringing",
+          direction: "in",
+          peer: event.peer,
+          lineActive: true,
+          error: null,
+          contactId: null,
+          endCode: null,
+          endPhrase: null,
+          sipCallId: event.sipCallId ?? null,
+        },
       };
     case "answering":
       return { state };
@@ -188,7 +207,7 @@ export type CallRequest =
  * Pressing Позвонить (or the footer's test call). The line-active flag is set here, before anything is sent,
  * so a second press while the first INVITE is still on its way shows Идет вызов instead of a second call.
  */
-export function requestCall(state: PhoneState, rawNumber: string, contactId: number | null = null): CallRequest {
+export function requestCall(state: PhoneState, rawNumber: string, contactId: number | null = null, sipCallId: string | null = null): CallRequest {
   if (state.lineActive) return { ok: false, state, notice: { kind: "warning", text: CALL_BUSY } };
   const target = dialableNumber(rawNumber);
   if (!target || state.registration !== "registered") {
@@ -197,7 +216,19 @@ export function requestCall(state: PhoneState, rawNumber: string, contactId: num
   return {
     ok: true,
     target,
-    state: { ...state, call: "calling", direction: "out", peer: target, lineActive: true, error: null, contactId, endCode: null, lastDialled: target },
+    state: {
+      ...state,
+      call: "calling",
+      direction: "out",
+      peer: target,
+      lineActive: true,
+      error: null,
+      contactId,
+      endCode: null,
+      endPhrase: null,
+      sipCallId,
+      lastDialled: target,
+    },
   };
 }
 
@@ -220,19 +251,19 @@ export function dialableNumber(raw: string): string | null {
 
 /** What the call log is told when the phone moves from one state to the next (server/core/calls). */
 export type CallReport =
-  | { type: "start"; number: string; direction: "out" | "in"; contactId: number | null }
+  | { type: "start"; number: string; direction: "out" | "in"; contactId: number | null; sipCallId: string | null }
   | { type: "answer" }
-  | { type: "end"; sipCode?: number; cause: "hangup" | "remote" | "dial" | "lost" };
+  | { type: "end"; sipCode?: number; phrase?: string; cause: "hangup" | "remote" | "dial" | "lost" };
 
 export function callReport(prev: PhoneState, next: PhoneState): CallReport | null {
   const wasOn = lineBusy(prev.call);
   if (!wasOn && (next.call === "calling" || next.call === "ringing")) {
-    return { type: "start", number: next.peer ?? "", direction: next.direction ?? "out", contactId: next.contactId };
+    return { type: "start", number: next.peer ?? "", direction: next.direction ?? "out", contactId: next.contactId, sipCallId: next.sipCallId };
   }
   if (next.call === "inCall" && prev.call !== "inCall") return { type: "answer" };
   if (wasOn && next.call === "ended") {
     if (prev.call === "inCall") return { type: "end", cause: "hangup" };
-    if (next.endCode !== null) return { type: "end", sipCode: next.endCode, cause: "remote" };
+    if (next.endCode !== null) return { type: "end", sipCode: next.endCode, phrase: next.endPhrase ?? undefined, cause: "remote" };
     if (next.error === DIAL_ERROR) return { type: "end", cause: "dial" };
     if (next.error === CALL_ERROR || next.error === CONNECTION_LOST) return { type: "end", cause: "lost" };
     // Ended before an answer with no failure: our own cancel, or (ringing in) the caller gave up or we declined.

@@ -162,17 +162,20 @@ export class Softphone implements CallTerminator {
   /** Позвонить: dials `rawNumber` (a lead's phone, with its contact, or an extension) unless the line is busy. */
   call(rawNumber: string, contactId: number | null = null): void {
     const request = requestCall(this.state, rawNumber, contactId);
-    this.setState(request.state);
     if (!request.ok) {
+      this.setState(request.state);
       this.options.onNotice(request.notice);
       return;
     }
     const target = UserAgent.makeURI(`sip:${request.target}@${this.config.domain}`);
     if (!target) {
+      this.setState(request.state);
       this.dispatch({ type: "dialFailed" });
       return;
     }
     const inviter = new Inviter(this.ua, target, { sessionDescriptionHandlerOptions: this.audioOnly() });
+    // The line is taken with the call's Call-ID, which the call log's start report carries.
+    this.setState({ ...request.state, sipCallId: inviter.request.callId });
     this.track(inviter);
     inviter.stateChange.addListener((state) => {
       if (state === SessionState.Established) {
@@ -184,7 +187,12 @@ export class Softphone implements CallTerminator {
     inviter
       .invite({
         requestDelegate: {
-          onReject: (response) => this.dispatchFor(inviter, { type: "rejected", statusCode: response.message.statusCode ?? 0 }),
+          onReject: (response) =>
+            this.dispatchFor(inviter, {
+              type: "rejected",
+              statusCode: response.message.statusCode ?? 0,
+              reasonPhrase: response.message.reasonPhrase,
+            }),
         },
       })
       .catch(() => {
@@ -321,7 +329,7 @@ export class Softphone implements CallTerminator {
         this.dispatchFor(invitation, { type: "established", at: Date.now() });
       },
     };
-    this.dispatch({ type: "incoming", peer: invitation.remoteIdentity.uri.user ?? "" });
+    this.dispatch({ type: "incoming", peer: invitation.remoteIdentity.uri.user ?? "", sipCallId: invitation.request.callId });
   }
 
   private track(session: Session) {

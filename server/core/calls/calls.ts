@@ -44,6 +44,8 @@ export const startCallSchema = z.object({
 export const endCallSchema = z.object({
   sipCode: z.coerce.number({ error: "Неверный код SIP" }).int().min(300, { error: "Неверный код SIP" }).max(699, { error: "Неверный код SIP" }).optional(),
   cause: z.enum(["hangup", "remote", "timeout", "dial", "lost"], { error: "Неверная причина завершения" }).default("remote"),
+  /** The reason phrase that came with sipCode: the telephony stack's own refusals are told apart by it. */
+  phrase: z.string().trim().max(100, { error: "Неверная причина SIP" }).optional(),
 });
 export type CallEnd = z.infer<typeof endCallSchema>;
 
@@ -162,7 +164,7 @@ export async function endCall(db: Db, actor: Actor, id: unknown, input: unknown)
   const call = await ownCall(db, actor, id);
   const end = parseInput(endCallSchema, input ?? {});
   if (call.endedAt === null && !call.byProxy) {
-    const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end);
+    const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, end.phrase);
     await db
       .update(calls)
       .set({

@@ -12,8 +12,8 @@ const secretOf = (headers: Record<string, string | string[] | undefined>) => {
 
 /**
  * The telephony stack's side door (telephony/kamailio.cfg, decisions 024 and 049): no session, the shared secret
- * instead. Kamailio's http_client posts forms and reads a plain-text answer, one `key=value;...` line that its
- * `{param.value,...}` transformation reads.
+ * instead. Kamailio's http_client posts forms and reads a plain-text answer: a `key=value;...` line that its
+ * `{param.value,...}` transformation reads, and for a refusal the SIP reason phrase on the next line.
  */
 const telephony: FastifyPluginAsyncZod = async (api) => {
   // Only in this plugin: Kamailio's form posts (curl's default body type).
@@ -51,7 +51,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary:
           "Для Kamailio: можно ли этому менеджеру звонить на этот номер сейчас (до INVITE к оператору связи). " +
-          "200 «id=N» (звонок открыт в журнале) или 403 «id=N;sip=403;reason=Do Not Call|On Break|Not Signed In» (звонок записан как отказ)",
+          "200 «id=N» (звонок открыт в журнале) или 403 «id=N;sip=403», а второй строкой причина для SIP: Do Not Call | On Break | Not Signed In (звонок записан как отказ)",
         body: admitCallSchema,
         response: { 200: z.string(), 400: errorSchema, 403: z.union([z.string(), errorSchema]), 404: errorSchema },
       },
@@ -62,7 +62,8 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       reply.type("text/plain; charset=utf-8");
       if (admission.allowed) return `id=${admission.callId}`;
       reply.code(403);
-      return `id=${admission.callId ?? ""};sip=${admission.sipCode};reason=${admission.phrase}`;
+      // The reason phrase has spaces, which Kamailio's parameter parsing refuses: it has the second line.
+      return `id=${admission.callId ?? ""};sip=${admission.sipCode}\n${admission.phrase}`;
     },
   );
 

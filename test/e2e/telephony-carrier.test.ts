@@ -1,0 +1,199 @@
+import { eq, sql } from "drizzle-orm";
+import { chromium, type BrowserServer } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { calls, contacts, doNotCall, managerBreaks } from "../../db/schema";
+import { startE2E, type E2E } from "../helpers/browser";
+import { endedCallsOf } from "../helpers/calls";
+import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
+import { freePort } from "../helpers/ports";
+import { expectText, extensionsFrom, grows, inboundPackets, managerWithLead, sendingCodec } from "../sip/call-page";
+import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
+import { startStack, type Stack } from "../sip/stack";
+
+/**
+ * What a carrier receives from the stack (issue 27): a trunk leg strict carriers accept, rules the proxy enforces
+ * whatever the page does, a carrier that never answers, and a dead browser's call ended at the carrier and
+ * logged by the proxy. Chromium → Kamailio → rtpengine → SIPp, all on loopback (test/sip/).
+ */
+const SECRET = "telephony-carrier-e2e-secret-0123456789";
+const TRUNK = { login: "trunk-login", password: "trunk-secret-2", callerId: "380441234560" };
+let e: E2E;
+let stack: Stack;
+let media: MediaEcho;
+let carrierPort: number;
+let carrier: Carrier | undefined;
+
+beforeAll(async () => {
+  extensionsFrom(5000);
+  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
+  carrierPort = await freePort();
+  media = await startMediaEcho();
+  e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: "127.0.0.1", SIP_AUTH_SECRET: SECRET } });
+  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: "127.0.0.1", trunk: `127.0.0.1:${carrierPort}`, ports,
+    callerId: TRUNK.callerId, trunkLogin: TRUNK.login, trunkPassword: TRUNK.password });
+});
+afterEach(async () => {
+  await carrier?.stop();
+  carrier = undefined;
+});
+afterAll(async () => {
+  if (process.env.KAMAILIO_LOG) (await import("node:fs")).writeFileSync(`${process.env.KAMAILIO_LOG}.carrier`, stack?.kamailio.log() ?? "");
+  await e?.close();
+  await stack?.stop();
+  await media?.close();
+});
+
+/** Every SIP message of the trace whose first line matches `start`, whole (the trace separates them by dashes). */
+function messagesStarting(trace: string, start: RegExp): string[] {
+  return trace
+    .split(/^-{20,}.*$/m)
+    .map((part) => part.trim().replace(/^UDP message (?:sent|received)[^\n]*\n/, "").trim())
+    .filter((part) => start.test(part.split("\n")[0]));
+}
+const cseqOf = (message: string) => Number(/^CSeq:\s*(\d+)/im.exec(message)![1]);
+/** The bytes a message takes on the wire (CRLF line ends, as sent). */
+const wireBytes = (message: string) => Buffer.byteLength(message.replace(/\r?\n/g, "\r\n"));
+
+describe("a strict carrier", () => {
+  it("accepts the challenged INVITE's higher CSeq, its size and codecs, and a hold, a DTMF digit and a BYE after it", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { challenge: 407, strict: true } });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-01");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380671112201").catch((error) => {
+      throw new Error(`${error.message}\n${carrier!.messages().slice(-3000)}`);
+    });
+    const invites = messagesStarting(carrier.messages(), /^INVITE sip:380671112201@/);
+    expect(invites).toHaveLength(2);
+    const [challenged, authorised] = invites;
+    // RFC 3261 §22.2: the repeated INVITE carries a higher CSeq.
+    expect(cseqOf(authorised)).toBeGreaterThan(cseqOf(challenged));
+    // Small enough for one UDP datagram on any link, with the credentials; only what carriers speak.
+    expect(authorised).toMatch(/^Proxy-Authorization:/m);
+    expect(wireBytes(authorised)).toBeLessThan(1300);
+    const rtpmaps = [...authorised.matchAll(/^a=rtpmap:\d+ ([^/\s]+)/gm)].map((m) => m[1]);
+    expect(new Set(rtpmaps)).toEqual(new Set(["PCMA", "PCMU", "telephone-event"]));
+    expect(authorised).toMatch(/^m=audio \d+ RTP\/AVP 8 0 \d+/m);
+    expect(authorised).not.toMatch(/a=ssrc|a=msid|a=extmap|a=fingerprint|a=ice-/);
+    // The browser's leg is G.711 end to end too: nothing to transcode (decision 049).
+    await grows(() => inboundPackets(a.page), 20);
+    expect(await sendingCodec(a.page)).toMatch(/^audio\/PCM[AU]$/);
+
+    // In the call: DTMF, hold and resume, then the hang-up; the strict carrier refuses any CSeq not above the last.
+    const dtmfType = Number(/a=rtpmap:(\d+) telephone-event\/8000/.exec(authorised)![1]);
+    await a.page.click("[data-testid=keypad-button]");
+    await a.page.getByRole("button", { name: "Тон 7" }).click();
+    await grows(() => media.dtmfDigits(dtmfType).length, 0);
+    expect(media.dtmfDigits(dtmfType)).toBe("7");
+    await a.page.getByRole("button", { name: "Удержание" }).click();
+    await expectText(a.page, "call-state", "На удержании: 380671112201");
+    await a.page.getByRole("button", { name: "Снять с удержания" }).click();
+    await expectText(a.page, "call-state", "Разговор: 380671112201");
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*?CSeq: \d+ BYE/);
+    const trace = carrier.messages();
+    expect(trace).not.toMatch(/SIP\/2.0 (400|488|500|513) /);
+    const inCall = messagesStarting(trace, /^(INVITE|BYE) sip:carrier@/);
+    expect(inCall.map((m) => m.split(" ")[0])).toEqual(["INVITE", "INVITE", "BYE"]);
+    const sequence = [cseqOf(authorised), ...inCall.map(cseqOf)];
+    expect([...sequence].sort((x, y) => x - y)).toEqual(sequence);
+    expect(new Set(sequence).size).toBe(sequence.length);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", byProxy: true });
+  });
+});
+
+describe("a carrier that never answers", () => {
+  it("fails the call within seconds with Ошибка вызова: оператор связи не отвечает, and logs it", async () => {
+    carrier = await startCarrier(carrierPort, media, { silent: true });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-02");
+    const pressed = Date.now();
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(/INVITE sip:380671112202@/);
+    await expectText(a.page, "call-state", "Ошибка вызова: оператор связи не отвечает", 15_000);
+    expect(Date.now() - pressed).toBeLessThan(9_000);
+    expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
+    const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
+    expect(call).toMatchObject({ outcome: "failed", sipCode: 504, reason: "Оператор связи не отвечает", byProxy: true });
+  });
+});
+
+describe("the proxy enforces the rules, not the page", () => {
+  it("refuses a do-not-call number a modified page dials, and the panel says why", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const listed = "380671112203";
+    await e.db.insert(doNotCall).values({ phoneKey: listed, phone: `+${listed}` });
+    // The lead's phone is an allowed number; the page is made to believe it is the listed one.
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-04", { tamperedPhone: `+${listed}` });
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Ошибка вызова: номер в списке «Не звонить»");
+    await expect(a.page.locator("[role=status]", { hasText: "номер в списке «Не звонить»" }).first().waitFor()).resolves.toBeUndefined();
+    expect(carrier.messages()).not.toMatch(new RegExp(`INVITE sip:${listed}@`));
+    await stack.kamailio.waitForLog(new RegExp(`call from ${a.sipLogin} to ${listed} refused by the app: Do Not Call`));
+    const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
+    expect(call).toMatchObject({ number: listed, outcome: "failed", sipCode: 403, reason: "Номер в списке «Не звонить»", contactId: null });
+  });
+
+  it("refuses a manager on a break, even when his page does not know it", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-05");
+    await e.db.insert(managerBreaks).values({ userId: a.manager.user.id });
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Ошибка вызова: вы на перерыве");
+    expect(carrier.messages()).not.toMatch(/INVITE sip:380671112205@/);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "failed", reason: "Вы на перерыве" });
+  });
+
+  it("refuses every call out while the app cannot be asked, never letting one through unchecked", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: {} });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-06");
+    // The app's call check fails (here: the database behind it is gone for the moment).
+    await e.db.execute(sql`alter table calls rename to calls_away`);
+    try {
+      await a.page.click("[data-testid=call-button]");
+      await expectText(a.page, "call-state", "Ошибка вызова: сервер приложения недоступен");
+    } finally {
+      await e.db.execute(sql`alter table calls_away rename to calls`);
+    }
+    expect(carrier.messages()).not.toMatch(/INVITE sip:380671112206@/);
+    await stack.kamailio.waitForLog(/the app's call check answered 500 for a call from \d+ to 380671112206/);
+  });
+});
+
+describe("a browser killed mid-call", () => {
+  it("has its call ended at the carrier within 10 s, ten times in a row, and its talk time logged by the proxy", async () => {
+    const runs = Number(process.env.KILL_RUNS ?? 10);
+    for (let run = 0; run < runs; run += 1) {
+      carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 100 } });
+      // A browser of its own (its own process group), killed whole with SIGKILL: no page event, no BYE from it.
+      const server: BrowserServer = await chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+      const browser = await chromium.connect(server.wsEndpoint());
+      const phone = `+38067111230${run}`;
+      const a = await managerWithLead(e, stack, phone, { browser });
+      await a.page.click("[data-testid=call-button]");
+      await expectText(a.page, "call-state", `Разговор: ${phone.slice(1)}`);
+      await carrier.waitForMessage(/ACK sip:carrier@/);
+      const answeredSeen = Date.now();
+      await grows(() => inboundPackets(a.page), 20);
+      await new Promise((r) => setTimeout(r, 5_000 - (Date.now() - answeredSeen)));
+      const killedAt = Date.now();
+      process.kill(-server.process().pid!, "SIGKILL");
+      await carrier.waitForMessage(/BYE sip:carrier@/, 10_000).catch((error) => {
+        throw new Error(`run ${run}: ${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|BYE/i.test(l)).slice(-20).join("\n")}`);
+      });
+      const byeAt = Date.now();
+      expect(byeAt - killedAt, `run ${run}`).toBeLessThan(10_000);
+      await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
+      const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
+      // The real talk ran from the answer to the BYE the carrier got (each seen here within a poll of 100 ms).
+      const realSeconds = (byeAt - answeredSeen) / 1000;
+      expect(call).toMatchObject({ outcome: "answered", byProxy: true, contactId: Number(a.lead.id) });
+      expect(Math.abs(call.talkSeconds - realSeconds), `run ${run}: logged ${call.talkSeconds} s, talked ${realSeconds} s`).toBeLessThanOrEqual(1);
+      expect(Math.abs(call.endedAt!.getTime() - byeAt)).toBeLessThan(1_000);
+      await browser.close().catch(() => {});
+      await carrier.stop();
+      carrier = undefined;
+      await e.db.update(contacts).set({ heldBy: null }).where(eq(contacts.id, a.lead.id));
+    }
+    expect(await e.db.$count(calls)).toBeGreaterThanOrEqual(runs);
+  }, 300_000);
+});

@@ -1,0 +1,129 @@
+import type { Page } from "playwright-core";
+import { eq } from "drizzle-orm";
+import { contacts, databases, users } from "../../db/schema";
+import { createUser } from "../helpers/app";
+import { loginThroughPage, waitForHydration, type E2E } from "../helpers/browser";
+import { createFilterRow } from "../helpers/leads";
+import { watchPeerConnections } from "./peer-connections";
+import type { Stack } from "./stack";
+
+/**
+ * The call-path e2e files' page side: a manager with a lead on /leadpanel whose softphone registered through the
+ * test's Kamailio, and what the tests read from the page (its texts, its peer connections' audio).
+ */
+export interface ManagerOptions {
+  expectRegistered?: boolean;
+  staleSipPassword?: string;
+  sipLogin?: string;
+  /** The page is handed this number as its lead's phone (a modified page), whatever the base holds. */
+  tamperedPhone?: string;
+  /** Another browser than the file's own (a test that kills it). */
+  browser?: import("playwright-core").Browser;
+}
+
+let extension = 4000;
+/** Extensions of one file stay apart from another's (each file has its own Kamailio, but one app per file too). */
+export function extensionsFrom(first: number) {
+  extension = first;
+}
+
+/** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
+export async function managerWithLead(e: E2E, stack: Stack, phone: string, options: ManagerOptions = {}) {
+  extension += 1;
+  const sipLogin = options.sipLogin ?? String(extension);
+  const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
+  const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
+  const [lead] = await e.db
+    .insert(contacts)
+    .values({ databaseId: base.id, name: "Клиент", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" })
+    .returning();
+  const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+  await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  const page = options.browser ? await (await options.browser.newContext({ baseURL: e.baseUrl })).newPage() : await e.newPage();
+  if (process.env.DEBUG_PAGE) page.on("console", (m) => console.log("PAGE", m.type(), m.text()));
+  await watchPeerConnections(page);
+  if (options.staleSipPassword) await rewriteLoaderData(page, `sip-${sipLogin}`, options.staleSipPassword);
+  if (options.tamperedPhone) await rewriteLoaderData(page, phone, options.tamperedPhone);
+  await loginThroughPage(page, manager);
+  await waitForHydration(page);
+  if (options.expectRegistered !== false) {
+    await expectText(page, "call-state", "Телефон готов");
+    await stack.kamailio.waitForLog(new RegExp(`registered ${sipLogin}\\b`));
+  }
+  return { manager, page, sipLogin, lead };
+}
+
+export async function expectText(page: Page, testId: string, text: string, timeout = 15_000) {
+  const locator = page.locator(`[data-testid=${testId}]`);
+  await locator.filter({ hasText: text }).first().waitFor({ timeout }).catch(async () => {
+    throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.first().textContent().catch(() => null)}"`);
+  });
+}
+
+/**
+ * Test instrumentation only: the page gets the string `replacement` wherever the app's loader data holds `real`
+ * (a stale SIP password, a lead's phone a modified page dials), whatever the database holds: the loader data is
+ * rewritten as it arrives, in the HTML's streamed Remix context and in every later loader fetch.
+ */
+export async function rewriteLoaderData(page: Page, real: string, replacement: string) {
+  await page.addInitScript(
+    ({ real, stale }) => {
+      // Single fetch streams loader data as JSON-like text: the value is the string literal "<real>".
+      const swap = (text: string) => text.split(JSON.stringify(real)).join(JSON.stringify(stale));
+      const enqueue = ReadableStreamDefaultController.prototype.enqueue;
+      ReadableStreamDefaultController.prototype.enqueue = function (chunk?: unknown) {
+        return enqueue.call(this, typeof chunk === "string" ? swap(chunk) : chunk);
+      };
+      const originalFetch = window.fetch;
+      window.fetch = async (...args) => {
+        const response = await originalFetch(...args);
+        const type = response.headers.get("content-type") ?? "";
+        if (!/json|x-script/.test(type)) return response;
+        const text = swap(await response.text());
+        return new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
+      };
+    },
+    { real, stale: replacement },
+  );
+}
+
+/** Audio packets received by the page's newest peer connection (inbound-rtp), 0 before there is one. */
+export async function inboundPackets(page: Page): Promise<number> {
+  return page.evaluate(async () => {
+    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+    const pc = pcs[pcs.length - 1];
+    if (!pc) return 0;
+    let packets = 0;
+    (await pc.getStats()).forEach((report) => {
+      if (report.type === "inbound-rtp" && report.kind === "audio") packets += report.packetsReceived ?? 0;
+    });
+    return packets;
+  });
+}
+
+/** The codec the page's newest peer connection sends with ("audio/PCMU", "audio/opus"), or null. */
+export async function sendingCodec(page: Page): Promise<string | null> {
+  return page.evaluate(async () => {
+    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+    const pc = pcs[pcs.length - 1];
+    if (!pc) return null;
+    const stats = await pc.getStats();
+    let codecId: string | undefined;
+    stats.forEach((report) => {
+      if (report.type === "outbound-rtp" && report.kind === "audio") codecId = report.codecId;
+    });
+    return codecId ? ((stats.get(codecId) as { mimeType?: string } | undefined)?.mimeType ?? null) : null;
+  });
+}
+
+/** Waits until `read()` exceeds `above`; returns the value. */
+export async function grows(read: () => Promise<number> | number, above: number, timeoutMs = 10_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let value = await read();
+  while (value <= above && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 200));
+    value = await read();
+  }
+  if (value <= above) throw new Error(`stayed at ${value} (needed more than ${above}) for ${timeoutMs} ms`);
+  return value;
+}
