@@ -12,6 +12,7 @@ import { hashPassword, passwordHint } from "../server/auth/password";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
 import { freePort } from "../test/helpers/ports";
+import { inboundPackets } from "../test/sip/call-page";
 import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
 import { startDaemon } from "../test/sip/daemon";
 import { watchPeerConnections } from "../test/sip/peer-connections";
@@ -115,19 +116,6 @@ function stateShows(page: Page, text: string, timeout = 30_000) {
   return page.locator("[data-testid=call-state]").filter({ hasText: text }).first().waitFor({ timeout });
 }
 
-/** Audio packets the page's newest peer connection has received. */
-function inboundPackets(page: Page): Promise<number> {
-  return page.evaluate(async () => {
-    const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
-    const pc = pcs[pcs.length - 1];
-    if (!pc) return 0;
-    let packets = 0;
-    (await pc.getStats()).forEach((r) => {
-      if (r.type === "inbound-rtp" && r.kind === "audio") packets += r.packetsReceived ?? 0;
-    });
-    return packets;
-  });
-}
 
 /** Starts a poll in the page that notes Date.now() when the next peer connection receives its first audio packet. */
 function watchFirstAudio(page: Page) {

@@ -2,13 +2,12 @@ import { eq, sql } from "drizzle-orm";
 import { chromium, type BrowserServer } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, doNotCall, managerBreaks } from "../../db/schema";
-import { startE2E, type E2E } from "../helpers/browser";
+import type { E2E } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
-import { freePort } from "../helpers/ports";
-import { expectText, extensionsFrom, grows, inboundPackets, managerWithLead, sendingCodec } from "../sip/call-page";
-import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
-import { startStack, type Stack } from "../sip/stack";
+import { type CallPath, expectText, extensionsFrom, grows, inboundPackets, managerWithLead, sendingCodec, startCallPath } from "../sip/call-page";
+import { startCarrier, type Carrier, type MediaEcho } from "../sip/carrier";
+import type { Stack } from "../sip/stack";
 
 /**
  * What a carrier receives from the stack (issue 27): a trunk leg strict carriers accept, rules the proxy enforces
@@ -17,6 +16,7 @@ import { startStack, type Stack } from "../sip/stack";
  */
 const SECRET = "telephony-carrier-e2e-secret-0123456789";
 const TRUNK = { login: "trunk-login", password: "trunk-secret-2", callerId: "380441234560" };
+let path: CallPath;
 let e: E2E;
 let stack: Stack;
 let media: MediaEcho;
@@ -25,23 +25,14 @@ let carrier: Carrier | undefined;
 
 beforeAll(async () => {
   extensionsFrom(5000);
-  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
-  carrierPort = await freePort();
-  media = await startMediaEcho();
-  e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: "127.0.0.1", SIP_AUTH_SECRET: SECRET } });
-  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: "127.0.0.1", trunk: `127.0.0.1:${carrierPort}`, ports,
-    callerId: TRUNK.callerId, trunkLogin: TRUNK.login, trunkPassword: TRUNK.password });
+  path = await startCallPath(SECRET, { callerId: TRUNK.callerId, trunkLogin: TRUNK.login, trunkPassword: TRUNK.password });
+  ({ e, stack, media, carrierPort } = path);
 });
 afterEach(async () => {
   await carrier?.stop();
   carrier = undefined;
 });
-afterAll(async () => {
-  if (process.env.KAMAILIO_LOG) (await import("node:fs")).writeFileSync(`${process.env.KAMAILIO_LOG}.carrier`, stack?.kamailio.log() ?? "");
-  await e?.close();
-  await stack?.stop();
-  await media?.close();
-});
+afterAll(() => path?.stop("carrier"));
 
 /** Every SIP message of the trace whose first line matches `start`, whole (the trace separates them by dashes). */
 function messagesStarting(trace: string, start: RegExp): string[] {

@@ -2,12 +2,11 @@ import { createHash } from "node:crypto";
 import { eq } from "drizzle-orm";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { contacts } from "../../db/schema";
-import { startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { waitForHydration, type E2E } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
-import { freePort } from "../helpers/ports";
-import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions } from "../sip/call-page";
-import { startCarrier, startMediaEcho, type Carrier, type MediaEcho } from "../sip/carrier";
-import { startStack, type Stack } from "../sip/stack";
+import { type CallPath, expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, startCallPath } from "../sip/call-page";
+import { startCarrier, type Carrier, type MediaEcho } from "../sip/carrier";
+import type { Stack } from "../sip/stack";
 
 /**
  * The whole call path on loopback, with the production stack of telephony/: Chromium (fake microphone) logged in
@@ -15,11 +14,11 @@ import { startStack, type Stack } from "../sip/stack";
  * carrier played by SIPp on UDP, whose media is echoed back by the test (test/sip/carrier.ts).
  */
 const SECRET = "telephony-e2e-shared-secret-0123456789";
-const DOMAIN = "127.0.0.1";
 // The trunk as a carrier sets it up: a login and password for its digest, the number clients see, and a DID
 // (a number of the trunk) that rings one manager.
 const TRUNK = { login: "trunk-login", password: "trunk-secret-1", callerId: "380441234567" };
 const DID = { number: "380449990000", extension: "4900" };
+let path: CallPath;
 let e: E2E;
 let stack: Stack;
 let media: MediaEcho;
@@ -27,23 +26,15 @@ let carrierPort: number;
 let carrier: Carrier | undefined;
 
 beforeAll(async () => {
-  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
-  carrierPort = await freePort();
-  media = await startMediaEcho();
-  e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET } });
-  stack = await startStack({ appUrl: e.baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, ringTimeoutSeconds: 6,
-    callerId: TRUNK.callerId, trunkLogin: TRUNK.login, trunkPassword: TRUNK.password, dids: { [DID.number]: DID.extension } });
+  path = await startCallPath(SECRET, { ringTimeoutSeconds: 6, callerId: TRUNK.callerId, trunkLogin: TRUNK.login,
+    trunkPassword: TRUNK.password, dids: { [DID.number]: DID.extension } });
+  ({ e, stack, media, carrierPort } = path);
 });
 afterEach(async () => {
   await carrier?.stop();
   carrier = undefined;
 });
-afterAll(async () => {
-  if (process.env.KAMAILIO_LOG) (await import("node:fs")).writeFileSync(process.env.KAMAILIO_LOG, stack?.kamailio.log() ?? "");
-  await e?.close();
-  await stack?.stop();
-  await media?.close();
-});
+afterAll(() => path?.stop("telephony"));
 
 /** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
 const managerWithLead = (phone: string, options: ManagerOptions = {}) => managerWithLeadOn(e, stack, phone, options);

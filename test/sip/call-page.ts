@@ -1,11 +1,49 @@
+import fs from "node:fs";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { contacts, databases, users } from "../../db/schema";
 import { createUser } from "../helpers/app";
-import { loginThroughPage, waitForHydration, type E2E } from "../helpers/browser";
+import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createFilterRow } from "../helpers/leads";
+import { freePort } from "../helpers/ports";
+import { startMediaEcho, type MediaEcho } from "./carrier";
 import { watchPeerConnections } from "./peer-connections";
-import type { Stack } from "./stack";
+import { startStack, type Stack, type StackOptions } from "./stack";
+
+/** The whole call path on loopback: the app with its softphone pointed at the stack, the stack, the carrier's media echo. */
+export interface CallPath {
+  e: E2E;
+  stack: Stack;
+  media: MediaEcho;
+  /** Where the test's SIPp carrier listens (startCarrier). */
+  carrierPort: number;
+  /** Ends it all; with KAMAILIO_LOG set, Kamailio's log is written to that file first (`name` tells files apart). */
+  stop(name: string): Promise<void>;
+}
+
+export async function startCallPath(
+  secret: string,
+  options: Omit<StackOptions, "appUrl" | "secret" | "domain" | "trunk" | "ports"> = {},
+): Promise<CallPath> {
+  const domain = "127.0.0.1";
+  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
+  const carrierPort = await freePort();
+  const media = await startMediaEcho();
+  const e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: domain, SIP_AUTH_SECRET: secret } });
+  const stack = await startStack({ ...options, appUrl: e.baseUrl, secret, domain, trunk: `127.0.0.1:${carrierPort}`, ports });
+  return {
+    e,
+    stack,
+    media,
+    carrierPort,
+    async stop(name) {
+      if (process.env.KAMAILIO_LOG) fs.writeFileSync(`${process.env.KAMAILIO_LOG}.${name}`, stack.kamailio.log());
+      await e.close();
+      await stack.stop();
+      await media.close();
+    },
+  };
+}
 
 /**
  * The call-path e2e files' page side: a manager with a lead on /leadpanel whose softphone registered through the

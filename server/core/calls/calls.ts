@@ -73,7 +73,7 @@ export function callOutcome(
   }
 }
 
-export const talkSecondsUntil = (end: SQL) =>
+const talkSecondsUntil = (end: SQL) =>
   sql`case when ${calls.answeredAt} is null then 0 else greatest(0, floor(extract(epoch from (${end} - ${calls.answeredAt}))))::int end`;
 
 /** Closes open calls nobody closed: they ended when they were last heard of. */
@@ -163,22 +163,33 @@ export async function keepCallAlive(db: Db, actor: Actor, id: unknown): Promise<
 export async function endCall(db: Db, actor: Actor, id: unknown, input: unknown): Promise<PresentedCall> {
   const call = await ownCall(db, actor, id);
   const end = parseInput(endCallSchema, input ?? {});
-  if (call.endedAt === null && !call.byProxy) {
-    const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, end.phrase);
-    await db
-      .update(calls)
-      .set({
-        endedAt: sql`now()`,
-        lastSeenAt: sql`now()`,
-        talkSeconds: talkSecondsUntil(sql`now()`),
-        outcome,
-        reason,
-        sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
-      })
-      .where(browsersToWrite(call.id));
-  }
+  if (call.endedAt === null && !call.byProxy) await writeCallEnd(db, browsersToWrite(call.id), call, end);
   const [row] = await listCallRows(db, eq(calls.id, call.id), 1, 0);
   return row;
+}
+
+/**
+ * Ends a call now, the one way every report does: its outcome and reason from what ended it, its talk time from
+ * the answer. `where` says which row may still be written (open, and whose report this is).
+ */
+export async function writeCallEnd(
+  db: Db,
+  where: SQL | undefined,
+  call: { answeredAt: Date | null; direction: CallDirection },
+  end: CallEnd,
+): Promise<void> {
+  const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, end.phrase);
+  await db
+    .update(calls)
+    .set({
+      endedAt: sql`now()`,
+      lastSeenAt: sql`now()`,
+      talkSeconds: talkSecondsUntil(sql`now()`),
+      outcome,
+      reason,
+      sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
+    })
+    .where(where);
 }
 
 /**

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { CALL_DIRECTIONS, calls, contacts, sessions, users } from "../../../db/schema";
 import { onBreak } from "../breaks/breaks";
-import { callOutcome, type CallEnd, talkSecondsUntil } from "../calls/calls";
+import { writeCallEnd } from "../calls/calls";
 import { sipReason, type ProxyRefusal } from "../calls/sip-reasons";
 import { doNotCallKey } from "../dnc/dnc";
 import { bigIdSchema, parseInput } from "../validation";
@@ -118,17 +118,5 @@ export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: 
   }
   const [call] = await db.select({ answeredAt: calls.answeredAt, direction: calls.direction }).from(calls).where(open);
   if (!call) return;
-  const end: CallEnd = { sipCode: event === "fail" ? code : undefined, cause: "remote" };
-  const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, phrase);
-  await db
-    .update(calls)
-    .set({
-      endedAt: sql`now()`,
-      lastSeenAt: sql`now()`,
-      talkSeconds: talkSecondsUntil(sql`now()`),
-      outcome,
-      reason,
-      sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
-    })
-    .where(open);
+  await writeCallEnd(db, open, call, { sipCode: event === "fail" ? code : undefined, phrase, cause: "remote" });
 }
