@@ -36,7 +36,7 @@ export const calls = pgTable(
     reason: text("reason"),
     /** The browser's last word on this call (start, answer, keep-alive); an open call long silent is closed. */
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }).notNull().defaultNow(),
-    /** The SIP Call-ID: the browser's report and the proxy's events meet on it. */
+    /** The SIP Call-ID: the browser's report and the proxy's events of one manager's call meet on it. */
     sipCallId: text("sip_call_id"),
     /** The SIP proxy vouched for this call (its policy check let it out, or it rang in): its events write the row. */
     byProxy: boolean("by_proxy").notNull().default(false),
@@ -46,7 +46,8 @@ export const calls = pgTable(
     index("calls_contact_id_started_at_idx").on(t.contactId, t.startedAt),
     index("calls_started_at_idx").on(t.startedAt),
     index("calls_open_idx").on(t.lastSeenAt).where(sql`ended_at is null`),
-    uniqueIndex("calls_sip_call_id_idx").on(t.sipCallId).where(sql`sip_call_id is not null`),
+    // One row per manager and SIP call: a call between two managers is a row for each, with the same Call-ID.
+    uniqueIndex("calls_user_id_sip_call_id_idx").on(t.userId, t.sipCallId).where(sql`sip_call_id is not null`),
   ],
 );
 

@@ -132,6 +132,16 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     expect((await t.db.select().from(calls).where(eq(calls.sipCallId, "dialog-2@browser"))).length).toBe(1);
   });
 
+  it("a call between two managers is a row for each, with the same Call-ID", async () => {
+    const caller = await managerWithLead();
+    const callee = await managerWithLead();
+    const out = await t.request.post("/api/v1/calls").set(bearer(caller.token)).send({ number: callee.sipLogin, sipCallId: "between@browser" });
+    const into = await t.request.post("/api/v1/calls").set(bearer(callee.token)).send({ number: caller.sipLogin, direction: "in", sipCallId: "between@browser" });
+    expect([out.status, into.status]).toEqual([200, 200]);
+    expect(into.body.id).not.toBe(out.body.id);
+    expect(await rowOf(into.body.id)).toMatchObject({ userId: callee.manager.user.id, direction: "in" });
+  });
+
   it.each([
     ["486", "", "busy", "Абонент занят"],
     ["487", "", "cancelled", "Вызов отменён"],

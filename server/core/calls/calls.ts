@@ -110,10 +110,9 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
   return db.transaction(async (tx) => {
     if (sipCallId !== undefined) {
       const [known] = await tx
-        .select({ id: calls.id, userId: calls.userId })
+        .select({ id: calls.id })
         .from(calls)
-        .where(eq(calls.sipCallId, sipCallId));
-      if (known && known.userId !== actor.id) throw notFound(CALL_NOT_FOUND);
+        .where(and(eq(calls.userId, actor.id), eq(calls.sipCallId, sipCallId)));
       if (known) {
         if (contactId !== undefined) await tx.update(calls).set({ contactId }).where(and(eq(calls.id, known.id), isNull(calls.contactId)));
         return { id: known.id };
@@ -128,7 +127,10 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
       .returning({ id: calls.id });
     if (row) return { id: row.id };
     // The proxy's row for the same Call-ID landed in between: that one is the call.
-    const [theirs] = await tx.select({ id: calls.id }).from(calls).where(eq(calls.sipCallId, sipCallId!));
+    const [theirs] = await tx
+      .select({ id: calls.id })
+      .from(calls)
+      .where(and(eq(calls.userId, actor.id), eq(calls.sipCallId, sipCallId!)));
     return { id: theirs.id };
   });
 }

@@ -80,10 +80,9 @@ export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknow
     .insert(calls)
     .values({ userId: user.id, number, direction, contactId: lead?.id ?? null, sipCallId, byProxy: true, ...closed })
     .onConflictDoUpdate({
-      target: calls.sipCallId,
+      target: [calls.userId, calls.sipCallId],
       targetWhere: sql`sip_call_id is not null`,
       set: {
-        userId: user.id,
         number,
         byProxy: true,
         contactId: sql`coalesce(excluded.contact_id, ${calls.contactId})`,
