@@ -289,3 +289,62 @@ describe("booleans: TRUE/FALSE only with a boolean style, as LibreOffice reads t
     }
   });
 });
+
+describe("a float in a date or time format (as SheetJS 0.20 writes dates): the date or time LibreOffice shows", () => {
+  const float = (value: number, style?: string) =>
+    `<table:table-cell${style ? ` table:style-name="${style}"` : ""} office:value-type="float" office:value="${value}"><text:p>${value}</text:p></table:table-cell>`;
+  // A common date style in styles.xml, reached through an automatic style's parent.
+  const styles =
+    `<number:date-style style:name="Д"><number:day number:style="long"/><number:text>.</number:text><number:month number:style="long"/><number:text>.</number:text><number:year number:style="long"/></number:date-style>` +
+    `<style:style style:name="Дата" style:family="table-cell" style:data-style-name="Д"/>`;
+  // As SheetJS 0.20.3 writes them (a parent "Default" that no part defines), and LibreOffice's HH:MM, HH:MM:SS and [HH]:MM.
+  const automaticStyles =
+    `<number:date-style style:name="N69"><number:day number:style="long"/><number:month number:style="long" number:textual="false"/><number:year number:style="long"/></number:date-style>` +
+    `<number:date-style style:name="N70"><number:day number:style="long"/><number:month number:style="long" number:textual="false"/><number:year number:style="long"/><number:hours number:style="long"/><number:text>:</number:text><number:minutes number:style="long"/></number:date-style>` +
+    `<number:time-style style:name="N71"><number:hours number:style="long"/><number:text>:</number:text><number:minutes number:style="long"/></number:time-style>` +
+    `<number:time-style style:name="N72"><number:hours number:style="long"/><number:text>:</number:text><number:minutes number:style="long"/><number:text>:</number:text><number:seconds number:style="long"/></number:time-style>` +
+    `<number:time-style style:name="N73" number:truncate-on-overflow="false"><number:hours/><number:text>:</number:text><number:minutes number:style="long"/></number:time-style>` +
+    `<number:number-style style:name="N74"><number:number number:min-integer-digits="1" number:decimal-places="2"/></number:number-style>` +
+    `<style:style style:name="ce1" style:family="table-cell" style:parent-style-name="Default" style:data-style-name="N69"/>` +
+    `<style:style style:name="ce2" style:family="table-cell" style:parent-style-name="Default" style:data-style-name="N70"/>` +
+    `<style:style style:name="ce3" style:family="table-cell" style:parent-style-name="Default" style:data-style-name="N71"/>` +
+    `<style:style style:name="ce4" style:family="table-cell" style:parent-style-name="Default" style:data-style-name="N72"/>` +
+    `<style:style style:name="ce5" style:family="table-cell" style:parent-style-name="Default" style:data-style-name="N73"/>` +
+    `<style:style style:name="ce6" style:family="table-cell" style:parent-style-name="Дата"/>` +
+    `<style:style style:name="ce7" style:family="table-cell" style:parent-style-name="Default" style:data-style-name="N74"/>`;
+  const headers = ["дата", "дата и время", "время", "за сутки", "секунды", "часы подряд", "родитель", "столбец", "число", "0.00", "почти сутки"];
+  // Column H's default style is the date one; the others name none (General).
+  const tables =
+    `<table:table table:name="Лист1">` +
+    `<table:table-column table:number-columns-repeated="7"/><table:table-column table:default-cell-style-name="ce1"/><table:table-column table:number-columns-repeated="3"/>` +
+    `<table:table-row>${headers.map((t) => odsText(t)).join("")}</table:table-row>` +
+    `<table:table-row>${float(45292, "ce1")}${float(45359.3958333333, "ce2")}${float(0.5, "ce3")}${float(1.75, "ce3")}${float(0.51059, "ce4")}${float(1.75, "ce5")}${float(61, "ce6")}${float(45292)}${float(1.5)}${float(5, "ce7")}${float(0.999999, "ce3")}</table:table-row>` +
+    `</table:table>`;
+  // A document whose null date is 1904 (table:null-date): LibreOffice counts its days from there.
+  const tables1904 =
+    `<table:calculation-settings><table:null-date table:date-value="1904-01-01"/></table:calculation-settings>` +
+    `<table:table table:name="Лист1"><table:table-row>${float(0, "ce1")}${float(43830, "ce1")}${float(43830)}</table:table-row></table:table>`;
+  const expected = [
+    headers,
+    ["01.01.2024", "08.03.2024 09:30", "12:00", "18:00", "12:15:14", "42:00", "01.03.1900", "01.01.2024", "1.5", "5", "23:59"],
+  ];
+  const expected1904 = [["01.01.1904", "01.01.2024", "43830"]];
+
+  it("reads the dates as date cells and the times as LibreOffice shows them, a number in another format staying a number; LibreOffice's own save of the file reads the same", async () => {
+    const data = buildOds(tables, undefined, { styles, automaticStyles });
+    const data1904 = buildOds(tables1904, undefined, { styles, automaticStyles });
+    expect((await read(save(data))).rows).toEqual(expected);
+    expect((await read(save(data1904))).rows).toEqual(expected1904);
+    // LibreOffice saves these cells as date and time cells (with the time it shows as their text), which the reader
+    // already read as LibreOffice does: the floats must read the same.
+    const saved = await convertWithLibreOffice(
+      [
+        { name: "floats.ods", data },
+        { name: "floats-1904.ods", data: data1904 },
+      ],
+      "ods",
+    );
+    expect((await read(save(saved.get("floats.ods")!))).rows).toEqual(expected);
+    expect((await read(save(saved.get("floats-1904.ods")!))).rows).toEqual(expected1904);
+  }, 200_000);
+});

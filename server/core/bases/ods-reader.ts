@@ -1,4 +1,4 @@
-import { inflatedPart, partText, type XlsxEntry, XlsxFormatError, type XlsxValue } from "./xlsx-reader";
+import { inflatedPart, partText, serialToDate, type XlsxEntry, XlsxFormatError, type XlsxValue } from "./xlsx-reader";
 import { XmlStream, XmlSyntaxError } from "./xml-stream";
 
 /**
@@ -7,8 +7,10 @@ import { XmlStream, XmlSyntaxError } from "./xml-stream";
  * inflated and counted by the .xlsx reader's helpers (a lying directory or a gigabyte "cell" is refused as it is
  * met). Cells keep their type as LibreOffice reads them: numbers (float, percentage, currency) as numbers, dates as
  * dates, booleans (TRUE/FALSE or 1/0 by their style, as LibreOffice: OdsStyles), text; a time as the
- * text the file shows. Paragraphs of a cell are joined by line breaks, a tab inside one is dropped (as LibreOffice
- * does); annotations (comments) and cells covered by a merge are left out.
+ * text the file shows. A float whose style's data style is a date or a time (SheetJS 0.20 writes dates so) is the
+ * date or the time LibreOffice shows, as a date cell or a time cell would be (OdsStyles.numberFormat). Paragraphs
+ * of a cell are joined by line breaks, a tab inside one is dropped (as LibreOffice does); annotations (comments)
+ * and cells covered by a merge are left out.
  *
  * ODS compresses runs of equal cells and rows into one element with a repeat count. LibreOffice ends every sheet
  * with a million empty rows of 1,024 empty cells written that way: empty repeats are never expanded. A repeated
@@ -78,14 +80,40 @@ function parseDate(text: string): Date | null {
   return Number.isNaN(date.getTime()) ? null : date;
 }
 
+/** A time as the reader writes one: 07:05, 31:00 or 10:30:15 (seconds only when given). */
+function clockText(negative: boolean, hours: number, minutes: number, seconds?: number): string {
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${negative ? "-" : ""}${two(hours)}:${two(minutes)}${seconds === undefined ? "" : `:${two(seconds)}`}`;
+}
+
 /** "PT10H30M00S" (a time or a duration) as 10:30 or 10:30:15, when the file shows no text for it. */
 function timeText(value: string): string {
   const m = /^(-)?P(?:(\d+)D)?T?(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(value.trim());
   if (!m) return "";
   const hours = Number(m[2] ?? 0) * 24 + Number(m[3] ?? 0);
   const seconds = Math.round(Number(m[5] ?? 0));
-  const two = (n: number) => String(n).padStart(2, "0");
-  return `${m[1] ?? ""}${two(hours)}:${two(Number(m[4] ?? 0))}${seconds ? `:${two(seconds)}` : ""}`;
+  return clockText(m[1] === "-", hours, Number(m[4] ?? 0), seconds || undefined);
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * A number of days in a time style as LibreOffice shows it: the time of day (hours wrap at 24, as its HH:MM), or,
+ * for a style that does not truncate on overflow (its [HH]:MM), the hours elapsed; minutes and seconds cut, not
+ * rounded (0.999999 shows 23:59); seconds when the style shows them.
+ */
+function numberTimeText(days: number, format: TimeFormat): string {
+  let ms = Math.round(days * DAY_MS);
+  if (!format.elapsed) ms = ((ms % DAY_MS) + DAY_MS) % DAY_MS;
+  const negative = ms < 0;
+  ms = Math.abs(ms);
+  return clockText(negative, Math.floor(ms / 3_600_000), Math.floor(ms / 60_000) % 60, format.seconds ? Math.floor(ms / 1000) % 60 : undefined);
+}
+
+/** A time data style: whether it shows seconds, and whether its hours run past 24 (truncate-on-overflow="false"). */
+interface TimeFormat {
+  seconds: boolean;
+  elapsed: boolean;
 }
 
 /**
@@ -106,6 +134,11 @@ export class OdsStyles {
   private booleanData = new Set<string>();
   /** The other data styles (numbers, dates, percentages, currencies, times, text). */
   private otherData = new Set<string>();
+  /** Of those, the dates (number:date-style) and the times (number:time-style). */
+  private dateData = new Set<string>();
+  private timeData = new Map<string, TimeFormat>();
+  /** The number:time-style being read (whether it shows seconds is in its children). */
+  private timeStyle: TimeFormat | null = null;
   private held = 0;
   /** Depth inside office:styles or office:automatic-styles. */
   private depth = 0;
@@ -135,6 +168,13 @@ export class OdsStyles {
       this.hold(style);
       if (name === "number-style") this.numberStyle = { name: style, general: true, number: false };
       else (name === "boolean-style" ? this.booleanData : this.otherData).add(style);
+      if (name === "date-style") this.dateData.add(style);
+      else if (name === "time-style") {
+        this.timeStyle = { seconds: false, elapsed: attribute(attributes, "truncate-on-overflow") === "false" };
+        this.timeData.set(style, this.timeStyle);
+      }
+    } else if (this.timeStyle) {
+      if (name === "seconds") this.timeStyle.seconds = true;
     } else if (this.numberStyle) {
       // General is a number:number with no decimals set and nothing else; "0", "0.00", "# ##0" are not.
       const bare = name === "number" && !this.numberStyle.number && attribute(attributes, "decimal-places") === undefined && attribute(attributes, "grouping") !== "true";
@@ -150,17 +190,36 @@ export class OdsStyles {
       if (!(this.numberStyle.general && this.numberStyle.number)) this.otherData.add(this.numberStyle.name);
       this.numberStyle = null;
     }
+    if (name === "time-style") this.timeStyle = null;
+  }
+
+  /** The data style of a cell style, its own or a parent's (undefined: none, which is General). */
+  private dataStyle(name: string): string | undefined {
+    // A few steps: real files nest two or three deep, and a loop of parents must end.
+    for (let step = 0, style = this.cellStyles.get(name); style && step < 16; step++) {
+      if (style.data !== undefined) return style.data;
+      style = style.parent === undefined ? undefined : this.cellStyles.get(style.parent);
+    }
+    return undefined;
   }
 
   /** A boolean cell of this style (null: none at all) is TRUE/FALSE. */
   isBoolean(name: string | null): boolean {
     if (name === null) return false;
-    // A few steps: real files nest two or three deep, and a loop of parents must end.
-    for (let step = 0, style = this.cellStyles.get(name); style && step < 16; step++) {
-      if (style.data !== undefined) return this.booleanData.has(style.data) || !this.otherData.has(style.data);
-      style = style.parent === undefined ? undefined : this.cellStyles.get(style.parent);
-    }
-    return true;
+    const data = this.dataStyle(name);
+    return data === undefined || this.booleanData.has(data) || !this.otherData.has(data);
+  }
+
+  /**
+   * What a number of this cell style shows, by the same styles as isBoolean: "date" for a date data style, a time
+   * data style's format, or null (a number).
+   */
+  numberFormat(name: string | null): "date" | TimeFormat | null {
+    if (name === null) return null;
+    const data = this.dataStyle(name);
+    if (data === undefined) return null;
+    if (this.dateData.has(data)) return "date";
+    return this.timeData.get(data) ?? null;
   }
 }
 
@@ -240,6 +299,11 @@ class ContentParser {
   private repeated = 0;
   private rowChars = 0;
   private spreadsheet = false;
+  /**
+   * Days from Excel's day 0 (30.12.1899, serialToDate's) to the document's null date (table:null-date, before the
+   * sheets; LibreOffice counts a float shown as a date from it): 0 by default, 1,462 for 1904.
+   */
+  private nullDateDays = 0;
 
   constructor(
     private readonly limits: OdsLimits,
@@ -270,6 +334,11 @@ class ContentParser {
       case "spreadsheet":
         this.spreadsheet = true;
         return;
+      case "null-date": {
+        const date = this.tableDepth === 0 ? parseDate(attribute(attributes, "date-value") ?? "") : null;
+        if (date) this.nullDateDays = Math.round((date.getTime() - Date.UTC(1899, 11, 30)) / DAY_MS);
+        return;
+      }
       case "table":
         if (this.tableDepth++ === 0) {
           this.table++;
@@ -439,7 +508,16 @@ class ContentParser {
       case "currency": {
         const raw = attribute(a, "value");
         const number = raw === undefined ? NaN : Number(raw);
-        return Number.isFinite(number) && raw!.trim() !== "" ? number : text;
+        if (!Number.isFinite(number) || raw!.trim() === "") return text;
+        // A float in a date or time format (SheetJS 0.20 writes its dates so, where LibreOffice writes a date or a
+        // time cell): LibreOffice shows the date or the time. A date as a date cell (the .xlsx rule: serialToDate,
+        // counted from the document's null date), a time as the text LibreOffice shows (and writes in a time cell).
+        const format = this.cellType === "float" ? (this.styles?.numberFormat(this.cellStyle) ?? null) : null;
+        if (format === "date") {
+          const date = serialToDate(number + this.nullDateDays, false);
+          return Number.isNaN(date.getTime()) ? number : date;
+        }
+        return format ? numberTimeText(number, format) : number;
       }
       case "date": {
         const raw = attribute(a, "date-value");
