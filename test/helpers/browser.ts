@@ -31,6 +31,8 @@ export async function startE2E(options: { env?: Record<string, string> } = {}): 
         if (message.type() === "error") (page as Page & { consoleErrors?: string[] }).consoleErrors?.push(message.text());
       });
       (page as Page & { consoleErrors?: string[] }).consoleErrors = [];
+      // DEBUG_HTTP=1: every answer of 400 or more the page gets, with what it sent.
+      if (process.env.DEBUG_HTTP) page.on("response", (r) => r.status() >= 400 && console.log("HTTP", r.status(), r.request().method(), r.url(), r.request().postData()));
       return page;
     },
     async close() {
