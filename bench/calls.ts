@@ -6,7 +6,7 @@ import path from "node:path";
 import { eq } from "drizzle-orm";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createDb, type DbHandle } from "../db/client";
-import { contacts, databases, filterManagers, filterDatabases, filters, users } from "../db/schema";
+import { contacts, databases, filterManagers, filterDatabases, filters, sessions, users } from "../db/schema";
 import { seed } from "../db/seed";
 import { hashPassword, passwordHint } from "../server/auth/password";
 import { loadConfig } from "../server/config";
@@ -93,6 +93,8 @@ async function managerWithLead(db: Db) {
   await db.insert(filterManagers).values({ filterId: filter.id, userId: user.id });
   await db.insert(filterDatabases).values({ filterId: filter.id, databaseId: base.id });
   await db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, user.id));
+  // Signed in to the app: the proxy's call check refuses a manager who is not (decision 049).
+  await db.insert(sessions).values({ id: `bench-session-${n}-${Date.now()}`, userId: user.id, expiresAt: new Date(Date.now() + 86_400_000) });
   return { user, login, password, accessKey, sipLogin, digits };
 }
 
@@ -316,6 +318,25 @@ async function main() {
       { measurement: "200 OK → first audio packet (ICE, DTLS-SRTP, one media round trip)", ...stats(answerToAudio) },
     ]);
     await page.context().close();
+
+    // The app's call check (decision 049) as Kamailio asks it before each call, against the same HTTP stack alone.
+    const checks: number[] = [];
+    const health: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      let from = performance.now();
+      await (await fetch(`${baseUrl}/api/v1/health`)).arrayBuffer();
+      health.push(performance.now() - from);
+      from = performance.now();
+      const form = new URLSearchParams({ login: m.sipLogin, number: m.digits, sipCallId: `bench-check-${i}@bench`, direction: "out" });
+      const answer = await fetch(`${baseUrl}/api/v1/telephony/calls`, { method: "POST", headers: { "X-Sip-Auth-Secret": SECRET }, body: form });
+      await answer.arrayBuffer();
+      checks.push(performance.now() - from);
+      if (answer.status !== 200) throw new Error(`the call check answered ${answer.status}`);
+    }
+    printTable("The app's call check before each call, over HTTP as Kamailio asks it (200 in a row)", [
+      { measurement: "POST /api/v1/telephony/calls (session, break, do-not-call, the lead; the call opened in the log)", ...stats(checks) },
+      { measurement: "baseline: GET /api/v1/health (the same HTTP stack, no database)", ...stats(health) },
+    ]);
 
     // 3: LOAD managers call at once, each with the app's own softphone (app/lib/softphone/softphone.ts: sip.js,
     // WebRTC), all in one page so that LOAD renderers do not starve two shared cores.
