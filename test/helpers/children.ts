@@ -16,6 +16,18 @@ export function endWithTheRun(child: ChildProcess) {
   child.once("exit", () => fs.rmSync(note, { force: true }));
 }
 
+/**
+ * The same for a process the test did not spawn itself (a daemon that telephony/start runs in a process group of its
+ * own): the teardown ends its group. Returns what drops the note once the test has ended the process itself.
+ */
+export function endPidWithTheRun(pid: number): () => void {
+  const folder = process.env.LEADDESK_TEST_CHILDREN;
+  if (!folder) return () => {};
+  const note = path.join(folder, String(pid));
+  fs.writeFileSync(note, "");
+  return () => fs.rmSync(note, { force: true });
+}
+
 /** vitest's globalSetup: the run's folder of children, and at the end SIGKILL to each one's group (or itself). */
 export default function setup() {
   const folder = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-children-"));
