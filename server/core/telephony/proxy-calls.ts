@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
-import { CALL_DIRECTIONS, calls, contacts, sessions, users } from "../../../db/schema";
+import { CALL_DIRECTIONS, calls, sessions } from "../../../db/schema";
 import { onBreak } from "../breaks/breaks";
 import { writeCallEnd } from "../calls/calls";
 import { sipReason, type ProxyRefusal } from "../calls/sip-reasons";
@@ -30,18 +30,28 @@ export type Admission =
   | { allowed: true; callId: number }
   | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
 
-/** Why this manager may not call this number now, or null: the rules the page also shows, checked here for good. */
-async function refusal(db: Db, userId: number, numberKey: string | null): Promise<ProxyRefusal | null> {
-  const [row] = await queryRows<{ signed_in: boolean; paused: boolean; listed: boolean }>(
+/**
+ * What the check needs, in one statement (it runs before every call): the manager with this SIP login, whether
+ * he is signed in and on a break, whether the number is on the do-not-call list, and his lead with that number.
+ */
+async function callFacts(db: Db, login: string, numberKey: string | null) {
+  const [row] = await queryRows<{ id: number; signed_in: boolean; paused: boolean; listed: boolean; lead: string | number | null }>(
     db,
-    sql`select
-      exists (select 1 from ${sessions} s where s.user_id = ${userId} and s.expires_at > now()) as signed_in,
-      ${onBreak(sql`${userId}::int`)} as paused,
-      exists (select 1 from do_not_call d where d.phone_key = ${numberKey ?? ""}) as listed`,
+    sql`select u.id,
+      exists (select 1 from ${sessions} s where s.user_id = u.id and s.expires_at > now()) as signed_in,
+      ${onBreak(sql`u.id`)} as paused,
+      exists (select 1 from do_not_call d where d.phone_key = ${numberKey ?? ""}) as listed,
+      (select c.id from contacts c where c.held_by = u.id and c.phone_key = ${numberKey ?? ""} and c.phone_key <> '' limit 1) as lead
+    from users u where u.sip_login = ${login} limit 1`,
   );
-  if (!row.signed_in) return "Not Signed In";
-  if (row.paused) return "On Break";
-  if (row.listed) return "Do Not Call";
+  return row;
+}
+
+/** Why this manager may not call out now, or null: the rules the page also shows, checked here for good. */
+function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean }): ProxyRefusal | null {
+  if (!facts.signed_in) return "Not Signed In";
+  if (facts.paused) return "On Break";
+  if (facts.listed) return "Do Not Call";
   return null;
 }
 
@@ -53,21 +63,15 @@ async function refusal(db: Db, userId: number, numberKey: string | null): Promis
 export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknown, region: string): Promise<Admission> {
   requireTelephonySecret(secrets);
   const { login, number, sipCallId, direction } = parseInput(admitCallSchema, input);
-  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.sipLogin, login)).limit(1);
   const numberKey = doNotCallKey(number, region);
+  const user = await callFacts(db, login, numberKey);
   if (!user) {
     // The digest already refuses an unknown login; a manager deleted since his REGISTER ends here.
     return { allowed: false, callId: null, sipCode: 403, phrase: "Not Signed In" };
   }
-  const refused = direction === "out" ? await refusal(db, user.id, numberKey) : null;
+  const refused = direction === "out" ? refusalOf(user) : null;
   // The client the call is for: the manager's lead with this number (the browser may only add what matches).
-  const [lead] = numberKey
-    ? await db
-        .select({ id: contacts.id })
-        .from(contacts)
-        .where(and(eq(contacts.heldBy, user.id), eq(contacts.phoneKey, numberKey)))
-        .limit(1)
-    : [];
+  const leadId = user.lead === null ? null : Number(user.lead);
   const closed = refused
     ? {
         endedAt: sql`now()`,
@@ -78,7 +82,7 @@ export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknow
     : {};
   const [row] = await db
     .insert(calls)
-    .values({ userId: user.id, number, direction, contactId: lead?.id ?? null, sipCallId, byProxy: true, ...closed })
+    .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, ...closed })
     .onConflictDoUpdate({
       target: [calls.userId, calls.sipCallId],
       targetWhere: sql`sip_call_id is not null`,
