@@ -1,4 +1,4 @@
-import { and, count, desc, eq, gte, isNull, lt, or, sql, type SQL } from "drizzle-orm";
+import { and, count, desc, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome } from "../../../db/schema";
@@ -108,30 +108,20 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
     if (!phoneKeysOf(contact.phone, region).includes(phoneKey(number, region))) throw badRequest(NUMBER_NOT_CLIENTS, "number_not_clients");
   }
   return db.transaction(async (tx) => {
-    if (sipCallId !== undefined) {
-      const [known] = await tx
-        .select({ id: calls.id })
-        .from(calls)
-        .where(and(eq(calls.userId, actor.id), eq(calls.sipCallId, sipCallId)));
-      if (known) {
-        if (contactId !== undefined) await tx.update(calls).set({ contactId }).where(and(eq(calls.id, known.id), isNull(calls.contactId)));
-        return { id: known.id };
-      }
-    }
-    // One line per manager: a call still open when the next one starts has ended without word from its browser.
-    await closeUnseen(tx, and(eq(calls.userId, actor.id), eq(calls.byProxy, false)));
+    // One line per manager: another call still open when this one starts has ended without word from its browser.
+    const otherCall = sipCallId === undefined ? undefined : or(isNull(calls.sipCallId), ne(calls.sipCallId, sipCallId));
+    await closeUnseen(tx, and(eq(calls.userId, actor.id), eq(calls.byProxy, false), otherCall));
+    // The row of this manager's SIP call, when the proxy (or an earlier report) opened it: this report only adds the contact.
     const [row] = await tx
       .insert(calls)
       .values({ userId: actor.id, number, direction, contactId: contactId ?? null, sipCallId: sipCallId ?? null })
-      .onConflictDoNothing()
+      .onConflictDoUpdate({
+        target: [calls.userId, calls.sipCallId],
+        targetWhere: sql`sip_call_id is not null`,
+        set: { contactId: sql`coalesce(${calls.contactId}, excluded.contact_id)` },
+      })
       .returning({ id: calls.id });
-    if (row) return { id: row.id };
-    // The proxy's row for the same Call-ID landed in between: that one is the call.
-    const [theirs] = await tx
-      .select({ id: calls.id })
-      .from(calls)
-      .where(and(eq(calls.userId, actor.id), eq(calls.sipCallId, sipCallId!)));
-    return { id: theirs.id };
+    return { id: row.id };
   });
 }
 

@@ -21,7 +21,12 @@ import { idSchema, parseInput } from "../validation";
  * "", which the list never holds.
  */
 export function mayBeCalled(contactAlias: string): SQL {
-  return sql`not exists (select 1 from do_not_call dnc where dnc.phone_key = ${sql.identifier(contactAlias)}.phone_key)`;
+  return sql`not ${isListed(sql`${sql.identifier(contactAlias)}.phone_key`)}`;
+}
+
+/** The rule's other side, for any phone key expression: this number is on the list. */
+export function isListed(phoneKey: SQL): SQL {
+  return sql`exists (select 1 from do_not_call dnc where dnc.phone_key = ${phoneKey})`;
 }
 
 export const PAGE_SIZE = 50;

@@ -5,7 +5,7 @@ import { CALL_DIRECTIONS, calls, sessions } from "../../../db/schema";
 import { onBreak } from "../breaks/breaks";
 import { writeCallEnd } from "../calls/calls";
 import { sipReason, type ProxyRefusal } from "../calls/sip-reasons";
-import { doNotCallKey } from "../dnc/dnc";
+import { doNotCallKey, isListed } from "../dnc/dnc";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
 
@@ -40,7 +40,7 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
     sql`select u.id,
       exists (select 1 from ${sessions} s where s.user_id = u.id and s.expires_at > now()) as signed_in,
       ${onBreak(sql`u.id`)} as paused,
-      exists (select 1 from do_not_call d where d.phone_key = ${numberKey ?? ""}) as listed,
+      ${isListed(sql`${numberKey ?? ""}`)} as listed,
       (select c.id from contacts c where c.held_by = u.id and c.phone_key = ${numberKey ?? ""} and c.phone_key <> '' limit 1) as lead
     from users u where u.sip_login = ${login} limit 1`,
   );
