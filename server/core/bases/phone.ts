@@ -68,3 +68,11 @@ export function displayPhone(raw: string, region: string): string {
   }
   return parsed.countryCallingCode === home ? parsed.formatNational() : parsed.formatInternational();
 }
+
+/** The numbers written in one contact's phone field ("050 123 45 67, 067 765 43 21" holds two). */
+export function phonesIn(text: string): string[] {
+  return text
+    .split(/[,;/\n]|\s{2,}|\s+(?:и|или|доб\.?)\s+/i)
+    .map((part) => part.trim())
+    .filter(Boolean);
+}

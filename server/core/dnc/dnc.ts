@@ -4,7 +4,7 @@ import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
-import { looksLikePhone, phoneKey } from "../bases/phone";
+import { looksLikePhone, phoneKey, phonesIn } from "../bases/phone";
 import { FormulaCells, formulasRefused } from "../bases/import";
 import { readSheetRows, workbookSignature } from "../bases/spreadsheet";
 import { fileRequired } from "../bases/uploads";
@@ -51,14 +51,6 @@ export function doNotCallKey(raw: string, region: string): string | null {
   const key = phoneKey(text, region);
   // E.164 has at most 15 digits; fewer than 5 is no number anyone dials.
   return key.length >= 5 && key.length <= 15 ? key : null;
-}
-
-/** The numbers written in one contact's phone field ("050 123 45 67, 067 765 43 21" holds two). */
-export function phonesIn(text: string): string[] {
-  return text
-    .split(/[,;/\n]|\s{2,}|\s+(?:и|или|доб\.?)\s+/i)
-    .map((part) => part.trim())
-    .filter(Boolean);
 }
 
 export interface DoNotCallItem {
