@@ -106,6 +106,22 @@ function readPage(page: Page): Promise<Finding> {
   });
 }
 
+/**
+ * The screenshots are for people to look at; the checks read the page itself. Chromium now and then fails a
+ * full-page capture ("Unable to capture screenshot") while it repaints: try again, then keep the viewport.
+ */
+async function screenshot(page: Page, file: string) {
+  for (const fullPage of [true, true, false]) {
+    try {
+      await page.screenshot({ path: file, fullPage });
+      return;
+    } catch (error) {
+      if (!fullPage) throw error;
+      await page.waitForTimeout(250);
+    }
+  }
+}
+
 async function visit(page: Page, url: string, label: string, javaScript: boolean, found: string[]) {
   const response = await page.goto(url);
   const status = response?.status() ?? 0;
@@ -115,7 +131,7 @@ async function visit(page: Page, url: string, label: string, javaScript: boolean
     await page.waitForLoadState("networkidle").catch(() => {});
   }
   const slug = `${label} ${url}`.replace(/[^\p{L}\p{N}]+/gu, "_").replace(/^_|_$/g, "").slice(0, 120);
-  await page.screenshot({ path: path.join(DIR, `${slug}.png`), fullPage: true });
+  await screenshot(page, path.join(DIR, `${slug}.png`));
   const seen = await readPage(page);
   const latin = seen.latin.filter((w) => !LATIN_ALLOWED.has(w.toLowerCase()) && !/^op\d*$/i.test(w));
   if (latin.length) found.push(`${label} ${url}: English words ${latin.join(", ")}`);

@@ -6,6 +6,7 @@ import type { Reporter, TestModule, TestRunEndReason, TestSuite } from "vitest/n
  * What did not run because its file or a hook failed counts as failed: the tests under a module or suite with
  * errors (a file that fails to load, a `beforeAll` that throws), or 1 when such a place collected none. So the
  * line never says "0 failed" for a run that failed.
+ * Above it, the ten slowest files: CI shows only the tail of its output, and the suite's length is watched.
  */
 export default class SummaryReporter implements Reporter {
   onTestRunEnd(
@@ -31,6 +32,11 @@ export default class SummaryReporter implements Reporter {
       for (const count of failedUnder.values()) if (count === 0) failed++;
     }
     if (reason === "failed" && failed === 0) failed = 1;
+    const slowest = testModules
+      .map((mod) => ({ file: mod.moduleId.replace(`${process.cwd()}/`, ""), ms: mod.diagnostic().duration }))
+      .sort((a, b) => b.ms - a.ms)
+      .slice(0, 10);
+    process.stdout.write(`\nSlowest files:\n${slowest.map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`).join("\n")}\n`);
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
