@@ -15,6 +15,7 @@ import {
   type Web,
 } from "sip.js";
 import type { SoftphoneConfig } from "./config";
+import { promptOfferFactory } from "./ice";
 import { setActiveSoftphone, type CallTerminator } from "./index";
 import {
   acceptsIncoming,
@@ -33,6 +34,8 @@ const RECONNECT_DELAY_MS = 5_000;
 /** How long an ended call stays on screen before the panel says ready again. */
 const ENDED_VISIBLE_MS = 4_000;
 const REGISTER_EXPIRES_S = 300;
+/** The longest an offer waits for ICE candidates (a STUN or TURN server that never answers). */
+const ICE_GATHERING_TIMEOUT_MS = 1_000;
 /** Hold offers no media at all (RFC 3264 inactive), so the other side really hears nothing. */
 const INACTIVE = (description: RTCSessionDescriptionInit) =>
   Promise.resolve({ ...description, sdp: description.sdp?.replace(/a=(sendrecv|sendonly|recvonly)\r\n/g, "a=inactive\r\n") });
@@ -74,10 +77,8 @@ export class Softphone implements CallTerminator {
       authorizationUsername: config.sipLogin,
       authorizationPassword: config.sipPassword,
       transportOptions: { server: config.wsUrl, traceSip: false },
-      sessionDescriptionHandlerFactoryOptions: {
-        peerConnectionConfiguration: { iceServers: options.iceServers ?? [] },
-        iceGatheringTimeout: 1_000,
-      },
+      // The INVITE leaves once the candidates the PBX can use are in, not after all of the browser's (ice.ts).
+      sessionDescriptionHandlerFactory: promptOfferFactory(options.iceServers ?? [], ICE_GATHERING_TIMEOUT_MS),
       logBuiltinEnabled: false,
       logLevel: "warn",
       logConnector: (level: LogLevel, category: string, _label: string | undefined, content: string) => {

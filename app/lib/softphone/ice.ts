@@ -1,0 +1,83 @@
+/**
+ * When a call's offer has the ICE candidates it needs, so the INVITE leaves without waiting for the browser's whole
+ * gathering (issue 27 §5, measured in bench/calls.ts). Chromium gives its host UDP candidates within a few ms of
+ * the offer and its TCP ones about 110 ms later, and only then says "complete"; the PBX's media relay (rtpengine)
+ * speaks ICE over UDP only, so those 110 ms were spent on every call for candidates nobody uses. With a STUN server
+ * configured the offer also waits for a server-reflexive candidate, with a TURN server for a relayed one; the
+ * handler's timeout (iceGatheringTimeout) still bounds the wait when a server never answers.
+ */
+import type { SessionDescriptionHandlerFactory, UserAgent } from "sip.js";
+import { Web } from "sip.js";
+
+/** What the rule reads of a candidate (RTCIceCandidate's fields). */
+export interface CandidateFacts {
+  type: RTCIceCandidateType | null;
+  protocol: RTCIceProtocol | null;
+}
+
+/** Candidates that arrive in the same burst as the first sufficient one (other interfaces) still get in. */
+export const ICE_SETTLE_MS = 15;
+
+/** Whether the candidates gathered so far are all the PBX can use, given the ICE servers the page has. */
+export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[]): boolean {
+  const urls = servers.flatMap((server) => (Array.isArray(server.urls) ? server.urls : [server.urls]));
+  const has = (type: RTCIceCandidateType) => seen.some((c) => c.type === type && c.protocol === "udp");
+  if (!has("host")) return false;
+  if (urls.some((url) => /^stun:/i.test(url)) && !has("srflx")) return false;
+  if (urls.some((url) => /^turns?:/i.test(url)) && !has("relay")) return false;
+  return true;
+}
+
+/** sip.js's handler, ending the wait for ICE as soon as `candidatesSuffice` (sip.js documents this extension point). */
+class PromptOfferHandler extends Web.SessionDescriptionHandler {
+  private candidates: CandidateFacts[] = [];
+  private settling: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    logger: ReturnType<UserAgent["getLogger"]>,
+    mediaStreamFactory: Web.MediaStreamFactory,
+    configuration: Web.SessionDescriptionHandlerConfiguration,
+    private readonly servers: RTCIceServer[],
+  ) {
+    super(logger, mediaStreamFactory, configuration);
+    this.peerConnectionDelegate = {
+      onicecandidate: (event) => {
+        if (!event.candidate) return;
+        this.candidates.push({ type: event.candidate.type, protocol: event.candidate.protocol });
+        this.settleWhenSufficient();
+      },
+    };
+  }
+
+  protected waitForIceGatheringComplete(restart = false, timeout = 0): Promise<void> {
+    if (restart) this.candidates = [];
+    const waiting = super.waitForIceGatheringComplete(restart, timeout);
+    this.settleWhenSufficient();
+    return waiting;
+  }
+
+  close(): void {
+    clearTimeout(this.settling);
+    super.close();
+  }
+
+  private settleWhenSufficient() {
+    if (this.settling !== undefined || !candidatesSuffice(this.candidates, this.servers)) return;
+    this.settling = setTimeout(() => {
+      this.settling = undefined;
+      this.iceGatheringComplete();
+    }, ICE_SETTLE_MS);
+  }
+}
+
+/** The softphone's handler factory: sip.js's default one, with the prompt offer above. */
+export function promptOfferFactory(servers: RTCIceServer[], iceGatheringTimeout: number): SessionDescriptionHandlerFactory {
+  const mediaStreamFactory = Web.defaultMediaStreamFactory();
+  return (session) =>
+    new PromptOfferHandler(
+      session.userAgent.getLogger("sip.SessionDescriptionHandler"),
+      mediaStreamFactory,
+      { iceGatheringTimeout, peerConnectionConfiguration: { ...Web.defaultPeerConnectionConfiguration(), iceServers: servers } },
+      servers,
+    );
+}
