@@ -21,6 +21,7 @@ import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { createTelephony } from "./telephony/provider";
+import { rtpengineNg } from "./telephony/rtpengine-ng";
 import { checkRequestPath, isApiPath } from "./http/paths";
 import { securityHeaders } from "./http/security";
 import { createMetrics } from "./http/metrics";
@@ -110,7 +111,8 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
   const metrics = createMetrics(handle, () => hub.connectionCount());
-  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics, requestsInFlight: () => requestsInFlight };
+  const mediaRelay = config.rtpengineNg ? rtpengineNg(config.rtpengineNg) : null;
+  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, mediaRelay, metrics, requestsInFlight: () => requestsInFlight };
   app.decorate("deps", deps);
   // Before middie: the request id and the log line cover the pages as well as the API.
   observeRequests(app, deps);
@@ -177,6 +179,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     plannerStatistics.stop();
     callbackNotifier.stop();
     callSweeper.stop();
+    mediaRelay?.close();
     await Promise.all([exportWorker.stop(), importSweeper.stop()]);
   });
 

@@ -36,6 +36,12 @@ const envSchema = z.object({
   WEBPHONE_URL: z.string().default(""),
   /** Shared with the telephony stack's Kamailio, which asks for managers' SIP digests with it (decision 024). */
   SIP_AUTH_SECRET: z.string().default(""),
+  /**
+   * rtpengine's ng control address (its --listen-ng, "host:port") for live listening (issue 28); empty: «Слушать»
+   * answers that listening is not set up. The ng protocol has no authentication: keep it on loopback or a private
+   * network the app hosts share with the telephony host.
+   */
+  RTPENGINE_NG: z.string().default(""),
   /** Report applications are also POSTed here when set. */
   APPLICATION_FORWARD_URL: z.string().default(""),
   TELEPHONY_API_URL: z.string().default(""),
@@ -74,6 +80,8 @@ export interface AppConfig {
   telephony: { apiUrl: string; callerId: string; login: string; apiKey: string; timeoutMs: number };
   /** Kamailio presents it to read managers' SIP digests (server/core/telephony/sip-digest.ts); empty: refused. */
   sipAuthSecret: string;
+  /** RTPENGINE_NG: the media relay's control address for live listening; empty: none. */
+  rtpengineNg: string;
   realtime: { presenceGraceSeconds: number; pingSeconds: number };
   logLevel: Env["LOG_LEVEL"];
   /** METRICS_ADDRESSES: who may read /metrics without an admin's bearer token (server/http/metrics.ts). */
@@ -109,6 +117,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       timeoutMs: e.TELEPHONY_TIMEOUT_MS,
     },
     sipAuthSecret: e.SIP_AUTH_SECRET,
+    rtpengineNg: e.RTPENGINE_NG,
     realtime: { presenceGraceSeconds: e.PRESENCE_GRACE_SECONDS, pingSeconds: e.REALTIME_PING_SECONDS },
     logLevel: e.LOG_LEVEL,
     metricsAddresses: e.METRICS_ADDRESSES,

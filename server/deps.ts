@@ -1,6 +1,7 @@
 import type { Db, DbHandle } from "../db/client";
 import type { SessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
+import type { MediaRelay } from "./core/telephony/listening";
 import type { Metrics } from "./http/metrics";
 import type { RealtimeHub } from "./realtime/hub";
 import type { TelephonyProvider } from "./telephony/provider";
@@ -14,6 +15,8 @@ export interface AppDeps {
   hub: RealtimeHub;
   /** SIP accounts: the provider's HTTP API, or the built-in allocator when none is configured. */
   telephony: TelephonyProvider;
+  /** rtpengine's control channel for live listening; null when RTPENGINE_NG is not set. */
+  mediaRelay: MediaRelay | null;
   /** Prometheus counters the adapters feed (lead turns, imports) and /metrics reads. */
   metrics: Metrics;
   /** Requests (pages and API) whose response is not closed yet, this one included. */

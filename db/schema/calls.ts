@@ -52,3 +52,23 @@ export const calls = pgTable(
 );
 
 export type Call = typeof calls.$inferSelect;
+
+/**
+ * Who listened to which call, and when (issue 28): an admin's «Слушать» on /users, until «Стоп», the call's end or
+ * the admin's page going away. `relayTag` is rtpengine's tag of the subscription (its to-tag), for the unsubscribe.
+ */
+export const listenSessions = pgTable(
+  "listen_sessions",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    adminId: integer("admin_id").references(() => users.id, { onDelete: "set null" }),
+    managerId: integer("manager_id").references(() => users.id, { onDelete: "set null" }),
+    callId: bigint("call_id", { mode: "number" }).references(() => calls.id, { onDelete: "set null" }),
+    relayTag: text("relay_tag"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
+    endedAt: timestamp("ended_at", { withTimezone: true }),
+  },
+  (t) => [index("listen_sessions_started_at_idx").on(t.startedAt)],
+);
+
+export type ListenSession = typeof listenSessions.$inferSelect;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { candidatesSuffice, type CandidateFacts } from "../../app/lib/softphone/ice";
+import { candidatesSuffice, type CandidateFacts } from "../../app/lib/ice-candidates";
 
 const host: CandidateFacts = { type: "host", protocol: "udp" };
 const hostTcp: CandidateFacts = { type: "host", protocol: "tcp" };

@@ -1,12 +1,14 @@
 import { eq, sql } from "drizzle-orm";
 import { chromium, type BrowserServer } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { calls, contacts, doNotCall, managerBreaks } from "../../db/schema";
-import type { E2E } from "../helpers/browser";
+import { calls, contacts, doNotCall, listenSessions, managerBreaks } from "../../db/schema";
+import { ADMIN } from "../helpers/app";
+import { loginThroughPage, waitForHydration, type E2E } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
 import { type CallPath, expectText, extensionsFrom, grows, inboundPackets, managerWithLead, sendingCodec, startCallPath } from "../sip/call-page";
 import { startCarrier, type Carrier, type MediaEcho } from "../sip/carrier";
+import { watchPeerConnections } from "../sip/peer-connections";
 import type { Stack } from "../sip/stack";
 
 /**
@@ -147,6 +149,51 @@ describe("the proxy enforces the rules, not the page", () => {
     }
     expect(carrier.messages()).not.toMatch(/INVITE sip:380671112206@/);
     await stack.kamailio.waitForLog(/the app's call check answered 500 for a call from \d+ to 380671112206/);
+  });
+});
+
+describe("live listening from /users (issue 28)", () => {
+  it("plays both sides of a manager's call to the admin, with nothing sent to the manager or the carrier, until Стоп", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-90");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380671112290");
+
+    const admin = await e.newPage();
+    await watchPeerConnections(admin);
+    await loginThroughPage(admin, ADMIN);
+    await admin.goto("/users");
+    await waitForHydration(admin);
+    const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
+    await row.locator("[data-testid=listen]").click();
+    await row.locator("[data-testid=listen-stop]").waitFor();
+    // One audio section per party (the manager's browser, the carrier), each received by the admin's browser.
+    const partiesHeard = () =>
+      admin.evaluate(async () => {
+        const pcs = (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs;
+        const pc = pcs[pcs.length - 1];
+        const counts: number[] = [];
+        (await pc?.getStats())?.forEach((r) => {
+          if (r.type === "inbound-rtp" && r.kind === "audio" && r.packetsReceived > 0) counts.push(r.packetsReceived);
+        });
+        return counts.length >= 2 ? Math.min(...counts) : 0;
+      });
+    await grows(partiesHeard, 25);
+    // The manager and the client were told nothing: no re-INVITE reached either side, the call goes on.
+    expect(messagesStarting(carrier.messages(), /^INVITE /)).toHaveLength(1);
+    expect(await a.page.evaluate(() => (window as unknown as { __pcs: unknown[] }).__pcs.length)).toBe(1);
+    await expectText(a.page, "call-state", "Разговор: 380671112290");
+
+    await row.locator("[data-testid=listen-stop]").click();
+    await row.locator("[data-testid=listen]").waitFor();
+    const [call] = await e.db.select({ id: calls.id }).from(calls).where(eq(calls.userId, a.manager.user.id));
+    await expect
+      .poll(() => e.db.select().from(listenSessions).where(eq(listenSessions.managerId, a.manager.user.id)))
+      .toEqual([expect.objectContaining({ callId: call.id, endedAt: expect.any(Date) })]);
+    const [session] = await e.db.select().from(listenSessions).where(eq(listenSessions.managerId, a.manager.user.id));
+    expect(session.adminId).not.toBeNull();
+    await admin.context().close();
+    await a.page.click("[data-testid=hang-up-button]");
   });
 });
 

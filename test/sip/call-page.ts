@@ -29,7 +29,9 @@ export async function startCallPath(
   const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
   const carrierPort = await freePort();
   const media = await startMediaEcho();
-  const e = await startE2E({ env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: domain, SIP_AUTH_SECRET: secret } });
+  const e = await startE2E({
+    env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: domain, SIP_AUTH_SECRET: secret, RTPENGINE_NG: `127.0.0.1:${ports.ng}` },
+  });
   const stack = await startStack({ ...options, appUrl: e.baseUrl, secret, domain, trunk: `127.0.0.1:${carrierPort}`, ports });
   return {
     e,

@@ -44,7 +44,11 @@ export async function startMediaEcho(): Promise<MediaEcho> {
         events.push({ pt, digit: DTMF_EVENTS[event], timestamp });
       }
     }
-    socket.send(packet, from.port, from.address);
+    // The carrier's own stream, as a phone's would be: the same audio back under another SSRC (a browser keys its
+    // received streams by SSRC, so a listener hearing both parties would otherwise take them for one).
+    const echoed = Buffer.from(packet);
+    echoed.writeUInt32BE((packet.readUInt32BE(8) ^ 0x5a5a5a5a) >>> 0, 8);
+    socket.send(echoed, from.port, from.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
   return {

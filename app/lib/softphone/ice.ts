@@ -8,25 +8,7 @@
  */
 import type { SessionDescriptionHandlerFactory, UserAgent } from "sip.js";
 import { Web } from "sip.js";
-
-/** What the rule reads of a candidate (RTCIceCandidate's fields). */
-export interface CandidateFacts {
-  type: RTCIceCandidateType | null;
-  protocol: RTCIceProtocol | null;
-}
-
-/** Candidates that arrive in the same burst as the first sufficient one (other interfaces) still get in. */
-export const ICE_SETTLE_MS = 15;
-
-/** Whether the candidates gathered so far are all the PBX can use, given the ICE servers the page has. */
-export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[]): boolean {
-  const urls = servers.flatMap((server) => (Array.isArray(server.urls) ? server.urls : [server.urls]));
-  const has = (type: RTCIceCandidateType) => seen.some((c) => c.type === type && c.protocol === "udp");
-  if (!has("host")) return false;
-  if (urls.some((url) => /^stun:/i.test(url)) && !has("srflx")) return false;
-  if (urls.some((url) => /^turns?:/i.test(url)) && !has("relay")) return false;
-  return true;
-}
+import { type CandidateFacts, candidatesSuffice, ICE_SETTLE_MS } from "../ice-candidates";
 
 /** sip.js's handler, ending the wait for ICE as soon as `candidatesSuffice` (sip.js documents this extension point). */
 class PromptOfferHandler extends Web.SessionDescriptionHandler {
