@@ -3,4 +3,4 @@ export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCal
 export type { ManagerCallDay } from "../server/core/calls/calls";
 export { clientHistory, handedLeadDetails, historiesOf } from "../server/core/calls/history";
 export type { HistoryEntry } from "../server/core/calls/history";
-export { answerListening, startListening, stopListening } from "../server/core/telephony/listening";
+export { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../server/core/telephony/listening";

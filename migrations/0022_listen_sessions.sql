@@ -3,7 +3,9 @@ CREATE TABLE "listen_sessions" (
 	"admin_id" integer,
 	"manager_id" integer,
 	"call_id" bigint,
+	"kind" text DEFAULT 'listen' NOT NULL,
 	"relay_tag" text,
+	"hear_tag" text,
 	"started_at" timestamp with time zone DEFAULT now() NOT NULL,
 	"ended_at" timestamp with time zone
 );

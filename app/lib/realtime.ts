@@ -51,7 +51,14 @@ export interface RealtimeEvents {
   error: { message: string };
   /** One or more of the user's callbacks fell due (issue 18): a toast, and the menu's count. */
   callbacksDue: { callbacks: Array<{ id: number; name: string; phone: string; dueAt: string }>; due: number };
+  /** An admin started whispering into the user's call (issue 28): his page subscribes to the admin's voice. */
+  whisper: { sessionId: number };
+  /** The admin stopped whispering. */
+  whisperEnded: { sessionId: number };
 }
+
+/** What the server may send; anything else is ignored. */
+const SERVER_EVENTS = new Set<string>(["usersOnline", "forceLogout", "error", "callbacksDue", "whisper", "whisperEnded"]);
 
 type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
 
@@ -141,13 +148,8 @@ export function createRealtimeClient(options: RealtimeClientOptions = {}): Realt
       } catch {
         return;
       }
-      if (
-        parsed?.event === "usersOnline" ||
-        parsed?.event === "forceLogout" ||
-        parsed?.event === "error" ||
-        parsed?.event === "callbacksDue"
-      ) {
-        emit(parsed.event, parsed.data as never);
+      if (typeof parsed?.event === "string" && SERVER_EVENTS.has(parsed.event)) {
+        emit(parsed.event as keyof RealtimeEvents, parsed.data as never);
       }
     };
     socket.onerror = () => {

@@ -24,6 +24,7 @@ import { TestCallButton } from "../components/softphone/TestCallButton";
 import { notify } from "../components/ui/Toasts";
 import { callbackCounts } from "../leads.server";
 import { useCallbacksDue, useRealtimeSession } from "../lib/realtime";
+import { WhisperReceiver } from "../components/softphone/WhisperReceiver";
 import { hangUpAllCallsThenLogout } from "../lib/softphone";
 import type { loader as rootLoader } from "../root";
 
@@ -94,6 +95,8 @@ export default function AppLayout() {
   return (
     // The softphone runs for the whole layout (calls survive navigation), only in the browser (issue 6).
     <SoftphoneProvider settings={sipSettings} user={user}>
+    {/* An admin's whisper into this user's call plays here, whatever page is open. */}
+    <WhisperReceiver />
     <div className="flex min-h-screen">
       {/* Keyboard users jump over the menu to the page (the first Tab stop of every screen). */}
       <a

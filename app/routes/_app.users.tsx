@@ -4,7 +4,7 @@ import { Form, useActionData, useFetcher, useLoaderData } from "@remix-run/react
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { AGENT_STATE_CLASS, AGENT_STATE_TEXT } from "../components/breaks/agentState";
-import { ListenButton } from "../components/users/ListenButton";
+import { ListenButton, WhisperButton } from "../components/users/ListenButton";
 import { Pager, readPaging, useHydrated } from "../components/ui/Pager";
 import { notify, ServerMessage } from "../components/ui/Toasts";
 import { readFormBody } from "../forms.server";
@@ -142,7 +142,12 @@ export default function UsersOnlinePage() {
                     {user.id === meId ? null : (
                       <div className="flex flex-wrap gap-2">
                         {/* Listening is WebRTC: with JavaScript only. */}
-                        {hydrated && user.state === "call" ? <ListenButton managerId={user.id} login={user.login} /> : null}
+                        {hydrated && user.state === "call" ? (
+                          <>
+                            <ListenButton managerId={user.id} login={user.login} />
+                            <WhisperButton managerId={user.id} />
+                          </>
+                        ) : null}
                         <ForceLogoutButton user={user} hydrated={hydrated} fetcher={fetcher} />
                       </div>
                     )}

@@ -1,17 +1,20 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
-import { answerListening, startListening, stopListening } from "../calls.server";
+import { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../calls.server";
 import { resourceError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 
 /**
- * Live listening from /users (issue 28), for the admin's page: intent start (managerId) answers the session and
- * rtpengine's offer, answer (sessionId, sdp) starts the audio, stop (sessionId) ends it. Admins only (core checks).
+ * Live listening and whisper from /users (issue 28). The admin's page: intent start (managerId) answers the session
+ * and rtpengine's offer, answer (sessionId, sdp) starts the audio; whisper (managerId, sdp: his microphone's offer)
+ * answers rtpengine's answer and tells the manager's page; stop (sessionId) ends either. The manager's page, told of
+ * a whisper: hear (sessionId) answers the offer of the admin's voice, heard (sessionId, sdp) starts it. Core checks
+ * who may do which.
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await getUser(request, context);
   if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
-  const { db, mediaRelay } = context.deps;
+  const { db, mediaRelay, hub } = context.deps;
   const actor = actorOf(user);
   const form = Object.fromEntries(await readFormBody(request));
   try {
@@ -21,8 +24,20 @@ export async function action({ request, context }: ActionFunctionArgs) {
       case "answer":
         await answerListening(db, mediaRelay, actor, form);
         return new Response(null, { status: 204 });
-      case "stop":
-        await stopListening(db, mediaRelay, actor, form);
+      case "stop": {
+        const { whisperedTo } = await stopListening(db, mediaRelay, actor, form);
+        if (whisperedTo) await hub.tellUser(whisperedTo, "whisperEnded", { sessionId: Number(form.sessionId) });
+        return new Response(null, { status: 204 });
+      }
+      case "whisper": {
+        const whisper = await startWhisper(db, mediaRelay, actor, form);
+        await hub.tellUser(Number(form.managerId), "whisper", { sessionId: whisper.sessionId });
+        return Response.json(whisper);
+      }
+      case "hear":
+        return Response.json(await hearWhisper(db, mediaRelay, actor, form));
+      case "heard":
+        await answerWhisper(db, mediaRelay, actor, form);
         return new Response(null, { status: 204 });
       default:
         return Response.json({ error: "bad_request", message: "Неизвестное действие" }, { status: 400 });

@@ -53,9 +53,13 @@ export const calls = pgTable(
 
 export type Call = typeof calls.$inferSelect;
 
+export const LISTEN_KINDS = ["listen", "whisper"] as const;
+
 /**
- * Who listened to which call, and when (issue 28): an admin's «Слушать» on /users, until «Стоп», the call's end or
- * the admin's page going away. `relayTag` is rtpengine's tag of the subscription (its to-tag), for the unsubscribe.
+ * Who listened to or whispered into which call, and when (issue 28): an admin's «Слушать» or «Подсказать» on
+ * /users, until «Стоп», the call's end or the admin's page going away. `relayTag` is rtpengine's tag of the admin's
+ * side: the subscription's to-tag when listening, the published stream's from-tag when whispering; `hearTag` the
+ * manager's subscription to a whisper.
  */
 export const listenSessions = pgTable(
   "listen_sessions",
@@ -64,7 +68,9 @@ export const listenSessions = pgTable(
     adminId: integer("admin_id").references(() => users.id, { onDelete: "set null" }),
     managerId: integer("manager_id").references(() => users.id, { onDelete: "set null" }),
     callId: bigint("call_id", { mode: "number" }).references(() => calls.id, { onDelete: "set null" }),
+    kind: text("kind", { enum: LISTEN_KINDS }).notNull().default("listen"),
     relayTag: text("relay_tag"),
+    hearTag: text("hear_tag"),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     endedAt: timestamp("ended_at", { withTimezone: true }),
   },

@@ -39,9 +39,12 @@ export interface RealtimeMessage {
   data?: unknown;
 }
 
-/** Client → server: updateStatus, getUsersOnline. Server → client: usersOnline, forceLogout, error. */
+/**
+ * Client → server: updateStatus, getUsersOnline. Server → client: usersOnline, forceLogout, error, callbacksDue,
+ * whisper and whisperEnded (an admin's whisper into the user's call starts or ends).
+ */
 export type ClientEvent = "updateStatus" | "getUsersOnline";
-export type ServerEvent = "usersOnline" | "forceLogout" | "error";
+export type ServerEvent = "usersOnline" | "forceLogout" | "error" | "callbacksDue" | "whisper" | "whisperEnded";
 
 export interface RealtimeHub {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
@@ -58,6 +61,8 @@ export interface RealtimeHub {
   forceLogout(userId: number, keepSession?: string): Promise<void>;
   /** Tells every instance that the online list changed (admins watching /users get it at once). */
   presenceChanged(): Promise<void>;
+  /** Sends an event to every socket of a user, on every instance (a whisper starting on his call). */
+  tellUser(userId: number, event: ServerEvent, data?: unknown): Promise<void>;
   /** Starts listening to the other instances (Postgres LISTEN; PGlite's listen in the embedded mode). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -73,7 +78,10 @@ export interface HubOptions {
 }
 
 /** What travels between instances. */
-type BusMessage = { type: "forceLogout"; userId: number; keep?: string } | { type: "presence" };
+type BusMessage =
+  | { type: "forceLogout"; userId: number; keep?: string }
+  | { type: "presence" }
+  | { type: "toUser"; userId: number; event: ServerEvent; data?: unknown };
 
 /** A session named on the bus by its digest: NOTIFY payloads can end up in the database's logs. */
 const sessionDigest = (token: string) => crypto.createHash("sha256").update(token).digest("base64url");
@@ -238,6 +246,8 @@ export function createRealtimeHub({
     } else if (message.type === "presence") {
       presenceVersion++;
       schedulePush();
+    } else if (message.type === "toUser") {
+      hub.sendToUser(message.userId, message.event, message.data);
     }
   }
 
@@ -343,7 +353,7 @@ export function createRealtimeHub({
   }, pingSeconds * 1000);
   pingTimer.unref();
 
-  return {
+  const hub: RealtimeHub = {
     handleUpgrade(request, socket, head) {
       // A client that resets during authentication must not become an unhandled 'error'.
       socket.on("error", () => {});
@@ -384,6 +394,7 @@ export function createRealtimeHub({
     forceLogout: (userId, keepSession) =>
       publish({ type: "forceLogout", userId, ...(keepSession ? { keep: sessionDigest(keepSession) } : {}) }),
     presenceChanged: () => publish({ type: "presence" }),
+    tellUser: (userId, event, data) => publish({ type: "toUser", userId, event, data }),
     async start() {
       if (!bus || unlisten || closed) return;
       unlisten = await bus.listen(REALTIME_CHANNEL, (payload) => {
@@ -393,7 +404,7 @@ export function createRealtimeHub({
         } catch {
           return;
         }
-        if (message && (message.type === "forceLogout" || message.type === "presence")) deliver(message);
+        if (message && (message.type === "forceLogout" || message.type === "presence" || message.type === "toUser")) deliver(message);
       });
     },
     async close() {
@@ -407,4 +418,5 @@ export function createRealtimeHub({
       await new Promise<void>((resolve) => wss.close(() => resolve()));
     },
   };
+  return hub;
 }

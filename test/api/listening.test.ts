@@ -42,6 +42,17 @@ describe("live listening's requests", () => {
     expect(asManager.body.message).toBe("Недостаточно прав для этого действия");
   });
 
+  it("let only an admin whisper, and only the manager whispered to hear it", async () => {
+    const offer = "v=0\r\no=- 1 1 IN IP4 127.0.0.1\r\ns=-\r\nt=0 0\r\n";
+    const asManager = await listen(managerCookie, { intent: "whisper", managerId: String(manager.user.id), sdp: offer });
+    expect(asManager.status).toBe(403);
+    // Another user's whisper session, or one that does not exist, is not his to hear.
+    const stranger = await listen(managerCookie, { intent: "hear", sessionId: "4242" });
+    expect(stranger.status).toBe(400);
+    expect(stranger.body.message).toBe("Подсказка уже завершена");
+    expect((await listen(adminCookie, { intent: "whisper", managerId: String(manager.user.id) })).body.message).toBe("Нет предложения браузера");
+  });
+
   it("say plainly when there is nobody or no call to listen to", async () => {
     expect((await listen(adminCookie, { intent: "start", managerId: "999999" })).body).toMatchObject({ message: "Менеджер не найден" });
     const idle = await listen(adminCookie, { intent: "start", managerId: String(manager.user.id) });

@@ -195,6 +195,38 @@ describe("live listening from /users (issue 28)", () => {
     await admin.context().close();
     await a.page.click("[data-testid=hang-up-button]");
   });
+
+  it("whispers the admin's voice to the manager only: the carrier never receives it", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-91");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380671112291");
+    const admin = await e.newPage();
+    await loginThroughPage(admin, ADMIN);
+    await admin.goto("/users");
+    await waitForHydration(admin);
+    const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
+
+    media.sources(true);
+    await row.locator("[data-testid=whisper]").click();
+    await row.locator("[data-testid=whisper-stop]").waitFor();
+    await a.page.locator("[data-testid=whisper-on]").waitFor();
+    // The manager's page plays a second stream (the admin's), beside the call's.
+    expect(await a.page.evaluate(() => (window as unknown as { __pcs: unknown[] }).__pcs.length)).toBe(2);
+    await grows(() => inboundPackets(a.page), 50);
+    // All the while the carrier received the manager's stream alone.
+    expect([...media.sources().keys()]).toHaveLength(1);
+    expect(messagesStarting(carrier.messages(), /^INVITE /)).toHaveLength(1);
+
+    await row.locator("[data-testid=whisper-stop]").click();
+    await a.page.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
+    await expect
+      .poll(() => e.db.select().from(listenSessions).where(eq(listenSessions.managerId, a.manager.user.id)))
+      .toEqual([expect.objectContaining({ kind: "whisper", endedAt: expect.any(Date) })]);
+    await expectText(a.page, "call-state", "Разговор: 380671112291");
+    await admin.context().close();
+    await a.page.click("[data-testid=hang-up-button]");
+  });
 });
 
 describe("a browser killed mid-call", () => {

@@ -20,6 +20,8 @@ export interface MediaEcho {
   packetsOf(pt: number): number;
   /** RFC 4733 events received with payload type `pt`: the digits, once per event (its end packet). */
   dtmfDigits(pt: number): string;
+  /** Packets received per SSRC since the last `sources` reset: whose streams reached the carrier. */
+  sources(reset?: boolean): Map<number, number>;
   close(): Promise<void>;
 }
 
@@ -30,10 +32,13 @@ export async function startMediaEcho(): Promise<MediaEcho> {
   let total = 0;
   const byType = new Map<number, number>();
   const events: Array<{ pt: number; digit: string; timestamp: number }> = [];
+  let bySource = new Map<number, number>();
   socket.on("message", (packet, from) => {
     if (packet.length < 12 || packet[0] >> 6 !== 2) return;
     const pt = packet[1] & 0x7f;
     total += 1;
+    const ssrc = packet.readUInt32BE(8);
+    bySource.set(ssrc, (bySource.get(ssrc) ?? 0) + 1);
     byType.set(pt, (byType.get(pt) ?? 0) + 1);
     if (packet.length >= 16) {
       const timestamp = packet.readUInt32BE(4);
@@ -60,6 +65,11 @@ export async function startMediaEcho(): Promise<MediaEcho> {
         .filter((e) => e.pt === pt)
         .map((e) => e.digit)
         .join(""),
+    sources(reset = false) {
+      const seen = bySource;
+      if (reset) bySource = new Map();
+      return seen;
+    },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }

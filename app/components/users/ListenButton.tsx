@@ -1,42 +1,26 @@
 import { useEffect, useRef, useState } from "react";
-import { candidatesGathered } from "../../lib/ice-candidates";
+import { postListen, type RelayLeg, receiveAudio, sendMicrophone } from "../../lib/supervision";
 import { notify } from "../ui/Toasts";
 
-/** The longest the answer waits for ICE candidates. */
-const ICE_TIMEOUT_MS = 1_000;
-
-type Phase = "idle" | "starting" | "listening";
-
-async function post(fields: Record<string, string>): Promise<Response> {
-  const response = await fetch("/listen", { method: "POST", body: new URLSearchParams(fields) });
-  if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { message?: string } | null;
-    throw new Error(body?.message ?? "Не удалось начать прослушивание");
-  }
-  return response;
-}
+type Phase = "idle" | "starting" | "on";
 
 /**
- * «Слушать» / «Стоп» on /users for a manager in a call (issue 28): the admin's browser answers rtpengine's send-only
- * offer and plays both parties (one audio section each; a media element mixes a stream's audio tracks). Nothing
- * reaches the manager or the client. WebRTC needs JavaScript: without it the button is not shown.
+ * One supervision session of the admin's page: started by `open` (which answers the session's id and the live
+ * leg), ended by «Стоп», by the row leaving the "call" state (unmount) or by the page going away (sendBeacon).
  */
-export function ListenButton({ managerId, login }: { managerId: number; login: string }) {
+function useSupervision(open: () => Promise<{ sessionId: number; leg: RelayLeg }>, failure: string) {
   const [phase, setPhase] = useState<Phase>("idle");
-  const live = useRef<{ pc: RTCPeerConnection; audio: HTMLAudioElement; sessionId: string } | null>(null);
+  const live = useRef<{ sessionId: string; leg: RelayLeg } | null>(null);
 
   const stop = () => {
     const current = live.current;
     live.current = null;
     setPhase("idle");
     if (!current) return;
-    current.pc.close();
-    current.audio.srcObject = null;
-    current.audio.remove();
-    void post({ intent: "stop", sessionId: current.sessionId }).catch(() => {});
+    current.leg.close();
+    void postListen({ intent: "stop", sessionId: current.sessionId }, failure).catch(() => {});
   };
 
-  // The page going away ends the session too (sendBeacon survives the unload).
   useEffect(() => {
     const onHide = () => {
       const current = live.current;
@@ -51,37 +35,79 @@ export function ListenButton({ managerId, login }: { managerId: number; login: s
 
   const start = async () => {
     setPhase("starting");
-    let pc: RTCPeerConnection | null = null;
     try {
-      const offer = (await (await post({ intent: "start", managerId: String(managerId) })).json()) as { sessionId: number; sdp: string };
-      pc = new RTCPeerConnection({ iceServers: [] });
-      const audio = document.createElement("audio");
-      audio.autoplay = true;
-      audio.hidden = true;
-      audio.dataset.listening = login;
-      document.body.appendChild(audio);
-      const stream = new MediaStream();
-      audio.srcObject = stream;
-      pc.addEventListener("track", (event) => stream.addTrack(event.track));
-      live.current = { pc, audio, sessionId: String(offer.sessionId) };
-      await pc.setRemoteDescription({ type: "offer", sdp: offer.sdp });
-      await pc.setLocalDescription(await pc.createAnswer());
-      await candidatesGathered(pc, [], ICE_TIMEOUT_MS);
-      await post({ intent: "answer", sessionId: String(offer.sessionId), sdp: pc.localDescription?.sdp ?? "" });
-      setPhase("listening");
+      const { sessionId, leg } = await open();
+      live.current = { sessionId: String(sessionId), leg };
+      setPhase("on");
     } catch (error) {
       stop();
-      notify("error", error instanceof Error ? error.message : "Не удалось начать прослушивание");
+      notify("error", error instanceof Error ? error.message : failure);
     }
   };
+  return { phase, start, stop };
+}
 
-  return phase === "listening" ? (
+/**
+ * «Слушать» / «Стоп» on /users for a manager in a call (issue 28): the admin's browser answers rtpengine's
+ * send-only offer and plays both parties. Nothing reaches the manager or the client. WebRTC needs JavaScript:
+ * without it the button is not shown.
+ */
+export function ListenButton({ managerId, login }: { managerId: number; login: string }) {
+  const failure = "Не удалось начать прослушивание";
+  const { phase, start, stop } = useSupervision(async () => {
+    const offer = await postListen<{ sessionId: number; sdp: string }>({ intent: "start", managerId: String(managerId) }, failure);
+    // Whatever fails after the session opened closes it, so the log never keeps a listening that never was.
+    const sessionId = String(offer.sessionId);
+    const closeSession = () => postListen({ intent: "stop", sessionId }, failure).catch(() => {});
+    const leg = await receiveAudio(offer.sdp, `listening ${login}`).catch(async (error) => {
+      await closeSession();
+      throw error;
+    });
+    await postListen({ intent: "answer", sessionId, sdp: leg.answerSdp }, failure).catch(async (error) => {
+      leg.close();
+      await closeSession();
+      throw error;
+    });
+    return { sessionId: offer.sessionId, leg };
+  }, failure);
+  return phase === "on" ? (
     <button type="button" className="btn-secondary py-1" onClick={stop} data-testid="listen-stop">
       Стоп
     </button>
   ) : (
     <button type="button" className="btn-secondary py-1" onClick={() => void start()} disabled={phase === "starting"} data-testid="listen">
       Слушать
+    </button>
+  );
+}
+
+/**
+ * «Подсказать» / «Стоп подсказки»: the admin's microphone, heard by the manager only (decision 056). The manager's
+ * page is told by the server and plays it (WhisperReceiver).
+ */
+export function WhisperButton({ managerId }: { managerId: number }) {
+  const failure = "Не удалось начать подсказку";
+  const { phase, start, stop } = useSupervision(async () => {
+    const microphone = await sendMicrophone();
+    try {
+      const answer = await postListen<{ sessionId: number; sdp: string }>({ intent: "whisper", managerId: String(managerId), sdp: microphone.offerSdp }, failure);
+      await microphone.accept(answer.sdp).catch(async (error) => {
+        await postListen({ intent: "stop", sessionId: String(answer.sessionId) }, failure).catch(() => {});
+        throw error;
+      });
+      return { sessionId: answer.sessionId, leg: microphone };
+    } catch (error) {
+      microphone.close();
+      throw error;
+    }
+  }, failure);
+  return phase === "on" ? (
+    <button type="button" className="btn-secondary py-1" onClick={stop} data-testid="whisper-stop">
+      Стоп подсказки
+    </button>
+  ) : (
+    <button type="button" className="btn-secondary py-1" onClick={() => void start()} disabled={phase === "starting"} data-testid="whisper">
+      Подсказать
     </button>
   );
 }

@@ -37,13 +37,8 @@ async function ask(relay: MediaRelay, request: Record<string, unknown>) {
 
 const startSchema = z.object({ managerId: idSchema });
 
-/**
- * «Слушать»: the manager's call now (answered, not ended, relayed by the stack: the proxy's row), subscribed to as
- * a whole. Answers the session's id and the offer for the admin's browser.
- */
-export async function startListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown) {
-  requireAdmin(actor);
-  const { managerId } = parseInput(startSchema, input);
+/** The manager's call now: answered, not ended, relayed by the stack (the proxy's row, so rtpengine has its media). */
+async function liveCallOf(db: Db, managerId: number): Promise<{ id: number; sipCallId: string }> {
   const [manager] = await db.select({ id: users.id }).from(users).where(eq(users.id, managerId));
   if (!manager) throw notFound("Менеджер не найден");
   const [call] = await db
@@ -55,28 +50,50 @@ export async function startListening(db: Db, relay: MediaRelay | null, actor: Ac
     .orderBy(desc(calls.id))
     .limit(1);
   if (!call) throw conflict("Менеджер сейчас не разговаривает");
-  const answer = await ask(relayOrRefuse(relay), {
+  return { id: call.id, sipCallId: call.sipCallId! };
+}
+
+/** How rtpengine talks to a browser (decision 020): DTLS-SRTP, ICE, rtcp-mux, no SDES. */
+const TO_A_BROWSER = {
+  "transport-protocol": "UDP/TLS/RTP/SAVPF",
+  ICE: "force",
+  "rtcp-mux": ["require"],
+  SDES: ["off"],
+};
+
+/**
+ * A send-only offer to a browser of some parties of the call (`all`, or one from-tag), and the subscription's tag.
+ * rtpengine is ICE-lite towards that browser: it answers the browser's checks and makes none, since with full ICE
+ * on both ends a second party's section stayed "checking" for ever (measured with rtpengine 10.5 and Chromium).
+ */
+async function subscribe(relay: MediaRelay, sipCallId: string, parties: Record<string, unknown>) {
+  const answer = await ask(relay, {
     command: "subscribe request",
-    "call-id": call.sipCallId,
-    // Every party of the call; mids, which a browser's answer must echo.
-    flags: ["all", "generate mid"],
-    // The admin's browser: WebRTC as the managers' leg has it (decision 020).
-    "transport-protocol": "UDP/TLS/RTP/SAVPF",
-    ICE: "force",
-    // rtpengine answers the browser's checks and makes none: with full ICE on both ends the second party's
-    // section stayed "checking" for ever (measured with rtpengine 10.5 and Chromium).
+    "call-id": sipCallId,
+    ...parties,
+    ...TO_A_BROWSER,
     "ICE-lite": "forward",
-    "rtcp-mux": ["require"],
-    SDES: ["off"],
   });
   const sdp = typeof answer.sdp === "string" ? answer.sdp : "";
   const tag = typeof answer["to-tag"] === "string" ? answer["to-tag"] : "";
   if (!sdp || !tag) throw unavailable("rtpengine не прислал предложение");
+  return { sdp: distinctMids(sdp), tag };
+}
+
+/**
+ * «Слушать»: the manager's call now (answered, not ended, relayed by the stack: the proxy's row), subscribed to as
+ * a whole. Answers the session's id and the offer for the admin's browser.
+ */
+export async function startListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown) {
+  requireAdmin(actor);
+  const { managerId } = parseInput(startSchema, input);
+  const call = await liveCallOf(db, managerId);
+  const { sdp, tag } = await subscribe(relayOrRefuse(relay), call.sipCallId, { flags: ["all", "generate mid"] });
   const [session] = await db
     .insert(listenSessions)
     .values({ adminId: actor.id, managerId, callId: call.id, relayTag: tag })
     .returning({ id: listenSessions.id });
-  return { sessionId: session.id, sdp: distinctMids(sdp) };
+  return { sessionId: session.id, sdp };
 }
 
 /**
@@ -98,31 +115,98 @@ const answerSchema = z.object({
 export async function answerListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<void> {
   requireAdmin(actor);
   const { sessionId, sdp } = parseInput(answerSchema, input);
-  const session = await openSession(db, actor, sessionId);
+  const session = await openSession(db, sessionId, { adminId: actor.id });
   await ask(relayOrRefuse(relay), { command: "subscribe answer", "call-id": session.sipCallId, "to-tag": session.relayTag, sdp });
 }
 
 const stopSchema = z.object({ sessionId: bigIdSchema("Неверный идентификатор прослушивания") });
 
 /**
- * «Стоп» (or the admin's page going away): the copy ends and the session is closed. Closing is what matters to
- * the log, so a relay that cannot be told (the call is over, rtpengine restarted) does not keep it open.
+ * «Стоп» (or the admin's page going away): the copy or the whisper ends and the session is closed. Closing is what
+ * matters to the log, so a relay that cannot be told (the call is over, rtpengine restarted) does not keep it open.
+ * Answers the manager a whisper was for, whose page is to stop playing it.
  */
-export async function stopListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<void> {
+export async function stopListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<{ whisperedTo: number | null }> {
   requireAdmin(actor);
   const { sessionId } = parseInput(stopSchema, input);
-  const session = await openSession(db, actor, sessionId);
+  const session = await openSession(db, sessionId, { adminId: actor.id });
   await db.update(listenSessions).set({ endedAt: sql`now()` }).where(eq(listenSessions.id, sessionId));
-  if (relay) await relay.command({ command: "unsubscribe", "call-id": session.sipCallId, "to-tag": session.relayTag }).catch(() => {});
+  const toTag = session.kind === "whisper" ? session.hearTag : session.relayTag;
+  if (relay && toTag) await relay.command({ command: "unsubscribe", "call-id": session.sipCallId, "to-tag": toTag }).catch(() => {});
+  return { whisperedTo: session.kind === "whisper" ? session.managerId : null };
 }
 
-/** An admin's own open session with its call's Call-ID. */
-async function openSession(db: Db, actor: Actor, sessionId: number) {
+const whisperSchema = z.object({
+  managerId: idSchema,
+  sdp: z.string({ error: "Нет предложения браузера" }).min(10, { error: "Нет предложения браузера" }).max(20_000, { error: "Слишком длинное предложение браузера" }),
+});
+
+/**
+ * «Подсказать»: the admin's microphone (his browser's send-only offer) is published into the manager's call as a
+ * party of its own, which only the manager's browser then subscribes to (`hearWhisper`): the client's leg never
+ * carries it, and nothing is re-negotiated with either. Answers rtpengine's answer for the admin's browser.
+ */
+export async function startWhisper(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown) {
+  requireAdmin(actor);
+  const { managerId, sdp } = parseInput(whisperSchema, input);
+  const call = await liveCallOf(db, managerId);
+  const ready = relayOrRefuse(relay);
   const [session] = await db
-    .select({ relayTag: listenSessions.relayTag, sipCallId: calls.sipCallId })
+    .insert(listenSessions)
+    .values({ adminId: actor.id, managerId, callId: call.id, kind: "whisper" })
+    .returning({ id: listenSessions.id });
+  const tag = `whisper-${session.id}`;
+  try {
+    const answer = await ask(ready, { command: "publish", "call-id": call.sipCallId, "from-tag": tag, sdp, ...TO_A_BROWSER });
+    if (typeof answer.sdp !== "string") throw unavailable("rtpengine не прислал ответ");
+    await db.update(listenSessions).set({ relayTag: tag }).where(eq(listenSessions.id, session.id));
+    return { sessionId: session.id, sdp: answer.sdp };
+  } catch (error) {
+    await db.update(listenSessions).set({ endedAt: sql`now()` }).where(eq(listenSessions.id, session.id));
+    throw error;
+  }
+}
+
+const hearSchema = z.object({ sessionId: bigIdSchema("Неверный идентификатор подсказки") });
+
+/** The manager's page, told of a whisper: its offer of the admin's voice. */
+export async function hearWhisper(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown) {
+  const { sessionId } = parseInput(hearSchema, input);
+  const session = await openSession(db, sessionId, { managerId: actor.id, kind: "whisper" });
+  if (!session.relayTag) throw badRequest("Подсказка ещё не началась");
+  const { sdp, tag } = await subscribe(relayOrRefuse(relay), session.sipCallId, { "from-tag": session.relayTag, flags: ["generate mid"] });
+  await db.update(listenSessions).set({ hearTag: tag }).where(eq(listenSessions.id, sessionId));
+  return { sdp };
+}
+
+/** The manager's browser's answer: the admin's voice starts flowing to him. */
+export async function answerWhisper(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<void> {
+  const { sessionId, sdp } = parseInput(answerSchema, input);
+  const session = await openSession(db, sessionId, { managerId: actor.id, kind: "whisper" });
+  await ask(relayOrRefuse(relay), { command: "subscribe answer", "call-id": session.sipCallId, "to-tag": session.hearTag, sdp });
+}
+
+/** An open session of this admin (or for this manager), with its call's Call-ID. */
+async function openSession(db: Db, sessionId: number, whose: { adminId?: number; managerId?: number; kind?: "whisper" }) {
+  const [session] = await db
+    .select({
+      kind: listenSessions.kind,
+      managerId: listenSessions.managerId,
+      relayTag: listenSessions.relayTag,
+      hearTag: listenSessions.hearTag,
+      sipCallId: sql<string>`${calls.sipCallId}`,
+    })
     .from(listenSessions)
     .innerJoin(calls, eq(calls.id, listenSessions.callId))
-    .where(and(eq(listenSessions.id, sessionId), eq(listenSessions.adminId, actor.id), isNull(listenSessions.endedAt)));
-  if (!session) throw badRequest("Прослушивание уже завершено");
+    .where(
+      and(
+        eq(listenSessions.id, sessionId),
+        isNull(listenSessions.endedAt),
+        whose.adminId === undefined ? undefined : eq(listenSessions.adminId, whose.adminId),
+        whose.managerId === undefined ? undefined : eq(listenSessions.managerId, whose.managerId),
+        whose.kind === undefined ? undefined : eq(listenSessions.kind, whose.kind),
+      ),
+    );
+  if (!session) throw badRequest(whose.kind === "whisper" ? "Подсказка уже завершена" : "Прослушивание уже завершено");
   return session;
 }

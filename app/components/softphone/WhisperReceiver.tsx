@@ -1,0 +1,49 @@
+import { useEffect, useRef, useState } from "react";
+import { getRealtimeClient } from "../../lib/realtime";
+import { postListen, type RelayLeg, receiveAudio } from "../../lib/supervision";
+
+/**
+ * The manager's side of a whisper (issue 28): told by the server that an admin whispers into his call, his page
+ * subscribes to the admin's voice and plays it (the client never hears it), and says so while it lasts.
+ */
+export function WhisperReceiver() {
+  const [on, setOn] = useState(false);
+  const live = useRef<{ sessionId: number; leg: RelayLeg } | null>(null);
+
+  useEffect(() => {
+    const client = getRealtimeClient();
+    const end = () => {
+      live.current?.leg.close();
+      live.current = null;
+      setOn(false);
+    };
+    const offStart = client.on("whisper", async ({ sessionId }) => {
+      end();
+      try {
+        const failure = "Не удалось принять подсказку";
+        const { sdp } = await postListen<{ sdp: string }>({ intent: "hear", sessionId: String(sessionId) }, failure);
+        const leg = await receiveAudio(sdp, "whisper");
+        live.current = { sessionId, leg };
+        await postListen({ intent: "heard", sessionId: String(sessionId), sdp: leg.answerSdp }, failure);
+        setOn(true);
+      } catch (error) {
+        end();
+        console.warn("[whisper]", error);
+      }
+    });
+    const offEnd = client.on("whisperEnded", ({ sessionId }) => {
+      if (live.current?.sessionId === sessionId) end();
+    });
+    return () => {
+      offStart();
+      offEnd();
+      end();
+    };
+  }, []);
+
+  return on ? (
+    <p role="status" className="fixed right-3 top-3 z-40 rounded bg-amber-100 px-3 py-1 text-sm font-semibold text-amber-900 shadow dark:bg-amber-900 dark:text-amber-100" data-testid="whisper-on">
+      Подсказывает администратор
+    </p>
+  ) : null;
+}
