@@ -46,6 +46,7 @@ export default function EditFilterRoute() {
           databases: filter.databases.map((d) => d.id),
           statuses: filter.statuses.map((s) => s.id),
           scripts: filter.scripts.map((s) => s.id),
+          callingHours: filter.callingHours,
         };
   return (
     <div className="space-y-6">

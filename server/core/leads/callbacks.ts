@@ -5,6 +5,7 @@ import type { CallbackCloseReason } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
+import { hoursOfTopic, waitsForHoursNote, withinCallingHours } from "../filters/calling-hours";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { lockUser } from "./allocation";
@@ -29,6 +30,11 @@ export interface CallbackView {
   overdue: boolean;
   user: { id: number; name: string } | null;
   filter: { id: number; name: string } | null;
+  /**
+   * Due, and outside its topic's calling hours in the client's local time: it waits (the claim hands it out when
+   * they begin), and this says why («ждёт рабочего времени клиента (с 09:00 по его времени)»).
+   */
+  waitsForHours: string | null;
 }
 
 interface CallbackRow {
@@ -44,6 +50,8 @@ interface CallbackRow {
   user_name: string | null;
   filter_id: number | null;
   filter_name: string | null;
+  waits_for_hours: boolean;
+  calls_from: string | null;
 }
 
 function present(row: CallbackRow): CallbackView {
@@ -58,6 +66,7 @@ function present(row: CallbackRow): CallbackView {
     overdue: row.overdue,
     user: row.user_id == null ? null : { id: row.user_id, name: row.user_name ?? "" },
     filter: row.filter_id == null ? null : { id: row.filter_id, name: row.filter_name ?? "" },
+    waitsForHours: row.waits_for_hours && row.calls_from ? waitsForHoursNote(row.calls_from) : null,
   };
 }
 
@@ -65,7 +74,9 @@ const pendingSelect = (where: ReturnType<typeof sql>) => sql`
   select cb.id, cb.contact_id, c.name, c.phone, cb.status_text, cb.due_at,
     cb.due_at <= now() as due,
     cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15)) as overdue,
-    cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name
+    cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name,
+    (cb.due_at <= now() and f.id is not null and not ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))}) as waits_for_hours,
+    f.calls_from::text as calls_from
   from callbacks cb
   join contacts c on c.id = cb.contact_id
   left join users u on u.id = cb.user_id
