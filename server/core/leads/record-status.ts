@@ -111,10 +111,11 @@ export function turnStatement(input: {
   const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
   // The topic's calling window, read in the statement like its bases (the `f` row).
   const hours: HoursSql = {
-    from: sql`(select calls_from from f)`,
-    until: sql`(select calls_until from f)`,
-    days: sql`(select call_days from f)`,
-    timeZone: sql`(select time_zone from f)`,
+    from: sql`(select calls_from from f)::time`,
+    until: sql`(select calls_until from f)::time`,
+    // Cast, so `= any(…)` reads an array rather than a subquery's rows.
+    days: sql`(select call_days from f)::int[]`,
+    timeZone: sql`(select time_zone from f)::text`,
   };
   const CONTACT_COLUMNS_OF_CONTACTS = sql.raw(
     "contacts.id, contacts.database_id, contacts.name, contacts.phone, contacts.city, contacts.address, contacts.additional_info1, contacts.additional_info2, contacts.additional_info3, contacts.additional_info4",
