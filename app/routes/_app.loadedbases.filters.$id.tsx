@@ -38,7 +38,7 @@ export default function EditFilterRoute() {
   const answerKey = useAnswerKey(answer);
   const values =
     answer && "values" in answer
-      ? answer.values
+      ? { ...answer.values, callingHours: answer.values.callingHours ?? filter.callingHours }
       : {
           name: filter.name,
           template: filter.template?.id ?? null,
