@@ -230,7 +230,10 @@ describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
     expect(saved.status).toBe(302);
     const shown = (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === created.body.id);
     expect(shown.callingHours).toEqual({ from: "10:00", until: "20:00", days: [1, 5], timeZone: "Asia/Omsk" });
-    expect((await getPage(t, page, cookie)).text).toMatch(/name="timeZone"[^]*<option value="Asia\/Omsk" selected=""/);
+    const again = (await getPage(t, page, cookie)).text;
+    expect(again).toMatch(/name="timeZone"[^]*<option value="Asia\/Omsk" selected=""/);
+    // The topic's card says it in a line.
+    expect(again).toContain("10:00–20:00, Пн, Пт (по времени клиента; пояс по умолчанию Asia/Omsk)");
 
     const noDays = await post([...topic, ["callsFrom", "10:00"], ["callsUntil", "20:00"], ["timeZone", "Asia/Omsk"]]);
     expect(noDays.status).toBe(400);
