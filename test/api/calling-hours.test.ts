@@ -4,6 +4,7 @@ import { queryRows } from "../../db/client";
 import { calls, contacts, filters, settings, users } from "../../db/schema";
 import { backfillZonesStep, mappedZones } from "../../server/core/bases/phone-zone";
 import { type CallingHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
+import { loadLeadPanel } from "../../server/core/leads/panel";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
@@ -163,8 +164,12 @@ describe("the claim hands out a contact only inside its client's hours", () => {
     const m = await managerIn([baseId]);
     await setHours(m.filter.id, openIn("Asia/Tokyo", "Europe/Kyiv"));
     expect(await leadOf(m)).toBeNull();
+    // The lead panel says why there is no lead.
+    const actor = { id: m.id, login: m.manager.login, isAdmin: false };
+    expect(await loadLeadPanel(t.db, actor, 30, "UA")).toMatchObject({ lead: null, waitingForHours: true });
     await setHours(m.filter.id, openIn("Asia/Tokyo", "Asia/Tokyo"));
     expect((await leadOf(m))?.phone).toBe("12345");
+    expect(await loadLeadPanel(t.db, actor, 30, "UA")).toMatchObject({ lead: { phone: "12345" }, waitingForHours: false });
   });
 
   it("lets go of a held lead whose client's hours ended, and a status press hands out only clients inside theirs", async () => {
