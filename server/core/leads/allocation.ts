@@ -5,10 +5,11 @@ import { filterDatabases, filters, filterStatuses, users } from "../../../db/sch
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { onBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
+import { mayBeCalled } from "../dnc/dnc";
 import { type CallingHours, DEFAULT_CALLING_HOURS, hoursLiteral, presentHours } from "../filters/calling-hours";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
-import { type ClaimScope, type ClaimTier, claimCtes, contactMayBeCalled, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
+import { type ClaimScope, type ClaimTier, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -135,14 +136,14 @@ export async function lockUser(tx: Tx, userId: number) {
 
 /**
  * The lead this manager holds, if it still belongs to the filter's bases (its hold is renewed); a hold from
- * another topic, on a number put on the do-not-call list since, or on a client whose calling hours have ended since,
- * is let go.
+ * another topic, or on a number put on the do-not-call list since, is let go. A lead whose client's calling hours
+ * ended while he held it stays his (he may be talking to the client, or writing the card): the proxy refuses a new
+ * call, and the next press hands out only clients inside their hours (decision 050).
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
   const held = await queryRows<ContactRow & { callable: boolean }>(
     tx,
-    sql`select ${CONTACT_COLUMNS}, ${contactMayBeCalled("contacts", hoursLiteral(work.hours))} as callable
-      from contacts where held_by = ${userId} order by id for update`,
+    sql`select ${CONTACT_COLUMNS}, ${mayBeCalled("contacts")} as callable from contacts where held_by = ${userId} order by id for update`,
   );
   let keep: ContactRow | null = null;
   for (const row of held) {
