@@ -216,6 +216,11 @@ describe("a callback due outside its client's hours waits", () => {
     expect(mine.body).toHaveLength(1);
     expect(mine.body[0]).toMatchObject({ due: true, waitsForHours: `ждёт рабочего времени клиента (с ${moscowHours.from} по его времени)` });
 
+    // «Позвонить сейчас» is refused too (the proxy would refuse the call), and the callback keeps waiting.
+    const take = await t.request.post(`/api/v1/callbacks/${mine.body[0].id}/take`).set(m.auth);
+    expect(take.status).toBe(409);
+    expect(take.body.message).toBe(`Сейчас у клиента нерабочее время: перезвон ждёт рабочего времени клиента (с ${moscowHours.from} по его времени)`);
+
     await release(m.id);
     await setHours(m.filter.id, openIn("Asia/Vladivostok"));
     expect((await leadOf(m))?.id).toBe(vladivostok.id);

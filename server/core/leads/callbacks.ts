@@ -140,6 +140,8 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
 
 export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
 export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
+export const callbackOutsideHours = (from: string) =>
+  `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(from)}`;
 export const CALLBACK_DO_NOT_CALL = "Номер клиента в списке «Не звонить»: перезвон закрыт";
 
 /**
@@ -187,15 +189,19 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
       throw conflict(CALLBACK_CONTACT_BUSY, "callback_contact_busy");
     }
     // The topic to work it in: the current one if it has the base, else the callback's own, if open to him.
-    const [topic] = await queryRows<{ filter_id: number }>(
+    const [topic] = await queryRows<{ filter_id: number; in_hours: boolean; calls_from: string }>(
       tx,
-      sql`select f.id as filter_id from filters f
+      sql`select f.id as filter_id, f.calls_from::text as calls_from,
+          ${withinCallingHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))} as in_hours
+        from filters f
         join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
         join filter_databases fd on fd.filter_id = f.id and fd.database_id = ${cb.database_id}
         where f.is_active and f.id in ((select getting_filter from users where id = ${actor.id}), ${cb.filter_id ?? 0})
         order by (f.id = (select getting_filter from users where id = ${actor.id})) desc limit 1`,
     );
     if (!topic) throw badRequest(CALLBACK_NOT_IN_TOPIC, "callback_not_in_topic");
+    // The proxy would refuse the call (decision 050): say so here, and the callback keeps waiting.
+    if (!topic.in_hours) throw conflict(callbackOutsideHours(topic.calls_from), "callback_outside_hours");
     const contactId = Number(cb.contact_id);
     await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${actor.id} and id <> ${contactId}`);
     await tx.execute(
