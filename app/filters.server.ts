@@ -45,6 +45,19 @@ export function readFilterForm(form: FormData) {
     databases: ids("databases"),
     statuses: ids("statuses"),
     scripts: ids("scripts"),
+    // The calling window's fields (core checks them; no day ticked is refused there with its own message). A post
+    // without them (an older page) leaves the window as it is.
+    callingHours: form.has("callsFrom")
+      ? {
+          from: String(form.get("callsFrom") ?? ""),
+          until: String(form.get("callsUntil") ?? ""),
+          days: form
+            .getAll("callDays")
+            .map((v) => Number(v))
+            .filter((n) => Number.isInteger(n)),
+          timeZone: String(form.get("timeZone") ?? ""),
+        }
+      : undefined,
   };
 }
 

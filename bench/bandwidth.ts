@@ -23,7 +23,7 @@ import { seed } from "../db/seed";
 import { hashPassword, passwordHint } from "../server/auth/password";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
-import { median, printTable, type Row } from "./lib";
+import { AROUND_THE_CLOCK, median, printTable, type Row } from "./lib";
 
 /**
  * Issue 9, low bandwidth. For every screen of SPEC §2, the bytes a browser transfers (compressed, as counted by
@@ -79,7 +79,7 @@ async function fillDatabase(db: Awaited<ReturnType<typeof createDb>>["db"]) {
       ]),
     })
     .returning();
-  const [filter] = await db.insert(filters).values({ name: "Кредиты", templateId: template.id }).returning();
+  const [filter] = await db.insert(filters).values({ name: "Кредиты", templateId: template.id, ...AROUND_THE_CLOCK }).returning();
   await db.insert(filterManagers).values({ filterId: filter.id, userId: manager.id });
   // Every seeded status belongs to the topic.
   const statusIds = (await db.select({ id: statuses.id }).from(statuses)).map((r) => r.id);

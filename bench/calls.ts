@@ -17,7 +17,7 @@ import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
 import { startDaemon } from "../test/sip/daemon";
 import { watchCallPhases, watchPeerConnections } from "../test/sip/peer-connections";
 import { startStack, type Stack } from "../test/sip/stack";
-import { median, percentile, printTable, type Row } from "./lib";
+import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./lib";
 
 /**
  * Issue 15: the call path's figures, on this box, with the production stack (telephony/: Kamailio 5.6 and
@@ -91,7 +91,7 @@ async function managerWithLead(db: Db) {
   const [base] = await db.insert(databases).values({ name: `База ${n}`, contactsCount: 1 }).returning();
   const digits = `38067${String(1_000_000 + n).slice(1)}00`.slice(0, 12);
   await db.insert(contacts).values({ databaseId: base.id, name: "Клиент", phone: `+${digits}`, phoneKey: digits, city: "Киев" });
-  const [filter] = await db.insert(filters).values({ name: `Тематика ${n}`, isActive: true }).returning();
+  const [filter] = await db.insert(filters).values({ name: `Тематика ${n}`, isActive: true, ...AROUND_THE_CLOCK }).returning();
   await db.insert(filterManagers).values({ filterId: filter.id, userId: user.id });
   await db.insert(filterDatabases).values({ filterId: filter.id, databaseId: base.id });
   await db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, user.id));

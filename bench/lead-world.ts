@@ -14,7 +14,10 @@ import type { Agent } from "./lead-driver";
  * - `managers` online managers, each with a session token, all in one topic ("Нагрузка": every base, free contacts
  *   and "Перезвонить");
  * - `callbacks` pending callbacks (issue 18) spread over the managers: a twentieth overdue past the grace time
- *   (handed out by the first turns), the rest due tomorrow.
+ *   (handed out by the first turns), the rest due tomorrow;
+ * - calling hours (issue 29): the contacts' zones in turn Kyiv, Moscow, Yekaterinburg, Novosibirsk, Vladivostok, and
+ *   the topic's window around the clock (00:00 to 00:00), so every turn reads each candidate's local time and the
+ *   figures do not depend on the hour the bench runs.
  */
 export interface LeadWorldSizes {
   contacts: number;
@@ -38,8 +41,9 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   await seed(db, { login: "bench", password: "Bench-password-1", accessKey: "BENCHKEY00000001" });
   await run(`insert into databases (name, contacts_count) select 'База ' || g, ${Math.floor(contacts / 20)} from generate_series(1, 20) g`);
   await run(`
-    insert into contacts (database_id, name, phone, phone_key)
-    select 1 + (g % 20), 'Клиент ' || g, '0' || (500000000 + g)::text, '380' || (500000000 + g)::text
+    insert into contacts (database_id, name, phone, phone_key, tz)
+    select 1 + (g % 20), 'Клиент ' || g, '0' || (500000000 + g)::text, '380' || (500000000 + g)::text,
+      (array['Europe/Kyiv', 'Europe/Moscow', 'Asia/Yekaterinburg', 'Asia/Novosibirsk', 'Asia/Vladivostok'])[1 + g % 5]
     from generate_series(1, ${contacts}) g order by 1 + (g % 20), g`);
   const listedContacts = Math.floor(contacts / 23);
   await run(`
@@ -59,7 +63,7 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   const users = await run<{ id: number }>(`
     insert into users (login, password_hash, access_key, display_name, is_online)
     select 'bench' || g, 'x', 'KEY' || g, 'Менеджер ' || g, true from generate_series(1, ${managers}) g returning id`);
-  const [{ id: filterId }] = await run<{ id: number }>("insert into filters (name) values ('Нагрузка') returning id");
+  const [{ id: filterId }] = await run<{ id: number }>("insert into filters (name, calls_from, calls_until) values ('Нагрузка', '00:00', '00:00') returning id");
   await run(`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`);
   await run(`insert into filter_statuses (filter_id, status_id) values (${filterId}, ${callBack})`);
   await run(`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'bench%' and not is_admin`);

@@ -202,3 +202,9 @@ export function httpJson(
     request.end(payload);
   });
 }
+
+/**
+ * A topic's calling window around the clock (issue 29): a bench's figures must not depend on the hour it runs, and
+ * a topic made without a window calls 09:00 to 21:00 only.
+ */
+export const AROUND_THE_CLOCK = { callsFrom: "00:00", callsUntil: "00:00" } as const;

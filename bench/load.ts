@@ -296,7 +296,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
       insert into users (login, password_hash, password_hint, access_key, display_name, is_admin)
       select 'loadadmin' || g, ${hash}, ${PASSWORD.slice(0, 5)}, 'LOADADM' || lpad(g::text, 9, '0'), 'Админ ' || g, true
       from generate_series(1, ${adminCount}) g returning id, login, access_key`;
-    const [{ id: filterId }] = await sql<{ id: number }[]>`insert into filters (name, is_active) values ('Кредиты', true) returning id`;
+    const [{ id: filterId }] = await sql<{ id: number }[]>`insert into filters (name, is_active, calls_from, calls_until) values ('Кредиты', true, '00:00', '00:00') returning id`;
     await sql`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`;
     await sql`insert into filter_statuses (filter_id, status_id) select ${filterId}, id from statuses where text = ${REWORK_STATUS}`;
     await sql`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'load%' and not is_admin`;

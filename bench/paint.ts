@@ -179,7 +179,7 @@ async function main() {
       from generate_series(1, ${MANAGERS}) g returning id`),
     )
   ).map((r) => Number(r.id));
-  const [filter] = await queryRows<{ id: number }>(db, sql`insert into filters (name, is_active) values ('Нагрузка', true) returning id`);
+  const [filter] = await queryRows<{ id: number }>(db, sql`insert into filters (name, is_active, calls_from, calls_until) values ('Нагрузка', true, '00:00', '00:00') returning id`);
   const filterId = Number(filter.id);
   await db.execute(sql`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`);
   await db.execute(sql`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'bench-m%'`);

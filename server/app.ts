@@ -20,6 +20,7 @@ import { startEmbeddedVacuum } from "./jobs/embedded-vacuum";
 import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
+import { startZoneBackfill } from "./jobs/zone-backfill";
 import { createTelephony } from "./telephony/provider";
 import { rtpengineNg } from "./telephony/rtpengine-ng";
 import { checkRequestPath, isApiPath } from "./http/paths";
@@ -168,6 +169,10 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     log: (message, error) => app.log.error({ err: error }, message),
     onRemoved: (base) => app.log.info({ base: base.id, name: base.name, contacts: base.contacts }, "abandoned import removed"),
   });
+  const zoneBackfill = startZoneBackfill(handle.db, {
+    region: config.phoneRegion,
+    log: (message, error) => app.log.error({ err: error }, message),
+  });
   const plannerStatistics = startPlannerStatistics(handle, { log: (message, error) => app.log.error({ err: error }, message) });
   const embeddedVacuum = startEmbeddedVacuum(handle, {
     quietFor: () => (requestsInFlight > 0 ? 0 : Date.now() - lastRequestAt),
@@ -180,7 +185,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     callbackNotifier.stop();
     callSweeper.stop();
     mediaRelay?.close();
-    await Promise.all([exportWorker.stop(), importSweeper.stop()]);
+    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop()]);
   });
 
   return app as unknown as FastifyInstance & { deps: AppDeps };

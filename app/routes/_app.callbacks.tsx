@@ -154,7 +154,10 @@ export default function CallbacksPage() {
                   <td data-label="Телефон" className="p-2 whitespace-nowrap">{c.phone}</td>
                   <td data-label="Менеджер" className="p-2">{c.user?.name ?? "—"}</td>
                   <td data-label="Тематика" className="p-2">{c.filter?.name ?? "—"}</td>
-                  <td data-label="Состояние" className="p-2">{stateOf(c)}</td>
+                  <td data-label="Состояние" className="p-2">
+                    {stateOf(c)}
+                    {c.waitsForHours ? <span className="block text-xs text-amber-800 dark:text-amber-300">{c.waitsForHours}</span> : null}
+                  </td>
                   <td className="p-2" data-label="Передать">
                     <Form method="post" className="flex min-w-0 flex-wrap items-center gap-2">
                       <input type="hidden" name="intent" value="reassign" />
@@ -196,6 +199,11 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
               <span className="flex-1">
                 {c.name} <span className="text-slate-600 dark:text-slate-400">{c.phone}</span>
                 {c.filter ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{c.filter.name}</span> : null}
+                {c.waitsForHours ? (
+                  <span className="block text-xs text-amber-800 dark:text-amber-300" data-testid="callback-waits">
+                    {c.waitsForHours}
+                  </span>
+                ) : null}
               </span>
               <Form method="post">
                 <input type="hidden" name="intent" value="take" />

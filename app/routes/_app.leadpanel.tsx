@@ -237,6 +237,7 @@ function announce(view: { lead: LeadPanel["lead"]; card: Array<{ key: string; va
 }
 
 const NO_LEADS = "Для вас нет доступных лидов";
+const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";
 
 export default function LeadPanelPage() {
   const loaded = useLoaderData<typeof loader>();
@@ -484,9 +485,14 @@ export default function LeadPanelPage() {
           />
         </Form>
       ) : panel.onBreak ? null : (
-        <p className="card text-center text-base" data-testid="no-leads">
-          {NO_LEADS}
-        </p>
+        <div className="card text-center text-base" data-testid="no-leads">
+          <p>{NO_LEADS}</p>
+          {panel.waitingForHours ? (
+            <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="no-leads-hours">
+              {WAITING_FOR_HOURS}
+            </p>
+          ) : null}
+        </div>
       )}
       {panel.links.length > 0 ? (
         <nav aria-label="Ссылки" className="mt-4 flex flex-wrap gap-2" data-testid="lead-links">

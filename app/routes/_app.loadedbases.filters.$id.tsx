@@ -38,7 +38,7 @@ export default function EditFilterRoute() {
   const answerKey = useAnswerKey(answer);
   const values =
     answer && "values" in answer
-      ? answer.values
+      ? { ...answer.values, callingHours: answer.values.callingHours ?? filter.callingHours }
       : {
           name: filter.name,
           template: filter.template?.id ?? null,
@@ -46,6 +46,7 @@ export default function EditFilterRoute() {
           databases: filter.databases.map((d) => d.id),
           statuses: filter.statuses.map((s) => s.id),
           scripts: filter.scripts.map((s) => s.id),
+          callingHours: filter.callingHours,
         };
   return (
     <div className="space-y-6">

@@ -27,7 +27,10 @@ export default function NewFilterRoute() {
   const { filters, options } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
-  const values = answer && "values" in answer ? answer.values : emptyFilterValues;
+  const values =
+    answer && "values" in answer
+      ? { ...answer.values, callingHours: answer.values.callingHours ?? options.defaultHours }
+      : { ...emptyFilterValues, callingHours: options.defaultHours };
   return (
     <div className="space-y-6">
       <FilterModal title="Новый фильтр">

@@ -61,6 +61,11 @@ export const contacts = pgTable(
     listed: boolean("listed").notNull().default(false),
     /** When the holder got it (the claim, or taking a callback): /users' "working a lead since" (decision 038). */
     heldSince: timestamp("held_since", { withTimezone: true }),
+    /**
+     * The client's IANA time zone from the phone number (libphonenumber's mapping, decision 050), set at import;
+     * null when the number does not name one zone (the topic's default zone applies).
+     */
+    tz: text("tz"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

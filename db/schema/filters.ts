@@ -1,4 +1,5 @@
-import { boolean, index, integer, pgTable, primaryKey, serial, text } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
 import { databases } from "./bases";
 import { timestamps, users } from "./users";
 import { scripts, statuses, templates } from "./work";
@@ -11,6 +12,16 @@ export const filters = pgTable(
     name: text("name").notNull(),
     isActive: boolean("is_active").notNull().default(true),
     templateId: integer("template_id").references(() => templates.id, { onDelete: "set null" }),
+    /**
+     * The calling window, in the client's own local time (issue 29, decision 050): a contact is handed out and
+     * called only from `callsFrom` until `callsUntil` (an overnight window when from > until), on the ISO days of
+     * the week in `callDays` (1 Monday … 7 Sunday). The client's zone is contacts.tz; `timeZone` stands in for a
+     * number whose zone is unknown.
+     */
+    callsFrom: time("calls_from").notNull().default("09:00"),
+    callsUntil: time("calls_until").notNull().default("21:00"),
+    callDays: integer("call_days").array().notNull().default(sql`'{1,2,3,4,5,6,7}'::int[]`),
+    timeZone: text("time_zone").notNull().default("Europe/Kyiv"),
     ...timestamps,
   },
   (t) => [index("filters_template_id_idx").on(t.templateId)],

@@ -1,4 +1,4 @@
-import { boolean, index, integer, pgTable, serial, text } from "drizzle-orm/pg-core";
+import { bigint, boolean, index, integer, pgTable, serial, text } from "drizzle-orm/pg-core";
 import { timestamps } from "./users";
 
 /** The outcome a manager records; `buttonText` is its button label. */
@@ -61,6 +61,12 @@ export const settings = pgTable("settings", {
   rateWithoutPassportCents: integer("rate_without_passport_cents").notNull().default(0),
   /** A due callback the manager has not taken for this long goes to any manager of the topic. */
   callbackGraceMinutes: integer("callback_grace_minutes").notNull().default(15),
+  /**
+   * The time zone backfill of contacts imported before contacts.tz existed (decision 050): the job fills the ids
+   * after `tzBackfilledTo` up to `tzBackfillEnd` (the highest id when the column came), then both stay equal.
+   */
+  tzBackfilledTo: bigint("tz_backfilled_to", { mode: "number" }).notNull().default(0),
+  tzBackfillEnd: bigint("tz_backfill_end", { mode: "number" }).notNull().default(0),
   ...timestamps,
 });
 

@@ -5,6 +5,7 @@ import { claimStatement } from "../../server/core/leads/allocation";
 import { TIER_ORDER } from "../../server/core/leads/tiers";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
 
 let t: TestApp;
 beforeAll(async () => {
@@ -110,7 +111,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () 
       from generate_series(1, 1000000) g`);
     await t.db.execute(sql`analyze contacts`);
 
-    const work = { filterId: 0, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id] };
+    const work = { filterId: 0, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id], hours: DEFAULT_CALLING_HOURS };
     for (const tier of TIER_ORDER) {
       const plan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatement(1, 30, work, [tier])}`);
       const text = plan.map((r) => String(Object.values(r)[0])).join("\n");

@@ -209,6 +209,38 @@ describe("a deactivated template (decision 034: active means given to managers)"
   });
 });
 
+describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
+  it("shows the window, saves it from a plain post, and refuses a bad one with a Russian message", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Часы в форме" }));
+    const page = `/loadedbases/filters/${created.body.id}`;
+    const form = await getPage(t, page, cookie);
+    expect(form.text).toContain("Время звонков (по местному времени клиента)");
+    const post = (fields: string[][]) =>
+      t.request
+        .post(page)
+        .set("Cookie", cookie)
+        .set("Host", "127.0.0.1")
+        .set("Origin", "http://127.0.0.1")
+        .set("Accept-Encoding", "identity")
+        .set("Content-Type", "application/x-www-form-urlencoded")
+        .send(new URLSearchParams(fields).toString());
+    const topic = [["intent", "save"], ["name", "Часы в форме"], ["managers", String(olga.user.id)], ["databases", String(baseA)], ["statuses", String(callBack)]];
+    const saved = await post([...topic, ["callsFrom", "10:00"], ["callsUntil", "20:00"], ["callDays", "1"], ["callDays", "5"], ["timeZone", "Asia/Omsk"]]);
+    expect(saved.status).toBe(302);
+    const shown = (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === created.body.id);
+    expect(shown.callingHours).toEqual({ from: "10:00", until: "20:00", days: [1, 5], timeZone: "Asia/Omsk" });
+    const again = (await getPage(t, page, cookie)).text;
+    expect(again).toMatch(/name="timeZone"[^]*<option value="Asia\/Omsk" selected=""/);
+    // The topic's card says it in a line.
+    expect(again).toContain("10:00–20:00, Пн, Пт (по времени клиента; пояс по умолчанию Asia/Omsk)");
+
+    const noDays = await post([...topic, ["callsFrom", "10:00"], ["callsUntil", "20:00"], ["timeZone", "Asia/Omsk"]]);
+    expect(noDays.status).toBe(400);
+    expect(noDays.text).toContain("Выберите хотя бы один день звонков");
+  });
+});
+
 describe("topic choice", () => {
   it("stores the chosen topic as gettingFilter", async () => {
     const [filter] = (await t.request.get("/api/v1/filters").set(bearer(olgaToken))).body;

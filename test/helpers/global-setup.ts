@@ -1,8 +1,9 @@
+import { sql } from "drizzle-orm";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
-import { createDb } from "../../db/client";
+import { createDb, type DbHandle } from "../../db/client";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -26,6 +27,7 @@ export default async function setup(project: TestProject) {
     await admin.unsafe(`create database ${template}`);
     const handle = await createDb({ databaseUrl: withDatabase(url, template), poolSize: 2 });
     await handle.migrate();
+    await aroundTheClock(handle);
     await handle.close();
     project.provide("pgTemplate", template);
     project.provide("pgliteSnapshot", "");
@@ -39,6 +41,7 @@ export default async function setup(project: TestProject) {
 
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
+  await aroundTheClock(handle);
   const blob = await handle.dumpDataDir!();
   const file = path.join(os.tmpdir(), `leaddesk-snapshot-${process.pid}.tar.gz`);
   fs.writeFileSync(file, Buffer.from(await blob.arrayBuffer()));
@@ -46,6 +49,14 @@ export default async function setup(project: TestProject) {
   project.provide("pgliteSnapshot", file);
   project.provide("pgTemplate", "");
   return () => fs.rmSync(file, { force: true });
+}
+
+/**
+ * A topic's calling window defaults to 09:00-21:00 (decision 050); in the test databases a topic made without one
+ * calls around the clock, so no test's outcome depends on the hour it runs. Tests of calling hours set them.
+ */
+async function aroundTheClock(handle: DbHandle) {
+  await handle.db.execute(sql`alter table filters alter column calls_from set default '00:00', alter column calls_until set default '00:00'`);
 }
 
 export function withDatabase(url: string, database: string): string {

@@ -6,6 +6,15 @@ import { notify } from "../ui/Toasts";
 /** A topic card shows the topic as the core presents it. */
 export type FilterCardData = PresentedFilter;
 
+const DAY_SHORT = ["", "Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"];
+
+/** «09:00–21:00, ежедневно», «круглосуточно, Пн, Пт»: the topic's calling window in a line. */
+export function callingHoursText(hours: FilterCardData["callingHours"]): string {
+  const time = hours.from === hours.until ? "круглосуточно" : `${hours.from}–${hours.until}`;
+  const days = hours.days.length === 7 ? "ежедневно" : hours.days.map((d) => DAY_SHORT[d]).join(", ");
+  return `${time}, ${days} (по времени клиента; пояс по умолчанию ${hours.timeZone})`;
+}
+
 /** Where the cards post their toggle: the /loadedbases index route. */
 const TOGGLE_ACTION = "/loadedbases?index";
 
@@ -85,6 +94,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Статусы" items={filter.statuses.map((s) => s.text)} />
               <Line title="Скрипты" items={filter.scripts.map((s) => s.name)} />
               <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
+              <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
             </li>
           ))}
         </ul>

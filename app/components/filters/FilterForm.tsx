@@ -15,6 +15,16 @@ export interface FilterFormOptions {
   statuses: Option[];
   scripts: Option[];
   templates: Array<Option & { isActive: boolean }>;
+  /** The zones a topic's default zone may be (IANA names). */
+  timeZones: string[];
+}
+
+/** When a topic's clients may be called, in their own local time (server/core/filters/calling-hours.ts). */
+export interface CallingHoursValues {
+  from: string;
+  until: string;
+  days: number[];
+  timeZone: string;
 }
 
 export interface FilterFormValues {
@@ -24,11 +34,12 @@ export interface FilterFormValues {
   databases: number[];
   statuses: number[];
   scripts: number[];
+  callingHours: CallingHoursValues;
 }
 
 export type ListName = "managers" | "databases" | "statuses" | "scripts";
 
-export const emptyFilterValues: FilterFormValues = {
+export const emptyFilterValues: Omit<FilterFormValues, "callingHours"> = {
   name: "",
   template: null,
   managers: [],
@@ -43,6 +54,7 @@ export function filterFormProblem(values: FilterFormValues): string | null {
   if (values.managers.length === 0) return "Виберите 1 менеджера";
   if (values.databases.length === 0) return "Виберите 1 базу данных";
   if (values.statuses.length === 0) return "Виберите 1 статус";
+  if (values.callingHours.days.length === 0) return "Выберите хотя бы один день звонков";
   return null;
 }
 
@@ -50,6 +62,101 @@ function useHydrated() {
   const [hydrated, setHydrated] = useState(false);
   useEffect(() => setHydrated(true), []);
   return hydrated;
+}
+
+const DAYS: Array<{ day: number; name: string; title: string }> = [
+  { day: 1, name: "Пн", title: "понедельник" },
+  { day: 2, name: "Вт", title: "вторник" },
+  { day: 3, name: "Ср", title: "среда" },
+  { day: 4, name: "Чт", title: "четверг" },
+  { day: 5, name: "Пт", title: "пятница" },
+  { day: 6, name: "Сб", title: "суббота" },
+  { day: 7, name: "Вс", title: "воскресенье" },
+];
+
+/** The calling window: from, until, the days and the zone for numbers whose own zone is unknown. */
+function CallingHoursFields({
+  value,
+  zones,
+  onChange,
+}: {
+  value: CallingHoursValues;
+  zones: string[];
+  onChange: (value: CallingHoursValues) => void;
+}) {
+  const days = new Set(value.days);
+  const zoneChoices = zones.includes(value.timeZone) ? zones : [value.timeZone, ...zones];
+  return (
+    <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="calling-hours">
+      <legend className="px-1 text-sm font-medium">Время звонков (по местному времени клиента)</legend>
+      <div className="flex flex-wrap items-end gap-3">
+        <div>
+          <label className="label" htmlFor="calls-from">
+            С
+          </label>
+          <input
+            id="calls-from"
+            name="callsFrom"
+            type="time"
+            className="input"
+            value={value.from}
+            onChange={(event) => onChange({ ...value, from: event.target.value })}
+          />
+        </div>
+        <div>
+          <label className="label" htmlFor="calls-until">
+            До
+          </label>
+          <input
+            id="calls-until"
+            name="callsUntil"
+            type="time"
+            className="input"
+            value={value.until}
+            onChange={(event) => onChange({ ...value, until: event.target.value })}
+          />
+        </div>
+        <div className="min-w-56 flex-1">
+          <label className="label" htmlFor="calls-zone">
+            Часовой пояс, если по номеру не определён
+          </label>
+          <select
+            id="calls-zone"
+            name="timeZone"
+            className="input"
+            value={value.timeZone}
+            onChange={(event) => onChange({ ...value, timeZone: event.target.value })}
+          >
+            {zoneChoices.map((zone) => (
+              <option key={zone} value={zone}>
+                {zone}
+              </option>
+            ))}
+          </select>
+        </div>
+      </div>
+      <div className="mt-2 flex flex-wrap gap-3" role="group" aria-label="Дни звонков">
+        {DAYS.map(({ day, name, title }) => (
+          <label key={day} className="flex items-center gap-1 text-sm" title={title}>
+            <input
+              type="checkbox"
+              name="callDays"
+              value={day}
+              checked={days.has(day)}
+              onChange={(event) =>
+                onChange({ ...value, days: event.target.checked ? [...value.days, day].sort() : value.days.filter((d) => d !== day) })
+              }
+            />
+            {name}
+          </label>
+        ))}
+      </div>
+      <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
+        Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь;
+        одинаковое время — круглосуточно.
+      </p>
+    </fieldset>
+  );
 }
 
 const LISTS: Array<{ name: ListName; title: string }> = [
@@ -216,6 +323,11 @@ export function FilterForm({
           />
         ))}
       </div>
+      <CallingHoursFields
+        value={values.callingHours}
+        zones={options.timeZones}
+        onChange={(callingHours) => setValues({ ...values, callingHours })}
+      />
       <div className="flex flex-wrap justify-end gap-2">
         {filterId ? (
           <button type="submit" name="intent" value="delete" className="btn-danger mr-auto" formNoValidate>

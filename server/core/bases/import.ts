@@ -8,6 +8,7 @@ import { awaitedLater } from "../later";
 import { parseInput, requiredText } from "../validation";
 import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, suggestMapping } from "./mapping";
 import { phoneKey } from "./phone";
+import { zoneOfPhone } from "./phone-zone";
 import type { SheetChoice } from "./sheet-parse";
 import { MESSAGES, readSheetRows, type SheetRow } from "./spreadsheet";
 import { fileRequired } from "./uploads";
@@ -258,6 +259,7 @@ const TEXT_COLUMNS = [
   "additionalInfo2",
   "additionalInfo3",
   "additionalInfo4",
+  "tz",
 ] as const;
 
 /** What one batch's write left out: do-not-call rows, and rows whose phone another base holds (per that base). */
@@ -289,8 +291,8 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
     with batch as (
       select * from unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[], ${columns[3]}::text[],
         ${columns[4]}::text[], ${columns[5]}::text[], ${columns[6]}::text[], ${columns[7]}::text[], ${columns[8]}::text[],
-        ${columns[9]}::text[]) with ordinality
-        as b(name, phone, phone_key, city, address, age, info1, info2, info3, info4, n)
+        ${columns[9]}::text[], ${columns[10]}::text[]) with ordinality
+        as b(name, phone, phone_key, city, address, age, info1, info2, info3, info4, tz, n)
     ),
     listed as (
       select d.phone_key from do_not_call d where d.phone_key in (select phone_key from batch where phone_key <> '')
@@ -298,8 +300,8 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
     owners as (${owners}),
     written as (
       insert into contacts (database_id, name, phone, phone_key, city, address, age,
-                            additional_info1, additional_info2, additional_info3, additional_info4)
-      select ${databaseId}, name, phone, phone_key, city, address, age, info1, info2, info3, info4 from batch b
+                            additional_info1, additional_info2, additional_info3, additional_info4, tz)
+      select ${databaseId}, name, phone, phone_key, city, address, age, info1, info2, info3, info4, nullif(tz, '') from batch b
       where b.phone_key not in (select phone_key from listed)
         and not exists (select 1 from owners o where o.phone_key = b.phone_key)
       order by b.n
@@ -532,6 +534,8 @@ async function importRows(
         if (totalChars > IMPORT_LIMITS.maxTotalChars) throw tooMuchText(number);
         batchChars += chars;
         row.phoneKey = row.phone ? phoneKey(row.phone, input.phoneRegion) : "";
+        // The client's time zone for the calling hours (decision 050), once per contact.
+        row.tz = row.phone ? zoneOfPhone(row.phone, input.phoneRegion, row.phoneKey) : null;
         if (inBase && row.phoneKey) {
           if (seen.has(row.phoneKey)) {
             inFile++;

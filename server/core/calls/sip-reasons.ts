@@ -33,6 +33,7 @@ export const PROXY_REFUSALS = {
   "Do Not Call": "номер в списке «Не звонить»",
   "On Break": "вы на перерыве",
   "Not Signed In": "вы не вошли в систему",
+  "Outside Calling Hours": "у клиента сейчас нерабочее время",
   "Call Policy Unavailable": "сервер приложения недоступен",
   "Carrier Not Responding": "оператор связи не отвечает",
 } as const satisfies Record<string, string>;

@@ -18,6 +18,8 @@ import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { baseVisible } from "../bases/visible";
 import { badRequest, forbidden, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
+import { mappedZones } from "../bases/phone-zone";
+import { type CallingHours, callingHoursSchema, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
 export const filterUnavailable = () => forbidden("Эта тематика вам недоступна", "filter_unavailable");
@@ -48,6 +50,8 @@ export const filterInputSchema = z.object({
     .union([idSchema, z.literal(0), z.literal(""), z.null()], { error: "Неверный шаблон" })
     .optional()
     .transform((v) => (v ? Number(v) : null)),
+  /** When its clients may be called, in their own local time (issue 29). Absent: 09:00-21:00 on a new topic, kept on an edit. */
+  callingHours: callingHoursSchema.optional(),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;
 
@@ -62,6 +66,7 @@ export interface PresentedFilter {
   statuses: Array<{ id: number; text: string }>;
   template: { id: number; name: string } | null;
   totalManagers: number;
+  callingHours: CallingHours;
 }
 
 /** Filters with everything they list, in id order. */
@@ -74,6 +79,10 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       isActive: filters.isActive,
       templateId: templates.id,
       templateName: templates.name,
+      callsFrom: filters.callsFrom,
+      callsUntil: filters.callsUntil,
+      callDays: filters.callDays,
+      timeZone: filters.timeZone,
     })
     .from(filters)
     .leftJoin(templates, eq(templates.id, filters.templateId))
@@ -122,6 +131,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       statuses: group(statusRows, row.id).map((s) => ({ id: s.id, text: s.text })),
       template: row.templateId ? { id: row.templateId, name: row.templateName ?? "" } : null,
       totalManagers: managers.length,
+      callingHours: presentHours(row),
     };
   });
 }
@@ -181,7 +191,12 @@ async function checkReferences(tx: Tx, input: FilterInput, keptTemplateId: numbe
     if (!template) throw badRequest("Выбранный шаблон не найден", "template_not_found");
     if (!template.isActive && template.id !== keptTemplateId) throw templateInactive(template.name);
   }
+  if (input.callingHours) await requireKnownZone(tx, input.callingHours.timeZone);
 }
+
+/** The calling window's columns, when the input has one. */
+const hoursColumns = (hours: CallingHours | undefined) =>
+  hours ? { callsFrom: hours.from, callsUntil: hours.until, callDays: hours.days, timeZone: hours.timeZone } : {};
 
 async function writeLists(tx: Tx, filterId: number, input: FilterInput) {
   await tx.delete(filterManagers).where(eq(filterManagers.filterId, filterId));
@@ -230,7 +245,7 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
     await checkReferences(tx, input);
     const [row] = await tx
       .insert(filters)
-      .values({ name: input.name, templateId: input.template, isActive: true })
+      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours) })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
     return row.id;
@@ -253,7 +268,7 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
     await checkReferences(tx, input, existing.templateId);
     await tx
       .update(filters)
-      .set({ name: input.name, templateId: input.template, updatedAt: new Date() })
+      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), updatedAt: new Date() })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
     await releaseUsersOf(tx, id, input.managers);
@@ -366,5 +381,8 @@ export async function filterFormOptions(db: Db, actor: Actor) {
     statuses: statusRows.map((s) => ({ id: s.id, name: s.text })),
     scripts: scriptRows,
     templates: templateRows,
+    // The calling window's zone: the ones libphonenumber maps numbers to (all known to the database, a test checks).
+    timeZones: [...new Set([DEFAULT_CALLING_HOURS.timeZone, ...mappedZones()])].sort(),
+    defaultHours: DEFAULT_CALLING_HOURS,
   };
 }

@@ -1,11 +1,12 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
-import { filterDatabases, filterStatuses, users } from "../../../db/schema";
+import { filterDatabases, filters, filterStatuses, users } from "../../../db/schema";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { onBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
 import { mayBeCalled } from "../dnc/dnc";
+import { type CallingHours, DEFAULT_CALLING_HOURS, hoursLiteral, presentHours } from "../filters/calling-hours";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
 import { type ClaimScope, type ClaimTier, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
@@ -57,23 +58,33 @@ export function presentLead(row: ContactRow): Lead {
   };
 }
 
-/** What a filter makes eligible: its bases, and the statuses whose contacts it works again. */
+/** What a filter makes eligible: its bases, the statuses whose contacts it works again, and when. */
 export interface WorkSet {
   filterId: number;
   databaseIds: number[];
   statusIds: number[];
+  hours: CallingHours;
 }
 
 export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSet> {
-  const [bases, statusRows] = await Promise.all([
+  const [bases, statusRows, [topic]] = await Promise.all([
     db
       .select({ id: filterDatabases.databaseId })
       .from(filterDatabases)
       .where(eq(filterDatabases.filterId, filterId))
       .orderBy(filterDatabases.databaseId),
     db.select({ id: filterStatuses.statusId }).from(filterStatuses).where(eq(filterStatuses.filterId, filterId)),
+    db
+      .select({ callsFrom: filters.callsFrom, callsUntil: filters.callsUntil, callDays: filters.callDays, timeZone: filters.timeZone })
+      .from(filters)
+      .where(eq(filters.id, filterId)),
   ]);
-  return { filterId, databaseIds: bases.map((b) => b.id), statusIds: statusRows.map((s) => s.id) };
+  return {
+    filterId,
+    databaseIds: bases.map((b) => b.id),
+    statusIds: statusRows.map((s) => s.id),
+    hours: topic ? presentHours(topic) : DEFAULT_CALLING_HOURS,
+  };
 }
 
 const list = (ids: number[]) =>
@@ -89,6 +100,7 @@ export function workScope(userId: number, work: WorkSet): ClaimScope {
     userId: sql`${userId}::int`,
     bases: intArray(work.databaseIds),
     reworkStatuses: intArray(work.statusIds),
+    hours: hoursLiteral(work.hours),
     graceMinutes: GRACE_FROM_SETTINGS,
     exceptContact: null,
   };
@@ -124,7 +136,9 @@ export async function lockUser(tx: Tx, userId: number) {
 
 /**
  * The lead this manager holds, if it still belongs to the filter's bases (its hold is renewed); a hold from
- * another topic, or on a number put on the do-not-call list since, is let go.
+ * another topic, or on a number put on the do-not-call list since, is let go. A lead whose client's calling hours
+ * ended while he held it stays his (he may be talking to the client, or writing the card): the proxy refuses a new
+ * call, and the next press hands out only clients inside their hours (decision 050).
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
   const held = await queryRows<ContactRow & { callable: boolean }>(

@@ -5,6 +5,7 @@ import type { CallbackCloseReason } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
+import { hoursOfTopic, waitsForHoursNote, withinCallingHours } from "../filters/calling-hours";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { lockUser } from "./allocation";
@@ -29,6 +30,11 @@ export interface CallbackView {
   overdue: boolean;
   user: { id: number; name: string } | null;
   filter: { id: number; name: string } | null;
+  /**
+   * Due, and outside its topic's calling hours in the client's local time: it waits (the claim hands it out when
+   * they begin), and this says why («ждёт рабочего времени клиента (с 09:00 по его времени)»).
+   */
+  waitsForHours: string | null;
 }
 
 interface CallbackRow {
@@ -44,6 +50,8 @@ interface CallbackRow {
   user_name: string | null;
   filter_id: number | null;
   filter_name: string | null;
+  waits_for_hours: boolean;
+  calls_from: string | null;
 }
 
 function present(row: CallbackRow): CallbackView {
@@ -58,6 +66,7 @@ function present(row: CallbackRow): CallbackView {
     overdue: row.overdue,
     user: row.user_id == null ? null : { id: row.user_id, name: row.user_name ?? "" },
     filter: row.filter_id == null ? null : { id: row.filter_id, name: row.filter_name ?? "" },
+    waitsForHours: row.waits_for_hours && row.calls_from ? waitsForHoursNote(row.calls_from) : null,
   };
 }
 
@@ -65,7 +74,9 @@ const pendingSelect = (where: ReturnType<typeof sql>) => sql`
   select cb.id, cb.contact_id, c.name, c.phone, cb.status_text, cb.due_at,
     cb.due_at <= now() as due,
     cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15)) as overdue,
-    cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name
+    cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name,
+    (cb.due_at <= now() and f.id is not null and not ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))}) as waits_for_hours,
+    f.calls_from::text as calls_from
   from callbacks cb
   join contacts c on c.id = cb.contact_id
   left join users u on u.id = cb.user_id
@@ -129,6 +140,8 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
 
 export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
 export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
+export const callbackOutsideHours = (from: string) =>
+  `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(from)}`;
 export const CALLBACK_DO_NOT_CALL = "Номер клиента в списке «Не звонить»: перезвон закрыт";
 
 /**
@@ -176,15 +189,19 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
       throw conflict(CALLBACK_CONTACT_BUSY, "callback_contact_busy");
     }
     // The topic to work it in: the current one if it has the base, else the callback's own, if open to him.
-    const [topic] = await queryRows<{ filter_id: number }>(
+    const [topic] = await queryRows<{ filter_id: number; in_hours: boolean; calls_from: string }>(
       tx,
-      sql`select f.id as filter_id from filters f
+      sql`select f.id as filter_id, f.calls_from::text as calls_from,
+          ${withinCallingHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))} as in_hours
+        from filters f
         join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
         join filter_databases fd on fd.filter_id = f.id and fd.database_id = ${cb.database_id}
         where f.is_active and f.id in ((select getting_filter from users where id = ${actor.id}), ${cb.filter_id ?? 0})
         order by (f.id = (select getting_filter from users where id = ${actor.id})) desc limit 1`,
     );
     if (!topic) throw badRequest(CALLBACK_NOT_IN_TOPIC, "callback_not_in_topic");
+    // The proxy would refuse the call (decision 050): say so here, and the callback keeps waiting.
+    if (!topic.in_hours) throw conflict(callbackOutsideHours(topic.calls_from), "callback_outside_hours");
     const contactId = Number(cb.contact_id);
     await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${actor.id} and id <> ${contactId}`);
     await tx.execute(

@@ -1,9 +1,10 @@
-import { and, asc, desc, eq } from "drizzle-orm";
-import type { Db } from "../../../db/client";
+import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
 import { contacts, filters, links, statuses, templates, users } from "../../../db/schema";
 import type { Actor } from "../actor";
 import { isAppError } from "../errors";
-import { filteredLeadTurn, type Lead } from "./allocation";
+import { hoursLiteral, withinCallingHours } from "../filters/calling-hours";
+import { filteredLeadTurn, type Lead, loadWorkSet } from "./allocation";
 import { extraLabelsOf, leadCardRows, type LeadCardRow } from "./card";
 
 export interface CardField {
@@ -45,6 +46,24 @@ export interface LeadPanel {
   card: LeadCardRow[];
   /** He is on a break: no new lead is handed out until he ends it (decision 038). */
   onBreak: boolean;
+  /** No lead now, but the topic has free clients whose calling hours have not begun (decision 050). */
+  waitingForHours: boolean;
+}
+
+/**
+ * Whether the topic still has never-worked clients who are outside their calling hours: asked only when the claim
+ * found nothing, so the first free contact it reads is one of them (contacts_free_idx; an empty index answers at once).
+ */
+async function clientsWaitForHours(db: Db, filterId: number): Promise<boolean> {
+  const work = await loadWorkSet(db, filterId);
+  if (work.databaseIds.length === 0) return false;
+  const [row] = await queryRows<{ waiting: boolean }>(
+    db,
+    sql`select exists (select 1 from contacts c
+      where c.database_id = any(${sql.param(work.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed
+        and not ${withinCallingHours(sql`c.tz`, hoursLiteral(work.hours))}) as waiting`,
+  );
+  return Boolean(row?.waiting);
 }
 
 /**
@@ -94,6 +113,7 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
     }
   }
   const card = lead ? leadCardRows(lead, await extraLabelsOf(db, lead.id), phoneRegion) : [];
+  const waitingForHours = filterRow && !lead && !onBreak ? await clientsWaitForHours(db, filterRow.id) : false;
   return {
     filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
     statuses: statusRows,
@@ -102,6 +122,7 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
     lead,
     card,
     onBreak,
+    waitingForHours,
   };
 }
 

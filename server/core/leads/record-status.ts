@@ -9,6 +9,7 @@ import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
 import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead } from "./allocation";
 import { callbackAtSchema } from "./callback-time";
+import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 
 export const REPORT_CARD_EMPTY = "Заполните карточку клиента";
@@ -108,6 +109,14 @@ export function turnStatement(input: {
   const clientInfo = sql`${input.clientInfo}::text`;
   const withPassport = sql`${input.withPassport}::boolean`;
   const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
+  // The topic's calling window, read in the statement like its bases (the `f` row).
+  const hours: HoursSql = {
+    from: sql`(select calls_from from f)::time`,
+    until: sql`(select calls_until from f)::time`,
+    // Cast, so `= any(…)` reads an array rather than a subquery's rows.
+    days: sql`(select call_days from f)::int[]`,
+    timeZone: sql`(select time_zone from f)::text`,
+  };
   const CONTACT_COLUMNS_OF_CONTACTS = sql.raw(
     "contacts.id, contacts.database_id, contacts.name, contacts.phone, contacts.city, contacts.address, contacts.additional_info1, contacts.additional_info2, contacts.additional_info3, contacts.additional_info4",
   );
@@ -115,7 +124,7 @@ export function turnStatement(input: {
     with u as materialized (select id from users where id = ${userId} for update),
     brk as materialized (select ${onBreak(userId)} as paused),
     f as materialized (
-      select f.is_active and fm.user_id is not null as open
+      select f.is_active and fm.user_id is not null as open, f.calls_from, f.calls_until, f.call_days, f.time_zone
       from filters f left join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${userId}
       where f.id = ${filterId}),
     s as materialized (
@@ -123,10 +132,10 @@ export function turnStatement(input: {
       where text = ${statusText} or button_text = ${statusText}
       order by (text = ${statusText}) desc, id limit 1),
     c as materialized (
-      select id, database_id, held_by, phone, phone_key, client_info from contacts
+      select id, database_id, held_by, phone, phone_key, tz, client_info from contacts
       where id = ${contactId} and exists (select 1 from u) for update),
     ok as materialized (
-      select c.id, c.database_id, c.phone, c.phone_key, c.client_info, s.id as status_id, s.text, s.is_report_status,
+      select c.id, c.database_id, c.phone, c.phone_key, c.tz, c.client_info, s.id as status_id, s.text, s.is_report_status,
         s.is_technical, s.is_do_not_call, s.asks_callback
       from c, s, f
       where f.open and c.held_by = ${userId} and (not s.is_report_status or ${clientInfo} <> '')
@@ -167,6 +176,7 @@ export function turnStatement(input: {
         userId,
         bases: sql`(select ids from fd)::int[]`,
         reworkStatuses: sql`(select ids from fs)::int[]`,
+        hours,
         graceMinutes: GRACE_FROM_SETTINGS,
         exceptContact: contactId,
         // Not the number this very press puts on the do-not-call list (the statement does not see its own insert).
@@ -181,7 +191,8 @@ export function turnStatement(input: {
       -- (status, release, then the claim) would hand this very contact straight back, so it stays held.
       select ok.id from ok
       where not exists (select 1 from claim) and not ok.asks_callback and not ok.is_do_not_call and not (select paused from brk)
-        and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])),
+        and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])
+        and ${withinCallingHours(sql`ok.tz`, hours)}),
     upd as (
       update contacts set status_id = ok.status_id, status_at = now(), last_user_id = ${userId},
         client_info = case when ${clientInfo} <> '' then ${clientInfo} else ok.client_info end,

@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { onBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
+import { type HoursSql, withinCallingHours } from "../filters/calling-hours";
 
 /**
  * The claim of a lead turn, tier by tier (DESIGN §4, decisions 007, 012, 035). Each tier is a subquery that picks
@@ -15,7 +16,8 @@ import { mayBeCalled } from "../dnc/dnc";
  * 5. `reworkTier`           — contacts whose status the topic works again, least recently touched first; a contact
  *                             waiting for its callback is not one of them (it belongs to its manager until then).
  *
- * Every tier applies `contactMayBeCalled` to the contact it picks.
+ * Every tier applies `contactMayBeCalled` to the contact it picks: not on the do-not-call list, and inside the
+ * topic's calling hours in the client's own local time (a due callback outside them waits).
  */
 
 /** What every tier is evaluated against: SQL expressions, so the turn can read them inside its own statement. */
@@ -26,6 +28,8 @@ export interface ClaimScope {
   bases: SQL;
   /** The statuses the topic works again (int[]; may be empty). */
   reworkStatuses: SQL;
+  /** The topic's calling window (filters.calls_from …; decision 050). */
+  hours: HoursSql;
   /** Minutes a due callback waits for its own manager before any manager of the topic may take it (int). */
   graceMinutes: SQL;
   /** The contact just pressed in this turn (bigint), never handed straight back by a tier; null outside a turn. */
@@ -38,19 +42,20 @@ export interface ClaimScope {
 }
 
 /**
- * The one rule every tier applies to the contact it hands out: may this contact be called at all? `alias` names
- * the contacts row in the tier. A number on the do-not-call list never is (issue 18, server/core/dnc): held here,
- * it holds for every tier at once.
+ * The one rule every tier applies to the contact it hands out: may this contact be called now? `alias` names the
+ * contacts row in the tier. A number on the do-not-call list never is (issue 18, server/core/dnc); a client is
+ * only inside the topic's calling hours, read in his own zone (contacts.tz, else the topic's zone; issue 29).
+ * Held here, it holds for every tier at once.
  */
-export function contactMayBeCalled(alias: string): SQL {
-  return mayBeCalled(alias);
+export function contactMayBeCalled(alias: string, hours: HoursSql): SQL {
+  return sql`${mayBeCalled(alias)} and ${withinCallingHours(sql`${sql.identifier(alias)}.tz`, hours)}`;
 }
 
 /** contactMayBeCalled, and not the number this press is listing. */
 const callable = (scope: ClaimScope, alias: string) =>
   scope.listedNow
-    ? sql`${contactMayBeCalled(alias)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
-    : contactMayBeCalled(alias);
+    ? sql`${contactMayBeCalled(alias, scope.hours)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
+    : contactMayBeCalled(alias, scope.hours);
 
 const except = (scope: ClaimScope, column: SQL) => (scope.exceptContact ? sql`and ${column} <> ${scope.exceptContact}` : sql``);
 

@@ -5,7 +5,9 @@ import { CALL_DIRECTIONS, calls, sessions } from "../../../db/schema";
 import { onBreak } from "../breaks/breaks";
 import { writeCallEnd } from "../calls/calls";
 import { sipReason, type ProxyRefusal } from "../calls/sip-reasons";
+import { zoneOfKey } from "../bases/phone-zone";
 import { doNotCallKey, isListed } from "../dnc/dnc";
+import { hoursOfTopic, withinCallingHours } from "../filters/calling-hours";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
 
@@ -32,26 +34,43 @@ export type Admission =
 
 /**
  * What the check needs, in one statement (it runs before every call): the manager with this SIP login, whether
- * he is signed in and on a break, whether the number is on the do-not-call list, and his lead with that number.
+ * he is signed in and on a break, whether the number is on the do-not-call list, his lead with that number, and
+ * whether it is inside the calling hours of his topic (users.getting_filter; an admin outside any topic has none) in the
+ * client's local time: the zone of the number dialled, else his lead's, else the topic's (decision 050).
  */
 async function callFacts(db: Db, login: string, numberKey: string | null) {
-  const [row] = await queryRows<{ id: number; signed_in: boolean; paused: boolean; listed: boolean; lead: string | number | null }>(
+  const key = numberKey ?? "";
+  const numberZone = numberKey ? zoneOfKey(numberKey) : null;
+  const [row] = await queryRows<{
+    id: number;
+    signed_in: boolean;
+    paused: boolean;
+    listed: boolean;
+    in_hours: boolean;
+    lead: string | number | null;
+  }>(
     db,
     sql`select u.id,
       exists (select 1 from ${sessions} s where s.user_id = u.id and s.expires_at > now()) as signed_in,
       ${onBreak(sql`u.id`)} as paused,
-      ${isListed(sql`${numberKey ?? ""}`)} as listed,
-      (select c.id from contacts c where c.held_by = u.id and c.phone_key = ${numberKey ?? ""} and c.phone_key <> '' limit 1) as lead
-    from users u where u.sip_login = ${login} limit 1`,
+      ${isListed(sql`${key}`)} as listed,
+      (f.id is null or ${withinCallingHours(sql`coalesce(${numberZone}::text, lead.tz)`, hoursOfTopic("f"))}) as in_hours,
+      lead.id as lead
+    from users u
+    left join filters f on f.id = u.getting_filter
+    left join lateral (select c.id, c.tz from contacts c
+      where c.held_by = u.id and c.phone_key = ${key} and c.phone_key <> '' limit 1) lead on true
+    where u.sip_login = ${login} limit 1`,
   );
   return row;
 }
 
 /** Why this manager may not call out now, or null: the rules the page also shows, checked here for good. */
-function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean }): ProxyRefusal | null {
+function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean; in_hours: boolean }): ProxyRefusal | null {
   if (!facts.signed_in) return "Not Signed In";
   if (facts.paused) return "On Break";
   if (facts.listed) return "Do Not Call";
+  if (!facts.in_hours) return "Outside Calling Hours";
   return null;
 }
 

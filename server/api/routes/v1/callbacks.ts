@@ -16,6 +16,10 @@ const callbackSchema = z
     overdue: z.boolean().describe("Просрочен дольше времени ожидания: его может получить любой менеджер тематики"),
     user: z.object({ id: z.number().int(), name: z.string() }).nullable(),
     filter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
+    waitsForHours: z
+      .string()
+      .nullable()
+      .describe("Наступил, но у клиента нерабочее время по его часовому поясу: почему ждёт (иначе null)"),
   })
   .describe("Запланированный перезвон");
 const idParams = z.object({ id: z.string().describe("id перезвона") });

@@ -13,6 +13,15 @@ import { errorResponses, okSchema } from "../../schemas/common";
 
 const idParams = z.object({ id: z.string().describe("id фильтра") });
 
+const callingHoursShape = z
+  .object({
+    from: z.string().describe("Начало окна звонков, ЧЧ:ММ, по местному времени клиента"),
+    until: z.string().describe("Конец окна, ЧЧ:ММ (меньше начала: окно через полночь; равен началу: круглосуточно)"),
+    days: z.array(z.number().int()).describe("Дни недели ISO: 1 — понедельник … 7 — воскресенье"),
+    timeZone: z.string().describe("Часовой пояс IANA для номеров, чей пояс неизвестен"),
+  })
+  .describe("Время звонков тематики");
+
 const filterSchema = z
   .object({
     id: z.number().int(),
@@ -24,6 +33,7 @@ const filterSchema = z
     statuses: z.array(z.object({ id: z.number().int(), text: z.string() })),
     template: z.object({ id: z.number().int(), name: z.string() }).nullable(),
     totalManagers: z.number().int(),
+    callingHours: callingHoursShape,
   })
   .describe("Фильтр (тематика)");
 
@@ -36,6 +46,7 @@ const filterBody = z
     statuses: z.unknown().describe("id статусов"),
     scripts: z.unknown().optional().describe("id скриптов"),
     template: z.unknown().optional().describe("id шаблона или null"),
+    callingHours: z.unknown().optional().describe("Время звонков: { from, until, days, timeZone }; без него — 09:00–21:00 у новой, без изменений у старой"),
   })
   .partial();
 

@@ -1,0 +1,103 @@
+import { type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Db, queryRows } from "../../../db/client";
+import { badRequest } from "../errors";
+import { BUSINESS_TIME_ZONE } from "../statistics/day";
+
+/**
+ * A topic's calling window (issue 29, decision 050): its clients are handed out and called only inside it, in
+ * each client's own local time (contacts.tz, from the phone number; the topic's zone when that is unknown).
+ */
+export interface CallingHours {
+  /** "09:00": the first minute calls may start, local time. */
+  from: string;
+  /**
+   * "21:00": calls stop at this minute; before `from` it is an overnight window ("22:00" to "06:00"); equal to
+   * `from` ("00:00" to "00:00") the window is around the clock.
+   */
+  until: string;
+  /** ISO days of the week calls are allowed on: 1 Monday … 7 Sunday (the client's local date). */
+  days: number[];
+  /** The zone for a number whose own zone is unknown (IANA name). */
+  timeZone: string;
+}
+
+export const ALL_DAYS = [1, 2, 3, 4, 5, 6, 7];
+export const DEFAULT_CALLING_HOURS: CallingHours = { from: "09:00", until: "21:00", days: ALL_DAYS, timeZone: BUSINESS_TIME_ZONE };
+
+const clock = (message: string) =>
+  z
+    .string({ error: message })
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d(:00)?$/, { error: message })
+    .transform((v) => v.slice(0, 5));
+
+export const callingHoursSchema = z
+  .object({
+    from: clock("Укажите начало времени звонков в формате ЧЧ:ММ"),
+    until: clock("Укажите конец времени звонков в формате ЧЧ:ММ"),
+    days: z
+      .array(z.coerce.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }), {
+        error: "Выберите хотя бы один день звонков",
+      })
+      .min(1, { error: "Выберите хотя бы один день звонков" })
+      .transform((days) => [...new Set(days)].sort()),
+    timeZone: z
+      .string({ error: "Укажите часовой пояс" })
+      .trim()
+      .min(1, { error: "Укажите часовой пояс" })
+      .max(64, { error: "Неизвестный часовой пояс" }),
+  });
+
+/**
+ * A zone the database knows: every clock is read by the database (`AT TIME ZONE`), and a name it does not know
+ * would fail every claim of the topic, so the zone is checked where it is used.
+ */
+export async function requireKnownZone(db: Pick<Db, "execute">, zone: string) {
+  const [row] = await queryRows<{ known: boolean }>(
+    db as Db,
+    sql`select exists (select 1 from pg_timezone_names where name = ${zone}) as known`,
+  );
+  if (!row?.known) throw badRequest(`Неизвестный часовой пояс «${zone.slice(0, 64)}»`, "time_zone_unknown");
+}
+
+/** The window as SQL expressions (literals, or reads of a topic row inside a statement). */
+export interface HoursSql {
+  from: SQL;
+  until: SQL;
+  days: SQL;
+  timeZone: SQL;
+}
+
+export const hoursLiteral = (hours: CallingHours): HoursSql => ({
+  from: sql`${hours.from}::time`,
+  until: sql`${hours.until}::time`,
+  days: sql`${`{${hours.days.join(",")}}`}::int[]`,
+  timeZone: sql`${hours.timeZone}::text`,
+});
+
+/** The window of the topic row `alias` (filters). */
+export const hoursOfTopic = (alias: string): HoursSql => {
+  const column = (name: string) => sql`${sql.identifier(alias)}.${sql.identifier(name)}`;
+  return { from: column("calls_from"), until: column("calls_until"), days: column("call_days"), timeZone: column("time_zone") };
+};
+
+/**
+ * The rule, as one SQL predicate: at the instant `at` (now() unless a test fixes it), the local time in the
+ * client's zone (`zone`, null when unknown: the topic's zone) is inside the window, on an allowed day.
+ */
+export function withinCallingHours(zone: SQL, hours: HoursSql, at: SQL = sql`now()`): SQL {
+  const local = sql`(${at} at time zone coalesce(${zone}, ${hours.timeZone}))`;
+  return sql`(extract(isodow from ${local})::int = any(${hours.days}) and case
+      when ${hours.from} = ${hours.until} then true
+      when ${hours.from} < ${hours.until} then ${local}::time >= ${hours.from} and ${local}::time < ${hours.until}
+      else ${local}::time >= ${hours.from} or ${local}::time < ${hours.until} end)`;
+}
+
+/** What the manager reads beside a callback that waits for its client's hours. */
+export const waitsForHoursNote = (from: string) => `ждёт рабочего времени клиента (с ${from.slice(0, 5)} по его времени)`;
+
+/** The topic row's window as the API and the form show it. */
+export function presentHours(row: { callsFrom: string; callsUntil: string; callDays: number[]; timeZone: string }): CallingHours {
+  return { from: row.callsFrom.slice(0, 5), until: row.callsUntil.slice(0, 5), days: row.callDays, timeZone: row.timeZone };
+}
