@@ -43,6 +43,7 @@ import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./li
 const CALLS = Number(process.env.BENCH_CALLS || 20);
 const LOAD = Number(process.env.BENCH_CALLS_LOAD || 100);
 const HOLD_S = 10;
+const LISTENS = Number(process.env.BENCH_LISTENS || 10);
 const SECRET = "bench-calls-shared-secret-0123456789";
 const DOMAIN = "127.0.0.1";
 const ADMIN = { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" };
@@ -200,6 +201,64 @@ async function openPhones(browser: Browser, baseUrl: string, managers: Array<{ s
   return page;
 }
 
+/** A manager talking through the stack, and an admin on /users who starts and stops listening to him LISTENS times. */
+async function listeningDelays(browser: Browser, baseUrl: string, db: Db): Promise<number[]> {
+  const m = await managerWithLead(db);
+  const managerPage = await openLeadPanel(browser, baseUrl, m);
+  await managerPage.click("[data-testid=call-button]");
+  await stateShows(managerPage, `Разговор: ${m.digits}`);
+  const context = await browser.newContext({ baseURL: baseUrl });
+  const admin = await context.newPage();
+  await watchPeerConnections(admin);
+  await admin.goto("/auth");
+  await admin.fill("#login", ADMIN.login);
+  await admin.fill("#password", ADMIN.password);
+  await admin.fill("#accessKey", ADMIN.accessKey);
+  await Promise.all([admin.waitForURL((url) => !url.pathname.startsWith("/auth"), { timeout: 60_000 }), admin.click("button[type=submit]")]);
+  await admin.goto("/users");
+  await admin.waitForFunction(() => document.documentElement.dataset.hydrated === "true", null, { timeout: 60_000 });
+  const row = admin.locator(`[data-testid=online-row-${m.login}]`);
+  const delays: number[] = [];
+  for (let i = 0; i < LISTENS; i++) {
+    await row.locator("[data-testid=listen]").waitFor();
+    // The click and the first packets, both by the page's clock.
+    await admin.evaluate(() => {
+      const w = window as unknown as { __pcs: RTCPeerConnection[]; __heardAfter: number | null };
+      const known = w.__pcs.length;
+      w.__heardAfter = null;
+      document.addEventListener(
+        "click",
+        () => {
+          const clicked = Date.now();
+          void (async () => {
+            while (Date.now() - clicked < 15_000) {
+              const pc = w.__pcs.length > known ? w.__pcs[w.__pcs.length - 1] : null;
+              let heard = 0;
+              (await pc?.getStats())?.forEach((r) => {
+                if (r.type === "inbound-rtp" && r.kind === "audio" && r.packetsReceived > 0) heard += 1;
+              });
+              if (heard >= 2) {
+                w.__heardAfter = Date.now() - clicked;
+                return;
+              }
+              await new Promise((r) => setTimeout(r, 2));
+            }
+          })();
+        },
+        { capture: true, once: true },
+      );
+    });
+    await row.locator("[data-testid=listen]").click();
+    await admin.waitForFunction(() => (window as unknown as { __heardAfter: number | null }).__heardAfter !== null, null, { timeout: 20_000 });
+    delays.push(await admin.evaluate(() => (window as unknown as { __heardAfter: number }).__heardAfter));
+    await row.locator("[data-testid=listen-stop]").click();
+  }
+  await context.close();
+  await managerPage.click("[data-testid=hang-up-button]");
+  await managerPage.context().close();
+  return delays;
+}
+
 /** CPU ms used so far by every process of a process group (Kamailio forks its workers into its own group). */
 function groupCpuMs(pgid: number): number {
   let ticks = 0;
@@ -266,7 +325,13 @@ async function main() {
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, ADMIN);
-  const config = loadConfig({ LOG_LEVEL: "silent", SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: DOMAIN, SIP_AUTH_SECRET: SECRET });
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,
+    SIP_DOMAIN: DOMAIN,
+    SIP_AUTH_SECRET: SECRET,
+    RTPENGINE_NG: `127.0.0.1:${ports.ng}`,
+  });
   const app = await buildApp({ handle, config, web: true });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
@@ -338,6 +403,11 @@ async function main() {
       { measurement: "200 OK → first audio packet (ICE, DTLS-SRTP, one media round trip)", ...stats(answerToAudio) },
     ]);
     await page.context().close();
+
+    // Live listening (issue 28): from the admin's click on «Слушать» to the first audio packet of both parties.
+    printTable("Live listening: «Слушать» on /users → the first audio packet of both parties in the admin's browser", [
+      { measurement: "click → both parties heard (subscribe request, the browser's answer, ICE, DTLS-SRTP)", ...stats(await listeningDelays(browser, baseUrl, handle.db)) },
+    ]);
 
     // The app's call check (decision 049) as Kamailio asks it before each call, against the same HTTP stack alone.
     const checks: number[] = [];
