@@ -3,3 +3,4 @@ export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCal
 export type { ManagerCallDay } from "../server/core/calls/calls";
 export { clientHistory, handedLeadDetails, historiesOf } from "../server/core/calls/history";
 export type { HistoryEntry } from "../server/core/calls/history";
+export { recordingAnswer } from "../server/core/recordings/recordings";

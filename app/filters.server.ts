@@ -45,6 +45,10 @@ export function readFilterForm(form: FormData) {
     databases: ids("databases"),
     statuses: ids("statuses"),
     scripts: ids("scripts"),
+    // The recording fields are on every form: an unchecked box is off.
+    recordCalls: form.get("recordCalls") === "on",
+    recordingRetentionDays: String(form.get("recordingRetentionDays") ?? "").trim(),
+    managersHearRecordings: form.get("managersHearRecordings") === "on",
   };
 }
 

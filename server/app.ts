@@ -20,6 +20,8 @@ import { startEmbeddedVacuum } from "./jobs/embedded-vacuum";
 import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
+import { startRecordings } from "./jobs/recordings";
+import { recordingsFolder } from "./core/recordings/recordings";
 import { createTelephony } from "./telephony/provider";
 import { checkRequestPath, isApiPath } from "./http/paths";
 import { securityHeaders } from "./http/security";
@@ -109,8 +111,16 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
-  const metrics = createMetrics(handle, () => hub.connectionCount());
-  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics, requestsInFlight: () => requestsInFlight };
+  const recordings = startRecordings(
+    handle.db,
+    recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb),
+    {
+      log: (message, error) => app.log.error({ err: error }, message),
+      onConversion: (outcome, seconds) => metrics.recordingConversion(outcome, seconds),
+    },
+  );
+  const metrics = createMetrics(handle, () => hub.connectionCount(), () => recordings.disk());
+  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, metrics, recordings, requestsInFlight: () => requestsInFlight };
   app.decorate("deps", deps);
   // Before middie: the request id and the log line cover the pages as well as the API.
   observeRequests(app, deps);
@@ -177,7 +187,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     plannerStatistics.stop();
     callbackNotifier.stop();
     callSweeper.stop();
-    await Promise.all([exportWorker.stop(), importSweeper.stop()]);
+    await Promise.all([exportWorker.stop(), importSweeper.stop(), recordings.stop()]);
   });
 
   return app as unknown as FastifyInstance & { deps: AppDeps };

@@ -46,6 +46,9 @@ export default function EditFilterRoute() {
           databases: filter.databases.map((d) => d.id),
           statuses: filter.statuses.map((s) => s.id),
           scripts: filter.scripts.map((s) => s.id),
+          recordCalls: filter.recordCalls,
+          recordingRetentionDays: filter.recordingRetentionDays === null ? "" : String(filter.recordingRetentionDays),
+          managersHearRecordings: filter.managersHearRecordings,
         };
   return (
     <div className="space-y-6">

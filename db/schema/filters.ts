@@ -11,6 +11,12 @@ export const filters = pgTable(
     name: text("name").notNull(),
     isActive: boolean("is_active").notNull().default(true),
     templateId: integer("template_id").references(() => templates.id, { onDelete: "set null" }),
+    /** «Записывать разговоры»: the proxy records this topic's calls through the trunk (issue 28, decision 054). */
+    recordCalls: boolean("record_calls").notNull().default(false),
+    /** Recordings older than this many days are deleted by the sweeper; null keeps them. */
+    recordingRetentionDays: integer("recording_retention_days"),
+    /** A manager may play the recordings of his own calls in this topic (admins play any). */
+    managersHearRecordings: boolean("managers_hear_recordings").notNull().default(false),
     ...timestamps,
   },
   (t) => [index("filters_template_id_idx").on(t.templateId)],

@@ -33,6 +33,8 @@ const idList = (message: string) =>
     .min(1, { error: message })
     .transform((ids) => [...new Set(ids)]);
 
+const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
+
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
 export const filterInputSchema = z.object({
   name: requiredText("Введите имя фильтра", 200),
@@ -48,6 +50,13 @@ export const filterInputSchema = z.object({
     .union([idSchema, z.literal(0), z.literal(""), z.null()], { error: "Неверный шаблон" })
     .optional()
     .transform((v) => (v ? Number(v) : null)),
+  // Recordings (issue 28); left out: unchanged on an update, off on a new topic.
+  recordCalls: z.boolean({ error: "Неверное значение «Записывать разговоры»" }).optional(),
+  recordingRetentionDays: z
+    .union([z.literal(""), z.null(), z.coerce.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR })], { error: RETENTION_ERROR })
+    .optional()
+    .transform((v) => (v === "" ? null : v)),
+  managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;
 
@@ -62,6 +71,10 @@ export interface PresentedFilter {
   statuses: Array<{ id: number; text: string }>;
   template: { id: number; name: string } | null;
   totalManagers: number;
+  /** Recordings of the topic's calls: on or off, days kept (null: always), managers hear their own. */
+  recordCalls: boolean;
+  recordingRetentionDays: number | null;
+  managersHearRecordings: boolean;
 }
 
 /** Filters with everything they list, in id order. */
@@ -72,6 +85,9 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       id: filters.id,
       name: filters.name,
       isActive: filters.isActive,
+      recordCalls: filters.recordCalls,
+      recordingRetentionDays: filters.recordingRetentionDays,
+      managersHearRecordings: filters.managersHearRecordings,
       templateId: templates.id,
       templateName: templates.name,
     })
@@ -122,6 +138,9 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       statuses: group(statusRows, row.id).map((s) => ({ id: s.id, text: s.text })),
       template: row.templateId ? { id: row.templateId, name: row.templateName ?? "" } : null,
       totalManagers: managers.length,
+      recordCalls: row.recordCalls,
+      recordingRetentionDays: row.recordingRetentionDays,
+      managersHearRecordings: row.managersHearRecordings,
     };
   });
 }
@@ -223,6 +242,17 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
+/** The recording settings the input names (an absent one is not changed). */
+function recordingSettings(input: FilterInput) {
+  return Object.fromEntries(
+    Object.entries({
+      recordCalls: input.recordCalls,
+      recordingRetentionDays: input.recordingRetentionDays,
+      managersHearRecordings: input.managersHearRecordings,
+    }).filter(([, value]) => value !== undefined),
+  );
+}
+
 export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Promise<PresentedFilter> {
   requireAdmin(actor);
   const input = parseInput(filterInputSchema, rawInput);
@@ -230,7 +260,7 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
     await checkReferences(tx, input);
     const [row] = await tx
       .insert(filters)
-      .values({ name: input.name, templateId: input.template, isActive: true })
+      .values({ name: input.name, templateId: input.template, isActive: true, ...recordingSettings(input) })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
     return row.id;
@@ -253,7 +283,7 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
     await checkReferences(tx, input, existing.templateId);
     await tx
       .update(filters)
-      .set({ name: input.name, templateId: input.template, updatedAt: new Date() })
+      .set({ name: input.name, templateId: input.template, ...recordingSettings(input), updatedAt: new Date() })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
     await releaseUsersOf(tx, id, input.managers);

@@ -24,6 +24,9 @@ const filterSchema = z
     statuses: z.array(z.object({ id: z.number().int(), text: z.string() })),
     template: z.object({ id: z.number().int(), name: z.string() }).nullable(),
     totalManagers: z.number().int(),
+    recordCalls: z.boolean().describe("записывать разговоры тематики"),
+    recordingRetentionDays: z.number().int().nullable().describe("дней хранить записи (null: всегда)"),
+    managersHearRecordings: z.boolean().describe("менеджер слушает записи своих разговоров"),
   })
   .describe("Фильтр (тематика)");
 
@@ -36,6 +39,9 @@ const filterBody = z
     statuses: z.unknown().describe("id статусов"),
     scripts: z.unknown().optional().describe("id скриптов"),
     template: z.unknown().optional().describe("id шаблона или null"),
+    recordCalls: z.unknown().optional().describe("true: записывать разговоры (не указано: без изменений)"),
+    recordingRetentionDays: z.unknown().optional().describe("дней хранить записи, 1-3650; null: всегда"),
+    managersHearRecordings: z.unknown().optional().describe("true: менеджер слушает записи своих разговоров"),
   })
   .partial();
 
