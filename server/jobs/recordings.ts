@@ -52,7 +52,7 @@ export interface Recordings {
  * the dashboard. Every instance runs it; the database hands each call to one of them.
  */
 export function startRecordings(db: Db, folder: RecordingsFolder, options: RecordingsOptions = {}): Recordings {
-  const log = options.log ?? (() => {});
+  const log = process.env.DEBUG_RECORDINGS ? (m: string, e?: unknown) => console.error("REC", m, e) : (options.log ?? (() => {}));
   try {
     ensureFolders(folder);
   } catch (error) {

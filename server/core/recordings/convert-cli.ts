@@ -25,7 +25,22 @@ async function convert({ pcaps, metadata, output }: Job): Promise<number> {
   const part = `${output}.part`;
   const encoder = spawn(
     OPUSENC,
-    ["--quiet", "--raw", "--raw-bits", "16", "--raw-rate", String(SAMPLE_RATE), "--raw-chan", "2", "--speech", "--bitrate", "48", "--no-phase-inv", "-", part],
+    [
+      "--quiet",
+      "--raw",
+      "--raw-bits",
+      "16",
+      "--raw-rate",
+      String(SAMPLE_RATE),
+      "--raw-chan",
+      "2",
+      "--speech",
+      "--bitrate",
+      "48",
+      "--no-phase-inv",
+      "-",
+      part,
+    ],
     { stdio: ["pipe", "ignore", "pipe"] },
   );
   let encoderError = "";
@@ -39,33 +54,44 @@ async function convert({ pcaps, metadata, output }: Job): Promise<number> {
   const timeline = new StereoTimeline(async (pcm) => {
     if (!encoder.stdin.write(pcm)) await once(encoder.stdin, "drain");
   });
-  // Files in the order rtpengine wrote them (a restart during the call starts a new one).
-  const ordered = await Promise.all(pcaps.map(async (file) => ({ file, at: (await fs.stat(file)).birthtimeMs || (await fs.stat(file)).ctimeMs })));
-  ordered.sort((a, b) => a.at - b.at);
-  for (const { file } of ordered) {
-    for await (const packet of pcapPackets(file)) {
-      const channel: Channel | null = ports.manager.has(packet.dstPort) ? 0 : ports.client.has(packet.dstPort) ? 1 : null;
-      if (channel === null) continue;
-      const audio = rtpAudio(packet.payload);
-      if (audio) await timeline.add(channel, packet.atMs, audio);
-    }
-  }
-  const ms = await timeline.finish();
-  encoder.stdin.end();
-  const [code, signal] = await exited;
-  if (code !== 0) throw new Error(`opusenc: ${encoderError.trim() || `код ${code ?? signal}`}`);
-  if (ms === 0) {
+  try {
+    return await encode();
+  } catch (error) {
+    encoder.kill("SIGKILL");
     await fs.rm(part, { force: true });
-    throw new Error("в записи нет звука G.711");
+    throw error;
   }
-  await fs.rename(part, output);
-  return ms;
+
+  async function encode(): Promise<number> {
+    // Files in the order rtpengine wrote them (a restart during the call starts a new one).
+    const ordered = await Promise.all(
+      pcaps.map(async (file) => {
+        const stat = await fs.stat(file);
+        return { file, at: stat.birthtimeMs || stat.ctimeMs };
+      }),
+    );
+    ordered.sort((a, b) => a.at - b.at);
+    for (const { file } of ordered) {
+      for await (const packet of pcapPackets(file)) {
+        const channel: Channel | null = ports.manager.has(packet.dstPort) ? 0 : ports.client.has(packet.dstPort) ? 1 : null;
+        if (channel === null) continue;
+        const audio = rtpAudio(packet.payload);
+        if (audio) await timeline.add(channel, packet.atMs, audio);
+      }
+    }
+    const ms = await timeline.finish();
+    encoder.stdin.end();
+    const [code, signal] = await exited;
+    if (code !== 0) throw new Error(`opusenc: ${encoderError.trim() || `код ${code ?? signal}`}`);
+    if (ms === 0) throw new Error("в записи нет звука G.711");
+    await fs.rename(part, output);
+    return ms;
+  }
 }
 
 try {
   const ms = await convert(JSON.parse(process.argv[2]) as Job);
   process.stdout.write(JSON.stringify({ ms }));
 } catch (error) {
-  process.stderr.write(String((error as Error)?.message ?? error));
-  process.exitCode = 1;
+  process.stderr.write(String((error as Error)?.message ?? error), () => process.exit(1));
 }

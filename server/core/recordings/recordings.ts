@@ -218,7 +218,7 @@ export function recordingNote(state: RecordingState | null, error: string | null
     case "expired":
       return "запись удалена по сроку хранения";
     case "disk_full":
-      return "разговор не записан: на диске нет места";
+      return "разговор не записан: нет места в папке записей";
   }
 }
 
