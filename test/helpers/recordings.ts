@@ -168,3 +168,27 @@ export function toneShare(samples: Float32Array, rate: number, hz: number): numb
   const magnitude = s1 * s1 + s2 * s2 - coefficient * s1 * s2;
   return power === 0 ? 0 : (2 * magnitude) / (samples.length * power);
 }
+
+/** A WAV file of a steady tone (48 kHz mono), for Chromium's fake microphone (--use-file-for-fake-audio-capture). */
+export function toneWav(hz: number, seconds = 5): string {
+  const rate = 48_000;
+  const samples = rate * seconds;
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(8000 * Math.sin((2 * Math.PI * hz * i) / rate)), i * 2);
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write("WAVEfmt ", 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write("data", 36);
+  header.writeUInt32LE(data.length, 40);
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "tone-")), `tone-${hz}.wav`);
+  fs.writeFileSync(file, Buffer.concat([header, data]));
+  return file;
+}

@@ -2,6 +2,7 @@ import dgram from "node:dgram";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { encodeG711 } from "../../server/core/recordings/pcap-audio";
 import { startDaemon, type Daemon } from "./daemon";
 
 /**
@@ -20,6 +21,8 @@ export interface MediaEcho {
   packetsOf(pt: number): number;
   /** RFC 4733 events received with payload type `pt`: the digits, once per event (its end packet). */
   dtmfDigits(pt: number): string;
+  /** Instead of echoing, answer every G.711 packet with one of a tone of `hz` (null: echo again): the client speaks. */
+  speak(hz: number | null): void;
   close(): Promise<void>;
 }
 
@@ -30,6 +33,7 @@ export async function startMediaEcho(): Promise<MediaEcho> {
   let total = 0;
   const byType = new Map<number, number>();
   const events: Array<{ pt: number; digit: string; timestamp: number }> = [];
+  let tone: { hz: number; sample: number; sequence: number } | null = null;
   socket.on("message", (packet, from) => {
     if (packet.length < 12 || packet[0] >> 6 !== 2) return;
     const pt = packet[1] & 0x7f;
@@ -44,6 +48,16 @@ export async function startMediaEcho(): Promise<MediaEcho> {
         events.push({ pt, digit: DTMF_EVENTS[event], timestamp });
       }
     }
+    if (tone && (pt === 0 || pt === 8) && packet.length === 172) {
+      const samples = Int16Array.from({ length: 160 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * tone!.hz * (tone!.sample + i)) / 8000)));
+      const reply = Buffer.concat([packet.subarray(0, 12), encodeG711(samples, pt === 0 ? "PCMU" : "PCMA")]);
+      reply.writeUInt16BE(tone.sequence++ & 0xffff, 2);
+      reply.writeUInt32BE(tone.sample >>> 0, 4);
+      reply.writeUInt32BE(0x70ce, 8);
+      tone.sample += 160;
+      socket.send(reply, from.port, from.address);
+      return;
+    }
     socket.send(packet, from.port, from.address);
   });
   await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", () => resolve()));
@@ -56,6 +70,7 @@ export async function startMediaEcho(): Promise<MediaEcho> {
         .filter((e) => e.pt === pt)
         .map((e) => e.digit)
         .join(""),
+    speak: (hz) => (tone = hz === null ? null : { hz, sample: 0, sequence: 0 }),
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }
