@@ -3,4 +3,5 @@ export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCal
 export type { ManagerCallDay } from "../server/core/calls/calls";
 export { clientHistory, handedLeadDetails, historiesOf } from "../server/core/calls/history";
 export type { HistoryEntry } from "../server/core/calls/history";
-export { recordingAnswer } from "../server/core/recordings/recordings";
+export { diskWarning, recentRecordedCalls, recordingAnswer } from "../server/core/recordings/recordings";
+export type { RecordedCall } from "../server/core/recordings/recordings";

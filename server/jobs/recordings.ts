@@ -18,6 +18,7 @@ import {
   removeSpoolFiles,
   spoolJob,
   sweepExpired,
+  sweepOrphanMetadata,
 } from "../core/recordings/recordings";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -37,8 +38,10 @@ export interface Recordings {
   folder: RecordingsFolder;
   /** Room for one more recorded call (asked before every call: a cached statfs, at most a second old). */
   hasRoom(): boolean;
-  /** The folder's size and free space as last measured (null before the first measure). */
+  /** The folder's size and free space as last measured (every minute; null before the first measure). */
   disk(): DiskState | null;
+  /** Measures them now. */
+  measure(): Promise<DiskState>;
   /** Converts what waits now, then answers (tests, and the timer). */
   drain(): Promise<void>;
   /** The conversion under way, if any (the fault test kills it). */
@@ -122,10 +125,15 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
       }
     })());
 
-  const measure = async () => {
-    disk = await diskState(folder);
+  const measure = async () => (disk = await diskState(folder));
+  const sweep = async () => {
+    try {
+      await sweepExpired(db, folder);
+      sweepOrphanMetadata(folder);
+    } catch (error) {
+      log("the recordings' retention sweep failed", error);
+    }
   };
-  const sweep = () => sweepExpired(db, folder).catch((error) => log("the recordings' retention sweep failed", error));
   void measure();
   const timers = [
     setInterval(() => void drain(), options.everyMs ?? 1000),
@@ -138,6 +146,7 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     folder,
     hasRoom,
     disk: () => disk,
+    measure,
     drain,
     converting: () => child,
     async stop() {

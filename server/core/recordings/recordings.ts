@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
-import { and, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
-import { calls, filters, recordingPlays, type RecordingState } from "../../../db/schema";
-import type { Actor } from "../actor";
+import { calls, filters, recordingPlays, users, type RecordingState } from "../../../db/schema";
+import { type Actor, requireAdmin } from "../actor";
 import { forbidden, notFound } from "../errors";
 import { bigIdSchema, parseInput } from "../validation";
 import { callSpoolFiles } from "./spool";
@@ -171,6 +171,51 @@ export function removeSpoolFiles(files: { pcaps: string[]; finished: string[]; u
   for (const file of [...files.pcaps, ...files.finished, ...files.unfinished]) fs.rmSync(file, { force: true });
 }
 
+/** The dashboard's warning about the recordings folder, or null while there is room. */
+export function diskWarning(folder: RecordingsFolder, disk: DiskState | null): string | null {
+  if (!disk) return null;
+  if (disk.error) return `Записи разговоров: ${disk.error}. Звонки идут без записи.`;
+  const gb = (bytes: number) => (bytes / 2 ** 30).toLocaleString("ru-RU", { maximumFractionDigits: 1 });
+  if (disk.freeBytes < folder.minFreeBytes) {
+    return `Записи разговоров: на диске осталось ${gb(disk.freeBytes)} ГБ, звонки идут без записи. Освободите место или сократите срок хранения записей.`;
+  }
+  if (disk.freeBytes < folder.warnFreeBytes) {
+    return `Записи разговоров: на диске осталось ${gb(disk.freeBytes)} ГБ. При ${gb(folder.minFreeBytes)} ГБ звонки перестанут записываться.`;
+  }
+  return null;
+}
+
+export interface RecordedCall {
+  id: number;
+  at: string;
+  manager: string | null;
+  number: string;
+  talkSeconds: number;
+  playable: boolean;
+  recordingNote: string | null;
+}
+
+/** The newest recorded calls (the dashboard's list, admins): each with its player or what became of its recording. */
+export async function recentRecordedCalls(db: Db, actor: Actor, limit = 20): Promise<RecordedCall[]> {
+  requireAdmin(actor);
+  const rows = await db
+    .select({ call: calls, manager: users.login })
+    .from(calls)
+    .leftJoin(users, eq(users.id, calls.userId))
+    .where(isNotNull(calls.recording))
+    .orderBy(desc(calls.startedAt), desc(calls.id))
+    .limit(limit);
+  return rows.map(({ call, manager }) => ({
+    id: call.id,
+    at: call.startedAt.toISOString(),
+    manager,
+    number: call.number,
+    talkSeconds: call.talkSeconds,
+    playable: call.recording === "ready",
+    recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+  }));
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Retention.
 
@@ -199,6 +244,26 @@ export async function sweepExpired(db: Db, folder: RecordingsFolder, batch = 500
       .where(inArray(calls.id, due.map((row) => row.id)));
   }
   return due.length;
+}
+
+/**
+ * Metadata rtpengine finished after its call's audio was made without it: a call it dropped only on its media
+ * timeout (a dead browser's call ends with Kamailio's own BYE, which deletes nothing in rtpengine), converted
+ * after LOST_AFTER_SECONDS. Its pcap is gone; the file is removed once it is an hour old.
+ */
+export function sweepOrphanMetadata(folder: RecordingsFolder, now = Date.now()): number {
+  const dir = path.join(folder.spool, "metadata");
+  let removed = 0;
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const file = path.join(dir, name);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat || now - stat.mtimeMs < 3_600_000) continue;
+    const pcap = fs.readFileSync(file, "utf8").split("\n", 1)[0].trim();
+    if (pcap && fs.existsSync(path.join(folder.spool, "pcaps", path.basename(pcap)))) continue;
+    fs.rmSync(file, { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
