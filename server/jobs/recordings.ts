@@ -55,7 +55,8 @@ export interface Recordings {
  * the dashboard. Every instance runs it; the database hands each call to one of them.
  */
 export function startRecordings(db: Db, folder: RecordingsFolder, options: RecordingsOptions = {}): Recordings {
-  const log = process.env.DEBUG_RECORDINGS ? (m: string, e?: unknown) => console.error("REC", m, e) : (options.log ?? (() => {}));
+  // DEBUG_RECORDINGS=1: the job's failures on stderr (tests run the app with its log silent).
+  const log = process.env.DEBUG_RECORDINGS ? (m: string, e?: unknown) => console.error("REC", m, e ?? "") : (options.log ?? (() => {}));
   try {
     ensureFolders(folder);
   } catch (error) {

@@ -84,7 +84,8 @@ const play = (id: number, token: string, headers: Record<string, string> = {}, d
 
 describe("recording a call", () => {
   it("records a topic's calls: the audio holds the manager left and the client right, as long as the talk, and the pcap is gone", async () => {
-    await setTopic({ recordCalls: true });
+    // The folder was missing at start: the app made it, rtpengine's spool inside too.
+    for (const dir of ["pcaps", "metadata", "tmp"]) expect(fs.statSync(path.join(spool(), dir)).isDirectory()).toBe(true);
     const m = await manager();
     const { id, files } = await recordedCall(m, 3);
     expect((await rowOf(id)).recording).toBe("pending");
