@@ -122,13 +122,19 @@ describe("a recorded call (issue 28)", () => {
       }
       expect(call, `${call.recordingError ?? ""}\n${stack.rtpengine.log().slice(-1500)}`).toMatchObject({ recording: "ready", byProxy: true });
       expect(Date.now() - hungUp).toBeLessThan(10_000);
+      if (process.env.DEBUG_RECORDINGS) console.log("ready", Date.now() - hungUp, "ms after the hang-up");
       const talkMs = call.endedAt!.getTime() - call.answeredAt!.getTime();
       const { rate, channels } = decodeRecording(pathModule.join(e.app.deps.recordings.folder.audio, call.recordingFile!));
       expect(Math.abs(channels[0].length / rate - talkMs / 1000), `recording ${channels[0].length / rate} s, talk ${talkMs} ms`).toBeLessThan(0.5);
-      expect(toneShare(channels[0], rate, 440)).toBeGreaterThan(0.5);
-      expect(toneShare(channels[0], rate, 1000)).toBeLessThan(0.05);
-      expect(toneShare(channels[1], rate, 1000)).toBeGreaterThan(0.5);
-      expect(toneShare(channels[1], rate, 440)).toBeLessThan(0.05);
+      const shares = { managerOwn: toneShare(channels[0], rate, 440), managerOther: toneShare(channels[0], rate, 1000), clientOwn: toneShare(channels[1], rate, 1000), clientOther: toneShare(channels[1], rate, 440) };
+      const said = JSON.stringify(shares);
+      // The manager's tone went through Chromium's audio processing (its fake microphone feeds WebRTC's noise
+      // suppression and gain control): measured 0.62 of its channel here, the client's plain tone 0.98.
+      expect(shares.managerOwn, said).toBeGreaterThan(0.3);
+      expect(shares.managerOther, said).toBeLessThan(0.05);
+      expect(shares.clientOwn, said).toBeGreaterThan(0.8);
+      expect(shares.clientOther, said).toBeLessThan(0.05);
+      if (process.env.DEBUG_RECORDINGS) console.log(said, "recording", channels[0].length / rate, "s, talk", talkMs, "ms");
       // rtpengine's pcap is gone once converted.
       expect(fs.readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps")).filter((f) => f.startsWith(`${escapedCallId(call.sipCallId!)}-`))).toEqual([]);
     } finally {
