@@ -4,3 +4,6 @@ export type { ManagerCallDay } from "../server/core/calls/calls";
 export { clientHistory, handedLeadDetails, historiesOf } from "../server/core/calls/history";
 export type { HistoryEntry } from "../server/core/calls/history";
 export { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../server/core/telephony/listening";
+
+export { diskWarning, recentRecordedCalls, recordingAnswer } from "../server/core/recordings/recordings";
+export type { RecordedCall } from "../server/core/recordings/recordings";

@@ -58,6 +58,10 @@ export function readFilterForm(form: FormData) {
           timeZone: String(form.get("timeZone") ?? ""),
         }
       : undefined,
+    // The recording fields are on every form: an unchecked box is off.
+    recordCalls: form.get("recordCalls") === "on",
+    recordingRetentionDays: String(form.get("recordingRetentionDays") ?? "").trim(),
+    managersHearRecordings: form.get("managersHearRecordings") === "on",
   };
 }
 

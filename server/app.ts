@@ -21,6 +21,8 @@ import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { startZoneBackfill } from "./jobs/zone-backfill";
+import { startRecordings } from "./jobs/recordings";
+import { recordingsFolder } from "./core/recordings/recordings";
 import { createTelephony } from "./telephony/provider";
 import { rtpengineNg } from "./telephony/rtpengine-ng";
 import { checkRequestPath, isApiPath } from "./http/paths";
@@ -111,9 +113,28 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
-  const metrics = createMetrics(handle, () => hub.connectionCount());
   const mediaRelay = config.rtpengineNg ? rtpengineNg(config.rtpengineNg) : null;
-  const deps: AppDeps = { handle, db: handle.db, sessions, config, hub, telephony, mediaRelay, metrics, requestsInFlight: () => requestsInFlight };
+  const recordings = startRecordings(
+    handle.db,
+    recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb),
+    {
+      log: (message, error) => app.log.error({ err: error }, message),
+      onConversion: (outcome, seconds) => metrics.recordingConversion(outcome, seconds),
+    },
+  );
+  const metrics = createMetrics(handle, () => hub.connectionCount(), () => recordings.disk());
+  const deps: AppDeps = {
+    handle,
+    db: handle.db,
+    sessions,
+    config,
+    hub,
+    telephony,
+    mediaRelay,
+    metrics,
+    recordings,
+    requestsInFlight: () => requestsInFlight,
+  };
   app.decorate("deps", deps);
   // Before middie: the request id and the log line cover the pages as well as the API.
   observeRequests(app, deps);
@@ -185,7 +206,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     callbackNotifier.stop();
     callSweeper.stop();
     mediaRelay?.close();
-    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop()]);
+    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop(), recordings.stop()]);
   });
 
   return app as unknown as FastifyInstance & { deps: AppDeps };

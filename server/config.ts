@@ -56,6 +56,12 @@ const envSchema = z.object({
   REALTIME_PING_SECONDS: z.coerce.number().int().min(1).default(10),
   /** Addresses and networks that may read /metrics without an admin token (comma separated). */
   METRICS_ADDRESSES: z.string().default(""),
+  /** Call recordings (issue 28): rtpengine's spool and the app's audio files; shared with the telephony host. */
+  RECORDINGS_DIR: z.string().default(""),
+  /** Below this much free space (MB) in RECORDINGS_DIR calls go on unrecorded. */
+  RECORDINGS_MIN_FREE_MB: z.coerce.number().int().min(0).default(1024),
+  /** Below this much free space (MB) the dashboard warns. */
+  RECORDINGS_WARN_FREE_MB: z.coerce.number().int().min(0).default(5120),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
 });
 
@@ -83,6 +89,7 @@ export interface AppConfig {
   /** RTPENGINE_NG: the media relay's control address for live listening; empty: none. */
   rtpengineNg: string;
   realtime: { presenceGraceSeconds: number; pingSeconds: number };
+  recordings: { dir: string; minFreeMb: number; warnFreeMb: number };
   logLevel: Env["LOG_LEVEL"];
   /** METRICS_ADDRESSES: who may read /metrics without an admin's bearer token (server/http/metrics.ts). */
   metricsAddresses: string;
@@ -119,6 +126,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     sipAuthSecret: e.SIP_AUTH_SECRET,
     rtpengineNg: e.RTPENGINE_NG,
     realtime: { presenceGraceSeconds: e.PRESENCE_GRACE_SECONDS, pingSeconds: e.REALTIME_PING_SECONDS },
+    recordings: {
+      dir: e.RECORDINGS_DIR || `${e.DATA_DIR.replace(/\/+$/, "")}/recordings`,
+      minFreeMb: e.RECORDINGS_MIN_FREE_MB,
+      warnFreeMb: e.RECORDINGS_WARN_FREE_MB,
+    },
     logLevel: e.LOG_LEVEL,
     metricsAddresses: e.METRICS_ADDRESSES,
   };

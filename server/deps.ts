@@ -3,6 +3,7 @@ import type { SessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
 import type { MediaRelay } from "./core/telephony/listening";
 import type { Metrics } from "./http/metrics";
+import type { Recordings } from "./jobs/recordings";
 import type { RealtimeHub } from "./realtime/hub";
 import type { TelephonyProvider } from "./telephony/provider";
 
@@ -19,6 +20,8 @@ export interface AppDeps {
   mediaRelay: MediaRelay | null;
   /** Prometheus counters the adapters feed (lead turns, imports) and /metrics reads. */
   metrics: Metrics;
+  /** Call recordings: the folder, the conversion worker, the disk measure (issue 28). */
+  recordings: Recordings;
   /** Requests (pages and API) whose response is not closed yet, this one included. */
   requestsInFlight: () => number;
 }

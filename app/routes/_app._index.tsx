@@ -2,8 +2,9 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { breakTimeToday, type ManagerBreakDay } from "../breaks.server";
-import { callStatsToday, type ManagerCallDay } from "../calls.server";
-import { formatTalkTime } from "../components/calls/ClientHistory";
+import { callStatsToday, diskWarning, recentRecordedCalls, type ManagerCallDay, type RecordedCall } from "../calls.server";
+import { CallRecording, formatTalkTime } from "../components/calls/ClientHistory";
+import { formatDateTime } from "../lib/format";
 import { PieChart } from "../components/charts/PieChart";
 import { useRevalidateEvery } from "../components/charts/useRevalidateEvery";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
@@ -16,12 +17,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   if (user.isAdmin) {
-    const [stats, calls, breaks] = await Promise.all([
+    const [stats, calls, breaks, recordings] = await Promise.all([
       getStatistics(context.deps.db, actor),
       callStatsToday(context.deps.db, actor),
       breakTimeToday(context.deps.db, actor),
+      recentRecordedCalls(context.deps.db, actor),
     ]);
-    return { view: "admin" as const, stats, calls, breaks };
+    const { recordings: rec } = context.deps;
+    return { view: "admin" as const, stats, calls, breaks, recordings, diskWarning: diskWarning(rec.folder, rec.disk()) };
   }
   return {
     view: "manager" as const,
@@ -37,13 +40,25 @@ export default function HomePage() {
   const data = useLoaderData<typeof loader>();
   useRevalidateEvery(STATISTICS_POLL_MS);
   return data.view === "admin" ? (
-    <Dashboard stats={data.stats} calls={data.calls} breaks={data.breaks} />
+    <Dashboard stats={data.stats} calls={data.calls} breaks={data.breaks} recordings={data.recordings} diskWarning={data.diskWarning} />
   ) : (
     <ManagerHome name={data.name} personal={data.personal} />
   );
 }
 
-function Dashboard({ stats, calls, breaks }: { stats: Statistics; calls: ManagerCallDay[]; breaks: ManagerBreakDay[] }) {
+function Dashboard({
+  stats,
+  calls,
+  breaks,
+  recordings,
+  diskWarning,
+}: {
+  stats: Statistics;
+  calls: ManagerCallDay[];
+  breaks: ManagerBreakDay[];
+  recordings: RecordedCall[];
+  diskWarning: string | null;
+}) {
   const cards: Array<[label: string, value: number, testId: string]> = [
     ["Баз загружено", stats.databases, "stat-databases"],
     ["Контактов пришло в команду", stats.contacts, "stat-contacts"],
@@ -57,6 +72,11 @@ function Dashboard({ stats, calls, breaks }: { stats: Statistics; calls: Manager
   return (
     <section>
       <h1 className="page-title">Statistics for Today</h1>
+      {diskWarning ? (
+        <p role="alert" className="mb-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200" data-testid="recordings-disk-warning">
+          {diskWarning}
+        </p>
+      ) : null}
       <div className="mb-6 grid grid-cols-2 gap-4 md:grid-cols-3">
         {cards.map(([label, value, testId]) => (
           <div key={testId} className="card" data-testid={testId}>
@@ -93,6 +113,7 @@ function Dashboard({ stats, calls, breaks }: { stats: Statistics; calls: Manager
         </div>
       </div>
       <CallsToday calls={calls} />
+      <RecentRecordings recordings={recordings} />
       <BreaksToday breaks={breaks} />
     </section>
   );
@@ -170,6 +191,30 @@ function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
             </tbody>
           </table>
         </TableFrame>
+      )}
+    </div>
+  );
+}
+
+/** The newest recorded calls, each with its player and download (or what became of its recording). */
+function RecentRecordings({ recordings }: { recordings: RecordedCall[] }) {
+  return (
+    <div className="card mt-4">
+      <h2 className="mb-3 text-lg font-semibold">Записи разговоров</h2>
+      {recordings.length === 0 ? (
+        <p className="text-sm text-slate-600 dark:text-slate-400">Записей пока нет: включите «Записывать разговоры» в тематике.</p>
+      ) : (
+        <ol className="space-y-3 text-sm" data-testid="recent-recordings">
+          {recordings.map((call) => (
+            <li key={call.id} className="border-t border-slate-200 pt-2 first:border-t-0 first:pt-0 dark:border-slate-700">
+              <div className="text-xs text-slate-600 dark:text-slate-400">
+                <time dateTime={call.at}>{formatDateTime(call.at)}</time>
+                {call.manager ? ` · ${call.manager}` : ""} · {call.number} · {formatTalkTime(call.talkSeconds)}
+              </div>
+              <CallRecording entry={{ ...call, downloadable: call.playable }} />
+            </li>
+          ))}
+        </ol>
       )}
     </div>
   );

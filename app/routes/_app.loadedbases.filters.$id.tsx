@@ -47,6 +47,9 @@ export default function EditFilterRoute() {
           statuses: filter.statuses.map((s) => s.id),
           scripts: filter.scripts.map((s) => s.id),
           callingHours: filter.callingHours,
+          recordCalls: filter.recordCalls,
+          recordingRetentionDays: filter.recordingRetentionDays === null ? "" : String(filter.recordingRetentionDays),
+          managersHearRecordings: filter.managersHearRecordings,
         };
   return (
     <div className="space-y-6">

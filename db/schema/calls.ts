@@ -1,11 +1,20 @@
 import { sql } from "drizzle-orm";
 import { bigint, bigserial, boolean, index, integer, pgTable, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { contacts } from "./bases";
+import { filters } from "./filters";
 import { users } from "./users";
 
 export const CALL_DIRECTIONS = ["out", "in"] as const;
 /** How a call ended: talked; the other side busy; nobody answered; refused or broken; hung up before an answer. */
 export const CALL_OUTCOMES = ["answered", "busy", "no_answer", "failed", "cancelled"] as const;
+/**
+ * Where a call's recording is (issue 28, decision 054): none asked (null); pending: rtpengine records it, or it
+ * waits for conversion (retried after a failure, the error on the row); ready: the audio file plays; failed: the
+ * conversion gave up after its tries (the pcap is kept); expired: deleted by the topic's retention; disk_full: the
+ * topic records, but the folder had no room, so the call went on unrecorded.
+ */
+export const RECORDING_STATES = ["pending", "ready", "failed", "expired", "disk_full"] as const;
+export type RecordingState = (typeof RECORDING_STATES)[number];
 export type CallDirection = (typeof CALL_DIRECTIONS)[number];
 export type CallOutcome = (typeof CALL_OUTCOMES)[number];
 
@@ -40,6 +49,17 @@ export const calls = pgTable(
     sipCallId: text("sip_call_id"),
     /** The SIP proxy vouched for this call (its policy check let it out, or it rang in): its events write the row. */
     byProxy: boolean("by_proxy").notNull().default(false),
+    /** The manager's topic when the call started: its recording and retention rules apply to this call. */
+    filterId: integer("filter_id").references(() => filters.id, { onDelete: "set null" }),
+    recording: text("recording", { enum: RECORDING_STATES }),
+    /** The audio file, relative to the recordings folder (RECORDINGS_DIR/audio). */
+    recordingFile: text("recording_file"),
+    /** Length of the audio in milliseconds. */
+    recordingMs: integer("recording_ms"),
+    /** Conversion tries so far, the last one's error, and when a worker's claim runs out (a killed one's is retried). */
+    recordingAttempts: integer("recording_attempts").notNull().default(0),
+    recordingError: text("recording_error"),
+    recordingLeaseUntil: timestamp("recording_lease_until", { withTimezone: true }),
   },
   (t) => [
     index("calls_user_id_started_at_idx").on(t.userId, t.startedAt),
@@ -47,6 +67,9 @@ export const calls = pgTable(
     index("calls_started_at_idx").on(t.startedAt),
     index("calls_open_idx").on(t.lastSeenAt).where(sql`ended_at is null`),
     // One row per manager and SIP call: a call between two managers is a row for each, with the same Call-ID.
+    index("calls_recording_todo_idx").on(t.id).where(sql`recording = 'pending'`),
+    // The retention sweeper's walk over the kept recordings, oldest first.
+    index("calls_recording_ready_idx").on(t.startedAt).where(sql`recording = 'ready'`),
     uniqueIndex("calls_user_id_sip_call_id_idx").on(t.userId, t.sipCallId).where(sql`sip_call_id is not null`),
   ],
 );
@@ -78,3 +101,18 @@ export const listenSessions = pgTable(
 );
 
 export type ListenSession = typeof listenSessions.$inferSelect;
+
+/** Who played or downloaded which recording, and when (issue 28). */
+export const recordingPlays = pgTable(
+  "recording_plays",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    callId: bigint("call_id", { mode: "number" })
+      .notNull()
+      .references(() => calls.id, { onDelete: "cascade" }),
+    userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
+    at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
+    download: boolean("download").notNull().default(false),
+  },
+  (t) => [index("recording_plays_call_id_idx").on(t.callId), index("recording_plays_at_idx").on(t.at)],
+);

@@ -22,6 +22,12 @@ export const filters = pgTable(
     callsUntil: time("calls_until").notNull().default("21:00"),
     callDays: integer("call_days").array().notNull().default(sql`'{1,2,3,4,5,6,7}'::int[]`),
     timeZone: text("time_zone").notNull().default("Europe/Kyiv"),
+    /** «Записывать разговоры»: the proxy records this topic's calls through the trunk (issue 28, decision 054). */
+    recordCalls: boolean("record_calls").notNull().default(false),
+    /** Recordings older than this many days are deleted by the sweeper; null keeps them. */
+    recordingRetentionDays: integer("recording_retention_days"),
+    /** A manager may play the recordings of his own calls in this topic (admins play any). */
+    managersHearRecordings: boolean("managers_hear_recordings").notNull().default(false),
     ...timestamps,
   },
   (t) => [index("filters_template_id_idx").on(t.templateId)],

@@ -3,13 +3,14 @@ import { sql } from "drizzle-orm";
 import client from "prom-client";
 import { isAppError } from "../core/errors";
 import type { DbHandle } from "../../db/client";
+import type { DiskState } from "../core/recordings/recordings";
 import { DB_APPLICATION_NAME, queryRows } from "../../db/client";
 
 /**
  * What Prometheus reads at /metrics (docs/operations.md lists them). One registry per app instance, so the
  * tests' many apps in one process never share a counter.
  */
-export function createMetrics(handle: DbHandle, realtimeConnections: () => number) {
+export function createMetrics(handle: DbHandle, realtimeConnections: () => number, recordingsDisk: () => DiskState | null = () => null) {
   const registry = new client.Registry();
   registry.setDefaultLabels({ app: "leaddesk" });
   client.collectDefaultMetrics({ register: registry, prefix: "leaddesk_" });
@@ -66,6 +67,35 @@ export function createMetrics(handle: DbHandle, realtimeConnections: () => numbe
       this.set(handle.poolSize);
     },
   });
+  // The recordings folder (issue 28): measured by the recordings job every minute, read here.
+  new client.Gauge({
+    name: "leaddesk_recordings_bytes",
+    help: "Bytes in the call recordings folder (audio files and rtpengine's spool)",
+    registers: [registry],
+    collect() {
+      this.set(recordingsDisk()?.usedBytes ?? 0);
+    },
+  });
+  new client.Gauge({
+    name: "leaddesk_recordings_free_bytes",
+    help: "Free bytes on the file system of the call recordings folder (0: the folder cannot be read)",
+    registers: [registry],
+    collect() {
+      this.set(recordingsDisk()?.freeBytes ?? 0);
+    },
+  });
+  const conversions = new client.Counter({
+    name: "leaddesk_recording_conversions_total",
+    help: "Call recordings this instance converted to audio, by outcome (done, failed: retried later)",
+    labelNames: ["outcome"] as const,
+    registers: [registry],
+  });
+  const conversionSeconds = new client.Histogram({
+    name: "leaddesk_recording_conversion_seconds",
+    help: "Time to convert one call's recording to audio",
+    buckets: [0.5, 1, 2, 5, 10, 30, 60],
+    registers: [registry],
+  });
   // Postgres knows which of its connections are ours and what they are doing; read at scrape time (a few ms).
   const connections = new client.Gauge({
     name: "leaddesk_db_connections",
@@ -93,6 +123,10 @@ export function createMetrics(handle: DbHandle, realtimeConnections: () => numbe
         imports.inc({ outcome: isAppError(error) ? "refused" : "failed" });
         throw error;
       }
+    },
+    recordingConversion(outcome: "done" | "failed", seconds: number) {
+      conversions.inc({ outcome });
+      if (outcome === "done") conversionSeconds.observe(seconds);
     },
     exportJob(outcome: "done" | "failed") {
       exports.inc({ outcome });

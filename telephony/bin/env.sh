@@ -19,6 +19,7 @@ fail() { echo "telephony: $*" >&2; exit 64; }
 : "${TRUNK_DIDS:=}"
 : "${CALL_RING_TIMEOUT:=60}"
 : "${TRUNK_CODECS:=PCMA,PCMU}"
+: "${RECORDINGS_DIR:=}"
 [[ "$TELEPHONY_IP" != 0.0.0.0 ]] || fail "TELEPHONY_IP must be this host's own address, not 0.0.0.0"
 [[ "$CALL_RING_TIMEOUT" =~ ^[0-9]+$ && "$CALL_RING_TIMEOUT" -ge 5 ]] || fail "CALL_RING_TIMEOUT must be a number of seconds, at least 5"
 [[ -z "$TRUNK_DIDS" || "$TRUNK_DIDS" =~ ^\+?[0-9]+=[0-9A-Za-z_.-]+(,\+?[0-9]+=[0-9A-Za-z_.-]+)*$ ]] \

@@ -67,6 +67,8 @@ const API_ROUTES: Record<string, Access> = {
   "GET /api/v1/calls": "user",
   "GET /api/v1/calls/today": "admin",
   "POST /api/v1/calls": "user",
+  // Per call: an admin any, a manager his own where the topic allows it (every role's answer: test/api/recordings.test.ts).
+  "GET /api/v1/calls/{id}/recording": "user",
   "POST /api/v1/calls/{id}/answer": "user",
   "POST /api/v1/calls/{id}/alive": "user",
   "POST /api/v1/calls/{id}/end": "user",
@@ -137,6 +139,8 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "balance.tsx": { access: "resource", url: "/balance" },
   // The softphone's call reports (POST) and the user's own calls (GET), JSON with 401 for an anonymous call.
   "calls.tsx": { access: "resource", url: "/calls" },
+  // A call's recording: who may hear which call, test/api/recordings.test.ts (a call never recorded here: 404).
+  "recordings.$id.tsx": { access: "user", url: "/recordings/999999999" },
   "webPhone.tsx": { access: "user", url: "/webPhone" },
   "_app.tsx": { access: "layout" },
   "_app._index.tsx": { access: "user", url: "/" },

@@ -44,7 +44,7 @@ describe("POST /api/v1/telephony/calls: may this manager call this number now", 
     const m = await managerWithLead();
     const answer = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "admit-1@browser" });
     expect(answer.status).toBe(200);
-    expect(answer.text).toMatch(/^id=\d+$/);
+    expect(answer.text).toMatch(/^id=\d+;record=0$/);
     const row = await rowOf(idOf(answer.text));
     expect(row).toMatchObject({ userId: m.manager.user.id, contactId: Number(m.lead.id), number: m.digits, direction: "out", byProxy: true, endedAt: null });
   });

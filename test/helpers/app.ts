@@ -1,3 +1,5 @@
+import os from "node:os";
+import path from "node:path";
 import supertest from "supertest";
 import { eq } from "drizzle-orm";
 import type { DbHandle } from "../../db/client";
@@ -25,7 +27,8 @@ export interface TestApp {
 /** The real app on a fresh database (seeded with ADMIN and the default statuses). */
 export async function createTestApp(options: { web?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
   const handle = await createTestDb();
-  const config = loadConfig({ LOG_LEVEL: "silent", ...options.env });
+  // Recordings go to a folder of the test run's, never to ./data of the worktree.
+  const config = loadConfig({ LOG_LEVEL: "silent", RECORDINGS_DIR: path.join(os.tmpdir(), `leaddesk-test-recordings-${process.pid}`), ...options.env });
   await seed(handle.db, ADMIN);
   const app = await buildApp({ handle, config, web: options.web ?? false });
   await app.ready();

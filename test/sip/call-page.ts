@@ -32,7 +32,16 @@ export async function startCallPath(
   const e = await startE2E({
     env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: domain, SIP_AUTH_SECRET: secret, RTPENGINE_NG: `127.0.0.1:${ports.ng}` },
   });
-  const stack = await startStack({ ...options, appUrl: e.baseUrl, secret, domain, trunk: `127.0.0.1:${carrierPort}`, ports });
+  // rtpengine records into the app's recordings folder (only the calls the app asks it to record).
+  const stack = await startStack({
+    ...options,
+    appUrl: e.baseUrl,
+    secret,
+    domain,
+    trunk: `127.0.0.1:${carrierPort}`,
+    ports,
+    recordingsDir: e.app.deps.recordings.folder.dir,
+  });
   return {
     e,
     stack,

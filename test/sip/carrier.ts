@@ -2,6 +2,7 @@ import dgram from "node:dgram";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { encodeG711 } from "../../server/core/recordings/pcap-audio";
 import { startDaemon, type Daemon } from "./daemon";
 
 /**
@@ -22,6 +23,8 @@ export interface MediaEcho {
   dtmfDigits(pt: number): string;
   /** Packets received per SSRC since the last `sources` reset: whose streams reached the carrier. */
   sources(reset?: boolean): Map<number, number>;
+  /** Instead of echoing, answer every G.711 packet with one of a tone of `hz` (null: echo again): the client speaks. */
+  speak(hz: number | null): void;
   close(): Promise<void>;
 }
 
@@ -33,6 +36,7 @@ export async function startMediaEcho(): Promise<MediaEcho> {
   const byType = new Map<number, number>();
   const events: Array<{ pt: number; digit: string; timestamp: number }> = [];
   let bySource = new Map<number, number>();
+  let tone: { hz: number; sample: number; sequence: number } | null = null;
   socket.on("message", (packet, from) => {
     if (packet.length < 12 || packet[0] >> 6 !== 2) return;
     const pt = packet[1] & 0x7f;
@@ -48,6 +52,16 @@ export async function startMediaEcho(): Promise<MediaEcho> {
       if (end && event < DTMF_EVENTS.length && !events.some((e) => e.pt === pt && e.timestamp === timestamp)) {
         events.push({ pt, digit: DTMF_EVENTS[event], timestamp });
       }
+    }
+    if (tone && (pt === 0 || pt === 8) && packet.length === 172) {
+      const samples = Int16Array.from({ length: 160 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * tone!.hz * (tone!.sample + i)) / 8000)));
+      const reply = Buffer.concat([packet.subarray(0, 12), encodeG711(samples, pt === 0 ? "PCMU" : "PCMA")]);
+      reply.writeUInt16BE(tone.sequence++ & 0xffff, 2);
+      reply.writeUInt32BE(tone.sample >>> 0, 4);
+      reply.writeUInt32BE(0x70ce, 8);
+      tone.sample += 160;
+      socket.send(reply, from.port, from.address);
+      return;
     }
     // The carrier's own stream, as a phone's would be: the same audio back under another SSRC (a browser keys its
     // received streams by SSRC, so a listener hearing both parties would otherwise take them for one).
@@ -70,6 +84,7 @@ export async function startMediaEcho(): Promise<MediaEcho> {
       if (reset) bySource = new Map();
       return seen;
     },
+    speak: (hz) => (tone = hz === null ? null : { hz, sample: 0, sequence: 0 }),
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }

@@ -28,6 +28,8 @@ export interface StackOptions {
   ports?: StackPorts;
   /** How many UDP ports rtpengine may use from ports.rtpMin (200 by default: four a call). */
   rtpPorts?: number;
+  /** RECORDINGS_DIR: the app's recordings folder, whose spool rtpengine writes recorded calls into. */
+  recordingsDir?: string;
 }
 export interface StackPorts {
   ws: number;
@@ -79,6 +81,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     KAMAILIO_STATE_DIR: path.join(runDir, "state"),
     KAMAILIO_SHM_MB: "32",
     RTPENGINE_LOG_LEVEL: "6",
+    RECORDINGS_DIR: options.recordingsDir ?? "",
   };
   const stack: Stack = {
     wsUrl: `ws://127.0.0.1:${ports.ws}`,

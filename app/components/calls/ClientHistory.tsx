@@ -22,6 +22,31 @@ function callLine(entry: Extract<HistoryEntry, { kind: "call" }>): string {
 }
 
 /**
+ * A call's recording: a player that seeks (the server answers byte ranges) and, for admins, a download link; or
+ * what happened to it («удалена по сроку хранения», «не записан: нет места»).
+ */
+export function CallRecording({ entry }: { entry: { id: number; playable: boolean; downloadable: boolean; recordingNote: string | null } }) {
+  if (!entry.playable && !entry.recordingNote) return null;
+  return (
+    <div className="mt-1 space-y-1" data-testid="call-recording">
+      {entry.playable ? (
+        <div className="flex flex-wrap items-center gap-2">
+          <audio controls preload="none" src={`/recordings/${entry.id}`} className="h-8 max-w-full" aria-label="Запись разговора">
+            <a href={`/recordings/${entry.id}`}>Запись разговора</a>
+          </audio>
+          {entry.downloadable ? (
+            <a href={`/recordings/${entry.id}?download=1`} className="text-xs underline" download>
+              Скачать запись
+            </a>
+          ) : null}
+        </div>
+      ) : null}
+      {entry.recordingNote ? <p className="text-xs text-slate-600 dark:text-slate-400">{entry.recordingNote}</p> : null}
+    </div>
+  );
+}
+
+/**
  * Everything that happened to this client, newest first: calls (outcome, talk time) and status presses (with
  * the card text), each with the manager and the time in Kyiv. Rendered on the server: JavaScript not needed.
  */
@@ -42,7 +67,10 @@ export function ClientHistory({ entries, testId = "client-history" }: { entries:
             {entry.manager ? ` · ${entry.manager}` : ""}
           </div>
           {entry.kind === "call" ? (
-            <div>{callLine(entry)}</div>
+            <div>
+              <div>{callLine(entry)}</div>
+              <CallRecording entry={entry} />
+            </div>
           ) : (
             <div>
               <div>

@@ -35,6 +35,10 @@ export interface FilterFormValues {
   statuses: number[];
   scripts: number[];
   callingHours: CallingHoursValues;
+  recordCalls: boolean;
+  /** Days the recordings are kept, as typed ("" keeps them). */
+  recordingRetentionDays: string;
+  managersHearRecordings: boolean;
 }
 
 export type ListName = "managers" | "databases" | "statuses" | "scripts";
@@ -46,6 +50,9 @@ export const emptyFilterValues: Omit<FilterFormValues, "callingHours"> = {
   databases: [],
   statuses: [],
   scripts: [],
+  recordCalls: false,
+  recordingRetentionDays: "",
+  managersHearRecordings: false,
 };
 
 /** SPEC §5 filter save, in the order the server checks it too. */
@@ -328,6 +335,45 @@ export function FilterForm({
         zones={options.timeZones}
         onChange={(callingHours) => setValues({ ...values, callingHours })}
       />
+      <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
+        <legend className="px-1 text-sm font-medium">Записи разговоров</legend>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            name="recordCalls"
+            checked={values.recordCalls}
+            onChange={(event) => setValues({ ...values, recordCalls: event.target.checked })}
+          />
+          Записывать разговоры
+        </label>
+        <label className="flex items-center gap-2 text-sm">
+          <input
+            type="checkbox"
+            name="managersHearRecordings"
+            checked={values.managersHearRecordings}
+            onChange={(event) => setValues({ ...values, managersHearRecordings: event.target.checked })}
+          />
+          Менеджер слушает записи своих разговоров
+        </label>
+        <div>
+          <label className="label" htmlFor="filter-retention">
+            Хранить записи, дней
+          </label>
+          <input
+            id="filter-retention"
+            name="recordingRetentionDays"
+            inputMode="numeric"
+            className="input w-32"
+            placeholder="всегда"
+            value={values.recordingRetentionDays}
+            onChange={(event) => setValues({ ...values, recordingRetentionDays: event.target.value })}
+            aria-describedby="filter-retention-hint"
+          />
+          <p id="filter-retention-hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+            Пусто: записи хранятся всегда. Старше этого срока удаляются.
+          </p>
+        </div>
+      </fieldset>
       <div className="flex flex-wrap justify-end gap-2">
         {filterId ? (
           <button type="submit" name="intent" value="delete" className="btn-danger mr-auto" formNoValidate>

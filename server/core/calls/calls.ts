@@ -1,7 +1,8 @@
 import { and, count, desc, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome, type RecordingState } from "../../../db/schema";
+import { recordingNote } from "../recordings/recordings";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
 import { badRequest, forbidden, notFound } from "../errors";
@@ -209,6 +210,9 @@ export interface PresentedCall {
   outcome: CallOutcome | null;
   sipCode: number | null;
   reason: string | null;
+  /** The recording: null (not recorded), pending, ready, failed, expired, disk_full; and what the row says of it. */
+  recording: RecordingState | null;
+  recordingNote: string | null;
 }
 
 async function listCallRows(db: Db, where: SQL | undefined, limit: number, offset: number): Promise<PresentedCall[]> {
@@ -234,6 +238,8 @@ async function listCallRows(db: Db, where: SQL | undefined, limit: number, offse
     outcome: call.outcome,
     sipCode: call.sipCode,
     reason: call.reason,
+    recording: call.recording,
+    recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
   }));
 }
 

@@ -1,9 +1,10 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { calls, contacts, databases, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { calls, contacts, databases, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { baseVisible, inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
+import { mayHear, recordingNote } from "../recordings/recordings";
 import { contactIdSchema, parseInput } from "../validation";
 
 /** How many of each kind one client's history shows (a client called more often than this is rare). */
@@ -19,6 +20,14 @@ export type HistoryEntry =
       outcome: CallOutcome | null;
       talkSeconds: number;
       reason: string | null;
+      /** The call's id in the log (its recording plays at /recordings/:id). */
+      id: number;
+      /** What the row says of its recording («удалена по сроку хранения», ...), or null. */
+      recordingNote: string | null;
+      /** The viewer may play this call's recording (it is ready, and he may hear it). */
+      playable: boolean;
+      /** ...and may download it (admins). */
+      downloadable: boolean;
     }
   | { kind: "status"; at: string; manager: string | null; status: string; cardText: string };
 
@@ -28,17 +37,18 @@ export type HistoryEntry =
  */
 export async function historiesOf(db: Db, actor: Actor, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
   requireAdmin(actor);
-  return readHistories(db, contactIds);
+  return readHistories(db, actor, contactIds);
 }
 
-async function readHistories(db: Db, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
+async function readHistories(db: Db, actor: Actor, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
   const histories = new Map<number, HistoryEntry[]>(contactIds.map((id) => [id, []]));
   if (contactIds.length === 0) return histories;
   const [callRows, eventRows] = await Promise.all([
     db
-      .select({ call: calls, manager: users.login })
+      .select({ call: calls, manager: users.login, managersHear: filters.managersHearRecordings })
       .from(calls)
       .leftJoin(users, eq(users.id, calls.userId))
+      .leftJoin(filters, eq(filters.id, calls.filterId))
       .where(inArray(calls.contactId, contactIds))
       .orderBy(desc(calls.startedAt))
       .limit(HISTORY_LIMIT * contactIds.length),
@@ -50,7 +60,7 @@ async function readHistories(db: Db, contactIds: number[]): Promise<Map<number, 
       .orderBy(desc(leadEvents.createdAt))
       .limit(HISTORY_LIMIT * contactIds.length),
   ]);
-  for (const { call, manager } of callRows) {
+  for (const { call, manager, managersHear } of callRows) {
     histories.get(Number(call.contactId))?.push({
       kind: "call",
       at: call.startedAt.toISOString(),
@@ -60,6 +70,10 @@ async function readHistories(db: Db, contactIds: number[]): Promise<Map<number, 
       outcome: call.outcome,
       talkSeconds: call.talkSeconds,
       reason: call.reason,
+      id: call.id,
+      recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+      playable: mayHear(actor, call, managersHear),
+      downloadable: actor.isAdmin && call.recording === "ready",
     });
   }
   for (const { event, manager } of eventRows) {
@@ -86,7 +100,7 @@ export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown)
     .where(and(eq(contacts.id, contactId), inVisibleBase("contacts")));
   if (!contact) throw notFound("Клиент не найден");
   if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
-  return (await readHistories(db, [contactId])).get(contactId)!;
+  return (await readHistories(db, actor, [contactId])).get(contactId)!;
 }
 
 /**
@@ -112,6 +126,6 @@ export async function handedLeadDetails(
     .where(eq(contacts.id, contactId));
   if (!row) throw notFound("Клиент не найден");
   if (!actor.isAdmin && row.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
-  const history = row.hasHistory ? (await readHistories(db, [contactId])).get(contactId)! : [];
+  const history = row.hasHistory ? (await readHistories(db, actor, [contactId])).get(contactId)! : [];
   return { extraLabels: row.extraLabels ?? [], history };
 }

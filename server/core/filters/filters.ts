@@ -35,6 +35,8 @@ const idList = (message: string) =>
     .min(1, { error: message })
     .transform((ids) => [...new Set(ids)]);
 
+const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
+
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
 export const filterInputSchema = z.object({
   name: requiredText("Введите имя фильтра", 200),
@@ -52,6 +54,13 @@ export const filterInputSchema = z.object({
     .transform((v) => (v ? Number(v) : null)),
   /** When its clients may be called, in their own local time (issue 29). Absent: 09:00-21:00 on a new topic, kept on an edit. */
   callingHours: callingHoursSchema.optional(),
+  // Recordings (issue 28); left out: unchanged on an update, off on a new topic.
+  recordCalls: z.boolean({ error: "Неверное значение «Записывать разговоры»" }).optional(),
+  recordingRetentionDays: z
+    .union([z.literal(""), z.null(), z.coerce.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR })], { error: RETENTION_ERROR })
+    .optional()
+    .transform((v) => (v === "" ? null : v)),
+  managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;
 
@@ -67,6 +76,11 @@ export interface PresentedFilter {
   template: { id: number; name: string } | null;
   totalManagers: number;
   callingHours: CallingHours;
+
+  /** Recordings of the topic's calls: on or off, days kept (null: always), managers hear their own. */
+  recordCalls: boolean;
+  recordingRetentionDays: number | null;
+  managersHearRecordings: boolean;
 }
 
 /** Filters with everything they list, in id order. */
@@ -77,6 +91,9 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       id: filters.id,
       name: filters.name,
       isActive: filters.isActive,
+      recordCalls: filters.recordCalls,
+      recordingRetentionDays: filters.recordingRetentionDays,
+      managersHearRecordings: filters.managersHearRecordings,
       templateId: templates.id,
       templateName: templates.name,
       callsFrom: filters.callsFrom,
@@ -132,6 +149,9 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       template: row.templateId ? { id: row.templateId, name: row.templateName ?? "" } : null,
       totalManagers: managers.length,
       callingHours: presentHours(row),
+      recordCalls: row.recordCalls,
+      recordingRetentionDays: row.recordingRetentionDays,
+      managersHearRecordings: row.managersHearRecordings,
     };
   });
 }
@@ -238,6 +258,17 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
+/** The recording settings the input names (an absent one is not changed). */
+function recordingSettings(input: FilterInput) {
+  return Object.fromEntries(
+    Object.entries({
+      recordCalls: input.recordCalls,
+      recordingRetentionDays: input.recordingRetentionDays,
+      managersHearRecordings: input.managersHearRecordings,
+    }).filter(([, value]) => value !== undefined),
+  );
+}
+
 export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Promise<PresentedFilter> {
   requireAdmin(actor);
   const input = parseInput(filterInputSchema, rawInput);
@@ -245,7 +276,7 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
     await checkReferences(tx, input);
     const [row] = await tx
       .insert(filters)
-      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours) })
+      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...recordingSettings(input) })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
     return row.id;
@@ -268,7 +299,7 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
     await checkReferences(tx, input, existing.templateId);
     await tx
       .update(filters)
-      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), updatedAt: new Date() })
+      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...recordingSettings(input), updatedAt: new Date() })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
     await releaseUsersOf(tx, id, input.managers);

@@ -29,14 +29,15 @@ export const admitCallSchema = z.object({
 });
 
 export type Admission =
-  | { allowed: true; callId: number }
+  | { allowed: true; callId: number; record: boolean }
   | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
 
 /**
  * What the check needs, in one statement (it runs before every call): the manager with this SIP login, whether
  * he is signed in and on a break, whether the number is on the do-not-call list, his lead with that number, and
  * whether it is inside the calling hours of his topic (users.getting_filter; an admin outside any topic has none) in the
- * client's local time: the zone of the number dialled, else his lead's, else the topic's (decision 050).
+ * client's local time: the zone of the number dialled, else his lead's, else the topic's (decision 050), and
+ * whether that topic records its calls (decision 054).
  */
 async function callFacts(db: Db, login: string, numberKey: string | null) {
   const key = numberKey ?? "";
@@ -48,9 +49,11 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
     listed: boolean;
     in_hours: boolean;
     lead: string | number | null;
+    topic: number | null;
+    record: boolean;
   }>(
     db,
-    sql`select u.id,
+    sql`select u.id, f.id as topic, coalesce(f.record_calls, false) as record,
       exists (select 1 from ${sessions} s where s.user_id = u.id and s.expires_at > now()) as signed_in,
       ${onBreak(sql`u.id`)} as paused,
       ${isListed(sql`${key}`)} as listed,
@@ -79,7 +82,14 @@ function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean
  * log, refused calls closed at once with the reason. A row the browser already opened for the same Call-ID is
  * taken over (by_proxy), so the two reports make one row.
  */
-export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknown, region: string): Promise<Admission> {
+export async function admitCall(
+  db: Db,
+  secrets: TelephonySecrets,
+  input: unknown,
+  region: string,
+  /** Whether the recordings folder has room for one more call (recordings.ts); no room: the call goes unrecorded. */
+  recordingRoom: () => boolean = () => true,
+): Promise<Admission> {
   requireTelephonySecret(secrets);
   const { login, number, sipCallId, direction } = parseInput(admitCallSchema, input);
   const numberKey = doNotCallKey(number, region);
@@ -91,6 +101,9 @@ export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknow
   const refused = direction === "out" ? refusalOf(user) : null;
   // The client the call is for: the manager's lead with this number (the browser may only add what matches).
   const leadId = user.lead === null ? null : Number(user.lead);
+  // The manager's topic decides whether the call is recorded (issue 28); a full disk never stops a call.
+  const record = !refused && user.record && recordingRoom();
+  const recording = refused || !user.record ? null : record ? ("pending" as const) : ("disk_full" as const);
   const closed = refused
     ? {
         endedAt: sql`now()`,
@@ -101,7 +114,7 @@ export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknow
     : {};
   const [row] = await db
     .insert(calls)
-    .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, ...closed })
+    .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, filterId: user.topic, recording, ...closed })
     .onConflictDoUpdate({
       target: [calls.userId, calls.sipCallId],
       targetWhere: sql`sip_call_id is not null`,
@@ -110,11 +123,13 @@ export async function admitCall(db: Db, secrets: TelephonySecrets, input: unknow
         byProxy: true,
         contactId: sql`coalesce(excluded.contact_id, ${calls.contactId})`,
         lastSeenAt: sql`now()`,
+        filterId: user.topic,
+        recording,
         ...closed,
       },
     })
     .returning({ id: calls.id });
-  return refused ? { allowed: false, callId: row.id, sipCode: 403, phrase: refused } : { allowed: true, callId: row.id };
+  return refused ? { allowed: false, callId: row.id, sipCode: 403, phrase: refused } : { allowed: true, callId: row.id, record };
 }
 
 export const callEventSchema = z.object({

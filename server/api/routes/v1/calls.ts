@@ -1,8 +1,10 @@
+import fs from "node:fs";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { CALL_DIRECTIONS, CALL_OUTCOMES } from "../../../../db/schema/calls";
+import { CALL_DIRECTIONS, CALL_OUTCOMES, RECORDING_STATES } from "../../../../db/schema/calls";
 import { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCall } from "../../../core/calls/calls";
 import { clientHistory } from "../../../core/calls/history";
+import { recordingAnswer } from "../../../core/recordings/recordings";
 import { actorOf } from "../../plugin";
 import { errorResponses } from "../../schemas/common";
 
@@ -20,6 +22,8 @@ const callSchema = z.object({
   outcome: z.enum(CALL_OUTCOMES).nullable().describe("null while the call is on"),
   sipCode: z.number().int().nullable(),
   reason: z.string().nullable(),
+  recording: z.enum(RECORDING_STATES).nullable().describe("запись: null (не записывался), pending, ready, failed, expired, disk_full"),
+  recordingNote: z.string().nullable().describe("что строка журнала говорит о записи"),
 });
 const historySchema = z.array(
   z.object({
@@ -31,6 +35,10 @@ const historySchema = z.array(
     outcome: z.enum(CALL_OUTCOMES).nullable().optional(),
     talkSeconds: z.number().int().optional(),
     reason: z.string().nullable().optional(),
+    id: z.number().int().optional(),
+    recordingNote: z.string().nullable().optional(),
+    playable: z.boolean().optional().describe("запись можно слушать: GET /calls/{id}/recording"),
+    downloadable: z.boolean().optional().describe("запись можно скачать (админ)"),
     status: z.string().optional(),
     cardText: z.string().optional(),
   }),
@@ -100,6 +108,29 @@ const calls: FastifyPluginAsyncZod = async (api) => {
       // /users shows him in a call at once (decision 038).
       void api.deps.hub.presenceChanged().catch(() => {});
       return call;
+    },
+  );
+
+  api.get(
+    "/calls/:id/recording",
+    {
+      schema: {
+        summary:
+          "Запись разговора, Ogg Opus (левый канал: менеджер, правый: клиент); заголовок Range: часть файла (206). " +
+          "download=1: файлом (только админ). Админ: любой звонок; менеджер: свой, если тематика разрешает",
+        params: idParams,
+        querystring: z.object({ download: z.enum(["0", "1"]).optional() }),
+        response: { 200: z.any(), 206: z.any(), 416: z.null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const answer = await recordingAnswer(db, api.deps.recordings.folder, actorOf(request), request.params.id, {
+        download: request.query.download === "1",
+        range: request.headers.range,
+      });
+      reply.code(answer.status).headers(answer.headers);
+      if (answer.status === 416) return reply.send(null);
+      return reply.send(fs.createReadStream(answer.file, { start: answer.start, end: answer.end }));
     },
   );
 

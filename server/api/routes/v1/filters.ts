@@ -34,6 +34,9 @@ const filterSchema = z
     template: z.object({ id: z.number().int(), name: z.string() }).nullable(),
     totalManagers: z.number().int(),
     callingHours: callingHoursShape,
+    recordCalls: z.boolean().describe("записывать разговоры тематики"),
+    recordingRetentionDays: z.number().int().nullable().describe("дней хранить записи (null: всегда)"),
+    managersHearRecordings: z.boolean().describe("менеджер слушает записи своих разговоров"),
   })
   .describe("Фильтр (тематика)");
 
@@ -47,6 +50,9 @@ const filterBody = z
     scripts: z.unknown().optional().describe("id скриптов"),
     template: z.unknown().optional().describe("id шаблона или null"),
     callingHours: z.unknown().optional().describe("Время звонков: { from, until, days, timeZone }; без него — 09:00–21:00 у новой, без изменений у старой"),
+    recordCalls: z.unknown().optional().describe("true: записывать разговоры (не указано: без изменений)"),
+    recordingRetentionDays: z.unknown().optional().describe("дней хранить записи, 1-3650; null: всегда"),
+    managersHearRecordings: z.unknown().optional().describe("true: менеджер слушает записи своих разговоров"),
   })
   .partial();
 

@@ -51,16 +51,18 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary:
           "Для Kamailio: можно ли этому менеджеру звонить на этот номер сейчас (до INVITE к оператору связи). " +
-          "200 «id=N» (звонок открыт в журнале) или 403 «id=N;sip=403», а второй строкой причина для SIP: Do Not Call | On Break | Not Signed In | Outside Calling Hours (звонок записан как отказ)",
+          "200 «id=N;record=1|0» (звонок открыт в журнале; record=1: записывать разговор) или 403 «id=N;sip=403», а второй строкой причина для SIP: Do Not Call | On Break | Not Signed In | Outside Calling Hours (звонок записан как отказ)",
         body: admitCallSchema,
         response: { 200: z.string(), 400: errorSchema, 403: z.union([z.string(), errorSchema]), 404: errorSchema },
       },
     },
     async (request, reply) => {
-      const admission = await admitCall(api.deps.db, secrets(request.headers), request.body, api.deps.config.phoneRegion);
+      const admission = await admitCall(api.deps.db, secrets(request.headers), request.body, api.deps.config.phoneRegion, () =>
+        api.deps.recordings.hasRoom(),
+      );
       void api.deps.hub.presenceChanged().catch(() => {});
       reply.type("text/plain; charset=utf-8");
-      if (admission.allowed) return `id=${admission.callId}`;
+      if (admission.allowed) return `id=${admission.callId};record=${admission.record ? 1 : 0}`;
       reply.code(403);
       // The reason phrase has spaces, which Kamailio's parameter parsing refuses: it has the second line.
       return `id=${admission.callId ?? ""};sip=${admission.sipCode}\n${admission.phrase}`;

@@ -1,0 +1,401 @@
+import fs from "node:fs";
+import path from "node:path";
+import { and, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+import { calls, filters, recordingPlays, users, type RecordingState } from "../../../db/schema";
+import { type Actor, requireAdmin } from "../actor";
+import { forbidden, notFound } from "../errors";
+import { bigIdSchema, parseInput } from "../validation";
+import { callSpoolFiles } from "./spool";
+
+/**
+ * Call recordings (issue 28, decision 054). The app answers the proxy's question before a call whether to record
+ * it (the manager's topic, and room on the disk); rtpengine writes the call's pcap into the spool folder; a
+ * worker turns each finished call's pcap into Ogg Opus in a child process (convert-cli.ts) and removes the pcap;
+ * admins, and managers for their own calls where the topic allows it, play the file; a sweeper deletes files
+ * older than the topic keeps them.
+ *
+ * The folder (RECORDINGS_DIR): `spool/` is rtpengine's --recording-dir, `audio/` the app's files. Several app
+ * hosts and the telephony host share it (docs/telephony.md); the database says which host converts which call.
+ */
+export interface RecordingsFolder {
+  dir: string;
+  spool: string;
+  audio: string;
+  /** Below this many free bytes no call is recorded (the call goes on, its row says why). */
+  minFreeBytes: number;
+  /** Below this many free bytes the dashboard warns. */
+  warnFreeBytes: number;
+}
+
+export function recordingsFolder(dir: string, minFreeMb: number, warnFreeMb: number): RecordingsFolder {
+  const root = path.resolve(dir);
+  return { dir: root, spool: path.join(root, "spool"), audio: path.join(root, "audio"), minFreeBytes: minFreeMb * 2 ** 20, warnFreeBytes: warnFreeMb * 2 ** 20 };
+}
+
+/** Conversion tries before a recording is marked failed (its pcap stays in the spool for a person to look at). */
+export const MAX_ATTEMPTS = 5;
+/** A claim this old is a dead worker's (a killed app): another one takes the call. */
+const LEASE_SECONDS = 120;
+/** rtpengine writes the final metadata when it ends the call; without it this long after the end, it lost the call. */
+export const LOST_AFTER_SECONDS = 30;
+
+export interface DiskState {
+  freeBytes: number;
+  totalBytes: number;
+  /** Bytes in the audio files and the spool. */
+  usedBytes: number;
+  /** The folder is missing or unreadable. */
+  error: string | null;
+}
+
+/** The free space of the folder's file system, or null when the folder cannot be read. */
+export function freeSpace(folder: RecordingsFolder): { free: number; total: number } | null {
+  try {
+    const stats = fs.statfsSync(folder.dir);
+    return { free: stats.bavail * stats.bsize, total: stats.blocks * stats.bsize };
+  } catch {
+    return null;
+  }
+}
+
+async function folderBytes(dir: string): Promise<number> {
+  let total = 0;
+  let entries: fs.Dirent[];
+  try {
+    entries = await fs.promises.readdir(dir, { withFileTypes: true });
+  } catch {
+    return 0;
+  }
+  for (const entry of entries) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) total += await folderBytes(full);
+    else if (entry.isFile()) total += (await fs.promises.stat(full).catch(() => null))?.size ?? 0;
+  }
+  return total;
+}
+
+/** The folder's size and free space, for /metrics and the dashboard (walks the folder: call it seldom). */
+export async function diskState(folder: RecordingsFolder): Promise<DiskState> {
+  const space = freeSpace(folder);
+  if (!space) return { freeBytes: 0, totalBytes: 0, usedBytes: 0, error: `папка записей ${folder.dir} недоступна` };
+  return { freeBytes: space.free, totalBytes: space.total, usedBytes: await folderBytes(folder.dir), error: null };
+}
+
+/**
+ * The folders exist (a missing one is made at start, so rtpengine and the worker find them). The spool is
+ * group-writable whatever the umask: rtpengine, another user in the app's group, writes there.
+ */
+export function ensureFolders(folder: RecordingsFolder): void {
+  for (const dir of [folder.dir, folder.audio]) fs.mkdirSync(dir, { recursive: true });
+  for (const dir of [folder.spool, ...["pcaps", "metadata", "tmp"].map((d) => path.join(folder.spool, d))]) {
+    if (fs.existsSync(dir)) continue;
+    fs.mkdirSync(dir, { recursive: true });
+    fs.chmodSync(dir, 0o2775);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The conversion queue, in the calls table.
+
+export interface ClaimedRecording {
+  id: number;
+  sipCallId: string;
+  startedAt: Date;
+  endedAt: Date;
+  attempts: number;
+  answered: boolean;
+}
+
+/**
+ * The next ended call waiting for its conversion, claimed for LEASE_SECONDS (one instance takes it; a killed
+ * one's claim runs out and another takes it again). The lease also spaces the retries of a failed one.
+ */
+export async function claimRecording(db: Db): Promise<ClaimedRecording | null> {
+  const [row] = await queryRows<{ id: string | number; sip_call_id: string; started_at: string | Date; ended_at: string | Date; recording_attempts: number; answered: boolean }>(
+    db,
+    sql`update calls set recording_lease_until = now() + make_interval(secs => ${LEASE_SECONDS}), recording_attempts = recording_attempts + 1
+    where id = (select id from calls where recording = 'pending' and ended_at is not null and sip_call_id is not null
+      and (recording_lease_until is null or recording_lease_until < now()) order by id limit 1 for update skip locked)
+    returning id, sip_call_id, started_at, ended_at, recording_attempts, answered_at is not null as answered`,
+  );
+  if (!row) return null;
+  return { id: Number(row.id), sipCallId: row.sip_call_id, startedAt: new Date(row.started_at), endedAt: new Date(row.ended_at), attempts: Number(row.recording_attempts), answered: Boolean(row.answered) };
+}
+
+/** Not yet: rtpengine has not finished the call's files. Tried again in a moment, not counted as a try. */
+export async function notYet(db: Db, id: number): Promise<void> {
+  await db
+    .update(calls)
+    .set({ recordingAttempts: sql`${calls.recordingAttempts} - 1`, recordingLeaseUntil: sql`now() + interval '1 second'` })
+    .where(eq(calls.id, id));
+}
+
+/** A call never answered has nothing to hear: no recording on its row (its spool files are removed). */
+export async function nothingRecorded(db: Db, id: number): Promise<void> {
+  await db.update(calls).set({ recording: null, recordingLeaseUntil: null, recordingAttempts: 0 }).where(eq(calls.id, id));
+}
+
+export async function recordingDone(db: Db, id: number, file: string, ms: number): Promise<void> {
+  await db
+    .update(calls)
+    .set({ recording: "ready", recordingFile: file, recordingMs: ms, recordingError: null, recordingLeaseUntil: null })
+    .where(eq(calls.id, id));
+}
+
+/** A failed try: the reason on the row, tried again later (after 10 s, 40 s, 90 s...), failed for good after MAX_ATTEMPTS. */
+export async function recordingFailed(db: Db, call: ClaimedRecording, reason: string): Promise<void> {
+  const last = call.attempts >= MAX_ATTEMPTS;
+  await db
+    .update(calls)
+    .set({
+      recording: last ? "failed" : "pending",
+      recordingError: reason.slice(0, 500),
+      recordingLeaseUntil: last ? null : sql`now() + make_interval(secs => ${10 * call.attempts * call.attempts})`,
+    })
+    .where(eq(calls.id, call.id));
+}
+
+/** What the worker converts for one call: its spool files, or null while rtpengine may still be writing them. */
+export async function spoolJob(folder: RecordingsFolder, call: ClaimedRecording, now = Date.now()) {
+  const files = await callSpoolFiles(folder.spool, call.sipCallId);
+  const lost = now - call.endedAt.getTime() > LOST_AFTER_SECONDS * 1000;
+  if (files.finished.length === 0 && !lost) return null;
+  const month = call.startedAt.toISOString().slice(0, 7);
+  const relative = path.join(month, `${call.id}.ogg`);
+  return { files, relative, output: path.join(folder.audio, relative) };
+}
+
+/** Once the audio file is whole: the call's pcaps and metadata go (a pcap is kept only while it is needed). */
+export function removeSpoolFiles(files: { pcaps: string[]; finished: string[]; unfinished: string[] }): void {
+  for (const file of [...files.pcaps, ...files.finished, ...files.unfinished]) fs.rmSync(file, { force: true });
+}
+
+/** The dashboard's warning about the recordings folder, or null while there is room. */
+export function diskWarning(folder: RecordingsFolder, disk: DiskState | null): string | null {
+  if (!disk) return null;
+  if (disk.error) return `Записи разговоров: ${disk.error}. Звонки идут без записи.`;
+  const gb = (bytes: number) => (bytes / 2 ** 30).toLocaleString("ru-RU", { maximumFractionDigits: 1 });
+  if (disk.freeBytes < folder.minFreeBytes) {
+    return `Записи разговоров: на диске осталось ${gb(disk.freeBytes)} ГБ, звонки идут без записи. Освободите место или сократите срок хранения записей.`;
+  }
+  if (disk.freeBytes < folder.warnFreeBytes) {
+    return `Записи разговоров: на диске осталось ${gb(disk.freeBytes)} ГБ. При ${gb(folder.minFreeBytes)} ГБ звонки перестанут записываться.`;
+  }
+  return null;
+}
+
+export interface RecordedCall {
+  id: number;
+  at: string;
+  manager: string | null;
+  number: string;
+  talkSeconds: number;
+  playable: boolean;
+  recordingNote: string | null;
+}
+
+/** The newest recorded calls (the dashboard's list, admins): each with its player or what became of its recording. */
+export async function recentRecordedCalls(db: Db, actor: Actor, limit = 20): Promise<RecordedCall[]> {
+  requireAdmin(actor);
+  const rows = await db
+    .select({ call: calls, manager: users.login })
+    .from(calls)
+    .leftJoin(users, eq(users.id, calls.userId))
+    .where(isNotNull(calls.recording))
+    .orderBy(desc(calls.startedAt), desc(calls.id))
+    .limit(limit);
+  return rows.map(({ call, manager }) => ({
+    id: call.id,
+    at: call.startedAt.toISOString(),
+    manager,
+    number: call.number,
+    talkSeconds: call.talkSeconds,
+    playable: call.recording === "ready",
+    recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+  }));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Retention.
+
+/**
+ * Deletes the audio of calls older than their topic's retention days; the row keeps «удалена по сроку хранения».
+ * A batch at a time; answers how many went.
+ */
+export async function sweepExpired(db: Db, folder: RecordingsFolder, batch = 500): Promise<number> {
+  const due = await db
+    .select({ id: calls.id, file: calls.recordingFile })
+    .from(calls)
+    .innerJoin(filters, eq(filters.id, calls.filterId))
+    .where(
+      and(
+        eq(calls.recording, "ready"),
+        isNotNull(filters.recordingRetentionDays),
+        lt(calls.startedAt, sql`now() - make_interval(days => ${filters.recordingRetentionDays})`),
+      ),
+    )
+    .limit(batch);
+  for (const row of due) if (row.file) fs.rmSync(path.join(folder.audio, row.file), { force: true });
+  if (due.length > 0) {
+    await db
+      .update(calls)
+      .set({ recording: "expired", recordingFile: null })
+      .where(inArray(calls.id, due.map((row) => row.id)));
+  }
+  return due.length;
+}
+
+/**
+ * Metadata rtpengine finished after its call's audio was made without it: a call it dropped only on its media
+ * timeout (a dead browser's call ends with Kamailio's own BYE, which deletes nothing in rtpengine), converted
+ * after LOST_AFTER_SECONDS. Its pcap is gone; the file is removed once it is an hour old.
+ */
+export function sweepOrphanMetadata(folder: RecordingsFolder, now = Date.now()): number {
+  const dir = path.join(folder.spool, "metadata");
+  let removed = 0;
+  for (const name of fs.existsSync(dir) ? fs.readdirSync(dir) : []) {
+    const file = path.join(dir, name);
+    const stat = fs.statSync(file, { throwIfNoEntry: false });
+    if (!stat || now - stat.mtimeMs < 3_600_000) continue;
+    const pcap = fs.readFileSync(file, "utf8").split("\n", 1)[0].trim();
+    if (pcap && fs.existsSync(path.join(folder.spool, "pcaps", path.basename(pcap)))) continue;
+    fs.rmSync(file, { force: true });
+    removed++;
+  }
+  return removed;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Playback.
+
+/** What a row says of its recording, in Russian (the call log, the client's history). */
+export function recordingNote(state: RecordingState | null, error: string | null, attempts: number): string | null {
+  switch (state) {
+    case null:
+      return null;
+    case "pending":
+      return error ? `запись не готова: ${error} (попытка ${attempts} из ${MAX_ATTEMPTS})` : "запись готовится";
+    case "ready":
+      return null;
+    case "failed":
+      return `запись не удалась: ${error ?? "неизвестная ошибка"}`;
+    case "expired":
+      return "запись удалена по сроку хранения";
+    case "disk_full":
+      return "разговор не записан: нет места в папке записей";
+  }
+}
+
+/** Whether this person may play this call's recording (openRecording's rule, for the pages' players). */
+export function mayHear(actor: Actor, call: { userId: number | null; recording: RecordingState | null }, managersHear: boolean | null): boolean {
+  if (call.recording !== "ready") return false;
+  return actor.isAdmin || (call.userId === actor.id && Boolean(managersHear));
+}
+
+export const recordingRequestSchema = bigIdSchema("Неверный идентификатор звонка");
+
+/**
+ * Who may hear a call (the one rule for every route): an admin any call; a manager his own call when its topic
+ * lets managers hear recordings. Answers the file's full path; a play or a download is written down.
+ */
+export async function openRecording(
+  db: Db,
+  folder: RecordingsFolder,
+  actor: Actor,
+  rawCallId: unknown,
+  purpose: { download: boolean; log: boolean },
+): Promise<{ file: string; size: number; name: string }> {
+  const id = parseInput(recordingRequestSchema, rawCallId);
+  const [row] = await db
+    .select({
+      userId: calls.userId,
+      recording: calls.recording,
+      file: calls.recordingFile,
+      startedAt: calls.startedAt,
+      managersHear: filters.managersHearRecordings,
+      error: calls.recordingError,
+      attempts: calls.recordingAttempts,
+    })
+    .from(calls)
+    .leftJoin(filters, eq(filters.id, calls.filterId))
+    .where(eq(calls.id, id));
+  if (!row) throw notFound("Звонок не найден", "call_not_found");
+  // The same rule as mayHear, with the reason for each refusal.
+  if (!actor.isAdmin) {
+    if (row.userId !== actor.id) throw forbidden("Это не ваш звонок: его запись слушает только администратор", "recording_forbidden");
+    if (!row.managersHear) throw forbidden("В этой тематике записи слушают только администраторы", "recording_forbidden");
+    if (purpose.download) throw forbidden("Скачать запись может только администратор", "recording_forbidden");
+  }
+  if (row.recording !== "ready" || !row.file) {
+    throw notFound(recordingNote(row.recording, row.error, row.attempts) ?? "Этот звонок не записывался", "recording_not_found");
+  }
+  const file = path.join(folder.audio, row.file);
+  const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
+  if (size === undefined) throw notFound("Файл записи не найден в папке записей", "recording_not_found");
+  if (purpose.log) await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: purpose.download });
+  const stamp = row.startedAt.toISOString().slice(0, 19).replace(/[T:]/g, "-");
+  return { file, size, name: `zvonok-${id}-${stamp}.ogg` };
+}
+
+export type RecordingAnswer =
+  | { status: 200 | 206; headers: Record<string, string>; file: string; start: number; end: number }
+  | { status: 416; headers: Record<string, string> };
+
+/**
+ * GET of a recording for the <audio> element and downloads (the page's route and the API's): the whole file or
+ * the one byte range asked (206), so the player seeks. A play is written down once, at its first request (from
+ * byte 0); a download every time.
+ */
+export async function recordingAnswer(
+  db: Db,
+  folder: RecordingsFolder,
+  actor: Actor,
+  rawCallId: unknown,
+  request: { download: boolean; range: string | undefined },
+): Promise<RecordingAnswer> {
+  const range = request.range;
+  const fromStart = !range || /^bytes=0-/.test(range.trim());
+  const { file, size, name } = await openRecording(db, folder, actor, rawCallId, { download: request.download, log: request.download || fromStart });
+  const headers: Record<string, string> = {
+    "Content-Type": "audio/ogg",
+    "Accept-Ranges": "bytes",
+    "Cache-Control": "private, no-store",
+  };
+  if (request.download) headers["Content-Disposition"] = `attachment; filename="${name}"`;
+  const wanted = byteRange(range, size);
+  if (wanted === "bad") return { status: 416, headers: { ...headers, "Content-Range": `bytes */${size}` } };
+  if (wanted === "whole") return { status: 200, headers: { ...headers, "Content-Length": String(size) }, file, start: 0, end: size - 1 };
+  return {
+    status: 206,
+    headers: { ...headers, "Content-Length": String(wanted.end - wanted.start + 1), "Content-Range": `bytes ${wanted.start}-${wanted.end}/${size}` },
+    file,
+    start: wanted.start,
+    end: wanted.end,
+  };
+}
+
+/** Who played or downloaded a call's recording, newest first (admins). */
+export async function recordingPlaysOf(db: Db, callId: number) {
+  return db.select().from(recordingPlays).where(eq(recordingPlays.callId, callId)).orderBy(sql`${recordingPlays.at} desc`);
+}
+
+/** An HTTP Range header against a file's size: the one range served (206), "whole" (200), or "bad" (416). */
+export function byteRange(header: string | undefined, size: number): { start: number; end: number } | "whole" | "bad" {
+  if (!header) return "whole";
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!match || (match[1] === "" && match[2] === "")) return "bad";
+  let start: number;
+  let end: number;
+  if (match[1] === "") {
+    const suffix = Number(match[2]);
+    if (suffix === 0) return "bad";
+    start = Math.max(0, size - suffix);
+    end = size - 1;
+  } else {
+    start = Number(match[1]);
+    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
+  }
+  if (start >= size || end < start) return "bad";
+  return { start, end };
+}

@@ -1,0 +1,160 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Db } from "../../db/client";
+import {
+  type ClaimedRecording,
+  claimRecording,
+  diskState,
+  type DiskState,
+  ensureFolders,
+  freeSpace,
+  nothingRecorded,
+  notYet,
+  recordingDone,
+  recordingFailed,
+  type RecordingsFolder,
+  removeSpoolFiles,
+  spoolJob,
+  sweepExpired,
+  sweepOrphanMetadata,
+} from "../core/recordings/recordings";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const CONVERTER = path.join(here, "..", "core", "recordings", "convert-cli.ts");
+const ROOT = path.join(here, "..", "..");
+
+export interface RecordingsOptions {
+  log?: (message: string, error?: unknown) => void;
+  /** How often the queue is looked at (ms): a call's audio is ready about this long plus its conversion after the end. */
+  everyMs?: number;
+  sweepEveryMs?: number;
+  diskEveryMs?: number;
+  onConversion?: (outcome: "done" | "failed", seconds: number) => void;
+}
+
+export interface Recordings {
+  folder: RecordingsFolder;
+  /** Room for one more recorded call (asked before every call: a cached statfs, at most a second old). */
+  hasRoom(): boolean;
+  /** The folder's size and free space as last measured (every minute; null before the first measure). */
+  disk(): DiskState | null;
+  /** Measures them now. */
+  measure(): Promise<DiskState>;
+  /** Converts what waits now, then answers (tests, and the timer). */
+  drain(): Promise<void>;
+  /** The conversion under way, if any (the fault test kills it). */
+  converting(): ChildProcess | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * The recordings' background work on this instance (issue 28, decision 054): the conversion queue (one call at a
+ * time, each in a child process off the event loop), the retention sweep, and the disk measure for /metrics and
+ * the dashboard. Every instance runs it; the database hands each call to one of them.
+ */
+export function startRecordings(db: Db, folder: RecordingsFolder, options: RecordingsOptions = {}): Recordings {
+  // DEBUG_RECORDINGS=1: the job's failures on stderr (tests run the app with its log silent).
+  const log = process.env.DEBUG_RECORDINGS ? (m: string, e?: unknown) => console.error("REC", m, e ?? "") : (options.log ?? (() => {}));
+  try {
+    ensureFolders(folder);
+  } catch (error) {
+    log(`the recordings folder ${folder.dir} cannot be made`, error);
+  }
+  let room = { at: 0, ok: true };
+  let disk: DiskState | null = null;
+  let child: ChildProcess | null = null;
+  let running: Promise<void> | null = null;
+  let stopped = false;
+
+  const hasRoom = () => {
+    if (Date.now() - room.at > 1000) {
+      const space = freeSpace(folder);
+      room = { at: Date.now(), ok: space !== null && space.free >= folder.minFreeBytes };
+    }
+    return room.ok;
+  };
+
+  const runConverter = (job: { pcaps: string[]; metadata: string[]; output: string }) =>
+    new Promise<number>((resolve, reject) => {
+      const proc = spawn(process.execPath, ["--import", "tsx", CONVERTER, JSON.stringify(job)], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+      child = proc;
+      let out = "";
+      let err = "";
+      proc.stdout!.on("data", (chunk) => (out += String(chunk)));
+      proc.stderr!.on("data", (chunk) => (err += String(chunk)));
+      proc.on("error", reject);
+      proc.on("exit", (code, signal) => {
+        child = null;
+        if (code === 0) resolve((JSON.parse(out) as { ms: number }).ms);
+        else reject(new Error(signal ? `преобразование прервано (${signal})` : err.trim().split("\n").pop() || `код выхода ${code}`));
+      });
+    });
+
+  async function convert(call: ClaimedRecording) {
+    const job = await spoolJob(folder, call);
+    if (!job) return notYet(db, call.id);
+    if (!call.answered) {
+      removeSpoolFiles(job.files);
+      return nothingRecorded(db, call.id);
+    }
+    if (job.files.pcaps.length === 0) return recordingFailed(db, call, "rtpengine не записал разговор: в папке записей нет его pcap");
+    const started = performance.now();
+    try {
+      fs.mkdirSync(path.dirname(job.output), { recursive: true });
+      const ms = await runConverter({ pcaps: job.files.pcaps, metadata: [...job.files.finished, ...job.files.unfinished], output: job.output });
+      await recordingDone(db, call.id, job.relative, ms);
+      removeSpoolFiles(job.files);
+      options.onConversion?.("done", (performance.now() - started) / 1000);
+    } catch (error) {
+      const reason = String((error as Error)?.message ?? error);
+      log(`call ${call.id}: the recording's conversion failed (try ${call.attempts}): ${reason}`);
+      await recordingFailed(db, call, reason);
+      options.onConversion?.("failed", (performance.now() - started) / 1000);
+    }
+  }
+
+  const drain = () =>
+    (running ??= (async () => {
+      try {
+        for (let call = await claimRecording(db); call && !stopped; call = await claimRecording(db)) await convert(call);
+      } catch (error) {
+        log("the recordings queue failed", error);
+      } finally {
+        running = null;
+      }
+    })());
+
+  const measure = async () => (disk = await diskState(folder));
+  const sweep = async () => {
+    try {
+      await sweepExpired(db, folder);
+      sweepOrphanMetadata(folder);
+    } catch (error) {
+      log("the recordings' retention sweep failed", error);
+    }
+  };
+  void measure();
+  const timers = [
+    setInterval(() => void drain(), options.everyMs ?? 1000),
+    setInterval(() => void sweep(), options.sweepEveryMs ?? 3_600_000),
+    setInterval(() => void measure(), options.diskEveryMs ?? 60_000),
+  ];
+  for (const timer of timers) timer.unref();
+
+  return {
+    folder,
+    hasRoom,
+    disk: () => disk,
+    measure,
+    drain,
+    converting: () => child,
+    async stop() {
+      stopped = true;
+      for (const timer of timers) clearInterval(timer);
+      child?.kill("SIGTERM");
+      await running?.catch(() => {});
+    },
+  };
+}
