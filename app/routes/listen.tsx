@@ -1,8 +1,15 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
 import { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../calls.server";
 import { resourceError } from "../errors.server";
 import { readFormBody } from "../forms.server";
+
+/** Nothing to read here: a GET says so (after the sign-in check every resource makes). */
+export async function loader({ request, context }: LoaderFunctionArgs) {
+  const user = await getUser(request, context);
+  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  return Response.json({ error: "method_not_allowed", message: "Сюда отправляют только формы (POST)" }, { status: 405, headers: { Allow: "POST" } });
+}
 
 /**
  * Live listening and whisper from /users (issue 28). The admin's page: intent start (managerId) answers the session

@@ -139,6 +139,8 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "balance.tsx": { access: "resource", url: "/balance" },
   // The softphone's call reports (POST) and the user's own calls (GET), JSON with 401 for an anonymous call.
   "calls.tsx": { access: "resource", url: "/calls" },
+  // Live listening and whisper (POST, JSON): who may do which, test/api/listening.test.ts.
+  "listen.tsx": { access: "resource", url: "/listen" },
   // A call's recording: who may hear which call, test/api/recordings.test.ts (a call never recorded here: 404).
   "recordings.$id.tsx": { access: "user", url: "/recordings/999999999" },
   "webPhone.tsx": { access: "user", url: "/webPhone" },
