@@ -4,7 +4,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { handleImportPost, mappingChoices, type ImportState } from "../bases.server";
-import { Banner, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
+import { Banner, FILE_LABEL, fileRefusal, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
 
@@ -91,6 +91,13 @@ export default function ImportBasePage() {
       setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Выберите файл для импорта" });
       return;
     }
+    // A file the server would refuse is refused here, before a byte of it is sent (issue 31).
+    const refusal = form.get("file") instanceof File ? await fileRefusal(form.get("file") as File) : null;
+    if (refusal) {
+      notify("error", refusal);
+      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: refusal });
+      return;
+    }
     const intent = form.get("intent");
     setBusy(intent === "preview" ? { phase: "upload", percent: 0 } : { phase: "processing", percent: 100 });
     const stopFollowing =
@@ -157,7 +164,7 @@ export default function ImportBasePage() {
           </div>
           <div>
             <label className="label" htmlFor="base-file">
-              Файл (.xlsx, .xls, .ods, .csv)
+              {FILE_LABEL}
             </label>
             <input
               id="base-file"
