@@ -1,5 +1,7 @@
 import type { Page } from "playwright-core";
+import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
@@ -18,7 +20,8 @@ let manager: Awaited<ReturnType<typeof seedScreens>>["manager"];
 let ids: Awaited<ReturnType<typeof seedScreens>>["ids"];
 
 beforeAll(async () => {
-  e = await startE2E();
+  // A PBX address nothing answers on: a manager given SIP credentials has a phone that is not connected.
+  e = await startE2E({ env: { SIP_WS_URL: "ws://127.0.0.1:9/ws", SIP_DOMAIN: "pbx.invalid" } });
   // A realistic office (test/helpers/screens.ts): long names and logins, two pages of managers, reports, a topic.
   ({ manager, ids } = await seedScreens(e));
 });
@@ -224,6 +227,49 @@ describe("layout at 1280 and 390 px, light and dark", () => {
     }
     expect(found).toEqual([]);
   }, 120_000);
+
+  it("the phone, not connected: said once, Позвонить greyed and saying why, nothing over the status buttons (issue 31)", async () => {
+    await e.db.update(users).set({ sipLogin: "7001", sipPassword: "sip-7001" }).where(eq(users.id, manager.user.id));
+    const found: string[] = [];
+    const { context, page } = await contextFor(manager, true);
+    try {
+      for (const size of WIDTHS) {
+        await page.setViewportSize(size);
+        await page.goto("/leadpanel");
+        await waitForHydration(page);
+        await page.locator("[data-testid=call-state]", { hasText: "Телефон не подключён" }).waitFor();
+        const said = await page.evaluate(() => {
+          const all = Array.from(document.querySelectorAll("body *")).filter((el) => {
+            const own = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("Телефон не подключён"));
+            return own && (el as HTMLElement).offsetParent !== null;
+          });
+          return all.length;
+        });
+        if (said !== 1) found.push(`${size.width}: «Телефон не подключён» shown ${said} times`);
+        const call = page.getByTestId("call-button");
+        if ((await call.getAttribute("aria-disabled")) !== "true") found.push(`${size.width}: Позвонить does not look disabled`);
+        if (!/^Позвонить (пока )?нельзя: телефон/.test((await call.getAttribute("title")) ?? "")) found.push(`${size.width}: Позвонить does not say why`);
+        // Greyed with aria-disabled, which Playwright will not click; a person still can (and so can the C key).
+        await call.click({ force: true });
+        await page.locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ }).first().waitFor();
+        // Each status button, scrolled to the bottom edge of the window (where a docked panel sits), is on top.
+        for (const button of await page.locator("[data-testid=status-buttons] button").all()) {
+          const covered = await button.evaluate((el) => {
+            el.scrollIntoView({ block: "end" });
+            const r = el.getBoundingClientRect();
+            const points = [[r.left + 4, r.bottom - 4], [r.right - 4, r.bottom - 4], [r.left + r.width / 2, r.top + r.height / 2]];
+            const over = points.map(([x, y]) => document.elementFromPoint(x, y)).find((hit) => hit && hit !== el && !el.contains(hit));
+            return over ? `${el.textContent!.trim().slice(0, 30)} under ${over.closest("[data-testid]")?.getAttribute("data-testid") ?? over.tagName}` : null;
+          });
+          if (covered) found.push(`${size.width}: ${covered}`);
+        }
+      }
+    } finally {
+      await context.close();
+      await e.db.update(users).set({ sipLogin: "", sipPassword: "" }).where(eq(users.id, manager.user.id));
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
 
   it("the frame: a short page does not scroll, the header stays on top, the menu reaches the bottom", async () => {
     const { context, page } = await contextFor(ADMIN, true);
