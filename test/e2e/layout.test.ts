@@ -271,6 +271,36 @@ describe("layout at 1280 and 390 px, light and dark", () => {
     expect(found).toEqual([]);
   }, 60_000);
 
+  it("the menu on a phone closes by ✕ and a tap outside it, with and without JavaScript, and by Esc (issue 31)", async () => {
+    const found: string[] = [];
+    for (const javaScript of [true, false]) {
+      const { context, page } = await contextFor(ADMIN, javaScript);
+      await page.setViewportSize(WIDTHS[1]);
+      await page.goto("/users");
+      if (javaScript) await waitForHydration(page);
+      const menu = page.getByTestId("sidebar");
+      const ways: Array<[string, () => Promise<unknown>]> = [
+        ["✕", () => page.getByTestId("menu-close").click({ timeout: 2000 })],
+        // Right of the 256 px drawer, mid-screen: the page behind it.
+        ["a tap outside", () => page.mouse.click(WIDTHS[1].width - 20, 400)],
+      ];
+      if (javaScript) ways.push(["Esc", () => page.keyboard.press("Escape")]);
+      for (const [how, close] of ways) {
+        await page.locator("header label[for=menu-toggle]").click();
+        await menu.waitFor({ state: "visible" });
+        const closed = await close()
+          .then(() => menu.waitFor({ state: "hidden", timeout: 2000 }))
+          .then(() => true, () => false);
+        if (!closed) {
+          found.push(`${javaScript ? "JS" : "no-JS"}: ${how} does not close the menu`);
+          await page.goto("/users");
+        }
+      }
+      await context.close();
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
+
   it("the frame: a short page does not scroll, the header stays on top, the menu reaches the bottom", async () => {
     const { context, page } = await contextFor(ADMIN, true);
     await page.goto("/users");
