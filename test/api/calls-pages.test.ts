@@ -88,7 +88,9 @@ describe("the call log in the pages", () => {
 
     const home = await getPage(t, "/", adminCookie);
     expect(home.text).toContain("Звонки за сегодня");
-    const row = /<tr[^>]*><td[^>]*>history-manager<\/td>(.*?)<\/tr>/.exec(home.text)![1];
+    // Named as in the top managers and the breaks (issue 31): the display name, the login on hover.
+    const name = `<span title="history-manager">${manager.user.displayName}</span>`;
+    const row = new RegExp(`<tr[^>]*><td[^>]*>${name}</td>(.*?)</tr>`).exec(home.text)![1];
     // Attempts, answered, talk time, average call.
     expect([...row.matchAll(/>([^<>]+)<\/td>/g)].map((m) => m[1])).toEqual(["2", "1", "1:05", "1:05"]);
   });
