@@ -171,6 +171,8 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       const cell = page.locator(`[data-testid="manager-row-op24"] [data-testid=cell-displayName]`);
       await cell.locator("button").click();
       await cell.locator("input[name=value]").waitFor();
+      const editorWidth = await cell.locator("input[name=value]").evaluate((el) => el.getBoundingClientRect().width);
+      if (editorWidth < 150) found.push(`${size.width}: the name editor is ${Math.round(editorWidth)} px wide`);
       for (const name of ["Сохранить", "Отмена"]) {
         const button = cell.getByRole("button", { name });
         await button.scrollIntoViewIfNeeded();
