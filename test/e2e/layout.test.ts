@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { users } from "../../db/schema";
+import { statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
@@ -299,6 +299,53 @@ describe("layout at 1280 and 390 px, light and dark", () => {
         }
       }
       await context.close();
+    }
+    expect(found).toEqual([]);
+  }, 60_000);
+
+  it("every status button's shape shows in both themes: 3:1 against the page, by its colour or its ring (issue 31)", async () => {
+    // A near-black status (1.14:1 on the dark page) and a near-white one (1.0:1 on the light page).
+    const changed = { Перезвонить: "#111827", "Не интересно": "#f8fafc" };
+    const before = await e.db.select({ text: statuses.text, color: statuses.color }).from(statuses);
+    for (const [text, color] of Object.entries(changed)) await e.db.update(statuses).set({ color }).where(eq(statuses.text, text));
+    const found: string[] = [];
+    const { context, page } = await contextFor(manager, true);
+    try {
+      for (const theme of ["light", "dark"] as Theme[]) {
+        await setTheme(context, theme);
+        await page.goto("/leadpanel");
+        await waitForHydration(page);
+        const weak = await page.evaluate(() => {
+          const rgb = (css: string) => (css.match(/[\d.]+/g) ?? []).map(Number);
+          const luminance = ([r, g, b]: number[]) => {
+            const c = (v: number) => ((v /= 255) <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+            return 0.2126 * c(r) + 0.7152 * c(g) + 0.0722 * c(b);
+          };
+          const contrast = (a: number[], b: number[]) => {
+            const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+            return (hi + 0.05) / (lo + 0.05);
+          };
+          const surfaceOf = (el: Element) => {
+            for (let box = el.parentElement; box; box = box.parentElement) {
+              const bg = rgb(getComputedStyle(box).backgroundColor);
+              if (bg.length === 3 || (bg.length === 4 && bg[3] > 0)) return bg;
+            }
+            return [255, 255, 255];
+          };
+          return Array.from(document.querySelectorAll("[data-testid=status-buttons] button")).flatMap((el) => {
+            const style = getComputedStyle(el);
+            const surface = surfaceOf(el);
+            // Rings are box-shadows with no offset and no blur: "rgb(...) 0px 0px 0px 1px".
+            const rings = Array.from(style.boxShadow.matchAll(/(rgba?\([^)]+\)) 0px 0px 0px ([\d.]+)px/g)).filter((m) => Number(m[2]) >= 1).map((m) => rgb(m[1]));
+            const edge = Math.max(contrast(rgb(style.backgroundColor), surface), ...rings.map((ring) => contrast(ring, surface)));
+            return edge < 3 ? [`«${el.textContent!.trim()}» ${edge.toFixed(2)}:1`] : [];
+          });
+        });
+        found.push(...weak.map((w) => `${theme}: ${w}`));
+      }
+    } finally {
+      await context.close();
+      for (const { text, color } of before.filter((s) => s.text in changed)) await e.db.update(statuses).set({ color }).where(eq(statuses.text, text));
     }
     expect(found).toEqual([]);
   }, 60_000);
