@@ -95,7 +95,15 @@ describe("the call log in the pages", () => {
     expect([...row.matchAll(/>([^<>]+)<\/td>/g)].map((m) => m[1])).toEqual(["2", "1", "1:05", "1:05"]);
   });
 
-  it("refuses a report without a session, for a client who is not his, or that names no known action", async () => {
+  it("the search says how many pages there are beyond its five buttons, and when it stopped at its limit (issue 31)", async () => {
+    await createBase(t.db, { count: 210, prefix: "Многостраничный" });
+    const many = await getPage(t, `/searchlead?term=${encodeURIComponent("Многостраничный")}&size=5&page=2`, adminCookie);
+    expect(many.status).toBe(200);
+    expect(many.text).toContain("Найдено 200 или больше: показаны первые 200, уточните поиск");
+    expect(/data-testid="page-of"[^>]*>([^<]*(?:<!-- -->[^<]*)*)</.exec(many.text)?.[1].replace(/<!-- -->/g, "")).toBe("Страница 2 из 40");
+  });
+
+    it("refuses a report without a session, for a client who is not his, or that names no known action", async () => {
     const anonymous = await t.request.post("/calls").set("Content-Type", "application/x-www-form-urlencoded").send(form({ intent: "start", number: "1" }));
     expect(anonymous.status).toBe(401);
     const other = await createBase(t.db, { count: 1 });
