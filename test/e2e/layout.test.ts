@@ -1,5 +1,5 @@
 import type { Page } from "playwright-core";
-import { eq } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
@@ -348,6 +348,26 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       for (const { text, color } of before.filter((s) => s.text in changed)) await e.db.update(statuses).set({ color }).where(eq(statuses.text, text));
     }
     expect(found).toEqual([]);
+  }, 60_000);
+
+  it("the export dialog shows 17 statuses whole at desk width (issue 31: its last one was cut)", async () => {
+    const have = (await e.db.select({ id: statuses.id }).from(statuses)).length;
+    const added = await e.db
+      .insert(statuses)
+      .values(Array.from({ length: Math.max(0, 17 - have) }, (_, i) => ({ text: `Статус для экспорта номер ${i + 1}`, buttonText: `Экспорт ${i + 1}`, color: "#64748b", order: 100 + i })))
+      .returning({ id: statuses.id });
+    const { context, page } = await contextFor(ADMIN, true);
+    try {
+      await page.goto("/exportbase?dialog=create");
+      await waitForHydration(page);
+      const list = page.getByTestId("export-status-list");
+      const fit = await list.evaluate((el) => ({ items: el.querySelectorAll("label").length, hidden: el.scrollHeight - el.clientHeight }));
+      expect(fit.items).toBeGreaterThanOrEqual(17);
+      expect(fit.hidden).toBeLessThanOrEqual(1);
+    } finally {
+      await context.close();
+      if (added.length) await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
+    }
   }, 60_000);
 
   it("the frame: a short page does not scroll, the header stays on top, the menu reaches the bottom", async () => {
