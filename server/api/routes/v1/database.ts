@@ -155,7 +155,8 @@ const database: FastifyPluginAsyncZod = async (api) => {
         description:
           "multipart/form-data с полем `file` (.xlsx, .xls, .ods или .csv, до 50 МБ; .xls до 20 МБ). CSV: UTF-8 (с BOM или без) " +
           "или Windows-1251, разделитель `,` `;` или табуляция определяются сами; все значения — текст. Отвечает первыми строками " +
-          "и предложенным типом каждого столбца. Ничего не записывает. " +
+          "и предложенным типом каждого столбца. Ничего не записывает. Файл без столбца с телефонами (ни заголовка, ни значений, " +
+          "похожих на номера): 400. " +
           SHEET_DOC,
         consumes: ["multipart/form-data"],
         response: { 200: previewSchema, ...uploadErrors },
