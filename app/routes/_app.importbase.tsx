@@ -126,6 +126,11 @@ export default function ImportBasePage() {
     <section className="space-y-4">
       <h1 className="page-title">Импорт базы</h1>
 
+      {/* First under the title: without JavaScript the result is a section of the page, seen without scrolling on a phone. */}
+      {state?.step === "done" && showResult ? (
+        <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} />
+      ) : null}
+
       {state?.step === "error" ? (
         <Banner kind={state.warning ? "warning" : "error"} title={state.message} detail={state.detail} />
       ) : null}
@@ -246,9 +251,6 @@ export default function ImportBasePage() {
         </Form>
       ) : null}
 
-      {state?.step === "done" && showResult ? (
-        <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} />
-      ) : null}
     </section>
   );
 }

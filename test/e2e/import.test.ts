@@ -50,10 +50,13 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     expect(await page.locator("#map_3").inputValue()).toBe("city");
     // Drop the city column.
     await page.selectOption("#map_3", "skip");
+    // Saved on a phone: the result is seen without scrolling, with or without JavaScript (issue 31).
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
 
     const result = page.getByTestId("import-result");
     await parsed(result);
+    expect(await result.evaluate((el) => el.getBoundingClientRect().top < innerHeight - 100)).toBe(true);
     // The success is said once: in the result dialog, with no banner and no toast beside it (issue 17).
     expect(await result.textContent()).toContain("База данных успешно импортирована");
     expect(await page.getByText("База данных успешно импортирована").count()).toBe(1);
