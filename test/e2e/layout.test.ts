@@ -239,15 +239,18 @@ describe("layout at 1280 and 390 px, light and dark", () => {
         await page.setViewportSize(size);
         await page.goto("/leadpanel");
         await waitForHydration(page);
-        await page.locator("[data-testid=call-state]", { hasText: "Телефон не подключён" }).waitFor();
-        const said = await page.evaluate(() => {
+        // Chromium backs off its WebSocket attempts to a refusing address: the phone may still be connecting. Either
+        // way it is not connected, and one place says so.
+        const down = /Телефон не подключён|Подключение телефона/;
+        await page.locator("[data-testid=call-state]", { hasText: down }).waitFor();
+        const said = await page.evaluate((source) => {
           const all = Array.from(document.querySelectorAll("body *")).filter((el) => {
-            const own = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && n.textContent!.includes("Телефон не подключён"));
+            const own = Array.from(el.childNodes).some((n) => n.nodeType === Node.TEXT_NODE && new RegExp(source).test(n.textContent!));
             return own && (el as HTMLElement).offsetParent !== null;
           });
           return all.length;
-        });
-        if (said !== 1) found.push(`${size.width}: «Телефон не подключён» shown ${said} times`);
+        }, down.source);
+        if (said !== 1) found.push(`${size.width}: the phone's state shown ${said} times`);
         const call = page.getByTestId("call-button");
         if ((await call.getAttribute("aria-disabled")) !== "true") found.push(`${size.width}: Позвонить does not look disabled`);
         if (!/^Позвонить (пока )?нельзя: телефон/.test((await call.getAttribute("title")) ?? "")) found.push(`${size.width}: Позвонить does not say why`);
