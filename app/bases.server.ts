@@ -1,4 +1,3 @@
-import fs from "node:fs";
 import {
   unstable_composeUploadHandlers as composeUploadHandlers,
   unstable_createMemoryUploadHandler as createMemoryUploadHandler,
@@ -11,8 +10,7 @@ import { badRequest, isAppError } from "../server/core/errors";
 import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
 import { othersBusy } from "../server/deps";
 import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField } from "../server/core/bases/mapping";
-import { MESSAGES, SHEET_LIMITS } from "../server/core/bases/spreadsheet";
-import { fileRequired, keepUpload, newUpload, removeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
+import { fileRequired, keepUpload, refuseOversizedBody, removeUpload, storeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
 import { followImport } from "../server/core/bases/import-progress";
 import "./context.server";
 
@@ -53,28 +51,8 @@ const fileUploadHandler: UploadHandler = async ({ name, filename, data }) => {
     }
     return undefined;
   }
-  const upload = newUpload();
-  const out = fs.createWriteStream(upload.path, { mode: 0o600 });
-  let size = 0;
-  try {
-    for await (const chunk of data) {
-      size += chunk.length;
-      if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
-      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-    }
-    await new Promise<void>((resolve, reject) => {
-      out.once("error", reject);
-      out.end(() => resolve());
-    });
-  } catch (error) {
-    out.destroy();
-    removeUpload(upload.path);
-    throw error;
-  }
-  if (size === 0) {
-    removeUpload(upload.path);
-    return undefined;
-  }
+  const upload = await storeUpload(data, filename);
+  if (!upload) return undefined;
   return `${keepUpload(upload)}:${filename}`;
 };
 
@@ -82,6 +60,7 @@ const fileUploadHandler: UploadHandler = async ({ name, filename, data }) => {
 export async function readForm(request: Request): Promise<FormData> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!type.startsWith("multipart/form-data")) return request.formData();
+  refuseOversizedBody(request.headers.get("Content-Length"));
   return parseMultipartFormData(
     request,
     composeUploadHandlers(fileUploadHandler, createMemoryUploadHandler({ maxPartSize: 64 * 1024 })),

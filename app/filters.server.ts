@@ -87,7 +87,7 @@ export async function filterFormAction(request: Request, context: AppLoadContext
   try {
     if (intent === "delete" && id) {
       await remove(db, actor, id);
-      return redirectWithToast("/loadedbases", { type: "success", message: "Фильтр удалён" });
+      return redirectWithToast("/loadedbases", { type: "success", message: "Тематика удалена" });
     }
     if (id) await update(db, actor, id, values);
     else await create(db, actor, values);

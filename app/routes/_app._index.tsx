@@ -119,6 +119,14 @@ function Dashboard({
   );
 }
 
+/**
+ * A manager as the dashboard names him everywhere (issue 31: it used the login, the name and «name (login)"):
+ * his display name as in the top managers, the login when he has none; the login on hover.
+ */
+function ManagerName({ displayName, login }: { displayName: string; login: string }) {
+  return <span title={login}>{displayName || login}</span>;
+}
+
 /** Today's break time per manager (issue 18): a break over midnight counts only its part after it. */
 function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
   return (
@@ -142,7 +150,7 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
               {breaks.map((row) => (
                 <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700" data-testid={`break-row-${row.login}`}>
                   <td className="py-1 pr-4">
-                    {row.displayName ? `${row.displayName} (${row.login})` : row.login}
+                    <ManagerName {...row} />
                     {row.onBreak ? <span className="ml-2 text-xs text-amber-700 dark:text-amber-300">сейчас на перерыве</span> : null}
                   </td>
                   <td className="py-1 pr-4 text-right tabular-nums">{row.breaks}</td>
@@ -181,7 +189,9 @@ function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
             <tbody>
               {calls.map((row) => (
                 <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700">
-                  <td className="py-1 pr-4">{row.login}</td>
+                  <td className="py-1 pr-4">
+                    <ManagerName {...row} />
+                  </td>
                   <td className="py-1 pr-4 text-right tabular-nums">{row.attempts}</td>
                   <td className="py-1 pr-4 text-right tabular-nums">{row.answered}</td>
                   <td className="py-1 pr-4 text-right tabular-nums">{formatTalkTime(row.talkSeconds)}</td>

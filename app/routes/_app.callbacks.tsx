@@ -197,7 +197,7 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
             <li key={c.id} className="flex flex-wrap items-center gap-3 py-2" data-testid="callback-row">
               <span className="w-36 whitespace-nowrap font-medium">{c.dueText}</span>
               <span className="flex-1">
-                {c.name} <span className="text-slate-600 dark:text-slate-400">{c.phone}</span>
+                {c.name} <span className="whitespace-nowrap text-slate-600 dark:text-slate-400">{c.phone}</span>
                 {c.filter ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{c.filter.name}</span> : null}
                 {c.waitsForHours ? (
                   <span className="block text-xs text-amber-800 dark:text-amber-300" data-testid="callback-waits">

@@ -4,7 +4,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { handleImportPost, mappingChoices, type ImportState } from "../bases.server";
-import { Banner, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
+import { Banner, FILE_LABEL, fileRefusal, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
 
@@ -91,6 +91,13 @@ export default function ImportBasePage() {
       setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Выберите файл для импорта" });
       return;
     }
+    // A file the server would refuse is refused here, before a byte of it is sent (issue 31).
+    const refusal = form.get("file") instanceof File ? await fileRefusal(form.get("file") as File) : null;
+    if (refusal) {
+      notify("error", refusal);
+      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: refusal });
+      return;
+    }
     const intent = form.get("intent");
     setBusy(intent === "preview" ? { phase: "upload", percent: 0 } : { phase: "processing", percent: 100 });
     const stopFollowing =
@@ -119,6 +126,11 @@ export default function ImportBasePage() {
     <section className="space-y-4">
       <h1 className="page-title">Импорт базы</h1>
 
+      {/* First under the title: without JavaScript the result is a section of the page, seen without scrolling on a phone. */}
+      {state?.step === "done" && showResult ? (
+        <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} />
+      ) : null}
+
       {state?.step === "error" ? (
         <Banner kind={state.warning ? "warning" : "error"} title={state.message} detail={state.detail} />
       ) : null}
@@ -128,7 +140,7 @@ export default function ImportBasePage() {
         <ol className="list-decimal space-y-1 pl-5">
           <li>Введите название базы и выберите файл Excel (.xlsx или .xls), LibreOffice (.ods) или CSV (.csv, в UTF-8 или Windows-1251).</li>
           <li>Нажмите «Загрузить»: появится предпросмотр первых строк файла.</li>
-          <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст или доп. поле 1–4.</li>
+          <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст или доп. поле 1–4. Столбец «Номер» нужен обязательно.</li>
           <li>Нажмите «Сохранить». Дубли удаляются по настройкам баз.</li>
         </ol>
         <p className="banner-warning" data-testid="import-warning">
@@ -157,7 +169,7 @@ export default function ImportBasePage() {
           </div>
           <div>
             <label className="label" htmlFor="base-file">
-              Файл (.xlsx, .xls, .ods, .csv)
+              {FILE_LABEL}
             </label>
             <input
               id="base-file"
@@ -239,9 +251,6 @@ export default function ImportBasePage() {
         </Form>
       ) : null}
 
-      {state?.step === "done" && showResult ? (
-        <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} />
-      ) : null}
     </section>
   );
 }

@@ -197,7 +197,7 @@ export default function LeadTemplatePage() {
         testId="template-dialog"
       >
         {error && templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
-        <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} />
+        <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} nameMissing={error === EMPTY_TEMPLATE_NAME} />
       </DialogOrSection>
 
       <section>

@@ -16,6 +16,7 @@ import { clientHistory, handedLeadDetails, type HistoryEntry } from "../calls.se
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { ClientHistory } from "../components/calls/ClientHistory";
 import { CallButton } from "../components/leads/CallButton";
+import { statusEdgeClass } from "../lib/color";
 import {
   clientCardText,
   REPORT_CONFIRM,
@@ -468,7 +469,7 @@ export default function LeadPanelPage() {
                 aria-keyshortcuts={i < 9 ? String(i + 1) : undefined}
                 // Not `disabled` (a disabled button drops the focus): a press in flight ignores the next (onSubmit).
                 aria-disabled={busy || undefined}
-                className={`btn shadow-sm ${busy ? "cursor-wait opacity-70" : ""}`}
+                className={`btn shadow-sm ${statusEdgeClass(status.color)} ${busy ? "cursor-wait opacity-70" : ""}`}
                 style={{ backgroundColor: status.color, color: textColorFor(status.color) }}
               >
                 {status.buttonText || status.text}

@@ -7,7 +7,7 @@ import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
 
 
-export const meta: MetaFunction = () => [{ title: "Изменить фильтр" }];
+export const meta: MetaFunction = () => [{ title: "Изменить тематику" }];
 
 /** /loadedbases/filters/{id}: the filter modal filled with the filter (a section of the page without JavaScript). */
 export async function loader({ request, params, context }: LoaderFunctionArgs) {
@@ -53,7 +53,7 @@ export default function EditFilterRoute() {
         };
   return (
     <div className="space-y-6">
-      <FilterModal title={`Фильтр «${filter.name}»`}>
+      <FilterModal title={`Тематика «${filter.name}»`}>
         {answer && "error" in answer && answer.error ? (
           <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
         ) : null}

@@ -6,7 +6,7 @@ import { emptyFilterValues, FilterForm, FilterModal } from "../components/filter
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, listFilters } from "../filters.server";
 
-export const meta: MetaFunction = () => [{ title: "Новый фильтр" }];
+export const meta: MetaFunction = () => [{ title: "Новая тематика" }];
 
 /** /loadedbases/filters/new: the filter modal over the cards (a section of the page without JavaScript). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -33,7 +33,7 @@ export default function NewFilterRoute() {
       : { ...emptyFilterValues, callingHours: options.defaultHours };
   return (
     <div className="space-y-6">
-      <FilterModal title="Новый фильтр">
+      <FilterModal title="Новая тематика">
         {answer && "error" in answer && answer.error ? (
           <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
         ) : null}

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation, useSubmit } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { baseOptions, searchForPage } from "../bases.server";
+import { baseOptions, SEARCH_LIMIT, searchForPage } from "../bases.server";
 import { historiesOf } from "../calls.server";
 import { ClientHistory } from "../components/calls/ClientHistory";
 import { BanIcon } from "../components/ui/Icons";
@@ -22,13 +22,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const database = params.get("database") ?? "0";
   const bases = await baseOptions(context.deps.db, actorOf(user));
   const { size, page: asked } = pageParams(params, SIZES, 5);
-  if (term === null) return { bases, term: "", database, searched: false, error: null, hits: [], total: 0, size, page: 1, pages: 1 };
+  if (term === null) return { bases, term: "", database, searched: false, error: null, hits: [], total: 0, limited: false, size, page: 1, pages: 1 };
   const result = await searchForPage(context, actorOf(user), { term, database });
   const { items, page, pages } = paginate(result.hits, asked, size);
   // The history of the hits on this page only (two queries for all of them).
   const histories = await historiesOf(context.deps.db, actorOf(user), items.map((hit) => hit.id));
   const hits = items.map((hit) => ({ ...hit, history: histories.get(hit.id) ?? [] }));
-  return { bases, term, database, searched: true, error: result.error, hits, total: result.hits.length, size, page, pages };
+  // The search stops at SEARCH_LIMIT hits: then there may be more than it shows.
+  const limited = result.hits.length >= SEARCH_LIMIT;
+  return { bases, term, database, searched: true, error: result.error, hits, total: result.hits.length, limited, size, page, pages };
 }
 
 export default function SearchLeadPage() {
@@ -116,7 +118,11 @@ export default function SearchLeadPage() {
           </div>
         ) : (
           <div className="space-y-3" data-testid="search-results">
-            <p className="text-sm text-slate-600 dark:text-slate-400">Найдено: {data.total}</p>
+            <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="found-count">
+              {data.limited
+                ? `Найдено ${data.total} или больше: показаны первые ${data.total}, уточните поиск`
+                : `Найдено: ${data.total}`}
+            </p>
             {/*
               One compact row per hit (issue 17): the fields that have a value; history unfolds under its cell. On a
               phone (below md) the table is one card per hit, each cell labelled (.stack-table): no sideways scroll.

@@ -15,6 +15,7 @@ import { BreakForm } from "../components/breaks/BreakToggle";
 import { mustChooseTopic, useTopicRedirect } from "../components/filters/topicRule";
 import { Footer } from "../components/layout/Footer";
 import { Header } from "../components/layout/Header";
+import { MenuBackdrop, MenuCloseButton, usePhoneMenuClosing } from "../components/layout/PhoneMenu";
 import { BalanceSlot } from "../components/money/BalanceSlot";
 import { Sidebar } from "../components/layout/Sidebar";
 import { useScriptViewer } from "../components/scripts/useScriptViewer";
@@ -83,6 +84,8 @@ export default function AppLayout() {
     }
   }, [location.key, navigationType]);
 
+  usePhoneMenuClosing(location.key);
+
   useEffect(() => {
     const timer = setInterval(() => {
       if (document.visibilityState === "visible" && revalidator.state === "idle") revalidator.revalidate();
@@ -107,11 +110,15 @@ export default function AppLayout() {
       </a>
       {/* The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). */}
       <input id="menu-toggle" type="checkbox" className="peer sr-only" aria-label="Меню" />
+      <MenuBackdrop />
       <aside
         className="fixed inset-y-0 left-0 z-30 hidden w-64 shrink-0 flex-col border-r border-slate-200 bg-white peer-checked:flex dark:border-slate-700 dark:bg-slate-900 desk:sticky desk:top-0 desk:flex desk:h-screen desk:peer-checked:hidden"
         data-testid="sidebar"
       >
-        <div className="flex h-14 shrink-0 items-center px-4 text-lg font-semibold">Лиды</div>
+        <div className="flex h-14 shrink-0 items-center px-4 text-lg font-semibold">
+          Лиды
+          <MenuCloseButton />
+        </div>
         <Sidebar
           isAdmin={user.isAdmin}
           scripts={scripts}

@@ -3,7 +3,7 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import type { FormEvent } from "react";
 import { getUser, login, startSessionCookieHeader } from "../auth.server";
-import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
+import { ServerMessage, clearNotices, notify, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { flashHeader } from "../toast.server";
@@ -49,6 +49,7 @@ export default function LoginPage() {
   const busy = navigation.state !== "idle";
 
   function checkFields(event: FormEvent<HTMLFormElement>) {
+    clearNotices();
     const form = new FormData(event.currentTarget);
     for (const [name, message] of REQUIRED) {
       if (!String(form.get(name) ?? "").trim()) {

@@ -9,7 +9,7 @@ import { createBase } from "../helpers/leads";
 
 let t: TestApp;
 let admin: string;
-let ann: { token: string; id: number };
+let ann: { token: string; id: number; displayName: string };
 let bob: { token: string; id: number };
 let client: { id: number; phone: string };
 let otherClient: { id: number; phone: string };
@@ -19,7 +19,7 @@ beforeAll(async () => {
   admin = await t.adminToken();
   const a = await createUser(t.db, { login: "calls-ann" });
   const b = await createUser(t.db, { login: "calls-bob" });
-  ann = { token: await t.tokenFor(a), id: a.user.id };
+  ann = { token: await t.tokenFor(a), id: a.user.id, displayName: a.user.displayName };
   bob = { token: await t.tokenFor(b), id: b.user.id };
   const { contacts: rows } = await createBase(t.db, { count: 2 });
   client = { id: Number(rows[0].id), phone: rows[0].phone };
@@ -167,6 +167,7 @@ describe("the call log", () => {
     expect(annToday).toEqual({
       userId: ann.id,
       login: "calls-ann",
+      displayName: ann.displayName,
       attempts: 9 - yesterday.attempts,
       answered,
       talkSeconds,

@@ -186,6 +186,9 @@ describe("a deactivated template (decision 034: active means given to managers)"
     try {
       const form = await getPage(t, "/loadedbases/filters/new", cookie);
       expect(form.status).toBe(200);
+      // GLOSSARY: the interface says тематика, as the «Добавить тематику» that opens it (issue 31).
+      expect(form.text).toContain("<title>Новая тематика</title>");
+      expect(form.text).not.toContain("Новый фильтр");
       const choices = [...form.text.matchAll(/<option value="(\d*)"[^>]*>([^<]*)<\/option>/g)]
         .filter((m) => form.text.lastIndexOf('id="filter-template"', m.index) > form.text.lastIndexOf("</select>", m.index))
         .map((m) => m[2]);

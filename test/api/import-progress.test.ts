@@ -103,3 +103,64 @@ describe("an import's progress", () => {
     expect((await getPage(t, `/importbase/progress?uploadId=${uploadId}`)).headers.location).toBe("/auth");
   });
 });
+
+/**
+ * Issue 31: a junk file was refused only after its whole upload. A body that starts with a file part of junk
+ * and never ends must be answered from its first bytes; one that declares more than the limit, before any.
+ * Answers the status and the message, or null when 5 s pass without an answer (the server waits for the rest).
+ */
+async function answerToEndlessUpload(url: string, headers: Record<string, string>, filename: string, declared: number) {
+  const http = await import("node:http");
+  const boundary = "----issue31";
+  const start = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="intent"\r\n\r\npreview\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\nМусор\r\n` +
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${filename}"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+  );
+  const junk = Buffer.alloc(256 * 1024, 0x9c);
+  return new Promise<{ status: number; message: string } | null>((resolve) => {
+    const request = http.request(url, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": `multipart/form-data; boundary=${boundary}`, "Content-Length": String(declared) },
+    });
+    const timer = setTimeout(() => {
+      request.destroy();
+      resolve(null);
+    }, 5000);
+    request.on("response", (res) => {
+      let text = "";
+      res.on("data", (chunk) => (text += chunk));
+      res.on("end", () => {
+        clearTimeout(timer);
+        request.destroy();
+        const body = JSON.parse(text) as { message?: string; detail?: string };
+        resolve({ status: res.statusCode ?? 0, message: body.detail ?? body.message ?? "" });
+      });
+    });
+    request.on("error", () => {});
+    // The form's head and the file's first 256 KB of a declared 10 MB or more; the rest never comes.
+    request.write(start);
+    request.write(junk);
+  });
+}
+
+describe("an upload that cannot be a base is refused from its first bytes (issue 31)", () => {
+  it("on the import page and the API: junk before its end, an oversized body before its first byte", async () => {
+    const address = await t.app.listen({ port: 0, host: "127.0.0.1" });
+    const token = await t.adminToken();
+    const page = { url: `${address}/importbase/upload`, headers: { Cookie: adminCookie, Origin: address } };
+    const api = { url: `${address}/api/v1/database/preview`, headers: { Authorization: `Bearer ${token}` } };
+    for (const { url, headers } of [page, api]) {
+      expect(await answerToEndlessUpload(url, headers, "мусор.bin", 10 * 1024 * 1024), url).toEqual({
+        status: 400,
+        message: "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv",
+      });
+      expect(await answerToEndlessUpload(url, headers, "огромная.xlsx", 60 * 1024 * 1024), url).toEqual({
+        status: 400,
+        message: "Файл слишком большой: не более 50 МБ",
+      });
+    }
+    // The bodies left unsent would hold the server's close until its timeouts.
+    t.app.server.closeAllConnections();
+  });
+});

@@ -267,6 +267,23 @@ describe("POST /api/v1/database/import", () => {
       expect(await totals()).toEqual({ bases: 0, rows: 0 });
     });
 
+    it("a text of notes, or a column of notes chosen as the phone: no base (issue 31)", async () => {
+      const notes = Buffer.from("Позвонить Ивану после обеда\nКупить бумагу для принтера\nВстреча с бухгалтером в пятницу\n");
+      const preview = await t.request.post("/api/v1/database/preview").set(bearer(token)).attach("file", notes, "notes.txt");
+      expect([preview.status, preview.body.message]).toEqual([
+        400,
+        "В файле нет столбца с номерами телефонов: база не создана. Загрузите таблицу клиентов, где в одном из столбцов — телефоны",
+      ]);
+      const asNames = await importFile(notes, "notes.txt", "Текстовый файл", ["name"]);
+      expect([asNames.status, asNames.body.message]).toEqual([400, "Укажите столбец с номером телефона"]);
+      const asPhones = await importFile(notes, "notes.txt", "Текстовый файл", ["phone"]);
+      expect([asPhones.status, asPhones.body.message]).toEqual([
+        400,
+        "В столбце, выбранном как «Номер», нет ни одного номера телефона: база не создана. Выберите столбец с телефонами",
+      ]);
+      expect(await totals()).toEqual({ bases: 0, rows: 0 });
+    });
+
     it("missing name, missing file, bad mappings, a taken name", async () => {
       const file = await buildXlsx(ROWS);
       const noName = await importFile(file, "a.xlsx", "  ");
@@ -285,8 +302,8 @@ describe("POST /api/v1/database/import", () => {
       expect([unknownField.status, unknownField.body.message]).toEqual([400, "Неизвестный тип столбца в сопоставлении"]);
       const twice = await importFile(file, "a.xlsx", "Б", ["phone", "phone"]);
       expect([twice.status, twice.body.message]).toEqual([400, "Тип «Номер» выбран для нескольких столбцов"]);
-      const neither = await importFile(file, "a.xlsx", "Б", ["city", "skip"]);
-      expect([neither.status, neither.body.message]).toEqual([400, "Укажите столбец с ФИО или с номером телефона"]);
+      const noPhone = await importFile(file, "a.xlsx", "Б", ["name", "skip"]);
+      expect([noPhone.status, noPhone.body.message]).toEqual([400, "Укажите столбец с номером телефона"]);
 
       expect((await importFile(file, "a.xlsx", "Занято")).status).toBe(200);
       const taken = await importFile(file, "a.xlsx", "Занято");

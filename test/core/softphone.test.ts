@@ -7,6 +7,7 @@ import {
   DIAL_ERROR,
   acceptsIncoming,
   callReport,
+  cannotCallReason,
   describePhone,
   describeRegistration,
   formatDuration,
@@ -49,8 +50,8 @@ describe("registration", () => {
 
   it("forgets an old failure once registered again (after a reconnect)", () => {
     const failed = run(ready, { type: "registrationFailed" }).state;
+    // A press meanwhile is refused by a toast that says why; the panel keeps saying the registration.
     const refused = requestCall(failed, "1002").state;
-    expect(refused.error).toBe(DIAL_ERROR);
     expect(describePhone(refused)).toBe("Телефон не подключён");
     const back = run(refused, { type: "connecting" }, { type: "registered" }).state;
     expect(back.error).toBeNull();
@@ -69,11 +70,21 @@ describe("registration", () => {
     expect(describePhone(run(refused, { type: "connecting" }).state)).toBe("Подключение телефона…");
   });
 
-  it("refuses to dial before registration with Ошибка набора, and sends nothing", () => {
-    const request = requestCall(initialPhoneState, "1002");
-    expect(request.ok).toBe(false);
-    if (!request.ok) expect(request.notice).toEqual({ kind: "error", text: DIAL_ERROR });
-    expect(request.state.lineActive).toBe(false);
+  it("refuses to dial before registration, saying why (not a vague Ошибка набора), and sends nothing (issue 31)", () => {
+    const refused = run(initialPhoneState, { type: "registrationFailed", statusCode: 403 }).state;
+    const dropped = run(initialPhoneState, { type: "registrationFailed" }).state;
+    for (const [state, why] of [
+      [initialPhoneState, "Позвонить пока нельзя: телефон подключается"],
+      [refused, "Позвонить нельзя: телефон не подключён (неверный SIP логин или пароль)"],
+      [dropped, "Позвонить нельзя: телефон не подключён"],
+    ] as const) {
+      expect(cannotCallReason(state)).toBe(why);
+      const request = requestCall(state, "1002");
+      expect(request.ok).toBe(false);
+      if (!request.ok) expect(request.notice).toEqual({ kind: "error", text: why });
+      expect(request.state).toBe(state);
+    }
+    expect(cannotCallReason(ready)).toBeNull();
   });
 });
 

@@ -230,7 +230,7 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
       await visit(page, path);
       found.push(...(await seriousViolations(page)).map((v) => `${path}: ${v}`));
     }
-    await page.locator("label[for=menu-toggle]").click();
+    await page.locator("header label[for=menu-toggle]").click();
     await page.locator("[data-testid=sidebar]").waitFor();
     found.push(...(await seriousViolations(page)).map((v) => `menu open: ${v}`));
     await context.close();

@@ -43,6 +43,14 @@ describe.each([true, false])("login and logout with JavaScript %s", (javaScript)
     if (javaScript) await waitForHydration(page);
     await page.click("button[type=submit]");
     await expect(page.getByText("Укажите логин").first().waitFor()).resolves.toBeUndefined();
+
+    // Filled in at once and refused by the server: its answer stands alone, not beside the stale field message.
+    await page.fill("#login", ADMIN.login);
+    await page.fill("#password", "wrong-password");
+    await page.fill("#accessKey", ADMIN.accessKey);
+    await page.click("button[type=submit]");
+    await page.getByText("Неверный логин или пароль").first().waitFor();
+    expect(await page.getByText("Укажите логин").count()).toBe(0);
   });
 });
 

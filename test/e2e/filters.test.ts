@@ -84,7 +84,7 @@ describe("an admin builds a filter from /loadedbases", () => {
     const card = page.locator("[data-testid=filter-card]", { hasText: "Без скриптов" });
     expect(await card.textContent()).toContain("Светлана");
 
-    await card.getByRole("link", { name: "Изменить фильтр Без скриптов" }).click();
+    await card.getByRole("link", { name: "Изменить тематику Без скриптов" }).click();
     await page.locator("[data-testid=filter-dialog]").getByLabel("Название").fill("Без скриптов 2");
     await page.locator("[data-testid=choice-databases]").getByRole("button", { name: "Очистить" }).click();
     await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();

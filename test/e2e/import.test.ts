@@ -50,10 +50,13 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     expect(await page.locator("#map_3").inputValue()).toBe("city");
     // Drop the city column.
     await page.selectOption("#map_3", "skip");
+    // Saved on a phone: the result is seen without scrolling, with or without JavaScript (issue 31).
+    await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
 
     const result = page.getByTestId("import-result");
     await parsed(result);
+    expect(await result.evaluate((el) => el.getBoundingClientRect().top < innerHeight - 100)).toBe(true);
     // The success is said once: in the result dialog, with no banner and no toast beside it (issue 17).
     expect(await result.textContent()).toContain("База данных успешно импортирована");
     expect(await page.getByText("База данных успешно импортирована").count()).toBe(1);
@@ -111,11 +114,26 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     await parsed(banner);
     expect(await banner.textContent()).toBe("Произошла ошибка при импорте базы данныхВведите название базы");
 
+    // With JavaScript the browser refuses it before the upload starts (issue 31): no post leaves the page.
+    const uploads: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") uploads.push(request.url());
+    });
     await page.fill("#base-name", "Не таблица");
     await page.setInputFiles("#base-file", { name: "a.xlsx", mimeType: XLSX_MIME, buffer: Buffer.from("просто текст") });
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
     await page.getByText("Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv").first().waitFor();
     expect(await countOf("Не таблица")).toBeNull();
+    expect(uploads.length).toBe(javaScript ? 0 : 1);
+
+    // A text of notes is read as CSV, and refused: it has no column of phones (issue 31).
+    if (!javaScript) await page.goto("/importbase");
+    await page.fill("#base-name", "Текстовый файл");
+    await page.setInputFiles("#base-file", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Позвонить Ивану после обеда\nКупить бумагу\n") });
+    await page.getByRole("button", { name: "Загрузить", exact: true }).click();
+    await page.getByText("В файле нет столбца с номерами телефонов: база не создана.", { exact: false }).first().waitFor();
+    expect(await page.getByTestId("mapping-form").count()).toBe(0);
+    expect(await countOf("Текстовый файл")).toBeNull();
   });
 });
 

@@ -323,7 +323,7 @@ describe("a long script", () => {
     await loginThroughPage(page, manager);
     await page.goto("/profile");
     await waitForHydration(page);
-    if (width < 1100) await page.locator("label[for=menu-toggle]").click();
+    if (width < 1100) await page.locator("header label[for=menu-toggle]").click();
     const sidebar = page.locator("[data-testid=sidebar]");
     await sidebar.getByText("Скрипты").click();
     await sidebar.getByText(script.name).click();

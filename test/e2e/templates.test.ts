@@ -43,6 +43,9 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     // Empty name: the SPEC error, and nothing is saved.
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Выберите базу данных").first().waitFor();
+    // ...and the field says what is missing (issue 31: SPEC's message names another field).
+    expect(await dialog.getByTestId("template-name-hint").textContent()).toBe("Введите имя шаблона");
+    expect(await dialog.getByLabel("Имя шаблона").getAttribute("aria-invalid")).toBe("true");
     expect((await e.db.select().from(templates)).filter((t) => t.name === "")).toHaveLength(0);
 
     await dialog.getByLabel("Имя шаблона").fill(name);

@@ -4,6 +4,12 @@ import type { ExportView } from "../../../server/core/exports/exports";
 import { formatDateTime } from "../../lib/format";
 import { notify } from "../ui/Toasts";
 
+/**
+ * A list of checkboxes in the export dialog: tall enough for 17 long status names in two columns, and framed, so when it
+ * does scroll (a phone, many bases) its edge shows it is a box that scrolls, not a last item cut off (issue 31).
+ */
+const CHOICE_LIST = "grid max-h-96 grid-cols-1 gap-1 overflow-auto rounded-md border border-slate-200 p-2 sm:grid-cols-2 dark:border-slate-700";
+
 /** An export as the list shows it (the core's view without the chosen bases and statuses). */
 export type ExportRow = Omit<ExportView, "databaseIds" | "statusIds">;
 
@@ -111,7 +117,7 @@ export function CreateExportForm({ bases, statuses }: { bases: Choice[]; statuse
       <fieldset>
         <legend className="label">Базы</legend>
         {bases.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Баз пока нет</p> : null}
-        <div className="grid max-h-48 grid-cols-1 gap-1 overflow-auto sm:grid-cols-2">
+        <div className={CHOICE_LIST}>
           {bases.map((base) => (
             <label key={base.id} className="flex items-center gap-2 text-sm">
               <input type="checkbox" name="databaseIds" value={base.id} />
@@ -122,7 +128,7 @@ export function CreateExportForm({ bases, statuses }: { bases: Choice[]; statuse
       </fieldset>
       <fieldset>
         <legend className="label">Статусы</legend>
-        <div className="grid max-h-48 grid-cols-1 gap-1 overflow-auto sm:grid-cols-2">
+        <div className={CHOICE_LIST} data-testid="export-status-list">
           {statuses.map((status) => (
             <label key={status.id} className="flex items-center gap-2 text-sm">
               <input type="checkbox" name="statusIds" value={status.id} />

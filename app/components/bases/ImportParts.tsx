@@ -1,7 +1,20 @@
 import { Link } from "@remix-run/react";
 import type { ImportResult, Preview } from "../../../server/core/bases/import";
+import { HEAD_BYTES, MAX_UPLOAD_BYTES, uploadRefusal } from "../../../server/core/bases/upload-kind";
 import { DialogOrSection } from "../ui/DialogOrSection";
 import { bannerClass } from "../ui/Toasts";
+
+/** The file input's label: the kinds read and the size limit, said before anyone picks a file. */
+export const FILE_LABEL = `Файл (.xlsx, .xls, .ods, .csv; до ${MAX_UPLOAD_BYTES / 1024 / 1024} МБ)`;
+
+/**
+ * Why the chosen file cannot be imported, told in the browser before its upload starts (the server's own rule,
+ * upload-kind.ts, on the file's name, size and first bytes), or null.
+ */
+export async function fileRefusal(file: File): Promise<string | null> {
+  if (file.size > MAX_UPLOAD_BYTES) return uploadRefusal(new Uint8Array(0), file.name, file.size);
+  return uploadRefusal(new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer()), file.name, file.size);
+}
 
 /**
  * The mapping preview: one card per file column (its type choice, letter and header, the first values), wrapping

@@ -79,7 +79,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
                 <Link
                   to={`/loadedbases/filters/${filter.id}`}
                   className="text-sm text-blue-600 hover:underline dark:text-blue-400"
-                  aria-label={`Изменить фильтр ${filter.name}`}
+                  aria-label={`Изменить тематику ${filter.name}`}
                 >
                   Изменить
                 </Link>

@@ -377,7 +377,7 @@ export function FilterForm({
       <div className="flex flex-wrap justify-end gap-2">
         {filterId ? (
           <button type="submit" name="intent" value="delete" className="btn-danger mr-auto" formNoValidate>
-            Удалить фильтр
+            Удалить тематику
           </button>
         ) : null}
         <Link to="/loadedbases" className="btn-secondary">

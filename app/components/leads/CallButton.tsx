@@ -1,3 +1,5 @@
+import { useEffect } from "react";
+import { cannotCallReason } from "../../lib/softphone/machine";
 import { CallControls } from "../softphone/CallControls";
 import { PhoneStatus } from "../softphone/PhoneStatus";
 import { useSoftphone } from "../softphone/SoftphoneProvider";
@@ -10,11 +12,23 @@ import { useSoftphone } from "../softphone/SoftphoneProvider";
 export function CallButton({ phone, contactId }: { phone: string; contactId?: number }) {
   const softphone = useSoftphone();
   const number = phone.replace(/[^\d+]/g, "");
-  const { state } = softphone;
+  const { state, showsPhone } = softphone;
+  // While this panel is on screen it is the one place that says the phone's state (the dock steps aside).
+  useEffect(() => showsPhone(), [showsPhone]);
   if (state) {
+    // Not `disabled`: a press (or the C key) still tells why it cannot call.
+    const cannot = state.lineActive ? null : cannotCallReason(state);
     return (
       <div className="flex flex-wrap items-center gap-3" data-testid="call-panel">
-        <button type="button" className="btn-primary" data-testid="call-button" onClick={() => softphone.call(phone, contactId)}>
+        <button
+          type="button"
+          className={`btn-primary ${cannot ? "cursor-not-allowed opacity-50" : ""}`}
+          aria-disabled={cannot ? true : undefined}
+          title={cannot ?? undefined}
+          aria-describedby="call-state"
+          data-testid="call-button"
+          onClick={() => softphone.call(phone, contactId)}
+        >
           Позвонить
         </button>
         {state.lineActive ? (
@@ -22,7 +36,7 @@ export function CallButton({ phone, contactId }: { phone: string; contactId?: nu
             Завершить
           </button>
         ) : null}
-        <PhoneStatus state={state} testId="call-state" />
+        <PhoneStatus state={state} testId="call-state" id="call-state" />
         <CallControls state={state} />
       </div>
     );

@@ -157,14 +157,16 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
   }
   return (
     <td className="px-2 py-2" data-testid={`cell-${field}`}>
-      <fetcher.Form method="post" className="flex items-center gap-1">
+      {/* The buttons wrap under a name's wider field: the row grows in height, not past the desk width. */}
+      <fetcher.Form method="post" className={`flex items-center gap-1 ${field === "displayName" ? "w-40 flex-wrap" : ""}`}>
         <input type="hidden" name="intent" value="update" />
         <input type="hidden" name="_js" value="1" />
         <input type="hidden" name="id" value={user.id} />
         <input type="hidden" name="field" value={field} />
         <input
           name="value"
-          className="input w-24 min-w-0 px-2 py-1"
+          // A name is edited in a field as wide as the cell allows (issue 31: 96 px showed a third of it).
+          className={`input min-w-0 px-2 py-1 ${field === "displayName" ? "w-full" : "w-24"}`}
           defaultValue={field === "password" ? "" : user[field]}
           placeholder={field === "password" ? "Новый пароль" : undefined}
           aria-label={FIELD_LABELS[field]}

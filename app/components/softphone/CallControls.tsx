@@ -81,9 +81,12 @@ export function CallControls({ state }: { state: PhoneState }) {
 
   return (
     <div className="flex flex-wrap items-center gap-2" data-testid="call-controls">
-      <span className="text-xs text-slate-500 dark:text-slate-400" data-testid="registration-state">
-        {describeRegistration(state)}
-      </span>
+      {/* Between calls the panel's state says the registration already; during one it is said here. */}
+      {state.call !== "idle" ? (
+        <span className="text-xs text-slate-500 dark:text-slate-400" data-testid="registration-state">
+          {describeRegistration(state)}
+        </span>
+      ) : null}
       {inCall && state.answeredAt ? <CallTimer answeredAt={state.answeredAt} /> : null}
       {inCall ? (
         <>

@@ -15,9 +15,9 @@ function toneOf(state: PhoneState): string {
 }
 
 /** The phone's state in words (registering, ready, calling, ringing, in call, ended, error). */
-export function PhoneStatus({ state, testId }: { state: PhoneState; testId: string }) {
+export function PhoneStatus({ state, testId, id }: { state: PhoneState; testId: string; id?: string }) {
   return (
-    <span role="status" aria-live="polite" className={`text-sm ${toneOf(state)}`} data-testid={testId} data-call={state.call}>
+    <span id={id} role="status" aria-live="polite" className={`text-sm ${toneOf(state)}`} data-testid={testId} data-call={state.call}>
       {describePhone(state)}
     </span>
   );

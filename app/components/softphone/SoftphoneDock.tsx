@@ -3,12 +3,16 @@ import { useSoftphone } from "./SoftphoneProvider";
 
 /**
  * The phone on every page (above the footer, clear of its test-call button): its state, and the buttons for the
- * call in progress. An incoming call rings here whatever page the manager is on (Ответить / Отклонить).
+ * call in progress, unless a page's call panel says them. An incoming call rings here whatever page the manager
+ * is on (Ответить / Отклонить).
  */
 export function SoftphoneDock() {
-  const { state, answer, hangUp } = useSoftphone();
+  const { state, answer, hangUp, phoneShownByPage } = useSoftphone();
   if (!state) return null;
   const ringingIn = state.call === "ringing";
+  // The lead panel says the phone's state and has the buttons of its own calls (issue 31: the dock said it a second
+  // time and covered the status buttons on a phone); an incoming call still rings and is handled here.
+  if (phoneShownByPage && !(state.direction === "in" && state.call !== "idle")) return null;
   const active = state.call === "calling" || state.call === "inCall";
   return (
     <div

@@ -1,4 +1,4 @@
-import { createContext, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
+import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
 import { reportCalls } from "../../lib/softphone/call-log";
 import { softphoneConfig, type SoftphoneSettings } from "../../lib/softphone/config";
 import { DIAL_ERROR, type PhoneState } from "../../lib/softphone/machine";
@@ -22,6 +22,10 @@ export interface SoftphoneContextValue {
   /** The chosen microphone's deviceId ("" for the browser's default), remembered in this browser. */
   microphone: string;
   setMicrophone(deviceId: string): void;
+  /** A page's call panel says the phone's state: the dock steps aside while it is shown (call the returned function when it goes). */
+  showsPhone(): () => void;
+  /** Whether a page's call panel says the phone's state now. */
+  phoneShownByPage: boolean;
 }
 
 const SoftphoneContext = createContext<SoftphoneContextValue>({
@@ -36,6 +40,8 @@ const SoftphoneContext = createContext<SoftphoneContextValue>({
   sendDtmf: () => false,
   microphone: "",
   setMicrophone: () => {},
+  showsPhone: () => () => {},
+  phoneShownByPage: false,
 });
 
 /** Where this browser remembers the manager's microphone. */
@@ -69,6 +75,11 @@ export function SoftphoneProvider({
   const [phone, setPhone] = useState<Softphone | null>(null);
   const [state, setState] = useState<PhoneState | null>(null);
   const [microphone, setMicrophoneState] = useState("");
+  const [panels, setPanels] = useState(0);
+  const showsPhone = useCallback(() => {
+    setPanels((n) => n + 1);
+    return () => setPanels((n) => n - 1);
+  }, []);
   const { wsUrl, domain, sipLogin, sipPassword } = config ?? {};
 
   useEffect(() => {
@@ -126,8 +137,10 @@ export function SoftphoneProvider({
         setMicrophoneState(deviceId);
         phone?.setMicrophone(deviceId || null);
       },
+      showsPhone,
+      phoneShownByPage: panels > 0,
     }),
-    [config !== null, state, phone, microphone],
+    [config !== null, state, phone, microphone, showsPhone, panels],
   );
   return <SoftphoneContext.Provider value={value}>{children}</SoftphoneContext.Provider>;
 }

@@ -1,6 +1,6 @@
 import { Form, Link, useFetcher } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
-import { textColorFor } from "../../lib/color";
+import { statusEdgeClass, textColorFor } from "../../lib/color";
 import { BanIcon, CheckIcon, ClockIcon, GearIcon, PencilIcon, StarIcon, TrashIcon } from "../ui/Icons";
 
 export interface StatusRowData {
@@ -153,7 +153,7 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
       />
       <button
         type="button"
-        className="rounded-md px-3 py-1.5 text-sm font-medium shadow-sm"
+        className={`rounded-md px-3 py-1.5 text-sm font-medium shadow-sm ${statusEdgeClass(color)}`}
         style={{ backgroundColor: color, color: textColorFor(color) }}
         data-testid="status-preview"
         tabIndex={-1}

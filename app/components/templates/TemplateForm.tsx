@@ -18,6 +18,11 @@ export interface TemplateDraft {
 /** SPEC §5: a new field is "Имя поля", type text; an empty template name shows "Выберите базу данных". */
 export const NEW_FIELD: DraftField = { label: "Имя поля", type: "text", locked: false };
 export const EMPTY_TEMPLATE_NAME = "Выберите базу данных";
+/**
+ * SPEC's message above is about another field (issue 31): kept verbatim as the toast, while the name field itself
+ * says what is missing.
+ */
+export const TEMPLATE_NAME_HINT = "Введите имя шаблона";
 
 const small = "inline-flex h-9 w-9 shrink-0 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
 
@@ -26,8 +31,9 @@ const small = "inline-flex h-9 w-9 shrink-0 items-center justify-center rounded-
  * Отмена and Сохранить. With JavaScript the field buttons change local state; without it they are submit
  * buttons and the action answers the changed draft without saving.
  */
-export function TemplateForm({ draft, cancelHref }: { draft: TemplateDraft; cancelHref: string }) {
+export function TemplateForm({ draft, cancelHref, nameMissing = false }: { draft: TemplateDraft; cancelHref: string; nameMissing?: boolean }) {
   const [name, setName] = useState(draft.name);
+  const [missing, setMissing] = useState(nameMissing);
   const [fields, setFields] = useState<DraftField[]>(draft.fields);
 
   const local = (event: MouseEvent, change: (list: DraftField[]) => DraftField[]) => {
@@ -42,6 +48,7 @@ export function TemplateForm({ draft, cancelHref }: { draft: TemplateDraft; canc
     if (submitter?.value === "template-save" && !name.trim()) {
       event.preventDefault();
       notify("error", EMPTY_TEMPLATE_NAME);
+      setMissing(true);
     }
   }
 
@@ -58,9 +65,19 @@ export function TemplateForm({ draft, cancelHref }: { draft: TemplateDraft; canc
           className="input"
           placeholder="Название"
           value={name}
-          onChange={(event) => setName(event.target.value)}
+          onChange={(event) => {
+            setName(event.target.value);
+            setMissing(false);
+          }}
           autoComplete="off"
+          aria-invalid={missing || undefined}
+          aria-describedby={missing ? "template-name-hint" : undefined}
         />
+        {missing ? (
+          <p id="template-name-hint" className="mt-1 text-sm text-red-700 dark:text-red-400" data-testid="template-name-hint">
+            {TEMPLATE_NAME_HINT}
+          </p>
+        ) : null}
       </div>
       <div className="space-y-2">
         {fields.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Полей пока нет</p> : null}

@@ -99,6 +99,12 @@ export function Pager({ page, pages, hrefFor, maxButtons = 5, total, size = 0, s
           )}
         </nav>
       ) : null}
+      {/* More pages than buttons: say how many (issue 31: 189 hits showed pages 1-5 and nothing beyond). */}
+      {pages > numbers.length ? (
+        <span className="text-slate-600 dark:text-slate-400" data-testid="page-of">
+          Страница {page} из {pages}
+        </span>
+      ) : null}
     </div>
   );
 }

@@ -31,6 +31,9 @@ export function notify(kind: ToastKind, message: string) {
   return toast(message);
 }
 
+/** Drops every message on screen: a form sent again answers afresh (issue 31: a stale «Укажите логин» stood beside the server's answer). */
+export const clearNotices = () => toast.remove();
+
 /** SPEC §9: top-center, 2000 ms, pause on hover, close on click. */
 export function Toasts() {
   // Old messages do not outlive their page (issue 17): leaving it drops what is still on screen, so a stale

@@ -209,8 +209,10 @@ export type CallRequest =
  */
 export function requestCall(state: PhoneState, rawNumber: string, contactId: number | null = null, sipCallId: string | null = null): CallRequest {
   if (state.lineActive) return { ok: false, state, notice: { kind: "warning", text: CALL_BUSY } };
+  const cannot = cannotCallReason(state);
+  if (cannot) return { ok: false, state, notice: { kind: "error", text: cannot } };
   const target = dialableNumber(rawNumber);
-  if (!target || state.registration !== "registered") {
+  if (!target) {
     return { ok: false, state: { ...state, error: DIAL_ERROR }, notice: { kind: "error", text: DIAL_ERROR } };
   }
   return {
@@ -286,6 +288,17 @@ export function describeRegistration(state: PhoneState): string {
   if (state.registration === "registered") return "Телефон подключён";
   if (state.registration === "connecting") return "Подключение телефона…";
   return state.registrationProblem ? `Телефон не подключён: ${state.registrationProblem}` : "Телефон не подключён";
+}
+
+/**
+ * Why Позвонить cannot call right now, or null when it can: the phone is not registered (issue 31: the button
+ * looked active and answered a vague Ошибка набора). The button says it (greyed, with this as its title) and a
+ * press shows it.
+ */
+export function cannotCallReason(state: PhoneState): string | null {
+  if (state.registration === "registered") return null;
+  if (state.registration === "connecting") return "Позвонить пока нельзя: телефон подключается";
+  return `Позвонить нельзя: телефон не подключён${state.registrationProblem ? ` (${state.registrationProblem})` : ""}`;
 }
 
 /** DTMF keys of the keypad, in keypad order. */

@@ -37,8 +37,6 @@ export interface CsvRow {
   width: number;
 }
 
-/** The names a CSV upload may have (the content still decides: a workbook named .csv is read as a workbook). */
-export const CSV_NAME = /\.(csv|tsv|txt)$/i;
 
 async function* chunks(path: string): AsyncGenerator<Buffer> {
   for await (const chunk of fs.createReadStream(path, { highWaterMark: CHUNK_BYTES })) yield chunk as Buffer;

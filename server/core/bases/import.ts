@@ -6,8 +6,8 @@ import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict } from "../errors";
 import { awaitedLater } from "../later";
 import { parseInput, requiredText } from "../validation";
-import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, suggestMapping } from "./mapping";
-import { phoneKey } from "./phone";
+import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, NO_PHONE_COLUMN, suggestMapping } from "./mapping";
+import { looksLikePhone, phoneKey } from "./phone";
 import { zoneOfPhone } from "./phone-zone";
 import type { SheetChoice } from "./sheet-parse";
 import { MESSAGES, readSheetRows, type SheetRow } from "./spreadsheet";
@@ -111,6 +111,9 @@ const baseRemoved = () =>
   conflict("Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова", "import_base_removed");
 /** The client went away (a closed tab, a cut connection) before the import ended: nothing is created. */
 const clientGone = () => badRequest("Импорт прерван: соединение закрыто до конца импорта. База не создана", "import_cancelled");
+/** The column mapped to phones holds none (a column of notes chosen as «Номер»): nobody could be called. */
+const noPhonesInColumn = () =>
+  badRequest("В столбце, выбранном как «Номер», нет ни одного номера телефона: база не создана. Выберите столбец с телефонами", "no_phones");
 const BASE_NAME_TAKEN = "База с таким названием уже есть: выберите другое название";
 
 export interface UploadedFile {
@@ -186,6 +189,8 @@ export async function previewBase(_db: Db, actor: Actor, input: { file?: Uploade
       : undefined;
   const columnCount = Math.max(...head.map((row) => row.length));
   const { hasHeader, mapping } = suggestMapping(head, columnCount);
+  // No column is headed as phones nor holds them: notes, a list of names, a text read as CSV (issue 31).
+  if (!mapping.includes("phone")) throw badRequest(NO_PHONE_COLUMN, "no_phone_column");
   const header = hasHeader ? head[0] : [];
   return {
     sheet: choice.index + 1,
@@ -458,6 +463,7 @@ async function importRows(
     let doNotCall = 0;
     let skipped = 0;
     let imported = 0;
+    let withPhone = 0;
     let rowsRead = 0;
     let batch: ContactRow[] = [];
     let batchChars = 0;
@@ -536,6 +542,7 @@ async function importRows(
         row.phoneKey = row.phone ? phoneKey(row.phone, input.phoneRegion) : "";
         // The client's time zone for the calling hours (decision 050), once per contact.
         row.tz = row.phone ? zoneOfPhone(row.phone, input.phoneRegion, row.phoneKey) : null;
+        if (row.phone && looksLikePhone(row.phone.trim())) withPhone++;
         if (inBase && row.phoneKey) {
           if (seen.has(row.phoneKey)) {
             inFile++;
@@ -558,6 +565,7 @@ async function importRows(
     const removed = inFile + [...acrossCounts.values()].reduce((a, b) => a + b, 0);
     if (imported === 0 && doNotCall > 0) throw conflict(onlyLeftOut(removed, doNotCall), ONLY_DUPLICATES);
     if (imported + removed === 0) throw badRequest("В файле нет ни одного контакта с телефоном или ФИО: база не создана", "nothing_to_import");
+    if (withPhone === 0) throw noPhonesInColumn();
     // Every contact was a duplicate: an empty base helps nobody, so nothing is created (issue 17); a warning, not a
     // success. The base written above is removed below.
     if (imported === 0) throw conflict(onlyDuplicates(removed), ONLY_DUPLICATES);

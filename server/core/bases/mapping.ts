@@ -49,10 +49,14 @@ export const mappingsSchema = z
       }
       seen.add(field);
     }
-    if (!seen.has("name") && !seen.has("phone")) {
-      ctx.addIssue({ code: "custom", message: "Укажите столбец с ФИО или с номером телефона" });
-    }
+    // A base is for calling: without a phone column it would hand out contacts nobody can call (issue 31).
+    if (!seen.has("phone")) ctx.addIssue({ code: "custom", message: NO_PHONE_MAPPED });
   });
+
+export const NO_PHONE_MAPPED = "Укажите столбец с номером телефона";
+/** A file none of whose columns holds phone numbers (a text of notes, a list of names): no base is made of it. */
+export const NO_PHONE_COLUMN =
+  "В файле нет столбца с номерами телефонов: база не создана. Загрузите таблицу клиентов, где в одном из столбцов — телефоны";
 
 const normalise = (header: string) =>
   header
@@ -103,28 +107,33 @@ export function suggestMapping(rows: string[][], columnCount: number): { hasHead
     }
   });
   const hasHeader = mapping.some((field) => field !== "skip");
-  if (hasHeader) return { hasHeader, mapping };
 
-  // No header: the column of phone-like values is the phone, the first one of words the name.
-  const sample = rows.slice(0, 20);
-  const share = (i: number, test: (cell: string) => boolean) => {
-    const cells = sample.map((row) => row[i] ?? "").filter(Boolean);
-    return cells.length ? cells.filter(test).length / cells.length : 0;
-  };
+  // The column of phone-like values is the phone when no header names one; without a header, the first column of
+  // words is the name.
+  const sample = hasHeader ? rows.slice(1, 21) : rows.slice(0, 20);
   for (let i = 0; i < columnCount; i++) {
-    if (!used.has("phone") && share(i, looksLikePhone) >= 0.6) {
+    if (!used.has("phone") && mapping[i] === "skip" && phoneShare(sample, i) >= 0.6) {
       used.add("phone");
       mapping[i] = "phone";
     }
   }
+  if (hasHeader) return { hasHeader, mapping };
   for (let i = 0; i < columnCount; i++) {
-    if (!used.has("name") && mapping[i] === "skip" && share(i, (c) => /\p{L}{2,}/u.test(c)) >= 0.6) {
+    if (!used.has("name") && mapping[i] === "skip" && share(sample, i, (c) => /\p{L}{2,}/u.test(c)) >= 0.6) {
       used.add("name");
       mapping[i] = "name";
     }
   }
   return { hasHeader, mapping };
 }
+
+/** The part of column `i`'s filled cells in `rows` that pass `test` (0 for a column with none filled). */
+function share(rows: string[][], i: number, test: (cell: string) => boolean): number {
+  const cells = rows.map((row) => row[i] ?? "").filter(Boolean);
+  return cells.length ? cells.filter(test).length / cells.length : 0;
+}
+/** The part of column `i`'s filled cells that look like a phone number. */
+export const phoneShare = (rows: string[][], i: number) => share(rows, i, looksLikePhone);
 
 /** Spreadsheet column letters: 0 → A, 26 → AA. */
 export function columnLetter(index: number): string {

@@ -1,7 +1,8 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import { badRequest } from "../errors";
-import { CSV_NAME, readCsv } from "./csv-reader";
+import { readCsv } from "./csv-reader";
+import { CSV_NAME } from "./upload-kind";
 import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetRow, workbookSignature } from "./spreadsheet";
 import { checkOdsMime, isEncryptedOds, odsSheets, OdsLimitError, readOdsSheet } from "./ods-reader";
 import { type CfbApi, isBiffWorkbook, openOle, type OleContent, xlsRowCells, xlsSheetOffsets, xlsView } from "./xls-file";

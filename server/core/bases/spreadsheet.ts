@@ -5,6 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { AppError, badRequest } from "../errors";
 import type { SheetChoice } from "./sheet-parse";
+import { MAX_UPLOAD_BYTES, NOT_SPREADSHEET, TOO_LARGE, workbookSignatureOf } from "./upload-kind";
 
 /**
  * Reading uploaded spreadsheets (DESIGN §8), always in a worker thread (sheet-worker.ts, which runs
@@ -17,7 +18,7 @@ import type { SheetChoice } from "./sheet-parse";
 
 export const SHEET_LIMITS = {
   /** Largest upload accepted at all. */
-  maxFileBytes: 50 * 1024 * 1024,
+  maxFileBytes: MAX_UPLOAD_BYTES,
   /** An `.xls`'s workbook stream is held whole in memory (in a worker), and read once a window: a smaller cap. */
   maxXlsBytes: 20 * 1024 * 1024,
   /** Sum of the zip's uncompressed sizes; a real 1,000,000-row sheet stays far below. */
@@ -64,9 +65,6 @@ export const SHEET_LIMITS = {
   maxOdsStyleChars: 10_000_000,
 };
 
-const ZIP_MAGIC = [0x50, 0x4b, 0x03, 0x04];
-const OLE_MAGIC = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
-
 /**
  * A workbook's signature in a file's first bytes: a zip (.xlsx, .ods) or an OLE compound file (.xls); null for
  * anything else (text such as .csv has none).
@@ -79,13 +77,12 @@ export function workbookSignature(file: string): "zip" | "ole" | null {
   } finally {
     fs.closeSync(fd);
   }
-  const startsWith = (magic: number[]) => magic.every((byte, i) => head[i] === byte);
-  return startsWith(ZIP_MAGIC) ? "zip" : startsWith(OLE_MAGIC) ? "ole" : null;
+  return workbookSignatureOf(head);
 }
 
 export const MESSAGES = {
-  notSpreadsheet: "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv",
-  tooLarge: `Файл слишком большой: не более ${SHEET_LIMITS.maxFileBytes / 1024 / 1024} МБ`,
+  notSpreadsheet: NOT_SPREADSHEET,
+  tooLarge: TOO_LARGE,
   xlsTooLarge: `Файл .xls слишком большой: не более ${SHEET_LIMITS.maxXlsBytes / 1024 / 1024} МБ. Сохраните его как .xlsx`,
   bomb: "Файл повреждён или подозрительно сильно сжат: импорт отменён",
   tooManyRows: `В файле слишком много строк: не более ${SHEET_LIMITS.maxRows.toLocaleString("ru-RU")}`,

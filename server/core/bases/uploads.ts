@@ -2,11 +2,11 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { pipeline } from "node:stream/promises";
 import type { Readable } from "node:stream";
 import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../../process-owner";
 import { badRequest } from "../errors";
 import { MESSAGES, SHEET_LIMITS } from "./spreadsheet";
+import { HEAD_BYTES, TOO_LARGE, uploadRefusal } from "./upload-kind";
 
 /**
  * Uploaded spreadsheets wait in a private temporary folder between the preview and the import (the page's two
@@ -49,29 +49,64 @@ export function uploadPath(id: unknown): string {
   return file;
 }
 
-/** Streams an upload to its temporary file; a 400 (and no file) when it exceeds the size limit. */
-export async function saveUpload(stream: Readable & { truncated?: boolean }): Promise<{ id: string; path: string }> {
+/**
+ * Streams an upload to its temporary file, checking it as its bytes arrive (upload-kind.ts): a file that is too
+ * large or no spreadsheet by its name and first bytes is refused at the chunk that tells, not after the whole
+ * body (issue 31), and leaves no file. Answers null for an empty file. The file keeps its process's name until
+ * `keepUpload`.
+ */
+export async function storeUpload(data: AsyncIterable<Uint8Array>, name: string): Promise<{ id: string; path: string } | null> {
   const upload = newUpload();
+  const out = fs.createWriteStream(upload.path, { mode: 0o600 });
   let size = 0;
-  let tooLarge = false;
-  stream.on("data", (chunk: Buffer) => {
-    size += chunk.length;
-    if (size > SHEET_LIMITS.maxFileBytes) tooLarge = true;
-  });
+  let head = new Uint8Array(0);
+  const refuse = () => {
+    const refusal = uploadRefusal(head, name, size);
+    if (refusal) throw badRequest(refusal, refusal === TOO_LARGE ? "file_too_large" : "not_spreadsheet");
+  };
   try {
-    await pipeline(stream, fs.createWriteStream(upload.path, { mode: 0o600 }));
+    for await (const chunk of data) {
+      if (size < HEAD_BYTES) {
+        head = Uint8Array.from([...head, ...chunk.subarray(0, HEAD_BYTES - size)]);
+        if (head.length >= HEAD_BYTES) refuse();
+      }
+      size += chunk.length;
+      if (size > SHEET_LIMITS.maxFileBytes) refuse();
+      if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
+    }
+    // A file shorter than a signature is judged by what there is.
+    if (size > 0 && size < HEAD_BYTES) refuse();
+    await new Promise<void>((resolve, reject) => {
+      out.once("error", reject);
+      out.end(() => resolve());
+    });
   } catch (error) {
-    // A form cut off half-way: no half file left behind.
+    // A refused file, or a form cut off half-way: no half file left behind.
+    out.destroy();
     removeUpload(upload.path);
     throw error;
   }
-  if (tooLarge || stream.truncated) {
-    removeUpload(upload.path);
-    throw badRequest(MESSAGES.tooLarge, "file_too_large");
-  }
   if (size === 0) {
     removeUpload(upload.path);
-    throw fileRequired();
+    return null;
+  }
+  return upload;
+}
+
+/** What a form may add around its file: the other fields and the multipart boundaries. */
+const FORM_OVERHEAD_BYTES = 1024 * 1024;
+/** A body that declares itself larger than any upload may be is refused before a byte of it is read. */
+export function refuseOversizedBody(contentLength: string | null | undefined) {
+  if (Number(contentLength) > SHEET_LIMITS.maxFileBytes + FORM_OVERHEAD_BYTES) throw badRequest(MESSAGES.tooLarge, "file_too_large");
+}
+
+/** An API upload (a multipart file stream): stored as it arrives, a 400 when it is empty or refused. */
+export async function saveUpload(stream: Readable & { truncated?: boolean }, name: string): Promise<{ id: string; path: string }> {
+  const upload = await storeUpload(stream, name);
+  if (!upload) throw fileRequired();
+  if (stream.truncated) {
+    removeUpload(upload.path);
+    throw badRequest(MESSAGES.tooLarge, "file_too_large");
   }
   return upload;
 }

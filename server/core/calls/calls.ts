@@ -282,6 +282,8 @@ export async function listCalls(db: Db, actor: Actor, input: unknown): Promise<{
 export interface ManagerCallDay {
   userId: number;
   login: string;
+  /** The name the dashboard shows (the login when empty), as in its top managers and breaks. */
+  displayName: string;
   attempts: number;
   answered: number;
   talkSeconds: number;
@@ -302,6 +304,7 @@ async function callStatsBetween(db: Db, start: Date, end: Date): Promise<Manager
     .select({
       userId: calls.userId,
       login: users.login,
+      displayName: users.displayName,
       attempts: count(),
       answered: sql<number>`count(${calls.answeredAt})::int`,
       talkSeconds: sql<number>`coalesce(sum(${calls.talkSeconds}), 0)::int`,
@@ -309,11 +312,12 @@ async function callStatsBetween(db: Db, start: Date, end: Date): Promise<Manager
     .from(calls)
     .innerJoin(users, eq(users.id, calls.userId))
     .where(and(gte(calls.startedAt, start), lt(calls.startedAt, end)))
-    .groupBy(calls.userId, users.login)
+    .groupBy(calls.userId, users.login, users.displayName)
     .orderBy(users.login);
   return rows.map((row) => ({
     userId: row.userId!,
     login: row.login,
+    displayName: row.displayName,
     attempts: Number(row.attempts),
     answered: Number(row.answered),
     talkSeconds: Number(row.talkSeconds),

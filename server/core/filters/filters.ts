@@ -316,7 +316,7 @@ export async function deleteFilter(db: Db, actor: Actor, rawId: unknown) {
     if (!deleted) throw filterNotFound();
     await releaseUsersOf(tx, id, null);
   });
-  return { success: true, message: "Фильтр удалён" };
+  return { success: true, message: "Тематика удалена" };
 }
 
 /** Flips Активирован / Деактивирован. Managers working a deactivated topic go back to topic choice. */

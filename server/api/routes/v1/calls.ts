@@ -81,6 +81,7 @@ const calls: FastifyPluginAsyncZod = async (api) => {
             z.object({
               userId: z.number().int(),
               login: z.string(),
+              displayName: z.string(),
               attempts: z.number().int(),
               answered: z.number().int(),
               talkSeconds: z.number().int(),

@@ -8,7 +8,7 @@ import { othersBusy } from "../../../deps";
 import { MAPPING_FIELDS } from "../../../core/bases/mapping";
 import { searchContacts } from "../../../core/bases/search";
 import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
-import { removeUpload, saveUpload } from "../../../core/bases/uploads";
+import { refuseOversizedBody, removeUpload, saveUpload } from "../../../core/bases/uploads";
 import { requireAdmin } from "../../../core/actor";
 import { badRequest } from "../../../core/errors";
 import { actorOf } from "../../plugin";
@@ -83,6 +83,7 @@ export const uploadErrors = { ...errorResponses, 413: errorResponses[400] };
 /** Reads a multipart request: the one file goes to a temporary file (size-limited), the fields to strings. */
 export async function readUpload(request: FastifyRequest) {
   if (!request.isMultipart()) throw badRequest("Отправьте файл как multipart/form-data (поле file)", "multipart_required");
+  refuseOversizedBody(request.headers["content-length"]);
   const fields: Record<string, string> = {};
   let file: { path: string; name: string } | null = null;
   try {
@@ -92,7 +93,7 @@ export async function readUpload(request: FastifyRequest) {
           part.file.resume();
           continue;
         }
-        file = { path: (await saveUpload(part.file)).path, name: part.filename ?? "" };
+        file = { path: (await saveUpload(part.file, part.filename ?? "")).path, name: part.filename ?? "" };
       } else {
         const value = String(part.value ?? "");
         // Postgres text cannot hold U+0000 (a base name with one would fail in the database).
@@ -154,7 +155,8 @@ const database: FastifyPluginAsyncZod = async (api) => {
         description:
           "multipart/form-data с полем `file` (.xlsx, .xls, .ods или .csv, до 50 МБ; .xls до 20 МБ). CSV: UTF-8 (с BOM или без) " +
           "или Windows-1251, разделитель `,` `;` или табуляция определяются сами; все значения — текст. Отвечает первыми строками " +
-          "и предложенным типом каждого столбца. Ничего не записывает. " +
+          "и предложенным типом каждого столбца. Ничего не записывает. Файл без столбца с телефонами (ни заголовка, ни значений, " +
+          "похожих на номера): 400. " +
           SHEET_DOC,
         consumes: ["multipart/form-data"],
         response: { 200: previewSchema, ...uploadErrors },
