@@ -101,17 +101,22 @@ async function managerWithLead(db: Db) {
   return { user, login, password, accessKey, sipLogin, digits };
 }
 
+/** Signs in through the login page, as a person does. */
+async function signIn(page: Page, who: { login: string; password: string; accessKey: string }) {
+  await page.goto("/auth");
+  await page.fill("#login", who.login);
+  await page.fill("#password", who.password);
+  await page.fill("#accessKey", who.accessKey);
+  await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth"), { timeout: 60_000 }), page.click("button[type=submit]")]);
+}
+
 /** A page logged in as the manager on /leadpanel with the softphone registered through Kamailio. */
 async function openLeadPanel(browser: Browser, baseUrl: string, m: Awaited<ReturnType<typeof managerWithLead>>): Promise<Page> {
   const context = await browser.newContext({ baseURL: baseUrl });
   const page = await context.newPage();
   await watchPeerConnections(page);
   await watchCallPhases(page);
-  await page.goto("/auth");
-  await page.fill("#login", m.login);
-  await page.fill("#password", m.password);
-  await page.fill("#accessKey", m.accessKey);
-  await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth"), { timeout: 60_000 }), page.click("button[type=submit]")]);
+  await signIn(page, m);
   if (!page.url().includes("/leadpanel")) await page.goto("/leadpanel");
   await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true", null, { timeout: 60_000 });
   await stateShows(page, "Телефон готов", 60_000);
@@ -210,11 +215,7 @@ async function listeningDelays(browser: Browser, baseUrl: string, db: Db): Promi
   const context = await browser.newContext({ baseURL: baseUrl });
   const admin = await context.newPage();
   await watchPeerConnections(admin);
-  await admin.goto("/auth");
-  await admin.fill("#login", ADMIN.login);
-  await admin.fill("#password", ADMIN.password);
-  await admin.fill("#accessKey", ADMIN.accessKey);
-  await Promise.all([admin.waitForURL((url) => !url.pathname.startsWith("/auth"), { timeout: 60_000 }), admin.click("button[type=submit]")]);
+  await signIn(admin, ADMIN);
   await admin.goto("/users");
   await admin.waitForFunction(() => document.documentElement.dataset.hydrated === "true", null, { timeout: 60_000 });
   const row = admin.locator(`[data-testid=online-row-${m.login}]`);
