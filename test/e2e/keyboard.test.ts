@@ -36,9 +36,14 @@ function focused(page: Page): Promise<Focused> {
   return page.evaluate(() => {
     const el = document.activeElement as HTMLElement | null;
     if (!el || el === document.body) return { tag: "body", name: "", indicated: true, inDialog: false, row: null };
-    // A visually hidden control (the menu checkbox) shows its focus on its visible label.
+    // A visually hidden control (the menu checkbox) shows its focus on its visible label (the header's ☰; the
+    // backdrop and ✕ that also close the menu are labels of it too, hidden while it is closed).
     const box = el.getBoundingClientRect();
-    const labelled = (el as HTMLInputElement).labels?.[0];
+    const shown = (label: HTMLLabelElement) => {
+      const r = label.getBoundingClientRect();
+      return r.width > 1 && r.height > 1;
+    };
+    const labelled = Array.from((el as HTMLInputElement).labels ?? []).find(shown);
     const drawn = box.width <= 1 && box.height <= 1 && labelled ? labelled : el;
     const style = getComputedStyle(drawn);
     const outlined = style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0;
