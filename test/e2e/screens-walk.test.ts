@@ -90,8 +90,10 @@ function readPage(page: Page): Promise<Finding> {
       if (el.tagName === "OPTION") texts.push(el.textContent ?? "");
     }
     const all = texts.join("\n");
-    // URLs and e-mail addresses are data, not words of the interface.
-    const words = all.replace(/\S+:\/\/\S+|\S+@\S+/g, " ").match(/[A-Za-z]{3,}/g) ?? [];
+    // URLs, e-mail addresses and IANA time zones (Europe/Moscow: the topic's zone, shown with its Russian name) are
+    // data, not words of the interface.
+    const data = /\S+:\/\/\S+|\S+@\S+|\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[\w+\-/]+/g;
+    const words = all.replace(data, " ").match(/[A-Za-z]{3,}/g) ?? [];
     const emoji = all.match(/[\p{Emoji_Presentation}\uFE0F]/gu) ?? [];
     const emptyTables = Array.from(document.querySelectorAll("table")).filter(
       (t) => visible(t) && t.tHead && t.tBodies.length > 0 && Array.from(t.tBodies).every((b) => b.rows.length === 0),

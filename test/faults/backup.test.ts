@@ -4,7 +4,7 @@ import zlib from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db/client";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, createPgDatabase, faultBackend, login, ROOT, sleep, startServer, runOpsTool, tableChecksums as sums, tempDataDir, type ServerProcess } from "./server";
+import { ADMIN, AROUND_THE_CLOCK, api, createPgDatabase, faultBackend, login, ROOT, sleep, startServer, runOpsTool, tableChecksums as sums, tempDataDir, type ServerProcess } from "./server";
 
 /**
  * `npm run backup` while managers press statuses, `npm run restore` into a new DATA_DIR or an empty Postgres
@@ -72,7 +72,7 @@ describe("npm run backup / npm run restore", { timeout: 240_000 }, () => {
     const statuses = (await api(server, "GET", "/status", { token: admin })).body as Array<{ id: number }>;
     const filter = await api(server, "POST", "/filters", {
       token: admin,
-      body: { name: "Копия", managers: [userId], databases: [base.body.id], statuses: statuses.map((s) => s.id) },
+      body: { name: "Копия", managers: [userId], databases: [base.body.id], statuses: statuses.map((s) => s.id), callingHours: AROUND_THE_CLOCK },
     });
     expect(filter.status).toBe(200);
     const filterId = filter.body.id as number;

@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
 import { freePort } from "../helpers/ports";
-import { ADMIN, api, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
+import { ADMIN, AROUND_THE_CLOCK, api, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
 
 /**
  * Fault: Postgres restarted while managers work. The shared Postgres on 5432 is never touched: the test makes a
@@ -126,7 +126,7 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
     const statuses = (await api(server, "GET", "/status", { token: admin })).body as Array<{ id: number; text: string }>;
     const filter = await api(server, "POST", "/filters", {
       token: admin,
-      body: { name: "Смена", managers: managers.map((m) => m.id), databases: [base.body.id], statuses: statuses.map((s) => s.id) },
+      body: { name: "Смена", managers: managers.map((m) => m.id), databases: [base.body.id], statuses: statuses.map((s) => s.id), callingHours: AROUND_THE_CLOCK },
     });
     expect(filter.status).toBe(200);
     const filterId = filter.body.id as number;

@@ -16,7 +16,7 @@ export interface FilterFormOptions {
   scripts: Option[];
   templates: Array<Option & { isActive: boolean }>;
   /** The zones a topic's default zone may be (IANA names). */
-  timeZones: string[];
+  timeZones: Array<{ id: string; label: string }>;
 }
 
 /** When a topic's clients may be called, in their own local time (server/core/filters/calling-hours.ts). */
@@ -88,11 +88,11 @@ function CallingHoursFields({
   onChange,
 }: {
   value: CallingHoursValues;
-  zones: string[];
+  zones: Array<{ id: string; label: string }>;
   onChange: (value: CallingHoursValues) => void;
 }) {
   const days = new Set(value.days);
-  const zoneChoices = zones.includes(value.timeZone) ? zones : [value.timeZone, ...zones];
+  const zoneChoices = zones.some((z) => z.id === value.timeZone) ? zones : [{ id: value.timeZone, label: value.timeZone }, ...zones];
   return (
     <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="calling-hours">
       <legend className="px-1 text-sm font-medium">Время звонков (по местному времени клиента)</legend>
@@ -135,8 +135,8 @@ function CallingHoursFields({
             onChange={(event) => onChange({ ...value, timeZone: event.target.value })}
           >
             {zoneChoices.map((zone) => (
-              <option key={zone} value={zone}>
-                {zone}
+              <option key={zone.id} value={zone.id}>
+                {zone.label}
               </option>
             ))}
           </select>

@@ -413,7 +413,25 @@ export async function filterFormOptions(db: Db, actor: Actor) {
     scripts: scriptRows,
     templates: templateRows,
     // The calling window's zone: the ones libphonenumber maps numbers to (all known to the database, a test checks).
-    timeZones: [...new Set([DEFAULT_CALLING_HOURS.timeZone, ...mappedZones()])].sort(),
+    timeZones: zoneChoices([DEFAULT_CALLING_HOURS.timeZone, ...mappedZones()]),
     defaultHours: DEFAULT_CALLING_HOURS,
   };
+}
+
+/**
+ * Zones as the topic form offers them: the IANA name (what the admin recognises and the database stores) with its
+ * offset now and its Russian name from the runtime's ICU («GMT+3 · Europe/Moscow · Москва, стандартное время»),
+ * sorted by offset, then by name.
+ */
+export function zoneChoices(zones: string[], at = new Date()): Array<{ id: string; label: string }> {
+  const part = (zone: string, style: "shortOffset" | "long") =>
+    new Intl.DateTimeFormat("ru", { timeZone: zone, timeZoneName: style }).formatToParts(at).find((p) => p.type === "timeZoneName")?.value ?? "";
+  const minutes = (offset: string) => {
+    const m = /GMT([+-])(\d+)(?::(\d+))?/.exec(offset);
+    return m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0)) : 0;
+  };
+  return [...new Set(zones)]
+    .map((id) => ({ id, offset: part(id, "shortOffset"), name: part(id, "long") }))
+    .sort((a, b) => minutes(a.offset) - minutes(b.offset) || a.id.localeCompare(b.id))
+    .map(({ id, offset, name }) => ({ id, label: `${offset} · ${id} · ${name}` }));
 }
