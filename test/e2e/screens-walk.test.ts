@@ -50,7 +50,7 @@ const LATIN_ALLOWED = new Set(
     "Statistics", "for", "Today", "Text", "TextArea", "USD", "SIP", "CRM", "https", "http", "example", "crm", "old",
     "very", "long", "path", "the", "archive", "query", "admin", "layout", "manager", "with", "login", "operator",
     "kyiv", "night", "shift", "newcomer", "Telegram", "xlsx", "xls", "ods", "csv", "Excel", "LibreOffice", "Enter",
-    "Ctrl", "Shift", "Esc", "Tab", "UTF", "Windows",
+    "Ctrl", "Shift", "Esc", "Tab", "UTF", "Windows", "UTC",
     // The seeded managers' passwords (shown cut to 5 characters, SPEC §2) and access keys (test/helpers/app.ts).
     "Passw", "KEY",
   ].map((w) => w.toLowerCase()),

@@ -420,7 +420,7 @@ export async function filterFormOptions(db: Db, actor: Actor) {
 
 /**
  * Zones as the topic form offers them: the IANA name (what the admin recognises and the database stores) with its
- * offset now and its Russian name from the runtime's ICU («GMT+3 · Europe/Moscow · Москва, стандартное время»),
+ * offset now and its Russian name from the runtime's ICU («UTC+3 · Europe/Moscow · Москва, стандартное время»),
  * sorted by offset, then by name.
  */
 export function zoneChoices(zones: string[], at = new Date()): Array<{ id: string; label: string }> {
@@ -433,5 +433,7 @@ export function zoneChoices(zones: string[], at = new Date()): Array<{ id: strin
   return [...new Set(zones)]
     .map((id) => ({ id, offset: part(id, "shortOffset"), name: part(id, "long") }))
     .sort((a, b) => minutes(a.offset) - minutes(b.offset) || a.id.localeCompare(b.id))
-    .map(({ id, offset, name }) => ({ id, label: `${offset} · ${id} · ${name}` }));
+    // «UTC+3», the way Russian texts write an offset (ICU's Russian short offset says GMT).
+    // Where ICU has no Russian name, its long name is the offset again («GMT+04:00»): left out.
+    .map(({ id, offset, name }) => ({ id, label: [offset.replace(/^GMT/, "UTC"), id, /^GMT/.test(name) ? "" : name].filter(Boolean).join(" · ") }));
 }
