@@ -243,6 +243,8 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
       throw new Error(`the carrier never saw ${pattern}; its messages:\n${messages().slice(-4000)}\n${daemon.log().slice(-1000)}`);
     },
     async stop() {
+      // Debug aid: what the carrier received and sent, appended to CARRIER_LOG (read it as a carrier would).
+      if (process.env.CARRIER_LOG) fs.appendFileSync(process.env.CARRIER_LOG, messages());
       await daemon.stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
