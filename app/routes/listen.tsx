@@ -38,8 +38,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       }
       case "whisper": {
         const whisper = await startWhisper(db, mediaRelay, actor, form);
-        await hub.tellUser(Number(form.managerId), "whisper", { sessionId: whisper.sessionId });
-        return Response.json(whisper);
+        await hub.tellUser(whisper.managerId, "whisper", { sessionId: whisper.sessionId });
+        return Response.json({ sessionId: whisper.sessionId, sdp: whisper.sdp });
       }
       case "hear":
         return Response.json(await hearWhisper(db, mediaRelay, actor, form));

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, listenSessions } from "../../db/schema";
-import { ADMIN, createTestApp, createUser, formBody, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, createTestApp, createUser, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
 import { freePort } from "../helpers/ports";
 
 /**
@@ -13,15 +13,7 @@ let adminCookie: string;
 let managerCookie: string;
 let manager: Awaited<ReturnType<typeof createUser>>;
 
-const listen = (cookie: string | null, fields: Record<string, string>) => {
-  const request = t.request
-    .post("/listen")
-    .set("Host", "127.0.0.1")
-    .set("Origin", "http://127.0.0.1")
-    .set("Content-Type", "application/x-www-form-urlencoded");
-  if (cookie) request.set("Cookie", cookie);
-  return request.send(formBody(fields));
-};
+const listen = (cookie: string | null, fields: Record<string, string>) => postPageForm(t, "/listen", cookie, fields);
 
 beforeAll(async () => {
   // An rtpengine address where nothing listens: the relay never answers.
@@ -81,13 +73,7 @@ describe("live listening's requests", () => {
     try {
       const m = await createUser(bare.db, { login: "unlistened-manager" });
       await bare.db.insert(calls).values({ userId: m.user.id, number: "380671112255", direction: "out", answeredAt: new Date(), sipCallId: "c@x", byProxy: true });
-      const answer = await bare.request
-        .post("/listen")
-        .set("Host", "127.0.0.1")
-        .set("Origin", "http://127.0.0.1")
-        .set("Cookie", await pageSessionCookie(bare, ADMIN))
-        .set("Content-Type", "application/x-www-form-urlencoded")
-        .send(formBody({ intent: "start", managerId: String(m.user.id) }));
+      const answer = await postPageForm(bare, "/listen", await pageSessionCookie(bare, ADMIN), { intent: "start", managerId: String(m.user.id) });
       expect(answer.status).toBe(503);
       expect(answer.body.message).toBe("Прослушивание недоступно: не задан адрес управления rtpengine (RTPENGINE_NG)");
     } finally {

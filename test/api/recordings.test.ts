@@ -5,7 +5,7 @@ import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, filterDatabases, filterManagers, filters, recordingPlays, users } from "../../db/schema";
 import { MAX_ATTEMPTS } from "../../server/core/recordings/recordings";
-import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { decodeRecording, toneShare, writeRecordedCall } from "../helpers/recordings";
 
@@ -286,15 +286,7 @@ describe("who hears which recording", () => {
 });
 
 describe("the admin's side", () => {
-  const postForm = (url: string, cookie: string, fields: Record<string, string>) =>
-    t.request
-      .post(url)
-      .set("Cookie", cookie)
-      .set("Host", "127.0.0.1")
-      .set("Origin", "http://127.0.0.1")
-      .set("Accept-Encoding", "identity")
-      .set("Content-Type", "application/x-www-form-urlencoded")
-      .send(formBody(fields));
+  const postForm = (url: string, cookie: string, fields: Record<string, string>) => postPageForm(t, url, cookie, fields);
 
   it("the topic form (JavaScript off) turns recording on with its days and who hears, and refuses bad days in Russian", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);

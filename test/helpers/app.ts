@@ -98,6 +98,18 @@ export function getPage(t: TestApp, path: string, cookie?: string) {
 /** A form body as the pages post it (application/x-www-form-urlencoded). */
 export const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
+/** A form posted by the app's own page (same origin, the session cookie when given), as a browser sends it. */
+export function postPageForm(t: TestApp, path: string, cookie: string | null, fields: Record<string, string>) {
+  const request = t.request
+    .post(path)
+    .set("Host", "127.0.0.1")
+    .set("Origin", "http://127.0.0.1")
+    .set("Accept-Encoding", "identity")
+    .set("Content-Type", "application/x-www-form-urlencoded");
+  if (cookie) request.set("Cookie", cookie);
+  return request.send(formBody(fields));
+}
+
 /** Logs in through the page's form (web apps only) and returns the `session=…` cookie for the next requests. */
 export async function pageSessionCookie(t: TestApp, credentials: { login: string; password: string; accessKey: string }): Promise<string> {
   const res = await t.request.post("/auth?index").set("Content-Type", "application/x-www-form-urlencoded").send(formBody(credentials));

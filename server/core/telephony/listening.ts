@@ -160,7 +160,7 @@ export async function startWhisper(db: Db, relay: MediaRelay | null, actor: Acto
     const answer = await ask(ready, { command: "publish", "call-id": call.sipCallId, "from-tag": tag, sdp, ...TO_A_BROWSER });
     if (typeof answer.sdp !== "string") throw unavailable("rtpengine не прислал ответ");
     await db.update(listenSessions).set({ relayTag: tag }).where(eq(listenSessions.id, session.id));
-    return { sessionId: session.id, sdp: answer.sdp };
+    return { sessionId: session.id, managerId, sdp: answer.sdp };
   } catch (error) {
     await db.update(listenSessions).set({ endedAt: sql`now()` }).where(eq(listenSessions.id, session.id));
     throw error;
