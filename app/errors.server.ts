@@ -4,7 +4,7 @@ import { isAppError } from "../server/core/errors";
 import { isDatabaseUnavailable } from "../server/core/db-errors";
 import type { AppLoadContext } from "@remix-run/node";
 
-export { isDatabaseUnavailable };
+export { isAppError, isDatabaseUnavailable };
 
 export const DATABASE_UNAVAILABLE = "База данных временно недоступна";
 

@@ -10,5 +10,5 @@ export {
   LOGIN_NEEDED_FOR_SIP,
 } from "../server/core/users/managers";
 export { listUsersOnline } from "../server/core/users/presence";
-export { generateAccessKey, generatePassword } from "../server/auth/password";
+export { generateAccessKey, generatePassword } from "../common/credentials";
 export { isAppError } from "../server/core/errors";

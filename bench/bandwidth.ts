@@ -19,8 +19,9 @@ import {
   templates,
   users,
 } from "../db/schema";
-import { seed } from "../db/seed";
-import { hashPassword, passwordHint } from "../server/auth/password";
+import { seed } from "../server/seed";
+import { passwordHint } from "../common/credentials";
+import { hashPassword } from "../server/auth/password";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
 import { AROUND_THE_CLOCK, median, printTable, type Row } from "./lib";

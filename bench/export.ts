@@ -7,7 +7,7 @@ import ExcelJS from "exceljs";
 import postgres from "postgres";
 import { createDb, type DbHandle, queryRows } from "../db/client";
 import { exports } from "../db/schema";
-import { seed } from "../db/seed";
+import { seed } from "../server/seed";
 import { createSessionStore } from "../server/auth/sessions";
 import { EXPORT_HEADER, claimNextExport, runExportJob } from "../server/core/exports/run";
 import { ensureBuild, httpJson, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";

@@ -10,7 +10,7 @@ import { sql as sqlTag } from "drizzle-orm";
 import postgres from "postgres";
 import { createDb, type DbHandle } from "../db/client";
 import { settings } from "../db/schema";
-import { seed } from "../db/seed";
+import { seed } from "../server/seed";
 import { importBase } from "../server/core/bases/import";
 import { APP_NODE_FLAGS, capHeapGrowth } from "../server/heap";
 import { readSheetRows } from "../server/core/bases/spreadsheet";

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, type DbHandle, queryRows } from "../db/client";
-import { seed } from "../db/seed";
+import { seed } from "../server/seed";
 import { createSessionStore } from "../server/auth/sessions";
 import { turnStatement } from "../server/core/leads/record-status";
 import type { Agent } from "./lead-driver";

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import postgres from "postgres";
 import WebSocket from "ws";
 import { createDb } from "../db/client";
-import { seed } from "../db/seed";
+import { seed } from "../server/seed";
 import { hashPassword } from "../server/auth/password";
 import { benchAppCommand, httpJson, median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
 

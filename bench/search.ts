@@ -1,6 +1,6 @@
 import postgres from "postgres";
 import { createDb } from "../db/client";
-import { seed } from "../db/seed";
+import { seed } from "../server/seed";
 import { searchContacts } from "../server/core/bases/search";
 import { median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
 

@@ -4,7 +4,7 @@ import { fileURLToPath } from "node:url";
 import type { SQL } from "drizzle-orm";
 import type { PgDatabase } from "drizzle-orm/pg-core";
 import type { Sql } from "postgres";
-import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../server/process-owner";
+import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../common/process-owner";
 import * as schema from "./schema";
 
 export type Schema = typeof schema;
@@ -40,7 +40,7 @@ const LOCK_HOLDER_GRACE_MS = 2000;
 
 /**
  * One process per PGlite data directory: two would lose data silently (DESIGN §10). The lock file names its
- * holder (pid and start time, server/process-owner.ts); a holder that no longer runs (exited, killed and not
+ * holder (pid and start time, common/process-owner.ts); a holder that no longer runs (exited, killed and not
  * yet reaped, or its pid reused by another program) leaves a stale lock that the next start takes over.
  */
 async function lockDataDir(dataDir: string): Promise<() => void> {

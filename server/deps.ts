@@ -5,7 +5,7 @@ import type { MediaRelay } from "./core/telephony/listening";
 import type { Metrics } from "./http/metrics";
 import type { Recordings } from "./jobs/recordings";
 import type { RealtimeHub } from "./realtime/hub";
-import type { TelephonyProvider } from "./telephony/provider";
+import type { TelephonyProvider } from "./core/telephony/accounts";
 
 /** Everything an adapter (Fastify route, Remix loader/action, ws hub) hands to core. Built once in buildApp. */
 export interface AppDeps {

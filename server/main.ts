@@ -1,6 +1,6 @@
 import "./node-env";
 import { createDb, DataDirLockedError, type DbHandle } from "../db/client";
-import { seed } from "../db/seed";
+import { seed } from "./seed";
 import { sweepUploads } from "./core/bases/uploads";
 import { buildApp } from "./app";
 import { capHeapGrowth } from "./heap";

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, requireUser } from "../auth.server";
 import { recordingAnswer } from "../calls.server";
-import { isAppError } from "../../server/core/errors";
+import { isAppError } from "../errors.server";
 
 /**
  * GET /recordings/:id: a call's recording for the page's <audio> (the session cookie; byte ranges for seeking),

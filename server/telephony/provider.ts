@@ -2,32 +2,10 @@ import crypto from "node:crypto";
 import { and, isNotNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { users } from "../../db/schema";
-import { AppError, conflict } from "../core/errors";
+import { conflict } from "../core/errors";
+import { fetchError, proxyApiError, type SipAccount, type TelephonyProvider } from "../core/telephony/accounts";
 import type { AppConfig } from "../config";
 
-/** A SIP account on the telephony side: the extension is the manager's sipLogin. */
-export interface SipAccount {
-  extension: string;
-  password: string;
-}
-
-/**
- * Where SIP accounts come from. `proxy`: the telephony provider's HTTP API (SPEC §7 Other calls, commands
- * createNew and deletePeer). `builtin`: no provider configured, so extensions are handed out here, under the
- * chosen prefix, from the numbers no manager uses yet (the embedded default works without any telephony).
- */
-export interface TelephonyProvider {
-  readonly kind: "proxy" | "builtin";
-  createAccount(input: { prefix: number; name: string }): Promise<SipAccount>;
-  deleteAccount(extension: string): Promise<void>;
-}
-
-/** SPEC §8 toasts for a failed provider call: the provider answered with an error, or could not be reached. */
-export const proxyApiError = () => new AppError(502, "proxy_api_error", "Proxy API error");
-export const fetchError = () => new AppError(502, "fetch_error", "Fetch error");
-
-export const SIP_PREFIXES = Array.from({ length: 11 }, (_, i) => (i + 1) * 1000);
-export const DEFAULT_SIP_PREFIX = 9000;
 /** Extensions under a prefix: prefix + 1 … prefix + 999. */
 const EXTENSIONS_PER_PREFIX = 999;
 

@@ -3,7 +3,7 @@ import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket, { WebSocketServer } from "ws";
 import { createRealtimeClient } from "../../app/lib/realtime";
-import { seed } from "../../db/seed";
+import { seed } from "../../server/seed";
 import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
 import { createTestDb } from "../helpers/db";
 import { startInstance, type Instance } from "../helpers/instance";

@@ -591,10 +591,10 @@ describe("secrets only from the environment", () => {
   });
 
   it("a first start without ADMIN_PASSWORD generates the admin's password and key instead of a default", async () => {
-    const seedSource = fs.readFileSync("db/seed.ts", "utf8");
+    const seedSource = fs.readFileSync("server/seed.ts", "utf8");
     expect(seedSource).toMatch(/options\.password \|\| generatePassword\(\)/);
     expect(seedSource).toMatch(/options\.accessKey \|\| generateAccessKey\(\)/);
-    const { generatePassword, generateAccessKey } = await import("../../server/auth/password");
+    const { generatePassword, generateAccessKey } = await import("../../common/credentials");
     expect(generatePassword()).not.toBe(generatePassword());
     expect(generateAccessKey()).toMatch(/^[A-Za-z0-9]{16}$/);
   });

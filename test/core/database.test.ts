@@ -7,7 +7,7 @@ import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, DataDirLockedError } from "../../db/client";
 import { contacts, databases, settings, statuses, users } from "../../db/schema";
-import { DEFAULT_STATUSES, seed } from "../../db/seed";
+import { DEFAULT_STATUSES, seed } from "../../server/seed";
 import { createTestDb } from "../helpers/db";
 import { APP_COMMAND } from "../../server/heap";
 

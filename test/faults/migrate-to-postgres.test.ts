@@ -3,7 +3,7 @@ import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, queryRows, type DbHandle } from "../../db/client";
-import { seed } from "../../db/seed";
+import { seed } from "../../server/seed";
 import { exports as exportJobs, users } from "../../db/schema";
 import { createExport } from "../../server/core/exports/exports";
 import { claimNextExport, runExportJob } from "../../server/core/exports/run";

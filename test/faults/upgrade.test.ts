@@ -3,7 +3,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { sql } from "drizzle-orm";
 import { createDb, queryRows, type Db } from "../../db/client";
-import { hashPassword, passwordHint } from "../../server/auth/password";
+import { passwordHint } from "../../common/credentials";
+import { hashPassword } from "../../server/auth/password";
 import { migrationJournal, migrationsUpTo } from "../../server/ops/migrations";
 import { ADMIN, api, createPgDatabase, login, startServer, tempDataDir, type ServerProcess } from "./server";
 

@@ -4,9 +4,10 @@ import supertest from "supertest";
 import { eq } from "drizzle-orm";
 import type { DbHandle } from "../../db/client";
 import { users, type User } from "../../db/schema";
-import { seed } from "../../db/seed";
+import { seed } from "../../server/seed";
 import { buildApp } from "../../server/app";
-import { hashPassword, passwordHint } from "../../server/auth/password";
+import { passwordHint } from "../../common/credentials";
+import { hashPassword } from "../../server/auth/password";
 import { loadConfig, type AppConfig } from "../../server/config";
 import { createTestDb } from "./db";
 

@@ -2,7 +2,7 @@ import { RefreshIcon } from "../ui/Icons";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from "react";
 import { notify, ServerMessage } from "../ui/Toasts";
-import { DEFAULT_SIP_PREFIX, generateAccessKey, generatePassword, SIP_PREFIXES } from "./generators";
+import { DEFAULT_SIP_PREFIX, generateAccessKey, generatePassword, SIP_PREFIXES } from "../../../common/credentials";
 import { useHydrated } from "../ui/Pager";
 import { EMPTY_ADD_FORM, type AddFormValues, type ManagersActionData } from "./types";
 

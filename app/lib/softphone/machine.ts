@@ -4,7 +4,7 @@
  * the events sip.js reports; the unit tests feed it the same events by hand.
  */
 
-import { failureReason } from "../../../server/core/calls/sip-reasons";
+import { failureReason } from "../../../common/sip-reasons";
 
 /** SPEC §8 toasts the softphone shows. */
 export const CALL_BUSY = "Идет вызов";

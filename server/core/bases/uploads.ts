@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Readable } from "node:stream";
-import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../../process-owner";
+import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../../../common/process-owner";
 import { badRequest } from "../errors";
 import { MESSAGES, SHEET_LIMITS } from "./spreadsheet";
 import { HEAD_BYTES, TOO_LARGE, uploadRefusal } from "./upload-kind";
@@ -12,7 +12,7 @@ import { HEAD_BYTES, TOO_LARGE, uploadRefusal } from "./upload-kind";
  * Uploaded spreadsheets wait in a private temporary folder between the preview and the import (the page's two
  * steps work without JavaScript, and a file input cannot be filled again). Ids are random.
  *
- * A file is written under a name that carries its process, `<id>.<pid>-<start>.part` (server/process-owner.ts),
+ * A file is written under a name that carries its process, `<id>.<pid>-<start>.part` (common/process-owner.ts),
  * and keeps it while only that process needs it (an API upload lives for its request). So a start after a
  * `kill -9` removes what the dead process left, and never what another live instance is writing. A page upload
  * is renamed to its bare id once stored (`keepUpload`): it waits for the import step, on any instance, and

@@ -54,7 +54,7 @@ export function callOutcome(
   answered: boolean,
   direction: CallDirection,
   end: CallEnd,
-  /** The reason phrase of the proxy's own refusal (sip-reasons.ts PROXY_REFUSALS). */
+  /** The reason phrase of the proxy's own refusal (PROXY_REFUSALS in common/sip-reasons.ts). */
   phrase?: string,
 ): { outcome: CallOutcome; reason: string | null } {
   if (answered) return { outcome: "answered", reason: null };

@@ -1,7 +1,7 @@
 /**
- * The add-manager form's generators, in the browser (SPEC §5): a 16-character password with at least one
- * upper-case letter, lower-case letter, digit and symbol, and a 16-character alphanumeric access key.
- * Web Crypto only, so the same code runs in the page and in tests.
+ * A manager's credentials as SPEC §5 and §9 fix them: a 16-character password with at least one upper-case
+ * letter, lower-case letter, digit and symbol, a 16-character alphanumeric access key, the SIP number prefixes.
+ * Web Crypto only, so the add-manager form's «Сгенерировать» and the server (seed, new keys) run the same code.
  */
 const UPPER = "ABCDEFGHJKLMNPQRSTUVWXYZ";
 const LOWER = "abcdefghijkmnopqrstuvwxyz";
@@ -45,3 +45,4 @@ export const DEFAULT_SIP_PREFIX = 9000;
 
 /** SPEC /managers: the password is shown as its first 5 characters. */
 export const PASSWORD_HINT_LENGTH = 5;
+export const passwordHint = (password: string) => password.slice(0, PASSWORD_HINT_LENGTH);

@@ -1,7 +1,8 @@
 import { count, sql } from "drizzle-orm";
-import { generateAccessKey, generatePassword, hashPassword, passwordHint } from "../server/auth/password";
-import type { Db } from "./client";
-import { settings, statuses, users } from "./schema";
+import { generateAccessKey, generatePassword, passwordHint } from "../common/credentials";
+import type { Db } from "../db/client";
+import { settings, statuses, users } from "../db/schema";
+import { hashPassword } from "./auth/password";
 
 export interface SeedOptions {
   login?: string;

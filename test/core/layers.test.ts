@@ -1,0 +1,72 @@
+import fs from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+/**
+ * Every arrow points down (docs/conventions.md, Layers): common ← db ← server/core ← the adapters (API, pages,
+ * telephony, realtime, jobs). A file's runtime imports are read from its text; `import type` is erased by the
+ * compiler and may point anywhere.
+ */
+const ROOT = path.resolve(__dirname, "../..");
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
+    .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)));
+}
+
+/** The project files a source file imports at run time, as paths from the repository's root. */
+function runtimeImports(file: string): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+  const specifiers = [
+    ...text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm),
+    ...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
+  ].map((match) => match[1]);
+  return specifiers
+    .filter((specifier) => specifier.startsWith(".") || specifier.startsWith("~/"))
+    .map((specifier) =>
+      specifier.startsWith("~/")
+        ? path.join("app", specifier.slice(2))
+        : path.relative(ROOT, path.resolve(ROOT, path.dirname(file), specifier)),
+    );
+}
+
+function violations(files: string[], forbidden: (target: string) => boolean): string[] {
+  return files.flatMap((file) => runtimeImports(file).filter(forbidden).map((target) => `${file} → ${target}`));
+}
+
+const under = (...dirs: string[]) => (target: string) => dirs.some((dir) => target === dir || target.startsWith(`${dir}/`));
+
+describe("every arrow points down", () => {
+  it("common/ imports nothing of the app's layers", () => {
+    expect(violations(sourceFiles("common"), under("db", "server", "app"))).toEqual([]);
+  });
+
+  it("db/ imports nothing from server/ or app/", () => {
+    expect(violations(sourceFiles("db"), under("server", "app"))).toEqual([]);
+  });
+
+  it("server/ imports nothing from app/", () => {
+    expect(violations(sourceFiles("server"), under("app"))).toEqual([]);
+  });
+
+  it("server/core imports no adapter", () => {
+    const adapters = under("server/api", "server/http", "server/realtime", "server/telephony", "server/jobs", "server/ops");
+    const entryPoints = ["server/app", "server/main", "server/web", "server/deps"];
+    expect(violations(sourceFiles("server/core"), (t) => adapters(t) || entryPoints.includes(t))).toEqual([]);
+  });
+
+  it("the browser bundle imports nothing from server/ or db/ (only *.server.ts files reach them)", () => {
+    const browserFiles = sourceFiles("app").filter((file) => !/\.server\.tsx?$/.test(file));
+    // The upload rules move to common/ with the spreadsheet module (issue 30 §1).
+    const known = ["app/components/bases/ImportParts.tsx → server/core/bases/upload-kind"];
+    expect(violations(browserFiles, under("server", "db")).filter((v) => !known.includes(v))).toEqual([]);
+  });
+
+  it("reads the imports it judges (a file known to import across is seen)", () => {
+    expect(runtimeImports("app/routes/recordings.$id.tsx")).toContain("app/errors.server");
+    const seedImports = runtimeImports("server/seed.ts");
+    expect(seedImports).toEqual(expect.arrayContaining(["common/credentials", "db/schema", "server/auth/password"]));
+    expect(seedImports).not.toContain("db/client"); // `import type` only
+  });
+});
