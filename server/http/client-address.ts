@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import net from "node:net";
+import proxyAddr from "proxy-addr";
 
 /**
  * The address a request came from, as login throttling counts it. Both login paths (the API and the page's
@@ -14,22 +15,16 @@ export function clientAddress(request: IncomingMessage, trustedProxies: number):
   return throttleKey(forwardedAddress(request, trustedProxies));
 }
 
-/** The client's own address: the socket's, or with TRUST_PROXY the one that many hops back in X-Forwarded-For. */
+/**
+ * The client's own address: the socket's, or with TRUST_PROXY the one that many hops back in X-Forwarded-For.
+ * The hop counting is proxy-addr's, the library Express and Fastify count with themselves.
+ */
 export function forwardedAddress(request: IncomingMessage, trustedProxies: number): string {
   const socketAddress = request.socket?.remoteAddress ?? "";
-  let address = socketAddress;
-  if (trustedProxies > 0) {
-    const header = request.headers["x-forwarded-for"];
-    const forwarded = (Array.isArray(header) ? header.join(",") : header ?? "")
-      .split(",")
-      .map((part) => part.trim())
-      .filter(Boolean);
-    const chain = [...forwarded, socketAddress];
-    const candidate = chain[Math.max(0, chain.length - 1 - trustedProxies)];
-    // A proxy that sends something that is not an address is misconfigured: count by the proxy itself.
-    if (net.isIP(candidate)) address = candidate;
-  }
-  return address;
+  if (trustedProxies <= 0 || !socketAddress) return socketAddress;
+  const candidate = proxyAddr(request, (_address, hop) => hop < trustedProxies);
+  // A proxy that sends something that is not an address is misconfigured: count by the proxy itself.
+  return net.isIP(candidate) ? candidate : socketAddress;
 }
 
 function throttleKey(address: string): string {
