@@ -262,6 +262,29 @@ describe("health and OpenAPI", () => {
     expect(res.body.paths["/api/v1/auth/login"].post).toBeDefined();
   });
 
+  it("documents every JSON body field by field, so a tester reads the real contract", async () => {
+    type Operation = { requestBody?: { content: Record<string, { schema?: { properties?: object; type?: string } }> } };
+    const paths = (await t.request.get("/api/v1/openapi.json")).body.paths as Record<string, Record<string, Operation>>;
+    const undocumented = Object.entries(paths).flatMap(([path, operations]) =>
+      Object.entries(operations)
+        .filter(([, operation]) => {
+          const schema = operation.requestBody?.content["application/json"]?.schema;
+          return schema && !schema.properties;
+        })
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    // Bodies still declared as any object; they get their core schema with the work on the lead turn (issue 30 §2).
+    const pending = [
+      "PUT /api/v1/callbacks/{id}",
+      "POST /api/v1/calls",
+      "POST /api/v1/calls/{id}/end",
+      "POST /api/v1/status",
+      "PUT /api/v1/status/{id}",
+    ];
+    expect(undocumented.filter((route) => !pending.includes(route))).toEqual([]);
+    expect(undocumented.length).toBeGreaterThan(0); // the check sees bodies at all (while some are pending)
+  });
+
   it("answers an unknown API path with a JSON 404", async () => {
     const token = await t.adminToken();
     const res = await t.request.get("/api/v1/nothing-here").set(bearer(token));

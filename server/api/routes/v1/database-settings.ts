@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { getDatabaseSettings, saveDatabaseSettings } from "../../../core/settings/settings";
+import { databaseSettingsSchema, getDatabaseSettings, saveDatabaseSettings } from "../../../core/settings/settings";
 import { actorOf } from "../../plugin";
-import { errorResponses } from "../../schemas/common";
+import { coreParsesBody, errorResponses } from "../../schemas/common";
 
 const settingsSchema = z.object({
   removeDuplicatesInBase: z.boolean(),
@@ -13,7 +13,7 @@ const settingsSchema = z.object({
     .int()
     .describe("Минуты: перезвон, не взятый своим менеджером столько после срока, уходит любому менеджеру тематики"),
 });
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+const body = databaseSettingsSchema;
 
 const databaseSettings: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
@@ -26,7 +26,10 @@ const databaseSettings: FastifyPluginAsyncZod = async (api) => {
 
   api.post(
     "/database/settings",
-    { schema: { summary: "Сохранить настройки баз (админ)", body, response: { 200: settingsSchema, ...errorResponses } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Сохранить настройки баз (админ)", body, response: { 200: settingsSchema, ...errorResponses } },
+    },
     async (request) => saveDatabaseSettings(db, actorOf(request), request.body),
   );
 };

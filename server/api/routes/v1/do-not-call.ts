@@ -6,13 +6,15 @@ import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
 import { removeUpload } from "../../../core/bases/uploads";
 import {
   addDoNotCall,
+  addOneSchema,
   importDoNotCall,
   listDoNotCall,
   pasteDoNotCall,
+  pasteSchema,
   removeDoNotCall,
 } from "../../../core/dnc/dnc";
 import { actorOf } from "../../plugin";
-import { errorResponses, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 import { readUpload, uploadErrors } from "./database";
 
 const itemSchema = z.object({
@@ -31,7 +33,6 @@ const reportSchema = z.object({
 });
 
 // Bodies are validated in core (one schema, Russian messages); the API only says "an object".
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
 
 const doNotCall: FastifyPluginAsyncZod = async (api) => {
   const { db, config } = api.deps;
@@ -66,10 +67,11 @@ const doNotCall: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/do-not-call",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Добавить номер в список «Не звонить» (админ)",
         description: "`{ phone }`. Номер нормализуется как при импорте (PHONE_REGION); 409, если он уже в списке.",
-        body,
+        body: addOneSchema,
         response: { 200: itemSchema, ...errorResponses },
       },
     },
@@ -79,10 +81,11 @@ const doNotCall: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/do-not-call/paste",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Добавить много номеров: по одному в строке (админ)",
         description: "`{ text }`: номера по одному в строке, до 200 000. Отвечает, сколько добавлено, уже было и не похоже на номер.",
-        body,
+        body: pasteSchema,
         response: { 200: reportSchema, ...errorResponses },
       },
     },

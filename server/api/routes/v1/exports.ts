@@ -4,6 +4,7 @@ import {
   EXPORT_CONTENT_TYPES,
   EXPORT_FORMATS,
   createExport,
+  createExportSchema,
   deleteExport,
   deleteExports,
   exportFile,
@@ -11,7 +12,7 @@ import {
   restartExport,
 } from "../../../core/exports/exports";
 import { actorOf } from "../../plugin";
-import { errorResponses } from "../../schemas/common";
+import { coreParsesBody, errorResponses } from "../../schemas/common";
 
 const exportSchema = z.object({
   id: z.number().int(),
@@ -44,12 +45,13 @@ const exportsRoutes: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/database/exports",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Создать экспорт: фоновая задача пишет файл, прогресс 0–100 (админ)",
         description:
           "Контакты выбранных баз с текущим статусом из statusIds (0 — ещё без статуса). `format`: `xlsx` (по умолчанию) " +
           "или `csv` (UTF-8 с BOM, чтобы Excel открыл кириллицу; разделитель «;»).",
-        body: z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" }),
+        body: createExportSchema,
         response: { 201: exportSchema, ...errorResponses },
       },
     },

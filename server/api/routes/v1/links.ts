@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createLink, deleteLink, listActiveLinks, listLinks, toggleLinkActive, updateLink } from "../../../core/links/links";
+import { createLink, deleteLink, linkSchema as linkInput, listActiveLinks, listLinks, toggleLinkActive, updateLink } from "../../../core/links/links";
 import { actorOf } from "../../plugin";
-import { errorResponses, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 
 const linkSchema = z.object({ id: z.number().int(), name: z.string(), link: z.string(), isActive: z.boolean() });
 const idParams = z.object({ id: z.string().describe("id ссылки") });
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+const body = linkInput;
 
 const links: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
@@ -25,13 +25,19 @@ const links: FastifyPluginAsyncZod = async (api) => {
 
   api.post(
     "/links",
-    { schema: { summary: "Новая ссылка (админ)", body, response: { 200: linkSchema, ...errorResponses } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Новая ссылка (админ)", body, response: { 200: linkSchema, ...errorResponses } },
+    },
     async (request) => createLink(db, actorOf(request), request.body),
   );
 
   api.put(
     "/links/:id",
-    { schema: { summary: "Изменить ссылку (админ)", params: idParams, body, response: { 200: linkSchema, ...errorResponses } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Изменить ссылку (админ)", params: idParams, body, response: { 200: linkSchema, ...errorResponses } },
+    },
     async (request) => updateLink(db, actorOf(request), request.params.id, request.body),
   );
 

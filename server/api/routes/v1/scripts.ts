@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { createScript, deleteScript, listScripts, updateScript } from "../../../core/scripts/scripts";
+import { createScript, deleteScript, listScripts, scriptSchema as scriptInput, updateScript } from "../../../core/scripts/scripts";
 import { actorOf } from "../../plugin";
-import { errorResponses, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 
 const scriptSchema = z.object({ id: z.number().int(), name: z.string(), content: z.string().describe("HTML, очищенный") });
 const idParams = z.object({ id: z.string().describe("id скрипта") });
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+const body = scriptInput;
 
 const scripts: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
@@ -24,13 +24,19 @@ const scripts: FastifyPluginAsyncZod = async (api) => {
 
   api.post(
     "/scripts",
-    { schema: { summary: "Новый скрипт (админ)", body, response: { 200: scriptSchema, ...errorResponses } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Новый скрипт (админ)", body, response: { 200: scriptSchema, ...errorResponses } },
+    },
     async (request) => createScript(db, actorOf(request), request.body),
   );
 
   api.put(
     "/scripts/:id",
-    { schema: { summary: "Изменить скрипт (админ)", params: idParams, body, response: { 200: scriptSchema, ...errorResponses } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Изменить скрипт (админ)", params: idParams, body, response: { 200: scriptSchema, ...errorResponses } },
+    },
     async (request) => updateScript(db, actorOf(request), request.params.id, request.body),
   );
 

@@ -6,12 +6,13 @@ import {
   createTemplate,
   deleteTemplate,
   listTemplates,
+  templateSchema as templateInput,
   toggleTemplateActive,
   updateTemplate,
 } from "../../../core/templates/templates";
 import { apiErrorHandler } from "../../errors";
 import { actorOf } from "../../plugin";
-import { errorSchema, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorSchema, okSchema } from "../../schemas/common";
 
 const templateSchema = z.object({
   id: z.number().int(),
@@ -23,7 +24,7 @@ const templateSchema = z.object({
 const templateErrorSchema = errorSchema.extend({ status: z.literal("error") });
 const templateErrors = { 400: templateErrorSchema, 401: templateErrorSchema, 403: templateErrorSchema, 404: templateErrorSchema };
 const idParams = z.object({ id: z.string().describe("id шаблона") });
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
+const body = templateInput;
 
 const templates: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
@@ -43,13 +44,17 @@ const templates: FastifyPluginAsyncZod = async (api) => {
 
   api.post(
     "/templates",
-    { schema: { summary: "Новый шаблон (админ)", body, response: { 200: templateSchema, ...templateErrors } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Новый шаблон (админ)", body, response: { 200: templateSchema, ...templateErrors } },
+    },
     async (request) => createTemplate(db, actorOf(request), request.body),
   );
 
   api.put(
     "/templates/:id",
     {
+      ...coreParsesBody,
       schema: { summary: "Изменить шаблон (админ)", params: idParams, body, response: { 200: templateSchema, ...templateErrors } },
     },
     async (request) => updateTemplate(db, actorOf(request), request.params.id, request.body),
