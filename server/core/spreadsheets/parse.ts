@@ -22,12 +22,12 @@ import { checkZip, verifyEntries, type ZipEntry, ZipLimitError } from "./zip";
  * The file's format, from its size and first bytes, with an .xlsx's checked zip directory; a 400 with a Russian
  * message for anything else.
  */
-function detectSheet(path: string, name = ""): { kind: "xlsx" | "ods"; entries: ZipEntry[] } | { kind: "xls" } | { kind: "csv" } {
+async function detectSheet(path: string, name = ""): Promise<{ kind: "xlsx" | "ods"; entries: ZipEntry[] } | { kind: "xls" } | { kind: "csv" }> {
   const size = fs.statSync(path).size;
   if (size === 0) throw badRequest(MESSAGES.empty, "empty_file");
   if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
   const signature = workbookSignature(path);
-  if (signature === "zip") return checkZip(path, size);
+  if (signature === "zip") return checkZip(path);
   // Its size is checked once it is known not to be an encrypted package (xlsBook).
   if (signature === "ole") return { kind: "xls" };
   // Text has no signature: a file named .csv (.tsv, .txt) that is no workbook is read as CSV (csv-reader.ts).
@@ -115,7 +115,7 @@ export async function* parseSheetRows(
   options: ReadOptions = {},
   onSheet: (choice: SheetChoice) => void = () => {},
 ): AsyncGenerator<SheetRow> {
-  const sheet = detectSheet(path, options.name);
+  const sheet = await detectSheet(path, options.name);
   const limit = options.limit ?? Infinity;
   const checkFirst = options.checkFirst ?? Number.isFinite(limit);
   const book =

@@ -1,80 +1,82 @@
 import fs from "node:fs";
 import { StringDecoder } from "node:string_decoder";
 import zlib from "node:zlib";
+import yauzl from "yauzl";
 import { badRequest } from "../errors";
 import { MESSAGES, SHEET_LIMITS } from "./limits";
 
 /**
- * The zip under an .xlsx or .ods: its directory checked before anything is inflated (no zip bombs, no hidden
- * entries), and each part inflated under a guard that counts its bytes against what the directory declared.
+ * The zip under an .xlsx or .ods: its directory, read by yauzl, checked before anything is inflated (no zip bombs,
+ * no hidden entries), and each part inflated by Node's zlib under a guard that counts its bytes against what the
+ * directory declared.
  */
+
+/** The zip's directory as yauzl reads it (the end record found, zip64 understood, each record checked). */
+function readDirectory(path: string): Promise<{ entries: yauzl.Entry[]; dirOffset: number }> {
+  return new Promise((resolve, reject) => {
+    // Names are decoded here, as UTF-8 whatever the flag says (as before; part names are ASCII in practice).
+    yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: true }, (error, zip) => {
+      if (error || !zip) return reject(badRequest(MESSAGES.damaged, "damaged_file"));
+      // Where the directory starts: yauzl reads the entries from there (its cursor, before the first read).
+      const dirOffset = (zip as unknown as { readEntryCursor: number }).readEntryCursor;
+      const entries: yauzl.Entry[] = [];
+      const done = (failure?: unknown) => {
+        zip.close();
+        if (failure) reject(badRequest(MESSAGES.damaged, "damaged_file"));
+        else resolve({ entries, dirOffset });
+      };
+      zip.on("entry", (entry: yauzl.Entry) => {
+        entries.push(entry);
+        zip.readEntry();
+      });
+      zip.on("end", () => done());
+      zip.on("error", done);
+      zip.readEntry();
+    });
+  });
+}
 
 /**
  * Reads the zip's central directory before any inflating: it must hold a workbook, and its declared sizes must
  * be sane (a zip bomb declares gigabytes, or compresses a thousandfold). The streaming reader's row and time
  * limits catch a directory that lies.
  */
-export function checkZip(path: string, size: number): { kind: "xlsx" | "ods"; entries: ZipEntry[] } {
+export async function checkZip(path: string): Promise<{ kind: "xlsx" | "ods"; entries: ZipEntry[] }> {
+  const { entries, dirOffset } = await readDirectory(path);
+  let total = 0;
+  let hasWorkbook = false;
+  let hasContent = false;
+  const list: ZipEntry[] = [];
+  for (const entry of entries) {
+    const compressed = entry.compressedSize;
+    const uncompressed = entry.uncompressedSize;
+    // Some Windows tools zip with a backslash between folders; Excel reads such a package.
+    const name = (entry.fileName as unknown as Buffer).toString("utf8").replace(/\\/g, "/");
+    // Excel's workbook part, or the package relationships that say where another program put it.
+    if (name === "xl/workbook.xml" || name.toLowerCase() === "_rels/.rels") hasWorkbook = true;
+    if (name === "content.xml") hasContent = true;
+    // A part of 4 GB or more (a zip64 size) is no spreadsheet's.
+    if (uncompressed >= 0xffffffff || compressed >= 0xffffffff) throw badRequest(MESSAGES.bomb, "zip_bomb");
+    total += uncompressed;
+    // Sheet XML compresses about 10-30 times; a thousandfold on anything sizeable is a bomb.
+    if (uncompressed > 10 * 1024 * 1024 && uncompressed > compressed * 1000) throw badRequest(MESSAGES.bomb, "zip_bomb");
+    // An .ods holds every sheet in content.xml.
+    const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name) || name === "content.xml";
+    if (name === "xl/sharedStrings.xml" && uncompressed > SHEET_LIMITS.maxSharedStringsBytes) {
+      throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
+    }
+    if (!isSheet && uncompressed > SHEET_LIMITS.maxPartBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
+    list.push({ name, flags: entry.generalPurposeBitFlag, method: entry.compressionMethod, compressed, uncompressed, localOffset: entry.relativeOffsetOfLocalHeader });
+  }
+  if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
+  if (!hasWorkbook && !hasContent) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
   const fd = fs.openSync(path, "r");
   try {
-    const tailLength = Math.min(size, 65_557);
-    const tail = Buffer.alloc(tailLength);
-    fs.readSync(fd, tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) throw badRequest(MESSAGES.damaged, "damaged_file");
-    const entries = tail.readUInt16LE(eocd + 10);
-    const dirSize = tail.readUInt32LE(eocd + 12);
-    const dirOffset = tail.readUInt32LE(eocd + 16);
-    if (dirOffset === 0xffffffff || dirSize > size || dirOffset + dirSize > size) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    const dir = Buffer.alloc(dirSize);
-    fs.readSync(fd, dir, 0, dirSize, dirOffset);
-    let offset = 0;
-    let total = 0;
-    let hasWorkbook = false;
-    let hasContent = false;
-    const list: ZipEntry[] = [];
-    for (let n = 0; n < entries && offset + 46 <= dir.length; n++) {
-      if (dir.readUInt32LE(offset) !== 0x02014b50) throw badRequest(MESSAGES.damaged, "damaged_file");
-      const flags = dir.readUInt16LE(offset + 8);
-      const method = dir.readUInt16LE(offset + 10);
-      const compressed = dir.readUInt32LE(offset + 20);
-      const uncompressed = dir.readUInt32LE(offset + 24);
-      const nameLength = dir.readUInt16LE(offset + 28);
-      const extraLength = dir.readUInt16LE(offset + 30);
-      const commentLength = dir.readUInt16LE(offset + 32);
-      const localOffset = dir.readUInt32LE(offset + 42);
-      // Some Windows tools zip with a backslash between folders; Excel reads such a package.
-      const name = dir.toString("utf8", offset + 46, offset + 46 + nameLength).replace(/\\/g, "/");
-      // Excel's workbook part, or the package relationships that say where another program put it.
-      if (name === "xl/workbook.xml" || name.toLowerCase() === "_rels/.rels") hasWorkbook = true;
-      if (name === "content.xml") hasContent = true;
-      if (uncompressed === 0xffffffff || compressed === 0xffffffff) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      total += uncompressed;
-      // Sheet XML compresses about 10-30 times; a thousandfold on anything sizeable is a bomb.
-      if (uncompressed > 10 * 1024 * 1024 && uncompressed > compressed * 1000) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      // An .ods holds every sheet in content.xml.
-      const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name) || name === "content.xml";
-      if (name === "xl/sharedStrings.xml" && uncompressed > SHEET_LIMITS.maxSharedStringsBytes) {
-        throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
-      }
-      if (!isSheet && uncompressed > SHEET_LIMITS.maxPartBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      list.push({ name, flags, method, compressed, uncompressed, localOffset });
-      offset += 46 + nameLength + extraLength + commentLength;
-    }
-    if (list.length !== entries) throw badRequest(MESSAGES.damaged, "damaged_file");
-    if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    if (!hasWorkbook && !hasContent) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
     checkZipLayout(fd, list, dirOffset);
-    return { kind: hasWorkbook ? "xlsx" : "ods", entries: list };
   } finally {
     fs.closeSync(fd);
   }
+  return { kind: hasWorkbook ? "xlsx" : "ods", entries: list };
 }
 
 export interface ZipEntry {
