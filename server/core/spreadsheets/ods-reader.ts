@@ -4,7 +4,7 @@ import { XmlStream, XmlSyntaxError } from "./xml-stream";
 
 /**
  * Reads an OpenDocument spreadsheet (.ods, written by LibreOffice and Google Sheets): every sheet is a
- * `table:table` of one part, content.xml, which streams through our XML tokenizer (xml-stream.ts) from the zip,
+ * `table:table` of one part, content.xml, which streams through the XML parser (xml-stream.ts) from the zip,
  * inflated and counted by zip.ts (a lying directory or a gigabyte "cell" is refused as it is
  * met). Cells keep their type as LibreOffice reads them: numbers (float, percentage, currency) as numbers, dates as
  * dates, booleans (TRUE/FALSE or 1/0 by their style, as LibreOffice: OdsStyles), text; a time as the

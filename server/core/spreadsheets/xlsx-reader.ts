@@ -46,7 +46,7 @@ const localName = (name: string) => {
 };
 
 /**
- * Streams one part through the XML tokenizer (xml-stream.ts), elements by their local name. `after` runs after
+ * Streams one part through the XML parser (xml-stream.ts, saxes), elements by their local name. `after` runs after
  * each chunk, so a caller can hand out what the chunk produced (rows) without holding the whole part.
  */
 async function* parsePart<T>(book: Book, entry: ZipEntry, handlers: XmlHandlers, after: () => T[]): AsyncGenerator<T> {
