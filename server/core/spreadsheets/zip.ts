@@ -14,8 +14,9 @@ import { MESSAGES, SHEET_LIMITS } from "./limits";
 /** The zip's directory as yauzl reads it (the end record found, zip64 understood, each record checked). */
 function readDirectory(path: string): Promise<{ entries: yauzl.Entry[]; dirOffset: number }> {
   return new Promise((resolve, reject) => {
-    // Names are decoded here, as UTF-8 whatever the flag says (as before; part names are ASCII in practice). Sizes are
-    // checked here too (a stored part's sizes that differ is a bomb's sign before it is damage) and by the guard.
+    // Names are decoded below, as UTF-8 whatever the flag says (part names are ASCII in practice). yauzl's own size
+    // check is off: checkZip refuses a part that declares gigabytes as a bomb, where yauzl would call it damaged, and
+    // the guard counts what each part inflates to.
     yauzl.open(path, { lazyEntries: true, autoClose: false, decodeStrings: false, validateEntrySizes: false }, (error, zip) => {
       if (error || !zip) return reject(badRequest(MESSAGES.damaged, "damaged_file"));
       // Where the directory starts: yauzl reads the entries from there (its cursor, before the first read).
