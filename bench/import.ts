@@ -13,7 +13,7 @@ import { settings } from "../db/schema";
 import { seed } from "../server/seed";
 import { importBase } from "../server/core/bases/import";
 import { APP_NODE_FLAGS, capHeapGrowth } from "../server/heap";
-import { readSheetRows } from "../server/core/bases/spreadsheet";
+import { readRows } from "../server/core/spreadsheets";
 import { IMPORT_MAPPINGS, importRows, uploadImport, writeImportXlsx } from "./import-file";
 import { benchAdminAuthorization, cpuSnapshot, ensureBuild, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";
 
@@ -164,7 +164,7 @@ const rssMb = () => Math.round(processMemoryMb(process.pid).peak);
 async function warmUp(beside: string) {
   const small = path.join(path.dirname(beside), `warm-${process.pid}.csv`);
   fs.writeFileSync(small, "ФИО;Телефон\r\nИванов Иван;0501234567\r\n");
-  for await (const _row of readSheetRows(small, { name: "warm.csv" })) {
+  for await (const _row of readRows(small, { name: "warm.csv" })) {
     /* read through */
   }
   fs.rmSync(small);
@@ -206,7 +206,7 @@ async function main() {
     if (phase === "read") rows = await bareRead(args[0]);
     else if (phase === "parse-csv") rows = await bareCsvParse(args[0]);
     // The import's own reading: the sheet worker (encoding, delimiter, csv-parse, cells as text), no database.
-    else for await (const _row of readSheetRows(args[0], { name: path.basename(args[0]) })) rows++;
+    else for await (const _row of readRows(args[0], { name: path.basename(args[0]) })) rows++;
     console.log(JSON.stringify({ ms: performance.now() - started, rows, rssMb: rssMb(), ...cpu() }));
     return;
   }
@@ -238,7 +238,8 @@ async function main() {
   const file = path.join(dir, "base.xlsx");
   const csvFile = path.join(dir, "base.csv");
   if (ONLY !== "csv") await writeFile(file);
-  if (ONLY !== "xlsx") writeCsv(csvFile);
+  // The .csv is written for the .xlsx too: the floor (csv-parse + COPY) reads the same rows from it.
+  writeCsv(csvFile);
   const rows: Row[] = [];
   const csvRows: Row[] = [];
   const sizeOf = (f: string) => `${(fs.statSync(f).size / 2 ** 20).toFixed(1)} MB`;
@@ -274,25 +275,23 @@ async function main() {
         const floors: Array<Measured & { rows: number }> = [];
         for (let run = 0; run < RUNS; run++) {
           reads.push(child(format.baseline, format.file));
-          if (format.kind === "csv") sheetReads.push(child("read-sheet", format.file));
+          sheetReads.push(child("read-sheet", format.file));
           imports.push(child("import-pg", format.file, url));
           await cleanup.unsafe("delete from contacts where database_id > 1");
           await cleanup.unsafe("delete from databases where id > 1");
           await cleanup.unsafe("vacuum analyze contacts");
-          if (format.kind === "csv") {
-            floors.push(child("floor-pg", format.file, url));
-            await cleanup.unsafe("delete from contacts where database_id > 1");
-            await cleanup.unsafe("delete from databases where id > 1");
-            await cleanup.unsafe("vacuum analyze contacts");
-          }
+          floors.push(child("floor-pg", csvFile, url));
+          await cleanup.unsafe("delete from contacts where database_id > 1");
+          await cleanup.unsafe("delete from databases where id > 1");
+          await cleanup.unsafe("vacuum analyze contacts");
         }
         const readMs = median(reads.map((r) => r.ms));
         const importMs = median(imports.map((r) => r.ms));
-        // CSV: CPU seconds beside the wall time (on a shared machine the wall time swings with the neighbours' load).
-        const cpu = (list: Measured[]): Row =>
-          format.kind === "csv"
-            ? { "node CPU s": median(list.map((r) => r.cpuMs)) / 1000, "Postgres CPU s": median(list.map((r) => r.postgresCpuMs)) / 1000 }
-            : {};
+        // CPU seconds beside the wall time (on a shared machine the wall time swings with the neighbours' load).
+        const cpu = (list: Measured[]): Row => ({
+          "node CPU s": median(list.map((r) => r.cpuMs)) / 1000,
+          "Postgres CPU s": median(list.map((r) => r.postgresCpuMs)) / 1000,
+        });
         format.into.push({
           backend: "Postgres",
           step: `${format.label} (${sizeOf(format.file)}), median of ${RUNS}`,

@@ -5,7 +5,7 @@ import { asc, count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
 import { IMPORT_LIMITS } from "../../server/core/bases/import";
-import { SHEET_LIMITS } from "../../server/core/bases/spreadsheet";
+import { SHEET_LIMITS } from "../../server/core/spreadsheets";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { Cells, writeBiff } from "../helpers/xls-biff";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
-import { XmlStream } from "../../server/core/bases/xml-stream";
+import { XmlStream } from "../../server/core/spreadsheets/xml-stream";
 import { endWithTheRun } from "./children";
 
 /**

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { createRequire } from "node:module";
-import { xorObfuscationKeys } from "../../server/core/bases/xls-file";
+import { xorObfuscationKeys } from "../../server/core/spreadsheets/xls-file";
 
 /** The OLE container writer inside the `xlsx` package (its CommonJS exports: the ES module view leaves CFB out). */
 const { CFB } = createRequire(import.meta.url)("xlsx") as typeof import("xlsx");

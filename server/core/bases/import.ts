@@ -9,8 +9,7 @@ import { parseInput, requiredText } from "../validation";
 import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, NO_PHONE_COLUMN, suggestMapping } from "./mapping";
 import { looksLikePhone, phoneKey } from "./phone";
 import { zoneOfPhone } from "./phone-zone";
-import type { SheetChoice } from "./sheet-parse";
-import { MESSAGES, readSheetRows, type SheetRow } from "./spreadsheet";
+import { MESSAGES, readRows, type SheetChoice, type SheetRow } from "../spreadsheets";
 import { fileRequired } from "./uploads";
 import { removeImport } from "./import-cleanup";
 import { inVisibleBase, staleImport } from "./visible";
@@ -173,7 +172,7 @@ export async function previewBase(_db: Db, actor: Actor, input: { file?: Uploade
   const head: string[][] = [];
   let choice: SheetChoice = { index: 0 };
   const computed: string[] = [];
-  for await (const row of readSheetRows(input.file.path, { limit: PREVIEW_ROWS + 1, sheet, listSheets: true, name: input.file.name }, (c) => (choice = c))) {
+  for await (const row of readRows(input.file.path, { limit: PREVIEW_ROWS + 1, sheet, listSheets: true, name: input.file.name }, (c) => (choice = c))) {
     head.push(row.cells);
     for (const column of row.computed ?? []) computed.push(`${columnLetter(column)}${row.number}`);
   }
@@ -365,7 +364,7 @@ export async function importBase(
 
   // One read of the file. Its first rows come before the base is created (the workbook's parts are read by then),
   // and without a given answer decide whether the first row is a header.
-  const rows = readSheetRows(filePath, { sheet, name: input.file.name })[Symbol.asyncIterator]();
+  const rows = readRows(filePath, { sheet, name: input.file.name })[Symbol.asyncIterator]();
   try {
     const head: SheetRow[] = [];
     while (head.length < HEAD_ROWS) {

@@ -6,7 +6,7 @@ import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { looksLikePhone, phoneKey, phonesIn } from "../bases/phone";
 import { FormulaCells, formulasRefused } from "../bases/import";
-import { readSheetRows, workbookSignature } from "../bases/spreadsheet";
+import { readRows, workbookSignature } from "../spreadsheets";
 import { fileRequired } from "../bases/uploads";
 import { idSchema, parseInput } from "../validation";
 
@@ -250,7 +250,7 @@ export async function importDoNotCall(
   // A number the file holds as a formula without its value would be missed (or taken stale) without a word: a
   // client who asked not to be called would be called. Any such cell refuses the file (decision 043).
   const formulas = new FormulaCells();
-  for await (const row of readSheetRows(path)) {
+  for await (const row of readRows(path)) {
     for (const column of row.computed ?? []) formulas.add(column, row.number);
     const phones = row.cells.filter((cell) => looksLikePhone(cell.trim()));
     if (phones.length) lines.push(...phones);

@@ -7,7 +7,7 @@ import { importBase, previewBase } from "../../../core/bases/import";
 import { othersBusy } from "../../../deps";
 import { MAPPING_FIELDS } from "../../../core/bases/mapping";
 import { searchContacts } from "../../../core/bases/search";
-import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
+import { SHEET_LIMITS } from "../../../core/spreadsheets";
 import { refuseOversizedBody, removeUpload, saveUpload } from "../../../core/bases/uploads";
 import { requireAdmin } from "../../../core/actor";
 import { badRequest } from "../../../core/errors";

@@ -2,7 +2,7 @@ import multipart from "@fastify/multipart";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { requireAdmin } from "../../../core/actor";
-import { SHEET_LIMITS } from "../../../core/bases/spreadsheet";
+import { SHEET_LIMITS } from "../../../core/spreadsheets";
 import { removeUpload } from "../../../core/bases/uploads";
 import {
   addDoNotCall,

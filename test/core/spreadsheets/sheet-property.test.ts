@@ -2,9 +2,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readSheetRows } from "../../server/core/bases/spreadsheet";
-import { convert } from "../helpers/libreoffice";
-import { type Book, type Cell, exceljsXlsx, seeded } from "../helpers/sheet-corpus";
+import { readRows } from "../../../server/core/spreadsheets";
+import { convert } from "../../helpers/libreoffice";
+import { type Book, type Cell, exceljsXlsx, seeded } from "../../helpers/sheet-corpus";
 
 /**
  * The property test of issue 16: random workbooks (Cyrillic, long texts, numbers as text and as numbers, dates,
@@ -78,7 +78,7 @@ async function differences(file: string, book: Book): Promise<string[]> {
     }),
   );
   const read = new Map<string, string>();
-  for await (const row of readSheetRows(file)) row.cells.forEach((text, c) => text && read.set(`${row.number}:${c}`, text));
+  for await (const row of readRows(file)) row.cells.forEach((text, c) => text && read.set(`${row.number}:${c}`, text));
   const found: string[] = [];
   for (const key of new Set([...expected.keys(), ...read.keys()])) {
     if (expected.get(key) !== read.get(key)) found.push(`${path.basename(file)} ${key}: wrote «${expected.get(key) ?? ""}», read «${read.get(key) ?? ""}»`);

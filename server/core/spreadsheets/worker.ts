@@ -1,10 +1,11 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { isAppError } from "../errors";
-import { parseSheetRows, useXlsxFrom } from "./sheet-parse";
-import { BATCH_CHARS, BATCH_ROWS, BATCHES_AHEAD, pack, type ReadOptions, SHEET_LIMITS, type SheetRow, type WorkerMessage } from "./spreadsheet";
+import { type ReadOptions, SHEET_LIMITS, type SheetRow } from "./limits";
+import { parseSheetRows, useXlsxFrom } from "./parse";
+import { BATCH_CHARS, BATCH_ROWS, BATCHES_AHEAD, pack, type WorkerMessage } from "./protocol";
 
 /**
- * A sheet worker (started and kept by readSheetRows in spreadsheet.ts): reads the files it is given one at a time
+ * A sheet worker (started and kept by readRows in reader.ts): reads the files it is given one at a time
  * and posts each one's rows in batches, at most BATCHES_AHEAD ahead of the reader, which answers "more" for every
  * batch it takes.
  */

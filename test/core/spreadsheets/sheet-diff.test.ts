@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { MESSAGES, readSheetRows } from "../../server/core/bases/spreadsheet";
-import type { LoCell } from "../helpers/libreoffice";
-import { buildCorpus, type CorpusFile, type CorpusFormat } from "../helpers/sheet-corpus";
+import { MESSAGES, readRows } from "../../../server/core/spreadsheets";
+import type { LoCell } from "../../helpers/libreoffice";
+import { buildCorpus, type CorpusFile, type CorpusFormat } from "../../helpers/sheet-corpus";
 
 /**
  * The differential test of issue 16: every file of the corpus (test/helpers/sheet-corpus.ts, ~230 files the
- * project makes itself) is read by the import's reader (readSheetRows, what the preview and the import use) and by
+ * project makes itself) is read by the import's reader (readRows, what the preview and the import use) and by
  * LibreOffice, and the sheets must agree cell by cell. The sheet is the one the import reads: the first, or when the
  * first holds nothing the first that holds something (decision 031; the preview says so). So ours is compared with
  * LibreOffice's sheet of the same index, and that index must be the one the same rule picks from LibreOffice's
@@ -102,7 +102,7 @@ async function compareFile(file: CorpusFile): Promise<Outcome> {
   try {
     // The name travels with an upload: a .csv is known by it (text has no signature).
     const numbers = new Set<number>();
-    for await (const row of readSheetRows(file.file, { name: file.file }, (choice) => (chosen = choice.index))) {
+    for await (const row of readRows(file.file, { name: file.file }, (choice) => (chosen = choice.index))) {
       // One row of the sheet is one row of the import: a row split in two would be two contacts.
       if (numbers.has(row.number)) differences.push(`row ${row.number} read more than once`);
       numbers.add(row.number);

@@ -3,14 +3,15 @@ import { createRequire } from "node:module";
 import { badRequest } from "../errors";
 import { readCsv } from "./csv-reader";
 import { CSV_NAME } from "./upload-kind";
-import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetRow, workbookSignature } from "./spreadsheet";
+import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetChoice, type SheetRow, workbookSignature } from "./limits";
 import { checkOdsMime, isEncryptedOds, odsSheets, OdsLimitError, readOdsSheet } from "./ods-reader";
 import { type CfbApi, isBiffWorkbook, openOle, type OleContent, xlsRowCells, xlsSheetOffsets, xlsView } from "./xls-file";
-import { inflatedPart, isDateFormat, readFirstSheet, serialToDate, XlsxLimitError, XlsxNotWorkbookError, xlsxSheetNames } from "./xlsx-reader";
+import { isDateFormat, readFirstSheet, serialToDate, XlsxNotWorkbookError, xlsxSheetNames } from "./xlsx-reader";
+import { checkZip, verifyEntries, type ZipEntry, ZipLimitError } from "./zip";
 
 /**
- * Parsing an uploaded spreadsheet: this runs inside the sheet worker (sheet-worker.ts), never on the server's
- * event loop; `readSheetRows` in spreadsheet.ts is the way in. Uploads are untrusted: the format is decided by the
+ * Parsing an uploaded spreadsheet: this runs inside the sheet worker (worker.ts), never on the server's
+ * event loop; `readRows` in reader.ts is the way in. Uploads are untrusted: the format is decided by the
  * file's first bytes, not its name; `.xlsx` and `.ods` are checked from their zip directory (no zip bombs), then
  * the sheet streams through our readers (xlsx-reader.ts, ods-reader.ts); legacy `.xls` is read by the `xlsx` package
  * (SheetJS, as published), a window of rows at a time.
@@ -21,12 +22,12 @@ import { inflatedPart, isDateFormat, readFirstSheet, serialToDate, XlsxLimitErro
  * The file's format, from its size and first bytes, with an .xlsx's checked zip directory; a 400 with a Russian
  * message for anything else.
  */
-function detectSheet(path: string, name = ""): { kind: "xlsx" | "ods"; entries: ZipEntry[] } | { kind: "xls" } | { kind: "csv" } {
+async function detectSheet(path: string, name = ""): Promise<{ kind: "xlsx" | "ods"; entries: ZipEntry[] } | { kind: "xls" } | { kind: "csv" }> {
   const size = fs.statSync(path).size;
   if (size === 0) throw badRequest(MESSAGES.empty, "empty_file");
   if (size > SHEET_LIMITS.maxFileBytes) throw badRequest(MESSAGES.tooLarge, "file_too_large");
   const signature = workbookSignature(path);
-  if (signature === "zip") return checkXlsxZip(path, size);
+  if (signature === "zip") return checkZip(path);
   // Its size is checked once it is known not to be an encrypted package (xlsBook).
   if (signature === "ole") return { kind: "xls" };
   // Text has no signature: a file named .csv (.tsv, .txt) that is no workbook is read as CSV (csv-reader.ts).
@@ -34,152 +35,11 @@ function detectSheet(path: string, name = ""): { kind: "xlsx" | "ods"; entries: 
   throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
 }
 
-/**
- * Reads the zip's central directory before any inflating: it must hold a workbook, and its declared sizes must
- * be sane (a zip bomb declares gigabytes, or compresses a thousandfold). The streaming reader's row and time
- * limits catch a directory that lies.
- */
-function checkXlsxZip(path: string, size: number): { kind: "xlsx" | "ods"; entries: ZipEntry[] } {
-  const fd = fs.openSync(path, "r");
-  try {
-    const tailLength = Math.min(size, 65_557);
-    const tail = Buffer.alloc(tailLength);
-    fs.readSync(fd, tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === 0x06054b50) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) throw badRequest(MESSAGES.damaged, "damaged_file");
-    const entries = tail.readUInt16LE(eocd + 10);
-    const dirSize = tail.readUInt32LE(eocd + 12);
-    const dirOffset = tail.readUInt32LE(eocd + 16);
-    if (dirOffset === 0xffffffff || dirSize > size || dirOffset + dirSize > size) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    const dir = Buffer.alloc(dirSize);
-    fs.readSync(fd, dir, 0, dirSize, dirOffset);
-    let offset = 0;
-    let total = 0;
-    let hasWorkbook = false;
-    let hasContent = false;
-    const list: ZipEntry[] = [];
-    for (let n = 0; n < entries && offset + 46 <= dir.length; n++) {
-      if (dir.readUInt32LE(offset) !== 0x02014b50) throw badRequest(MESSAGES.damaged, "damaged_file");
-      const flags = dir.readUInt16LE(offset + 8);
-      const method = dir.readUInt16LE(offset + 10);
-      const compressed = dir.readUInt32LE(offset + 20);
-      const uncompressed = dir.readUInt32LE(offset + 24);
-      const nameLength = dir.readUInt16LE(offset + 28);
-      const extraLength = dir.readUInt16LE(offset + 30);
-      const commentLength = dir.readUInt16LE(offset + 32);
-      const localOffset = dir.readUInt32LE(offset + 42);
-      // Some Windows tools zip with a backslash between folders; Excel reads such a package.
-      const name = dir.toString("utf8", offset + 46, offset + 46 + nameLength).replace(/\\/g, "/");
-      // Excel's workbook part, or the package relationships that say where another program put it.
-      if (name === "xl/workbook.xml" || name.toLowerCase() === "_rels/.rels") hasWorkbook = true;
-      if (name === "content.xml") hasContent = true;
-      if (uncompressed === 0xffffffff || compressed === 0xffffffff) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      total += uncompressed;
-      // Sheet XML compresses about 10-30 times; a thousandfold on anything sizeable is a bomb.
-      if (uncompressed > 10 * 1024 * 1024 && uncompressed > compressed * 1000) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      // An .ods holds every sheet in content.xml.
-      const isSheet = /^xl\/worksheets\/[^/]+\.xml$/.test(name) || name === "content.xml";
-      if (name === "xl/sharedStrings.xml" && uncompressed > SHEET_LIMITS.maxSharedStringsBytes) {
-        throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
-      }
-      if (!isSheet && uncompressed > SHEET_LIMITS.maxPartBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-      list.push({ name, flags, method, compressed, uncompressed, localOffset });
-      offset += 46 + nameLength + extraLength + commentLength;
-    }
-    if (list.length !== entries) throw badRequest(MESSAGES.damaged, "damaged_file");
-    if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    if (!hasWorkbook && !hasContent) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
-    checkZipLayout(fd, list, dirOffset);
-    return { kind: hasWorkbook ? "xlsx" : "ods", entries: list };
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-interface ZipEntry {
-  name: string;
-  flags: number;
-  method: number;
-  compressed: number;
-  uncompressed: number;
-  localOffset: number;
-  /** Where the entry's compressed data starts (after its local header). */
-  dataOffset?: number;
-}
-
-const verifiedZips = new Set<string>();
-
-/**
- * Every entry must sit exactly where the directory says, back to back, with matching local headers: no entry
- * hides between them (a streaming unzipper would read it) and no local header claims other sizes than the ones
- * checked. Such a file was not written by a spreadsheet program.
- */
-function checkZipLayout(fd: number, entries: ZipEntry[], dirOffset: number) {
-  const damaged = () => badRequest(MESSAGES.damaged, "damaged_file");
-  const sorted = [...entries].sort((a, b) => a.localOffset - b.localOffset);
-  let expected = 0;
-  const header = Buffer.alloc(30);
-  const descriptor = Buffer.alloc(4);
-  for (const entry of sorted) {
-    if (entry.localOffset !== expected) throw damaged();
-    if (fs.readSync(fd, header, 0, 30, entry.localOffset) !== 30 || header.readUInt32LE(0) !== 0x04034b50) throw damaged();
-    const flags = header.readUInt16LE(6);
-    const method = header.readUInt16LE(8);
-    if (method !== entry.method || (method !== 0 && method !== 8)) throw damaged();
-    // A zip whose entries are encrypted (a password set in an archiver): no spreadsheet program writes one.
-    if (flags & 0x0001) throw badRequest(MESSAGES.encrypted, "file_encrypted");
-    const hasDescriptor = (flags & 0x0008) !== 0;
-    if (!hasDescriptor) {
-      const compressed = header.readUInt32LE(18);
-      const uncompressed = header.readUInt32LE(22);
-      if (compressed !== entry.compressed || uncompressed !== entry.uncompressed) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    }
-    if (method === 0 && entry.compressed !== entry.uncompressed) throw damaged();
-    entry.dataOffset = entry.localOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-    expected = entry.dataOffset + entry.compressed;
-    if (hasDescriptor) {
-      fs.readSync(fd, descriptor, 0, 4, expected);
-      expected += descriptor.readUInt32LE(0) === 0x08074b50 ? 16 : 12;
-    }
-  }
-  if (expected !== dirOffset) throw damaged();
-}
-
-/**
- * Inflates every entry once, counting, before a read that stops early (a preview would not reach a bomb further
- * on): an entry that inflates to more than its directory says (a zip bomb with a lying directory), or XML with a
- * run of text longer than any cell can hold, is refused having used a few megabytes. Nothing inflated is kept.
- * A read to the end needs no such pass: the reader checks every part it inflates the same way.
- */
-async function verifyXlsxEntries(path: string, entries: ZipEntry[]): Promise<void> {
-  // The preview and the import's first look both stop early: inflate-check a file once.
-  const stat = fs.statSync(path);
-  const key = `${path}:${stat.size}:${stat.mtimeMs}`;
-  if (verifiedZips.has(key)) return;
-  try {
-    for (const entry of entries) {
-      for await (const _ of inflatedPart(path, entry, SHEET_LIMITS.maxXmlRunBytes)) {
-        /* counted by the guard */
-      }
-    }
-  } catch (error) {
-    throw readError(error);
-  }
-  verifiedZips.add(key);
-  if (verifiedZips.size > 32) verifiedZips.delete(verifiedZips.values().next().value as string);
-}
-
 /** A failure while inflating or parsing, as the Russian 400 the person sees. */
 function readError(error: unknown) {
   if ((error as { status?: number }).status) return error;
   if (error instanceof XlsxNotWorkbookError) return badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
-  if (error instanceof XlsxLimitError) {
+  if (error instanceof ZipLimitError) {
     if (error.kind === "bomb") return badRequest(MESSAGES.bomb, "zip_bomb");
     if (error.kind === "run") return badRequest(MESSAGES.cellTooLong, "cell_too_long");
   }
@@ -244,12 +104,6 @@ function dateText(date: Date): string {
   return h || m ? `${base} ${String(h).padStart(2, "0")}:${String(m).padStart(2, "0")}` : base;
 }
 
-/** Which sheet the rows come from (0 = the first in tab order) and, when asked for, every sheet's name. */
-export interface SheetChoice {
-  index: number;
-  names?: string[];
-}
-
 /**
  * The rows of a sheet with their numbers in the file, each an array of cell texts (empty rows left out): the sheet
  * `options.sheet` (1 = the first), or by default the first sheet, or when it holds nothing the first that holds
@@ -261,7 +115,7 @@ export async function* parseSheetRows(
   options: ReadOptions = {},
   onSheet: (choice: SheetChoice) => void = () => {},
 ): AsyncGenerator<SheetRow> {
-  const sheet = detectSheet(path, options.name);
+  const sheet = await detectSheet(path, options.name);
   const limit = options.limit ?? Infinity;
   const checkFirst = options.checkFirst ?? Number.isFinite(limit);
   const book =
@@ -339,7 +193,7 @@ async function* firstWithData(
 }
 
 async function xlsxBook(path: string, entries: ZipEntry[], checkFirst: boolean): Promise<Book> {
-  if (checkFirst) await verifyXlsxEntries(path, entries);
+  if (checkFirst) await verifyEntries(path, entries).catch((error: unknown) => Promise.reject(readError(error)));
   const limits = { maxColumns: SHEET_LIMITS.maxColumns, maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes };
   let names: Promise<string[]> | undefined;
   const sheetNames = () => (names ??= xlsxSheetNames(path, entries, limits).catch((error: unknown) => Promise.reject(readError(error))));
@@ -369,7 +223,7 @@ async function odsBook(path: string, entries: ZipEntry[], checkFirst: boolean): 
   if (await isEncryptedOds(path, entries).catch((error: unknown) => Promise.reject(readError(error)))) {
     throw badRequest(MESSAGES.encrypted, "file_encrypted");
   }
-  if (checkFirst) await verifyXlsxEntries(path, entries);
+  if (checkFirst) await verifyEntries(path, entries).catch((error: unknown) => Promise.reject(readError(error)));
   const limits = {
     maxColumns: SHEET_LIMITS.maxColumns,
     maxXmlRunBytes: SHEET_LIMITS.maxXmlRunBytes,

@@ -5,7 +5,7 @@ import { parse, type CsvError } from "csv-parse";
 import { badRequest } from "../errors";
 
 /**
- * A CSV base (issue 16), read inside the sheet worker like every upload (sheet-parse.ts dispatches here). Call
+ * A CSV base (issue 16), read inside the sheet worker like every upload (parse.ts dispatches here). Call
  * centres get these from 1C and CRMs, often in Windows-1251 with `;` between fields, or from Google Sheets and
  * Excel in UTF-8 with or without a BOM. The encoding is decided from the bytes (a BOM, else valid UTF-8, else
  * Windows-1251); the delimiter from the first lines (`,` `;` or tab, or Excel's `sep=` line). Parsing is
@@ -30,7 +30,7 @@ const CHUNK_BYTES = 1024 * 1024;
 
 type Encoding = "utf-8" | "windows-1251" | "utf-16le" | "utf-16be";
 
-/** A row as sheet-parse.ts takes it: its number (the record's, as a spreadsheet program shows it), cells, width. */
+/** A row as parse.ts takes it: its number (the record's, as a spreadsheet program shows it), cells, width. */
 export interface CsvRow {
   number: number;
   cells: string[];
@@ -164,7 +164,7 @@ export function detectDelimiter(text: string): string {
 const SEP_LINE = /^sep=(.)\r?\n/;
 
 /**
- * The records of a CSV file, each cell as text (trimming and the row limits are sheet-parse.ts's, as for every
+ * The records of a CSV file, each cell as text (trimming and the row limits are parse.ts's, as for every
  * format). Throws a Russian 400 for a binary file, mixed encodings or an unclosed quote.
  */
 export async function* readCsv(path: string, maxColumns: number): AsyncGenerator<CsvRow> {

@@ -4,14 +4,14 @@ import path from "node:path";
 import * as XLSX from "xlsx";
 import { afterAll, describe, expect, it } from "vitest";
 import { createRequire } from "node:module";
-import { MESSAGES, readSheetRows, SHEET_LIMITS } from "../../server/core/bases/spreadsheet";
-import { agileEncrypt } from "../helpers/office-crypto";
-import { Cells, FN, writeBiff, XF } from "../helpers/xls-biff";
-import { handBuiltXls } from "../helpers/sheet-xls-variants";
-import { buildXlsx } from "../helpers/xlsx";
+import { MESSAGES, readRows, SHEET_LIMITS } from "../../../server/core/spreadsheets";
+import { agileEncrypt } from "../../helpers/office-crypto";
+import { Cells, FN, writeBiff, XF } from "../../helpers/xls-biff";
+import { handBuiltXls } from "../../helpers/sheet-xls-variants";
+import { buildXlsx } from "../../helpers/xlsx";
 
 /**
- * The legacy .xls path (sheet-parse.ts and xls-file.ts around the `xlsx` package) on what the differential test
+ * The legacy .xls path (parse.ts and xls-file.ts around the `xlsx` package) on what the differential test
  * against LibreOffice found (issue 16), and its reading of a sheet in windows of rows (decision 048).
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "xls-reader-"));
@@ -21,7 +21,7 @@ async function rowsOf(name: string, data: Buffer): Promise<string[][]> {
   const file = path.join(dir, name);
   fs.writeFileSync(file, data);
   const rows: string[][] = [];
-  for await (const row of readSheetRows(file)) rows.push(row.cells);
+  for await (const row of readRows(file)) rows.push(row.cells);
   return rows;
 }
 
@@ -69,11 +69,11 @@ describe("the .xls reader", () => {
     fs.writeFileSync(file, XLSX.write(book(sheets), { bookType: "biff5", type: "buffer" }) as Buffer);
     const rows: string[][] = [];
     let choice: unknown = null;
-    for await (const row of readSheetRows(file, { listSheets: true }, (c) => (choice = c))) rows.push(row.cells);
+    for await (const row of readRows(file, { listSheets: true }, (c) => (choice = c))) rows.push(row.cells);
     expect(choice).toEqual({ index: 1, names: ["______", "______" + "_2", "______" + "_3"] });
     expect(rows).toEqual([["Phone"], ["+79161234567"]]);
     const third: string[][] = [];
-    for await (const row of readSheetRows(file, { sheet: 3 })) third.push(row.cells);
+    for await (const row of readRows(file, { sheet: 3 })) third.push(row.cells);
     expect(third).toEqual([["third"]]);
   });
 
@@ -147,7 +147,7 @@ describe("the .xls reader", () => {
       expect(await rowsOf(`xor${biff}.xls`, obfuscated)).toEqual(plain);
       const file = path.join(dir, `xor-password${biff}.xls`);
       fs.writeFileSync(file, writeBiff({ biff, codepage, sheets, encryption: { kind: "xor", password: "sekret" } }));
-      await expect(readSheetRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
+      await expect(readRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
     }
   });
 
@@ -178,7 +178,7 @@ describe("the .xls reader", () => {
     // Another password with the same 40-bit key size is refused as encrypted.
     const file = path.join(dir, "cryptoapi-40-password.xls");
     fs.writeFileSync(file, writeBiff({ biff: 8, sheets, sst, encryption: { kind: "rc4-cryptoapi", password: "секрет", keyBits: 40 } }));
-    await expect(readSheetRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
+    await expect(readRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
   });
 
   it("refuses a file saved with a password with one clear message, whatever the format and the encryption", async () => {
@@ -192,7 +192,7 @@ describe("the .xls reader", () => {
     for (const [name, data] of files) {
       const file = path.join(dir, name);
       fs.writeFileSync(file, data);
-      await expect(readSheetRows(file).next(), name).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
+      await expect(readRows(file).next(), name).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
     }
     expect(MESSAGES.encrypted).toBe("Файл защищён паролем: снимите пароль в программе, где он создан, и загрузите снова");
   });
@@ -217,7 +217,7 @@ describe("the .xls reader", () => {
       const read: unknown[] = [];
       for (let sheet = 1; sheet === 1 || sheet <= names.length; sheet++) {
         try {
-          for await (const row of readSheetRows(file, { sheet, listSheets: true }, (choice) => (names = choice.names ?? []))) read.push(row);
+          for await (const row of readRows(file, { sheet, listSheets: true }, (choice) => (names = choice.names ?? []))) read.push(row);
         } catch (error) {
           read.push((error as Error).message);
         }
@@ -247,6 +247,6 @@ describe("the .xls reader", () => {
     CFB.utils.cfb_add(cfb, "/WordDocument", Buffer.alloc(2048, 0x20));
     const file = path.join(dir, "document.xls");
     fs.writeFileSync(file, Buffer.from(CFB.write(cfb, { type: "buffer", fileType: "cfb" }) as Uint8Array));
-    await expect(readSheetRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.notSpreadsheet });
+    await expect(readRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.notSpreadsheet });
   });
 });

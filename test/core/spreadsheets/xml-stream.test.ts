@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { XmlStream, XmlSyntaxError } from "../../server/core/bases/xml-stream";
+import { XmlStream, XmlSyntaxError } from "../../../server/core/spreadsheets/xml-stream";
 
 /**
- * The streaming XML tokenizer under the .xlsx reader (server/core/bases/xml-stream.ts): the events it gives, that
+ * The streaming XML parser under the .xlsx reader (server/core/spreadsheets/xml-stream.ts): the events it gives, that
  * they do not depend on where the chunks are cut, and that a document that is not well formed is refused.
  */
 type Event = ["open", string, Record<string, string>] | ["close", string] | ["text", string];

@@ -1,10 +1,11 @@
-import { inflatedPart, partText, serialToDate, type XlsxEntry, XlsxFormatError, type XlsxValue } from "./xlsx-reader";
+import { serialToDate, XlsxFormatError, type XlsxValue } from "./xlsx-reader";
+import { inflatedPart, partText, type ZipEntry } from "./zip";
 import { XmlStream, XmlSyntaxError } from "./xml-stream";
 
 /**
  * Reads an OpenDocument spreadsheet (.ods, written by LibreOffice and Google Sheets): every sheet is a
- * `table:table` of one part, content.xml, which streams through our XML tokenizer (xml-stream.ts) from the zip,
- * inflated and counted by the .xlsx reader's helpers (a lying directory or a gigabyte "cell" is refused as it is
+ * `table:table` of one part, content.xml, which streams through the XML parser (xml-stream.ts) from the zip,
+ * inflated and counted by zip.ts (a lying directory or a gigabyte "cell" is refused as it is
  * met). Cells keep their type as LibreOffice reads them: numbers (float, percentage, currency) as numbers, dates as
  * dates, booleans (TRUE/FALSE or 1/0 by their style, as LibreOffice: OdsStyles), text; a time as the
  * text the file shows. A float whose style's data style is a date or a time (SheetJS 0.20 writes dates so) is the
@@ -123,7 +124,7 @@ interface TimeFormat {
  * data style (its own or a parent's) is a number:boolean-style, or is General (none, one the file does not
  * define, or a number style of a bare number:number, as LibreOffice writes General); a cell with no style at all (what SheetJS writes: no columns, no style names) or with another format
  * (0.00, a date) keeps the number.
- * Checked against LibreOffice in test/core/ods-reader.test.ts. Styles come from styles.xml (common ones, such as
+ * Checked against LibreOffice in test/core/spreadsheets/ods-reader.test.ts. Styles come from styles.xml (common ones, such as
  * "Default") and from content.xml's automatic styles, which precede the sheets; only their names are held,
  * counted against `maxStyleChars`.
  */
@@ -224,7 +225,7 @@ export class OdsStyles {
 }
 
 /** styles.xml (when the package has one) read into `styles`. */
-async function readStylesPart(file: string, entries: XlsxEntry[], limits: OdsLimits, styles: OdsStyles): Promise<void> {
+async function readStylesPart(file: string, entries: ZipEntry[], limits: OdsLimits, styles: OdsStyles): Promise<void> {
   const part = entries.find((entry) => entry.name === "styles.xml");
   if (!part) return;
   const xml = new XmlStream({
@@ -244,7 +245,7 @@ async function readStylesPart(file: string, entries: XlsxEntry[], limits: OdsLim
  * Whether LibreOffice (or OpenOffice) wrote the file (meta.xml's meta:generator): it writes a formula whose result is
  * an empty text without a value type, as `IF(A2>0;"";"нет")`, which is no formula left uncomputed (decision 043).
  */
-async function writtenByLibreOffice(file: string, entries: XlsxEntry[], limits: OdsLimits): Promise<boolean> {
+async function writtenByLibreOffice(file: string, entries: ZipEntry[], limits: OdsLimits): Promise<boolean> {
   const part = entries.find((entry) => entry.name === "meta.xml");
   if (!part || part.uncompressed > 1024 * 1024) return false;
   let generator = "";
@@ -546,7 +547,7 @@ class ContentParser {
 /** content.xml streamed through the parser; the parser's rows are handed out after each chunk. */
 async function* streamContent(
   file: string,
-  content: XlsxEntry,
+  content: ZipEntry,
   limits: OdsLimits,
   wanted: (table: number) => boolean,
   stopAfter: (table: number) => boolean,
@@ -585,7 +586,7 @@ async function* streamContent(
 }
 
 /** The mimetype entry, when the package has one, must say spreadsheet (not a text document or a drawing). */
-export async function checkOdsMime(file: string, entries: XlsxEntry[]): Promise<boolean> {
+export async function checkOdsMime(file: string, entries: ZipEntry[]): Promise<boolean> {
   const mime = entries.find((entry) => entry.name === "mimetype");
   if (!mime) return true;
   if (mime.uncompressed > 200) return false;
@@ -600,7 +601,7 @@ export async function checkOdsMime(file: string, entries: XlsxEntry[]): Promise<
  * `encryption-data` element), and content.xml is ciphertext that no XML parser could read. The manifest lists a
  * few dozen parts: one larger than a megabyte is no manifest LibreOffice wrote, and is read no further than that.
  */
-export async function isEncryptedOds(file: string, entries: XlsxEntry[]): Promise<boolean> {
+export async function isEncryptedOds(file: string, entries: ZipEntry[]): Promise<boolean> {
   const manifest = entries.find((entry) => entry.name === "META-INF/manifest.xml");
   if (!manifest) return false;
   let text = "";
@@ -613,7 +614,7 @@ export async function isEncryptedOds(file: string, entries: XlsxEntry[]): Promis
 }
 
 /** The sheets' names in tab order and whether each holds a value: one pass over content.xml. */
-export async function odsSheets(file: string, entries: XlsxEntry[], limits: OdsLimits): Promise<{ names: string[]; hasData: boolean[] }> {
+export async function odsSheets(file: string, entries: ZipEntry[], limits: OdsLimits): Promise<{ names: string[]; hasData: boolean[] }> {
   const content = entries.find((entry) => entry.name === "content.xml");
   if (!content) throw new XlsxFormatError("no content.xml");
   const stream = streamContent(file, content, limits, () => false, () => false, null);
@@ -629,7 +630,7 @@ export async function odsSheets(file: string, entries: XlsxEntry[], limits: OdsL
  */
 export async function* readOdsSheet(
   file: string,
-  entries: XlsxEntry[],
+  entries: ZipEntry[],
   limits: OdsLimits,
   sheet: number,
   orFirstWithData: boolean,

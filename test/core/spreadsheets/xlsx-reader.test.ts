@@ -2,13 +2,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { parseSheetRows } from "../../server/core/bases/sheet-parse";
-import { MESSAGES, readSheetRows } from "../../server/core/bases/spreadsheet";
-import { isDateFormat } from "../../server/core/bases/xlsx-reader";
-import { buildXlsx, writeZipFile, type StreamedEntry } from "../helpers/xlsx";
+import { MESSAGES, readRows } from "../../../server/core/spreadsheets";
+import { parseSheetRows } from "../../../server/core/spreadsheets/parse";
+import { isDateFormat } from "../../../server/core/spreadsheets/xlsx-reader";
+import { buildXlsx, writeZipFile, type StreamedEntry } from "../../helpers/xlsx";
 
 /**
- * The .xlsx reader (server/core/bases/xlsx-reader.ts) on workbooks as different programs write them: parts in any
+ * The .xlsx reader (server/core/spreadsheets/xlsx-reader.ts) on workbooks as different programs write them: parts in any
  * order, namespace prefixes, dates by number format, rich text, booleans and errors.
  */
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "xlsx-reader-"));
@@ -43,7 +43,7 @@ async function rowsOf(parts: Parts): Promise<string[][]> {
   const file = path.join(dir, `book-${++fileNo}.xlsx`);
   await writeZipFile(file, entries);
   const rows: string[][] = [];
-  for await (const row of readSheetRows(file)) rows.push(row.cells);
+  for await (const row of readRows(file)) rows.push(row.cells);
   return rows;
 }
 
@@ -160,7 +160,7 @@ describe("the xlsx reader", () => {
       { name: "book/sheets/first.xml", chunks: () => [sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" s="1"><v>45292</v></c></row>`)] },
     ]);
     const rows: string[][] = [];
-    for await (const row of readSheetRows(file)) rows.push(row.cells);
+    for await (const row of readRows(file)) rows.push(row.cells);
     expect(rows).toEqual([["Мария", "01.01.2024"]]);
 
     // A package whose main part is not a workbook (a .docx) is still not a table.
@@ -169,7 +169,7 @@ describe("the xlsx reader", () => {
       { name: "_rels/.rels", chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`] },
       { name: "word/document.xml", chunks: () => [`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>`] },
     ]);
-    await expect(readSheetRows(docx).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.notSpreadsheet });
+    await expect(readRows(docx).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.notSpreadsheet });
   });
 
   it("reads a package zipped with backslashes in its names, or with names in other capitals than its relationships", async () => {
@@ -187,7 +187,7 @@ describe("the xlsx reader", () => {
         { name: rename("xl/worksheets/sheet1.xml"), chunks: () => [sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1"><v>7</v></c></row>`)] },
       ]);
       const rows: string[][] = [];
-      for await (const row of readSheetRows(file)) rows.push(row.cells);
+      for await (const row of readRows(file)) rows.push(row.cells);
       expect([label, rows]).toEqual([label, [["Ольга", "7"]]]);
     }
   });
@@ -250,7 +250,7 @@ describe("the xlsx reader", () => {
       },
     ]);
     const rows: Array<{ number: number; cells: string[] }> = [];
-    for await (const row of readSheetRows(file)) rows.push(row);
+    for await (const row of readRows(file)) rows.push(row);
     expect(rows).toEqual([
       { number: 1, cells: ["a"] },
       { number: 5, cells: ["5"] },
@@ -264,7 +264,7 @@ describe("the xlsx reader", () => {
     data.writeUInt16LE(data.readUInt16LE(6) | 1, 6);
     const file = path.join(dir, "zip-password.xlsx");
     fs.writeFileSync(file, data);
-    await expect(readSheetRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
+    await expect(readRows(file).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.encrypted });
   });
 
   it("reads what other generators write: UTF-16 parts, absolute targets, a chart sheet first, a row written twice, a tiny number", async () => {
@@ -294,7 +294,7 @@ describe("the xlsx reader", () => {
     ]);
     const rows: string[][] = [];
     let choice: unknown = null;
-    for await (const row of readSheetRows(file, { listSheets: true }, (c) => (choice = c))) rows.push(row.cells);
+    for await (const row of readRows(file, { listSheets: true }, (c) => (choice = c))) rows.push(row.cells);
     expect(choice).toEqual({ index: 1, names: ["Диаграмма", "Данные"] });
     expect(rows).toEqual([["Иван Петров", "+79161234567"], ["0.0000000000000000000000001"]]);
   });

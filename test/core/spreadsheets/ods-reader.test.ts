@@ -3,14 +3,14 @@ import os from "node:os";
 import path from "node:path";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseSheetRows, type SheetChoice } from "../../server/core/bases/sheet-parse";
-import { MESSAGES, readSheetRows, SHEET_LIMITS } from "../../server/core/bases/spreadsheet";
-import { readFods } from "../helpers/libreoffice";
-import { buildOds, convertWithLibreOffice, odsText } from "../helpers/ods";
-import { buildZip } from "../helpers/xlsx";
+import { MESSAGES, readRows, SHEET_LIMITS, type SheetChoice } from "../../../server/core/spreadsheets";
+import { parseSheetRows } from "../../../server/core/spreadsheets/parse";
+import { readFods } from "../../helpers/libreoffice";
+import { buildOds, convertWithLibreOffice, odsText } from "../../helpers/ods";
+import { buildZip } from "../../helpers/xlsx";
 
 /**
- * The .ods reader (server/core/bases/ods-reader.ts) on files written by LibreOffice (converted at test time from
+ * The .ods reader (server/core/spreadsheets/ods-reader.ts) on files written by LibreOffice (converted at test time from
  * exceljs workbooks) and on a hand-built file laid out as Google Sheets writes it: cell types, paragraphs and
  * spaces, repeats, merged cells, comments, several sheets.
  */
@@ -102,7 +102,7 @@ describe("files written by LibreOffice", () => {
   it("reads in the worker the same, with the trailing million empty rows LibreOffice writes ignored", async () => {
     const file = save(written.get("single.xlsx")!);
     const rows: Array<{ number: number; cells: string[] }> = [];
-    for await (const row of readSheetRows(file)) rows.push(row);
+    for await (const row of readRows(file)) rows.push(row);
     expect(rows.length).toBe(301);
     expect(rows[0]).toEqual({ number: 1, cells: ["ФИО", "Телефон"] });
     expect(rows[300]).toEqual({ number: 301, cells: ["Клиент 299", "0500000299"] });

@@ -1,8 +1,6 @@
-import fs from "node:fs";
 import path from "node:path/posix";
-import { StringDecoder } from "node:string_decoder";
-import zlib from "node:zlib";
 import { type XmlHandlers, XmlStream, XmlSyntaxError } from "./xml-stream";
+import { partText, type ZipEntry } from "./zip";
 
 /**
  * Reads the first sheet of an .xlsx straight from the zip by its directory: the workbook and its relationships
@@ -13,17 +11,8 @@ import { type XmlHandlers, XmlStream, XmlSyntaxError } from "./xml-stream";
  * shared strings; see docs/decisions/013-own-xlsx-reader.md).
  *
  * The caller has checked the directory and the local headers (sizes, layout) and passes the entries; every part
- * is inflated under inflateGuard, so a lying directory or a gigabyte "cell" is refused as it is met.
+ * is inflated under zip.ts's guard, so a lying directory or a gigabyte "cell" is refused as it is met.
  */
-export interface XlsxEntry {
-  name: string;
-  method: number;
-  compressed: number;
-  uncompressed: number;
-  /** Where the entry's compressed data starts. */
-  dataOffset?: number;
-}
-
 /** A cell value as the file holds it, before it becomes text. */
 export type XlsxValue = string | number | boolean | Date | null;
 
@@ -44,98 +33,6 @@ export interface XlsxRow {
 
 export class XlsxFormatError extends Error {}
 
-/** Why a part was refused while it was inflated: the caller turns these into its messages. */
-export class XlsxLimitError extends Error {
-  constructor(readonly kind: "bomb" | "run" | "size") {
-    super(kind);
-  }
-}
-
-/**
- * The size of the pieces a part is read and inflated in. Larger than the streams' 16-64 KB defaults: every piece
- * passes through several async generators on its way to a row, and a sheet of 40 MB in 256 KB pieces reads about
- * a sixth faster than in 16 KB ones. Still far below maxXmlRunBytes.
- */
-const CHUNK_BYTES = 256 * 1024;
-
-/**
- * Counts a part's inflated bytes against what the zip directory declared (a zip bomb's directory lies) and
- * watches the longest run of XML between two tags (a cell holds at most 32,767 characters; one "cell" of a
- * gigabyte is an attack). Throws XlsxLimitError as soon as a limit is passed.
- */
-function inflateGuard(entry: XlsxEntry, maxXmlRunBytes: number) {
-  const isXml = /\.(xml|rels)$/i.test(entry.name);
-  let size = 0;
-  let run = 0;
-  return {
-    chunk(chunk: Buffer) {
-      size += chunk.length;
-      if (size > entry.uncompressed) throw new XlsxLimitError("bomb");
-      if (!isXml) return;
-      // Runs inside one chunk (at most CHUNK_BYTES) are always short: only the runs that cross chunks can grow.
-      const first = chunk.indexOf(0x3c);
-      if (first < 0) run += chunk.length;
-      else if (run + first > maxXmlRunBytes) run += first;
-      else run = chunk.length - chunk.lastIndexOf(0x3c) - 1;
-      if (run > maxXmlRunBytes) throw new XlsxLimitError("run");
-    },
-    end() {
-      if (size !== entry.uncompressed) throw new XlsxLimitError("size");
-    },
-  };
-}
-
-/** An entry's inflated bytes, checked by inflateGuard on the way. */
-export async function* inflatedPart(file: string, entry: XlsxEntry, maxXmlRunBytes: number): AsyncGenerator<Buffer> {
-  if (entry.dataOffset === undefined) throw new XlsxFormatError(`no data offset for ${entry.name}`);
-  const guard = inflateGuard(entry, maxXmlRunBytes);
-  if (entry.compressed > 0) {
-    const source = fs.createReadStream(file, {
-      start: entry.dataOffset,
-      end: entry.dataOffset + entry.compressed - 1,
-      highWaterMark: CHUNK_BYTES,
-    });
-    const stream = entry.method === 8 ? source.pipe(zlib.createInflateRaw({ chunkSize: CHUNK_BYTES })) : source;
-    try {
-      for await (const chunk of stream as AsyncIterable<Buffer>) {
-        guard.chunk(chunk);
-        yield chunk;
-      }
-    } finally {
-      source.destroy();
-      if (stream !== source) stream.destroy();
-    }
-  }
-  guard.end();
-}
-
-/**
- * An entry's XML as text, in chunks; a character split between two chunks stays whole. A part is UTF-8 unless its
- * first bytes say UTF-16 (a byte-order mark, or "<?" in two bytes a character), as some .NET generators write
- * parts; LibreOffice and Excel read those too.
- */
-export async function* partText(file: string, entry: XlsxEntry, maxXmlRunBytes: number): AsyncGenerator<string> {
-  let decoder: StringDecoder | null = null;
-  let bigEndian = false;
-  let odd: Buffer | null = null;
-  for await (let chunk of inflatedPart(file, entry, maxXmlRunBytes)) {
-    if (!decoder) {
-      const [a, b] = chunk;
-      bigEndian = (a === 0xfe && b === 0xff) || (a === 0x00 && b === 0x3c);
-      decoder = new StringDecoder(bigEndian || (a === 0xff && b === 0xfe) || (a === 0x3c && b === 0x00) ? "utf16le" : "utf8");
-    }
-    if (bigEndian) {
-      // Node decodes UTF-16 little-endian only: swap each pair (a pair split between chunks waits for its half).
-      if (odd) chunk = Buffer.concat([odd, chunk]);
-      odd = chunk.length % 2 ? chunk.subarray(chunk.length - 1) : null;
-      chunk = Buffer.from(chunk.subarray(0, chunk.length - (odd ? 1 : 0))).swap16();
-    }
-    yield decoder.write(chunk);
-  }
-  const rest = decoder?.end();
-  if (rest) yield rest;
-}
-
 /** The file being read and the limit every part is inflated under. */
 interface Book {
   file: string;
@@ -149,10 +46,10 @@ const localName = (name: string) => {
 };
 
 /**
- * Streams one part through the XML tokenizer (xml-stream.ts), elements by their local name. `after` runs after
+ * Streams one part through the XML parser (xml-stream.ts, saxes), elements by their local name. `after` runs after
  * each chunk, so a caller can hand out what the chunk produced (rows) without holding the whole part.
  */
-async function* parsePart<T>(book: Book, entry: XlsxEntry, handlers: XmlHandlers, after: () => T[]): AsyncGenerator<T> {
+async function* parsePart<T>(book: Book, entry: ZipEntry, handlers: XmlHandlers, after: () => T[]): AsyncGenerator<T> {
   const { open, close } = handlers;
   const parser = new XmlStream({
     open: open && ((name, attributes) => open(localName(name), attributes)),
@@ -171,7 +68,7 @@ async function* parsePart<T>(book: Book, entry: XlsxEntry, handlers: XmlHandlers
   for (const item of after()) yield item;
 }
 
-async function readPart(book: Book, entry: XlsxEntry, handlers: XmlHandlers): Promise<void> {
+async function readPart(book: Book, entry: ZipEntry, handlers: XmlHandlers): Promise<void> {
   for await (const _ of parsePart(book, entry, handlers, () => [])) {
     /* parsed for the handlers' side effects */
   }
@@ -203,7 +100,7 @@ interface Relationship {
 }
 
 /** A part's relationships, in document order ("" for the package's own). */
-async function readRelationships(book: Book, parts: Map<string, XlsxEntry>, part: string): Promise<Relationship[]> {
+async function readRelationships(book: Book, parts: Map<string, ZipEntry>, part: string): Promise<Relationship[]> {
   const rels = parts.get(relsOf(part));
   const found: Relationship[] = [];
   if (!rels) return found;
@@ -225,13 +122,13 @@ async function readRelationships(book: Book, parts: Map<string, XlsxEntry>, part
  */
 async function findParts(
   book: Book,
-  parts: Map<string, XlsxEntry>,
+  parts: Map<string, ZipEntry>,
 ): Promise<{
-  sheets: Array<{ name: string; entry: XlsxEntry | null }>;
-  sharedStrings?: XlsxEntry;
-  styles?: XlsxEntry;
+  sheets: Array<{ name: string; entry: ZipEntry | null }>;
+  sharedStrings?: ZipEntry;
+  styles?: ZipEntry;
   date1904: boolean;
-  appProperties?: XlsxEntry;
+  appProperties?: ZipEntry;
 }> {
   const root = await readRelationships(book, parts, "");
   const appTarget = root.find((rel) => rel.type === "extended-properties" && parts.has(rel.target))?.target;
@@ -268,7 +165,7 @@ async function findParts(
   };
   // A chart sheet (a chart on a tab of its own) is a tab like any other, without cells: Excel and LibreOffice count
   // it, and the sheet picker lists it, so that "the first sheet" means the same tab everywhere.
-  const sheets: Array<{ name: string; entry: XlsxEntry | null }> = [];
+  const sheets: Array<{ name: string; entry: ZipEntry | null }> = [];
   for (const { id, name } of sheetIds) {
     const rel = rels.find((r) => r.id === id && (r.type === "worksheet" || r.type === "chartsheet"));
     const entry = rel ? parts.get(rel.target) : undefined;
@@ -287,7 +184,7 @@ async function findParts(
  * "LibreOffice"): LibreOffice keeps the held text results of such a file's formulas, and computes those of any other
  * program's (found with soffice 7.4, decision 043).
  */
-async function writtenByOffice(book: Book, entry: XlsxEntry | undefined): Promise<boolean> {
+async function writtenByOffice(book: Book, entry: ZipEntry | undefined): Promise<boolean> {
   if (!entry || entry.uncompressed > 1024 * 1024) return false;
   let application = "";
   let inside = false;
@@ -306,14 +203,14 @@ async function writtenByOffice(book: Book, entry: XlsxEntry | undefined): Promis
 }
 
 /** The worksheets' names in tab order. */
-export async function xlsxSheetNames(file: string, entries: XlsxEntry[], limits: { maxXmlRunBytes: number }): Promise<string[]> {
+export async function xlsxSheetNames(file: string, entries: ZipEntry[], limits: { maxXmlRunBytes: number }): Promise<string[]> {
   const parts = new Map(entries.map((entry) => [entry.name.replace(/^\//, "").toLowerCase(), entry]));
   const { sheets } = await findParts({ file, maxXmlRunBytes: limits.maxXmlRunBytes }, parts);
   return sheets.map((sheet) => sheet.name);
 }
 
 /** The shared-string table: each item's text, rich-text runs joined, phonetic hints left out. */
-async function readSharedStrings(book: Book, entry: XlsxEntry | undefined): Promise<string[]> {
+async function readSharedStrings(book: Book, entry: ZipEntry | undefined): Promise<string[]> {
   const strings: string[] = [];
   if (!entry) return strings;
   let current: string[] | null = null;
@@ -367,7 +264,7 @@ export function isDateFormat(code: string): boolean {
 const DATE_LETTERS = new Set("ymdhsbYMDHSB");
 
 /** Which cell styles (indexes of cellXfs) show their number as a date. */
-async function readDateStyles(book: Book, entry: XlsxEntry | undefined): Promise<Set<number>> {
+async function readDateStyles(book: Book, entry: ZipEntry | undefined): Promise<Set<number>> {
   const dateStyles = new Set<number>();
   if (!entry) return dateStyles;
   const customDates = new Set<number>();
@@ -415,7 +312,7 @@ export function serialToDate(serial: number, date1904: boolean): Date {
  */
 export async function* readFirstSheet(
   file: string,
-  entries: XlsxEntry[],
+  entries: ZipEntry[],
   limits: { maxColumns: number; maxXmlRunBytes: number },
   index = 0,
 ): AsyncGenerator<XlsxRow> {
