@@ -1,6 +1,6 @@
 import { Link } from "@remix-run/react";
 import type { ImportResult, Preview } from "../../../server/core/bases/import";
-import { HEAD_BYTES, MAX_UPLOAD_BYTES, uploadRefusal } from "../../../server/core/spreadsheets/upload-kind";
+import { HEAD_BYTES, MAX_UPLOAD_BYTES, uploadRefusal } from "../../../common/upload-kind";
 import { DialogOrSection } from "../ui/DialogOrSection";
 import { bannerClass } from "../ui/Toasts";
 

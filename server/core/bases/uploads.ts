@@ -6,7 +6,7 @@ import type { Readable } from "node:stream";
 import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../../../common/process-owner";
 import { badRequest } from "../errors";
 import { MESSAGES, SHEET_LIMITS } from "../spreadsheets";
-import { HEAD_BYTES, TOO_LARGE, uploadRefusal } from "../spreadsheets/upload-kind";
+import { HEAD_BYTES, TOO_LARGE, uploadRefusal } from "../../../common/upload-kind";
 
 /**
  * Uploaded spreadsheets wait in a private temporary folder between the preview and the import (the page's two

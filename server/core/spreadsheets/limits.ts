@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { MAX_UPLOAD_BYTES, NOT_SPREADSHEET, TOO_LARGE, workbookSignatureOf } from "./upload-kind";
+import { MAX_UPLOAD_BYTES, NOT_SPREADSHEET, TOO_LARGE, workbookSignatureOf } from "../../../common/upload-kind";
 
 /**
  * What a spreadsheet may be (limits), the Russian messages of its refusals, and the shapes the readers hand out:

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { createRequire } from "node:module";
 import { badRequest } from "../errors";
 import { readCsv } from "./csv-reader";
-import { CSV_NAME } from "./upload-kind";
+import { CSV_NAME } from "../../../common/upload-kind";
 import { MESSAGES, type ReadOptions, SHEET_LIMITS, type SheetChoice, type SheetRow, workbookSignature } from "./limits";
 import { checkOdsMime, isEncryptedOds, odsSheets, OdsLimitError, readOdsSheet } from "./ods-reader";
 import { type CfbApi, isBiffWorkbook, openOle, type OleContent, xlsRowCells, xlsSheetOffsets, xlsView } from "./xls-file";
