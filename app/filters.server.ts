@@ -58,10 +58,57 @@ export function readFilterForm(form: FormData) {
           timeZone: String(form.get("timeZone") ?? ""),
         }
       : undefined,
+    // The retry rules' editor (decision 057): a post without it (an older page) keeps the topic's rules.
+    retryCountedBy: form.has("retryCountedBy") ? String(form.get("retryCountedBy") ?? "") : undefined,
+    retryRules: form.has("retryCountedBy") ? readRetryRules(form) : undefined,
     // The recording fields are on every form: an unchecked box is off.
     recordCalls: form.get("recordCalls") === "on",
     recordingRetentionDays: String(form.get("recordingRetentionDays") ?? "").trim(),
     managersHearRecordings: form.get("managersHearRecordings") === "on",
+  };
+}
+
+/** A rule row as the form has it: what was typed, so a refused save shows it again. */
+export interface RetryRuleFormValue {
+  status: number;
+  delay: string;
+  unit: "minutes" | "hours";
+  maxAttempts: string;
+  finalStatus: string;
+}
+
+/** The editor's rows that say anything (a row left empty is no rule), one per status id in the field names. */
+function readRetryRules(form: FormData): RetryRuleFormValue[] {
+  const rows: RetryRuleFormValue[] = [];
+  for (const key of new Set(form.keys())) {
+    const m = /^retryDelay\.(\d+)$/.exec(key);
+    if (!m) continue;
+    const id = m[1];
+    const row = {
+      status: Number(id),
+      delay: String(form.get(`retryDelay.${id}`) ?? "").trim(),
+      unit: form.get(`retryUnit.${id}`) === "hours" ? ("hours" as const) : ("minutes" as const),
+      maxAttempts: String(form.get(`retryMax.${id}`) ?? "").trim(),
+      finalStatus: String(form.get(`retryFinal.${id}`) ?? "").trim(),
+    };
+    if (row.delay || row.maxAttempts || row.finalStatus) rows.push(row);
+  }
+  return rows;
+}
+
+/** A typed number ("1,5" too); empty or not a number is NaN, which core refuses with its own message. */
+const typedNumber = (text: string) => (text === "" ? Number.NaN : Number(text.replace(",", ".")));
+
+/** The form's values as core reads them: the rules' delays in minutes, their numbers as numbers. */
+export function filterInputOf(values: ReturnType<typeof readFilterForm>) {
+  return {
+    ...values,
+    retryRules: values.retryRules?.map((r) => ({
+      status: r.status,
+      delayMinutes: r.unit === "hours" ? Math.round(typedNumber(r.delay) * 60 * 1000) / 1000 : typedNumber(r.delay),
+      maxAttempts: typedNumber(r.maxAttempts),
+      finalStatus: r.finalStatus === "" ? 0 : Number(r.finalStatus),
+    })),
   };
 }
 
@@ -89,8 +136,8 @@ export async function filterFormAction(request: Request, context: AppLoadContext
       await remove(db, actor, id);
       return redirectWithToast("/loadedbases", { type: "success", message: "Тематика удалена" });
     }
-    if (id) await update(db, actor, id, values);
-    else await create(db, actor, values);
+    if (id) await update(db, actor, id, filterInputOf(values));
+    else await create(db, actor, filterInputOf(values));
     return redirectWithToast("/loadedbases", { type: "success", message: "Фильтр сохранен" });
   } catch (error) {
     const answer = actionError(error);

@@ -569,7 +569,7 @@ const LeadBody = memo(function LeadBody({
   return (
     <>
       <div className="grid gap-4 lg:grid-cols-2">
-        <LeadCard rows={card} action={<CallButton phone={lead.phone} contactId={lead.id} />} />
+        <LeadCard rows={card} attempt={lead.attempt} action={<CallButton phone={lead.phone} contactId={lead.id} />} />
         <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента">
           <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>
           {fields.length === 0 ? (

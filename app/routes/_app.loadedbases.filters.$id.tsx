@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
-import { FilterForm, FilterModal } from "../components/filters/FilterForm";
+import { FilterForm, FilterModal, retryRuleValues } from "../components/filters/FilterForm";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
 
@@ -38,7 +38,11 @@ export default function EditFilterRoute() {
   const answerKey = useAnswerKey(answer);
   const values =
     answer && "values" in answer
-      ? { ...answer.values, callingHours: answer.values.callingHours ?? filter.callingHours }
+      ? {
+          ...answer.values,
+          callingHours: answer.values.callingHours ?? filter.callingHours,
+          retryRules: answer.values.retryRules ?? filter.retryRules.map(retryRuleValues),
+        }
       : {
           name: filter.name,
           template: filter.template?.id ?? null,
@@ -50,6 +54,8 @@ export default function EditFilterRoute() {
           recordCalls: filter.recordCalls,
           recordingRetentionDays: filter.recordingRetentionDays === null ? "" : String(filter.recordingRetentionDays),
           managersHearRecordings: filter.managersHearRecordings,
+          retryRules: filter.retryRules.map(retryRuleValues),
+          retryCountedBy: filter.retryCountedBy,
         };
   return (
     <div className="space-y-6">

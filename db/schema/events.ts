@@ -20,6 +20,13 @@ export const leadEvents = pgTable(
     isTechnical: boolean("is_technical").notNull().default(false),
     withPassport: boolean("with_passport").notNull().default(false),
     clientInfo: text("client_info").notNull().default(""),
+    /**
+     * A press of a status with a retry rule in its topic (decision 057): which attempt it was, of how many, and the
+     * final status the contact took when it was the last one (null otherwise).
+     */
+    attempt: integer("attempt"),
+    attemptsMax: integer("attempts_max"),
+    finalStatusText: text("final_status_text"),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

@@ -1,8 +1,12 @@
 import { sql } from "drizzle-orm";
-import { boolean, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
+import { boolean, check, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
 import { databases } from "./bases";
 import { timestamps, users } from "./users";
 import { scripts, statuses, templates } from "./work";
+
+/** What a topic's retry rules count as attempts: status presses, or calls in the call log. */
+export const RETRY_COUNTED_BY = ["presses", "calls"] as const;
+export type RetryCountedBy = (typeof RETRY_COUNTED_BY)[number];
 
 /** A topic: a named work set tying bases, managers, statuses, scripts and one template together. */
 export const filters = pgTable(
@@ -28,6 +32,11 @@ export const filters = pgTable(
     recordingRetentionDays: integer("recording_retention_days"),
     /** A manager may play the recordings of his own calls in this topic (admins play any). */
     managersHearRecordings: boolean("managers_hear_recordings").notNull().default(false),
+    /**
+     * What a retry rule counts as an attempt on a contact (issue 29, decision 057): its status presses, or the
+     * calls to it in the call log.
+     */
+    retryCountedBy: text("retry_counted_by", { enum: RETRY_COUNTED_BY }).notNull().default("presses"),
     ...timestamps,
   },
   (t) => [index("filters_template_id_idx").on(t.templateId)],
@@ -73,6 +82,33 @@ export const filterStatuses = pgTable(
       .references(() => statuses.id, { onDelete: "cascade" }),
   },
   (t) => [primaryKey({ columns: [t.filterId, t.statusId] }), index("filter_statuses_status_id_idx").on(t.statusId)],
+);
+
+/**
+ * A retry rule of a topic (issue 29, decision 057): a contact whose status is `statusId` (one the topic works
+ * again) comes back to the pool `delayMinutes` after that status was set, never before; the press that makes its
+ * `maxAttempts`-th attempt gives it `finalStatusId` instead, which the topic does not work again.
+ */
+export const filterRetryRules = pgTable(
+  "filter_retry_rules",
+  {
+    filterId: filterId(),
+    statusId: integer("status_id")
+      .notNull()
+      .references(() => statuses.id, { onDelete: "cascade" }),
+    delayMinutes: integer("delay_minutes").notNull(),
+    maxAttempts: integer("max_attempts").notNull(),
+    finalStatusId: integer("final_status_id")
+      .notNull()
+      .references(() => statuses.id, { onDelete: "cascade" }),
+  },
+  (t) => [
+    primaryKey({ columns: [t.filterId, t.statusId] }),
+    index("filter_retry_rules_status_id_idx").on(t.statusId),
+    index("filter_retry_rules_final_status_id_idx").on(t.finalStatusId),
+    check("filter_retry_rules_delay_positive", sql`${t.delayMinutes} > 0`),
+    check("filter_retry_rules_attempts_positive", sql`${t.maxAttempts} >= 1`),
+  ],
 );
 
 export const filterScripts = pgTable(

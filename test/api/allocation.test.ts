@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
+import { filterRetryRules } from "../../db/schema";
 import { claimStatement } from "../../server/core/leads/allocation";
 import { TIER_ORDER } from "../../server/core/leads/tiers";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
@@ -111,7 +112,11 @@ describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () 
       from generate_series(1, 1000000) g`);
     await t.db.execute(sql`analyze contacts`);
 
-    const work = { filterId: 0, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id], hours: DEFAULT_CALLING_HOURS };
+    // «Не интересно» comes back by a retry rule (decision 057), so the retry tier walks 450,000 candidates.
+    const topic = await createFilterRow(t.db, { managerIds: [], databaseIds: bases, statusIds: [callBack, refused] });
+    await t.db.insert(filterRetryRules).values({ filterId: topic.id, statusId: refused, delayMinutes: 120, maxAttempts: 5, finalStatusId: s["Заявка"].id });
+    await t.db.execute(sql`analyze filter_retry_rules`);
+    const work = { filterId: topic.id, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id], hours: DEFAULT_CALLING_HOURS };
     for (const tier of TIER_ORDER) {
       const plan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatement(1, 30, work, [tier])}`);
       const text = plan.map((r) => String(Object.values(r)[0])).join("\n");

@@ -75,6 +75,7 @@ export function ClientHistory({ entries, testId = "client-history" }: { entries:
             <div>
               <div>
                 Статус: <strong>{entry.status}</strong>
+                {entry.attempt ? <span data-testid="history-attempt"> · {entry.attempt}</span> : null}
               </div>
               {entry.cardText ? <p className="mt-1 whitespace-pre-wrap text-slate-700 dark:text-slate-300">{entry.cardText}</p> : null}
             </div>

@@ -27,6 +27,15 @@ export interface CallingHoursValues {
   timeZone: string;
 }
 
+/** A retry rule's row as typed (server: app/filters.server.ts readRetryRules). */
+export interface RetryRuleValues {
+  status: number;
+  delay: string;
+  unit: "minutes" | "hours";
+  maxAttempts: string;
+  finalStatus: string;
+}
+
 export interface FilterFormValues {
   name: string;
   template: number | null;
@@ -39,6 +48,9 @@ export interface FilterFormValues {
   /** Days the recordings are kept, as typed ("" keeps them). */
   recordingRetentionDays: string;
   managersHearRecordings: boolean;
+  /** Retry rules per status (decision 057), and what counts as an attempt ("presses" or "calls"). */
+  retryRules?: RetryRuleValues[];
+  retryCountedBy?: string;
 }
 
 export type ListName = "managers" | "databases" | "statuses" | "scripts";
@@ -53,7 +65,21 @@ export const emptyFilterValues: Omit<FilterFormValues, "callingHours"> = {
   recordCalls: false,
   recordingRetentionDays: "",
   managersHearRecordings: false,
+  retryRules: [],
+  retryCountedBy: "presses",
 };
+
+/** A stored rule as the form shows it: whole hours in hours, anything else in minutes. */
+export function retryRuleValues(rule: { status: { id: number }; delayMinutes: number; maxAttempts: number; finalStatus: { id: number } }): RetryRuleValues {
+  const hours = rule.delayMinutes % 60 === 0;
+  return {
+    status: rule.status.id,
+    delay: String(hours ? rule.delayMinutes / 60 : rule.delayMinutes),
+    unit: hours ? "hours" : "minutes",
+    maxAttempts: String(rule.maxAttempts),
+    finalStatus: String(rule.finalStatus.id),
+  };
+}
 
 /** SPEC §5 filter save, in the order the server checks it too. */
 export function filterFormProblem(values: FilterFormValues): string | null {
@@ -162,6 +188,129 @@ function CallingHoursFields({
         Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь;
         одинаковое время — круглосуточно.
       </p>
+    </fieldset>
+  );
+}
+
+const EMPTY_RULE = { delay: "", unit: "hours" as const, maxAttempts: "", finalStatus: "" };
+
+/**
+ * The retry rules: a row per status («вернуть в работу через» N минут/часов, «не более» M попыток, then the final
+ * status); a row left empty is no rule. Plain fields, so it works the same without JavaScript; with it, the rows of
+ * the statuses the topic works again come first.
+ */
+function RetryRulesFields({
+  statuses,
+  topicStatuses,
+  rules,
+  countedBy,
+  onChange,
+}: {
+  statuses: Option[];
+  topicStatuses: number[];
+  rules: RetryRuleValues[];
+  countedBy: string;
+  onChange: (rules: RetryRuleValues[], countedBy: string) => void;
+}) {
+  const byStatus = new Map(rules.map((r) => [r.status, r]));
+  const worked = new Set(topicStatuses);
+  const ordered = [...statuses].sort((a, b) => Number(worked.has(b.id)) - Number(worked.has(a.id)));
+  const set = (status: number, patch: Partial<RetryRuleValues>) => {
+    const next = { ...EMPTY_RULE, ...byStatus.get(status), ...patch, status };
+    onChange([...rules.filter((r) => r.status !== status), next], countedBy);
+  };
+  return (
+    <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="retry-rules">
+      <legend className="px-1 text-sm font-medium">Повтор недозвона</legend>
+      <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">
+        Для статуса, который тематика берёт в работу снова: через сколько вернуть клиента в работу, сколько попыток
+        всего и какой статус поставить после последней. Пустая строка — без правила.
+      </p>
+      <div className="mb-3 flex flex-wrap gap-4 text-sm" role="radiogroup" aria-label="Попытки считать">
+        <span>Попытки считать:</span>
+        <label className="flex items-center gap-1">
+          <input type="radio" name="retryCountedBy" value="presses" checked={countedBy !== "calls"} onChange={() => onChange(rules, "presses")} />
+          по нажатиям статусов
+        </label>
+        <label className="flex items-center gap-1">
+          <input type="radio" name="retryCountedBy" value="calls" checked={countedBy === "calls"} onChange={() => onChange(rules, "calls")} />
+          по звонкам в журнале
+        </label>
+      </div>
+      <div className="max-h-72 overflow-auto">
+        <table className="w-full text-sm">
+          <thead>
+            <tr className="text-left text-xs text-slate-600 dark:text-slate-400">
+              <th className="p-1 font-medium">Статус</th>
+              <th className="p-1 font-medium">Вернуть в работу через</th>
+              <th className="p-1 font-medium">Не более, попыток</th>
+              <th className="p-1 font-medium">Затем статус</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ordered.map((status) => {
+              const rule = { ...EMPTY_RULE, ...byStatus.get(status.id) };
+              return (
+                <tr key={status.id} data-testid={`retry-rule-${status.id}`} className={worked.has(status.id) ? "" : "opacity-70"}>
+                  <th scope="row" className="p-1 text-left font-normal" id={`retry-status-${status.id}`}>
+                    {status.name}
+                  </th>
+                  <td className="p-1">
+                    <span className="flex gap-1">
+                      <input
+                        name={`retryDelay.${status.id}`}
+                        inputMode="decimal"
+                        className="input w-20"
+                        aria-label={`${status.name}: вернуть в работу через`}
+                        value={rule.delay}
+                        onChange={(event) => set(status.id, { delay: event.target.value })}
+                      />
+                      <select
+                        name={`retryUnit.${status.id}`}
+                        className="input w-28"
+                        aria-label={`${status.name}: единица времени`}
+                        value={rule.unit}
+                        onChange={(event) => set(status.id, { unit: event.target.value === "minutes" ? "minutes" : "hours" })}
+                      >
+                        <option value="minutes">минут</option>
+                        <option value="hours">часов</option>
+                      </select>
+                    </span>
+                  </td>
+                  <td className="p-1">
+                    <input
+                      name={`retryMax.${status.id}`}
+                      inputMode="numeric"
+                      className="input w-20"
+                      aria-label={`${status.name}: не более попыток`}
+                      value={rule.maxAttempts}
+                      onChange={(event) => set(status.id, { maxAttempts: event.target.value })}
+                    />
+                  </td>
+                  <td className="p-1">
+                    <select
+                      name={`retryFinal.${status.id}`}
+                      className="input"
+                      aria-label={`${status.name}: статус после последней попытки`}
+                      value={rule.finalStatus}
+                      onChange={(event) => set(status.id, { finalStatus: event.target.value })}
+                    >
+                      <option value="">—</option>
+                      {statuses
+                        .filter((s) => s.id !== status.id)
+                        .map((s) => (
+                          <option key={s.id} value={s.id}>
+                            {s.name}
+                          </option>
+                        ))}
+                    </select>
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
     </fieldset>
   );
 }
@@ -334,6 +483,13 @@ export function FilterForm({
         value={values.callingHours}
         zones={options.timeZones}
         onChange={(callingHours) => setValues({ ...values, callingHours })}
+      />
+      <RetryRulesFields
+        statuses={options.statuses}
+        topicStatuses={values.statuses}
+        rules={values.retryRules ?? []}
+        countedBy={values.retryCountedBy ?? "presses"}
+        onChange={(retryRules, retryCountedBy) => setValues({ ...values, retryRules, retryCountedBy })}
       />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>

@@ -1,17 +1,24 @@
 import type { ReactNode } from "react";
 import type { LeadCardRow } from "../../../server/core/leads/card";
+import { attemptLabel, type LeadAttempt } from "../../../server/core/leads/attempt";
 
 /**
  * SPEC /leadpanel client info, as core prepares it: name and phone always, then city, address and the extra
  * fields that have a value, the extras labelled with the import's column headers.
  */
-export function LeadCard({ rows, action }: { rows: LeadCardRow[]; action?: ReactNode }) {
+export function LeadCard({ rows, action, attempt = null }: { rows: LeadCardRow[]; action?: ReactNode; attempt?: LeadAttempt | null }) {
   return (
     <section className="card" aria-label="Клиент" data-testid="lead-card">
       <div className="mb-3 flex items-center justify-between gap-3">
         <h2 className="text-lg font-semibold">Клиент</h2>
         {action}
       </div>
+      {/* The topic's retry rule for this client's status (decision 057): which attempt this is. */}
+      {attempt ? (
+        <p className="mb-2 text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="lead-attempt">
+          {attemptLabel(attempt)}
+        </p>
+      ) : null}
       {/*
         A long import header wraps within its column (at most 12rem) rather than squeezing the value. On a phone
         the label sits over its value, and the pairs are spaced apart from each other, not label from value.

@@ -6,6 +6,14 @@ import { baseVisible, inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
 import { mayHear, recordingNote } from "../recordings/recordings";
 import { contactIdSchema, parseInput } from "../validation";
+import { attemptLabel } from "../leads/attempt";
+
+/** What a press under a retry rule says in the history: «Попытка 5 из 5 · итог: Недозвон». */
+function pressAttempt(event: { attempt: number | null; attemptsMax: number | null; finalStatusText: string | null }): string | null {
+  if (event.attempt == null || event.attemptsMax == null) return null;
+  const label = attemptLabel({ number: event.attempt, of: event.attemptsMax });
+  return event.finalStatusText ? `${label} · итог: ${event.finalStatusText}` : label;
+}
 
 /** How many of each kind one client's history shows (a client called more often than this is rare). */
 export const HISTORY_LIMIT = 50;
@@ -29,7 +37,15 @@ export type HistoryEntry =
       /** ...and may download it (admins). */
       downloadable: boolean;
     }
-  | { kind: "status"; at: string; manager: string | null; status: string; cardText: string };
+  | {
+      kind: "status";
+      at: string;
+      manager: string | null;
+      status: string;
+      cardText: string;
+      /** «Попытка 3 из 5» when the status had a retry rule in its topic, with «итог: …» on the last (decision 057). */
+      attempt: string | null;
+    };
 
 /**
  * Everything that happened to some clients: every call and every status press, newest first, with the manager
@@ -83,6 +99,7 @@ async function readHistories(db: Db, actor: Actor, contactIds: number[]): Promis
       manager,
       status: event.statusText,
       cardText: event.clientInfo,
+      attempt: pressAttempt(event),
     });
   }
   for (const [id, entries] of histories) {

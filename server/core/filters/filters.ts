@@ -19,6 +19,16 @@ import { baseVisible } from "../bases/visible";
 import { badRequest, forbidden, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
+import {
+  checkRetryRules,
+  loadRetryRules,
+  type PresentedRetryRule,
+  type RetryCountedBy,
+  retryCountedBySchema,
+  retryRulesSchema,
+  rulesToSave,
+  writeRetryRules,
+} from "./retry-rules";
 import { type CallingHours, callingHoursSchema, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
@@ -61,6 +71,10 @@ export const filterInputSchema = z.object({
     .optional()
     .transform((v) => (v === "" ? null : v)),
   managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
+  /** Retry rules per status (issue 29, decision 057); left out: none on a new topic, kept on an edit. */
+  retryRules: retryRulesSchema.optional(),
+  /** What the rules count as attempts; left out: presses on a new topic, unchanged on an edit. */
+  retryCountedBy: retryCountedBySchema.optional(),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;
 
@@ -81,6 +95,9 @@ export interface PresentedFilter {
   recordCalls: boolean;
   recordingRetentionDays: number | null;
   managersHearRecordings: boolean;
+  /** Retry rules per status (decision 057), and what they count as attempts. */
+  retryRules: PresentedRetryRule[];
+  retryCountedBy: RetryCountedBy;
 }
 
 /** Filters with everything they list, in id order. */
@@ -94,6 +111,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       recordCalls: filters.recordCalls,
       recordingRetentionDays: filters.recordingRetentionDays,
       managersHearRecordings: filters.managersHearRecordings,
+      retryCountedBy: filters.retryCountedBy,
       templateId: templates.id,
       templateName: templates.name,
       callsFrom: filters.callsFrom,
@@ -108,7 +126,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
   if (rows.length === 0) return [];
   const filterIds = rows.map((r) => r.id);
 
-  const [managerRows, scriptRows, baseRows, statusRows] = await Promise.all([
+  const [managerRows, scriptRows, baseRows, statusRows, rules] = await Promise.all([
     db
       .select({ filterId: filterManagers.filterId, id: users.id, name: users.displayName, login: users.login })
       .from(filterManagers)
@@ -133,6 +151,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       .innerJoin(statuses, eq(statuses.id, filterStatuses.statusId))
       .where(inArray(filterStatuses.filterId, filterIds))
       .orderBy(asc(statuses.order), asc(statuses.id)),
+    loadRetryRules(db, filterIds),
   ]);
 
   const group = <T extends { filterId: number }>(list: T[], id: number) => list.filter((r) => r.filterId === id);
@@ -152,6 +171,8 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       recordCalls: row.recordCalls,
       recordingRetentionDays: row.recordingRetentionDays,
       managersHearRecordings: row.managersHearRecordings,
+      retryRules: rules.get(row.id) ?? [],
+      retryCountedBy: row.retryCountedBy,
     };
   });
 }
@@ -258,13 +279,14 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
-/** The recording settings the input names (an absent one is not changed). */
+/** The recording and retry-count settings the input names (an absent one is not changed). */
 function recordingSettings(input: FilterInput) {
   return Object.fromEntries(
     Object.entries({
       recordCalls: input.recordCalls,
       recordingRetentionDays: input.recordingRetentionDays,
       managersHearRecordings: input.managersHearRecordings,
+      retryCountedBy: input.retryCountedBy,
     }).filter(([, value]) => value !== undefined),
   );
 }
@@ -274,11 +296,14 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
   const input = parseInput(filterInputSchema, rawInput);
   const id = await db.transaction(async (tx) => {
     await checkReferences(tx, input);
+    const rules = await rulesToSave(tx, null, input.retryRules, input.statuses);
+    await checkRetryRules(tx, rules, input.statuses);
     const [row] = await tx
       .insert(filters)
       .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...recordingSettings(input) })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
+    await writeRetryRules(tx, row.id, rules);
     return row.id;
   });
   const [filter] = await loadFilters(db, [id]);
@@ -297,11 +322,14 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
       .for("update");
     if (!existing) throw filterNotFound();
     await checkReferences(tx, input, existing.templateId);
+    const rules = await rulesToSave(tx, id, input.retryRules, input.statuses);
+    await checkRetryRules(tx, rules, input.statuses);
     await tx
       .update(filters)
       .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...recordingSettings(input), updatedAt: new Date() })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
+    await writeRetryRules(tx, id, rules);
     await releaseUsersOf(tx, id, input.managers);
   });
   const [filter] = await loadFilters(db, [id]);

@@ -1,7 +1,7 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
-import { filterDatabases, filters, filterStatuses, users } from "../../../db/schema";
+import { filterDatabases, filters, users } from "../../../db/schema";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { onBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
@@ -9,6 +9,7 @@ import { mayBeCalled } from "../dnc/dnc";
 import { type CallingHours, DEFAULT_CALLING_HOURS, hoursLiteral, presentHours } from "../filters/calling-hours";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
+import { type LeadAttempt, leadAttempt, reworkStatusIds } from "./retry";
 import { type ClaimScope, type ClaimTier, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -24,6 +25,8 @@ export interface Lead {
   additionalInfo2: string;
   additionalInfo3: string;
   additionalInfo4: string;
+  /** The attempt under a retry rule of the topic («Попытка 3 из 5»), when the contact's status has one (decision 057). */
+  attempt?: LeadAttempt | null;
 }
 
 /** A contacts row as raw SQL returns it (postgres.js answers int8 as text, so ids are normalised). */
@@ -73,7 +76,7 @@ export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSe
       .from(filterDatabases)
       .where(eq(filterDatabases.filterId, filterId))
       .orderBy(filterDatabases.databaseId),
-    db.select({ id: filterStatuses.statusId }).from(filterStatuses).where(eq(filterStatuses.filterId, filterId)),
+    queryRows<{ ids: number[] }>(db as Db, sql`select ${reworkStatusIds(sql`${filterId}::int`)} as ids`),
     db
       .select({ callsFrom: filters.callsFrom, callsUntil: filters.callsUntil, callDays: filters.callDays, timeZone: filters.timeZone })
       .from(filters)
@@ -82,7 +85,7 @@ export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSe
   return {
     filterId,
     databaseIds: bases.map((b) => b.id),
-    statusIds: statusRows.map((s) => s.id),
+    statusIds: (statusRows[0]?.ids ?? []).map(Number),
     hours: topic ? presentHours(topic) : DEFAULT_CALLING_HOURS,
   };
 }
@@ -98,6 +101,7 @@ const intArray = (ids: number[]) => (ids.length > 0 ? sql`array[${list(ids)}]::i
 export function workScope(userId: number, work: WorkSet): ClaimScope {
   return {
     userId: sql`${userId}::int`,
+    filterId: sql`${work.filterId}::int`,
     bases: intArray(work.databaseIds),
     reworkStatuses: intArray(work.statusIds),
     hours: hoursLiteral(work.hours),
@@ -178,7 +182,7 @@ export async function filteredLeadTurn(
 ): Promise<{ lead: Lead | null; onBreak: boolean }> {
   const input = parseInput(filteredLeadSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
-  return db.transaction(async (tx) => {
+  const turn = await db.transaction(async (tx) => {
     const [, , work] = await Promise.all([
       lockUser(tx, input.userId),
       requireOpenFilter(tx, input.filterId, input.userId),
@@ -189,6 +193,17 @@ export async function filteredLeadTurn(
     if (held || paused) return { lead: held, onBreak: paused };
     return { lead: await claimNext(tx, input.userId, holdMinutes, work), onBreak: false };
   });
+  return { ...turn, lead: await withAttempt(db, input.filterId, turn.lead) };
+}
+
+/**
+ * The lead with the attempt its topic's retry rule counts («Попытка 3 из 5»); a lead no rule governs (most of them)
+ * keeps the SPEC's shape, without the field.
+ */
+export async function withAttempt(db: Db, filterId: number, lead: Lead | null): Promise<Lead | null> {
+  if (!lead) return null;
+  const attempt = await leadAttempt(db, filterId, lead.id);
+  return attempt ? { ...lead, attempt } : lead;
 }
 
 /** filteredLeadTurn's lead alone. */

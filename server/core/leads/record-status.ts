@@ -7,7 +7,8 @@ import { filterNotFound, filterUnavailable } from "../filters/filters";
 import { contactIdSchema, idSchema, parseInput } from "../validation";
 import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
-import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead } from "./allocation";
+import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead, withAttempt } from "./allocation";
+import { attemptsSoFar, reworkStatusIds } from "./retry";
 import { callbackAtSchema } from "./callback-time";
 import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
@@ -124,7 +125,7 @@ export function turnStatement(input: {
     with u as materialized (select id from users where id = ${userId} for update),
     brk as materialized (select ${onBreak(userId)} as paused),
     f as materialized (
-      select f.is_active and fm.user_id is not null as open, f.calls_from, f.calls_until, f.call_days, f.time_zone
+      select f.is_active and fm.user_id is not null as open, f.calls_from, f.calls_until, f.call_days, f.time_zone, f.retry_counted_by
       from filters f left join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${userId}
       where f.id = ${filterId}),
     s as materialized (
@@ -140,9 +141,21 @@ export function turnStatement(input: {
       from c, s, f
       where f.open and c.held_by = ${userId} and (not s.is_report_status or ${clientInfo} <> '')
         and (not s.asks_callback or ${callbackAt} is not null)),
+    rule as materialized (
+      -- The pressed status's retry rule in this topic (decision 057): which attempt this press is (the statement does
+      -- not see its own event, hence + 1 for presses; a call of this attempt is in the log already), and whether it
+      -- is the last one, which gives the contact the rule's final status.
+      select r.max_attempts, r.final_status_id, st.text as final_text, a.attempt, a.attempt >= r.max_attempts as last
+      from ok
+      join filter_retry_rules r on r.filter_id = ${filterId} and r.status_id = ok.status_id
+      join statuses st on st.id = r.final_status_id
+      cross join lateral (select ${attemptsSoFar(sql`ok.id`, sql`(select retry_counted_by from f)`)}
+        + case when (select retry_counted_by from f) = 'calls' then 0 else 1 end as attempt) a),
     ev as (
-      insert into lead_events (contact_id, database_id, user_id, filter_id, status_id, status_text, is_report, is_technical, with_passport, client_info)
-      select id, database_id, ${userId}, ${filterId}, status_id, text, is_report_status, is_technical, ${withPassport}, ${clientInfo} from ok
+      insert into lead_events (contact_id, database_id, user_id, filter_id, status_id, status_text, is_report, is_technical, with_passport, client_info,
+        attempt, attempts_max, final_status_text)
+      select id, database_id, ${userId}, ${filterId}, status_id, text, is_report_status, is_technical, ${withPassport}, ${clientInfo},
+        (select attempt from rule), (select max_attempts from rule), (select final_text from rule where last) from ok
       returning id),
     amt as materialized (
       select greatest(coalesce((
@@ -165,7 +178,7 @@ export function turnStatement(input: {
       on conflict (phone_key) do nothing
       returning id),
     fd as materialized (select array(select database_id from filter_databases where filter_id = ${filterId} order by 1) as ids),
-    fs as materialized (select array(select status_id from filter_statuses where filter_id = ${filterId} order by 1) as ids),
+    fs as materialized (select ${reworkStatusIds(filterId)} as ids),
     later as (
       -- A status that asks for a callback time: the contact belongs to this manager until then (decision 035).
       insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
@@ -174,6 +187,7 @@ export function turnStatement(input: {
     ${claimCtes(
       {
         userId,
+        filterId,
         bases: sql`(select ids from fd)::int[]`,
         reworkStatuses: sql`(select ids from fs)::int[]`,
         hours,
@@ -194,7 +208,8 @@ export function turnStatement(input: {
         and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])
         and ${withinCallingHours(sql`ok.tz`, hours)}),
     upd as (
-      update contacts set status_id = ok.status_id, status_at = now(), last_user_id = ${userId},
+      update contacts set status_id = coalesce((select final_status_id from rule where last), ok.status_id), status_at = now(),
+        last_user_id = ${userId},
         client_info = case when ${clientInfo} <> '' then ${clientInfo} else ok.client_info end,
         held_by = case when exists (select 1 from keep) then ${userId} end,
         held_until = case when exists (select 1 from keep) then now() + make_interval(mins => ${input.holdMinutes}::int) end,
@@ -273,6 +288,7 @@ export async function recordStatus(
   if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && lead) {
     lead = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, lead);
   }
+  lead = await withAttempt(db, input.filterId, lead);
   return {
     lead,
     applicationId: row.application_id == null ? null : Number(row.application_id),

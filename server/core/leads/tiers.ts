@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { onBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
 import { type HoursSql, withinCallingHours } from "../filters/calling-hours";
+import { governedByRule } from "./retry";
 
 /**
  * The claim of a lead turn, tier by tier (DESIGN §4, decisions 007, 012, 035). Each tier is a subquery that picks
@@ -12,9 +13,13 @@ import { type HoursSql, withinCallingHours } from "../filters/calling-hours";
  * 1. `dueCallbackTier`      — this manager's callbacks whose time has come, earliest first;
  * 2. `overdueCallbackTier`  — anyone's callbacks still not taken past the grace time (the owner was not working);
  * 3. `expiredHoldTier`      — contacts whose holder abandoned them (hold expired, and he is not on a break);
- * 4. `freshTier`            — never-worked contacts, bases in turn, rows in import order (contacts_free_idx);
- * 5. `reworkTier`           — contacts whose status the topic works again, least recently touched first; a contact
- *                             waiting for its callback is not one of them (it belongs to its manager until then).
+ * 4. `retryTier`            — contacts whose status has a retry rule in the topic, once the rule's delay has passed,
+ *                             longest waiting first (decision 057): ahead of the fresh ones, so «again after 2 hours»
+ *                             holds while a base still has never-worked rows;
+ * 5. `freshTier`            — never-worked contacts, bases in turn, rows in import order (contacts_free_idx);
+ * 6. `reworkTier`           — contacts whose status the topic works again without a rule, least recently touched
+ *                             first; a contact waiting for its callback is not one of them (it belongs to its manager
+ *                             until then).
  *
  * Every tier applies `contactMayBeCalled` to the contact it picks: not on the do-not-call list, and inside the
  * topic's calling hours in the client's own local time (a due callback outside them waits).
@@ -26,7 +31,9 @@ export interface ClaimScope {
   userId: SQL;
   /** The topic's bases (int[]). */
   bases: SQL;
-  /** The statuses the topic works again (int[]; may be empty). */
+  /** The topic (int): its retry rules are read inside the statement. */
+  filterId: SQL;
+  /** The statuses the topic works again without a retry rule (int[]; may be empty; retry.ts `reworkStatusIds`). */
   reworkStatuses: SQL;
   /** The topic's calling window (filters.calls_from …; decision 050). */
   hours: HoursSql;
@@ -91,13 +98,29 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
   return sql`(select id from contacts
     where held_by is not null and held_until < now() ${except(scope, sql`id`)}
       and database_id = any(${scope.bases})
-      and (status_id is null or status_id = any(${scope.reworkStatuses}))
+      and (status_id is null or status_id = any(${scope.reworkStatuses}) or ${governedByRule(scope.filterId, "contacts")})
       and ${callable(scope, "contacts")} and not ${onBreak(sql`contacts.held_by`)}
     order by id limit 1 for update skip locked)`;
 }
 
 /**
- * 4. A free contact, walked in the partial index's own order (database_id, id), however many are worked. Listed
+ * 4. A contact whose status has a retry rule in the topic, once `status_at` (when the status was pressed) is the
+ * rule's delay ago or more, longest waiting first; not while it awaits a callback. The rule's statuses are out of
+ * the re-work list (`reworkStatusIds`), so this is the only tier that brings them back. Walks contacts_rework_idx
+ * (database_id, status_id, status_at) once per rule.
+ */
+export function retryTier(scope: ClaimScope): SQL {
+  return sql`(select contacts.id from contacts
+      join filter_retry_rules r on r.filter_id = ${scope.filterId} and r.status_id = contacts.status_id
+    where contacts.database_id = any(${scope.bases}) and contacts.status_id is not null and contacts.held_by is null
+      and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
+      and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
+      and ${callable(scope, "contacts")}
+    order by contacts.status_at, contacts.id limit 1 for update of contacts skip locked)`;
+}
+
+/**
+ * 5. A free contact, walked in the partial index's own order (database_id, id), however many are worked. Listed
  * contacts are out of that index (`listed`, kept by triggers on the list), so a long run of them costs nothing.
  */
 export function freshTier(scope: ClaimScope): SQL {
@@ -107,7 +130,7 @@ export function freshTier(scope: ClaimScope): SQL {
     order by database_id, id limit 1 for update skip locked)`;
 }
 
-/** 5. A contact whose status the topic works again, least recently touched first, unless it awaits a callback. */
+/** 6. A contact whose status the topic works again (without a retry rule), least recently touched first, unless it awaits a callback. */
 export function reworkTier(scope: ClaimScope): SQL {
   return sql`(select id from contacts
     where database_id = any(${scope.bases}) and status_id = any(${scope.reworkStatuses})
@@ -124,13 +147,14 @@ export const CLAIM_TIERS = {
   dueCallback: dueCallbackTier,
   overdueCallback: overdueCallbackTier,
   expiredHold: expiredHoldTier,
+  retry: retryTier,
   fresh: freshTier,
   rework: reworkTier,
 } as const;
 export type ClaimTier = keyof typeof CLAIM_TIERS;
 
 /** The tiers in the order a turn tries them. */
-export const TIER_ORDER: ClaimTier[] = ["dueCallback", "overdueCallback", "expiredHold", "fresh", "rework"];
+export const TIER_ORDER: ClaimTier[] = ["dueCallback", "overdueCallback", "expiredHold", "retry", "fresh", "rework"];
 
 /** The one contact id the tiers pick, in order: the first tier that finds one wins. */
 export function claimPick(scope: ClaimScope, tiers: ClaimTier[] = TIER_ORDER): SQL {

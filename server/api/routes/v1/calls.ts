@@ -41,6 +41,7 @@ const historySchema = z.array(
     downloadable: z.boolean().optional().describe("запись можно скачать (админ)"),
     status: z.string().optional(),
     cardText: z.string().optional(),
+    attempt: z.string().nullable().optional().describe("для статуса с правилом повтора: «Попытка 3 из 5» (и «итог: …» на последней)"),
   }),
 );
 const idParams = z.object({ id: z.string().describe("id звонка") });

@@ -37,6 +37,17 @@ const filterSchema = z
     recordCalls: z.boolean().describe("записывать разговоры тематики"),
     recordingRetentionDays: z.number().int().nullable().describe("дней хранить записи (null: всегда)"),
     managersHearRecordings: z.boolean().describe("менеджер слушает записи своих разговоров"),
+    retryRules: z
+      .array(
+        z.object({
+          status: z.object({ id: z.number().int(), text: z.string() }).describe("статус, который правило возвращает в работу"),
+          delayMinutes: z.number().int().describe("вернуть в работу через столько минут после нажатия статуса"),
+          maxAttempts: z.number().int().describe("не более стольких попыток всего"),
+          finalStatus: z.object({ id: z.number().int(), text: z.string() }).describe("статус после последней попытки"),
+        }),
+      )
+      .describe("Правила повтора"),
+    retryCountedBy: z.enum(["presses", "calls"]).describe("попытки считаются по нажатиям статусов или по звонкам"),
   })
   .describe("Фильтр (тематика)");
 
@@ -53,6 +64,13 @@ const filterBody = z
     recordCalls: z.unknown().optional().describe("true: записывать разговоры (не указано: без изменений)"),
     recordingRetentionDays: z.unknown().optional().describe("дней хранить записи, 1-3650; null: всегда"),
     managersHearRecordings: z.unknown().optional().describe("true: менеджер слушает записи своих разговоров"),
+    retryRules: z
+      .unknown()
+      .optional()
+      .describe(
+        "Правила повтора: [{ status, delayMinutes, maxAttempts, finalStatus }] (id статусов; не указано: нет у новой, без изменений у старой)",
+      ),
+    retryCountedBy: z.unknown().optional().describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
   })
   .partial();
 

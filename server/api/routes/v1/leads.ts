@@ -18,6 +18,11 @@ const leadSchema = z
     additionalInfo2: z.string(),
     additionalInfo3: z.string(),
     additionalInfo4: z.string(),
+    attempt: z
+      .object({ number: z.number().int(), of: z.number().int() })
+      .nullable()
+      .optional()
+      .describe("Попытка по правилу повтора тематики («Попытка 3 из 5»); null, если правила для статуса клиента нет"),
   })
   .describe("Лид");
 

@@ -1,0 +1,158 @@
+import { asc, eq, inArray } from "drizzle-orm";
+import { alias } from "drizzle-orm/pg-core";
+import { z } from "zod";
+import type { Db } from "../../../db/client";
+import { filterRetryRules, RETRY_COUNTED_BY, type RetryCountedBy, statuses } from "../../../db/schema";
+import { badRequest } from "../errors";
+
+/**
+ * A topic's retry rules (issue 29, decision 057): per status the topic works again, «вернуть в работу через» so
+ * many minutes, «не более» so many attempts in all, then a final status. The claim's retry tier and the status
+ * press apply them (server/core/leads/retry.ts); here they are checked and stored.
+ */
+
+/** A year: a longer delay is a typo, not a plan. */
+export const RETRY_MAX_DELAY_MINUTES = 365 * 24 * 60;
+export const RETRY_MAX_ATTEMPTS = 100;
+
+export const RETRY_DELAY_ERROR = "«Вернуть в работу через»: укажите время больше нуля (целое число минут)";
+export const RETRY_DELAY_TOO_LONG = "«Вернуть в работу через»: не больше 365 дней";
+export const RETRY_ATTEMPTS_ERROR = `«Не более»: укажите число попыток от 1 до ${RETRY_MAX_ATTEMPTS}`;
+export const RETRY_FINAL_MISSING = "Выберите итоговый статус правила повтора";
+export const RETRY_COUNTED_BY_ERROR = "Попытки считаются по нажатиям статусов (presses) или по звонкам (calls)";
+
+export const retryRuleSchema = z.object(
+  {
+    status: z.coerce
+      .number({ error: "Выберите статус правила повтора" })
+      .int({ error: "Выберите статус правила повтора" })
+      .positive({ error: "Выберите статус правила повтора" })
+      .max(2147483647, { error: "Выберите статус правила повтора" }),
+    delayMinutes: z
+      .number({ error: RETRY_DELAY_ERROR })
+      .int({ error: RETRY_DELAY_ERROR })
+      .min(1, { error: RETRY_DELAY_ERROR })
+      .max(RETRY_MAX_DELAY_MINUTES, { error: RETRY_DELAY_TOO_LONG }),
+    maxAttempts: z
+      .number({ error: RETRY_ATTEMPTS_ERROR })
+      .int({ error: RETRY_ATTEMPTS_ERROR })
+      .min(1, { error: RETRY_ATTEMPTS_ERROR })
+      .max(RETRY_MAX_ATTEMPTS, { error: RETRY_ATTEMPTS_ERROR }),
+    finalStatus: z.coerce
+      .number({ error: RETRY_FINAL_MISSING })
+      .int({ error: RETRY_FINAL_MISSING })
+      .positive({ error: RETRY_FINAL_MISSING })
+      .max(2147483647, { error: RETRY_FINAL_MISSING }),
+  },
+  { error: "Неверное правило повтора" },
+);
+export type RetryRuleInput = z.infer<typeof retryRuleSchema>;
+
+export const retryRulesSchema = z.array(retryRuleSchema, { error: "Неверный список правил повтора" }).max(200, { error: "Слишком много правил повтора" });
+export const retryCountedBySchema = z.enum(RETRY_COUNTED_BY, { error: RETRY_COUNTED_BY_ERROR });
+
+/** A rule as GET /filters and the form show it. */
+export interface PresentedRetryRule {
+  status: { id: number; text: string };
+  delayMinutes: number;
+  maxAttempts: number;
+  finalStatus: { id: number; text: string };
+}
+
+type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
+
+/** The rules of some topics, by topic, in the statuses' own order. */
+export async function loadRetryRules(db: Db | Tx, filterIds: number[]): Promise<Map<number, PresentedRetryRule[]>> {
+  const byFilter = new Map<number, PresentedRetryRule[]>(filterIds.map((id) => [id, []]));
+  if (filterIds.length === 0) return byFilter;
+  const finalStatus = alias(statuses, "final_status");
+  const rows = await db
+    .select({
+      filterId: filterRetryRules.filterId,
+      statusId: statuses.id,
+      statusText: statuses.text,
+      delayMinutes: filterRetryRules.delayMinutes,
+      maxAttempts: filterRetryRules.maxAttempts,
+      finalId: finalStatus.id,
+      finalText: finalStatus.text,
+    })
+    .from(filterRetryRules)
+    .innerJoin(statuses, eq(statuses.id, filterRetryRules.statusId))
+    .innerJoin(finalStatus, eq(finalStatus.id, filterRetryRules.finalStatusId))
+    .where(inArray(filterRetryRules.filterId, filterIds))
+    .orderBy(asc(statuses.order), asc(statuses.id));
+  for (const r of rows) {
+    byFilter.get(r.filterId)?.push({
+      status: { id: r.statusId, text: r.statusText },
+      delayMinutes: r.delayMinutes,
+      maxAttempts: r.maxAttempts,
+      finalStatus: { id: r.finalId, text: r.finalText },
+    });
+  }
+  return byFilter;
+}
+
+/**
+ * The rules a save leaves the topic with: the ones it sent, or (an edit that sent none: an older client) the ones
+ * it has, less those whose status the topic no longer works again.
+ */
+export async function rulesToSave(tx: Tx, filterId: number | null, sent: RetryRuleInput[] | undefined, topicStatuses: number[]) {
+  if (sent) return sent;
+  if (filterId === null) return [];
+  const kept = (await loadRetryRules(tx, [filterId])).get(filterId) ?? [];
+  return kept
+    .filter((r) => topicStatuses.includes(r.status.id))
+    .map((r) => ({ status: r.status.id, delayMinutes: r.delayMinutes, maxAttempts: r.maxAttempts, finalStatus: r.finalStatus.id }));
+}
+
+/**
+ * A rule must govern one of the topic's statuses (the ones it works again), once; its final status must exist, be
+ * another status, and not one the topic works again (the contact would come straight back, and the limit would
+ * mean nothing); a status that asks for a callback time has its callback instead.
+ */
+export async function checkRetryRules(tx: Tx, rules: RetryRuleInput[], topicStatuses: number[]) {
+  if (rules.length === 0) return;
+  const ids = [...new Set(rules.flatMap((r) => [r.status, r.finalStatus]))];
+  const found = await tx
+    .select({ id: statuses.id, text: statuses.text, asksCallback: statuses.asksCallback })
+    .from(statuses)
+    .where(inArray(statuses.id, ids));
+  const byId = new Map(found.map((s) => [s.id, s]));
+  const seen = new Set<number>();
+  for (const rule of rules) {
+    const status = byId.get(rule.status);
+    const final = byId.get(rule.finalStatus);
+    if (!status || !final) throw badRequest("Выбранный статус не найден", "status_not_found");
+    if (seen.has(rule.status)) throw badRequest(`Для статуса «${status.text}» правило повтора задано дважды`, "retry_rule_twice");
+    seen.add(rule.status);
+    if (!topicStatuses.includes(rule.status)) {
+      throw badRequest(
+        `Правило повтора для статуса «${status.text}»: отметьте этот статус в статусах тематики`,
+        "retry_status_not_in_topic",
+      );
+    }
+    if (status.asksCallback) {
+      throw badRequest(`Статус «${status.text}» спрашивает время перезвона: правило повтора к нему не задаётся`, "retry_status_asks_callback");
+    }
+    if (rule.finalStatus === rule.status) {
+      throw badRequest(`Итоговый статус правила для «${status.text}» должен быть другим статусом`, "retry_final_same");
+    }
+    if (topicStatuses.includes(rule.finalStatus)) {
+      throw badRequest(
+        `Итоговый статус «${final.text}» тематика берёт в работу снова: выберите статус, которого нет в её статусах`,
+        "retry_final_in_topic",
+      );
+    }
+  }
+}
+
+/** Replaces the topic's rules with these (checked already). */
+export async function writeRetryRules(tx: Tx, filterId: number, rules: RetryRuleInput[]) {
+  await tx.delete(filterRetryRules).where(eq(filterRetryRules.filterId, filterId));
+  if (rules.length === 0) return;
+  await tx.insert(filterRetryRules).values(
+    rules.map((r) => ({ filterId, statusId: r.status, delayMinutes: r.delayMinutes, maxAttempts: r.maxAttempts, finalStatusId: r.finalStatus })),
+  );
+}
+
+export type { RetryCountedBy };

@@ -1,0 +1,363 @@
+import { and, eq, sql } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { calls, callbacks, contacts, doNotCall, filters, leadEvents, statuses, users } from "../../db/schema";
+import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
+import { TIER_ORDER } from "../../server/core/leads/tiers";
+import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
+import { createBase, statusesByText } from "../helpers/leads";
+
+/**
+ * Retry rules (issue 29, decision 057): per status of a topic, «вернуть в работу через» N minutes, «не более» M
+ * attempts, then a final status. The database clock cannot be moved, so "the delay has passed" is the contact's
+ * status_at moved back, as if the press had been that long ago.
+ */
+let t: TestApp;
+let admin: string;
+let s: Awaited<ReturnType<typeof statusesByText>>;
+let noAnswer: number; // «Не дозвонился»: the rule's status
+let gaveUp: number; // «Недозвон»: its final status
+
+beforeAll(async () => {
+  t = await createTestApp({ web: true });
+  admin = await t.adminToken();
+  const [final] = await t.db.insert(statuses).values({ text: "Недозвон", buttonText: "Итог: недозвон", color: "#475569", order: 90 }).returning();
+  s = await statusesByText(t.db);
+  noAnswer = s["Не дозвонился"].id;
+  gaveUp = final.id;
+});
+afterAll(() => t?.close());
+
+type Rule = { status: number; delayMinutes: number; maxAttempts: number; finalStatus: number };
+
+/** A topic saved through the API with these rules (re-working «Не дозвонился» and «Перезвонить»), and its manager. */
+async function topicWith(options: { contacts?: number; rules?: Rule[]; countedBy?: "presses" | "calls"; managers?: number } = {}) {
+  const { base, contacts: rows } = await createBase(t.db, { count: options.contacts ?? 1 });
+  const people = await Promise.all(Array.from({ length: options.managers ?? 1 }, () => createUser(t.db)));
+  const res = await t.request
+    .post("/api/v1/filters")
+    .set(bearer(admin))
+    .send({
+      name: `Повтор ${base.id}`,
+      managers: people.map((p) => p.user.id),
+      databases: [base.id],
+      statuses: [noAnswer, s["Перезвонить"].id],
+      retryRules: options.rules ?? [{ status: noAnswer, delayMinutes: 120, maxAttempts: 5, finalStatus: gaveUp }],
+      retryCountedBy: options.countedBy ?? "presses",
+    });
+  expect(res.status).toBe(200);
+  const managers = await Promise.all(
+    people.map(async (p) => {
+      await t.db.update(users).set({ gettingFilter: res.body.id }).where(eq(users.id, p.user.id));
+      return { id: p.user.id, person: p, auth: bearer(await t.tokenFor(p)) };
+    }),
+  );
+  return { filterId: res.body.id as number, baseId: base.id, rows, managers, manager: managers[0] };
+}
+
+type Manager = Awaited<ReturnType<typeof topicWith>>["manager"];
+type LeadBody = { id: number; attempt?: { number: number; of: number } };
+
+async function leadOf(m: Manager, filterId: number): Promise<LeadBody | null> {
+  const res = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filterId}&userId=${m.id}`).set(m.auth);
+  expect(res.status).toBe(200);
+  return res.body === "" ? null : res.body;
+}
+
+async function press(m: Manager, filterId: number, contactId: number, statusText = "Не дозвонился"): Promise<LeadBody | null> {
+  const res = await t.request
+    .put("/api/v1/status/update-and-get-lead")
+    .set(m.auth)
+    .send({ statusText, contactId, userId: m.id, passport: "", filterId, clientInfo: "" });
+  expect(res.status).toBe(200);
+  return res.body === "" ? null : res.body;
+}
+
+/** As if the contact's status had been pressed `minutes` ago. */
+const pressedAgo = (contactId: number, minutes: number) =>
+  t.db.execute(sql`update contacts set status_at = now() - make_interval(mins => ${minutes}) where id = ${contactId}`);
+
+const contactRow = async (id: number) => (await t.db.select().from(contacts).where(eq(contacts.id, id)))[0];
+
+describe("a contact comes back by its status's rule", () => {
+  it("not before its delay, and after it, with the attempt it is on («Попытка 2 из 5»)", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 2 });
+    const [a, b] = rows;
+    expect((await leadOf(manager, filterId))?.id).toBe(a.id);
+    expect((await press(manager, filterId, a.id))?.id).toBe(b.id);
+    // «Не дозвонился» is one of the topic's statuses: without the rule, A would come back at once.
+    expect(await press(manager, filterId, b.id)).toBeNull();
+    await pressedAgo(a.id, 119);
+    expect(await leadOf(manager, filterId)).toBeNull();
+    await pressedAgo(a.id, 121);
+    const back = await leadOf(manager, filterId);
+    expect(back).toMatchObject({ id: a.id, attempt: { number: 2, of: 5 } });
+  });
+
+  it("stops at the limit: the last attempt gives the final status, and the contact never comes back", async () => {
+    const { filterId, rows, manager } = await topicWith({ rules: [{ status: noAnswer, delayMinutes: 120, maxAttempts: 3, finalStatus: gaveUp }] });
+    const [a] = rows;
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const lead = await leadOf(manager, filterId);
+      expect(lead?.id).toBe(a.id);
+      if (attempt > 1) expect(lead?.attempt).toEqual({ number: attempt, of: 3 });
+      expect(await press(manager, filterId, a.id)).toBeNull();
+      expect((await contactRow(a.id)).statusId).toBe(attempt < 3 ? noAnswer : gaveUp);
+      await pressedAgo(a.id, 24 * 60);
+    }
+    expect(await leadOf(manager, filterId)).toBeNull();
+    const events = await t.db
+      .select({ status: leadEvents.statusText, attempt: leadEvents.attempt, of: leadEvents.attemptsMax, final: leadEvents.finalStatusText })
+      .from(leadEvents)
+      .where(eq(leadEvents.contactId, a.id))
+      .orderBy(leadEvents.id);
+    expect(events).toEqual([
+      { status: "Не дозвонился", attempt: 1, of: 3, final: null },
+      { status: "Не дозвонился", attempt: 2, of: 3, final: null },
+      { status: "Не дозвонился", attempt: 3, of: 3, final: "Недозвон" },
+    ]);
+    // The client's history says it too (an admin's view).
+    const history = await t.request.get(`/api/v1/contacts/${a.id}/history`).set(bearer(admin));
+    expect(history.status).toBe(200);
+    expect(history.body.filter((e: { kind: string }) => e.kind === "status").map((e: { attempt: string }) => e.attempt)).toEqual([
+      "Попытка 3 из 3 · итог: Недозвон",
+      "Попытка 2 из 3",
+      "Попытка 1 из 3",
+    ]);
+  });
+
+  it("counts attempts by the call log when the topic says so, and by the presses otherwise", async () => {
+    const rule = [{ status: noAnswer, delayMinutes: 60, maxAttempts: 3, finalStatus: gaveUp }];
+    const byCalls = await topicWith({ rules: rule, countedBy: "calls" });
+    const byPresses = await topicWith({ rules: rule, countedBy: "presses" });
+    const call = (m: Manager, contactId: number) =>
+      t.db.insert(calls).values({ userId: m.id, contactId, number: "+380500000000", direction: "out", endedAt: new Date(), outcome: "no_answer" });
+
+    for (const topic of [byCalls, byPresses]) {
+      const [a] = topic.rows;
+      const m = topic.manager;
+      // First press, after one call.
+      expect((await leadOf(m, topic.filterId))?.id).toBe(a.id);
+      await call(m, a.id);
+      await press(m, topic.filterId, a.id);
+      await pressedAgo(a.id, 61);
+      // Back on its 2nd attempt either way; a call made during this hold is not counted before the press.
+      expect(await leadOf(m, topic.filterId)).toMatchObject({ id: a.id, attempt: { number: 2, of: 3 } });
+      await call(m, a.id);
+      expect((await leadOf(m, topic.filterId))?.attempt).toEqual({ number: 2, of: 3 });
+      await press(m, topic.filterId, a.id);
+      await pressedAgo(a.id, 61);
+      // Third press with no call at all: three presses, but two calls.
+      expect((await leadOf(m, topic.filterId))?.id).toBe(a.id);
+      await press(m, topic.filterId, a.id);
+      await pressedAgo(a.id, 61);
+    }
+    expect((await contactRow(byPresses.rows[0].id)).statusId).toBe(gaveUp);
+    expect(await leadOf(byPresses.manager, byPresses.filterId)).toBeNull();
+    expect((await contactRow(byCalls.rows[0].id)).statusId).toBe(noAnswer);
+    // By the call log it is still on its third attempt: one more call and a press end it.
+    expect(await leadOf(byCalls.manager, byCalls.filterId)).toMatchObject({ id: byCalls.rows[0].id, attempt: { number: 3, of: 3 } });
+    await call(byCalls.manager, byCalls.rows[0].id);
+    await press(byCalls.manager, byCalls.filterId, byCalls.rows[0].id);
+    expect((await contactRow(byCalls.rows[0].id)).statusId).toBe(gaveUp);
+  });
+
+  it("shows «Попытка 2 из 5» on the lead panel's card, and in the client's history there", async () => {
+    const { filterId, rows, manager } = await topicWith();
+    const [a] = rows;
+    await leadOf(manager, filterId);
+    await press(manager, filterId, a.id);
+    await pressedAgo(a.id, 121);
+    const cookie = await pageSessionCookie(t, manager.person);
+    const page = await getPage(t, "/leadpanel", cookie);
+    expect(page.status).toBe(200);
+    expect(page.text).toMatch(/data-testid="lead-attempt"[^>]*>Попытка 2 из 5</);
+    expect(page.text).toMatch(/data-testid="history-attempt"[^>]*>(<!-- -->)? · (<!-- -->)?Попытка 1 из 5/);
+  });
+});
+
+describe("the retry tier of the claim", () => {
+  /** One claim of the manager through the given tiers, outside a turn. */
+  const claim = async (userId: number, filterId: number, tiers = TIER_ORDER) =>
+    claimNext(t.db, userId, 30, await loadWorkSet(t.db, filterId), tiers);
+  const worked = (id: number, minutesAgo: number) =>
+    t.db.execute(sql`update contacts set status_id = ${noAnswer}, status_at = now() - make_interval(mins => ${minutesAgo}) where id = ${id}`);
+
+  it("hands out a due contact only: not before the delay, never a do-not-call number, never outside calling hours, not while a callback waits", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 1 });
+    const [a] = rows;
+    await worked(a.id, 119);
+    expect(await claim(manager.id, filterId, ["retry"])).toBeNull();
+    await worked(a.id, 120);
+    // The rework tier never brings back a status with a rule, however long ago it was pressed.
+    expect(await claim(manager.id, filterId, ["rework"])).toBeNull();
+
+    await t.db.insert(doNotCall).values({ phoneKey: a.phoneKey, phone: a.phone });
+    expect(await claim(manager.id, filterId, ["retry"])).toBeNull();
+    await t.db.delete(doNotCall).where(eq(doNotCall.phoneKey, a.phoneKey));
+
+    // Hours that ended a minute ago in the topic's zone (the contact's zone is unknown).
+    const [window] = await queryRows<{ from: string; until: string }>(
+      t.db,
+      sql`select to_char(now() at time zone 'Europe/Kyiv' - interval '2 hours', 'HH24:MI') as from,
+        to_char(now() at time zone 'Europe/Kyiv' - interval '1 minute', 'HH24:MI') as until`,
+    );
+    await t.db.update(filters).set({ callsFrom: window.from, callsUntil: window.until, timeZone: "Europe/Kyiv" }).where(eq(filters.id, filterId));
+    expect(await claim(manager.id, filterId, ["retry"])).toBeNull();
+    await t.db.update(filters).set({ callsFrom: "00:00", callsUntil: "00:00" }).where(eq(filters.id, filterId));
+
+    const [cb] = await t.db
+      .insert(callbacks)
+      .values({ contactId: a.id, databaseId: a.databaseId, userId: manager.id, filterId, statusText: "Перезвонить", dueAt: new Date(Date.now() + 3600_000) })
+      .returning();
+    expect(await claim(manager.id, filterId, ["retry"])).toBeNull();
+    await t.db.delete(callbacks).where(eq(callbacks.id, cb.id));
+
+    expect((await claim(manager.id, filterId, ["retry"]))?.id).toBe(a.id);
+  });
+
+  it("comes after the callbacks and before the fresh contacts, longest waiting first", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 5 });
+    const [fresh, due1, due2, called, notYet] = rows;
+    void fresh;
+    await worked(due1.id, 180);
+    await worked(due2.id, 300);
+    await worked(notYet.id, 10);
+    await t.db
+      .insert(callbacks)
+      .values({ contactId: called.id, databaseId: called.databaseId, userId: manager.id, filterId, statusText: "Перезвонить", dueAt: new Date(Date.now() - 60_000) });
+    await t.db.execute(sql`update contacts set status_id = ${s["Перезвонить"].id}, status_at = now() where id = ${called.id}`);
+    const order: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const lead = await claim(manager.id, filterId);
+      if (!lead) break;
+      order.push(lead.id);
+      await t.db.update(contacts).set({ heldBy: null, heldUntil: null, statusId: gaveUp }).where(eq(contacts.id, lead.id));
+    }
+    expect(order).toEqual([called.id, due2.id, due1.id, fresh.id]);
+  });
+
+  it("never hands one due contact to two managers claiming at once", async () => {
+    const { filterId, rows, managers } = await topicWith({ contacts: 3, managers: 6 });
+    for (const row of rows) await worked(row.id, 200);
+    const leads = await Promise.all(managers.map((m) => claim(m.id, filterId, ["retry"])));
+    const ids = leads.filter((l) => l !== null).map((l) => l!.id);
+    expect(ids.sort()).toEqual(rows.map((r) => r.id).sort());
+    const held = await t.db.select({ id: contacts.id, by: contacts.heldBy }).from(contacts).where(and(eq(contacts.databaseId, rows[0].databaseId)));
+    expect(new Set(held.map((h) => h.by)).size).toBe(3);
+  });
+});
+
+describe("the rules through POST/PUT /api/v1/filters", () => {
+  const topic = async () => {
+    const { base } = await createBase(t.db, { count: 1 });
+    const m = await createUser(t.db);
+    return { name: `Правила ${base.id}`, managers: [m.user.id], databases: [base.id], statuses: [noAnswer] };
+  };
+  const rule = (overrides: Partial<Rule> = {}): Rule => ({ status: noAnswer, delayMinutes: 120, maxAttempts: 5, finalStatus: gaveUp, ...overrides });
+
+  it("saves and shows them; an edit without them keeps them; a status taken off the topic takes its rule along", async () => {
+    const fields = await topic();
+    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send({ ...fields, retryRules: [rule()], retryCountedBy: "calls" });
+    expect(created.status).toBe(200);
+    expect(created.body.retryCountedBy).toBe("calls");
+    expect(created.body.retryRules).toEqual([
+      { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },
+    ]);
+    const kept = await t.request.put(`/api/v1/filters/${created.body.id}`).set(bearer(admin)).send({ ...fields, name: "Переименована" });
+    expect(kept.status).toBe(200);
+    expect(kept.body.retryRules).toHaveLength(1);
+    expect(kept.body.retryCountedBy).toBe("calls");
+    const moved = await t.request
+      .put(`/api/v1/filters/${created.body.id}`)
+      .set(bearer(admin))
+      .send({ ...fields, statuses: [s["Перезвонить"].id] });
+    expect(moved.status).toBe(200);
+    expect(moved.body.retryRules).toEqual([]);
+    // A topic saved without rules (an older client) has none, and counts by presses.
+    const plain = await t.request.post("/api/v1/filters").set(bearer(admin)).send(await topic());
+    expect(plain.body).toMatchObject({ retryRules: [], retryCountedBy: "presses" });
+  });
+
+  it("refuses a bad rule with a Russian message (400) and saves nothing", async () => {
+    const fields = await topic();
+    const cases: Array<[unknown, string]> = [
+      [[rule({ delayMinutes: 0 })], "«Вернуть в работу через»: укажите время больше нуля (целое число минут)"],
+      [[rule({ delayMinutes: -5 })], "«Вернуть в работу через»: укажите время больше нуля (целое число минут)"],
+      [[rule({ delayMinutes: 1.5 })], "«Вернуть в работу через»: укажите время больше нуля (целое число минут)"],
+      [[rule({ maxAttempts: 0 })], "«Не более»: укажите число попыток от 1 до 100"],
+      [[{ status: noAnswer, delayMinutes: 60, maxAttempts: 2 }], "Выберите итоговый статус правила повтора"],
+      [[rule({ finalStatus: 999999 })], "Выбранный статус не найден"],
+      [[rule({ finalStatus: noAnswer })], "Итоговый статус правила для «Не дозвонился» должен быть другим статусом"],
+      [[rule({ status: s["Занято"].id })], "Правило повтора для статуса «Занято»: отметьте этот статус в статусах тематики"],
+      [[rule(), rule({ delayMinutes: 30 })], "Для статуса «Не дозвонился» правило повтора задано дважды"],
+      ["пять", "Неверный список правил повтора"],
+    ];
+    for (const [retryRules, message] of cases) {
+      const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send({ ...fields, retryRules });
+      expect(res.status, message).toBe(400);
+      expect(res.body.message).toBe(message);
+    }
+    const finalInTopic = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send({ ...fields, statuses: [noAnswer, gaveUp], retryRules: [rule()] });
+    expect(finalInTopic.status).toBe(400);
+    expect(finalInTopic.body.message).toBe("Итоговый статус «Недозвон» тематика берёт в работу снова: выберите статус, которого нет в её статусах");
+    const countedBy = await t.request.post("/api/v1/filters").set(bearer(admin)).send({ ...fields, retryCountedBy: "звонки" });
+    expect(countedBy.status).toBe(400);
+    expect(countedBy.body.message).toBe("Попытки считаются по нажатиям статусов (presses) или по звонкам (calls)");
+    const all = (await t.request.get("/api/v1/filters").set(bearer(admin))).body as Array<{ name: string }>;
+    expect(all.some((f) => f.name === fields.name)).toBe(false);
+  });
+});
+
+describe("the rules in the topic form (JavaScript off)", () => {
+  it("saves a rule from a plain post (2 часа, 5 попыток, then Недозвон), shows it again, and refuses a bad one", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const { base } = await createBase(t.db, { count: 1 });
+    const m = await createUser(t.db);
+    const name = `Форма повтора ${base.id}`;
+    const form = await getPage(t, "/loadedbases/filters/new", cookie);
+    expect(form.text).toContain("Повтор недозвона");
+    expect(form.text).toContain(`name="retryDelay.${noAnswer}"`);
+    const fields = {
+      intent: "save",
+      name,
+      managers: String(m.user.id),
+      databases: String(base.id),
+      statuses: String(noAnswer),
+      callsFrom: "09:00",
+      callsUntil: "21:00",
+      callDays: "1",
+      timeZone: "Europe/Kyiv",
+      retryCountedBy: "calls",
+      [`retryDelay.${noAnswer}`]: "2",
+      [`retryUnit.${noAnswer}`]: "hours",
+      [`retryMax.${noAnswer}`]: "5",
+      [`retryFinal.${noAnswer}`]: String(gaveUp),
+      [`retryDelay.${s["Занято"].id}`]: "",
+      [`retryUnit.${s["Занято"].id}`]: "hours",
+      [`retryMax.${s["Занято"].id}`]: "",
+      [`retryFinal.${s["Занято"].id}`]: "",
+    };
+    const bad = await postPageForm(t, "/loadedbases/filters/new", cookie, { ...fields, [`retryDelay.${noAnswer}`]: "0" });
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain("«Вернуть в работу через»: укажите время больше нуля (целое число минут)");
+    // What was typed is on the page again.
+    expect(bad.text).toMatch(new RegExp(`name="retryMax\\.${noAnswer}"[^>]*value="5"`));
+
+    const saved = await postPageForm(t, "/loadedbases/filters/new", cookie, fields);
+    expect(saved.status).toBe(302);
+    const topic = ((await t.request.get("/api/v1/filters").set(bearer(admin))).body as Array<{ id: number; name: string; retryRules: unknown; retryCountedBy: string }>).find(
+      (f) => f.name === name,
+    )!;
+    expect(topic.retryCountedBy).toBe("calls");
+    expect(topic.retryRules).toEqual([
+      { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },
+    ]);
+    const edit = (await getPage(t, `/loadedbases/filters/${topic.id}`, cookie)).text;
+    expect(edit).toMatch(new RegExp(`name="retryDelay\\.${noAnswer}"[^>]*value="2"`));
+    expect(edit).toMatch(new RegExp(`name="retryUnit\\.${noAnswer}"[^]*?<option value="hours" selected=""`));
+  });
+});
