@@ -186,6 +186,21 @@ describe("today's call numbers on the dashboard and in GET /api/v1/statistics", 
     ]);
   });
 
+  it("keeps a deleted manager's calls in the totals as Неизвестно", async () => {
+    const gone = await createUser(t.db, { login: "gone", displayName: "Уволенный" });
+    const token = await t.tokenFor(gone);
+    await call(token, { number: "+380443333333", talk: 10 });
+    await call(token, { number: "+380443333334", sipCode: 486 });
+    const day = new Date(Date.UTC(2021, 5, 10, 9));
+    await t.db.update(calls).set({ startedAt: day }).where(eq(calls.userId, gone.user.id));
+    expect((await t.request.delete(`/api/v1/users/${gone.user.id}`).set(bearer(adminToken))).status).toBe(200);
+    const numbers = await callNumbersOfDay(t.db, day);
+    expect(numbers.managers).toEqual([
+      { userId: null, login: "", displayName: "", manager: "Неизвестно", attempts: 2, answered: 1, answeredPercent: 50, talkSeconds: 10, contacts: 0, attemptsPerContact: null },
+    ]);
+    expect(numbers.topics.map((row) => [row.topic, row.attempts])).toEqual([["Без тематики", 2]]);
+  });
+
   it("is the admin's alone: a manager gets 403 from the API and his own home page, a stranger 401", async () => {
     const manager = await createUser(t.db, { login: "numbers-manager" });
     const token = await t.tokenFor(manager);

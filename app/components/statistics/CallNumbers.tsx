@@ -63,10 +63,11 @@ function Breakdown({ title, nameHeader, testId, rows }: { title: string; nameHea
   return (
     <section className="mt-4">
       <h3 className="mb-2 font-semibold">{title}</h3>
-      <table className="hidden w-full text-sm desk:table" data-testid={testId}>
+      {/* Fixed layout: both breakdowns line up their columns, a long name wraps in its own. */}
+      <table className="hidden w-full table-fixed text-sm desk:table" data-testid={testId}>
         <thead>
           <tr className="text-left text-slate-600 dark:text-slate-400">
-            <th className="py-1 pr-4 font-medium">{nameHeader}</th>
+            <th className="w-[28%] py-1 pr-4 font-medium">{nameHeader}</th>
             {COLUMNS.map((column) => (
               <th key={column.key} className="py-1 pr-4 text-right font-medium last:pr-0" title={column.hint}>
                 {column.label}
