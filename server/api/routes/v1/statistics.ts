@@ -50,7 +50,7 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
     "/statistics",
     {
       schema: {
-        summary: "Статистика за сегодня (Europe/Kyiv), админ",
+        summary: "Статистика за сегодня (Europe/Kyiv), админ; calls: попытки, дозвон, время разговоров и попыток на клиента по тематикам и менеджерам",
         response: {
           200: z.object({
             databases: z.number().int(),
