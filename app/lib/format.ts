@@ -15,3 +15,16 @@ export const formatDateTime = (value: Date | string | number) => dateTime.format
 
 const dateOnly = new Intl.DateTimeFormat("ru-RU", { timeZone: "Europe/Kyiv", day: "2-digit", month: "2-digit", year: "numeric" });
 export const formatDate = (value: Date | string | number) => dateOnly.format(new Date(value));
+
+/** A duration as ч:мм:сс, hours always shown (a day's talk time: "0:01:05", "12:40:00"). */
+export function formatHoursMinutesSeconds(totalSeconds: number): string {
+  const total = Math.max(0, Math.floor(totalSeconds));
+  const pad = (n: number) => String(n).padStart(2, "0");
+  return `${Math.floor(total / 3600)}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
+}
+
+const oneDecimal = new Intl.NumberFormat("ru-RU", { maximumFractionDigits: 1 });
+/** A share in percent, one decimal, Russian style ("33,3 %"); a dash when there is nothing to divide. */
+export const formatPercent = (value: number | null) => (value === null ? "—" : `${oneDecimal.format(value)}\u00a0%`);
+/** A ratio with one decimal ("1,5"); a dash when there is nothing to divide. */
+export const formatRatio = (value: number | null) => (value === null ? "—" : oneDecimal.format(value));

@@ -2,10 +2,11 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { breakTimeToday, type ManagerBreakDay } from "../breaks.server";
-import { callStatsToday, diskWarning, recentRecordedCalls, type ManagerCallDay, type RecordedCall } from "../calls.server";
+import { diskWarning, recentRecordedCalls, type RecordedCall } from "../calls.server";
 import { CallRecording, formatTalkTime } from "../components/calls/ClientHistory";
 import { formatDateTime } from "../lib/format";
 import { PieChart } from "../components/charts/PieChart";
+import { CallNumbersToday } from "../components/statistics/CallNumbers";
 import { useRevalidateEvery } from "../components/charts/useRevalidateEvery";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
 import { TableFrame } from "../components/ui/Table";
@@ -17,14 +18,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   if (user.isAdmin) {
-    const [stats, calls, breaks, recordings] = await Promise.all([
+    const [stats, breaks, recordings] = await Promise.all([
       getStatistics(context.deps.db, actor),
-      callStatsToday(context.deps.db, actor),
       breakTimeToday(context.deps.db, actor),
       recentRecordedCalls(context.deps.db, actor),
     ]);
     const { recordings: rec } = context.deps;
-    return { view: "admin" as const, stats, calls, breaks, recordings, diskWarning: diskWarning(rec.folder, rec.disk()) };
+    return { view: "admin" as const, stats, breaks, recordings, diskWarning: diskWarning(rec.folder, rec.disk()) };
   }
   return {
     view: "manager" as const,
@@ -40,7 +40,7 @@ export default function HomePage() {
   const data = useLoaderData<typeof loader>();
   useRevalidateEvery(STATISTICS_POLL_MS);
   return data.view === "admin" ? (
-    <Dashboard stats={data.stats} calls={data.calls} breaks={data.breaks} recordings={data.recordings} diskWarning={data.diskWarning} />
+    <Dashboard stats={data.stats} breaks={data.breaks} recordings={data.recordings} diskWarning={data.diskWarning} />
   ) : (
     <ManagerHome name={data.name} personal={data.personal} />
   );
@@ -48,13 +48,11 @@ export default function HomePage() {
 
 function Dashboard({
   stats,
-  calls,
   breaks,
   recordings,
   diskWarning,
 }: {
   stats: Statistics;
-  calls: ManagerCallDay[];
   breaks: ManagerBreakDay[];
   recordings: RecordedCall[];
   diskWarning: string | null;
@@ -112,7 +110,7 @@ function Dashboard({
           )}
         </div>
       </div>
-      <CallsToday calls={calls} />
+      <CallNumbersToday calls={stats.calls} />
       <RecentRecordings recordings={recordings} />
       <BreaksToday breaks={breaks} />
     </section>
@@ -157,45 +155,6 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
                   <td className="py-1 text-right tabular-nums" data-testid="break-total">
                     {formatTalkTime(row.seconds)}
                   </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </TableFrame>
-      )}
-    </div>
-  );
-}
-
-/** Today's calls per manager, from the call log. */
-function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
-  return (
-    <div className="card mt-4">
-      <h2 className="mb-3 text-lg font-semibold">Звонки за сегодня</h2>
-      {calls.length === 0 ? (
-        <p className="text-sm text-slate-600 dark:text-slate-400">Сегодня ещё никто не звонил</p>
-      ) : (
-        <TableFrame>
-          <table className="w-full text-sm" data-testid="calls-today">
-            <thead>
-              <tr className="text-left text-slate-600 dark:text-slate-400">
-                <th className="py-1 pr-4 font-medium">Менеджер</th>
-                <th className="py-1 pr-4 text-right font-medium">Попыток</th>
-                <th className="py-1 pr-4 text-right font-medium">Отвечено</th>
-                <th className="py-1 pr-4 text-right font-medium">Время разговоров</th>
-                <th className="py-1 text-right font-medium">Средний звонок</th>
-              </tr>
-            </thead>
-            <tbody>
-              {calls.map((row) => (
-                <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700">
-                  <td className="py-1 pr-4">
-                    <ManagerName {...row} />
-                  </td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{row.attempts}</td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{row.answered}</td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{formatTalkTime(row.talkSeconds)}</td>
-                  <td className="py-1 text-right tabular-nums">{formatTalkTime(row.averageSeconds)}</td>
                 </tr>
               ))}
             </tbody>

@@ -91,8 +91,8 @@ describe("the call log in the pages", () => {
     // Named as in the top managers and the breaks (issue 31): the display name, the login on hover.
     const name = `<span title="history-manager">${manager.user.displayName}</span>`;
     const row = new RegExp(`<tr[^>]*><td[^>]*>${name}</td>(.*?)</tr>`).exec(home.text)![1];
-    // Attempts, answered, talk time, average call.
-    expect([...row.matchAll(/>([^<>]+)<\/td>/g)].map((m) => m[1])).toEqual(["2", "1", "1:05", "1:05"]);
+    // Attempts, answered, answered %, talk time (ч:мм:сс), attempts per client (issue 29, decision 060).
+    expect([...row.matchAll(/>([^<>]+)<\/td>/g)].map((m) => m[1])).toEqual(["2", "1", "50\u00a0%", "0:01:05", "2"]);
   });
 
   it("the search says how many pages there are beyond its five buttons, and when it stopped at its limit (issue 31)", async () => {

@@ -1,8 +1,14 @@
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
+import { calls } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { createFilterRow } from "../helpers/leads";
 import { createBase, pressStatus } from "../helpers/money";
+import { setTheme } from "../helpers/screens";
 
 let e: E2E;
 beforeAll(async () => {
@@ -81,6 +87,50 @@ describe("the admin dashboard", () => {
     // The server-rendered SVG hydrates without a mismatch (the realtime socket's reconnects are another feature's).
     const errors = (page as Page & { consoleErrors?: string[] }).consoleErrors ?? [];
     expect(errors.filter((m) => !m.includes("/realtime"))).toEqual([]);
+  });
+});
+
+describe("today's call numbers (issue 29)", () => {
+  it("are a table per breakdown at 1440 px and cards at 390 px, where nothing scrolls sideways, in both themes", async () => {
+    const ruslan = await createUser(e.db, { displayName: "Руслан Длиннофамильный-Константинопольский" });
+    const topic = await createFilterRow(e.db, { name: "Кредиты наличными для пенсионеров", managerIds: [ruslan.user.id], databaseIds: [], statusIds: [] });
+    const now = new Date();
+    await e.db.insert(calls).values(
+      [null, 65, null, 3600].map((talk) => ({
+        userId: ruslan.user.id,
+        filterId: topic.id,
+        number: "+380501112233",
+        direction: "out" as const,
+        startedAt: now,
+        answeredAt: talk === null ? null : now,
+        endedAt: now,
+        talkSeconds: talk ?? 0,
+        outcome: talk === null ? ("no_answer" as const) : ("answered" as const),
+      })),
+    );
+    const dir = process.env.SCREENS_DIR || path.join(os.tmpdir(), "screens");
+    fs.mkdirSync(dir, { recursive: true });
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    for (const theme of ["light", "dark"] as const) {
+      await setTheme(page.context(), e.baseUrl, theme);
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto("/");
+        await waitForHydration(page);
+        await page.locator("[data-testid=call-numbers]").screenshot({ path: path.join(dir, `call-numbers-${theme}-${width}.png`) });
+        expect(await page.locator("[data-testid=call-total-talk] dd").textContent()).toBe("1:01:05");
+        expect(await page.locator("[data-testid=call-total-percent] dd").textContent()).toBe("50\u00a0%");
+        const desk = width >= 1100;
+        expect(await page.locator("[data-testid=call-topics]").isVisible()).toBe(desk);
+        expect(await page.locator("[data-testid=call-managers-cards]").isVisible()).toBe(!desk);
+        const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(sideways).toBeLessThanOrEqual(0);
+      }
+    }
+    // On a phone a row's numbers read as label and value.
+    const card = (await page.locator("[data-testid=call-managers-cards] li").first().innerText()).replace(/\s+/g, " ");
+    expect(card).toBe("Руслан Длиннофамильный-Константинопольский Попытки 4 Дозвон 2 Дозвон, % 50 % Время разговоров 1:01:05 Попыток на клиента —");
   });
 });
 

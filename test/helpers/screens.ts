@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import type { BrowserContext } from "playwright-core";
-import { callbacks, contacts, databases, doNotCall, exports, filterScripts, leadEvents, links, scripts, statuses, templates, users } from "../../db/schema";
+import { callbacks, calls, contacts, databases, doNotCall, exports, filterScripts, leadEvents, links, scripts, statuses, templates, users } from "../../db/schema";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { createUser } from "./app";
 import type { E2E } from "./browser";
@@ -93,6 +93,26 @@ export async function seedScreens(e: E2E) {
   await e.db.insert(callbacks).values([
     { contactId: rows[30].id, databaseId: base.id, userId: manager.user.id, filterId: filter.id, statusText: "Перезвонить", dueAt: new Date(Date.now() - 60_000) },
     { contactId: rows[31].id, databaseId: base.id, userId: manager.user.id, filterId: filter.id, statusText: "Перезвонить", dueAt: new Date(Date.now() + 86_400_000) },
+  ]);
+  // Today's calls out (issue 29's numbers on the dashboard): the long-named manager in the long-named topic, two
+  // operators, one of them outside any topic; some answered, some not.
+  const now = new Date();
+  const callOf = (userId: number, contactId: number | null, filterId: number | null, talkSeconds: number | null) => ({
+    userId,
+    contactId,
+    filterId,
+    number: "+380501112233",
+    direction: "out" as const,
+    startedAt: now,
+    answeredAt: talkSeconds === null ? null : now,
+    endedAt: now,
+    talkSeconds: talkSeconds ?? 0,
+    outcome: talkSeconds === null ? ("no_answer" as const) : ("answered" as const),
+  });
+  await e.db.insert(calls).values([
+    ...[null, 312, null, 95, null, 1804].map((talk, i) => callOf(manager.user.id, rows[i % 4].id, filter.id, talk)),
+    ...[47, null, null].map((talk, i) => callOf(newest, rows[10 + i].id, filter.id, talk)),
+    callOf(newest - 1, null, null, null),
   ]);
   await e.db.insert(doNotCall).values([
     { phoneKey: rows[39].phoneKey, phone: rows[39].phone, addedBy: manager.user.id, addedByLogin: manager.login },

@@ -1,12 +1,12 @@
 import { and, count, desc, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, users, type CallDirection, type CallOutcome, type RecordingState } from "../../../db/schema";
+import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, filters, users, type CallDirection, type CallOutcome, type RecordingState } from "../../../db/schema";
 import { recordingNote } from "../recordings/recordings";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
 import { badRequest, forbidden, notFound } from "../errors";
-import { kyivDay } from "../statistics/day";
+import { callNumbersOfDay } from "../statistics/call-numbers";
 import { bigIdSchema, contactIdSchema, idSchema, parseInput } from "../validation";
 import { outcomeOfSipCode, sipReason } from "./sip-reasons";
 
@@ -114,7 +114,7 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
     // The row of this manager's SIP call, when the proxy (or an earlier report) opened it: this report only adds the contact.
     const [row] = await tx
       .insert(calls)
-      .values({ userId: actor.id, number, direction, contactId: contactId ?? null, sipCallId: sipCallId ?? null })
+      .values({ userId: actor.id, number, direction, contactId: contactId ?? null, sipCallId: sipCallId ?? null, filterId: topicOf(actor.id) })
       .onConflictDoUpdate({
         target: [calls.userId, calls.sipCallId],
         targetWhere: sql`sip_call_id is not null`,
@@ -124,6 +124,9 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
     return { id: row.id };
   });
 }
+
+/** The manager's topic now (users.getting_filter, 0 for none), as the proxy writes it: the call counts in it. */
+const topicOf = (userId: number) => sql`(select f.id from ${filters} f join ${users} u on u.getting_filter = f.id where u.id = ${userId})`;
 
 /** The actor's own call (404 for anyone else's, so ids reveal nothing). */
 async function ownCall(db: Db, actor: Actor, rawId: unknown) {
@@ -291,36 +294,22 @@ export interface ManagerCallDay {
   averageSeconds: number;
 }
 
-/** Today's calls per manager (the Kyiv day, like every statistic): the dashboard and GET /api/v1/calls/today. */
+/**
+ * Today's calls out per manager (the Kyiv day, like every statistic) for GET /api/v1/calls/today: the managers'
+ * rows of the dashboard's call numbers (decision 060), so both count alike. A deleted manager's calls are left out.
+ */
 export async function callStatsToday(db: Db, actor: Actor, now = new Date()): Promise<ManagerCallDay[]> {
   requireAdmin(actor);
-  const { start, end } = kyivDay(now);
-  return callStatsBetween(db, start, end);
-}
-
-/** Calls per manager in [start, end). */
-async function callStatsBetween(db: Db, start: Date, end: Date): Promise<ManagerCallDay[]> {
-  const rows = await db
-    .select({
-      userId: calls.userId,
-      login: users.login,
-      displayName: users.displayName,
-      attempts: count(),
-      answered: sql<number>`count(${calls.answeredAt})::int`,
-      talkSeconds: sql<number>`coalesce(sum(${calls.talkSeconds}), 0)::int`,
-    })
-    .from(calls)
-    .innerJoin(users, eq(users.id, calls.userId))
-    .where(and(gte(calls.startedAt, start), lt(calls.startedAt, end)))
-    .groupBy(calls.userId, users.login, users.displayName)
-    .orderBy(users.login);
-  return rows.map((row) => ({
-    userId: row.userId!,
-    login: row.login,
-    displayName: row.displayName,
-    attempts: Number(row.attempts),
-    answered: Number(row.answered),
-    talkSeconds: Number(row.talkSeconds),
-    averageSeconds: Number(row.answered) > 0 ? Math.round(Number(row.talkSeconds) / Number(row.answered)) : 0,
-  }));
+  const { managers } = await callNumbersOfDay(db, now);
+  return managers
+    .filter((row): row is typeof row & { userId: number } => row.userId !== null)
+    .map((row) => ({
+      userId: row.userId,
+      login: row.login,
+      displayName: row.displayName,
+      attempts: row.attempts,
+      answered: row.answered,
+      talkSeconds: row.talkSeconds,
+      averageSeconds: row.answered > 0 ? Math.round(row.talkSeconds / row.answered) : 0,
+    }));
 }

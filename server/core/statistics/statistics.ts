@@ -6,6 +6,7 @@ import { baseVisible } from "../bases/visible";
 import { notFound } from "../errors";
 import { statusColorsFor } from "../statuses/colors";
 import { idSchema, parseInput } from "../validation";
+import { callNumbersOfDay, type CallDayNumbers } from "./call-numbers";
 import { kyivDate, kyivDay } from "./day";
 
 export const TOP_MANAGERS = 5;
@@ -28,6 +29,8 @@ export interface Statistics {
   statusColors: Record<string, string>;
   /** The five managers with the most processed clients today. */
   topManagers: Array<{ manager: string; count: number }>;
+  /** Today's calls out per manager, per topic and in all (issue 29, decision 060). */
+  calls: CallDayNumbers;
 }
 
 /**
@@ -37,7 +40,7 @@ export interface Statistics {
 export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()): Promise<Statistics> {
   requireAdmin(actor);
   const { start, end } = kyivDay(now);
-  const [bases, todayBases, events] = await Promise.all([
+  const [bases, todayBases, events, callNumbers] = await Promise.all([
     db
       .select({ count: count(), contacts: sum(databases.contactsCount) })
       .from(databases)
@@ -58,6 +61,7 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
       .from(leadEventDayCounts)
       .where(eq(leadEventDayCounts.day, kyivDate(now)))
       .groupBy(leadEventDayCounts.userId, leadEventDayCounts.statusText),
+    callNumbersOfDay(db, now),
   ]);
 
   const statusCounts: Record<string, number> = {};
@@ -99,6 +103,7 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
     statusCounts,
     statusColors: await statusColorsFor(db, Object.keys(statusCounts)),
     topManagers,
+    calls: callNumbers,
   };
 }
 

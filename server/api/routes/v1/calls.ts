@@ -76,7 +76,8 @@ const calls: FastifyPluginAsyncZod = async (api) => {
     "/calls/today",
     {
       schema: {
-        summary: "Звонки за сегодня (Киев) по менеджерам: попытки, отвеченные, время разговоров, средний звонок (админ)",
+        summary:
+          "Звонки за сегодня (Киев) по менеджерам: попытки, отвеченные, время разговоров, средний звонок (админ); считаются как calls.managers в GET /statistics",
         response: {
           200: z.array(
             z.object({

@@ -4,13 +4,53 @@ import { getPersonalStatistics, getStatistics } from "../../../core/statistics/s
 import { actorOf } from "../../plugin";
 import { errorResponses } from "../../schemas/common";
 
+/** The four call numbers of one group (decision 060 says exactly what each counts). */
+const callNumbers = {
+  attempts: z.number().int().describe("Попытки: исходящие звонки, начатые в этот день по Киеву, кроме отказов собственной проверки звонка (номер в «Не звонить», перерыв, не вошёл, нерабочее время клиента)"),
+  answered: z.number().int().describe("Дозвон: попытки, на которые ответили (200 OK, звонок дошёл до разговора)"),
+  answeredPercent: z.number().nullable().describe("Дозвон, %: answered / attempts × 100, один знак после запятой; null, если попыток не было"),
+  talkSeconds: z.number().int().describe("Время разговоров: сумма длительностей отвеченных и уже завершённых попыток, в секундах"),
+  contacts: z.number().int().describe("Разных клиентов, которым звонили (звонок из панели лидов, с клиентом)"),
+  attemptsPerContact: z
+    .number()
+    .nullable()
+    .describe("Попыток на клиента: попытки с клиентом / разных клиентов, два знака после запятой; null, если клиентам не звонили"),
+};
+
+const callDay = z
+  .object({
+    day: z.string().describe("День по Киеву (Europe/Kyiv), YYYY-MM-DD; звонок относится к дню своего начала"),
+    total: z.object(callNumbers).describe("Все попытки дня"),
+    managers: z
+      .array(
+        z.object({
+          userId: z.number().int().nullable().describe("null: звонки удалённых менеджеров (Неизвестно)"),
+          login: z.string(),
+          displayName: z.string(),
+          manager: z.string().describe("Имя, как на главной: имя, иначе логин, иначе Неизвестно"),
+          ...callNumbers,
+        }),
+      )
+      .describe("По менеджерам, по имени; только те, кто звонил"),
+    topics: z
+      .array(
+        z.object({
+          filterId: z.number().int().nullable().describe("null: звонки вне тематики (или удалённой тематики)"),
+          topic: z.string().describe("Название тематики или «Без тематики»"),
+          ...callNumbers,
+        }),
+      )
+      .describe("По тематикам (тематика менеджера в момент звонка), по названию, «Без тематики» последней"),
+  })
+  .describe("Звонки за сегодня (задача 29)");
+
 /** SPEC §7 statistics: the admin dashboard (today in Kyiv) and a manager's own status counts. */
 const statistics: FastifyPluginAsyncZod = async (api) => {
   api.get(
     "/statistics",
     {
       schema: {
-        summary: "Статистика за сегодня (Europe/Kyiv), админ",
+        summary: "Статистика за сегодня (Europe/Kyiv), админ; calls: попытки, дозвон, время разговоров и попыток на клиента по тематикам и менеджерам",
         response: {
           200: z.object({
             databases: z.number().int(),
@@ -22,6 +62,7 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
             statusCounts: z.record(z.string(), z.number().int()),
             statusColors: z.record(z.string(), z.string()).describe("Цвет каждого статуса из statusCounts (#rrggbb)"),
             topManagers: z.array(z.object({ manager: z.string(), count: z.number().int() })),
+            calls: callDay,
           }),
           ...errorResponses,
         },

@@ -1,0 +1,143 @@
+import { sql, type SQL } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+import type { ProxyRefusal } from "../../../common/sip-reasons";
+import { sipReason } from "../calls/sip-reasons";
+import { kyivDate, kyivDay } from "./day";
+
+export const NO_TOPIC = "Без тематики";
+export const UNKNOWN_CALLER = "Неизвестно";
+
+/**
+ * The refusals of our own call check (decision 049): the call never left for the carrier, so it is no attempt
+ * at the client. Typed by the proxy's phrases, so a renamed phrase breaks the build here, not the numbers.
+ */
+const OWN_POLICY_REFUSALS: ProxyRefusal[] = ["Not Signed In", "On Break", "Do Not Call", "Outside Calling Hours"];
+const OWN_POLICY_REASONS = OWN_POLICY_REFUSALS.map((phrase) => sipReason(403, phrase));
+
+/** The four numbers of issue 29 over one group of the day's attempts (decision 060 says what each counts). */
+export interface CallNumbers {
+  /** Calls out started this Kyiv day, less those our own call check refused. */
+  attempts: number;
+  /** Of them, the ones answered (the other side's 200 OK: the call reached talking). */
+  answered: number;
+  /** answered / attempts in percent, one decimal; null when there was no attempt. */
+  answeredPercent: number | null;
+  /** Talk time of the answered ones that have ended, in whole seconds (a call still on adds it when it ends). */
+  talkSeconds: number;
+  /** Distinct clients called (attempts made from a lead, with its contact). */
+  contacts: number;
+  /** Attempts on a client / distinct clients, two decimals; null when no client was called. */
+  attemptsPerContact: number | null;
+}
+
+export interface ManagerCallNumbers extends CallNumbers {
+  /** null: a deleted manager's calls (shown as Неизвестно). */
+  userId: number | null;
+  login: string;
+  displayName: string;
+  /** The name the dashboard shows everywhere: the display name, else the login, else Неизвестно. */
+  manager: string;
+}
+
+export interface TopicCallNumbers extends CallNumbers {
+  /** null: calls made outside any topic (or whose topic was deleted), shown as Без тематики. */
+  filterId: number | null;
+  topic: string;
+}
+
+export interface CallDayNumbers {
+  /** The Kyiv calendar day counted, YYYY-MM-DD. */
+  day: string;
+  total: CallNumbers;
+  managers: ManagerCallNumbers[];
+  topics: TopicCallNumbers[];
+}
+
+interface Row {
+  level: number;
+  user_id: number | null;
+  login: string | null;
+  display_name: string | null;
+  manager: string | null;
+  filter_id: number | null;
+  topic: string | null;
+  attempts: number;
+  answered: number;
+  talk_seconds: number;
+  contact_attempts: number;
+  contacts: number;
+}
+
+const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
+
+function numbersOf(row: Row): CallNumbers {
+  const attempts = Number(row.attempts);
+  const answered = Number(row.answered);
+  const contacts = Number(row.contacts);
+  return {
+    attempts,
+    answered,
+    answeredPercent: attempts > 0 ? round((answered * 100) / attempts, 1) : null,
+    talkSeconds: Number(row.talk_seconds),
+    contacts,
+    attemptsPerContact: contacts > 0 ? round(Number(row.contact_attempts) / contacts, 2) : null,
+  };
+}
+
+const EMPTY: Row = { level: 3, user_id: null, login: null, display_name: null, manager: null, filter_id: null, topic: null, attempts: 0, answered: 0, talk_seconds: 0, contact_attempts: 0, contacts: 0 };
+
+/**
+ * The one statement behind the numbers: the Kyiv day's calls out in [start, end), grouped per manager, per topic
+ * and in all at once (grouping sets). The day's range reads calls_started_at_idx (bench/statistics.ts prints the
+ * plan on 100,000 calls).
+ */
+export function callNumbersStatement(start: Date, end: Date): SQL {
+  // Grouped first, named after: the names join the few grouped rows, not every call (the sort stays narrow).
+  return sql`select g.*, u.login, u.display_name, coalesce(nullif(u.display_name, ''), u.login) as manager, f.name as topic
+    from (
+      select grouping(c.user_id, c.filter_id)::int as level, c.user_id, c.filter_id,
+        count(*)::int as attempts,
+        count(c.answered_at)::int as answered,
+        coalesce(sum(c.talk_seconds) filter (where c.answered_at is not null), 0)::int as talk_seconds,
+        count(c.contact_id)::int as contact_attempts,
+        count(distinct c.contact_id)::int as contacts
+      from calls c
+      where c.started_at >= ${start.toISOString()}::timestamptz and c.started_at < ${end.toISOString()}::timestamptz
+        and c.direction = 'out'
+        -- coalesce: a null code or reason (most calls) must not make the whole test null.
+        and not coalesce(c.sip_code = 403 and c.answered_at is null and c.reason in (${sql.join(
+          OWN_POLICY_REASONS.map((reason) => sql`${reason}`),
+          sql`, `,
+        )}), false)
+      group by grouping sets ((c.user_id), (c.filter_id), ())
+    ) g
+    left join users u on u.id = g.user_id
+    left join filters f on f.id = g.filter_id`;
+}
+
+/**
+ * Attempts, answered, talk time and attempts per client for the Kyiv day containing `now`: per manager, per
+ * topic and in all. The dashboard and GET /api/v1/statistics (and /calls/today) all read this. Callers check the
+ * role.
+ */
+export async function callNumbersOfDay(db: Db, now: Date = new Date()): Promise<CallDayNumbers> {
+  const { start, end } = kyivDay(now);
+  const rows = await queryRows<Row>(db, callNumbersStatement(start, end));
+  // grouping(user_id, filter_id): 1 = a manager's row (filter_id rolled up), 2 = a topic's row, 3 = the total.
+  const managers = rows
+    .filter((row) => Number(row.level) === 1)
+    .map((row) => ({
+      userId: row.user_id === null ? null : Number(row.user_id),
+      login: row.login ?? "",
+      displayName: row.display_name ?? "",
+      manager: row.manager ?? UNKNOWN_CALLER,
+      ...numbersOf(row),
+    }))
+    .sort((a, b) => (a.userId === null ? 1 : 0) - (b.userId === null ? 1 : 0) || a.manager.localeCompare(b.manager, "ru"));
+  const topics = rows
+    .filter((row) => Number(row.level) === 2)
+    .map((row) => ({ filterId: row.filter_id === null ? null : Number(row.filter_id), topic: row.topic ?? NO_TOPIC, ...numbersOf(row) }))
+    .sort((a, b) => (a.filterId === null ? 1 : 0) - (b.filterId === null ? 1 : 0) || a.topic.localeCompare(b.topic, "ru"));
+  const total = rows.find((row) => Number(row.level) === 3) ?? EMPTY;
+  return { day: kyivDate(now), total: numbersOf(total), managers, topics };
+}
