@@ -62,6 +62,9 @@ export function readFilterForm(form: FormData) {
     recordCalls: form.get("recordCalls") === "on",
     recordingRetentionDays: String(form.get("recordingRetentionDays") ?? "").trim(),
     managersHearRecordings: form.get("managersHearRecordings") === "on",
+    // Autodial (decision 058), on every form like the recording fields: an unchecked box is off.
+    autodial: form.get("autodial") === "on",
+    autodialSeconds: String(form.get("autodialSeconds") ?? "").trim(),
   };
 }
 
@@ -89,8 +92,10 @@ export async function filterFormAction(request: Request, context: AppLoadContext
       await remove(db, actor, id);
       return redirectWithToast("/loadedbases", { type: "success", message: "Тематика удалена" });
     }
-    if (id) await update(db, actor, id, values);
-    else await create(db, actor, values);
+    // The box off is off whatever the seconds say; on, core checks the seconds.
+    const input = { ...values, autodialSeconds: values.autodial ? values.autodialSeconds : null };
+    if (id) await update(db, actor, id, input);
+    else await create(db, actor, input);
     return redirectWithToast("/loadedbases", { type: "success", message: "Фильтр сохранен" });
   } catch (error) {
     const answer = actionError(error);

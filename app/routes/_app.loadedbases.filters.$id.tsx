@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
-import { FilterForm, FilterModal } from "../components/filters/FilterForm";
+import { AUTODIAL_DEFAULT_SECONDS, FilterForm, FilterModal } from "../components/filters/FilterForm";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
 
@@ -50,6 +50,8 @@ export default function EditFilterRoute() {
           recordCalls: filter.recordCalls,
           recordingRetentionDays: filter.recordingRetentionDays === null ? "" : String(filter.recordingRetentionDays),
           managersHearRecordings: filter.managersHearRecordings,
+          autodial: filter.autodialSeconds !== null,
+          autodialSeconds: String(filter.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
         };
   return (
     <div className="space-y-6">

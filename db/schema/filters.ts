@@ -28,6 +28,11 @@ export const filters = pgTable(
     recordingRetentionDays: integer("recording_retention_days"),
     /** A manager may play the recordings of his own calls in this topic (admins play any). */
     managersHearRecordings: boolean("managers_hear_recordings").notNull().default(false),
+    /**
+     * «Автонабор через N с» (issue 29, decision 058): the lead panel dials the next lead by itself this many seconds
+     * after it is shown; null (the default) is off.
+     */
+    autodialSeconds: integer("autodial_seconds"),
     ...timestamps,
   },
   (t) => [index("filters_template_id_idx").on(t.templateId)],

@@ -35,6 +35,11 @@ const idList = (message: string) =>
     .min(1, { error: message })
     .transform((ids) => [...new Set(ids)]);
 
+/** Fewer than 3 seconds leaves no time to read the card or press «Пропустить» (issue 29). */
+export const AUTODIAL_MIN_SECONDS = 3;
+export const AUTODIAL_MAX_SECONDS = 120;
+const AUTODIAL_ERROR = `Автонабор: целое число секунд от ${AUTODIAL_MIN_SECONDS} до ${AUTODIAL_MAX_SECONDS}`;
+
 const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
 
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
@@ -61,6 +66,10 @@ export const filterInputSchema = z.object({
     .optional()
     .transform((v) => (v === "" ? null : v)),
   managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
+  /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
+  autodialSeconds: z
+    .union([z.null(), z.coerce.number({ error: AUTODIAL_ERROR }).int({ error: AUTODIAL_ERROR }).min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR }).max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR })], { error: AUTODIAL_ERROR })
+    .optional(),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;
 
@@ -81,6 +90,8 @@ export interface PresentedFilter {
   recordCalls: boolean;
   recordingRetentionDays: number | null;
   managersHearRecordings: boolean;
+  /** «Автонабор через N с»: seconds, null when off. */
+  autodialSeconds: number | null;
 }
 
 /** Filters with everything they list, in id order. */
@@ -94,6 +105,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       recordCalls: filters.recordCalls,
       recordingRetentionDays: filters.recordingRetentionDays,
       managersHearRecordings: filters.managersHearRecordings,
+      autodialSeconds: filters.autodialSeconds,
       templateId: templates.id,
       templateName: templates.name,
       callsFrom: filters.callsFrom,
@@ -152,6 +164,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       recordCalls: row.recordCalls,
       recordingRetentionDays: row.recordingRetentionDays,
       managersHearRecordings: row.managersHearRecordings,
+      autodialSeconds: row.autodialSeconds,
     };
   });
 }
@@ -258,13 +271,14 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
-/** The recording settings the input names (an absent one is not changed). */
-function recordingSettings(input: FilterInput) {
+/** The recording and autodial settings the input names (an absent one is not changed). */
+function optionalSettings(input: FilterInput) {
   return Object.fromEntries(
     Object.entries({
       recordCalls: input.recordCalls,
       recordingRetentionDays: input.recordingRetentionDays,
       managersHearRecordings: input.managersHearRecordings,
+      autodialSeconds: input.autodialSeconds,
     }).filter(([, value]) => value !== undefined),
   );
 }
@@ -276,7 +290,7 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
     await checkReferences(tx, input);
     const [row] = await tx
       .insert(filters)
-      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...recordingSettings(input) })
+      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...optionalSettings(input) })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
     return row.id;
@@ -299,7 +313,7 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
     await checkReferences(tx, input, existing.templateId);
     await tx
       .update(filters)
-      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...recordingSettings(input), updatedAt: new Date() })
+      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...optionalSettings(input), updatedAt: new Date() })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
     await releaseUsersOf(tx, id, input.managers);

@@ -37,6 +37,7 @@ const filterSchema = z
     recordCalls: z.boolean().describe("записывать разговоры тематики"),
     recordingRetentionDays: z.number().int().nullable().describe("дней хранить записи (null: всегда)"),
     managersHearRecordings: z.boolean().describe("менеджер слушает записи своих разговоров"),
+    autodialSeconds: z.number().int().nullable().describe("автонабор через столько секунд после показа лида (null: выключен)"),
   })
   .describe("Фильтр (тематика)");
 
@@ -53,6 +54,7 @@ const filterBody = z
     recordCalls: z.unknown().optional().describe("true: записывать разговоры (не указано: без изменений)"),
     recordingRetentionDays: z.unknown().optional().describe("дней хранить записи, 1-3650; null: всегда"),
     managersHearRecordings: z.unknown().optional().describe("true: менеджер слушает записи своих разговоров"),
+    autodialSeconds: z.unknown().optional().describe("автонабор через N секунд, 3-120; null: выключен (не указано: без изменений, у новой выключен)"),
   })
   .partial();
 
