@@ -116,6 +116,12 @@ describe("Пауза", () => {
     await countdown(a.page);
     await a.page.getByTestId("autodial-pause").click();
     await expectText(a.page, "autodial-stopped", "Автонабор на паузе");
+    // «Клавиши» lists autodial's keys where the topic has it.
+    await a.page.keyboard.press("Shift+Slash");
+    const rows = await a.page.locator("[data-testid=keys-dialog] tr").evaluateAll((trs) => trs.map((tr) => tr.textContent?.replace(/\s+/g, " ").trim()));
+    expect(rows).toContain("SАвтонабор: не звонить этому клиенту по таймеру (русская раскладка: Ы)");
+    expect(rows).toContain("PАвтонабор: пауза и продолжение (русская раскладка: З)");
+    await a.page.keyboard.press("Escape");
     await sleep(SECONDS * 1000 + 1000);
     expect(invitesTo(phone)).toBe(0);
     // The pause outlives a reload of the page (this tab remembers it).
@@ -124,7 +130,6 @@ describe("Пауза", () => {
     await sleep(SECONDS * 1000);
     expect(invitesTo(phone)).toBe(0);
     // The P key resumes: a fresh countdown, then the call.
-    await a.page.locator("body").click({ position: { x: 5, y: 5 } });
     await a.page.keyboard.press("KeyP");
     expect(await countdown(a.page)).toBeGreaterThanOrEqual(SECONDS - 1);
     await carrier.waitForMessage(new RegExp(`INVITE sip:${digits(phone)}@`), 10_000);
@@ -167,4 +172,28 @@ describe("the line looks down", () => {
     expect(invitesTo(phones[2])).toBe(0);
     expect(await a.page.locator("[data-testid=autodial][data-state=countdown]").count()).toBe(0);
   });
+});
+
+/** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/autodial.test.ts -t screenshots). */
+describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
+  it("the countdown and a stopped strip at 390 and 1440, light and dark", async () => {
+    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 200 } });
+    const a = await autodialManager(["+38 (067) 111-30-41"]);
+    const [user] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, a.manager.user.id));
+    await e.db.update(filters).set({ autodialSeconds: 120 }).where(eq(filters.id, user.topic));
+    const dir = process.env.SCREENS_DIR!;
+    for (const theme of ["light", "dark"]) {
+      if (theme === "dark") await a.page.context().addCookies([{ name: "theme", value: "ImRhcmsi", url: e.baseUrl }]);
+      for (const width of [390, 1440]) {
+        await a.page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await a.page.reload();
+        await countdown(a.page);
+        await a.page.screenshot({ path: `${dir}/autodial-countdown-${width}-${theme}.png`, fullPage: width === 390 });
+      }
+      await a.page.getByTestId("autodial-pause").click();
+      await expectText(a.page, "autodial-stopped", "Автонабор на паузе");
+      await a.page.screenshot({ path: `${dir}/autodial-paused-1440-${theme}.png` });
+      await a.page.getByTestId("autodial-pause").click();
+    }
+  }, 120_000);
 });
