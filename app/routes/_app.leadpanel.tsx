@@ -573,7 +573,7 @@ export default function LeadPanelPage() {
         </div>
       </Modal>
 
-      <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} autodial={panel.autodial !== null} />
+      <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />
     </section>
   );
 }
