@@ -64,7 +64,10 @@ describe("the topic's autodial setting", () => {
     expect(saved.status).toBe(302);
     const row = async () => (await t.db.select().from(filters).where(eq(filters.id, topic.id)))[0];
     expect((await row()).autodialSeconds).toBe(7);
-    expect((await getPage(t, `/loadedbases/filters/${topic.id}`, cookie)).text).toMatch(/name="autodialSeconds"[^>]*value="7"/);
+    const again = (await getPage(t, `/loadedbases/filters/${topic.id}`, cookie)).text;
+    expect(again).toMatch(/name="autodialSeconds"[^>]*value="7"/);
+    // The topic's card says it too.
+    expect(again).toContain("через 7 с");
     const bad = await postPageForm(t, `/loadedbases/filters/${topic.id}`, cookie, { ...fields, autodial: "on", autodialSeconds: "2" });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain(AUTODIAL_ERROR);
