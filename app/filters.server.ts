@@ -65,6 +65,9 @@ export function readFilterForm(form: FormData) {
     recordCalls: form.get("recordCalls") === "on",
     recordingRetentionDays: String(form.get("recordingRetentionDays") ?? "").trim(),
     managersHearRecordings: form.get("managersHearRecordings") === "on",
+    // Autodial (decision 058), on every form like the recording fields: an unchecked box is off.
+    autodial: form.get("autodial") === "on",
+    autodialSeconds: String(form.get("autodialSeconds") ?? "").trim(),
   };
 }
 
@@ -109,6 +112,8 @@ export function filterInputOf(values: ReturnType<typeof readFilterForm>) {
       maxAttempts: typedNumber(r.maxAttempts),
       finalStatus: r.finalStatus === "" ? 0 : Number(r.finalStatus),
     })),
+    // The box off is off whatever the seconds say; on, core checks the seconds.
+    autodialSeconds: values.autodial ? values.autodialSeconds : null,
   };
 }
 

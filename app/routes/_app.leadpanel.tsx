@@ -25,6 +25,9 @@ import {
   type CardFieldValue,
 } from "../components/leads/clientCard";
 import { KeyCap, KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
+import { AutodialBar, useAutodial } from "../components/leads/Autodial";
+import { useSoftphone } from "../components/softphone/SoftphoneProvider";
+import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { Modal, ModalClose } from "../components/ui/Modal";
 import { LeadCard } from "../components/leads/LeadCard";
 import { ServerMessage, notify, useAnswerKey, type ToastKind } from "../components/ui/Toasts";
@@ -41,6 +44,7 @@ import {
   leaveFilter,
   loadLeadPanel,
   recordStatus,
+  autodialFor,
   type LeadPanel,
 } from "../leads.server";
 import { redirectWithToast, type Flash } from "../toast.server";
@@ -62,7 +66,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const readAt = Date.now();
   const panel = await loadLeadPanel(context.deps.db, actorOf(user), context.deps.config.holdMinutes, context.deps.config.phoneRegion);
   const history = panel.lead ? await clientHistory(context.deps.db, actorOf(user), panel.lead.id) : [];
-  return { ...panel, history, userId: user.id, callbackTimes: callbackTimesNow(), readAt };
+  const autodial = await autodialOf(context.deps.db, user.id, panel.lead);
+  return { ...panel, history, autodial, userId: user.id, callbackTimes: callbackTimesNow(), readAt };
 }
 
 /** The callback time's quick choices and the free choice's bounds (Kyiv wall clock), computed here (issue 18). */
@@ -83,8 +88,13 @@ async function turnView(context: ActionFunctionArgs["context"], actor: ReturnTyp
   const { db, config } = context.deps;
   const details = lead ? await handedLeadDetails(db, actor, lead.id) : null;
   const card = lead && details ? leadCardRows(lead, details.extraLabels, config.phoneRegion) : [];
-  return { lead, card, history: details?.history ?? [], callbackTimes: callbackTimesNow(), readAt: Date.now() };
+  const autodial = await autodialOf(db, actor.id, lead);
+  return { lead, card, history: details?.history ?? [], autodial, callbackTimes: callbackTimesNow(), readAt: Date.now() };
 }
+
+/** The topic's autodial for the lead on screen (decision 058); null when off or there is no lead. */
+const autodialOf = (db: ActionFunctionArgs["context"]["deps"]["db"], userId: number, lead: LeadPanel["lead"]) =>
+  lead ? autodialFor(db, userId, lead.id) : Promise.resolve(null);
 
 /**
  * A press sent by the page's script (answer=panel) gets the next lead in its answer: the panel's own loader is
@@ -377,6 +387,24 @@ export default function LeadPanelPage() {
     });
   }
 
+  // Issue 29: autodial (decision 058). The lead counts down and is dialled as Позвонить would, unless the rule says not now.
+  const softphone = useSoftphone();
+  const breakPost = useFetcher({ key: BREAK_FETCHER });
+  const client = panel.lead ? [panel.lead.name, panel.card.find((row) => row.key === "phone")?.value || panel.lead.phone].filter(Boolean).join(", ") : "";
+  const autodial = useAutodial({
+    // Without a softphone (no SIP login, JavaScript off) there is nothing to dial with: no autodial.
+    seconds: softphone.configured ? (panel.autodial?.seconds ?? null) : null,
+    leadBlock: panel.autodial?.block ?? null,
+    onBreak: panel.onBreak || breakPost.formData?.get("intent") === "start",
+    pressing: busy || pendingReport !== null || pendingCallback !== null,
+    showing: panel.lead ? `${panel.lead.id}-${lastTurn.current?.count ?? 0}` : null,
+    phone: softphone.state,
+    client,
+    dial() {
+      if (panel.lead) softphone.call(panel.lead.phone, panel.lead.id);
+    },
+  });
+
   // Issue 18: the panel's keys. A digit clicks its status button (the same path as a mouse: the same checks,
   // dialogs and request; a disabled button, while a press is in flight, does nothing); C calls or hangs up.
   useLeadPanelKeys({
@@ -391,6 +419,8 @@ export default function LeadPanelPage() {
     help() {
       setKeysOpen(true);
     },
+    skip: autodial.skip,
+    pause: autodial.togglePause,
   });
 
   const confirmButton = useRef<HTMLButtonElement>(null);
@@ -477,6 +507,7 @@ export default function LeadPanelPage() {
               </button>
             ))}
           </div>
+          {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
           <LeadBody
             lead={panel.lead}
             card={panel.card}
@@ -542,7 +573,7 @@ export default function LeadPanelPage() {
         </div>
       </Modal>
 
-      <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} />
+      <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />
     </section>
   );
 }

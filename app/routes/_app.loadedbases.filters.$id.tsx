@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
-import { FilterForm, FilterModal, retryRuleValues } from "../components/filters/FilterForm";
+import { AUTODIAL_DEFAULT_SECONDS, FilterForm, FilterModal, retryRuleValues } from "../components/filters/FilterForm";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
 
@@ -56,6 +56,8 @@ export default function EditFilterRoute() {
           managersHearRecordings: filter.managersHearRecordings,
           retryRules: filter.retryRules.map(retryRuleValues),
           retryCountedBy: filter.retryCountedBy,
+          autodial: filter.autodialSeconds !== null,
+          autodialSeconds: String(filter.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
         };
   return (
     <div className="space-y-6">

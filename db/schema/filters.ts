@@ -37,6 +37,11 @@ export const filters = pgTable(
      * calls to it in the call log.
      */
     retryCountedBy: text("retry_counted_by", { enum: RETRY_COUNTED_BY }).notNull().default("presses"),
+    /**
+     * «Автонабор через N с» (issue 29, decision 058): the lead panel dials the next lead by itself this many seconds
+     * after it is shown; null (the default) is off.
+     */
+    autodialSeconds: integer("autodial_seconds"),
     ...timestamps,
   },
   (t) => [index("filters_template_id_idx").on(t.templateId)],

@@ -95,6 +95,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Скрипты" items={filter.scripts.map((s) => s.name)} />
               <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
               <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
+              {filter.autodialSeconds !== null ? <Line title="Автонабор" items={[`через ${filter.autodialSeconds} с`]} /> : null}
             </li>
           ))}
         </ul>

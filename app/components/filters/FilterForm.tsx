@@ -51,7 +51,13 @@ export interface FilterFormValues {
   /** Retry rules per status (decision 057), and what counts as an attempt ("presses" or "calls"). */
   retryRules?: RetryRuleValues[];
   retryCountedBy?: string;
+  /** «Автонабор» on, after `autodialSeconds` seconds as typed. */
+  autodial: boolean;
+  autodialSeconds: string;
 }
+
+/** What the seconds field offers when the box is first ticked. */
+export const AUTODIAL_DEFAULT_SECONDS = 5;
 
 export type ListName = "managers" | "databases" | "statuses" | "scripts";
 
@@ -67,6 +73,8 @@ export const emptyFilterValues: Omit<FilterFormValues, "callingHours"> = {
   managersHearRecordings: false,
   retryRules: [],
   retryCountedBy: "presses",
+  autodial: false,
+  autodialSeconds: String(AUTODIAL_DEFAULT_SECONDS),
 };
 
 /** A stored rule as the form shows it: whole hours in hours, anything else in minutes. */
@@ -529,6 +537,34 @@ export function FilterForm({
             Пусто: записи хранятся всегда. Старше этого срока удаляются.
           </p>
         </div>
+      </fieldset>
+      <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-autodial">
+        <legend className="px-1 text-sm font-medium">Автонабор</legend>
+        <div className="flex flex-wrap items-center gap-2 text-sm">
+          <label className="flex items-center gap-2">
+            <input
+              type="checkbox"
+              name="autodial"
+              checked={values.autodial}
+              onChange={(event) => setValues({ ...values, autodial: event.target.checked })}
+            />
+            Автонабор через
+          </label>
+          <input
+            name="autodialSeconds"
+            inputMode="numeric"
+            className="input w-20"
+            aria-label="Автонабор через, секунд"
+            aria-describedby="filter-autodial-hint"
+            value={values.autodialSeconds}
+            onChange={(event) => setValues({ ...values, autodialSeconds: event.target.value })}
+          />
+          <span>с</span>
+        </div>
+        <p id="filter-autodial-hint" className="text-xs text-slate-600 dark:text-slate-400">
+          Следующему клиенту звонок начнётся сам через столько секунд после показа карточки (от 3 до 120); менеджер может
+          пропустить звонок или поставить автонабор на паузу.
+        </p>
       </fieldset>
       <div className="flex flex-wrap justify-end gap-2">
         {filterId ? (

@@ -7,11 +7,16 @@ import { useEffect, useRef } from "react";
  * Shift (or whatever key gives «?» on the layout in use).
  */
 export const CALL_KEY_CODE = "KeyC";
+/** Autodial (decision 058): S skips the countdown's call (ЙЦУКЕН: Ы), P pauses or resumes autodial (ЙЦУКЕН: З). */
+export const SKIP_KEY_CODE = "KeyS";
+export const PAUSE_KEY_CODE = "KeyP";
 
 /** What the «Клавиши» dialog lists, in this order. */
 export const LEAD_PANEL_KEYS: Array<{ keys: string[]; what: string }> = [
   { keys: ["1", "…", "9"], what: "Нажать кнопку статуса с этой цифрой" },
   { keys: ["C"], what: "Позвонить клиенту, а во время звонка — завершить его (русская раскладка: С)" },
+  { keys: ["S"], what: "Автонабор: не звонить этому клиенту по таймеру (русская раскладка: Ы)" },
+  { keys: ["P"], what: "Автонабор: пауза и продолжение (русская раскладка: З)" },
   { keys: ["Enter"], what: "Подтвердить заявку; в окне перезвона — выбрать время, на котором стоит курсор" },
   { keys: ["Esc"], what: "Закрыть окно" },
   { keys: ["?"], what: "Показать этот список" },
@@ -36,6 +41,9 @@ export interface LeadPanelKeyHandlers {
   status(n: number): void;
   call(): void;
   help(): void;
+  /** Autodial's «Пропустить» and «Пауза»: do nothing where the topic has no autodial. */
+  skip?(): void;
+  pause?(): void;
 }
 
 /**
@@ -67,6 +75,12 @@ export function useLeadPanelKeys(handlers: LeadPanelKeyHandlers) {
       if (event.code === CALL_KEY_CODE) {
         event.preventDefault();
         current.current.call();
+      } else if (event.code === SKIP_KEY_CODE && current.current.skip) {
+        event.preventDefault();
+        current.current.skip();
+      } else if (event.code === PAUSE_KEY_CODE && current.current.pause) {
+        event.preventDefault();
+        current.current.pause();
       }
     }
     document.addEventListener("keydown", onKeyDown);
@@ -88,7 +102,9 @@ export function KeyCap({ children }: { children: string }) {
 }
 
 /** «Клавиши»: the list of the panel's keys (opened with «?» or its button). */
-export function KeysDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
+export function KeysDialog({ open, onOpenChange, autodial = false }: { open: boolean; onOpenChange: (open: boolean) => void; autodial?: boolean }) {
+  // Autodial's keys are listed where the topic has autodial.
+  const rows = LEAD_PANEL_KEYS.filter((row) => autodial || !row.what.startsWith("Автонабор"));
   return (
     <Modal
       open={open}
@@ -101,7 +117,7 @@ export function KeysDialog({ open, onOpenChange }: { open: boolean; onOpenChange
     >
       <table className="w-full text-sm">
         <tbody>
-          {LEAD_PANEL_KEYS.map((row) => (
+          {rows.map((row) => (
             <tr key={row.what} className="border-t border-slate-200 dark:border-slate-700">
               <th scope="row" className="whitespace-nowrap py-1.5 pr-3 text-left font-normal">
                 {row.keys.map((key, i) =>

@@ -45,6 +45,11 @@ const idList = (message: string) =>
     .min(1, { error: message })
     .transform((ids) => [...new Set(ids)]);
 
+/** Fewer than 3 seconds leaves no time to read the card or press «Пропустить» (issue 29). */
+export const AUTODIAL_MIN_SECONDS = 3;
+export const AUTODIAL_MAX_SECONDS = 120;
+const AUTODIAL_ERROR = `Автонабор: целое число секунд от ${AUTODIAL_MIN_SECONDS} до ${AUTODIAL_MAX_SECONDS}`;
+
 const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
 
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
@@ -75,6 +80,10 @@ export const filterInputSchema = z.object({
   retryRules: retryRulesSchema.optional(),
   /** What the rules count as attempts; left out: presses on a new topic, unchanged on an edit. */
   retryCountedBy: retryCountedBySchema.optional(),
+  /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
+  autodialSeconds: z
+    .union([z.null(), z.coerce.number({ error: AUTODIAL_ERROR }).int({ error: AUTODIAL_ERROR }).min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR }).max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR })], { error: AUTODIAL_ERROR })
+    .optional(),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;
 
@@ -98,6 +107,8 @@ export interface PresentedFilter {
   /** Retry rules per status (decision 057), and what they count as attempts. */
   retryRules: PresentedRetryRule[];
   retryCountedBy: RetryCountedBy;
+  /** «Автонабор через N с»: seconds, null when off. */
+  autodialSeconds: number | null;
 }
 
 /** Filters with everything they list, in id order. */
@@ -112,6 +123,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       recordingRetentionDays: filters.recordingRetentionDays,
       managersHearRecordings: filters.managersHearRecordings,
       retryCountedBy: filters.retryCountedBy,
+      autodialSeconds: filters.autodialSeconds,
       templateId: templates.id,
       templateName: templates.name,
       callsFrom: filters.callsFrom,
@@ -173,6 +185,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       managersHearRecordings: row.managersHearRecordings,
       retryRules: rules.get(row.id) ?? [],
       retryCountedBy: row.retryCountedBy,
+      autodialSeconds: row.autodialSeconds,
     };
   });
 }
@@ -279,14 +292,15 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
-/** The recording and retry-count settings the input names (an absent one is not changed). */
-function recordingSettings(input: FilterInput) {
+/** The recording, retry-count and autodial settings the input names (an absent one is not changed). */
+function optionalSettings(input: FilterInput) {
   return Object.fromEntries(
     Object.entries({
       recordCalls: input.recordCalls,
       recordingRetentionDays: input.recordingRetentionDays,
       managersHearRecordings: input.managersHearRecordings,
       retryCountedBy: input.retryCountedBy,
+      autodialSeconds: input.autodialSeconds,
     }).filter(([, value]) => value !== undefined),
   );
 }
@@ -300,7 +314,7 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
     await checkRetryRules(tx, rules, input.statuses);
     const [row] = await tx
       .insert(filters)
-      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...recordingSettings(input) })
+      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...optionalSettings(input) })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
     await writeRetryRules(tx, row.id, rules);
@@ -326,7 +340,7 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
     await checkRetryRules(tx, rules, input.statuses);
     await tx
       .update(filters)
-      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...recordingSettings(input), updatedAt: new Date() })
+      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...optionalSettings(input), updatedAt: new Date() })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
     await writeRetryRules(tx, id, rules);

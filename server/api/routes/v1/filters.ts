@@ -48,6 +48,7 @@ const filterSchema = z
       )
       .describe("Правила повтора"),
     retryCountedBy: z.enum(["presses", "calls"]).describe("попытки считаются по нажатиям статусов или по звонкам"),
+    autodialSeconds: z.number().int().nullable().describe("автонабор через столько секунд после показа лида (null: выключен)"),
   })
   .describe("Фильтр (тематика)");
 
@@ -71,6 +72,7 @@ const filterBody = z
         "Правила повтора: [{ status, delayMinutes, maxAttempts, finalStatus }] (id статусов; не указано: нет у новой, без изменений у старой)",
       ),
     retryCountedBy: z.unknown().optional().describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
+    autodialSeconds: z.unknown().optional().describe("автонабор через N секунд, 3-120; null: выключен (не указано: без изменений, у новой выключен)"),
   })
   .partial();
 

@@ -1,0 +1,1 @@
+ALTER TABLE "filters" ADD COLUMN "autodial_seconds" integer;

@@ -1,0 +1,28 @@
+import { sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+import { mayBeCalled } from "../dnc/dnc";
+import { hoursOfTopic, withinCallingHours } from "../filters/calling-hours";
+
+/**
+ * What the lead panel needs to dial a lead by itself (issue 29, decision 058): the topic's «Автонабор через N с»,
+ * and whether the server would refuse this lead's call right now. The page never even tries a call the proxy
+ * refuses anyway (decision 049): a number on the do-not-call list, a client outside his calling hours.
+ */
+export interface Autodial {
+  seconds: number;
+  /** Why this lead is not dialled by itself (the manager may still press Позвонить and hear the proxy's reason). */
+  block: "do_not_call" | "outside_hours" | null;
+}
+
+/** The autodial of `userId`'s chosen topic for his lead `contactId`; null when the topic has it off. */
+export async function autodialFor(db: Db, userId: number, contactId: number): Promise<Autodial | null> {
+  const [row] = await queryRows<{ seconds: number | null; listed: boolean; within: boolean }>(
+    db,
+    sql`select f.autodial_seconds as seconds, not ${mayBeCalled("c")} as listed,
+        ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))} as within
+      from users u join filters f on f.id = u.getting_filter join contacts c on c.id = ${contactId}
+      where u.id = ${userId}`,
+  );
+  if (!row || row.seconds === null) return null;
+  return { seconds: Number(row.seconds), block: row.listed ? "do_not_call" : row.within ? null : "outside_hours" };
+}
