@@ -1,6 +1,6 @@
 import type { ReactNode } from "react";
 import type { LeadCardRow } from "../../../server/core/leads/card";
-import { attemptLabel, type LeadAttempt } from "../../../server/core/leads/attempt";
+import { attemptLabel, type LeadAttempt } from "../../../common/attempt";
 
 /**
  * SPEC /leadpanel client info, as core prepares it: name and phone always, then city, address and the extra

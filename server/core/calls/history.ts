@@ -6,7 +6,7 @@ import { baseVisible, inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
 import { mayHear, recordingNote } from "../recordings/recordings";
 import { contactIdSchema, parseInput } from "../validation";
-import { attemptLabel } from "../leads/attempt";
+import { attemptLabel } from "../../../common/attempt";
 
 /** What a press under a retry rule says in the history: «Попытка 5 из 5 · итог: Недозвон». */
 function pressAttempt(event: { attempt: number | null; attemptsMax: number | null; finalStatusText: string | null }): string | null {

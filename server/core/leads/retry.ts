@@ -8,8 +8,8 @@ import { type Db, queryRows } from "../../../db/client";
  * This module holds what both read: which statuses a rule governs, and how attempts are counted.
  */
 
-import type { LeadAttempt } from "./attempt";
-export { attemptLabel, type LeadAttempt } from "./attempt";
+import type { LeadAttempt } from "../../../common/attempt";
+export { attemptLabel, type LeadAttempt } from "../../../common/attempt";
 
 /**
  * The statuses the topic works again without a rule (int[]): a status with a rule comes back through the retry
