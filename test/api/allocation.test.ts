@@ -1,21 +1,14 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { filterRetryRules } from "../../db/schema";
 import { claimStatement } from "../../server/core/leads/allocation";
 import { TIER_ORDER } from "../../server/core/leads/tiers";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
+const t = useTestApp();
 /**
  * `managers` managers work one filter at once through the API: each takes a lead, then presses a status
  * `turns` times (each press answers the next lead). Returns every lead each manager was handed.

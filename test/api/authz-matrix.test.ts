@@ -1,9 +1,9 @@
 import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { filterScripts, users } from "../../db/schema";
-import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, reloadUser, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, formBody, getPage, pageSessionCookie, reloadUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -196,7 +196,6 @@ interface Fixture {
   exportId: number;
 }
 
-let t: TestApp;
 let f: Fixture;
 let openapiRoutes: Array<{ key: string; method: string; path: string; isPublic: boolean }>;
 
@@ -205,8 +204,8 @@ async function must<T>(res: { status: number; body: T }, what: string): Promise<
   return res.body;
 }
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   const adminToken = await t.adminToken();
   const a = await createUser(t.db, { login: "matrix-a", displayName: "Анна" });
   const b = await createUser(t.db, { login: "matrix-b", displayName: "Борис" });
@@ -261,10 +260,6 @@ beforeAll(async () => {
     }
   }
 }, 180_000);
-
-afterAll(async () => {
-  await t?.close();
-});
 
 /** The user a self-scoped or user-targeting call is about. */
 type Target = "own" | "other" | "spare";

@@ -1,22 +1,21 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { doNotCall, filters } from "../../db/schema";
 import { autodialFor } from "../../server/core/leads/autodial";
-import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
 
 /**
  * A topic's «Автонабор через N с» (issue 29, decision 058): the form with JavaScript off, the API (backward
  * compatible: a body without it keeps it), and what the lead panel is told about a lead it may dial by itself.
  */
-let t: TestApp;
 let adminToken: string;
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   adminToken = await t.adminToken();
 });
-afterAll(() => t?.close());
+
 
 const AUTODIAL_ERROR = "Автонабор: целое число секунд от 3 до 120";
 

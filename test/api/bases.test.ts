@@ -1,21 +1,17 @@
 import { asc, count, eq, inArray } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases, exports, leadEvents, statuses } from "../../db/schema";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 
-let t: TestApp;
 let token: string;
 let north: number;
 let south: number;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
   north = await importBase("Север", 5, "050");
   south = await importBase("Юг", 3, "067");
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 async function importBase(name: string, size: number, prefix: string) {

@@ -1,11 +1,11 @@
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { queryRows } from "../../db/client";
 import { breakTimeToday } from "../../server/core/breaks/breaks";
 import { kyivDay } from "../../server/core/statistics/day";
-import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -14,13 +14,12 @@ import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
  * it; /users shows who is in a call, on a break, working a lead or idle; the dashboard adds up today's break time
  * (Kyiv day, a break over midnight split); a manager on a break counts as not working for the callback grace rule.
  */
-let t: TestApp;
 let adminToken: string;
 let wsUrl: string;
 let callbackStatus: { id: number; text: string };
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
   adminToken = await t.adminToken();
@@ -29,9 +28,7 @@ beforeAll(async () => {
   expect((await t.request.put(`/api/v1/status/${created.body.id}/callback`).set(bearer(adminToken))).status).toBe(200);
   callbackStatus = { id: created.body.id, text: created.body.text };
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.execute(sql`update settings set callback_grace_minutes = 15 where id = 1`);
 });

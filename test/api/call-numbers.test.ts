@@ -1,9 +1,9 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, doNotCall, users } from "../../db/schema";
 import { callNumbersOfDay } from "../../server/core/statistics/call-numbers";
 import { kyivDate, kyivDay } from "../../server/core/statistics/day";
-import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow } from "../helpers/leads";
 
 /**
@@ -11,17 +11,13 @@ import { createBase, createFilterRow } from "../helpers/leads";
  * (decision 060). Calls go through the same reports the softphone and the SIP proxy send.
  */
 const SECRET = "kamailio-shares-this-secret-0123";
-let t: TestApp;
 let adminToken: string;
 let adminCookie: string;
 
+const t = useTestApp({ web: true, env: { SIP_AUTH_SECRET: SECRET } });
 beforeAll(async () => {
-  t = await createTestApp({ web: true, env: { SIP_AUTH_SECRET: SECRET } });
   adminToken = await t.adminToken();
   adminCookie = await pageSessionCookie(t, ADMIN);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const NONE = { attempts: 0, answered: 0, answeredPercent: null, talkSeconds: 0, contacts: 0, attemptsPerContact: null };

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
-import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -9,14 +9,7 @@ import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
  * time as a section of /leadpanel, Мои перезвоны with "Позвонить сейчас", the admin's list with reassigning, the
  * grace time on /basesettings, the menu's count.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ web: true });
-});
-afterAll(async () => {
-  await t?.close();
-});
-
+const t = useTestApp({ web: true });
 const post = (path: string, cookie: string, fields: Record<string, string>) =>
   t.request
     .post(path)

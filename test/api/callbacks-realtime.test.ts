@@ -1,23 +1,19 @@
 import type { AddressInfo } from "node:net";
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow } from "../helpers/leads";
 
 /**
  * Issue 18: when a callback falls due its manager is told at once through the realtime hub, on whatever page is
  * open (the socket), with the menu's count; other managers are not told.
  */
-let t: TestApp;
 let url: string;
+const t = useTestApp({ env: { CALLBACK_NOTIFY_MS: "200" } });
 beforeAll(async () => {
-  t = await createTestApp({ env: { CALLBACK_NOTIFY_MS: "200" } });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 function listen(token: string): Promise<{ ws: WebSocket; events: Array<{ event: string; data: any }> }> {

@@ -1,21 +1,20 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
 import { kyivLocalToDate, dateToKyivLocal, callbackPresetTime } from "../../server/core/leads/callback-time";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
  * Scheduled callbacks (issue 18, decision 035): a status that asks for a callback time, the callback handed
  * first and only to its manager once due, to any manager of the topic after the grace time, never before its time.
  */
-let t: TestApp;
 let adminToken: string;
 let callbackStatus: { id: number; text: string };
 
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   adminToken = await t.adminToken();
   const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: "Перезвонить позже" });
   expect(created.status).toBe(200);
@@ -23,9 +22,6 @@ beforeAll(async () => {
   expect(toggled.status).toBe(200);
   expect(toggled.body.asksCallback).toBe(true);
   callbackStatus = { id: created.body.id, text: created.body.text };
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 interface Manager {

@@ -1,11 +1,11 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { calls, contacts, filters, settings, users } from "../../db/schema";
 import { backfillZonesStep, mappedZones } from "../../server/core/bases/phone-zone";
 import { type CallingHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
 import { loadLeadPanel } from "../../server/core/leads/panel";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -18,14 +18,13 @@ import { createFilterRow, statusesByText } from "../helpers/leads";
  * others fall outside it (the zones are hours apart); the rule itself is checked at fixed instants.
  */
 const SECRET = "kamailio-shares-this-secret-0123";
-let t: TestApp;
 let adminToken: string;
 
+const t = useTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
 beforeAll(async () => {
-  t = await createTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
   adminToken = await t.adminToken();
 });
-afterAll(() => t?.close());
+
 
 const MOSCOW = "+7 495 123-45-67";
 const NOVOSIBIRSK = "+7 383 212-34-56";

@@ -1,10 +1,9 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, users } from "../../db/schema";
-import { ADMIN, createTestApp, createUser, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, createUser, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
-let t: TestApp;
 let manager: Awaited<ReturnType<typeof createUser>>;
 let managerCookie: string;
 let adminCookie: string;
@@ -22,8 +21,8 @@ const report = (cookie: string, fields: Record<string, string>) =>
     .set("Content-Type", "application/x-www-form-urlencoded")
     .send(form(fields));
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   manager = await createUser(t.db, { login: "history-manager" });
   const { base } = await createBase(t.db, { count: 2, prefix: "Ирина" });
   const statuses = await statusesByText(t.db);
@@ -35,9 +34,6 @@ beforeAll(async () => {
   await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
   managerCookie = await loginCookie(manager);
   adminCookie = await loginCookie(ADMIN);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** The lead on the manager's panel right now: its contact id, from the page's hidden field, and its phone. */

@@ -1,21 +1,20 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts } from "../../db/schema";
 import { queryRows } from "../../db/client";
 import { closeSilentCalls } from "../../server/core/calls/calls";
 import { kyivDay } from "../../server/core/statistics/day";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase } from "../helpers/leads";
 
-let t: TestApp;
 let admin: string;
 let ann: { token: string; id: number; displayName: string };
 let bob: { token: string; id: number };
 let client: { id: number; phone: string };
 let otherClient: { id: number; phone: string };
 
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
   const a = await createUser(t.db, { login: "calls-ann" });
   const b = await createUser(t.db, { login: "calls-bob" });
@@ -27,9 +26,6 @@ beforeAll(async () => {
   // Ann works the first client (her lead), Bob the second.
   await t.db.update(contacts).set({ heldBy: ann.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, client.id));
   await t.db.update(contacts).set({ heldBy: bob.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, otherClient.id));
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const start = (token: string, body: object) => t.request.post("/api/v1/calls").set(bearer(token)).send(body);

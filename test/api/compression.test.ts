@@ -1,22 +1,18 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import zlib from "node:zlib";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, createTestApp, type TestApp } from "../helpers/app";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ADMIN, useTestApp } from "../helpers/app";
 
 /**
  * Issue 9, low bandwidth: pages, CSS and JavaScript go out compressed, and the fingerprinted assets under
  * /build/ may be kept by the browser for a year (their name changes with their content), while pages may not.
  */
-let t: TestApp;
 let port: number;
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   port = (t.app.server.address() as AddressInfo).port;
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 interface Raw {

@@ -1,21 +1,18 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { doNotCall, statuses } from "../../db/schema";
-import { ADMIN, createTestApp, formBody, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
 import { buildXlsx } from "../helpers/xlsx";
 
 /** Issue 18: /donotcall, the /edit-statuses flag and the /searchlead mark, as plain form posts (no JavaScript). */
 
-let t: TestApp;
 let cookie: string;
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   cookie = await pageSessionCookie(t, ADMIN);
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.delete(doNotCall);
   await t.db.update(statuses).set({ isDoNotCall: false });

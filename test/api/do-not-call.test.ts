@@ -1,23 +1,20 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { contacts, databases, doNotCall, statuses } from "../../db/schema";
 import { phoneKey } from "../../server/core/bases/phone";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { buildXlsx } from "../helpers/xlsx";
 
 /** Issue 18, the do-not-call list: its normalisation, the turn, the import, the status flag, search and roles. */
 
-let t: TestApp;
 let admin: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.delete(doNotCall);
   await t.db.delete(databases);

@@ -1,22 +1,15 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { startEmbeddedVacuum } from "../../server/jobs/embedded-vacuum";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { useTestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
 
 /**
  * The embedded database has no autovacuum: the dead rows of status presses stay unless the app vacuums them
  * itself, small tables at once and large ones in a quiet moment (decision 045). On Postgres the job does nothing.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
+const t = useTestApp();
 const deadRows = async (table: string) => {
   await t.db.execute(sql`select pg_stat_force_next_flush()`);
   const [row] = await queryRows<{ dead: string | number }>(

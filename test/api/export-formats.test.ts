@@ -5,7 +5,7 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXPORT_HEADER } from "../../server/core/exports/run";
-import { bearer, createTestApp, type TestApp } from "../helpers/app";
+import { bearer, useTestApp } from "../helpers/app";
 import { endWithTheRun } from "../helpers/children";
 import { csvText, utf8WithBom } from "../helpers/csv";
 
@@ -14,16 +14,15 @@ import { csvText, utf8WithBom } from "../helpers/csv";
  * libreoffice-calc-nogui, as a person would open them) and every cell must be the one exported.
  */
 
-let t: TestApp;
 let token: string;
 let dir: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-export-formats-"));
 });
+
 afterAll(async () => {
-  await t?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

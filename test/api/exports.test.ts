@@ -1,18 +1,17 @@
 import { asc, eq, inArray, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { contacts, exportParts, exports, statuses } from "../../db/schema";
 import { EXPORTS_CHANNEL } from "../../server/core/exports/exports";
 import { dropWorkerId, EXPORT_HEADER, holdWorkerId, LostExportLease, partStore, runExportJob } from "../../server/core/exports/run";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { buildXlsx, readXlsx } from "../helpers/xlsx";
 
-let t: TestApp;
 let token: string;
 let baseA: number;
 let baseB: number;
 let manager: Awaited<ReturnType<typeof createUser>>;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
   manager = await createUser(t.db, { login: "olga", displayName: "Ольга" });
   baseA = await importBase("База А", [
@@ -40,9 +39,7 @@ beforeAll(async () => {
     .where(eq(contacts.id, rows[1].id));
   statusIds = { refusal: refusal.id, application: application.id };
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 let statusIds: { refusal: number; application: number };
 
 async function importBase(name: string, rows: string[][]) {

@@ -1,8 +1,8 @@
 import { asc, count, eq } from "drizzle-orm";
 import ExcelJS from "exceljs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
-import { bearer, createTestApp, type TestApp } from "../helpers/app";
+import { bearer, useTestApp } from "../helpers/app";
 import { odsFormulasWithoutValues } from "../helpers/sheet-variants";
 import { handBuiltXls } from "../helpers/sheet-xls-variants";
 
@@ -12,15 +12,12 @@ import { handBuiltXls } from "../helpers/sheet-xls-variants";
  * the import cannot compute it. The preview says which cells, the import refuses them in an imported column (and
  * imports the file when that column is skipped): never an empty or stale phone taken silently.
  */
-let t: TestApp;
 let token: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.delete(databases);
 });

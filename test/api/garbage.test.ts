@@ -5,7 +5,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { queryRows } from "../../db/client";
 import { MAX_PATH_LENGTH } from "../../server/http/paths";
-import { ADMIN, bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, useTestApp } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 
 /**
@@ -17,7 +17,6 @@ import { buildXlsx } from "../helpers/xlsx";
  * Then the HTTP edge of the whole app (pages, /api/v1, /realtime): paths of many slashes, odd methods, and hostile
  * redirect targets in the page forms.
  */
-let t: TestApp;
 let adminToken = "";
 let managerToken = "";
 /** A third user that garbage may legitimately change (never the callers themselves). */
@@ -53,8 +52,8 @@ const RUNS = Number(process.env.GARBAGE_RUNS ?? 1);
 /** A loaded 2-core machine can be several times slower than a quiet one. */
 const LONG = 180_000 * RUNS;
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   adminToken = await t.adminToken();
   const manager = await createUser(t.db, { login: "garbage-manager" });
   managerToken = await t.tokenFor(manager);
@@ -99,9 +98,6 @@ beforeAll(async () => {
       });
     }
   }
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -1,26 +1,21 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { ADMIN, bearer, createTestApp, getPage, type TestApp } from "../helpers/app";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { ADMIN, bearer, getPage, useTestApp } from "../helpers/app";
 
 /**
  * Issue 14, HTTP edges found by a penetration test: paths that cost the router seconds, methods pages do not
  * serve, and answers that depend on a session being stored by a browser or proxy.
  */
 
-let t: TestApp;
 let port = 0;
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   // Raw requests (below) need a port: superagent would tidy the odd paths before sending them.
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   port = (t.app.server.address() as AddressInfo).port;
 }, 180_000);
-
-afterAll(async () => {
-  await t?.close();
-});
 
 interface Raw {
   status: number;

@@ -1,22 +1,19 @@
 import { asc, count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contacts, databases, doNotCall, settings } from "../../db/schema";
 import { IMPORT_LIMITS } from "../../server/core/bases/import";
-import { bearer, createTestApp, type TestApp } from "../helpers/app";
+import { bearer, useTestApp } from "../helpers/app";
 import { csvText, utf16WithBom, utf8WithBom, windows1251 } from "../helpers/csv";
 import { buildXlsx } from "../helpers/xlsx";
 
 /** CSV bases (issue 16): the same preview, mapping, dedup and all-or-nothing import as .xlsx. */
 
-let t: TestApp;
 let token: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.delete(doNotCall);
   await t.db.delete(databases);

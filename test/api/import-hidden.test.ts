@@ -1,9 +1,9 @@
 import { count, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { contacts, databases, doNotCall, settings } from "../../db/schema";
 import { sweepAbandonedImports } from "../../server/core/bases/import-cleanup";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -12,15 +12,12 @@ import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
  * into a base nobody sees, and reveals it at the end; between two batches other requests (status presses) run.
  */
 
-let t: TestApp;
 let token: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.delete(doNotCall);
   await t.db.delete(databases);

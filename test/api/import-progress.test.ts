@@ -1,10 +1,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { databases } from "../../db/schema";
 import { importBase } from "../../server/core/bases/import";
-import { ADMIN, createTestApp, createUser, getPage, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 
 /**
@@ -12,14 +12,10 @@ import { csvText } from "../helpers/csv";
  * read and written, and GET /importbase/progress answers it to the admin who started the import.
  */
 
-let t: TestApp;
 let adminCookie: string;
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   adminCookie = await pageSessionCookie(t, ADMIN);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** A .csv of `rows` contacts with a header row. */

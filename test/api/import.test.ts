@@ -1,19 +1,16 @@
 import { asc, count, eq } from "drizzle-orm";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contacts, databases, settings } from "../../db/schema";
 import { extraLabelsOf, leadCardRows } from "../../server/core/leads/card";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { buildXls, buildXlsx, buildXlsxStreamed, buildZip } from "../helpers/xlsx";
 
-let t: TestApp;
 let token: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
 });
-afterAll(async () => {
-  await t?.close();
-});
+
 beforeEach(async () => {
   await t.db.delete(databases);
   await t.db.update(settings).set({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false }).where(eq(settings.id, 1));

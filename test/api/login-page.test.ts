@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, createTestApp, formBody, type TestApp } from "../helpers/app";
+import { describe, expect, it } from "vitest";
+import { ADMIN, formBody, useTestApp } from "../helpers/app";
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ web: true });
-});
-afterAll(async () => {
-  await t?.close();
-});
-
+const t = useTestApp({ web: true });
 const form = formBody;
 
 describe("the login page without JavaScript (issue 17)", () => {

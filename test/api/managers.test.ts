@@ -1,18 +1,14 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { ACCESS_KEY_LENGTH, generateAccessKey, generatePassword, PASSWORD_LENGTH } from "../../common/credentials";
-import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, reloadUser, useTestApp } from "../helpers/app";
 
-let t: TestApp;
 let admin: string;
 let managerToken: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
   managerToken = await t.tokenFor(await createUser(t.db, { login: "plain-manager" }));
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const newManager = (fields: Record<string, unknown> = {}) => ({

@@ -6,7 +6,7 @@ import ExcelJS from "exceljs";
 import * as XLSX from "xlsx";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
-import { bearer, createTestApp, type TestApp } from "../helpers/app";
+import { bearer, useTestApp } from "../helpers/app";
 import { convertWithLibreOffice, odsEntries, odsText } from "../helpers/ods";
 import { writeZipFile } from "../helpers/xlsx";
 
@@ -15,18 +15,18 @@ import { writeZipFile } from "../helpers/xlsx";
  * while the server keeps answering, and the sheet choice (an empty first sheet, a `sheet` parameter) for .xlsx,
  * .xls and .ods alike.
  */
-let t: TestApp;
 let token: string;
 let dir: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "ods-api-"));
 });
+
 afterAll(async () => {
-  await t?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
+
 beforeEach(async () => {
   await t.db.delete(databases);
 });

@@ -1,14 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, createTestApp, createUser, getPage, reloadUser, type TestApp } from "../helpers/app";
+import { describe, expect, it } from "vitest";
+import { ADMIN, createUser, getPage, reloadUser, useTestApp } from "../helpers/app";
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ web: true });
-});
-afterAll(async () => {
-  await t?.close();
-});
-
+const t = useTestApp({ web: true });
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 async function loginCookie(credentials: { login: string; password: string; accessKey: string }) {

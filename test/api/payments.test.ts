@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { applications } from "../../db/schema";
-import { bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, reloadUser, useTestApp } from "../helpers/app";
 import { sendReport, setRatesCents } from "../helpers/money";
 
-let t: TestApp;
 let admin: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const json = { "Content-Type": "application/json" };

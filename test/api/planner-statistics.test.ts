@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { claimStatement } from "../../server/core/leads/allocation";
 import { startPlannerStatistics } from "../../server/jobs/planner-statistics";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { useTestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
 import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
 
@@ -11,14 +11,7 @@ import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
  * The embedded database has no autovacuum: without the job its tables are never analysed and the lead turn's
  * expired-hold tier walks every contact (bench/capacity.ts, decision 041). On Postgres the job does nothing.
  */
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp();
-});
-afterAll(async () => {
-  await t?.close();
-});
-
+const t = useTestApp();
 const planOf = async (query: ReturnType<typeof claimStatement>) =>
   (await queryRows<Record<string, unknown>>(t.db, sql`explain ${query}`)).map((r) => String(Object.values(r)[0])).join("\n");
 

@@ -1,8 +1,8 @@
 import { eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { calls, contacts, doNotCall, managerBreaks } from "../../db/schema";
 import { closeSilentCalls, PROXY_CALL_MAX_SECONDS } from "../../server/core/calls/calls";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase } from "../helpers/leads";
 
 /**
@@ -11,13 +11,9 @@ import { createBase } from "../helpers/leads";
  * answered, ends or fails. The browser's own reports meet the proxy's on the SIP Call-ID and cannot overrule it.
  */
 const SECRET = "kamailio-shares-this-secret-0123";
-let t: TestApp;
 let sequence = 0;
 
-beforeAll(async () => {
-  t = await createTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
-});
-afterAll(() => t?.close());
+const t = useTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
 
 const admit = (fields: Record<string, string>, secret: string | null = SECRET) => {
   const request = t.request.post("/api/v1/telephony/calls").type("form");

@@ -1,17 +1,13 @@
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { createTestApp, type TestApp } from "../helpers/app";
+import { useTestApp } from "../helpers/app";
 
-let t: TestApp;
 let url: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** Resolves "open" or the HTTP status the server refused the upgrade with. */

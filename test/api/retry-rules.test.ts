@@ -1,10 +1,10 @@
 import { and, eq, sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { calls, callbacks, contacts, doNotCall, filters, leadEvents, statuses, users } from "../../db/schema";
 import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
 import { TIER_ORDER } from "../../server/core/leads/tiers";
-import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
 
 /**
@@ -12,21 +12,20 @@ import { createBase, statusesByText } from "../helpers/leads";
  * attempts, then a final status. The database clock cannot be moved, so "the delay has passed" is the contact's
  * status_at moved back, as if the press had been that long ago.
  */
-let t: TestApp;
 let admin: string;
 let s: Awaited<ReturnType<typeof statusesByText>>;
 let noAnswer: number; // «Не дозвонился»: the rule's status
 let gaveUp: number; // «Недозвон»: its final status
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   admin = await t.adminToken();
   const [final] = await t.db.insert(statuses).values({ text: "Недозвон", buttonText: "Итог: недозвон", color: "#475569", order: 90 }).returning();
   s = await statusesByText(t.db);
   noAnswer = s["Не дозвонился"].id;
   gaveUp = final.id;
 });
-afterAll(() => t?.close());
+
 
 type Rule = { status: number; delayMinutes: number; maxAttempts: number; finalStatus: number };
 

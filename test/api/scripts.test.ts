@@ -1,21 +1,17 @@
 import fc from "fast-check";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { filterManagers, filterScripts, filters } from "../../db/schema";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { assertHarmless, XSS_CORPUS } from "../helpers/xss";
 import { sanitizeScriptHtml } from "../../server/core/scripts/sanitize";
 
-let t: TestApp;
 let admin: string;
 let manager: { token: string; id: number };
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
   const m = await createUser(t.db, { login: "script-reader" });
   manager = { token: await t.tokenFor(m), id: m.user.id };
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 async function create(name: string, content: string) {

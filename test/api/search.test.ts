@@ -1,15 +1,14 @@
 import { sql } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 
-let t: TestApp;
 let token: string;
 let kyiv: number;
 let lviv: number;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
   kyiv = await importBase("Киев", [
     ["Иванов Иван Иванович", "0501234567", "Киев"],
@@ -20,9 +19,6 @@ beforeAll(async () => {
     ["Иваненко Пётр", "380631112233", "Львов"],
     ["Сидорова Анна", "0501234567", "Львов"],
   ]);
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 async function importBase(name: string, rows: string[][]) {

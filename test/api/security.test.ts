@@ -4,19 +4,18 @@ import path from "node:path";
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { links, statuses } from "../../db/schema";
-import { ADMIN, bearer, createTestApp, createUser, getPage, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createTestApp, createUser, getPage, type TestApp, useTestApp } from "../helpers/app";
 
 /**
  * Issue 9, Security: headers, session cookie, Origin checks, session rotation, login throttling, no internals in
  * any answer, secrets only from the environment. The authorization matrix is in authz-matrix.test.ts.
  */
 
-let t: TestApp;
 /** The same app served as if behind an HTTPS proxy (COOKIE_SECURE, TRUST_PROXY) with a softphone configured. */
 let secure: TestApp;
 
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   secure = await createTestApp({
     web: true,
     env: { COOKIE_SECURE: "true", TRUST_PROXY: "1", SIP_WS_URL: "wss://pbx.example.com:8089/ws", SIP_DOMAIN: "pbx.example.com" },
@@ -24,7 +23,6 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await t?.close();
   await secure?.close();
 });
 

@@ -1,16 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { beforeAll, describe, expect, it } from "vitest";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 
-let t: TestApp;
 let admin: string;
 let manager: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
   manager = await t.tokenFor(await createUser(t.db, { login: "settings-manager" }));
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 describe("GET, POST /api/v1/database/settings", () => {

@@ -1,6 +1,6 @@
 import crypto from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { describe, expect, it } from "vitest";
+import { bearer, createTestApp, createUser, type TestApp, useTestApp } from "../helpers/app";
 
 /**
  * GET /api/v1/telephony/sip-digest: what Kamailio asks before it lets a manager's browser register or call
@@ -13,11 +13,7 @@ const ask = (t: TestApp, login: string, secret: string | null = SECRET, realm = 
   return secret === null ? request : request.set("X-Sip-Auth-Secret", secret);
 };
 
-let t: TestApp;
-beforeAll(async () => {
-  t = await createTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
-});
-afterAll(() => t?.close());
+const t = useTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
 
 describe("GET /api/v1/telephony/sip-digest", () => {
   it("answers the HA1 of a manager created through POST /api/v1/auth/register, at once", async () => {

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
 import { IMPORT_LIMITS } from "../../server/core/bases/import";
 import { SHEET_LIMITS } from "../../server/core/spreadsheets";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { Cells, writeBiff } from "../helpers/xls-biff";
 import { buildXls, buildXlsx, inlineCell, workbookEntries, writeZipFile } from "../helpers/xlsx";
@@ -19,17 +19,16 @@ import { buildXls, buildXlsx, inlineCell, workbookEntries, writeZipFile } from "
  * bomb, an oversized file, are in import.test.ts.) Fixtures are generated into a temporary folder as streamed
  * zips, never held whole in memory.
  */
-let t: TestApp;
 let token: string;
 let dir: string;
 
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   token = await t.adminToken();
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "spreadsheet-abuse-"));
 });
+
 afterAll(async () => {
-  await t?.close();
   if (dir) fs.rmSync(dir, { recursive: true, force: true });
 });
 

@@ -1,17 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { getStatistics } from "../../server/core/statistics/statistics";
 import { kyivDate, kyivDay } from "../../server/core/statistics/day";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, pressStatus } from "../helpers/money";
 
-let t: TestApp;
 let admin: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const ADMIN_ACTOR = { id: 1, login: "admin", isAdmin: true };

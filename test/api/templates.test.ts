@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { loadLeadPanel } from "../../server/core/leads/panel";
 import { getTemplate } from "../../server/core/templates/templates";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
-let t: TestApp;
 let admin: string;
 let manager: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   admin = await t.adminToken();
   manager = await t.tokenFor(await createUser(t.db, { login: "template-manager" }));
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 const FIELDS = JSON.stringify([

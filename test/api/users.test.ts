@@ -1,19 +1,15 @@
 import type { AddressInfo } from "node:net";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, reloadUser, useTestApp } from "../helpers/app";
 
-let t: TestApp;
 let admin: string;
 let wsUrl: string;
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
   admin = await t.adminToken();
-});
-afterAll(async () => {
-  await t?.close();
 });
 
 /** A realtime socket that has said updateStatus once the promise resolves. */

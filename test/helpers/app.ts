@@ -1,6 +1,7 @@
 import os from "node:os";
 import path from "node:path";
 import supertest from "supertest";
+import { afterAll, beforeAll } from "vitest";
 import { eq } from "drizzle-orm";
 import type { DbHandle } from "../../db/client";
 import { users, type User } from "../../db/schema";
@@ -52,6 +53,27 @@ export async function createTestApp(options: { web?: boolean; env?: Record<strin
       await handle.close();
     },
   };
+}
+
+/**
+ * A test file's app: made before its tests, closed after them (the pair every API test file wrote by hand). Call
+ * it at the top level, before the file's own `beforeAll`, which then sees the app:
+ * `const t = useTestApp({ web: true }); beforeAll(async () => { admin = await t.adminToken(); });`
+ */
+export function useTestApp(options: Parameters<typeof createTestApp>[0] = {}): TestApp {
+  let current: TestApp | undefined;
+  beforeAll(async () => {
+    current = await createTestApp(options);
+  });
+  afterAll(async () => {
+    await current?.close();
+  });
+  return new Proxy({} as TestApp, {
+    get(_, key) {
+      if (!current) throw new Error("useTestApp: the app exists inside the file's tests and hooks only");
+      return Reflect.get(current, key);
+    },
+  });
 }
 
 let userCounter = 0;
