@@ -138,7 +138,7 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
         </p>
       ) : (
         <TableFrame>
-          <table className="w-full text-sm" data-testid="breaks-today">
+          <table className="stack-table w-full text-sm" data-testid="breaks-today">
             <thead>
               <tr className="text-left text-slate-600 dark:text-slate-400">
                 <th className="py-1 pr-4 font-medium">Менеджер</th>
@@ -149,12 +149,12 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
             <tbody>
               {breaks.map((row) => (
                 <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700" data-testid={`break-row-${row.login}`}>
-                  <td className="py-1 pr-4">
+                  <td className="py-1 pr-4" data-label="Менеджер">
                     <ManagerName {...row} />
                     {row.onBreak ? <span className="ml-2 text-xs text-amber-700 dark:text-amber-300">сейчас на перерыве</span> : null}
                   </td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{row.breaks}</td>
-                  <td className="py-1 text-right tabular-nums" data-testid="break-total">
+                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Перерывов">{row.breaks}</td>
+                  <td className="py-1 tabular-nums md:text-right" data-label="Всего" data-testid="break-total">
                     {formatTalkTime(row.seconds)}
                   </td>
                 </tr>
@@ -176,7 +176,7 @@ function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
         <p className="text-sm text-slate-600 dark:text-slate-400">Сегодня ещё никто не звонил</p>
       ) : (
         <TableFrame>
-          <table className="w-full text-sm" data-testid="calls-today">
+          <table className="stack-table w-full text-sm [--stack-label:9.5rem]" data-testid="calls-today">
             <thead>
               <tr className="text-left text-slate-600 dark:text-slate-400">
                 <th className="py-1 pr-4 font-medium">Менеджер</th>
@@ -189,13 +189,13 @@ function CallsToday({ calls }: { calls: ManagerCallDay[] }) {
             <tbody>
               {calls.map((row) => (
                 <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700">
-                  <td className="py-1 pr-4">
+                  <td className="py-1 pr-4" data-label="Менеджер">
                     <ManagerName {...row} />
                   </td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{row.attempts}</td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{row.answered}</td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{formatTalkTime(row.talkSeconds)}</td>
-                  <td className="py-1 text-right tabular-nums">{formatTalkTime(row.averageSeconds)}</td>
+                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Попыток">{row.attempts}</td>
+                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Отвечено">{row.answered}</td>
+                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Время разговоров">{formatTalkTime(row.talkSeconds)}</td>
+                  <td className="py-1 tabular-nums md:text-right" data-label="Средний звонок">{formatTalkTime(row.averageSeconds)}</td>
                 </tr>
               ))}
             </tbody>
