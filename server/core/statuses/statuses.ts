@@ -25,9 +25,11 @@ const order = z.coerce
   .max(100000, { error: "Неверный порядок" });
 const flag = z.boolean({ error: "Ожидается true или false" });
 /** Issue 31: the lead panel's digit, 1-9, or null (empty in a form) for the next free one. */
+const HOTKEY_MESSAGE = "Клавиша — цифра от 1 до 9";
 const hotkey = z.preprocess(
-  (value) => (value === "" ? null : value),
-  z.union([z.null(), z.coerce.number({ error: "Клавиша — цифра от 1 до 9" }).int({ error: "Клавиша — цифра от 1 до 9" }).min(1, { error: "Клавиша — цифра от 1 до 9" }).max(9, { error: "Клавиша — цифра от 1 до 9" })]),
+  // A form sends text: empty is "by order", digits are a number.
+  (value) => (value === "" ? null : typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value),
+  z.number({ error: HOTKEY_MESSAGE }).int({ error: HOTKEY_MESSAGE }).min(1, { error: HOTKEY_MESSAGE }).max(9, { error: HOTKEY_MESSAGE }).nullable(),
 );
 
 export const createStatusSchema = z.object({
