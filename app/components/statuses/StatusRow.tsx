@@ -155,7 +155,22 @@ function StatusText({
  * One hidden intent + id; the button inside submits it (a plain post without JavaScript). With JavaScript a
  * fetcher shows the flipped state at once (optimistic), until the reloaded list arrives.
  */
-function RowAction({ id, intent, label, children, active }: { id: number; intent: string; label: string; children: ReactNode; active?: boolean }) {
+function RowAction({
+  id,
+  intent,
+  label,
+  shown: short,
+  children,
+  active,
+}: {
+  id: number;
+  intent: string;
+  /** The accessible name; `shown` is the visible part of it. */
+  label: string;
+  shown: string;
+  children: ReactNode;
+  active?: boolean;
+}) {
   const fetcher = useFetcher();
   const shown = active === undefined ? undefined : fetcher.formData ? !active : active;
   return (
@@ -167,11 +182,12 @@ function RowAction({ id, intent, label, children, active }: { id: number; intent
         value={intent}
         className={`${iconButton} ${shown ? iconOn : ""}`}
         data-on={shown ? "true" : undefined}
+        aria-label={label}
         aria-pressed={shown}
         disabled={fetcher.state !== "idle"}
       >
         {children}
-        <span>{label}</span>
+        <span>{short}</span>
       </button>
     </fetcher.Form>
   );
@@ -321,19 +337,19 @@ export function StatusRow({
             }}
           >
             <PencilIcon />
-            <span>Изменить</span>
+            <span>Редактировать</span>
           </Link>
         )}
-        <RowAction id={status.id} intent="report" label="Отчётный" active={status.isReportStatus}>
+        <RowAction id={status.id} intent="report" label="Отчётный статус" shown="Отчётный" active={status.isReportStatus}>
           <StarIcon />
         </RowAction>
-        <RowAction id={status.id} intent="technical" label="Технический" active={status.isTechnical}>
+        <RowAction id={status.id} intent="technical" label="Технический статус" shown="Технический" active={status.isTechnical}>
           <GearIcon />
         </RowAction>
-        <RowAction id={status.id} intent="do-not-call" label="В «Не звонить»" active={status.isDoNotCall}>
+        <RowAction id={status.id} intent="do-not-call" label="Добавить в список «Не звонить»" shown="«Не звонить»" active={status.isDoNotCall}>
           <BanIcon />
         </RowAction>
-        <RowAction id={status.id} intent="callback" label="Время перезвона" active={status.asksCallback}>
+        <RowAction id={status.id} intent="callback" label="Спрашивает время перезвона" shown="Время перезвона" active={status.asksCallback}>
           <ClockIcon />
         </RowAction>
         {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
