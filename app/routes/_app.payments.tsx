@@ -116,7 +116,7 @@ export default function PaymentsPage() {
                     <tr key={w.id} className="border-b border-slate-100 dark:border-slate-700/50" data-testid={`worker-${w.login}`}>
                       {/* The login stays in view while the row scrolls to its buttons (issue 17: whose row it is). */}
                       <td className={`px-2 py-2 font-medium ${stickyStart}`} data-label="Логин">
-                        <OneLine text={w.login} className="max-w-[8rem] desk:max-w-[16rem]" />
+                        <OneLine text={w.login} className="max-w-[13rem] md:max-w-[8rem] desk:max-w-[16rem]" />
                       </td>
                       <td className="px-2 py-2 tabular-nums" data-label="С паспортом">{w.withPassport}</td>
                       <td className="px-2 py-2 tabular-nums" data-label="Без паспорта">{w.withoutPassport}</td>
