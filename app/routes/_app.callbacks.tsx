@@ -158,26 +158,30 @@ export default function CallbacksPage() {
                   </td>
                   {/* Issue 31: the manager is the menu's choice, whole (it was a 144 px menu beside a column of names). */}
                   <td className="p-2" data-label="Менеджер">
-                    <Form method="post" className="flex min-w-0 flex-wrap items-center gap-2">
-                      <input type="hidden" name="intent" value="reassign" />
-                      <input type="hidden" name="id" value={c.id} />
-                      <input type="hidden" name="back" value={back} />
-                      <select name="userId" defaultValue={c.user?.id ?? ""} className="input min-w-0 flex-1 py-1 text-sm md:w-auto md:flex-none" aria-label={`Менеджер для ${c.name || c.phone}`}>
-                        {c.user ? null : (
-                          <option value="" disabled>
-                            — не назначен —
-                          </option>
-                        )}
-                        {page.choices.managers.map((m) => (
-                          <option key={m.id} value={m.id}>
-                            {m.name}
-                          </option>
-                        ))}
-                      </select>
-                      <button type="submit" className="btn-secondary shrink-0 whitespace-nowrap px-2 py-1 text-xs">
-                        Передать
-                      </button>
-                    </Form>
+                    {/* A card on a phone is too narrow for the menu to show a long name whole: it is said first. */}
+                    <div className="min-w-0">
+                      <span className="mb-1 block md:hidden">{c.user?.name ?? "—"}</span>
+                      <Form method="post" className="flex min-w-0 flex-wrap items-center gap-2">
+                        <input type="hidden" name="intent" value="reassign" />
+                        <input type="hidden" name="id" value={c.id} />
+                        <input type="hidden" name="back" value={back} />
+                        <select name="userId" defaultValue={c.user?.id ?? ""} className="input min-w-0 flex-1 py-1 text-sm md:w-auto md:flex-none" aria-label={`Менеджер для ${c.name || c.phone}`}>
+                          {c.user ? null : (
+                            <option value="" disabled>
+                              — не назначен —
+                            </option>
+                          )}
+                          {page.choices.managers.map((m) => (
+                            <option key={m.id} value={m.id}>
+                              {m.name}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" className="btn-secondary shrink-0 whitespace-nowrap px-2 py-1 text-xs">
+                          Передать
+                        </button>
+                      </Form>
+                    </div>
                   </td>
                 </tr>
               ))}
