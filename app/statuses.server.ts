@@ -10,3 +10,4 @@ export {
   toggleStatusVisibility,
   updateStatus,
 } from "../server/core/statuses/statuses";
+export { withKeys } from "../server/core/statuses/keys";

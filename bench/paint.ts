@@ -135,13 +135,13 @@ async function openPanel(page: Page) {
   await page.waitForTimeout(300);
 }
 
-/** One press on the page (digit 4 is «Отказ»: the fourth status button). */
+/** One press on the page (digit 5 is «Отказ», the fifth status button: report statuses come first, issue 31). */
 async function pressOnPage(page: Page, kind: "key" | "click"): Promise<Press> {
   const painted = page.evaluate(() => (window as unknown as PageTools).__armPaint());
   // Let the observer be armed before the press.
   await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
-  if (kind === "key") await page.keyboard.press("Digit4");
-  else await page.locator("[data-testid=status-buttons] button").nth(3).click();
+  if (kind === "key") await page.keyboard.press("Digit5");
+  else await page.locator("[data-testid=status-buttons] button").nth(4).click();
   const press = await painted;
   // The page is idle again (the layout's refresh that follows a press is done) before the next press.
   await page.waitForFunction(() => (window as unknown as { __inflight: number }).__inflight === 0);

@@ -136,7 +136,7 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
         </p>
       ) : (
         <TableFrame>
-          <table className="w-full text-sm" data-testid="breaks-today">
+          <table className="stack-table w-full text-sm" data-testid="breaks-today">
             <thead>
               <tr className="text-left text-slate-600 dark:text-slate-400">
                 <th className="py-1 pr-4 font-medium">Менеджер</th>
@@ -147,12 +147,12 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
             <tbody>
               {breaks.map((row) => (
                 <tr key={row.userId} className="border-t border-slate-200 dark:border-slate-700" data-testid={`break-row-${row.login}`}>
-                  <td className="py-1 pr-4">
+                  <td className="py-1 pr-4" data-label="Менеджер">
                     <ManagerName {...row} />
                     {row.onBreak ? <span className="ml-2 text-xs text-amber-700 dark:text-amber-300">сейчас на перерыве</span> : null}
                   </td>
-                  <td className="py-1 pr-4 text-right tabular-nums">{row.breaks}</td>
-                  <td className="py-1 text-right tabular-nums" data-testid="break-total">
+                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Перерывов">{row.breaks}</td>
+                  <td className="py-1 tabular-nums md:text-right" data-label="Всего" data-testid="break-total">
                     {formatTalkTime(row.seconds)}
                   </td>
                 </tr>

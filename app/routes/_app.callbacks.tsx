@@ -140,40 +140,48 @@ export default function CallbacksPage() {
                 <th className="p-2">Когда (Киев)</th>
                 <th className="p-2">Клиент</th>
                 <th className="p-2">Телефон</th>
-                <th className="p-2">Менеджер</th>
                 <th className="p-2">Тематика</th>
                 <th className="p-2">Состояние</th>
-                <th className="p-2">Передать</th>
+                <th className="p-2">Менеджер</th>
               </tr>
             </thead>
             <tbody>
               {page.callbacks.map((c) => (
                 <tr key={c.id} className="border-t border-slate-200 dark:border-slate-700" data-testid="callback-row">
-                  <td data-label="Когда (Киев)" className="p-2 whitespace-nowrap">{c.dueText}</td>
+                  <td data-label="Когда (Киев)" className="p-2">{c.dueText}</td>
                   <td data-label="Клиент" className="p-2">{c.name}</td>
                   <td data-label="Телефон" className="p-2 whitespace-nowrap">{c.phone}</td>
-                  <td data-label="Менеджер" className="p-2">{c.user?.name ?? "—"}</td>
                   <td data-label="Тематика" className="p-2">{c.filter?.name ?? "—"}</td>
                   <td data-label="Состояние" className="p-2">
                     {stateOf(c)}
                     {c.waitsForHours ? <span className="block text-xs text-amber-800 dark:text-amber-300">{c.waitsForHours}</span> : null}
                   </td>
-                  <td className="p-2" data-label="Передать">
-                    <Form method="post" className="flex min-w-0 flex-wrap items-center gap-2">
-                      <input type="hidden" name="intent" value="reassign" />
-                      <input type="hidden" name="id" value={c.id} />
-                      <input type="hidden" name="back" value={back} />
-                      <select name="userId" defaultValue={c.user?.id ?? ""} className="input min-w-0 flex-1 py-1 md:w-36 md:flex-none" aria-label={`Менеджер для ${c.name || c.phone}`}>
-                        {page.choices.managers.map((m) => (
-                          <option key={m.id} value={m.id}>
-                            {m.name}
-                          </option>
-                        ))}
-                      </select>
-                      <button type="submit" className="btn-secondary shrink-0 whitespace-nowrap px-2 py-1 text-xs">
-                        Передать
-                      </button>
-                    </Form>
+                  {/* Issue 31: the manager is the menu's choice, whole (it was a 144 px menu beside a column of names). */}
+                  <td className="p-2" data-label="Менеджер">
+                    {/* A card on a phone is too narrow for the menu to show a long name whole: it is said first. */}
+                    <div className="min-w-0">
+                      <span className="mb-1 block md:hidden">{c.user?.name ?? "—"}</span>
+                      <Form method="post" className="flex min-w-0 flex-wrap items-center gap-2">
+                        <input type="hidden" name="intent" value="reassign" />
+                        <input type="hidden" name="id" value={c.id} />
+                        <input type="hidden" name="back" value={back} />
+                        <select name="userId" defaultValue={c.user?.id ?? ""} className="input min-w-0 flex-1 py-1 text-sm md:w-auto md:flex-none" aria-label={`Менеджер для ${c.name || c.phone}`}>
+                          {c.user ? null : (
+                            <option value="" disabled>
+                              — не назначен —
+                            </option>
+                          )}
+                          {page.choices.managers.map((m) => (
+                            <option key={m.id} value={m.id}>
+                              {m.name}
+                            </option>
+                          ))}
+                        </select>
+                        <button type="submit" className="btn-secondary shrink-0 whitespace-nowrap px-2 py-1 text-xs">
+                          Передать
+                        </button>
+                      </Form>
+                    </div>
                   </td>
                 </tr>
               ))}

@@ -17,6 +17,7 @@ import {
   toggleStatusTechnical,
   toggleStatusVisibility,
   updateStatus,
+  withKeys,
 } from "../statuses.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -24,7 +25,10 @@ export const meta: MetaFunction = () => [{ title: "Статусы" }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
-  return { statuses: await listStatuses(context.deps.db, actorOf(user)) };
+  const all = await listStatuses(context.deps.db, actorOf(user));
+  // The lead panel's digits as they stand (issue 31): the admin sees which key each status has.
+  const keys = Object.fromEntries(withKeys(all.filter((status) => !status.isHidden)).map((status) => [status.id, status.key]));
+  return { statuses: all, keys };
 }
 
 const PAGE = "/edit-statuses";
@@ -40,13 +44,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
     switch (intent) {
       case "create": {
         const created = await createDefaultStatus(db, actor);
-        return redirectWithToast(`${PAGE}?edit=${created.id}`, { type: "success", message: "Статус успешно создан" });
+        return redirectWithToast(`${PAGE}?edit=${created.id}&new=1`, { type: "success", message: "Статус успешно создан" });
       }
       case "update":
         await updateStatus(db, actor, id, {
           text: String(form.get("text") ?? ""),
           buttonText: String(form.get("buttonText") ?? ""),
           color: String(form.get("color") ?? ""),
+          ...(form.has("hotkey") ? { hotkey: String(form.get("hotkey")) } : {}),
         });
         return redirectWithToast(PAGE, { type: "success", message: "Статус сохранён" });
       case "visibility":
@@ -76,14 +81,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function EditStatusesPage() {
-  const { statuses } = useLoaderData<typeof loader>();
+  const { statuses, keys } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const editId = Number(searchParams.get("edit") ?? 0);
   const deleting = statuses.find((status) => String(status.id) === searchParams.get("delete"));
-  const visible = statuses.filter((status) => !status.isHidden);
+  // Issue 31: the status just added comes first, under the button that made it, its name field focused; once
+  // saved it takes its place in the list.
+  const isNew = searchParams.has("new");
+  const visible = statuses
+    .filter((status) => !status.isHidden)
+    .sort((a, b) => Number(isNew && b.id === editId) - Number(isNew && a.id === editId));
   const hidden = statuses.filter((status) => status.isHidden);
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
 
@@ -102,7 +112,13 @@ export default function EditStatusesPage() {
       ) : null}
       <ul className="space-y-2" data-testid="visible-statuses">
         {visible.map((status) => (
-          <StatusRow key={`${status.id}:${status.text}:${status.buttonText}:${status.color}`} status={status} initiallyEditing={status.id === editId} />
+          <StatusRow
+            key={`${status.id}:${status.text}:${status.buttonText}:${status.color}:${status.hotkey}`}
+            status={status}
+            initiallyEditing={status.id === editId}
+            isNew={isNew && status.id === editId}
+            keyDigit={keys[status.id] ?? null}
+          />
         ))}
       </ul>
       <details className="mt-6" data-testid="hidden-statuses" open={hidden.some((status) => status.id === editId) || undefined}>
@@ -114,7 +130,12 @@ export default function EditStatusesPage() {
         ) : (
           <ul className="mt-2 space-y-2">
             {hidden.map((status) => (
-              <StatusRow key={`${status.id}:${status.text}:${status.buttonText}:${status.color}`} status={status} initiallyEditing={status.id === editId} />
+              <StatusRow
+                key={`${status.id}:${status.text}:${status.buttonText}:${status.color}:${status.hotkey}`}
+                status={status}
+                initiallyEditing={status.id === editId}
+                keyDigit={null}
+              />
             ))}
           </ul>
         )}

@@ -409,8 +409,8 @@ export default function LeadPanelPage() {
   // dialogs and request; a disabled button, while a press is in flight, does nothing); C calls or hangs up.
   useLeadPanelKeys({
     status(n) {
-      const buttons = formRef.current?.querySelectorAll<HTMLButtonElement>("[data-testid=status-buttons] button");
-      buttons?.[n - 1]?.click();
+      // The digit the button shows (issue 31: the admin orders the keys on /edit-statuses).
+      formRef.current?.querySelector<HTMLButtonElement>(`[data-testid=status-buttons] button[aria-keyshortcuts="${n}"]`)?.click();
     },
     call() {
       const form = formRef.current;
@@ -488,7 +488,7 @@ export default function LeadPanelPage() {
           <input type="hidden" name="intent" value="status" />
           <input type="hidden" name="contactId" value={panel.lead.id} />
           <div className="flex flex-wrap gap-2" data-testid="status-buttons">
-            {panel.statuses.map((status, i) => (
+            {panel.statuses.map((status) => (
               <button
                 key={status.id}
                 type="submit"
@@ -496,14 +496,15 @@ export default function LeadPanelPage() {
                 value={status.id}
                 data-report={status.isReportStatus ? "true" : "false"}
                 data-callback={status.asksCallback ? "true" : "false"}
-                aria-keyshortcuts={i < 9 ? String(i + 1) : undefined}
+                aria-keyshortcuts={status.key === null ? undefined : String(status.key)}
+                title={status.label === status.text ? undefined : status.text}
                 // Not `disabled` (a disabled button drops the focus): a press in flight ignores the next (onSubmit).
                 aria-disabled={busy || undefined}
                 className={`btn shadow-sm ${statusEdgeClass(status.color)} ${busy ? "cursor-wait opacity-70" : ""}`}
                 style={{ backgroundColor: status.color, color: textColorFor(status.color) }}
               >
-                {status.buttonText || status.text}
-                {i < 9 ? <KeyCap>{String(i + 1)}</KeyCap> : null}
+                {status.label}
+                {status.key === null ? null : <KeyCap>{String(status.key)}</KeyCap>}
               </button>
             ))}
           </div>

@@ -69,8 +69,22 @@ export default function PaymentsPage() {
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Статистика по сотрудникам</h2>
         <TableControls params={params} />
+        {/* On a phone the header row gives way to cards (.stack-table): its sort links stay here. */}
+        <nav className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-sm md:hidden" aria-label="Сортировка" data-testid="workers-sort">
+          <span className="text-slate-600 dark:text-slate-400">Сортировать:</span>
+          {COLUMNS.map(([key, label]) => (
+            <Link key={key} to={tableQuery(params, sortChange(params, key)) || "?"} preventScrollReset className="inline-flex items-center gap-1 hover:underline" aria-current={params.sort === key ? "true" : undefined}>
+              {label}
+              {params.sort === key ? (
+                <span aria-hidden="true">
+                  <SortIcon dir={params.dir} />
+                </span>
+              ) : null}
+            </Link>
+          ))}
+        </nav>
         <TableFrame>
-          <table className="w-full text-left text-sm" data-testid="workers">
+          <table className="stack-table w-full text-left text-sm" data-testid="workers">
             <thead>
               <tr className="border-b border-slate-200 dark:border-slate-700">
                 {COLUMNS.map(([key, label]) => (
@@ -101,14 +115,14 @@ export default function PaymentsPage() {
                   return (
                     <tr key={w.id} className="border-b border-slate-100 dark:border-slate-700/50" data-testid={`worker-${w.login}`}>
                       {/* The login stays in view while the row scrolls to its buttons (issue 17: whose row it is). */}
-                      <td className={`px-2 py-2 font-medium ${stickyStart}`}>
-                        <OneLine text={w.login} className="max-w-[8rem] desk:max-w-[16rem]" />
+                      <td className={`px-2 py-2 font-medium ${stickyStart}`} data-label="Логин">
+                        <OneLine text={w.login} className="max-w-[13rem] md:max-w-[8rem] desk:max-w-[16rem]" />
                       </td>
-                      <td className="px-2 py-2 tabular-nums">{w.withPassport}</td>
-                      <td className="px-2 py-2 tabular-nums">{w.withoutPassport}</td>
-                      <td className="px-2 py-2 tabular-nums">{formatUsd(w.totalEarned)}</td>
-                      <td className="px-2 py-2">
-                        <div className="flex gap-1 whitespace-nowrap">
+                      <td className="px-2 py-2 tabular-nums" data-label="С паспортом">{w.withPassport}</td>
+                      <td className="px-2 py-2 tabular-nums" data-label="Без паспорта">{w.withoutPassport}</td>
+                      <td className="px-2 py-2 tabular-nums" data-label="Заработано">{formatUsd(w.totalEarned)}</td>
+                      <td className="px-2 py-2" data-label="Действия">
+                        <div className="flex flex-wrap gap-1 whitespace-nowrap md:flex-nowrap">
                           <RowLink paid={paid} to={`/payments/pay/${w.id}${query}`} label="Выплата" />
                           <RowLink paid={paid} to={`/payments/history/${w.id}${query}`} label="История" />
                           <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=add`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>

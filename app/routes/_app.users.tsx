@@ -109,7 +109,7 @@ export default function UsersOnlinePage() {
         </p>
       ) : (
         <TableFrame className="rounded-lg border border-slate-200 dark:border-slate-700">
-          <table className="min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="users-online">
+          <table className="stack-table min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="users-online">
             <thead className="bg-slate-50 text-left text-xs font-semibold uppercase text-slate-600 dark:bg-slate-900 dark:text-slate-300">
               <tr>
                 <th className="px-3 py-2">Логин</th>
@@ -123,10 +123,10 @@ export default function UsersOnlinePage() {
             <tbody className="divide-y divide-slate-100 dark:divide-slate-700">
               {rows.map((user) => (
                 <tr key={user.id} data-testid={`online-row-${user.login}`}>
-                  <td className="px-3 py-2">{user.login}</td>
-                  <td className="px-3 py-2">{user.displayName}</td>
-                  <td className="px-3 py-2">{formatDateTime(user.lastSeen)}</td>
-                  <td className="px-3 py-2" data-testid="agent-state">
+                  <td className="px-3 py-2" data-label="Логин">{user.login}</td>
+                  <td className="px-3 py-2" data-label="Ник">{user.displayName}</td>
+                  <td className="px-3 py-2" data-label="Последний визит">{formatDateTime(user.lastSeen)}</td>
+                  <td className="px-3 py-2" data-label="Состояние" data-testid="agent-state">
                     {user.state ? (
                       <span className={`whitespace-nowrap rounded px-2 py-0.5 text-xs font-semibold ${AGENT_STATE_CLASS[user.state]}`}>
                         {AGENT_STATE_TEXT[user.state]}
@@ -135,10 +135,10 @@ export default function UsersOnlinePage() {
                       "—"
                     )}
                   </td>
-                  <td className="px-3 py-2" data-testid="agent-state-since">
+                  <td className="px-3 py-2" data-label="С какого времени" data-testid="agent-state-since">
                     {user.state && user.stateSince ? formatDateTime(user.stateSince) : "—"}
                   </td>
-                  <td className="px-3 py-2">
+                  <td className="px-3 py-2" data-label="Действия" data-empty={user.id === meId ? "" : undefined}>
                     {user.id === meId ? null : (
                       <div className="flex flex-wrap gap-2">
                         {/* Listening is WebRTC: with JavaScript only. */}

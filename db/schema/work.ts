@@ -18,6 +18,8 @@ export const statuses = pgTable(
     isDoNotCall: boolean("is_do_not_call").notNull().default(false),
     /** Pressing it asks for a callback time (issue 18): the contact comes back to the manager then. */
     asksCallback: boolean("asks_callback").notNull().default(false),
+    /** The lead panel's digit 1-9 the admin gave it (issue 31); null: the next free one (server/core/statuses/keys.ts). */
+    hotkey: integer("hotkey"),
     ...timestamps,
   },
   (t) => [index("statuses_sort_order_idx").on(t.order)],

@@ -1,9 +1,9 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { bearer, createUser, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 
 let admin: string;
 let manager: string;
-const t = useTestApp();
+const t = useTestApp({ web: true });
 beforeAll(async () => {
   admin = await t.adminToken();
   manager = await t.tokenFor(await createUser(t.db, { login: "status-manager" }));
@@ -34,6 +34,7 @@ describe("GET /api/v1/status and /status/visible", () => {
       isTechnical: true,
       isDoNotCall: false,
       asksCallback: false,
+      hotkey: null,
     });
   });
 
@@ -127,6 +128,7 @@ describe("PUT, DELETE and the toggles", () => {
       isTechnical: false,
       isDoNotCall: true,
       asksCallback: false,
+      hotkey: null,
     });
   });
 
@@ -193,5 +195,44 @@ describe("PUT, DELETE and the toggles", () => {
     }
     const all = await t.request.get("/api/v1/status").set(bearer(admin));
     expect(all.body.find((s: { id: number }) => s.id === id)).toMatchObject({ text: "Чужой", isHidden: false, isTechnical: false });
+  });
+});
+
+describe("the lead panel's key of a status (issue 31)", () => {
+  const create = async (text: string, hotkey?: number) =>
+    (await t.request.post("/api/v1/status").set(bearer(admin)).send({ text, color: "#123456", ...(hotkey ? { hotkey } : {}) })).body as { id: number; hotkey: number | null };
+
+  it("sets a digit, takes it from the status that had it, clears it with null, and refuses anything but 1-9", async () => {
+    const first = await create("Клавиша один", 7);
+    expect(first.hotkey).toBe(7);
+    const second = await create("Клавиша два");
+    const moved = await t.request.put(`/api/v1/status/${second.id}`).set(bearer(admin)).send({ hotkey: 7 });
+    expect(moved.status).toBe(200);
+    expect(moved.body.hotkey).toBe(7);
+    const all = (await t.request.get("/api/v1/status").set(bearer(admin))).body as Array<{ id: number; hotkey: number | null }>;
+    expect(all.filter((s) => s.hotkey === 7).map((s) => s.id)).toEqual([second.id]);
+    const cleared = await t.request.put(`/api/v1/status/${second.id}`).set(bearer(admin)).send({ hotkey: null });
+    expect(cleared.body.hotkey).toBeNull();
+    for (const bad of [0, 10, 2.5, "x"]) {
+      const res = await t.request.put(`/api/v1/status/${second.id}`).set(bearer(admin)).send({ hotkey: bad });
+      expect(res.status, String(bad)).toBe(400);
+      expect(res.body.message).toBe("Клавиша — цифра от 1 до 9");
+    }
+  });
+});
+
+describe("/edit-statuses without JavaScript (issue 31)", () => {
+  it("refuses an empty name with a Russian message and keeps the status's text", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const { id } = (await t.request.post("/api/v1/status").set(bearer(admin)).send({ text: "Не пустой", color: "#123456" })).body as { id: number };
+    const res = await postPageForm(t, `/edit-statuses?edit=${id}`, cookie, { intent: "update", id: String(id), text: "  ", buttonText: "", color: "#123456", hotkey: "" });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain("Введите текст статуса");
+    const all = (await t.request.get("/api/v1/status").set(bearer(admin))).body as Array<{ id: number; text: string }>;
+    expect(all.find((s) => s.id === id)?.text).toBe("Не пустой");
+    const keyed = await postPageForm(t, "/edit-statuses", cookie, { intent: "update", id: String(id), text: "Не пустой", buttonText: "", color: "#123456", hotkey: "3" });
+    expect(keyed.status).toBe(302);
+    const after = (await t.request.get("/api/v1/status").set(bearer(admin))).body as Array<{ id: number; hotkey: number | null }>;
+    expect(after.find((s) => s.id === id)?.hotkey).toBe(3);
   });
 });

@@ -1,7 +1,7 @@
 import type { Page } from "playwright-core";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { statuses, users } from "../../db/schema";
+import { calls, statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
@@ -372,6 +372,263 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       if (added.length) await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
     }
   }, 60_000);
+
+  it("tables on a phone are cards: /users, /managers, /payments and the dashboard show their actions without sideways scroll (issue 31)", async () => {
+    // Someone online for «Завершить сессию», and a call today for the dashboard's table.
+    await e.db.update(users).set({ isOnline: true, lastSeen: new Date() }).where(eq(users.id, manager.user.id));
+    const [call] = await e.db
+      .insert(calls)
+      .values({ userId: manager.user.id, number: "+380501234567", direction: "out", answeredAt: new Date(), endedAt: new Date(), talkSeconds: 95, outcome: "answered" })
+      .returning({ id: calls.id });
+    const found: string[] = [];
+    try {
+      for (const javaScript of [true, false]) {
+        const { context, page } = await contextFor(ADMIN, javaScript);
+        await page.setViewportSize(WIDTHS[1]);
+        for (const path of ["/users", "/managers", "/payments", "/"]) {
+          await page.goto(path);
+          if (javaScript) await waitForHydration(page);
+          const label = `${path}${javaScript ? "" : " no-JS"}`;
+          const fit = await page.evaluate(() => {
+            const vw = document.documentElement.clientWidth;
+            return Array.from(document.querySelectorAll("main table")).flatMap((table) => {
+              const name = table.getAttribute("data-testid") ?? "table";
+              const out: string[] = [];
+              if (!table.querySelector("tbody td")) return out;
+              const frame = table.closest("[data-scroll-x]");
+              if (frame && frame.scrollWidth > frame.clientWidth + 1) out.push(`${name} scrolls sideways (${frame.scrollWidth} > ${frame.clientWidth})`);
+              const head = table.querySelector("thead");
+              if (head && getComputedStyle(head).display !== "none") out.push(`${name} keeps its header row (not cards)`);
+              for (const control of Array.from(table.querySelectorAll("button, a[href], select, input:not([type=hidden])"))) {
+                const r = control.getBoundingClientRect();
+                if (r.width <= 1) continue;
+                if (r.left < -1 || r.right > vw + 1) out.push(`${name}: «${(control.textContent || control.getAttribute("aria-label") || "").trim().slice(0, 30)}» off screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+              }
+              return out;
+            });
+          });
+          found.push(...fit.map((f) => `${label}: ${f}`));
+          if (path === "/users") {
+            const end = page.getByRole("button", { name: /Завершить сессию/ }).first();
+            if (!(await end.isVisible())) found.push(`${label}: «Завершить сессию» is not shown`);
+          }
+          found.push(...(await layoutFaults(page)).map((f) => `${label}: ${f}`));
+        }
+        await context.close();
+      }
+    } finally {
+      await e.db.delete(calls).where(eq(calls.id, call.id));
+      await e.db.update(users).set({ isOnline: false }).where(eq(users.id, manager.user.id));
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("Мои базы with 17 long statuses: headers of at most two lines, a cue that the table scrolls, the date whole at 390 (issue 31)", async () => {
+    const added = await e.db
+      .insert(statuses)
+      .values(
+        Array.from({ length: 12 }, (_, i) => ({
+          text: `Клиент просил перезвонить после консультации с супругой ${i + 1}`,
+          buttonText: `Клиент просил перезвонить после консультации с супругой ${i + 1}`,
+          color: "#64748b",
+          order: 200 + i,
+        })),
+      )
+      .returning({ id: statuses.id });
+    const found: string[] = [];
+    try {
+      for (const javaScript of [true, false]) {
+        const { context, page } = await contextFor(ADMIN, javaScript);
+        for (const size of [{ width: 1440, height: 900 }, WIDTHS[1]]) {
+          await page.setViewportSize(size);
+          await page.goto("/loadedbases");
+          if (javaScript) await waitForHydration(page);
+          const label = `${size.width}${javaScript ? "" : " no-JS"}`;
+          const measured = await page.evaluate(() => {
+            const out: string[] = [];
+            const frame = document.querySelector<HTMLElement>("[data-testid=bases-scroll]")!;
+            const heads = Array.from(frame.querySelectorAll<HTMLElement>("[data-testid=status-column]"));
+            if (heads.length < 15) out.push(`only ${heads.length} status columns`);
+            for (const th of heads) {
+              const text = th.querySelector<HTMLElement>("[title]") ?? th;
+              const lineHeight = parseFloat(getComputedStyle(text).lineHeight);
+              const lines = Math.round(text.getBoundingClientRect().height / lineHeight);
+              if (lines > 2) out.push(`«${th.textContent!.trim().slice(0, 30)}» takes ${lines} lines`);
+              if (th.getBoundingClientRect().width > 8 * 16 + 16 + 1) out.push(`«${th.textContent!.trim().slice(0, 30)}» header is ${Math.round(th.getBoundingClientRect().width)} px wide`);
+              const cut = text.scrollHeight > text.clientHeight + 1 || text.scrollWidth > text.clientWidth + 1;
+              if (cut && text.getAttribute("title") !== th.textContent!.trim()) out.push(`«${th.textContent!.trim().slice(0, 30)}» is cut without its whole name on hover`);
+            }
+            const scrolls = frame.scrollWidth > frame.clientWidth + 1;
+            const cue = document.querySelector<HTMLElement>("[data-testid=scroll-cue]");
+            const cueShown = cue !== null && cue.getBoundingClientRect().height > 1 && cue.getBoundingClientRect().right <= document.documentElement.clientWidth + 1;
+            if (scrolls && !cueShown) out.push("the table scrolls sideways with no cue");
+            // The date of each row is whole: inside the frame, not under the sticky name or action column.
+            for (const row of Array.from(frame.querySelectorAll("[data-testid=base-row]"))) {
+              const cells = Array.from(row.children) as HTMLElement[];
+              const [name, date, end] = [cells[0], cells[1], cells[cells.length - 1]];
+              const d = date.getBoundingClientRect();
+              const f = frame.getBoundingClientRect();
+              if (d.right > end.getBoundingClientRect().left + 1 || d.left < name.getBoundingClientRect().right - 1 || d.right > f.right + 1) {
+                out.push(`the date «${date.textContent!.trim()}» is clipped`);
+                break;
+              }
+            }
+            return { out, scrolls, cue: cue?.textContent ?? "" };
+          });
+          found.push(...measured.out.map((f) => `${label}: ${f}`));
+          found.push(...(await layoutFaults(page)).map((f) => `${label}: ${f}`));
+          if (javaScript && measured.scrolls) {
+            // The cue says how many columns wait and scrolls to them.
+            if (!/ещё \d+ столб\S* справа/.test(measured.cue)) found.push(`${label}: the cue says «${measured.cue}»`);
+            const before = await page.getByTestId("bases-scroll").evaluate((el) => el.scrollLeft);
+            await page.getByRole("button", { name: "Прокрутить таблицу вправо" }).click({ timeout: 2000 }).catch(() => found.push(`${label}: no button to scroll right`));
+            await page.waitForTimeout(600);
+            const after = await page.getByTestId("bases-scroll").evaluate((el) => el.scrollLeft);
+            if (after <= before) found.push(`${label}: the cue's button does not scroll`);
+            await page.getByRole("button", { name: "Прокрутить таблицу влево" }).waitFor({ timeout: 2000 }).catch(() => found.push(`${label}: no cue for the columns now on the left`));
+          }
+        }
+        await context.close();
+      }
+    } finally {
+      await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("the callbacks' «Передать» menu shows a manager's whole name at desk width (issue 31)", async () => {
+    const found: string[] = [];
+    const { context, page } = await contextFor(ADMIN, true);
+    for (const size of [{ width: 1440, height: 900 }, WIDTHS[0]]) {
+      await page.setViewportSize(size);
+      await page.goto("/callbacks");
+      await waitForHydration(page);
+      const cut = await page.evaluate(() => {
+        const canvas = document.createElement("canvas").getContext("2d")!;
+        return Array.from(document.querySelectorAll<HTMLSelectElement>("[data-testid=callbacks-table] select[name=userId]")).flatMap((select) => {
+          const style = getComputedStyle(select);
+          canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+          const text = select.selectedOptions[0]?.textContent ?? "";
+          // The room for the text: the box less its padding (the right padding holds the arrow).
+          const room = select.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+          return canvas.measureText(text).width > room + 1 ? [`«${text}» in ${Math.round(room)} px`] : [];
+        });
+      });
+      found.push(...cut.map((c) => `${size.width}: ${c}`));
+      found.push(...(await layoutFaults(page)).map((f) => `${size.width}: ${f}`));
+    }
+    await context.close();
+    expect(found).toEqual([]);
+  }, 60_000);
+
+  it("/edit-statuses: every action says its name, a new status comes first with its name field focused, an empty name is refused (issue 31)", async () => {
+    const found: string[] = [];
+    for (const javaScript of [true, false]) {
+      const { context, page } = await contextFor(ADMIN, javaScript);
+      const label = javaScript ? "JS" : "no-JS";
+      try {
+        for (const size of [WIDTHS[1], { width: 1440, height: 900 }]) {
+          await page.setViewportSize(size);
+          await page.goto("/edit-statuses");
+          if (javaScript) await waitForHydration(page);
+          // A touch screen has no hover: each action's name is on it, not only in a title.
+          const mute = await page.locator("[data-testid=status-row]").first().evaluate((row) =>
+            Array.from(row.querySelectorAll<HTMLElement>("button, a[href]"))
+              .filter((el) => el.getBoundingClientRect().width > 1)
+              .filter((el) => el.innerText.trim() === "")
+              .map((el) => el.getAttribute("aria-label") ?? el.outerHTML.slice(0, 60)),
+          );
+          found.push(...mute.map((m) => `${label} ${size.width}: «${m}» shows no text`));
+          found.push(...(await layoutFaults(page)).map((f) => `${label} ${size.width}: ${f}`));
+        }
+        const rowsBefore = await page.getByTestId("status-row").count();
+        await page.getByRole("button", { name: "Добавить статус" }).click();
+        await page.waitForURL(/new=1/);
+        if (javaScript) await waitForHydration(page);
+        await expect.poll(() => page.getByTestId("status-row").count()).toBe(rowsBefore + 1);
+        const fresh = await page.evaluate(() => {
+          const first = document.querySelector("[data-testid=visible-statuses] [data-testid=status-row]")!;
+          const field = first.querySelector<HTMLInputElement>("input[aria-label='Текст статуса']");
+          const r = first.getBoundingClientRect();
+          return { first: field?.value ?? null, focused: document.activeElement === field, inView: r.top >= 0 && r.bottom <= innerHeight };
+        });
+        if (fresh.first !== "Новый статус") found.push(`${label}: the first row is «${fresh.first}», not the new status`);
+        if (!fresh.focused) found.push(`${label}: the new status's name field has no focus`);
+        if (!fresh.inView) found.push(`${label}: the new status is not in view`);
+
+        // Its name emptied and saved: refused in Russian, the row keeps its field (no blank row), nothing saved.
+        const row = page.getByTestId("status-row").first();
+        const id = Number(await row.getAttribute("data-status-id"));
+        await row.getByLabel("Текст статуса").fill("   ");
+        await row.getByRole("button", { name: "Сохранить" }).click();
+        await page.getByText("Введите текст статуса").first().waitFor({ timeout: 5000 }).catch(() => found.push(`${label}: no «Введите текст статуса»`));
+        const blank = await page.evaluate(() =>
+          Array.from(document.querySelectorAll("[data-testid=status-row]")).filter((r) => {
+            const field = r.querySelector<HTMLInputElement>("input[aria-label='Текст статуса']");
+            const shown = field && field.type !== "hidden" ? "field" : r.querySelector(".input-static")?.textContent?.trim();
+            return shown === "";
+          }).length,
+        );
+        if (blank) found.push(`${label}: ${blank} blank rows`);
+        const [saved] = await e.db.select({ text: statuses.text }).from(statuses).where(eq(statuses.id, id));
+        if (saved.text !== "Новый статус") found.push(`${label}: the status was saved as «${saved.text}»`);
+        await e.db.delete(statuses).where(eq(statuses.id, id));
+      } finally {
+        await context.close();
+      }
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("the lead panel's keys: Заявка has 1 by default, the admin gives keys on /edit-statuses, alike buttons are told apart (issue 31)", async () => {
+    // Fourteen more statuses: Заявка would be the nineteenth button, past the ninth key.
+    const added = await e.db
+      .insert(statuses)
+      .values([
+        ...Array.from({ length: 14 }, (_, i) => ({ text: `Статус ${i + 1}`, buttonText: `Статус ${i + 1}`, color: "#64748b", order: 10 + i })),
+        // A second «Отказ» (its own status, another colour).
+        { text: "Отказ", buttonText: "Отказ", color: "#7c3aed", order: 30 },
+      ])
+      .returning({ id: statuses.id, text: statuses.text });
+    const keysOnPanel = async (page: Page) =>
+      page.locator("[data-testid=status-buttons] button").evaluateAll((list) =>
+        Object.fromEntries(
+          list.map((b) => [b.childNodes[0]?.textContent?.trim() ?? "", b.querySelector("[data-testid=keycap]")?.textContent ?? null]),
+        ),
+      );
+    const found: string[] = [];
+    try {
+      const { context, page } = await contextFor(manager, true);
+      await page.goto("/leadpanel");
+      await waitForHydration(page);
+      const keys = await keysOnPanel(page);
+      if (keys["Заявка"] !== "1") found.push(`Заявка has key ${keys["Заявка"]}`);
+      const refusals = Object.keys(keys).filter((k) => k.startsWith("Отказ"));
+      if (refusals.length !== 2 || new Set(refusals).size !== 2) found.push(`the two «Отказ» read ${JSON.stringify(refusals)}`);
+      // The admin gives Перезвонить the key 2 (JavaScript off: the plain form).
+      const admin = await contextFor(ADMIN, false);
+      const callback = (await e.db.select({ id: statuses.id }).from(statuses).where(eq(statuses.text, "Перезвонить")))[0].id;
+      await admin.page.goto(`/edit-statuses?edit=${callback}`);
+      const row = admin.page.locator(`[data-testid=status-row][data-status-id="${callback}"]`);
+      await row.getByTestId("status-hotkey").selectOption("2");
+      await row.getByRole("button", { name: "Сохранить" }).click();
+      await admin.page.waitForLoadState();
+      const shown = await admin.page.locator(`[data-testid=status-row][data-status-id="${callback}"] [data-testid=status-key]`).textContent();
+      if (!/клавиша\s*2/.test(shown ?? "")) found.push(`/edit-statuses shows «${shown}» for Перезвонить`);
+      await admin.context.close();
+      await page.reload();
+      await waitForHydration(page);
+      const after = await keysOnPanel(page);
+      if (after["Перезвонить"] !== "2" || after["Заявка"] !== "1") found.push(`after the change: ${JSON.stringify(after)}`);
+      const second = await page.locator("[data-testid=status-buttons] button[aria-keyshortcuts='2']").textContent();
+      if (!second?.startsWith("Перезвонить")) found.push(`the button with key 2 is «${second}»`);
+      await context.close();
+    } finally {
+      await e.db.update(statuses).set({ hotkey: null });
+      await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
 
   it("the frame: a short page does not scroll, the header stays on top, the menu reaches the bottom", async () => {
     const { context, page } = await contextFor(ADMIN, true);

@@ -147,8 +147,8 @@ describe("the lead panel's keys", () => {
     expect(await leadName.textContent()).toBe(contacts[0].name);
     expect(await live.textContent()).toBe("");
 
-    // 4 is the fourth button, Отказ (Не интересно): the press is recorded and the next lead painted and announced.
-    await page.keyboard.press("Digit4");
+    // 5 is Отказ (Не интересно; issue 31: Заявка is 1, then technical, then normal): the press is recorded and the next lead painted and announced.
+    await page.keyboard.press("Digit5");
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
     expect(await page.locator("[data-testid=lead-phone]").textContent()).toBe(readable(contacts[1].phone));
     expect(await live.textContent()).toBe(`Новый лид: ${contacts[1].name}, ${readable(contacts[1].phone)}`);
@@ -174,7 +174,7 @@ describe("the lead panel's keys", () => {
 
     // Two presses in the same instant (the second while the first is in flight): one press is sent.
     await page.evaluate(() => {
-      for (let i = 0; i < 2; i++) document.dispatchEvent(new KeyboardEvent("keydown", { code: "Numpad1", key: "1", bubbles: true, cancelable: true }));
+      for (let i = 0; i < 2; i++) document.dispatchEvent(new KeyboardEvent("keydown", { code: "Numpad2", key: "2", bubbles: true, cancelable: true }));
     });
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[2].name);
     await page.waitForTimeout(500);
@@ -186,15 +186,15 @@ describe("the lead panel's keys", () => {
     // The card typed for the previous lead was cleared for this one.
     expect(await amount.inputValue()).toBe("");
 
-    // 5 is Заявка, a report status: the same check as a click (an empty card is refused, no dialog) ...
+    // 1 is Заявка, a report status: the same check as a click (an empty card is refused, no dialog) ...
     await clearToasts(page);
-    await page.keyboard.press("Digit5");
+    await page.keyboard.press("Digit1");
     await page.getByText("Заполните карточку клиента").first().waitFor();
     expect(await page.locator("[data-testid=report-confirm]").count()).toBe(0);
     // ... and the same confirmation: Esc closes it and nothing is sent, Enter confirms it.
     await amount.fill("15000");
     await leaveField(page);
-    await page.keyboard.press("Digit5");
+    await page.keyboard.press("Digit1");
     const dialog = page.locator("[data-testid=report-confirm]");
     await dialog.getByText("Вы точно хотите отправить заявку? Проверьте, что б все поля в шаблоне, были заполнены!").waitFor();
     // While the dialog is open the digits are not the panel's.
@@ -204,7 +204,7 @@ describe("the lead panel's keys", () => {
     expect(await leadName.textContent()).toBe(contacts[2].name);
     expect(await eventsOf(manager.user.id)).toHaveLength(2);
     expect(await amount.inputValue()).toBe("15000");
-    await page.keyboard.press("Digit5");
+    await page.keyboard.press("Digit1");
     await dialog.waitFor();
     await page.keyboard.press("Enter");
     await page.getByText("Данные отправлены").first().waitFor(SLOW);
@@ -215,10 +215,10 @@ describe("the lead panel's keys", () => {
 
     // To the end of the base: the empty state is announced too.
     for (const next of [contacts[4], contacts[5]]) {
-      await page.keyboard.press("Digit2");
+      await page.keyboard.press("Digit3");
       await expect.poll(() => leadName.textContent(), SLOW).toBe(next.name);
     }
-    await page.keyboard.press("Digit2");
+    await page.keyboard.press("Digit3");
     await page.getByText("Для вас нет доступных лидов").first().waitFor(SLOW);
     expect(await live.textContent()).toBe("Для вас нет доступных лидов");
     expect((await eventsOf(manager.user.id)).map(([, text]) => text)).toEqual([
@@ -251,10 +251,10 @@ describe("the lead panel's keys", () => {
     });
     const leadName = page.locator("[data-testid=lead-name]");
     for (const next of contacts.slice(1)) {
-      await page.keyboard.press("Digit2");
+      await page.keyboard.press("Digit3");
       await expect.poll(() => leadName.textContent(), SLOW).toBe(next.name);
     }
-    await page.keyboard.press("Digit2");
+    await page.keyboard.press("Digit3");
     await page.getByText("Для вас нет доступных лидов").first().waitFor(SLOW);
     expect((await eventsOf(manager.user.id)).map(([id]) => id)).toEqual(contacts.map((c) => c.id));
     expect(await page.evaluate(() => (window as Window & { aborts?: number }).aborts)).toBe(0);
@@ -284,8 +284,8 @@ describe("a callback scheduled from the keyboard", () => {
     const page = await openPanel(manager);
     const leadName = page.locator("[data-testid=lead-name]");
 
-    // 3 is Перезвонить: the callback time dialog, the focus on the first quick choice. Esc closes it.
-    await page.keyboard.press("Digit3");
+    // 4 is Перезвонить: the callback time dialog, the focus on the first quick choice. Esc closes it.
+    await page.keyboard.press("Digit4");
     const dialog = page.locator("[data-testid=callback-time]");
     await dialog.getByText("Когда перезвонить? Время киевское.").waitFor();
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent), SLOW).toBe("Через 15 минут");
@@ -294,7 +294,7 @@ describe("a callback scheduled from the keyboard", () => {
     expect(await eventsOf(manager.user.id)).toEqual([]);
 
     // Enter takes the quick choice the focus is on.
-    await page.keyboard.press("Digit3");
+    await page.keyboard.press("Digit4");
     await dialog.waitFor();
     const before = Date.now();
     await page.keyboard.press("Enter");
@@ -306,7 +306,7 @@ describe("a callback scheduled from the keyboard", () => {
     expect(first.dueAt.getTime()).toBeLessThanOrEqual(Date.now() + 15 * 60_000 + 2_000);
 
     // The free choice: a Kyiv wall-clock time typed in its field, scheduled with Enter.
-    await page.keyboard.press("Digit3");
+    await page.keyboard.press("Digit4");
     await dialog.waitFor();
     const field = dialog.getByLabel("Другое время");
     // Ten days ahead at 10:30 on the Kyiv wall clock.
@@ -337,7 +337,7 @@ describe("a callback scheduled from the keyboard", () => {
     // The next press hands it out before any fresh contact, and the count goes.
     await waitForHydration(page);
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[2].name);
-    await page.keyboard.press("Digit1");
+    await page.keyboard.press("Digit2");
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[0].name);
     expect(await page.locator("[data-testid=lead-announcement]").textContent()).toBe(
       `Новый лид: ${contacts[0].name}, ${readable(contacts[0].phone)}`,

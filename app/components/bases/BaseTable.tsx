@@ -123,8 +123,12 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
               <th className="p-2">{sortLink("contactsCount", "Контактов")}</th>
               <th className="p-2">Свободных</th>
               {statusColumns.map((label) => (
-                <th key={label} className="p-2">
-                  {label}
+                // Issue 31: a long status name took a line a word in a 156 px header. At most two lines of
+                // 8rem, cut with an ellipsis, the whole name on hover.
+                <th key={label} className="p-2 align-bottom" data-testid="status-column">
+                  <span className="line-clamp-2 min-w-[3.5rem] max-w-[8rem] break-words" title={label}>
+                    {label}
+                  </span>
                 </th>
               ))}
               <th className={`p-2 ${stickyEnd} bg-slate-50 dark:bg-slate-900`}>
@@ -143,7 +147,7 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
               rows.map((row) => (
                 <tr key={row.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="base-row">
                   <td className={`p-2 font-medium ${stickyStart}`}>
-                    <OneLine text={row.name} className="max-w-[9rem] desk:max-w-[16rem]" />
+                    <OneLine text={row.name} className="max-w-[6.5rem] sm:max-w-[9rem] desk:max-w-[16rem]" />
                   </td>
                   <td className="p-2">
                     <DateTime at={row.createdAt} />

@@ -36,7 +36,7 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
   }
   return (
     <TableFrame className="rounded-lg border border-slate-200 dark:border-slate-700">
-      <table className="min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="managers-table">
+      <table className="stack-table min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="managers-table">
         <thead className="bg-slate-50 text-left text-xs font-semibold uppercase text-slate-600 dark:bg-slate-900 dark:text-slate-300">
           <tr>
             {EDITABLE_FIELDS.slice(0, 4).map((f) => (
@@ -63,13 +63,13 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
                 {EDITABLE_FIELDS.slice(0, 4).map((f) => (
                   <EditableCell key={f} user={user} field={f} hydrated={hydrated} />
                 ))}
-                <td className="px-2 py-2 font-mono text-xs" data-testid="access-key">
+                <td className="px-2 py-2 font-mono text-xs" data-label="Ключ доступа" data-testid="access-key">
                   {user.accessKey}
                 </td>
                 {EDITABLE_FIELDS.slice(4).map((f) => (
                   <EditableCell key={f} user={user} field={f} hydrated={hydrated} />
                 ))}
-                <td className="px-2 py-2">
+                <td className="px-2 py-2" data-label="Админ">
                   <Link
                     to={hrefWith("confirm", `admin-${user.id}`)}
                     role="switch"
@@ -87,7 +87,7 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
                     <span className="h-5 w-5 rounded-full bg-white shadow" />
                   </Link>
                 </td>
-                <td className="px-2 py-2">
+                <td className="px-2 py-2" data-label="Действия">
                   {/* Icons with their names (title, aria-label), as on /edit-statuses: the row fits at desk width. */}
                   <div className="flex gap-1">
                     <Link to={hrefWith("edit", String(user.id))} className={rowAction} aria-label={`Изменить ${user.login}`} title="Изменить">
@@ -137,7 +137,7 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
   const text = shown(user, field);
   if (!editing) {
     return (
-      <td className="px-2 py-2" data-testid={`cell-${field}`}>
+      <td className="px-2 py-2" data-label={FIELD_LABELS[field]} data-testid={`cell-${field}`}>
         {hydrated ? (
           <button
             type="button"
@@ -156,7 +156,7 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
     );
   }
   return (
-    <td className="px-2 py-2" data-testid={`cell-${field}`}>
+    <td className="px-2 py-2" data-label={FIELD_LABELS[field]} data-testid={`cell-${field}`}>
       {/* The buttons wrap under a name's wider field: the row grows in height, not past the desk width. */}
       <fetcher.Form method="post" className={`flex items-center gap-1 ${field === "displayName" ? "w-40 flex-wrap" : ""}`}>
         <input type="hidden" name="intent" value="update" />

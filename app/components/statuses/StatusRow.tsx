@@ -1,5 +1,5 @@
 import { Form, Link, useFetcher } from "@remix-run/react";
-import { useState, type ReactNode } from "react";
+import { useEffect, useRef, useState, type ReactNode } from "react";
 import { statusEdgeClass, textColorFor } from "../../lib/color";
 import { BanIcon, CheckIcon, ClockIcon, GearIcon, PencilIcon, StarIcon, TrashIcon } from "../ui/Icons";
 
@@ -13,10 +13,73 @@ export interface StatusRowData {
   isTechnical: boolean;
   isDoNotCall: boolean;
   asksCallback: boolean;
+  hotkey: number | null;
 }
 
+/** What the server answers to an empty status text (server/core/statuses). */
+const EMPTY_TEXT = "Введите текст статуса";
+
+/**
+ * The lead panel's key of a status (issue 31): shown as a keycap; while the row is edited, a choice of the digit
+ * («по порядку»: the next digit nobody was given, report statuses first).
+ */
+function StatusKey({
+  formId,
+  editing,
+  hidden,
+  keyDigit,
+  value,
+  onChange,
+}: {
+  formId: string;
+  editing: boolean;
+  hidden: boolean;
+  keyDigit: number | null;
+  value: string;
+  onChange: (value: string) => void;
+}) {
+  if (editing) {
+    return (
+      <label className="inline-flex items-center gap-1 text-sm">
+        Клавиша
+        <select name="hotkey" form={formId} value={value} onChange={(event) => onChange(event.target.value)} className="input w-auto py-1" data-testid="status-hotkey">
+          <option value="">по порядку</option>
+          {[1, 2, 3, 4, 5, 6, 7, 8, 9].map((digit) => (
+            <option key={digit} value={digit}>
+              {digit}
+            </option>
+          ))}
+        </select>
+      </label>
+    );
+  }
+  return (
+    <>
+      <input type="hidden" name="hotkey" form={formId} value={value} />
+      <span className="text-sm text-slate-600 dark:text-slate-400" data-testid="status-key">
+        {hidden ? (
+          "скрыт: без клавиши"
+        ) : keyDigit === null ? (
+          "без клавиши"
+        ) : (
+          <>
+            клавиша{" "}
+            <kbd className="inline-flex min-w-[1.25rem] justify-center rounded border border-slate-400 px-1 font-mono text-xs text-slate-900 dark:border-slate-500 dark:text-slate-100">
+              {keyDigit}
+            </kbd>
+          </>
+        )}
+      </span>
+    </>
+  );
+}
+
+/**
+ * An action with its icon and its name (issue 31: six icon-only buttons explained themselves only on hover, which
+ * a touch screen never has).
+ */
 const iconButton =
-  "inline-flex h-8 w-8 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
+  "inline-flex h-8 items-center justify-center gap-1 whitespace-nowrap rounded-md border border-slate-300 px-2 text-xs hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
 /**
  * A status text is as wide as it is (a long one is never cut short), within the row; short ones share one
  * width, so the arrows and previews of most rows line up.
@@ -43,6 +106,10 @@ function StatusText({
   onChange,
   label,
   className,
+  inputRef,
+  autoFocus,
+  required,
+  invalid,
 }: {
   name: string;
   formId: string;
@@ -51,10 +118,15 @@ function StatusText({
   onChange: (value: string) => void;
   label: string;
   className: string;
+  inputRef?: React.Ref<HTMLInputElement>;
+  autoFocus?: boolean;
+  required?: boolean;
+  invalid?: string;
 }) {
   if (editing) {
     return (
       <input
+        ref={inputRef}
         name={name}
         form={formId}
         value={value}
@@ -62,6 +134,10 @@ function StatusText({
         className={`input ${className}`}
         aria-label={label}
         title={value}
+        autoFocus={autoFocus}
+        required={required}
+        aria-invalid={invalid ? true : undefined}
+        aria-describedby={invalid ? `${formId}-${name}-error` : undefined}
       />
     );
   }
@@ -79,7 +155,22 @@ function StatusText({
  * One hidden intent + id; the button inside submits it (a plain post without JavaScript). With JavaScript a
  * fetcher shows the flipped state at once (optimistic), until the reloaded list arrives.
  */
-function RowAction({ id, intent, label, children, active }: { id: number; intent: string; label: string; children: ReactNode; active?: boolean }) {
+function RowAction({
+  id,
+  intent,
+  label,
+  shown: short,
+  children,
+  active,
+}: {
+  id: number;
+  intent: string;
+  /** The accessible name; `shown` is the visible part of it. */
+  label: string;
+  shown: string;
+  children: ReactNode;
+  active?: boolean;
+}) {
   const fetcher = useFetcher();
   const shown = active === undefined ? undefined : fetcher.formData ? !active : active;
   return (
@@ -92,11 +183,11 @@ function RowAction({ id, intent, label, children, active }: { id: number; intent
         className={`${iconButton} ${shown ? iconOn : ""}`}
         data-on={shown ? "true" : undefined}
         aria-label={label}
-        title={label}
         aria-pressed={shown}
         disabled={fetcher.state !== "idle"}
       >
         {children}
+        <span>{short}</span>
       </button>
     </fetcher.Form>
   );
@@ -106,17 +197,53 @@ function RowAction({ id, intent, label, children, active }: { id: number; intent
  * A status row of SPEC /edit-statuses: status text → button text, colour swatch with picker, preview button,
  * Скрыть, edit/save, report and technical toggles, delete. Fields are editable only in edit mode.
  */
-export function StatusRow({ status, initiallyEditing }: { status: StatusRowData; initiallyEditing: boolean }) {
+export function StatusRow({
+  status,
+  initiallyEditing,
+  isNew = false,
+  keyDigit,
+}: {
+  status: StatusRowData;
+  initiallyEditing: boolean;
+  /** Just made by «Добавить статус»: its name field takes the focus (issue 31). */
+  isNew?: boolean;
+  /** The lead panel's digit for it now (null: none; hidden statuses have none). */
+  keyDigit: number | null;
+}) {
   const [editing, setEditing] = useState(initiallyEditing);
   const [color, setColor] = useState(status.color);
   const [text, setText] = useState(status.text);
   const [buttonText, setButtonText] = useState(status.buttonText);
+  const [hotkey, setHotkey] = useState(status.hotkey === null ? "" : String(status.hotkey));
+  const [textError, setTextError] = useState("");
+  const textField = useRef<HTMLInputElement>(null);
   const formId = `status-${status.id}`;
+  // The pencil opens the row with the focus in its name field.
+  const [focusText, setFocusText] = useState(false);
+  useEffect(() => {
+    if (editing && focusText) textField.current?.focus();
+  }, [editing, focusText]);
   const kind = status.isTechnical ? "технический" : status.isReportStatus ? "отчётный" : "обычный";
 
   return (
     <li className="card flex flex-wrap items-center gap-2 p-3" data-testid="status-row" data-status-id={status.id} data-kind={kind}>
-      <Form method="post" id={formId} preventScrollReset onSubmit={() => setEditing(false)}>
+      <Form
+        method="post"
+        id={formId}
+        preventScrollReset
+        noValidate
+        onSubmit={(event) => {
+          // Issue 31: an empty name saved a blank row. Refused here with the server's words (it refuses too).
+          if (text.trim() === "") {
+            event.preventDefault();
+            setTextError(EMPTY_TEXT);
+            textField.current?.focus();
+            return;
+          }
+          setTextError("");
+          setEditing(false);
+        }}
+      >
         <input type="hidden" name="id" value={status.id} />
       </Form>
       <input
@@ -138,6 +265,10 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
         onChange={setText}
         label="Текст статуса"
         className={textWidth}
+        inputRef={textField}
+        autoFocus={isNew}
+        required
+        invalid={textError}
       />
       <span aria-hidden="true" className="text-slate-600 dark:text-slate-400">
         →
@@ -160,6 +291,12 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
       >
         {buttonText || text}
       </button>
+      <StatusKey formId={formId} editing={editing} hidden={status.isHidden} keyDigit={keyDigit} value={hotkey} onChange={setHotkey} />
+      {textError ? (
+        <p id={`${formId}-text-error`} role="alert" className="w-full text-sm text-red-700 dark:text-red-300" data-testid="status-text-error">
+          {textError}
+        </p>
+      ) : null}
       {/* The row's switches and actions stay together, at the right; on a narrow row they move down as one. */}
       <div className="ml-auto flex flex-wrap items-center justify-end gap-1 sm:gap-2">
         <Form method="post" preventScrollReset className="inline">
@@ -184,39 +321,41 @@ export function StatusRow({ status, initiallyEditing }: { status: StatusRowData;
           </button>
         </Form>
         {editing ? (
-          <button type="submit" form={formId} name="intent" value="update" className={iconButton} aria-label="Сохранить" title="Сохранить">
+          <button type="submit" form={formId} name="intent" value="update" className={iconButton}>
             <CheckIcon />
+            <span>Сохранить</span>
           </button>
         ) : (
           <Link
             to={`?edit=${status.id}`}
             preventScrollReset
             className={iconButton}
-            aria-label="Редактировать"
-            title="Редактировать"
             onClick={(event) => {
               event.preventDefault();
               setEditing(true);
+              setFocusText(true);
             }}
           >
             <PencilIcon />
+            <span>Редактировать</span>
           </Link>
         )}
-        <RowAction id={status.id} intent="report" label="Отчётный статус" active={status.isReportStatus}>
+        <RowAction id={status.id} intent="report" label="Отчётный статус" shown="Отчётный" active={status.isReportStatus}>
           <StarIcon />
         </RowAction>
-        <RowAction id={status.id} intent="technical" label="Технический статус" active={status.isTechnical}>
+        <RowAction id={status.id} intent="technical" label="Технический статус" shown="Технический" active={status.isTechnical}>
           <GearIcon />
         </RowAction>
-        <RowAction id={status.id} intent="do-not-call" label="Добавить в список «Не звонить»" active={status.isDoNotCall}>
+        <RowAction id={status.id} intent="do-not-call" label="Добавить в список «Не звонить»" shown="«Не звонить»" active={status.isDoNotCall}>
           <BanIcon />
         </RowAction>
-        <RowAction id={status.id} intent="callback" label="Спрашивает время перезвона" active={status.asksCallback}>
+        <RowAction id={status.id} intent="callback" label="Спрашивает время перезвона" shown="Время перезвона" active={status.asksCallback}>
           <ClockIcon />
         </RowAction>
         {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
-        <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton} aria-label="Удалить" title="Удалить">
+        <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton}>
           <TrashIcon />
+          <span>Удалить</span>
         </Link>
       </div>
     </li>

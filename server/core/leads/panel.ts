@@ -6,6 +6,7 @@ import { isAppError } from "../errors";
 import { hoursLiteral, withinCallingHours } from "../filters/calling-hours";
 import { filteredLeadTurn, type Lead, loadWorkSet } from "./allocation";
 import { extraLabelsOf, leadCardRows, type LeadCardRow } from "./card";
+import { withButtonLabels, withKeys } from "../statuses/keys";
 
 export interface CardField {
   label: string;
@@ -29,15 +30,21 @@ export function parseTemplateFields(json: string): CardField[] {
 
 export interface LeadPanel {
   filter: { id: number; name: string } | null;
-  /** Visible statuses: technical first, then normal, report statuses last (SPEC /edit-statuses order). */
+  /** Visible statuses in their keys' order (issue 31, server/core/statuses/keys.ts), each with its digit. */
   statuses: Array<{
     id: number;
     text: string;
     buttonText: string;
+    /** What the button says: its button text, and the status's text too where two buttons would read alike. */
+    label: string;
     color: string;
     isReportStatus: boolean;
     isTechnical: boolean;
     asksCallback: boolean;
+    order: number;
+    hotkey: number | null;
+    /** The digit that presses it, or null (past the ninth). */
+    key: number | null;
   }>;
   template: { name: string; fields: CardField[] } | null;
   links: Array<{ id: number; name: string; link: string }>;
@@ -91,10 +98,11 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
         isReportStatus: statuses.isReportStatus,
         isTechnical: statuses.isTechnical,
         asksCallback: statuses.asksCallback,
+        order: statuses.order,
+        hotkey: statuses.hotkey,
       })
       .from(statuses)
-      .where(eq(statuses.isHidden, false))
-      .orderBy(desc(statuses.isTechnical), asc(statuses.isReportStatus), asc(statuses.order), asc(statuses.id)),
+      .where(eq(statuses.isHidden, false)),
     db
       .select({ id: links.id, name: links.name, link: links.link })
       .from(links)
@@ -116,7 +124,7 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
   const waitingForHours = filterRow && !lead && !onBreak ? await clientsWaitForHours(db, filterRow.id) : false;
   return {
     filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
-    statuses: statusRows,
+    statuses: withButtonLabels(withKeys(statusRows)),
     template: filterRow?.templateName != null ? { name: filterRow.templateName, fields: parseTemplateFields(filterRow.templateFields ?? "[]") } : null,
     links: linkRows,
     lead,

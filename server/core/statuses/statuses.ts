@@ -1,4 +1,4 @@
-import { asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, ne, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { statuses, type Status } from "../../../db/schema";
@@ -24,6 +24,13 @@ const order = z.coerce
   .min(0, { error: "Неверный порядок" })
   .max(100000, { error: "Неверный порядок" });
 const flag = z.boolean({ error: "Ожидается true или false" });
+/** Issue 31: the lead panel's digit, 1-9, or null (empty in a form) for the next free one. */
+const HOTKEY_MESSAGE = "Клавиша — цифра от 1 до 9";
+const hotkey = z.preprocess(
+  // A form sends text: empty is "by order", digits are a number.
+  (value) => (value === "" ? null : typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value),
+  z.number({ error: HOTKEY_MESSAGE }).int({ error: HOTKEY_MESSAGE }).min(1, { error: HOTKEY_MESSAGE }).max(9, { error: HOTKEY_MESSAGE }).nullable(),
+);
 
 export const createStatusSchema = z.object({
   text: statusText,
@@ -36,6 +43,7 @@ export const createStatusSchema = z.object({
   isTechnical: flag.optional(),
   isDoNotCall: flag.optional(),
   asksCallback: flag.optional(),
+  hotkey: hotkey.optional(),
 });
 
 /** PUT sends the whole status (SPEC §7); every field is optional so a partial edit works too. */
@@ -51,6 +59,7 @@ export const updateStatusSchema = z.object({
   isTechnical: flag.optional(),
   isDoNotCall: flag.optional(),
   asksCallback: flag.optional(),
+  hotkey: hotkey.optional(),
 });
 
 export const statusNotFound = () => notFound("Статус не найден", "status_not_found");
@@ -68,6 +77,7 @@ export function presentStatus(status: Status) {
     isTechnical: status.isTechnical,
     isDoNotCall: status.isDoNotCall,
     asksCallback: status.asksCallback,
+    hotkey: status.hotkey,
   };
 }
 export type StatusView = ReturnType<typeof presentStatus>;
@@ -81,6 +91,14 @@ export function statusGroup(status: Pick<Status, "isTechnical" | "isReportStatus
 
 export function sortStatuses<T extends Pick<Status, "isTechnical" | "isReportStatus" | "order" | "id">>(list: T[]): T[] {
   return [...list].sort((a, b) => statusGroup(a) - statusGroup(b) || a.order - b.order || a.id - b.id);
+}
+
+/** A digit given to one status is taken from any other that had it: one status per key. */
+async function releaseHotkey(tx: Pick<Db, "update">, digit: number, keptBy: number) {
+  await tx
+    .update(statuses)
+    .set({ hotkey: null, updatedAt: new Date() })
+    .where(and(eq(statuses.hotkey, digit), ne(statuses.id, keptBy)));
 }
 
 async function findStatus(db: Db, id: number) {
@@ -121,8 +139,10 @@ export async function createStatus(db: Db, actor: Actor, input: unknown) {
         isTechnical: body.isTechnical ?? false,
         isDoNotCall: body.isDoNotCall ?? false,
         asksCallback: body.asksCallback ?? false,
+        hotkey: body.hotkey ?? null,
       })
       .returning();
+    if (row.hotkey !== null) await releaseHotkey(tx, row.hotkey, row.id);
     return presentStatus(row);
   });
 }
@@ -138,12 +158,16 @@ export async function updateStatus(db: Db, actor: Actor, rawId: unknown, input: 
   const { id: _ignored, ...body } = parseInput(updateStatusSchema, input);
   await findStatus(db, id);
   const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
-  const [row] = await db
-    .update(statuses)
-    .set({ ...changes, updatedAt: new Date() })
-    .where(eq(statuses.id, id))
-    .returning();
-  return presentStatus(row);
+  return db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(statuses)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(eq(statuses.id, id))
+      .returning();
+    if (!row) throw statusNotFound();
+    if (row.hotkey !== null) await releaseHotkey(tx, row.hotkey, row.id);
+    return presentStatus(row);
+  });
 }
 
 export async function deleteStatus(db: Db, actor: Actor, rawId: unknown) {

@@ -26,6 +26,7 @@ const statusSchema = z.object({
   isTechnical: z.boolean(),
   isDoNotCall: z.boolean().describe("Нажатие статуса добавляет номер(а) клиента в список «Не звонить»"),
   asksCallback: z.boolean().describe("Нажатие спрашивает время перезвона"),
+  hotkey: z.number().int().nullable().describe("Клавиша 1-9 на панели лидов, заданная админом; null — следующая свободная"),
 });
 const idParams = z.object({ id: z.string().describe("id статуса") });
 // Bodies are validated in core (one schema, Russian messages); the API only says "an object".
