@@ -13,5 +13,6 @@ export {
   reassignCallback,
   takeCallback,
 } from "../server/core/leads/callbacks";
-export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal, formatKyiv } from "../server/core/leads/callback-time";
+export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal } from "../server/core/leads/callback-time";
+export { formatKyiv } from "../common/business-time";
 export { displayPhone } from "../server/core/bases/phone";

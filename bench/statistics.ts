@@ -5,7 +5,7 @@ import { seed } from "../server/seed";
 import { buildApp } from "../server/app";
 import { loadConfig } from "../server/config";
 import { callNumbersStatement } from "../server/core/statistics/call-numbers";
-import { kyivDay } from "../server/core/statistics/day";
+import { kyivDay } from "../common/business-time";
 import { median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
 
 /**

@@ -1,9 +1,11 @@
 /** Money is USD in ru-RU format; times are Europe/Kyiv, ru-RU (SPEC §9). */
+import { BUSINESS_TIME_ZONE } from "../../common/business-time";
+
 const usd = new Intl.NumberFormat("ru-RU", { style: "currency", currency: "USD" });
 export const formatUsd = (amount: number) => usd.format(amount);
 
 const dateTime = new Intl.DateTimeFormat("ru-RU", {
-  timeZone: "Europe/Kyiv",
+  timeZone: BUSINESS_TIME_ZONE,
   day: "2-digit",
   month: "2-digit",
   year: "numeric",
@@ -13,7 +15,7 @@ const dateTime = new Intl.DateTimeFormat("ru-RU", {
 });
 export const formatDateTime = (value: Date | string | number) => dateTime.format(new Date(value));
 
-const dateOnly = new Intl.DateTimeFormat("ru-RU", { timeZone: "Europe/Kyiv", day: "2-digit", month: "2-digit", year: "numeric" });
+const dateOnly = new Intl.DateTimeFormat("ru-RU", { timeZone: BUSINESS_TIME_ZONE, day: "2-digit", month: "2-digit", year: "numeric" });
 export const formatDate = (value: Date | string | number) => dateOnly.format(new Date(value));
 
 /** A duration as ч:мм:сс, hours always shown (a day's talk time: "0:01:05", "12:40:00"). */

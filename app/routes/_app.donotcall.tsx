@@ -21,6 +21,7 @@ import {
 import { actionError, orAppMessage } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
+import { formatKyiv } from "../../common/business-time";
 
 export const meta: MetaFunction = () => [{ title: "Не звонить" }];
 
@@ -90,8 +91,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return actionError(error);
   }
 }
-
-const dateTime = new Intl.DateTimeFormat("ru-RU", { dateStyle: "short", timeStyle: "short", timeZone: "Europe/Kyiv" });
 
 function Report({ report, what }: { report: BulkReport; what: string }) {
   return (
@@ -228,7 +227,7 @@ export default function DoNotCallPage() {
                   <td data-label="Номер" className="px-3 py-2">{item.phone}</td>
                   <td data-label="Нормализованный" className="px-3 py-2 font-mono">+{item.phoneKey}</td>
                   <td data-label="Кто добавил" className="px-3 py-2">{item.addedBy || "—"}</td>
-                  <td data-label="Когда" className="px-3 py-2">{dateTime.format(new Date(item.addedAt))}</td>
+                  <td data-label="Когда" className="px-3 py-2">{formatKyiv(item.addedAt)}</td>
                   <td className="px-3 py-2 text-right" data-label="">
                     <Link
                       to={`${back}${back.includes("?") ? "&" : "?"}delete=${item.id}`}

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
+import { BUSINESS_TIME_ZONE } from "../../common/business-time";
 import { databases } from "./bases";
 import { timestamps, users } from "./users";
 import { scripts, statuses, templates } from "./work";
@@ -25,7 +26,7 @@ export const filters = pgTable(
     callsFrom: time("calls_from").notNull().default("09:00"),
     callsUntil: time("calls_until").notNull().default("21:00"),
     callDays: integer("call_days").array().notNull().default(sql`'{1,2,3,4,5,6,7}'::int[]`),
-    timeZone: text("time_zone").notNull().default("Europe/Kyiv"),
+    timeZone: text("time_zone").notNull().default(BUSINESS_TIME_ZONE),
     /** «Записывать разговоры»: the proxy records this topic's calls through the trunk (issue 28, decision 054). */
     recordCalls: boolean("record_calls").notNull().default(false),
     /** Recordings older than this many days are deleted by the sweeper; null keeps them. */

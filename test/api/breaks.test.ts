@@ -4,7 +4,7 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { queryRows } from "../../db/client";
 import { breakTimeToday } from "../../server/core/breaks/breaks";
-import { kyivDay } from "../../server/core/statistics/day";
+import { kyivDay } from "../../common/business-time";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, doNotCall, users } from "../../db/schema";
 import { callNumbersOfDay } from "../../server/core/statistics/call-numbers";
-import { kyivDate, kyivDay } from "../../server/core/statistics/day";
+import { kyivDate, kyivDay } from "../../common/business-time";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow } from "../helpers/leads";
 

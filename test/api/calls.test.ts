@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts } from "../../db/schema";
 import { queryRows } from "../../db/client";
 import { closeSilentCalls } from "../../server/core/calls/calls";
-import { kyivDay } from "../../server/core/statistics/day";
+import { kyivDay } from "../../common/business-time";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase } from "../helpers/leads";
 

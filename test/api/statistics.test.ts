@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { getStatistics } from "../../server/core/statistics/statistics";
-import { kyivDate, kyivDay } from "../../server/core/statistics/day";
+import { kyivDate, kyivDay } from "../../common/business-time";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, pressStatus } from "../helpers/money";
 

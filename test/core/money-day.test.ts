@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { pieSlices } from "../../app/components/charts/pieSlices";
 import { parseCents } from "../../server/core/money/amount";
-import { kyivDay } from "../../server/core/statistics/day";
+import { kyivDay } from "../../common/business-time";
 
 describe("kyivDay", () => {
   it.each([

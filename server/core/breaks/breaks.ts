@@ -3,7 +3,7 @@ import { type Db, queryRows } from "../../../db/client";
 import type { BreakEndReason } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { conflict, notFound } from "../errors";
-import { kyivDay } from "../statistics/day";
+import { kyivDay } from "../../../common/business-time";
 
 /**
  * Breaks (Перерыв, issue 18, decision 038): the one place their rules live. While a manager has an open break:

@@ -4,6 +4,7 @@ import type { Db } from "../../../db/client";
 import { databases, exportParts, exports, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { baseVisible } from "../bases/visible";
+import { kyivDate } from "../../../common/business-time";
 import { badRequest, conflict, notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
 import { countExportRows, NO_STATUS_ID } from "./selection";
@@ -198,7 +199,6 @@ export async function restartExport(db: Db, actor: Actor, rawId: unknown): Promi
   return present(row);
 }
 
-const kyivDate = new Intl.DateTimeFormat("en-CA", { timeZone: "Europe/Kyiv", year: "numeric", month: "2-digit", day: "2-digit" });
 
 /** The finished file: `export-{date}.xlsx` or `.csv` (the Kyiv date it was finished), with its content type. */
 export async function exportFile(
@@ -220,5 +220,5 @@ export async function exportFile(
   if (parts.length === 0) throw conflict("Экспорт ещё не готов: дождитесь 100%", "export_not_ready");
   const data = Buffer.concat(parts.map((part) => part.data));
   const format: ExportFormat = row.format === "csv" ? "csv" : "xlsx";
-  return { filename: `export-${kyivDate.format(row.endTime ?? new Date())}.${format}`, contentType: EXPORT_CONTENT_TYPES[format], data };
+  return { filename: `export-${kyivDate(row.endTime ?? new Date())}.${format}`, contentType: EXPORT_CONTENT_TYPES[format], data };
 }

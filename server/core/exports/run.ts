@@ -4,7 +4,7 @@ import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
 import { exports } from "../../../db/schema";
-import { BUSINESS_TIME_ZONE } from "../statistics/day";
+import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
 import { awaitedLater } from "../later";
 import { extraFieldLabel } from "../bases/mapping";
 import { visibleBase } from "../bases/visible";

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { badRequest } from "../errors";
-import { BUSINESS_TIME_ZONE } from "../statistics/day";
+import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
 
 /**
  * A topic's calling window (issue 29, decision 050): its clients are handed out and called only inside it, in

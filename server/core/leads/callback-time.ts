@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { badRequest } from "../errors";
-import { BUSINESS_TIME_ZONE, kyivOffsetMs } from "../statistics/day";
+import { BUSINESS_TIME_ZONE, kyivInstant, kyivWallClock } from "../../../common/business-time";
 
 /** Callback times are chosen and shown in the call centre's time zone (issue 18). */
 export const CALLBACK_TIME_ZONE = BUSINESS_TIME_ZONE;
@@ -80,28 +80,20 @@ export const callbackAtSchema = z
 export function kyivLocalToDate(local: string): Date {
   const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})$/.exec(local.trim());
   if (!m) throw badRequest(CALLBACK_TIME_INVALID, "callback_time_invalid");
-  const wall = realWallClock(+m[1], +m[2], +m[3], +m[4], +m[5]);
-  // The offset at the guess, then again at the result (a DST change between the two).
-  let at = wall - kyivOffsetMs(new Date(wall));
-  at = wall - kyivOffsetMs(new Date(at));
-  return new Date(at);
+  realWallClock(+m[1], +m[2], +m[3], +m[4], +m[5]); // refuses 30 February and 25:00
+  return kyivInstant(+m[1], +m[2], +m[3], +m[4], +m[5]);
 }
 
 /** An instant as a Kyiv wall-clock "YYYY-MM-DDTHH:mm" (the value of a datetime-local input). */
-export function dateToKyivLocal(at: Date): string {
-  const shifted = new Date(at.getTime() + kyivOffsetMs(at));
-  return shifted.toISOString().slice(0, 16);
-}
+export const dateToKyivLocal = kyivWallClock;
 
 /** The instant of a quick choice, from now. */
 export function callbackPresetTime(preset: string, now = new Date()): Date {
   if (preset === "15m") return new Date(now.getTime() + 15 * 60_000);
   if (preset === "1h") return new Date(now.getTime() + 60 * 60_000);
   if (preset === "tomorrow10") {
-    const today = dateToKyivLocal(now).slice(0, 10);
-    const [y, mo, d] = today.split("-").map(Number);
-    const tomorrow = new Date(Date.UTC(y, mo - 1, d + 1)).toISOString().slice(0, 10);
-    return kyivLocalToDate(`${tomorrow}T10:00`);
+    const [y, mo, d] = dateToKyivLocal(now).slice(0, 10).split("-").map(Number);
+    return kyivInstant(y, mo, d + 1, 10, 0); // TZDate rolls the 32nd over into the next month
   }
   throw badRequest(CALLBACK_TIME_INVALID, "callback_time_invalid");
 }
@@ -114,11 +106,4 @@ export function callbackTimeFromForm(preset: string, local: string, now = new Da
   if (preset) return checkCallbackTime(callbackPresetTime(preset, now), now);
   if (local) return checkCallbackTime(kyivLocalToDate(local), now);
   return null;
-}
-
-/** "25.11.2026, 10:00" in Kyiv time. */
-export function formatKyiv(at: Date | string): string {
-  return new Intl.DateTimeFormat("ru-RU", { timeZone: CALLBACK_TIME_ZONE, dateStyle: "short", timeStyle: "short" }).format(
-    new Date(at),
-  );
 }

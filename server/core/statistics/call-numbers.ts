@@ -2,7 +2,7 @@ import { sql, type SQL } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import type { ProxyRefusal } from "../../../common/sip-reasons";
 import { sipReason } from "../calls/sip-reasons";
-import { kyivDate, kyivDay } from "./day";
+import { kyivDate, kyivDay } from "../../../common/business-time";
 
 export const NO_TOPIC = "Без тематики";
 export const UNKNOWN_CALLER = "Неизвестно";

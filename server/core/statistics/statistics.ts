@@ -7,7 +7,7 @@ import { notFound } from "../errors";
 import { statusColorsFor } from "../statuses/colors";
 import { idSchema, parseInput } from "../validation";
 import { callNumbersOfDay, type CallDayNumbers } from "./call-numbers";
-import { kyivDate, kyivDay } from "./day";
+import { kyivDate, kyivDay } from "../../../common/business-time";
 
 export const TOP_MANAGERS = 5;
 export const UNKNOWN_MANAGER = "Неизвестно";
