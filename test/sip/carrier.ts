@@ -2,7 +2,7 @@ import dgram from "node:dgram";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { encodeG711 } from "../../server/core/recordings/pcap-audio";
+import { encodeG711, rtpAudio } from "../../server/core/recordings/pcap-audio";
 import { startDaemon, type Daemon } from "./daemon";
 
 /**
@@ -25,6 +25,8 @@ export interface MediaEcho {
   sources(reset?: boolean): Map<number, number>;
   /** Instead of echoing, answer every G.711 packet with one of a tone of `hz` (null: echo again): the client speaks. */
   speak(hz: number | null): void;
+  /** The G.711 audio received since the last reset (8 kHz, at most the last 10 s): what the client would hear. */
+  heard(reset?: boolean): Float32Array;
   close(): Promise<void>;
 }
 
@@ -36,7 +38,11 @@ export async function startMediaEcho(): Promise<MediaEcho> {
   const byType = new Map<number, number>();
   const events: Array<{ pt: number; digit: string; timestamp: number }> = [];
   let bySource = new Map<number, number>();
-  let tone: { hz: number; sample: number; sequence: number } | null = null;
+  let tone: { hz: number } | null = null;
+  // Each peer (one per call leg) its own tone stream, so two calls at once each hear a clean tone.
+  let toneOf = new Map<string, { sample: number; sequence: number }>();
+  let heard: Int16Array[] = [];
+  let heardSamples = 0;
   socket.on("message", (packet, from) => {
     if (packet.length < 12 || packet[0] >> 6 !== 2) return;
     const pt = packet[1] & 0x7f;
@@ -53,13 +59,22 @@ export async function startMediaEcho(): Promise<MediaEcho> {
         events.push({ pt, digit: DTMF_EVENTS[event], timestamp });
       }
     }
+    const audio = rtpAudio(packet);
+    if (audio) {
+      heard.push(audio.samples);
+      heardSamples += audio.samples.length;
+      while (heardSamples - heard[0].length >= 80_000) heardSamples -= heard.shift()!.length;
+    }
     if (tone && (pt === 0 || pt === 8) && packet.length === 172) {
-      const samples = Int16Array.from({ length: 160 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * tone!.hz * (tone!.sample + i)) / 8000)));
+      const peer = `${from.address}:${from.port}`;
+      const state = toneOf.get(peer) ?? { sample: 0, sequence: 0 };
+      toneOf.set(peer, state);
+      const samples = Int16Array.from({ length: 160 }, (_, i) => Math.round(8000 * Math.sin((2 * Math.PI * tone!.hz * (state.sample + i)) / 8000)));
       const reply = Buffer.concat([packet.subarray(0, 12), encodeG711(samples, pt === 0 ? "PCMU" : "PCMA")]);
-      reply.writeUInt16BE(tone.sequence++ & 0xffff, 2);
-      reply.writeUInt32BE(tone.sample >>> 0, 4);
+      reply.writeUInt16BE(state.sequence++ & 0xffff, 2);
+      reply.writeUInt32BE(state.sample >>> 0, 4);
       reply.writeUInt32BE(0x70ce, 8);
-      tone.sample += 160;
+      state.sample += 160;
       socket.send(reply, from.port, from.address);
       return;
     }
@@ -84,7 +99,17 @@ export async function startMediaEcho(): Promise<MediaEcho> {
       if (reset) bySource = new Map();
       return seen;
     },
-    speak: (hz) => (tone = hz === null ? null : { hz, sample: 0, sequence: 0 }),
+    speak(hz) {
+      tone = hz === null ? null : { hz };
+      toneOf = new Map();
+    },
+    heard(reset = false) {
+      const all = new Float32Array(heardSamples);
+      let at = 0;
+      for (const chunk of heard) for (const sample of chunk) all[at++] = sample / 32768;
+      if (reset) [heard, heardSamples] = [[], 0];
+      return all;
+    },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }
