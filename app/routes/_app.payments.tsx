@@ -73,14 +73,7 @@ export default function PaymentsPage() {
         <nav className="mb-2 flex flex-wrap items-center gap-x-3 gap-y-1 text-sm md:hidden" aria-label="Сортировка" data-testid="workers-sort">
           <span className="text-slate-600 dark:text-slate-400">Сортировать:</span>
           {COLUMNS.map(([key, label]) => (
-            <Link key={key} to={tableQuery(params, sortChange(params, key)) || "?"} preventScrollReset className="inline-flex items-center gap-1 hover:underline" aria-current={params.sort === key ? "true" : undefined}>
-              {label}
-              {params.sort === key ? (
-                <span aria-hidden="true">
-                  <SortIcon dir={params.dir} />
-                </span>
-              ) : null}
-            </Link>
+            <SortLink key={key} params={params} column={key} label={label} current />
           ))}
         </nav>
         <TableFrame>
@@ -89,14 +82,7 @@ export default function PaymentsPage() {
               <tr className="border-b border-slate-200 dark:border-slate-700">
                 {COLUMNS.map(([key, label]) => (
                   <th key={key} className={`px-2 py-2 ${key === "login" ? stickyStart : ""}`} aria-sort={params.sort === key ? (params.dir === "asc" ? "ascending" : "descending") : undefined}>
-                    <Link to={tableQuery(params, sortChange(params, key)) || "?"} preventScrollReset className="inline-flex items-center gap-1 hover:underline">
-                      {label}
-                      {params.sort === key ? (
-                        <span aria-hidden="true">
-                          <SortIcon dir={params.dir} />
-                        </span>
-                      ) : null}
-                    </Link>
+                    <SortLink params={params} column={key} label={label} />
                   </th>
                 ))}
                 <th className="whitespace-nowrap px-2 py-2">Действия</th>
@@ -151,6 +137,26 @@ export default function PaymentsPage() {
 }
 
 /** After a payout, that worker's payout and history buttons turn green and disabled for the rest of the visit. */
+/** A column's sort link: the header's at desk width, the phone's row above the cards (`current` marks the chosen one). */
+function SortLink({ params, column, label, current = false }: { params: TableParams; column: SortKey; label: string; current?: boolean }) {
+  const sorted = params.sort === column;
+  return (
+    <Link
+      to={tableQuery(params, sortChange(params, column)) || "?"}
+      preventScrollReset
+      className="inline-flex items-center gap-1 hover:underline"
+      aria-current={current && sorted ? "true" : undefined}
+    >
+      {label}
+      {sorted ? (
+        <span aria-hidden="true">
+          <SortIcon dir={params.dir} />
+        </span>
+      ) : null}
+    </Link>
+  );
+}
+
 function RowLink({ paid, to, label }: { paid: boolean; to: string; label: string }) {
   if (paid) {
     return (
