@@ -22,9 +22,8 @@ let apis: Array<ReturnType<typeof supertest>>;
 
 beforeAll(async () => {
   t = await createTestApp();
-  const url = (t.handle as { url?: string }).url;
-  if (process.env.TEST_DATABASE_URL && url) {
-    second = await startInstance(url);
+  if (process.env.TEST_DATABASE_URL) {
+    second = await startInstance((t.handle as { url?: string }).url!);
     apis = [t.request, supertest(`http://${second.base}`)];
   } else {
     apis = [t.request, t.request];
@@ -119,6 +118,7 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
         return { id: p.user.id, auth: bearer(await t.tokenFor(p)), api: apis[i % 2], lead: null as number | null };
       }),
     );
+    if (second) expect(apis[0]).not.toBe(apis[1]);
 
     // Callbacks due: each manager's own (due a minute ago), two of the absent manager's past the grace time, one
     // outside its client's hours, one whose number is listed. Their contacts wait in «Перезвонить», no status of the topic.
