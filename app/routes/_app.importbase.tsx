@@ -3,7 +3,7 @@ import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { handleImportPost, mappingChoices, type ImportState } from "../bases.server";
+import { handleImportPost, mappingChoices, mappingHelp, type ImportState } from "../bases.server";
 import { Banner, FILE_LABEL, fileRefusal, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
@@ -12,7 +12,7 @@ export const meta: MetaFunction = () => [{ title: "Импорт базы" }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   await requireAdminUser(request, context);
-  return { fields: mappingChoices() };
+  return { fields: mappingChoices(), help: mappingHelp() };
 }
 
 /** Without JavaScript: two posts, `preview` (multipart, with the file) then `import` (the chosen mapping). */
@@ -59,7 +59,7 @@ function postWithProgress(form: FormData, onProgress: (busy: Busy) => void): Pro
 }
 
 export default function ImportBasePage() {
-  const { fields } = useLoaderData<typeof loader>();
+  const { fields, help } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const hydrated = useHydrated();
@@ -140,7 +140,7 @@ export default function ImportBasePage() {
         <ol className="list-decimal space-y-1 pl-5">
           <li>Введите название базы и выберите файл Excel (.xlsx или .xls), LibreOffice (.ods) или CSV (.csv, в UTF-8 или Windows-1251).</li>
           <li>Нажмите «Загрузить»: появится предпросмотр первых строк файла.</li>
-          <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст или доп. поле 1–4. Столбец «Номер» нужен обязательно.</li>
+          <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст, доп. поле 1–4 или часовой пояс. Столбец «Номер» нужен обязательно.</li>
           <li>Нажмите «Сохранить». Дубли удаляются по настройкам баз.</li>
         </ol>
         <p className="banner-warning" data-testid="import-warning">
@@ -245,6 +245,9 @@ export default function ImportBasePage() {
             </Link>
           </div>
           <MappingTable preview={mapping.preview} fields={fields} />
+          <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="mapping-help">
+            {help}
+          </p>
           <button type="submit" className="btn-primary" disabled={submitting}>
             Сохранить
           </button>

@@ -78,6 +78,11 @@ export function ImportResultDialog({ result, onClose }: { result: ImportResult; 
         <li>
           Не импортировано (номер в списке «Не звонить»): <b data-testid="do-not-call-count">{result.doNotCall}</b>
         </li>
+        {result.unreadableZones > 0 ? (
+          <li className="text-amber-700 dark:text-amber-400">
+            Часовой пояс не распознан, взят по номеру телефона: <b data-testid="unreadable-zones-count">{result.unreadableZones}</b>
+          </li>
+        ) : null}
       </ul>
       <h3 className="mb-1 text-sm font-semibold">Удалённые дубли</h3>
       {result.duplicatesInfo.length === 0 ? (

@@ -6,9 +6,10 @@ import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict } from "../errors";
 import { awaitedLater } from "../later";
 import { parseInput, requiredText } from "../validation";
-import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, NO_PHONE_COLUMN, suggestMapping } from "./mapping";
+import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, NO_PHONE_COLUMN, suggestMapping, ZONE_FIELD } from "./mapping";
 import { looksLikePhone, phoneKey } from "./phone";
 import { zoneOfPhone } from "./phone-zone";
+import { zoneCellReader } from "./zone-cell";
 import { MESSAGES, readRows, type SheetChoice, type SheetRow } from "../spreadsheets";
 import { fileRequired } from "./uploads";
 import { removeImport } from "./import-cleanup";
@@ -248,6 +249,8 @@ export interface ImportResult {
   duplicatesInfo: DuplicatesInfo[];
   /** Contacts left out because their number is on the do-not-call list. */
   doNotCall: number;
+  /** Contacts whose «Часовой пояс» cell was filled but not read as a zone: theirs comes from the phone (decision 062). */
+  unreadableZones: number;
 }
 
 type ContactRow = typeof contacts.$inferInsert;
@@ -451,7 +454,9 @@ async function importRows(
 
   const columns = mappings
     .map((field, index) => ({ field, index }))
-    .filter((c): c is { field: Exclude<MappingField, "skip">; index: number } => c.field !== "skip");
+    .filter((c): c is { field: Exclude<MappingField, "skip" | typeof ZONE_FIELD>; index: number } => c.field !== "skip" && c.field !== ZONE_FIELD);
+  const zoneColumn = mappings.indexOf(ZONE_FIELD);
+  const readZone = zoneColumn >= 0 ? await zoneCellReader(db) : null;
 
   const baseId = await createHiddenBase(db, name);
   const base = { id: baseId };
@@ -463,6 +468,7 @@ async function importRows(
     let skipped = 0;
     let imported = 0;
     let withPhone = 0;
+    let unreadableZones = 0;
     let rowsRead = 0;
     let batch: ContactRow[] = [];
     let batchChars = 0;
@@ -531,6 +537,8 @@ async function importRows(
           chars += value.length;
           row[field] = value;
         }
+        const zoneCell = readZone ? (cells[zoneColumn] ?? "").trim() : "";
+        if (zoneCell.length > IMPORT_LIMITS.maxCellChars) throw cellTooLong(number, zoneColumn, zoneCell.length);
         if (!row.name && !row.phone) {
           skipped++;
           continue;
@@ -539,8 +547,10 @@ async function importRows(
         if (totalChars > IMPORT_LIMITS.maxTotalChars) throw tooMuchText(number);
         batchChars += chars;
         row.phoneKey = row.phone ? phoneKey(row.phone, input.phoneRegion) : "";
-        // The client's time zone for the calling hours (decision 050), once per contact.
-        row.tz = row.phone ? zoneOfPhone(row.phone, input.phoneRegion, row.phoneKey) : null;
+        // The client's time zone for the calling hours, once per contact: the file's own when it names one it reads
+        // (decision 062), else the phone's (decision 050).
+        const givenZone = zoneCell && readZone ? readZone(zoneCell) : null;
+        row.tz = givenZone ?? (row.phone ? zoneOfPhone(row.phone, input.phoneRegion, row.phoneKey) : null);
         if (row.phone && looksLikePhone(row.phone.trim())) withPhone++;
         if (inBase && row.phoneKey) {
           if (seen.has(row.phoneKey)) {
@@ -549,6 +559,7 @@ async function importRows(
           }
           seen.add(row.phoneKey);
         }
+        if (zoneCell && !givenZone) unreadableZones++;
         batch.push(row);
         if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
       }
@@ -588,7 +599,7 @@ async function importRows(
           duplicatesInfo.push({ baseName: other.name, count: acrossCounts.get(other.id) ?? 0 });
         }
       }
-      const result: ImportResult = { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo, doNotCall };
+      const result: ImportResult = { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo, doNotCall, unreadableZones };
       return result;
     });
   } catch (error) {

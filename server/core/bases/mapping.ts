@@ -13,9 +13,15 @@ export const MAPPING_FIELDS = [
   "additionalInfo2",
   "additionalInfo3",
   "additionalInfo4",
+  "timeZone",
 ] as const;
 export type MappingField = (typeof MAPPING_FIELDS)[number];
 export type ContactField = Exclude<MappingField, "skip">;
+/**
+ * «Часовой пояс» is no contact field of its own: its cell, when readable, becomes the contact's calling-hours zone
+ * instead of the one from the phone (zone-cell.ts, decision 062).
+ */
+export const ZONE_FIELD = "timeZone" satisfies MappingField;
 
 /** The one word for a contact's extra fields, everywhere (import mapping, search, export, card): issue 17. */
 export const extraFieldLabel = (n: number) => `Доп. поле ${n}`;
@@ -32,7 +38,13 @@ export const MAPPING_LABELS: Record<MappingField, string> = {
   additionalInfo2: extraFieldLabel(2),
   additionalInfo3: extraFieldLabel(3),
   additionalInfo4: extraFieldLabel(4),
+  timeZone: "Часовой пояс",
 };
+
+/** What the import page says of the «Часовой пояс» column: the forms read (zone-cell.ts). */
+export const ZONE_FIELD_HELP =
+  "Столбец «Часовой пояс»: название пояса (Europe/Moscow, Asia/Vladivostok) или целое смещение от UTC (UTC+5, GMT+3, +05:00). " +
+  "Если ячейка пустая или не распознана, пояс берётся по номеру телефона";
 
 export const mappingsSchema = z
   .array(z.enum(MAPPING_FIELDS, { error: "Неизвестный тип столбца в сопоставлении" }), {
@@ -72,6 +84,7 @@ const HEADERS: Array<[Exclude<ContactField, `additionalInfo${number}`>, string[]
   ["city", ["город", "нас пункт", "населенный пункт", "city", "town"]],
   ["address", ["адрес", "адрес клиента", "улица", "address"]],
   ["age", ["возраст", "лет", "age"]],
+  ["timeZone", ["часовой пояс", "пояс", "таймзона", "time zone", "timezone", "tz"]],
 ];
 const EXTRA = /^(доп|дополнительн|примечани|комментари|инфо|информац|info|note|comment)/;
 

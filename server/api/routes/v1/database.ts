@@ -5,7 +5,7 @@ import { z } from "zod";
 import { countsAllTime, deleteBase, listBases } from "../../../core/bases/bases";
 import { importBase, previewBase } from "../../../core/bases/import";
 import { othersBusy } from "../../../deps";
-import { MAPPING_FIELDS } from "../../../core/bases/mapping";
+import { MAPPING_FIELDS, ZONE_FIELD_HELP } from "../../../core/bases/mapping";
 import { searchContacts } from "../../../core/bases/search";
 import { SHEET_LIMITS } from "../../../core/spreadsheets";
 import { refuseOversizedBody, removeUpload, saveUpload } from "../../../core/bases/uploads";
@@ -58,6 +58,10 @@ const importResultSchema = z.object({
   skipped: z.number().int().describe("Строки без телефона и без ФИО"),
   duplicatesInfo: z.array(z.object({ baseName: z.string(), count: z.number().int() })),
   doNotCall: z.number().int().describe("Контакты, не импортированные: их номер в списке «Не звонить»"),
+  unreadableZones: z
+    .number()
+    .int()
+    .describe("Контакты, чья ячейка столбца timeZone заполнена, но не распознана: их часовой пояс взят по номеру телефона"),
 });
 
 const searchHitSchema = z.object({
@@ -109,7 +113,7 @@ export async function readUpload(request: FastifyRequest) {
 }
 
 const MAPPINGS_DOC = `\`mappings\`: JSON-массив, по одному элементу на столбец предпросмотра (в порядке \`columns\`), каждый из
-${MAPPING_FIELDS.map((f) => `\`${f}\``).join(", ")} (\`skip\`: столбец не импортируется).`;
+${MAPPING_FIELDS.map((f) => `\`${f}\``).join(", ")} (\`skip\`: столбец не импортируется). ${ZONE_FIELD_HELP.replace("«Часовой пояс»", "`timeZone`")}.`;
 
 const SHEET_DOC =
   "Необязательно `sheet`: номер листа (1 — первый по порядку вкладок). Без него читается первый лист, а если он " +
