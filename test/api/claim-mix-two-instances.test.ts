@@ -2,7 +2,7 @@ import { and, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callbacks, contacts, doNotCall, filters, statuses, users } from "../../db/schema";
-import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { startInstance, type Instance } from "../helpers/instance";
 import { statusesByText } from "../helpers/leads";
@@ -16,12 +16,11 @@ import { statusesByText } from "../helpers/leads";
  * minute back (as retry-rules.test.ts does): a contact pressed in round p with a rule of D minutes may come back in
  * round p + D at the earliest. On PGlite (one process) the same mix runs on one instance.
  */
-let t: TestApp;
 let second: Instance | null = null;
 let apis: Array<ReturnType<typeof supertest>>;
 
+const t = useTestApp();
 beforeAll(async () => {
-  t = await createTestApp();
   if (process.env.TEST_DATABASE_URL) {
     second = await startInstance((t.handle as { url?: string }).url!);
     apis = [t.request, supertest(`http://${second.base}`)];
@@ -31,7 +30,6 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => {
   await second?.stop();
-  await t?.close();
 });
 
 function clockIn(zone: string, shift = 0): string {

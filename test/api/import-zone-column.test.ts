@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { contacts, filters, users } from "../../db/schema";
 import { type CallingHours } from "../../server/core/filters/calling-hours";
-import { ADMIN, bearer, createTestApp, createUser, pageSessionCookie, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -11,13 +11,11 @@ import { createFilterRow, statusesByText } from "../helpers/leads";
  * is the contact's zone for the calling hours instead of the phone's; an empty or unreadable one falls back to the
  * phone's zone, and the import report counts the unreadable ones.
  */
-let t: TestApp;
 let adminToken: string;
+const t = useTestApp({ web: true });
 beforeAll(async () => {
-  t = await createTestApp({ web: true });
   adminToken = await t.adminToken();
 });
-afterAll(() => t?.close());
 
 /** Moscow numbers (+7 495), each a distinct phone. */
 const moscow = (n: number) => `+7 495 123-45-${String(n).padStart(2, "0")}`;
