@@ -41,7 +41,7 @@ describe("an admin builds a filter from /loadedbases", () => {
     expect(await dialog.locator("[data-testid=choice-databases] input:checked").count()).toBe(2);
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Виберите 1 статус").first().waitFor();
-    await dialog.getByLabel("Перезвонить").check();
+    await dialog.getByRole("checkbox", { name: "Перезвонить", exact: true }).check();
     await dialog.getByLabel("Шаблон").selectOption({ label: "Кредитная анкета" });
     await dialog.getByRole("button", { name: "Сохранить" }).click();
 
@@ -77,7 +77,7 @@ describe("an admin builds a filter from /loadedbases", () => {
 
     await page.locator("[data-testid=choice-managers]").getByRole("button", { name: "Выбрать все" }).click();
     await page.locator("[data-testid=choice-databases]").getByRole("button", { name: "Выбрать все" }).click();
-    await page.locator("[data-testid=filter-dialog]").getByLabel("Не интересно").check();
+    await page.locator("[data-testid=filter-dialog]").getByRole("checkbox", { name: "Не интересно", exact: true }).check();
     await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
     await page.waitForURL((url) => url.pathname === "/loadedbases");
     await page.getByText("Фильтр сохранен").first().waitFor();

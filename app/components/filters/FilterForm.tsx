@@ -246,7 +246,8 @@ function RetryRulesFields({
         </label>
       </div>
       <div className="max-h-72 overflow-auto">
-        <table className="w-full text-sm">
+        {/* A card per status on a phone (.stack-table), so no field waits behind a sideways scroll. */}
+        <table className="stack-table w-full text-sm [--stack-label:7rem]">
           <thead>
             <tr className="text-left text-xs text-slate-600 dark:text-slate-400">
               <th className="p-1 font-medium">Статус</th>
@@ -260,22 +261,22 @@ function RetryRulesFields({
               const rule = { ...EMPTY_RULE, ...byStatus.get(status.id) };
               return (
                 <tr key={status.id} data-testid={`retry-rule-${status.id}`} className={worked.has(status.id) ? "" : "opacity-70"}>
-                  <th scope="row" className="p-1 text-left font-normal" id={`retry-status-${status.id}`}>
+                  <th scope="row" className="block p-1 text-left font-medium md:table-cell md:font-normal" id={`retry-status-${status.id}`}>
                     {status.name}
                   </th>
-                  <td className="p-1">
+                  <td className="p-1" data-label="Вернуть через">
                     <span className="flex gap-1">
                       <input
                         name={`retryDelay.${status.id}`}
                         inputMode="decimal"
-                        className="input w-20"
+                        className="input w-16 md:w-20"
                         aria-label={`${status.name}: вернуть в работу через`}
                         value={rule.delay}
                         onChange={(event) => set(status.id, { delay: event.target.value })}
                       />
                       <select
                         name={`retryUnit.${status.id}`}
-                        className="input w-28"
+                        className="input w-24 md:w-28"
                         aria-label={`${status.name}: единица времени`}
                         value={rule.unit}
                         onChange={(event) => set(status.id, { unit: event.target.value === "minutes" ? "minutes" : "hours" })}
@@ -285,20 +286,20 @@ function RetryRulesFields({
                       </select>
                     </span>
                   </td>
-                  <td className="p-1">
+                  <td className="p-1" data-label="Не более, попыток">
                     <input
                       name={`retryMax.${status.id}`}
                       inputMode="numeric"
-                      className="input w-20"
+                      className="input w-16 md:w-20"
                       aria-label={`${status.name}: не более попыток`}
                       value={rule.maxAttempts}
                       onChange={(event) => set(status.id, { maxAttempts: event.target.value })}
                     />
                   </td>
-                  <td className="p-1">
+                  <td className="p-1" data-label="Затем статус">
                     <select
                       name={`retryFinal.${status.id}`}
-                      className="input"
+                      className="input max-w-full"
                       aria-label={`${status.name}: статус после последней попытки`}
                       value={rule.finalStatus}
                       onChange={(event) => set(status.id, { finalStatus: event.target.value })}
