@@ -75,8 +75,9 @@ export const contacts = pgTable(
       .where(sql`${t.statusId} is null and ${t.heldBy} is null and not ${t.listed}`),
     // Re-work: contacts with a status, least recently touched first. Partial, like the two below: an imported
     // contact has no status and no last manager, so an import does not pay for these indexes (decision 010).
+    // With the id last, the retry tier's walk per base and status is in its full order (status_at, id).
     index("contacts_rework_idx")
-      .on(t.databaseId, t.statusId, t.statusAt)
+      .on(t.databaseId, t.statusId, t.statusAt, t.id)
       .where(sql`${t.statusId} is not null`),
     index("contacts_held_by_idx").on(t.heldBy).where(sql`${t.heldBy} is not null`),
     // Expired holds: the first claim tier reads only the holds past their time, not every held row.

@@ -237,9 +237,15 @@ describe("live listening from /users (issue 28)", () => {
    * Sorted by the manager's tone, so [0] is the client's stream and [1] the manager's.
    */
   async function tonesPlayed(page: Page, label: string, hz: number[]) {
-    const { rate, tracks } = await playedTracks(page, label);
-    const shares = tracks.map((samples) => Object.fromEntries(hz.map((f) => [f, Number(toneShare(samples, rate, f).toFixed(3))])));
-    if (process.env.DEBUG_LISTEN) console.log(label, rate, JSON.stringify(shares));
+    let shares: Array<Record<number, number>> = [];
+    // On a loaded CI machine one 0.7 s window can hold a jitter-buffer gap (a whisper once measured 0.215 against
+    // 0.6-1 usually), so the page gets up to three windows in which every track plays one tone clearly.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const { rate, tracks } = await playedTracks(page, label);
+      shares = tracks.map((samples) => Object.fromEntries(hz.map((f) => [f, Number(toneShare(samples, rate, f).toFixed(3))])));
+      if (process.env.DEBUG_LISTEN) console.log(label, rate, JSON.stringify(shares));
+      if (shares.length > 0 && shares.every((track) => Math.max(...Object.values(track)) > 0.3)) break;
+    }
     return shares;
   }
   /** One party a tone, the other another, nothing of a third: the admin hears these two people and nobody else. */

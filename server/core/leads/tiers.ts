@@ -106,17 +106,24 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
 /**
  * 4. A contact whose status has a retry rule in the topic, once `status_at` (when the status was pressed) is the
  * rule's delay ago or more, longest waiting first; not while it awaits a callback. The rule's statuses are out of
- * the re-work list (`reworkStatusIds`), so this is the only tier that brings them back. Walks contacts_rework_idx
- * (database_id, status_id, status_at) once per rule.
+ * the re-work list (`reworkStatusIds`), so this is the only tier that brings them back.
+ *
+ * One ordered index walk per base and rule (contacts_rework_idx: database_id, status_id, status_at, id), each
+ * stopping at its first callable row, which it locks; the earliest of those few wins. A single walk ordered by
+ * `status_at` over every base and rule cannot use the index's order and sorted every due row on each claim (9,000
+ * in the lead bench: 86 ms a turn; this walk 0.6 ms). The rows locked and not chosen are free again when the turn
+ * commits; another turn meanwhile takes the next row of that base and rule.
  */
 export function retryTier(scope: ClaimScope): SQL {
-  return sql`(select contacts.id from contacts
-      join filter_retry_rules r on r.filter_id = ${scope.filterId} and r.status_id = contacts.status_id
-    where contacts.database_id = any(${scope.bases}) and contacts.status_id is not null and contacts.held_by is null
-      and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
-      and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
-      and ${callable(scope, "contacts")}
-    order by contacts.status_at, contacts.id limit 1 for update of contacts skip locked)`;
+  return sql`(select due.id from unnest(${scope.bases}) base(id)
+      join filter_retry_rules r on r.filter_id = ${scope.filterId}
+      cross join lateral (select contacts.id, contacts.status_at from contacts
+        where contacts.database_id = base.id and contacts.status_id = r.status_id and contacts.held_by is null
+          and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
+          and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
+          and ${callable(scope, "contacts")}
+        order by contacts.status_at, contacts.id limit 1 for update of contacts skip locked) due
+    order by due.status_at, due.id limit 1)`;
 }
 
 /**

@@ -1,0 +1,2 @@
+DROP INDEX "contacts_rework_idx";--> statement-breakpoint
+CREATE INDEX "contacts_rework_idx" ON "contacts" USING btree ("database_id","status_id","status_at","id") WHERE "contacts"."status_id" is not null;
