@@ -28,6 +28,8 @@ export interface LeadWorldSizes {
   doNotCall: number;
   callbacks: number;
   managers: number;
+  /** Seed the two retry rules and their contacts (default); BENCH_RETRY_RULES=0 leaves them out, for a same-day comparison. */
+  retryRules?: boolean;
   /** VACUUM ANALYZE the tables after seeding (default): the statistics autovacuum gives a Postgres server. */
   analyze?: boolean;
 }
@@ -72,13 +74,15 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   await run(`insert into filter_statuses (filter_id, status_id) values (${filterId}, ${callBack})`);
   await run(`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'bench%' and not is_admin`);
   const statusId = async (text: string) => (await run<{ id: number }>(`select id from statuses where text = '${text}'`))[0].id;
-  const [noAnswer, busy, refused] = [await statusId("Не дозвонился"), await statusId("Занято"), await statusId("Не интересно")];
-  await run(`insert into filter_statuses (filter_id, status_id) values (${filterId}, ${noAnswer}), (${filterId}, ${busy})`);
-  await run(`insert into filter_retry_rules (filter_id, status_id, delay_minutes, max_attempts, final_status_id)
-    values (${filterId}, ${noAnswer}, 120, 5, ${refused}), (${filterId}, ${busy}, 60, 3, ${refused})`);
-  await run(`update contacts set status_id = case when id % 2 = 0 then ${noAnswer} else ${busy} end,
-      status_at = now() - case when (id / 11) % 10 = 0 then interval '3 hours' else interval '30 minutes' end
-    where id % 11 = 5`);
+  if (sizes.retryRules ?? true) {
+    const [noAnswer, busy, refused] = [await statusId("Не дозвонился"), await statusId("Занято"), await statusId("Не интересно")];
+    await run(`insert into filter_statuses (filter_id, status_id) values (${filterId}, ${noAnswer}), (${filterId}, ${busy})`);
+    await run(`insert into filter_retry_rules (filter_id, status_id, delay_minutes, max_attempts, final_status_id)
+      values (${filterId}, ${noAnswer}, 120, 5, ${refused}), (${filterId}, ${busy}, 60, 3, ${refused})`);
+    await run(`update contacts set status_id = case when id % 2 = 0 then ${noAnswer} else ${busy} end,
+        status_at = now() - case when (id / 11) % 10 = 0 then interval '3 hours' else interval '30 minutes' end
+      where id % 11 = 5`);
+  }
   if (callbacks > 0) {
     const [{ id: callbackStatus }] = await run<{ id: number }>(`
       insert into statuses (text, button_text, asks_callback) values ('Перезвон по времени', 'Перезвон по времени', true) returning id`);

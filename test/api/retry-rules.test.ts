@@ -247,6 +247,39 @@ describe("the retry tier of the claim", () => {
   });
 });
 
+describe.runIf(process.env.TEST_DATABASE_URL)("the retry tier racing other turns on Postgres", () => {
+  it("never hands out a due contact another manager took and pressed while this turn waited", async () => {
+    const { filterId, rows, managers } = await topicWith({ contacts: 2, managers: 2 });
+    const [a, b] = managers;
+    const [due, held] = rows;
+    await t.db.execute(sql`update contacts set status_id = ${noAnswer}, status_at = now() - interval '200 minutes' where id = ${due.id}`);
+    await t.db.execute(sql`update contacts set held_by = ${b.id}, held_until = now() + interval '30 minutes', held_since = now() where id = ${held.id}`);
+
+    // B's press starts (its statement's snapshot: the contact still due and free) and waits on B's own row, which
+    // another connection holds; meanwhile A takes the contact and presses it, which leaves it free with another status.
+    const { default: postgres } = await import("postgres");
+    const blocker = postgres((t.handle as { url?: string }).url!, { max: 1, onnotice: () => {} });
+    const holding = await blocker.reserve();
+    await holding`begin`;
+    await holding`select id from users where id = ${b.id} for update`;
+    const pressOfB = press(b, filterId, held.id, "Не интересно");
+    await expect
+      .poll(async () => (await holding`select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'`)[0].n)
+      .toBeGreaterThan(0);
+    expect((await leadOf(a, filterId))?.id).toBe(due.id);
+    expect(await press(a, filterId, due.id, "Не интересно")).toBeNull();
+    await holding`commit`;
+    holding.release();
+    await blocker.end();
+
+    // B's turn finds the contact due in its snapshot; locking it, it must see that it was worked since.
+    expect(await pressOfB).toBeNull();
+    const events = await t.db.select({ by: leadEvents.userId }).from(leadEvents).where(eq(leadEvents.contactId, due.id));
+    expect(events).toEqual([{ by: a.id }]);
+    expect((await contactRow(due.id)).heldBy).toBeNull();
+  });
+});
+
 describe("the rules through POST/PUT /api/v1/filters", () => {
   const topic = async () => {
     const { base } = await createBase(t.db, { count: 1 });

@@ -108,22 +108,32 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
  * rule's delay ago or more, longest waiting first; not while it awaits a callback. The rule's statuses are out of
  * the re-work list (`reworkStatusIds`), so this is the only tier that brings them back.
  *
- * One ordered index walk per base and rule (contacts_rework_idx: database_id, status_id, status_at, id), each
- * stopping at its first callable row, which it locks; the earliest of those few wins. A single walk ordered by
- * `status_at` over every base and rule cannot use the index's order and sorted every due row on each claim (9,000
- * in the lead bench: 86 ms a turn; this walk 0.6 ms). The rows locked and not chosen are free again when the turn
- * commits; another turn meanwhile takes the next row of that base and rule.
+ * The due rows are walked one base and rule at a time (contacts_rework_idx: database_id, status_id, status_at, id,
+ * in that order, stopping at the first callable rows), never sorted all together: a single walk by `status_at` over
+ * every base and rule cannot follow the index and sorted every due row on each claim (9,000 in the lead bench: 86 ms
+ * a turn). First the earliest few of each walk, unlocked, and the earliest of them still free and still due is
+ * locked (the lock reads the row as it is now: another turn may have taken and pressed it since this statement
+ * began, which the walks' snapshot does not show); only when
+ * other turns hold all of those (many managers on one base and rule) does each walk lock its own first free row,
+ * which costs a lock per walk on every turn if done always (the lead bench's Postgres CPU per turn doubled).
  */
 export function retryTier(scope: ClaimScope): SQL {
-  return sql`(select due.id from unnest(${scope.bases}) base(id)
+  const dueWalks = (lock: boolean, perWalk: number) => sql`unnest(${scope.bases}) base(id)
       join filter_retry_rules r on r.filter_id = ${scope.filterId}
       cross join lateral (select contacts.id, contacts.status_at from contacts
         where contacts.database_id = base.id and contacts.status_id = r.status_id and contacts.held_by is null
           and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
           and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
           and ${callable(scope, "contacts")}
-        order by contacts.status_at, contacts.id limit 1 for update of contacts skip locked) due
-    order by due.status_at, due.id limit 1)`;
+        order by contacts.status_at, contacts.id limit ${sql.raw(String(perWalk))}
+        ${lock ? sql`for update of contacts skip locked` : sql``}) due`;
+  return sql`coalesce(
+    (select id from contacts
+      where id = any(array(select due.id from ${dueWalks(false, 2)})) and held_by is null
+        and exists (select 1 from filter_retry_rules r where r.filter_id = ${scope.filterId} and r.status_id = contacts.status_id
+          and contacts.status_at <= now() - make_interval(mins => r.delay_minutes))
+      order by status_at, id limit 1 for update skip locked),
+    (select due.id from ${dueWalks(true, 1)} order by due.status_at, due.id limit 1))`;
 }
 
 /**
