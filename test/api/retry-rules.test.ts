@@ -175,10 +175,10 @@ describe("a contact comes back by its status's rule", () => {
   });
 });
 
+/** One claim of the manager through the given tiers, outside a turn. */
+const claim = async (userId: number, filterId: number, tiers = TIER_ORDER) => claimNext(t.db, userId, 30, await loadWorkSet(t.db, filterId), tiers);
+
 describe("the retry tier of the claim", () => {
-  /** One claim of the manager through the given tiers, outside a turn. */
-  const claim = async (userId: number, filterId: number, tiers = TIER_ORDER) =>
-    claimNext(t.db, userId, 30, await loadWorkSet(t.db, filterId), tiers);
   const worked = (id: number, minutesAgo: number) =>
     t.db.execute(sql`update contacts set status_id = ${noAnswer}, status_at = now() - make_interval(mins => ${minutesAgo}) where id = ${id}`);
 
@@ -277,6 +277,28 @@ describe.runIf(process.env.TEST_DATABASE_URL)("the retry tier racing other turns
     const events = await t.db.select({ by: leadEvents.userId }).from(leadEvents).where(eq(leadEvents.contactId, due.id));
     expect(events).toEqual([{ by: a.id }]);
     expect((await contactRow(due.id)).heldBy).toBeNull();
+  });
+});
+
+describe.runIf(process.env.TEST_DATABASE_URL)("the retry tier beside turns in flight on Postgres", () => {
+  it("takes the next due contact when other turns hold the earliest ones", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 4 });
+    for (const [i, row] of rows.entries()) await pressedAgo(row.id, 500 - i);
+    await t.db.execute(sql`update contacts set status_id = ${noAnswer} where id = any(${`{${rows.map((r) => r.id).join(",")}}`}::bigint[])`);
+    // Two turns in flight (their transactions lock the two longest waiting), as other managers' claims would.
+    const { default: postgres } = await import("postgres");
+    const other = postgres((t.handle as { url?: string }).url!, { max: 1, onnotice: () => {} });
+    const inFlight = await other.reserve();
+    await inFlight`begin`;
+    await inFlight`select id from contacts where id in ${other([rows[0].id, rows[1].id])} for update`;
+    try {
+      expect((await claim(manager.id, filterId, ["retry"]))?.id).toBe(rows[2].id);
+    } finally {
+      await inFlight`rollback`;
+      inFlight.release();
+      await other.end();
+    }
+    expect((await claim(manager.id, filterId, ["retry"]))?.id).toBe(rows[0].id);
   });
 });
 

@@ -108,14 +108,13 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
  * rule's delay ago or more, longest waiting first; not while it awaits a callback. The rule's statuses are out of
  * the re-work list (`reworkStatusIds`), so this is the only tier that brings them back.
  *
- * The due rows are walked one base and rule at a time (contacts_rework_idx: database_id, status_id, status_at, id,
- * in that order, stopping at the first callable rows), never sorted all together: a single walk by `status_at` over
- * every base and rule cannot follow the index and sorted every due row on each claim (9,000 in the lead bench: 86 ms
- * a turn). First the earliest few of each walk, unlocked, and the earliest of them still free and still due is
- * locked (the lock reads the row as it is now: another turn may have taken and pressed it since this statement
- * began, which the walks' snapshot does not show); only when
- * other turns hold all of those (many managers on one base and rule) does each walk lock its own first free row,
- * which costs a lock per walk on every turn if done always (the lead bench's Postgres CPU per turn doubled).
+ * The due rows are walked one base and rule at a time (contacts_rework_idx: database_id, status_id, status_at, id),
+ * each walk stopping at its first callable rows; they are never sorted all together, which a single walk by
+ * `status_at` over every base and rule would need (it sorted every due row on each claim: 9,000 in the lead bench,
+ * 86 ms a turn). The earliest two of each walk are read unlocked, and the earliest of them still free and still due
+ * is locked: the lock reads the row as it is now, and another turn may have taken and pressed it since this
+ * statement began. Only when other turns hold all of those (many managers on one base and rule) does each walk
+ * lock its own first free row; always doing so cost a lock per walk on every turn.
  */
 export function retryTier(scope: ClaimScope): SQL {
   const dueWalks = (lock: boolean, perWalk: number) => sql`unnest(${scope.bases}) base(id)
