@@ -30,7 +30,7 @@ export function seal(secret, datagram, now = Date.now()) {
  * @param {string} secret
  * @param {Buffer} frame
  * @param {number} [now]
- * @returns {{ datagram: Buffer, mac: string } | { refused: string }}
+ * @returns {{ datagram: Buffer, mac: string, at: number } | { refused: string }}
  */
 export function open(secret, frame, now = Date.now()) {
   if (frame.subarray(0, MAGIC.length).toString("latin1") !== MAGIC) return { refused: "not signed" };
@@ -44,5 +44,5 @@ export function open(secret, frame, now = Date.now()) {
   const expected = createHmac("sha256", secret).update(frame.subarray(0, timeEnd + 1)).update(datagram).digest();
   if (!timingSafeEqual(expected, Buffer.from(mac, "hex"))) return { refused: "wrong signature" };
   if (Math.abs(now - Number(timeText)) > WINDOW_MS) return { refused: "too old or from the future (check both clocks)" };
-  return { datagram, mac };
+  return { datagram, mac, at: Number(timeText) };
 }

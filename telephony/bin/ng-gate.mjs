@@ -16,6 +16,7 @@ if (!gateHost || secret.length < 32) {
 
 const outside = dgram.createSocket(gateHost.includes(":") ? "udp6" : "udp4");
 const inside = dgram.createSocket("udp4");
+const startedAt = Date.now();
 /** cookie → who asked, until its answer or WINDOW_MS */
 const askers = new Map();
 /** signature → the address that sent it first: a frame replayed from elsewhere is dropped. */
@@ -36,6 +37,8 @@ function refuse(from, reason) {
 outside.on("message", (frame, from) => {
   const opened = open(secret, frame);
   if ("refused" in opened) return refuse(from, opened.refused);
+  // What it saw before a restart is forgotten: a frame signed before this start is not taken as new.
+  if (opened.at < startedAt) return refuse(from, "signed before the gate started");
   const sender = `${from.address}:${from.port}`;
   const first = seen.get(opened.mac);
   if (first && first.sender !== sender) return refuse(from, "a signed request replayed from another address");
