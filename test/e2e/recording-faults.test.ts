@@ -34,7 +34,11 @@ let carrier: Carrier | undefined;
 let browser: Browser;
 
 beforeAll(async () => {
-  execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", folder]);
+  try {
+    execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", folder], { stdio: "pipe" });
+  } catch (error) {
+    throw new Error(`this file mounts a small tmpfs for the recordings and must run as root (CI does): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`);
+  }
   extensionsFrom(6500);
   path = await startCallPath(SECRET, {}, { RECORDINGS_DIR: folder, RECORDINGS_MIN_FREE_MB: "2" });
   ({ e, stack, media, carrierPort } = path);
