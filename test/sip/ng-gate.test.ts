@@ -117,6 +117,23 @@ describe("rtpengine's control from another host, through the gate", () => {
     }
   });
 
+  it("the app takes no unsigned answer: a stranger answering in the gate's place is as good as no answer", async () => {
+    const impostor = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => impostor.bind(0, "127.0.0.1", resolve));
+    // Answers every request with rtpengine's plain pong under the request's own cookie.
+    impostor.on("message", (frame, from) => {
+      const cookie = /^ng1 \d+ [0-9a-f]{64} (\S+) /.exec(frame.toString("latin1"))?.[1] ?? "x";
+      impostor.send(`${cookie} d6:result4:ponge`, from.port, from.address);
+    });
+    const relay = rtpengineNg(`127.0.0.1:${(impostor.address() as { port: number }).port}`, secret);
+    try {
+      await expect(relay.command({ command: "ping" })).rejects.toThrow("rtpengine не отвечает");
+    } finally {
+      relay.close();
+      impostor.close();
+    }
+  });
+
   it("keeps rtpengine's own control port on loopback, where no other host reaches it", () => {
     // /proc/net/udp: local address and port in hex; 0100007F is 127.0.0.1.
     const bound = fs
