@@ -3,10 +3,10 @@ import fs from "node:fs";
 import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
-import { eq } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createDb, type DbHandle } from "../db/client";
-import { contacts, databases, filterManagers, filterDatabases, filters, sessions, users } from "../db/schema";
+import { calls, contacts, databases, filterManagers, filterDatabases, filters, sessions, users } from "../db/schema";
 import { seed } from "../server/seed";
 import { passwordHint } from "../common/credentials";
 import { hashPassword } from "../server/auth/password";
@@ -39,12 +39,20 @@ import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./li
  *    softphone reached the conversation, its getStats() inbound audio kept growing during the hold, and the
  *    carrier got its BYE after the hang-up.
  *
+ * 4. Recording (issue 28): RECORDED simultaneous calls as in 3, once unrecorded and once recorded (their topics'
+ *    «Записывать разговоры»): rtpengine's CPU, the spool's pcap bytes at the end of the talk, the conversion's
+ *    CPU (the app's converter processes and their opusenc, as this process's children) and the audio's bytes, per
+ *    call, and the recorded run's cost against the unrecorded one. BENCH_CALLS_ONLY=recorded runs this part alone.
+ *
  * Timestamps: SIPp's message trace, the page's Date.now() and this process share the host's clock.
  */
 const CALLS = Number(process.env.BENCH_CALLS || 20);
 const LOAD = Number(process.env.BENCH_CALLS_LOAD || 100);
 const HOLD_S = 10;
 const LISTENS = Number(process.env.BENCH_LISTENS || 10);
+/** Part 4 (issue 28): this many simultaneous calls, unrecorded and then recorded, each talking RECORDED_HOLD_S. */
+const RECORDED = Number(process.env.BENCH_RECORDED || 30);
+const RECORDED_HOLD_S = Number(process.env.BENCH_RECORDED_HOLD_S || 30);
 const SECRET = "bench-calls-shared-secret-0123456789";
 const DOMAIN = "127.0.0.1";
 const ADMIN = { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" };
@@ -313,6 +321,97 @@ async function sippDirect(count: number): Promise<number[]> {
   }
 }
 
+/** CPU of this process's exited children (ms): the recordings' converters, with the opusenc each waited for. */
+function childrenCpuMs(): number {
+  const stat = fs.readFileSync("/proc/self/stat", "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[13]) + Number(fields[14])) * 10;
+}
+
+/** Bytes of the files under a folder. */
+function bytesUnder(dir: string): number {
+  let total = 0;
+  for (const entry of fs.existsSync(dir) ? fs.readdirSync(dir, { withFileTypes: true, recursive: true }) : []) {
+    if (entry.isFile()) total += fs.statSync(path.join(entry.parentPath, entry.name), { throwIfNoEntry: false })?.size ?? 0;
+  }
+  return total;
+}
+
+/**
+ * Part 4: the same simultaneous calls (the managers' softphones in `phonesPage`) unrecorded or recorded; what the
+ * recording costs rtpengine, the disk and the app's conversion. Waits until every recording is converted.
+ */
+async function recordedRun(db: Db, phonesPage: Page, managers: Array<Awaited<ReturnType<typeof managerWithLead>>>, stack: Stack, carrier: Awaited<ReturnType<typeof startCarrier>>, folder: { spool: string; audio: string }, recorded: boolean) {
+  const ids = managers.map((m) => m.user.id);
+  const topics = await db.select({ topic: users.gettingFilter }).from(users).where(inArray(users.id, ids));
+  await db.update(filters).set({ recordCalls: recorded }).where(inArray(filters.id, topics.map((t) => t.topic!)));
+  const rtpenginePid = stack.rtpengine.child.pid!;
+  const [firstCall] = await db.select({ id: sql<number>`coalesce(max(${calls.id}), 0)` }).from(calls);
+  const byeBefore = (carrier.messages().match(/^BYE sip:carrier@/gm) ?? []).length;
+  const audioBefore = bytesUnder(folder.audio);
+  const from = { rtpengine: groupCpuMs(rtpenginePid), conversion: childrenCpuMs(), t: Date.now() };
+  await phonesPage.evaluate((numbers) => {
+    const w = window as unknown as BenchPhones;
+    w.__talkingAt = numbers.map(() => null);
+    w.__phones.forEach((phone, i) => {
+      const stop = phone.subscribe((state) => {
+        if (state.call === "inCall" && w.__talkingAt[i] === null) {
+          w.__talkingAt[i] = Date.now();
+          stop();
+        }
+      });
+      phone.call(numbers[i]);
+    });
+  }, managers.map((m) => m.digits));
+  await phonesPage
+    .waitForFunction(() => (window as unknown as BenchPhones).__talkingAt.every((at) => at !== null), null, { timeout: 60_000, polling: 200 })
+    .catch(() => {});
+  const talking = (await phonesPage.evaluate(() => (window as unknown as BenchPhones).__talkingAt)).filter((at) => at !== null).length;
+  await new Promise((r) => setTimeout(r, RECORDED_HOLD_S * 1000));
+  const spoolBytes = bytesUnder(folder.spool);
+  await phonesPage.evaluate(() => Promise.all((window as unknown as BenchPhones).__phones.map((phone) => phone.hangUp())));
+  const deadline = Date.now() + 20_000;
+  while ((carrier.messages().match(/^BYE sip:carrier@/gm) ?? []).length - byeBefore < managers.length && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  const rtpengineMs = groupCpuMs(rtpenginePid) - from.rtpengine;
+  const hungUpAt = Date.now();
+  // Every recording converted (or given up), at most two minutes.
+  let rows: Array<{ recording: string | null; recordingMs: number | null }> = [];
+  for (const until = Date.now() + 120_000; Date.now() < until; ) {
+    rows = await db.select({ recording: calls.recording, recordingMs: calls.recordingMs }).from(calls).where(sql`${calls.id} > ${firstCall.id} and ${calls.userId} in ${ids}`);
+    if (rows.every((row) => row.recording !== "pending")) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return {
+    talking,
+    rtpengineMs,
+    spoolBytes,
+    conversionMs: childrenCpuMs() - from.conversion,
+    allReadyS: (Date.now() - hungUpAt) / 1000,
+    audioBytes: bytesUnder(folder.audio) - audioBefore,
+    ready: rows.filter((row) => row.recording === "ready").length,
+    audioMinutes: rows.reduce((sum, row) => sum + (row.recordingMs ?? 0), 0) / 60_000,
+  };
+}
+
+/** Part 4's table: per call, recorded against unrecorded. */
+function printRecordedCosts(plain: Awaited<ReturnType<typeof recordedRun>>, recorded: Awaited<ReturnType<typeof recordedRun>>) {
+  const n = RECORDED;
+  const perCall = (value: number) => value / n;
+  const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "—");
+  printTable(`${n} simultaneous calls, ${RECORDED_HOLD_S} s of two-way audio each: unrecorded, then recorded (per call)`, [
+    { measurement: "calls talking", unrecorded: plain.talking, recorded: recorded.talking, "recorded / unrecorded": "" },
+    { measurement: "rtpengine CPU per call, ms", unrecorded: perCall(plain.rtpengineMs), recorded: perCall(recorded.rtpengineMs), "recorded / unrecorded": ratio(recorded.rtpengineMs, plain.rtpengineMs) },
+    { measurement: "spool (pcap) per call at the end of the talk, kB", unrecorded: perCall(plain.spoolBytes) / 1024, recorded: perCall(recorded.spoolBytes) / 1024, "recorded / unrecorded": "" },
+    { measurement: "audio kept per call, kB", unrecorded: perCall(plain.audioBytes) / 1024, recorded: perCall(recorded.audioBytes) / 1024, "recorded / unrecorded": "" },
+    { measurement: "conversion CPU per call, ms (converter + opusenc)", unrecorded: perCall(plain.conversionMs), recorded: perCall(recorded.conversionMs), "recorded / unrecorded": "" },
+    { measurement: "conversion CPU per minute of audio, s", unrecorded: "", recorded: recorded.audioMinutes ? recorded.conversionMs / 1000 / recorded.audioMinutes : NaN, "recorded / unrecorded": "" },
+    { measurement: "recordings ready", unrecorded: "", recorded: `${recorded.ready} of ${n}`, "recorded / unrecorded": "" },
+    { measurement: "hang-up → every recording ready, s", unrecorded: "", recorded: recorded.allReadyS, "recorded / unrecorded": "" },
+  ]);
+}
+
 async function main() {
   process.env.BUILD_DIR ||= ".builds/bench-calls";
   const build = spawnSync("npx", ["remix", "build"], { env: process.env, encoding: "utf8" });
@@ -333,6 +432,8 @@ async function main() {
     SIP_DOMAIN: DOMAIN,
     SIP_AUTH_SECRET: SECRET,
     RTPENGINE_NG: `127.0.0.1:${ports.ng}`,
+    RECORDINGS_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "bench-calls-recordings-")),
+    RECORDINGS_MIN_FREE_MB: "0",
   });
   const app = await buildApp({ handle, config, web: true });
   await app.listen({ port: 0, host: "127.0.0.1" });
@@ -342,7 +443,19 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   const carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
   try {
-    stack = await startStack({ appUrl: baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, rtpPorts: 2_000 });
+    stack = await startStack({ appUrl: baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, rtpPorts: 2_000, recordingsDir: config.recordings.dir });
+
+    if (process.env.BENCH_CALLS_ONLY === "recorded") {
+      const managers: Array<Awaited<ReturnType<typeof managerWithLead>>> = [];
+      for (let i = 0; i < RECORDED; i++) managers.push(await managerWithLead(handle.db));
+      const phonesPage = await openPhones(browser, baseUrl, managers, `ws://127.0.0.1:${ports.ws}`);
+      const folder = app.deps.recordings.folder;
+      const plain = await recordedRun(handle.db, phonesPage, managers, stack, carrier, folder, false);
+      const recorded = await recordedRun(handle.db, phonesPage, managers, stack, carrier, folder, true);
+      printRecordedCosts(plain, recorded);
+      if (recorded.ready < RECORDED || plain.talking < RECORDED || recorded.talking < RECORDED) process.exitCode = 1;
+      return;
+    }
 
     // 1 and 2: one manager, CALLS calls one after the other.
     const m = await managerWithLead(handle.db);

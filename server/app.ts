@@ -113,7 +113,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
-  const mediaRelay = config.rtpengineNg ? rtpengineNg(config.rtpengineNg) : null;
+  const mediaRelay = config.rtpengineNg ? rtpengineNg(config.rtpengineNg, config.rtpengineNgSecret) : null;
   const recordings = startRecordings(
     handle.db,
     recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb),

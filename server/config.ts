@@ -37,11 +37,13 @@ const envSchema = z.object({
   /** Shared with the telephony stack's Kamailio, which asks for managers' SIP digests with it (decision 024). */
   SIP_AUTH_SECRET: z.string().default(""),
   /**
-   * rtpengine's ng control address (its --listen-ng, "host:port") for live listening (issue 28); empty: «Слушать»
-   * answers that listening is not set up. The ng protocol has no authentication: keep it on loopback or a private
-   * network the app hosts share with the telephony host.
+   * rtpengine's ng control address ("host:port") for live listening (issue 28); empty: «Слушать» answers that
+   * listening is not set up. On the telephony host: its --listen-ng on 127.0.0.1. From another host: the telephony
+   * host's gate (RTPENGINE_NG_GATE there), with RTPENGINE_NG_SECRET (decision 066).
    */
   RTPENGINE_NG: z.string().default(""),
+  /** Signs every ng request for the telephony host's gate; required for an RTPENGINE_NG that is not loopback. */
+  RTPENGINE_NG_SECRET: z.string().default(""),
   /** Report applications are also POSTed here when set. */
   APPLICATION_FORWARD_URL: z.string().default(""),
   TELEPHONY_API_URL: z.string().default(""),
@@ -88,6 +90,8 @@ export interface AppConfig {
   sipAuthSecret: string;
   /** RTPENGINE_NG: the media relay's control address for live listening; empty: none. */
   rtpengineNg: string;
+  /** RTPENGINE_NG_SECRET: requests are signed for the gate (decision 066); empty: plain ng on loopback. */
+  rtpengineNgSecret: string;
   realtime: { presenceGraceSeconds: number; pingSeconds: number };
   recordings: { dir: string; minFreeMb: number; warnFreeMb: number };
   logLevel: Env["LOG_LEVEL"];
@@ -102,6 +106,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new Error(`Неверная переменная окружения ${issue.path.join(".")}: ${issue.message}`);
   }
   const e = parsed.data;
+  checkRtpengineNg(e.RTPENGINE_NG, e.RTPENGINE_NG_SECRET);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -125,6 +130,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     sipAuthSecret: e.SIP_AUTH_SECRET,
     rtpengineNg: e.RTPENGINE_NG,
+    rtpengineNgSecret: e.RTPENGINE_NG_SECRET,
     realtime: { presenceGraceSeconds: e.PRESENCE_GRACE_SECONDS, pingSeconds: e.REALTIME_PING_SECONDS },
     recordings: {
       dir: e.RECORDINGS_DIR || `${e.DATA_DIR.replace(/\/+$/, "")}/recordings`,
@@ -134,4 +140,24 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     logLevel: e.LOG_LEVEL,
     metricsAddresses: e.METRICS_ADDRESSES,
   };
+}
+
+/**
+ * rtpengine's ng protocol has no authentication (decision 066): plain ng only to this host's loopback, anything
+ * else through the telephony host's gate with the shared secret. Refused at start, not at the first «Слушать».
+ */
+function checkRtpengineNg(address: string, secret: string) {
+  if (!address) return;
+  const host = address.trim().match(/^\[?([^\]]+?)\]?:(\d+)$/)?.[1];
+  if (!host) throw new Error(`Неверная переменная окружения RTPENGINE_NG: ожидается адрес вида 127.0.0.1:22222, а не «${address}»`);
+  if (secret && secret.length < 32) {
+    throw new Error("Неверная переменная окружения RTPENGINE_NG_SECRET: нужно не меньше 32 символов (openssl rand -hex 32)");
+  }
+  const loopback = /^127\./.test(host) || host === "::1" || host === "localhost";
+  if (!loopback && !secret) {
+    throw new Error(
+      `Неверная переменная окружения RTPENGINE_NG: управление rtpengine без пароля доступно только на этой машине (127.0.0.1); ` +
+        `к ${host} нужен шлюз RTPENGINE_NG_GATE на сервере телефонии и общий RTPENGINE_NG_SECRET (docs/telephony.md, 7a)`,
+    );
+  }
 }

@@ -18,6 +18,7 @@ import {
   removeSpoolFiles,
   spoolJob,
   sweepExpired,
+  waitForRoom,
   sweepOrphanMetadata,
 } from "../core/recordings/recordings";
 
@@ -100,6 +101,11 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
       return nothingRecorded(db, call.id);
     }
     if (job.files.pcaps.length === 0) return recordingFailed(db, call, "rtpengine не записал разговор: в папке записей нет его pcap");
+    // Room for the audio (a quarter of the pcap; the pcap's size is a safe bound): with the disk full the pcap waits
+    // in the spool. Not RECORDINGS_MIN_FREE_MB, which only stops new calls being recorded.
+    const needed = job.files.pcaps.reduce((sum, file) => sum + (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
+    const roomNow = () => (freeSpace(folder)?.free ?? 0) >= needed;
+    if (!roomNow()) return waitForRoom(db, call.id);
     const started = performance.now();
     try {
       fs.mkdirSync(path.dirname(job.output), { recursive: true });
@@ -110,8 +116,10 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     } catch (error) {
       const reason = String((error as Error)?.message ?? error);
       log(`call ${call.id}: the recording's conversion failed (try ${call.attempts}): ${reason}`);
-      await recordingFailed(db, call, reason);
       options.onConversion?.("failed", (performance.now() - started) / 1000);
+      // The disk filled while it wrote: not a failed try, it waits for room.
+      if (!roomNow()) return waitForRoom(db, call.id);
+      await recordingFailed(db, call, reason);
     }
   }
 

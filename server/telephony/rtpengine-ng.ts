@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import dgram from "node:dgram";
 import bencode from "bencode";
+import { open, seal } from "../../telephony/bin/ng-frame.mjs";
 
 /**
  * rtpengine's ng control protocol over UDP (its README, "The ng Control Protocol"): each request is a cookie, a
@@ -20,14 +21,24 @@ export class MediaRelayError extends Error {}
 const TRIES = 3;
 const TRY_MS = 700;
 
-/** A client of the rtpengine at `address` ("host:port", its --listen-ng). */
-export function rtpengineNg(address: string): MediaRelay {
+/**
+ * A client of the rtpengine at `address` ("host:port"): its --listen-ng on this host, or with `secret` the telephony
+ * host's gate (decision 066), which takes only requests signed with it and signs its answers; an answer that is not
+ * signed with it is ignored like a lost one.
+ */
+export function rtpengineNg(address: string, secret = ""): MediaRelay {
   const [host, portText] = splitAddress(address);
   const port = Number(portText);
   const socket = dgram.createSocket(host.includes(":") ? "udp6" : "udp4");
   socket.unref();
   const waiting = new Map<string, (answer: Record<string, unknown>) => void>();
-  socket.on("message", (message) => {
+  socket.on("message", (received) => {
+    let message: Buffer = received;
+    if (secret) {
+      const opened = open(secret, received);
+      if ("refused" in opened) return;
+      message = opened.datagram;
+    }
     const space = message.indexOf(0x20);
     if (space < 0) return;
     const cookie = message.subarray(0, space).toString();
@@ -49,7 +60,9 @@ export function rtpengineNg(address: string): MediaRelay {
   return {
     async command(request) {
       const cookie = randomBytes(8).toString("hex");
-      const datagram = Buffer.concat([Buffer.from(`${cookie} `), Buffer.from(bencode.encode(request))]);
+      const plain = Buffer.concat([Buffer.from(`${cookie} `), Buffer.from(bencode.encode(request))]);
+      // Sealed once: a repeat is the same frame, which the gate passes on from the same sender.
+      const datagram = secret ? seal(secret, plain) : plain;
       const answer = await new Promise<Record<string, unknown> | null>((resolve) => {
         let tries = 0;
         let timer: ReturnType<typeof setTimeout>;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, filterDatabases, filterManagers, filters, recordingPlays, users } from "../../db/schema";
-import { MAX_ATTEMPTS } from "../../server/core/recordings/recordings";
+import { MAX_ATTEMPTS, QUIET_SECONDS } from "../../server/core/recordings/recordings";
 import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { decodeRecording, toneShare, writeRecordedCall } from "../helpers/recordings";
@@ -159,7 +159,9 @@ describe("recording a call", () => {
   it("converts what a restarted rtpengine left (no final metadata, a cut pcap) once the call is long over", async () => {
     const m = await manager();
     const { id, sipCallId } = await recordedCall(m, 2, false);
-    writeRecordedCall(spool(), sipCallId, { seconds: 2, managerHz: 440, clientHz: 1000, finished: false, truncate: 100 });
+    const { pcap } = writeRecordedCall(spool(), sipCallId, { seconds: 2, managerHz: 440, clientHz: 1000, finished: false, truncate: 100 });
+    // The restarted rtpengine stopped writing it long ago.
+    fs.utimesSync(pcap, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     await t.app.deps.recordings.drain();
     // rtpengine may still be writing: not yet, and not counted as a try.
     expect(await rowOf(id)).toMatchObject({ recording: "pending", recordingAttempts: 0 });
@@ -168,6 +170,39 @@ describe("recording a call", () => {
     const row = await rowOf(id);
     expect(row.recording).toBe("ready");
     expect(Math.abs(row.recordingMs! - 2000)).toBeLessThan(100);
+  });
+
+  it("waits while rtpengine still writes a call's pcap after its end, then converts all of it, not what was there first", async () => {
+    const m = await manager();
+    const { id, sipCallId } = await recordedCall(m, 4, false);
+    // rtpengine still relays the call (no final metadata) although the proxy logged its end long ago: its pcap grows.
+    const { pcap } = writeRecordedCall(spool(), sipCallId, { seconds: 4, managerHz: 440, clientHz: 1000, finished: false });
+    const whole = fs.readFileSync(pcap);
+    const firstPart = Math.floor(whole.length / 3) + 7; // cut inside a packet, as a write in progress is
+    fs.writeFileSync(pcap, whole.subarray(0, firstPart));
+    await t.db.update(calls).set({ endedAt: sql`now() - interval '1 minute'` }).where(eq(calls.id, id));
+    const row = () => rowOf(id);
+    // It grows in pieces while the worker looks at it: never converted meanwhile, never counted as a failed try.
+    for (let written = firstPart; written < whole.length; ) {
+      const next = Math.min(whole.length, written + Math.ceil(whole.length / 8));
+      fs.appendFileSync(pcap, whole.subarray(written, next));
+      written = next;
+      await t.db.update(calls).set({ recordingLeaseUntil: null }).where(eq(calls.id, id));
+      await t.app.deps.recordings.drain();
+      expect(await row()).toMatchObject({ recording: "pending", recordingAttempts: 0, recordingError: null });
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    const list = await t.request.get(`/api/v1/calls?userId=${m.user.id}`).set(bearer(adminToken));
+    expect(list.body.calls.find((c: { id: number }) => c.id === id).recordingNote).toBe("запись готовится");
+    // Still for QUIET_SECONDS: the whole call is converted, four seconds, not the first third.
+    await new Promise((r) => setTimeout(r, QUIET_SECONDS * 1000 + 200));
+    await t.db.update(calls).set({ recordingLeaseUntil: null }).where(eq(calls.id, id));
+    await t.app.deps.recordings.drain();
+    const done = await row();
+    expect(done.recording).toBe("ready");
+    expect(Math.abs(done.recordingMs! - 4000)).toBeLessThan(100);
+    const { rate, channels } = decodeRecording(path.join(t.app.deps.recordings.folder.audio, done.recordingFile!));
+    expect(toneShare(channels[1].subarray(Math.round(3 * rate)), rate, 1000)).toBeGreaterThan(0.8);
   });
 
   it("retries a conversion whose worker was killed mid-file", async () => {

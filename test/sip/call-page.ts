@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
@@ -24,13 +25,25 @@ export interface CallPath {
 export async function startCallPath(
   secret: string,
   options: Omit<StackOptions, "appUrl" | "secret" | "domain" | "trunk" | "ports"> = {},
+  /** More of the app's environment (a recordings folder of the file's own). */
+  appEnv: Record<string, string> = {},
 ): Promise<CallPath> {
   const domain = "127.0.0.1";
   const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
   const carrierPort = await freePort();
   const media = await startMediaEcho();
+  // The app reaches rtpengine's control through the gate, as an app host apart from the telephony host does
+  // (decision 066): live listening and whisper in these files go through it.
+  const ngGate = { port: await freePort(), secret: randomBytes(32).toString("hex") };
   const e = await startE2E({
-    env: { SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`, SIP_DOMAIN: domain, SIP_AUTH_SECRET: secret, RTPENGINE_NG: `127.0.0.1:${ports.ng}` },
+    env: {
+      SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,
+      SIP_DOMAIN: domain,
+      SIP_AUTH_SECRET: secret,
+      RTPENGINE_NG: `127.0.0.1:${ngGate.port}`,
+      RTPENGINE_NG_SECRET: ngGate.secret,
+      ...appEnv,
+    },
   });
   // rtpengine records into the app's recordings folder (only the calls the app asks it to record).
   const stack = await startStack({
@@ -40,6 +53,7 @@ export async function startCallPath(
     domain,
     trunk: `127.0.0.1:${carrierPort}`,
     ports,
+    ngGate,
     recordingsDir: e.app.deps.recordings.folder.dir,
   });
   return {

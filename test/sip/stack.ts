@@ -30,6 +30,8 @@ export interface StackOptions {
   rtpPorts?: number;
   /** RECORDINGS_DIR: the app's recordings folder, whose spool rtpengine writes recorded calls into. */
   recordingsDir?: string;
+  /** RTPENGINE_NG_GATE on this loopback port with RTPENGINE_NG_SECRET: the gate app hosts elsewhere use (decision 066). */
+  ngGate?: { port: number; secret: string };
 }
 export interface StackPorts {
   ws: number;
@@ -43,6 +45,8 @@ export interface Stack {
   ports: StackPorts;
   kamailio: Daemon;
   rtpengine: Daemon;
+  /** The ng gate, when options.ngGate asked for one. */
+  ngGate?: Daemon;
   stopKamailio(): Promise<void>;
   startKamailio(): Promise<void>;
   stopRtpengine(): Promise<void>;
@@ -82,6 +86,8 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     KAMAILIO_SHM_MB: "32",
     RTPENGINE_LOG_LEVEL: "6",
     RECORDINGS_DIR: options.recordingsDir ?? "",
+    RTPENGINE_NG_GATE: options.ngGate ? `127.0.0.1:${options.ngGate.port}` : "",
+    RTPENGINE_NG_SECRET: options.ngGate?.secret ?? "",
   };
   const stack: Stack = {
     wsUrl: `ws://127.0.0.1:${ports.ws}`,
@@ -103,6 +109,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       await stack.kamailio.stop();
     },
     async stop() {
+      await stack.ngGate?.stop();
       await stack.kamailio?.stop();
       await stack.rtpengine?.stop();
       fs.rmSync(runDir, { recursive: true, force: true });
@@ -110,6 +117,10 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   try {
     await stack.startRtpengine();
+    if (options.ngGate) {
+      stack.ngGate = startDaemon("ng-gate", path.join(BIN, "ng-gate"), [], env);
+      await stack.ngGate.waitForLog(/ng-gate: listening/, 10_000);
+    }
     await stack.startKamailio();
   } catch (error) {
     await stack.stop();

@@ -4,6 +4,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rtpengineNg } from "../../server/telephony/rtpengine-ng";
 import { endPidWithTheRun } from "../helpers/children";
 import { freePort } from "../helpers/ports";
 import { startDaemon, type Daemon } from "./daemon";
@@ -21,7 +22,8 @@ const START = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../
 
 let runDir: string;
 let start: Daemon;
-let ports: { ws: number; sip: number; ng: number };
+let ports: { ws: number; sip: number; ng: number; gate: number };
+const GATE_SECRET = "a-gate-secret-of-at-least-32-characters-0123";
 /** Every daemon pid telephony/start reported, each its process group's leader, and what drops its note. */
 const seen = new Map<number, () => void>();
 
@@ -29,7 +31,7 @@ beforeAll(async () => {
   runDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-telephony-start-"));
   const slowRtpengine = path.join(runDir, "slow-rtpengine");
   fs.writeFileSync(slowRtpengine, '#!/bin/sh\nsleep 1.5\nexec /usr/bin/rtpengine "$@"\n', { mode: 0o755 });
-  ports = { ws: await freePort(), sip: await freePort(), ng: await freePort() };
+  ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), gate: await freePort() };
   // 200 UDP ports away from the ephemeral range, as test/sip/stack.ts takes them.
   const rtpMin = 20_000 + Math.floor(Math.random() * 40) * 200;
   start = startDaemon("telephony/start", START, [path.join(runDir, "no-such-telephony.env")], {
@@ -47,10 +49,13 @@ beforeAll(async () => {
     KAMAILIO_STATE_DIR: path.join(runDir, "state"),
     KAMAILIO_SHM_MB: "32",
     RTPENGINE_BIN: slowRtpengine,
+    // The gate for app hosts elsewhere (decision 066) runs beside the daemons.
+    RTPENGINE_NG_GATE: `127.0.0.1:${ports.gate}`,
+    RTPENGINE_NG_SECRET: GATE_SECRET,
   });
   // The daemons run in sessions of their own: the run's teardown must end them as well if this file never ends.
   const note = () => {
-    for (const [, , pid] of start.log().matchAll(/(rtpengine|kamailio) started \(pid (\d+)\)/g)) {
+    for (const [, , pid] of start.log().matchAll(/(rtpengine|kamailio|ng-gate) started \(pid (\d+)\)/g)) {
       if (!seen.has(Number(pid))) seen.set(Number(pid), endPidWithTheRun(Number(pid)));
     }
   };
@@ -111,6 +116,25 @@ describe("telephony/start", () => {
     expect(start.log().match(/kamailio \(pid \d+\) died/g)).toHaveLength(1);
   });
 
+  it("runs the gate to rtpengine's control beside them, and starts it again after SIGKILL", async () => {
+    const signedPing = async () => {
+      const relay = rtpengineNg(`127.0.0.1:${ports.gate}`, GATE_SECRET);
+      try {
+        return (await relay.command({ command: "ping" })).result === "pong";
+      } catch {
+        return false;
+      } finally {
+        relay.close();
+      }
+    };
+    await waitFor(signedPing, 10_000, "the gate's answer");
+    const gate = daemonPid("ng-gate");
+    process.kill(gate, "SIGKILL");
+    await start.waitForLog(new RegExp(`ng-gate \\(pid ${gate}\\) died with exit status 137 \\(SIGKILL\\)`), 5_000);
+    await waitFor(() => Promise.resolve(daemonPid("ng-gate") !== gate), 5_000, "a new gate");
+    await waitFor(signedPing, 10_000, "the new gate's answer");
+  });
+
   it("never starts Kamailio before rtpengine answers", () => {
     expect(start.log()).not.toMatch(/proxy did not respond to ping/);
   });
@@ -122,12 +146,13 @@ describe("telephony/start", () => {
     const left = [...seen.keys()].flatMap(groupMembers);
     expect(left).toEqual([]);
     expect(start.log()).toMatch(/telephony\/start: stopped/);
-    expect(start.log().match(/started \(pid/g)).toHaveLength(4);
+    // rtpengine, Kamailio and the gate, each started twice.
+    expect(start.log().match(/started \(pid/g)).toHaveLength(6);
   });
 });
 
 /** The pid telephony/start last reported for the daemon. */
-function daemonPid(name: "rtpengine" | "kamailio"): number {
+function daemonPid(name: "rtpengine" | "kamailio" | "ng-gate"): number {
   const pids = [...start.log().matchAll(new RegExp(`${name} started \\(pid (\\d+)\\)`, "g"))].map((m) => Number(m[1]));
   if (pids.length === 0) throw new Error(`telephony/start never started ${name}:\n${start.log().slice(-3000)}`);
   return pids[pids.length - 1];

@@ -131,6 +131,24 @@ export async function notYet(db: Db, id: number): Promise<void> {
     .where(eq(calls.id, id));
 }
 
+/** What a row waiting for room says (the disk filled during the call or its conversion). */
+export const WAITING_FOR_ROOM = "нет места в папке записей, запись будет сделана, когда место освободится";
+
+/**
+ * No room for the audio: the call's pcap stays in the spool and the conversion waits, looked at again every 30 s,
+ * without using up its tries (a full disk is not the recording's fault, and giving up would lose it).
+ */
+export async function waitForRoom(db: Db, id: number): Promise<void> {
+  await db
+    .update(calls)
+    .set({
+      recordingAttempts: sql`${calls.recordingAttempts} - 1`,
+      recordingError: WAITING_FOR_ROOM,
+      recordingLeaseUntil: sql`now() + interval '30 seconds'`,
+    })
+    .where(eq(calls.id, id));
+}
+
 /** A call never answered has nothing to hear: no recording on its row (its spool files are removed). */
 export async function nothingRecorded(db: Db, id: number): Promise<void> {
   await db.update(calls).set({ recording: null, recordingLeaseUntil: null, recordingAttempts: 0 }).where(eq(calls.id, id));
@@ -156,11 +174,26 @@ export async function recordingFailed(db: Db, call: ClaimedRecording, reason: st
     .where(eq(calls.id, call.id));
 }
 
-/** What the worker converts for one call: its spool files, or null while rtpengine may still be writing them. */
+/**
+ * A pcap written to this recently may still be growing: rtpengine still relays the call although the proxy logged
+ * its end (a BYE that deleted nothing in rtpengine). Its audio is converted once it has been still this long.
+ */
+export const QUIET_SECONDS = 5;
+
+/**
+ * What the worker converts for one call: its spool files, or null while rtpengine may still be writing them. The
+ * conversion reads a pcap to its end as it is then (a packet cut at the end is dropped), so it starts only when
+ * rtpengine has finished the call's files, or, without the final metadata, when the call is long over and its pcaps
+ * have stopped growing (decision 054, "following a growing pcap").
+ */
 export async function spoolJob(folder: RecordingsFolder, call: ClaimedRecording, now = Date.now()) {
   const files = await callSpoolFiles(folder.spool, call.sipCallId);
   const lost = now - call.endedAt.getTime() > LOST_AFTER_SECONDS * 1000;
   if (files.finished.length === 0 && !lost) return null;
+  if (files.finished.length === 0) {
+    const stats = await Promise.all(files.pcaps.map((file) => fs.promises.stat(file).catch(() => null)));
+    if (stats.some((stat) => stat && now - stat.mtimeMs < QUIET_SECONDS * 1000)) return null;
+  }
   const month = call.startedAt.toISOString().slice(0, 7);
   const relative = path.join(month, `${call.id}.ogg`);
   return { files, relative, output: path.join(folder.audio, relative) };
@@ -275,7 +308,8 @@ export function recordingNote(state: RecordingState | null, error: string | null
     case null:
       return null;
     case "pending":
-      return error ? `запись не готова: ${error} (попытка ${attempts} из ${MAX_ATTEMPTS})` : "запись готовится";
+      if (!error) return "запись готовится";
+      return attempts > 0 ? `запись не готова: ${error} (попытка ${attempts} из ${MAX_ATTEMPTS})` : `запись не готова: ${error}`;
     case "ready":
       return null;
     case "failed":
