@@ -24,6 +24,8 @@ import type { Stack } from "../sip/stack";
  * recording, and what was recorded before the fault is kept and becomes audio once it can.
  */
 const SECRET = "recording-faults-e2e-secret-0123456789";
+/** Mounting the small file system needs root (CI runs as root); elsewhere the restart test runs on a plain folder. */
+const AS_ROOT = process.getuid?.() === 0;
 const folder = fs.mkdtempSync(pathModule.join(os.tmpdir(), "recording-faults-"));
 let path: CallPath;
 let e: E2E;
@@ -34,10 +36,12 @@ let carrier: Carrier | undefined;
 let browser: Browser;
 
 beforeAll(async () => {
-  try {
-    execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", folder], { stdio: "pipe" });
-  } catch (error) {
-    throw new Error(`this file mounts a small tmpfs for the recordings and must run as root (CI does): ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`);
+  if (AS_ROOT) {
+    try {
+      execFileSync("mount", ["-t", "tmpfs", "-o", "size=24m", "tmpfs", folder], { stdio: "pipe" });
+    } catch (error) {
+      throw new Error(`could not mount a small tmpfs for the recordings: ${String((error as { stderr?: Buffer }).stderr ?? error).trim()}`);
+    }
   }
   extensionsFrom(6500);
   path = await startCallPath(SECRET, {}, { RECORDINGS_DIR: folder, RECORDINGS_MIN_FREE_MB: "2" });
@@ -54,10 +58,12 @@ afterAll(async () => {
   media?.speak(null);
   await browser?.close();
   await path?.stop("recording-faults");
-  try {
-    execFileSync("umount", [folder]);
-  } catch {
-    execFileSync("umount", ["-l", folder]);
+  if (AS_ROOT) {
+    try {
+      execFileSync("umount", [folder]);
+    } catch {
+      execFileSync("umount", ["-l", folder]);
+    }
   }
   fs.rmSync(folder, { recursive: true, force: true });
 });
@@ -143,7 +149,7 @@ describe("rtpengine restarted during a recorded call", () => {
   });
 });
 
-describe("the disk filling during a recorded call", () => {
+describe.skipIf(!AS_ROOT)("the disk filling during a recorded call (as root: it mounts the small file system)", () => {
   it("lets the call go on, keeps its pcap while there is no room, says so on the row, and makes the audio once there is", async () => {
     const a = await recordedCallInProgress("+38 (067) 111-33-03");
     await sleep(2_000);
