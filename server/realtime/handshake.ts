@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import type { User } from "../../db/schema";
-import type { SessionStore } from "../auth/sessions";
+import type { SessionStore } from "../core/auth/ports";
 import { readCookie, SESSION_COOKIE } from "../http/cookies";
 import { sameOrigin } from "../http/origin";
 

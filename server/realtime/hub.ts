@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import type { Db } from "../../db/client";
 import type { User } from "../../db/schema";
-import type { SessionStore } from "../auth/sessions";
+import type { SessionStore } from "../core/auth/ports";
 import { touchPresence } from "../core/users/presence";
 import { createConnections, newClient, send, withinRate, type Client } from "./connections";
 import { authenticate, refuse } from "./handshake";
