@@ -1,7 +1,3 @@
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import type { AddressInfo } from "node:net";
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import { chromium, type Browser, type BrowserContext, type Cookie, type Page } from "playwright-core";
 import { createDb } from "../db/client";
@@ -24,6 +20,7 @@ import { passwordHint } from "../common/credentials";
 import { hashPassword } from "../server/auth/password";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
+import { buildPages, startApp } from "./app";
 import { AROUND_THE_CLOCK, median, printTable, type Row } from "./lib";
 
 /**
@@ -215,21 +212,14 @@ const ADMIN_SCREENS = [
 const MANAGER_SCREENS = ["/leadpanel", "/profile", "/"];
 
 async function main() {
-  // A build of the current code in its own directory (web.ts reads BUILD_DIR when it is first imported).
-  process.env.BUILD_DIR ||= ".builds/bench-bandwidth";
-  const build = spawnSync("npx", ["remix", "build"], { env: process.env, encoding: "utf8" });
-  if (build.status !== 0 || !fs.existsSync(path.resolve(process.env.BUILD_DIR, "index.js"))) {
-    throw new Error(`remix build failed: ${build.stderr}`);
-  }
-  const { buildApp } = await import("../server/app");
+  buildPages("bandwidth");
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, ADMIN);
   await fillDatabase(handle.db);
   const config = loadConfig({ LOG_LEVEL: "silent" });
-  const app = await buildApp({ handle, config, web: true });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const app = await startApp({ handle, config, web: true });
+  const baseUrl = app.origin;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   try {
     const adminCookies = await sessionCookies(browser, baseUrl, ADMIN);
@@ -303,7 +293,7 @@ async function main() {
     ]);
   } finally {
     await browser.close();
-    await app.close();
+    await app.stop();
     await handle.close();
   }
 }

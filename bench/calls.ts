@@ -1,6 +1,5 @@
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { eq, inArray, sql } from "drizzle-orm";
@@ -18,6 +17,7 @@ import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
 import { startDaemon } from "../test/sip/daemon";
 import { watchCallPhases, watchPeerConnections } from "../test/sip/peer-connections";
 import { startStack, type Stack } from "../test/sip/stack";
+import { buildPages, startApp } from "./app";
 import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./lib";
 
 /**
@@ -413,16 +413,11 @@ function printRecordedCosts(plain: Awaited<ReturnType<typeof recordedRun>>, reco
 }
 
 async function main() {
-  process.env.BUILD_DIR ||= ".builds/bench-calls";
-  const build = spawnSync("npx", ["remix", "build"], { env: process.env, encoding: "utf8" });
-  if (build.status !== 0 || !fs.existsSync(path.resolve(process.env.BUILD_DIR, "index.js"))) {
-    throw new Error(`remix build failed: ${build.stderr}`);
-  }
+  buildPages("calls");
   // rtpengine keeps a call's ports 30 s after its BYE (delete-delay): the sequential calls and then LOAD at once
   // need more than the tests' 200, away from the ranges the tests draw from.
   const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 40_000 };
   const carrierPort = await freePort();
-  const { buildApp } = await import("../server/app");
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, ADMIN);
@@ -435,9 +430,8 @@ async function main() {
     RECORDINGS_DIR: fs.mkdtempSync(path.join(os.tmpdir(), "bench-calls-recordings-")),
     RECORDINGS_MIN_FREE_MB: "0",
   });
-  const app = await buildApp({ handle, config, web: true });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const baseUrl = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const app = await startApp({ handle, config, web: true });
+  const baseUrl = app.origin;
   const media = await startMediaEcho();
   let stack: Stack | undefined;
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
@@ -633,7 +627,7 @@ async function main() {
     await carrier.stop();
     await stack?.stop();
     await media.close();
-    await app.close();
+    await app.stop();
     await handle.close();
   }
 }

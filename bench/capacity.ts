@@ -7,7 +7,8 @@ import { importRows, uploadImport, writeImportXlsx } from "./import-file";
 import { driveInWorker } from "./lead-driver";
 import type { Agent } from "./lead-driver";
 import { checkLeadWorld, driveFloor, seedLeadWorld } from "./lead-world";
-import { benchAdminAuthorization, ensureBuild, httpJson, machineBusyMs, median, percentile, printTable, processCpu, processMemoryMb, startApp, type Row } from "./lib";
+import { buildPages, startApp } from "./app";
+import { benchAdminAuthorization, httpJson, machineBusyMs, median, percentile, printTable, processCpu, processMemoryMb, type Row } from "./lib";
 
 /**
  * Issue 19: how many managers the embedded database serves. The lead turn (update-and-get-lead) over HTTP on
@@ -59,7 +60,7 @@ const LOADS: Array<{ mode: "closed" | "open"; managers: number }> = [
 async function measure(dataDir: string, filterId: number, agents: Agent[], statistics: string): Promise<Row[]> {
   const rows: Row[] = [];
   for (const { mode, managers } of LOADS) {
-    const app = await startApp({ DATA_DIR: dataDir, DATABASE_URL: "" });
+    const app = await startApp({ env: { DATA_DIR: dataDir, DATABASE_URL: "" } });
     let latencies: number[];
     let appCpuMs: number;
     let driverCpuMs: number;
@@ -175,7 +176,7 @@ async function measureBusy(dataDir: string, filterId: number, agents: Agent[]): 
   const statuses = await queryRows<{ id: number }>(handle.db, sql`select id from statuses`);
   await handle.close();
 
-  const app = await startApp({ DATA_DIR: dataDir, DATABASE_URL: "" });
+  const app = await startApp({ env: { DATA_DIR: dataDir, DATABASE_URL: "" } });
   const rows: Row[] = [];
   try {
     const base = `${app.origin}/api/v1`;
@@ -249,7 +250,7 @@ async function measureBusy(dataDir: string, filterId: number, agents: Agent[]): 
 }
 
 async function main() {
-  ensureBuild();
+  buildPages("capacity");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-bench-capacity-"));
   try {
     const loadAtStart = os.loadavg();

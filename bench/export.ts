@@ -8,9 +8,9 @@ import postgres from "postgres";
 import { createDb, type DbHandle, queryRows } from "../db/client";
 import { exports } from "../db/schema";
 import { seed } from "../server/seed";
-import { createSessionStore } from "../server/auth/sessions";
 import { EXPORT_HEADER, claimNextExport, runExportJob } from "../server/core/exports/run";
-import { ensureBuild, httpJson, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";
+import { buildPages, startApp } from "./app";
+import { benchAdminAuthorization, httpJson, median, PG_URL, printTable, processMemoryMb, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 4: an export of ROWS contacts on real Postgres (the worker's whole job: count, keyset pages with the
@@ -125,17 +125,16 @@ interface ExportView {
 }
 
 async function onPglite(): Promise<Row[]> {
-  ensureBuild();
+  buildPages("export");
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-bench-export-"));
   try {
     const handle = await createDb({ dataDir });
     const statusId = await seedExportBases(handle);
     const memoryRows = await rowsInMemory(handle);
-    const [adminUser] = await queryRows<{ id: number }>(handle.db, sql.raw("select id from users where login = 'bench'"));
-    const auth = `Bearer ${(await createSessionStore(handle.db, 1).create(adminUser.id)).token}`;
+    const auth = await benchAdminAuthorization(handle.db);
     await handle.close();
 
-    const app = await startApp({ DATA_DIR: dataDir, DATABASE_URL: "" });
+    const app = await startApp({ env: { DATA_DIR: dataDir, DATABASE_URL: "" } });
     const api = `${app.origin}/api/v1/database/exports`;
     try {
       const idle = processMemoryMb(app.pid);

@@ -15,7 +15,8 @@ import { importBase } from "../server/core/bases/import";
 import { APP_NODE_FLAGS, capHeapGrowth } from "../server/heap";
 import { readRows } from "../server/core/spreadsheets";
 import { IMPORT_MAPPINGS, importRows, uploadImport, writeImportXlsx } from "./import-file";
-import { benchAdminAuthorization, cpuSnapshot, ensureBuild, median, PG_URL, printTable, processMemoryMb, startApp, withDatabase, type Row } from "./lib";
+import { buildPages, startApp } from "./app";
+import { benchAdminAuthorization, cpuSnapshot, median, PG_URL, printTable, processMemoryMb, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 4: import of a generated ROWS x 8 .xlsx into a database that already holds EXISTING contacts, with both
@@ -32,7 +33,7 @@ import { benchAdminAuthorization, cpuSnapshot, ensureBuild, median, PG_URL, prin
  *
  * PGlite: both formats, BENCH_PGLITE_RUNS runs (default 1), each into a fresh copy of one seeded DATA_DIR, with
  * each run's peak RSS. Then the same import as an admin makes it: the file uploaded to /api/v1/database/import of
- * the app started as `npm start` starts it (bench/lib.ts startApp), with that process's RSS once it is ready and its
+ * the app started as `npm start` starts it (bench/app.ts startApp), with that process's RSS once it is ready and its
  * peak (VmHWM since its start, so the HTTP server, the pages' code and the upload are in it).
  * BENCH_IMPORT_BACKENDS=pglite (or postgres) measures one backend alone.
  */
@@ -180,12 +181,11 @@ async function measuredImport(handle: DbHandle, file: string) {
 
 /** An admin's upload of `file` to the app (`npm start`'s process on `dataDir`): wall time and the app's memory. */
 async function importThroughApp(file: string, dataDir: string) {
-  ensureBuild();
   const handle = await createDb({ dataDir });
   await handle.db.update(settings).set({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: true });
   const authorization = await benchAdminAuthorization(handle.db);
   await handle.close();
-  const app = await startApp({ DATA_DIR: dataDir, DATABASE_URL: "" });
+  const app = await startApp({ env: { DATA_DIR: dataDir, DATABASE_URL: "" } });
   try {
     const readyMb = Math.round(processMemoryMb(app.pid).rss);
     const { ms, imported } = await uploadImport(`${app.origin}/api/v1`, authorization, file, `Импорт через API ${Date.now()}`);
@@ -346,6 +346,7 @@ async function main() {
 
   // PGlite: each run imports into a fresh copy of one seeded DATA_DIR (an import cannot be undone cheaply there).
   if (BACKENDS.includes("pglite")) {
+    buildPages("import"); // for importThroughApp's app
     const seeded = path.join(dir, "pglite");
     {
       const handle = await createDb({ dataDir: seeded });

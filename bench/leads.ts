@@ -1,10 +1,9 @@
-import type { AddressInfo } from "node:net";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { createDb } from "../db/client";
-import { buildApp } from "../server/app";
 import { loadConfig } from "../server/config";
 import { turnStatement } from "../server/core/leads/record-status";
+import { startApp, type RunningApp } from "./app";
 import { driveInWorker, firstLead } from "./lead-driver";
 import { checkLeadWorld, driveFloor, seedLeadWorld } from "./lead-world";
 import { cpuSnapshot, median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
@@ -52,7 +51,7 @@ async function main() {
   const handle = await createDb({ databaseUrl: url, poolSize: 20 });
   const sql = postgres(url, { max: 20, onnotice: () => {} });
   const config = loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: url });
-  const app = await buildApp({ handle, config, web: false });
+  let app: RunningApp | undefined;
   try {
     const { filterId, agents } = await seedLeadWorld(handle, {
       contacts: CONTACTS,
@@ -62,8 +61,8 @@ async function main() {
       managers: Math.max(OPEN_MANAGERS, 200),
     });
 
-    await app.listen({ port: 0, host: "127.0.0.1" });
-    const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/api/v1`;
+    app = await startApp({ handle, config, web: false });
+    const base = `${app.origin}/api/v1`;
 
     const check = () => checkLeadWorld(handle.db);
 
@@ -144,7 +143,7 @@ async function main() {
       rows,
     );
   } finally {
-    await app.close().catch(() => {});
+    await app?.stop().catch(() => {});
     await sql.end();
     await handle.close();
     await admin.unsafe(`drop database if exists ${name} with (force)`);

@@ -1,13 +1,10 @@
-import { spawn, spawnSync } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import path from "node:path";
 import type { Db } from "../db/client";
 import { queryRows } from "../db/client";
 import { sql } from "drizzle-orm";
 import { createSessionStore } from "../server/auth/sessions";
-import { appCommand } from "../server/heap";
 
 /** Small helpers shared by the bench scripts: medians, percentiles and a plain-text table. */
 export function median(values: number[]): number {
@@ -103,66 +100,16 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** The app's pages need a Remix build in BUILD_DIR (as `npm start` makes one): built here when there is none. */
-export function ensureBuild(): void {
-  if (!fs.existsSync(path.resolve(process.env.BUILD_DIR || "build", "index.js"))) {
-    spawnSync("npx", ["remix", "build"], { stdio: ["ignore", "ignore", "inherit"] });
-  }
-}
-
-export interface AppProcess {
-  pid: number;
-  /** http://127.0.0.1:port */
-  origin: string;
-  /** SIGTERM, then the exit (its graceful shutdown closes the database). */
-  stop(): Promise<void>;
-}
-
-/** The app's command line (server/heap.ts) with the flags of BENCH_NODE_ARGS after its own. */
-export const benchAppCommand = () => appCommand((process.env.BENCH_NODE_ARGS ?? "").split(" ").filter(Boolean));
-
 /** `Bearer …` for a new session of the seeded bench admin (login `bench`), made in the database before the app starts. */
 export async function benchAdminAuthorization(db: Db): Promise<string> {
   const [admin] = await queryRows<{ id: number }>(db, sql`select id from users where login = 'bench'`);
   return `Bearer ${(await createSessionStore(db, 1).create(admin.id)).token}`;
 }
 
-/**
- * The app as `npm start` runs it (`node --max-semi-space-size=4 --import tsx server/main.ts`, its own process,
- * NODE_ENV production, logs at LOG_LEVEL), on a free loopback port; resolves once /api/v1/health answers. Needs a
- * build in BUILD_DIR. BENCH_NODE_ARGS adds Node/V8 flags after the app's own (the last of a repeated flag wins, so
- * `BENCH_NODE_ARGS=--max-semi-space-size=16` measures V8's default young generation).
- */
-export async function startApp(env: Record<string, string>): Promise<AppProcess> {
-  const port = await freePort();
-  const child = spawn(process.execPath, benchAppCommand(), {
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const origin = `http://127.0.0.1:${port}`;
-  const started = Date.now();
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}`);
-    const up = await httpJson(`${origin}/api/v1/health`).then(
-      (r) => r.status === 200,
-      () => false,
-    );
-    if (up) break;
-    if (Date.now() - started > 120_000) {
-      child.kill("SIGKILL");
-      throw new Error("the app did not answer within 120 s");
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  return {
-    pid: child.pid!,
-    origin,
-    async stop() {
-      if (child.exitCode === null) child.kill("SIGTERM");
-      await exited;
-    },
-  };
+export interface HttpAnswer {
+  status: number;
+  text: string;
+  bytes: number;
 }
 
 /** One keep-alive connection pool for every bench request (like a browser's, not a new socket per call). */
@@ -175,7 +122,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
 export function httpJson(
   url: string,
   options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<{ status: number; text: string; bytes: number }> {
+): Promise<HttpAnswer> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const request = http.request(

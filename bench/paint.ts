@@ -1,8 +1,4 @@
-import { spawnSync } from "node:child_process";
-import fs from "node:fs";
-import type { AddressInfo } from "node:net";
 import os from "node:os";
-import path from "node:path";
 import { sql } from "drizzle-orm";
 import { chromium, type Page } from "playwright-core";
 import { createDb, queryRows } from "../db/client";
@@ -12,6 +8,7 @@ import { hashPassword } from "../server/auth/password";
 import { createSessionStore } from "../server/auth/sessions";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
+import { buildPages, startApp } from "./app";
 import { type Agent, driveInWorker } from "./lead-driver";
 import { median, percentile, printTable, type Row } from "./lib";
 
@@ -152,12 +149,7 @@ const loadAverage = () => os.loadavg().map((v) => v.toFixed(2)).join(", ");
 
 async function main() {
   const loadBefore = loadAverage();
-  process.env.BUILD_DIR ||= ".builds/bench-paint";
-  const build = spawnSync("npx", ["remix", "build"], { env: process.env, encoding: "utf8" });
-  if (build.status !== 0 || !fs.existsSync(path.resolve(process.env.BUILD_DIR, "index.js"))) {
-    throw new Error(`remix build failed: ${build.stderr}`);
-  }
-  const { buildApp } = await import("../server/app");
+  buildPages("paint");
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" });
@@ -188,9 +180,8 @@ async function main() {
   await db.execute(sql`analyze`);
 
   const config = loadConfig({ LOG_LEVEL: "silent" });
-  const app = await buildApp({ handle, config, web: true });
-  await app.listen({ port: 0, host: "127.0.0.1" });
-  const origin = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const app = await startApp({ handle, config, web: true });
+  const { origin } = app;
   const sessions = createSessionStore(db, 1);
   const tokens = await Promise.all(managers.map(async (id) => (await sessions.create(id)).token));
   const [pageUser, ...others] = managers;
@@ -305,7 +296,7 @@ async function main() {
     console.log(`\nLoad average at the start and at the end of the run (1, 5, 15 min): ${loadBefore}; ${loadAverage()}`);
   } finally {
     await browser.close().catch(() => {});
-    await app.close();
+    await app.stop();
     await handle.close();
   }
 }

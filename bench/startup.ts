@@ -1,37 +1,18 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import postgres from "postgres";
-import { ensureBuild, freePort, median, PG_URL, printTable, withDatabase, type Row } from "./lib";
-import { APP_COMMAND } from "../server/heap";
+import { buildPages, startApp } from "./app";
+import { median, PG_URL, printTable, withDatabase, type Row } from "./lib";
 
 const RUNS = Number(process.env.BENCH_RUNS || 5);
 
-/** Milliseconds from spawning `node server/main.ts` to the first 200 on /auth. */
+/** Milliseconds from spawning the app (`node server/main.ts`, as npm start runs it) to the first 200 on /auth. */
 async function timeToFirstAuth(env: Record<string, string>): Promise<number> {
-  const port = await freePort();
-  const started = performance.now();
-  const child = spawn(process.execPath, APP_COMMAND, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1", LOG_LEVEL: "error" },
-    stdio: ["ignore", "ignore", "inherit"],
-  });
-  try {
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the app exited with ${child.exitCode}`);
-      try {
-        const res = await fetch(`http://127.0.0.1:${port}/auth`);
-        if (res.status === 200) return performance.now() - started;
-      } catch {
-        /* not listening yet */
-      }
-      await new Promise((r) => setTimeout(r, 25));
-      if (performance.now() - started > 60_000) throw new Error("no answer within 60 s");
-    }
-  } finally {
-    child.kill("SIGTERM");
-    await new Promise((r) => child.once("exit", r));
-  }
+  const app = await startApp({ env: { ...env, LOG_LEVEL: "error" }, readyPath: "/auth" });
+  await app.stop();
+  return app.readyMs;
 }
 
 /** The floor: a bare Node process with the same loader, start to exit. */
@@ -43,7 +24,7 @@ function bareNode(): number {
 
 /** Start-up time of the real server on both backends, against a bare Node start in the same run. */
 async function main() {
-  ensureBuild();
+  buildPages("startup");
   const baseline = median(Array.from({ length: RUNS }, bareNode));
   const rows: Row[] = [];
   const add = (what: string, samples: number[]) =>

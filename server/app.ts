@@ -10,6 +10,7 @@ import {
 import type { DbHandle } from "../db/client";
 import { clientErrorHandler, frameworkErrorHandler, pathTooLong } from "./api/errors";
 import { apiV1 } from "./api/plugin";
+import { argon2Passwords } from "./auth/password";
 import { createSessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
 import type { AppDeps } from "./deps";
@@ -127,6 +128,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     handle,
     db: handle.db,
     sessions,
+    passwords: argon2Passwords,
     config,
     hub,
     telephony,

@@ -1,17 +1,19 @@
 import type { Db, DbHandle } from "../db/client";
-import type { SessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
 import type { MediaRelay } from "./core/telephony/listening";
 import type { Metrics } from "./http/metrics";
 import type { Recordings } from "./jobs/recordings";
 import type { RealtimeHub } from "./realtime/hub";
 import type { TelephonyProvider } from "./core/telephony/accounts";
+import type { PasswordHasher, SessionStore } from "./core/auth/ports";
 
 /** Everything an adapter (Fastify route, Remix loader/action, ws hub) hands to core. Built once in buildApp. */
 export interface AppDeps {
   handle: DbHandle;
   db: Db;
   sessions: SessionStore;
+  /** argon2id (server/auth/password.ts). */
+  passwords: PasswordHasher;
   config: AppConfig;
   hub: RealtimeHub;
   /** SIP accounts: the provider's HTTP API, or the built-in allocator when none is configured. */

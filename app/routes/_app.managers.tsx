@@ -85,7 +85,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
   // With the session: an admin who changes his own password keeps this one (the others end).
   const actor = actorOf(me, await readSessionToken(request, context));
-  const { db, sessions, hub, telephony } = context.deps;
+  const { db, sessions, passwords, hub, telephony } = context.deps;
   const form = await readFormBody(request);
   const intent = text(form, "intent") || "create";
   const js = text(form, "_js") === "1";
@@ -98,7 +98,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     switch (intent) {
       case "create": {
-        const created = await registerManager(db, actor, values);
+        const created = await registerManager(db, passwords, actor, values);
         return await done(`Менеджер ${created.login} создан`);
       }
       case "generatePassword":
@@ -117,7 +117,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
             { status: 400 },
           );
         }
-        await updateUser(db, sessions, hub, actor, text(form, "id"), { [field]: text(form, "value") });
+        await updateUser(db, sessions, passwords, hub, actor, text(form, "id"), { [field]: text(form, "value") });
         return await done("Изменения сохранены");
       }
       case "updateRow": {
@@ -127,13 +127,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
           if (field === "password" && !text(form, field)) continue; // empty: keep the password
           changes[field] = text(form, field);
         }
-        await updateUser(db, sessions, hub, actor, text(form, "id"), changes);
+        await updateUser(db, sessions, passwords, hub, actor, text(form, "id"), changes);
         return await done("Изменения сохранены");
       }
       case "setAdmin": {
         const id = Number(text(form, "id"));
         const isAdmin = text(form, "isAdmin") === "true";
-        const updated = await updateUser(db, sessions, hub, actor, id, { isAdmin });
+        const updated = await updateUser(db, sessions, passwords, hub, actor, id, { isAdmin });
         const message = isAdmin
           ? `${updated.login} теперь администратор`
           : `${updated.login} больше не администратор`;

@@ -23,7 +23,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     accessKey: String(form.get("accessKey") ?? ""),
   };
   try {
-    const result = await login(context.deps.db, context.deps.sessions, input, context.clientAddress);
+    const result = await login(context.deps.db, context.deps.sessions, context.deps.passwords, input, context.clientAddress);
     const headers = new Headers();
     headers.append("Set-Cookie", await startSessionCookieHeader(request, context, result.access_token));
     headers.append("Set-Cookie", await flashHeader({ type: "success", message: "Авторизирован" }));

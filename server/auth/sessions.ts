@@ -3,19 +3,13 @@ import { and, eq, ne } from "drizzle-orm";
 import { Lucia, TimeSpan } from "lucia";
 import type { Db } from "../../db/client";
 import { sessions, users, type User } from "../../db/schema";
+import type { SessionStore } from "../core/auth/ports";
 
 /**
- * Sessions, through Lucia v3. Nothing else in the code imports Lucia: this module is the seam
- * where it can be replaced. The session id is the access token and the cookie value.
+ * Sessions, through Lucia v3: the SessionStore core declares (server/core/auth/ports.ts). Nothing else in the code
+ * imports Lucia: this module is the seam where it can be replaced. The session id is the access token and the
+ * cookie value.
  */
-export interface SessionStore {
-  create(userId: number): Promise<{ token: string; expiresAt: Date }>;
-  /** The user behind a token, or null for an unknown or expired token. */
-  validate(token: string): Promise<User | null>;
-  invalidate(token: string): Promise<void>;
-  /** Ends every session of the user but `keep` (the one an admin changing his own password acts through). */
-  invalidateUser(userId: number, keep?: string): Promise<void>;
-}
 
 function makeLucia(db: Db, sessionDays: number) {
   const adapter = new DrizzlePostgreSQLAdapter(db, sessions, users);

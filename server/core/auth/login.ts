@@ -3,8 +3,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { queryRows, type Db } from "../../../db/client";
 import { loginThrottle, users } from "../../../db/schema";
-import { hashPassword, verifyPassword } from "../../auth/password";
-import type { SessionStore } from "../../auth/sessions";
+import type { PasswordHasher, SessionStore } from "./ports";
 import { AppError, tooManyRequests } from "../errors";
 import { presentSessionUser } from "../users/present";
 import { parseInput, requiredText } from "../validation";
@@ -30,13 +29,19 @@ const wrongCredentials = () => new AppError(401, "invalid_credentials", "Нев�
  * Checks login, password and access key; opens a session and marks the user as having one. `address` is the
  * client's, as the adapter read it (server/http/client-address.ts). docs/decisions/021.
  */
-export async function login(db: Db, sessions: SessionStore, input: unknown, address: string) {
+export async function login(
+  db: Db,
+  sessions: SessionStore,
+  passwords: PasswordHasher,
+  input: unknown,
+  address: string,
+) {
   const { login, password, accessKey } = parseInput(loginSchema, input);
   await countAttempt(db, login, address);
 
   const [user] = await db.select().from(users).where(eq(users.login, login));
   // argon2 runs for an unknown login too, so the answer takes as long as for a known one.
-  const passwordOk = await verifyPassword(user?.passwordHash ?? (await dummyHash()), password);
+  const passwordOk = await passwords.verify(user?.passwordHash ?? (await dummyHash(passwords)), password);
   if (!user || !passwordOk || !sameSecret(user.accessKey, accessKey)) throw wrongCredentials();
 
   await forgetAttempt(db, login, address);
@@ -82,13 +87,17 @@ async function forgetAttempt(db: Db, login: string, address: string) {
     .where(and(eq(loginThrottle.login, ""), eq(loginThrottle.address, address)));
 }
 
-let dummy: Promise<string> | null = null;
+const dummies = new WeakMap<PasswordHasher, Promise<string>>();
 /** A hash of a random password with the real parameters, made once: what an unknown login is checked against. */
-function dummyHash(): Promise<string> {
-  dummy ??= hashPassword(crypto.randomBytes(24).toString("base64")).catch((error) => {
-    dummy = null;
-    throw error;
-  });
+function dummyHash(passwords: PasswordHasher): Promise<string> {
+  let dummy = dummies.get(passwords);
+  if (!dummy) {
+    dummy = passwords.hash(crypto.randomBytes(24).toString("base64")).catch((error) => {
+      dummies.delete(passwords);
+      throw error;
+    });
+    dummies.set(passwords, dummy);
+  }
   return dummy;
 }
 

@@ -3,8 +3,7 @@ import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { users } from "../../../db/schema";
 import { DEFAULT_SIP_PREFIX, generateAccessKey, passwordHint, SIP_PREFIXES } from "../../../common/credentials";
-import { hashPassword } from "../../auth/password";
-import type { SessionStore } from "../../auth/sessions";
+import type { PasswordHasher, SessionStore } from "../auth/ports";
 import type { TelephonyProvider } from "../telephony/accounts";
 import { endOpenBreak } from "../breaks/breaks";
 import { type Actor, requireAdmin } from "../actor";
@@ -83,7 +82,7 @@ async function sipTaken(db: Db, sipLogin: string, exceptId?: number) {
 }
 
 /** Adds a manager. The access key is generated here when the form sent none (JavaScript off). */
-export async function registerManager(db: Db, actor: Actor, input: unknown) {
+export async function registerManager(db: Db, passwords: PasswordHasher, actor: Actor, input: unknown) {
   requireAdmin(actor);
   const data = parseInput(registerSchema, input);
   if (await loginTaken(db, data.login)) throw conflict(LOGIN_TAKEN, "login_taken");
@@ -93,7 +92,7 @@ export async function registerManager(db: Db, actor: Actor, input: unknown) {
       .insert(users)
       .values({
         login: data.login,
-        passwordHash: await hashPassword(data.password),
+        passwordHash: await passwords.hash(data.password),
         passwordHint: passwordHint(data.password),
         displayName: data.displayName,
         accessKey: data.accessKey || generateAccessKey(),
@@ -139,6 +138,7 @@ export type UpdateUserInput = z.input<typeof updateUserSchema>;
 export async function updateUser(
   db: Db,
   sessions: SessionStore,
+  passwords: PasswordHasher,
   signal: LogoutSignal,
   actor: Actor,
   rawId: unknown,
@@ -168,7 +168,7 @@ export async function updateUser(
     if (data.sipLogin !== undefined) changes.sipLogin = data.sipLogin;
     if (data.sipPassword !== undefined) changes.sipPassword = data.sipPassword;
     if (data.password !== undefined) {
-      changes.passwordHash = await hashPassword(data.password);
+      changes.passwordHash = await passwords.hash(data.password);
       changes.passwordHint = passwordHint(data.password);
     }
     try {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { users } from "../../../db/schema";
-import type { SessionStore } from "../../auth/sessions";
+import type { SessionStore } from "../auth/ports";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { endOpenBreak } from "../breaks/breaks";
 import { notFound } from "../errors";

@@ -24,7 +24,7 @@ const auth: FastifyPluginAsyncZod = async (api) => {
     },
     async (request) => {
       const address = clientAddress(request.raw, api.deps.config.trustProxy);
-      const result = await login(api.deps.db, api.deps.sessions, request.body, address);
+      const result = await login(api.deps.db, api.deps.sessions, api.deps.passwords, request.body, address);
       return { access_token: result.access_token, user: result.user };
     },
   );
@@ -42,7 +42,7 @@ const auth: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request, reply) => {
-      const created = await registerManager(api.deps.db, actorOf(request), request.body);
+      const created = await registerManager(api.deps.db, api.deps.passwords, actorOf(request), request.body);
       return reply.code(201).send(created);
     },
   );

@@ -69,7 +69,7 @@ const users: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request) =>
-      updateUser(api.deps.db, api.deps.sessions, api.deps.hub, actorOf(request), request.params.id, request.body),
+      updateUser(api.deps.db, api.deps.sessions, api.deps.passwords, api.deps.hub, actorOf(request), request.params.id, request.body),
   );
 
   api.delete(
