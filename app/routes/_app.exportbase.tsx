@@ -14,13 +14,13 @@ import {
   statusColumns,
 } from "../bases.server";
 import {
-  ConfirmDelete,
   CreateExportForm,
   exportState,
   isUnfinished,
   LastExportSummary,
   ProgressCell,
 } from "../components/bases/ExportParts";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
@@ -253,17 +253,23 @@ export default function ExportBasePage() {
         <CreateExportForm bases={bases} statuses={statuses} />
       </DialogOrSection>
 
-      <DialogOrSection open={confirm !== null} title="Подтвердите удаление" onClose={close} closeHref="/exportbase" testId="confirm-export-delete">
-        {confirm?.kind === "selected" && confirm.ids.length === 0 ? (
+      {confirm?.kind === "selected" && confirm.ids.length === 0 ? (
+        <DialogOrSection open title="Подтвердите удаление" onClose={close} closeHref="/exportbase" testId="confirm-export-delete">
           <p className="text-sm">Выберите хотя бы один экспорт в таблице.</p>
-        ) : confirm ? (
-          <ConfirmDelete
-            text={confirmText}
-            intent={confirm.kind === "all" ? "delete-all" : confirm.kind === "selected" ? "delete-selected" : "delete"}
-            ids={confirm.ids}
-          />
-        ) : null}
-      </DialogOrSection>
+        </DialogOrSection>
+      ) : (
+        <ConfirmAction
+          open={confirm !== null}
+          title="Подтвердите удаление"
+          closeHref="/exportbase"
+          intent={confirm?.kind === "all" ? "delete-all" : confirm?.kind === "selected" ? "delete-selected" : "delete"}
+          fields={{ id: confirm?.ids ?? [] }}
+          confirmLabel="Удалить"
+          testId="confirm-export-delete"
+        >
+          {confirmText}
+        </ConfirmAction>
+      )}
     </section>
   );
 }

@@ -1,6 +1,6 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ActiveSwitch } from "../components/links/ActiveSwitch";
 import { LinkForm } from "../components/links/LinkForm";
@@ -136,6 +136,7 @@ export default function LeadTemplatePage() {
   const templateParam = params.get("template");
   const linkParam = params.get("link");
   const deletingLink = links.find((link) => String(link.id) === params.get("deleteLink"));
+  const deletingTemplate = templates.find((template) => String(template.id) === params.get("deleteTemplate"));
   const editedTemplate = templates.find((template) => String(template.id) === templateParam);
   const templateOpen = templateParam === "new" || Boolean(editedTemplate);
   const error = actionData && "error" in actionData ? actionData.error.message : null;
@@ -176,12 +177,9 @@ export default function LeadTemplatePage() {
                   <Link to={`?template=${template.id}`} preventScrollReset className={cardButton} aria-label={`Изменить шаблон ${template.name}`}>
                     Изменить
                   </Link>
-                  <Form method="post" preventScrollReset>
-                    <input type="hidden" name="id" value={template.id} />
-                    <button type="submit" name="intent" value="template-delete" className="btn-danger px-2 py-1" aria-label={`Удалить шаблон ${template.name}`}>
-                      Удалить
-                    </button>
-                  </Form>
+                  <Link to={`?deleteTemplate=${template.id}`} preventScrollReset className="btn-danger px-2 py-1" aria-label={`Удалить шаблон ${template.name}`}>
+                    Удалить
+                  </Link>
                 </div>
               </li>
             ))}
@@ -199,6 +197,18 @@ export default function LeadTemplatePage() {
         {error && templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
         <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} nameMissing={error === EMPTY_TEMPLATE_NAME} />
       </DialogOrSection>
+
+      <ConfirmAction
+        open={Boolean(deletingTemplate)}
+        title="Удалить шаблон?"
+        closeHref={PAGE}
+        intent="template-delete"
+        fields={{ id: deletingTemplate?.id ?? "" }}
+        confirmLabel="Удалить"
+        testId="delete-template"
+      >
+        Шаблон «{deletingTemplate?.name}» будет удалён; тематики с ним останутся без шаблона карточки. Отменить это нельзя.
+      </ConfirmAction>
 
       <section>
         <div className="mb-4 flex flex-wrap items-center justify-between gap-4">

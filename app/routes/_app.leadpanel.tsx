@@ -177,7 +177,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   try {
     const result = await recordStatus(db, actor, config.holdMinutes, {
-      statusText: status.text,
+      statusId: status.id,
       contactId,
       userId: user.id,
       passport,

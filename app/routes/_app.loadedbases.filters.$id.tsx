@@ -1,8 +1,9 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
 import { AUTODIAL_DEFAULT_SECONDS, FilterForm, FilterModal, retryRuleValues } from "../components/filters/FilterForm";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
 
@@ -36,6 +37,8 @@ export default function EditFilterRoute() {
   const { filter, filters, options } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
+  const deleting = useSearchParams()[0].has("delete");
+  const page = `/loadedbases/filters/${filter.id}`;
   const values =
     answer && "values" in answer
       ? {
@@ -61,18 +64,31 @@ export default function EditFilterRoute() {
         };
   return (
     <div className="space-y-6">
-      <FilterModal title={`Тематика «${filter.name}»`}>
-        {answer && "error" in answer && answer.error ? (
-          <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
-        ) : null}
-        <FilterForm
-          key={JSON.stringify(values)}
-          options={options}
-          initial={values}
-          filterId={filter.id}
-          keptTemplate={filter.template?.id ?? null}
-        />
-      </FilterModal>
+      <ConfirmAction
+        open={deleting}
+        title="Удалить тематику?"
+        closeHref={page}
+        intent="delete"
+        confirmLabel="Удалить"
+        testId="delete-topic"
+      >
+        Тематика «{filter.name}» будет удалена: её менеджеры вернутся к выбору тематики. Базы, клиенты и история звонков
+        сохранятся. Отменить это нельзя.
+      </ConfirmAction>
+      {deleting ? null : (
+        <FilterModal title={`Тематика «${filter.name}»`}>
+          {answer && "error" in answer && answer.error ? (
+            <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
+          ) : null}
+          <FilterForm
+            key={JSON.stringify(values)}
+            options={options}
+            initial={values}
+            filterId={filter.id}
+            keptTemplate={filter.template?.id ?? null}
+          />
+        </FilterModal>
+      )}
       <FilterCards filters={filters} />
     </div>
   );

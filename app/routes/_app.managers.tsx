@@ -1,11 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, Link, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, readSessionToken, requireAdminUser } from "../auth.server";
 import { AddManagerForm, CREATE_FAILED } from "../components/managers/AddManagerForm";
-import { ConfirmDialog } from "../components/managers/ConfirmDialog";
 import { ManagersTable } from "../components/managers/ManagersTable";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { Pager, readPaging } from "../components/ui/Pager";
 import {
   EDITABLE_FIELDS,
@@ -14,7 +13,7 @@ import {
   type ManagerRow,
   type ManagersActionData,
 } from "../components/managers/types";
-import { notify, ServerMessage } from "../components/ui/Toasts";
+import { ServerMessage } from "../components/ui/Toasts";
 import { readFormBody } from "../forms.server";
 import {
   deleteUser,
@@ -45,7 +44,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const { size, page, pages } = readPaging(url, PAGE_SIZES, DEFAULT_PAGE_SIZE, all.length);
   const users: ManagerRow[] = all.slice((page - 1) * size, page * size);
 
-  // JavaScript off: ?edit=id shows that row as a form, ?confirm=admin-id / delete-id asks before acting.
+  // JavaScript off: ?edit=id shows that row as a form. ?confirm=admin-id / delete-id asks before acting (a dialog with
+  // JavaScript, a section without).
   const editId = Number(url.searchParams.get("edit")) || null;
   const confirmMatch = /^(admin|delete)-(\d+)$/.exec(url.searchParams.get("confirm") ?? "");
   const confirmUser = confirmMatch ? all.find((u) => u.id === Number(confirmMatch[2])) : undefined;
@@ -174,16 +174,6 @@ const ADD_FORM_INTENTS = new Set(["create", "generatePassword", "generateAccessK
 export default function ManagersPage() {
   const { users, total, page, pages, size, meId, editId, confirm } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as ManagersActionData | undefined;
-  const [asking, setAsking] = useState<Confirm | null>(null);
-  const confirmFetcher = useFetcher<ManagersActionData>({ key: "managers-confirm" });
-
-  useEffect(() => {
-    if (confirmFetcher.state !== "idle" || !confirmFetcher.data) return;
-    if (confirmFetcher.data.ok) notify("success", confirmFetcher.data.message ?? "Готово");
-    else if (confirmFetcher.data.error) notify("error", confirmFetcher.data.error.message);
-    setAsking(null);
-  }, [confirmFetcher.state, confirmFetcher.data]);
-
   const query = (extra: Record<string, string> = {}) => {
     const params = new URLSearchParams();
     if (size !== DEFAULT_PAGE_SIZE) params.set("size", String(size));
@@ -194,12 +184,6 @@ export default function ManagersPage() {
   };
   const returnTo = query();
 
-  function runConfirmed(target: Confirm) {
-    const payload: Record<string, string> = { intent: target.kind === "admin" ? "setAdmin" : "delete", id: String(target.user.id), _js: "1" };
-    if (target.kind === "admin") payload.isAdmin = String(!target.user.isAdmin);
-    confirmFetcher.submit(payload, { method: "post" });
-  }
-
   const addResult = actionData && ADD_FORM_INTENTS.has(actionData.intent) ? actionData : null;
   const tableError = actionData && !ADD_FORM_INTENTS.has(actionData.intent) ? actionData.error : undefined;
 
@@ -209,15 +193,12 @@ export default function ManagersPage() {
       {/* A new key after each no-JS post, so the form shows what the server echoed back. */}
       <AddManagerForm key={addResult ? JSON.stringify(addResult.values ?? {}) : "add"} result={addResult} />
       {tableError ? <ServerMessage key={tableError.message} kind="error" message={tableError.message} /> : null}
-      {confirm ? <NoScriptConfirm confirm={confirm} returnTo={returnTo} /> : null}
       <ManagersTable
         users={users}
         meId={meId}
         editId={editId}
         returnTo={returnTo}
         hrefWith={(name, value) => query({ [name]: value })}
-        onAskAdmin={(user) => setAsking({ kind: "admin", user })}
-        onAskDelete={(user) => setAsking({ kind: "delete", user })}
       />
       <Pager
         page={page}
@@ -233,16 +214,18 @@ export default function ManagersPage() {
           return q ? `/managers?${q}` : "/managers";
         }}
       />
-      <ConfirmDialog
-        open={asking !== null}
-        title={asking ? confirmTitle(asking) : ""}
-        description={asking ? confirmText(asking, meId) : ""}
-        confirmLabel={asking?.kind === "delete" ? "Удалить" : "Подтвердить"}
-        danger={asking?.kind === "delete"}
-        busy={confirmFetcher.state !== "idle"}
-        onConfirm={() => asking && runConfirmed(asking)}
-        onCancel={() => setAsking(null)}
-      />
+      <ConfirmAction
+        open={confirm !== null}
+        title={confirm ? confirmTitle(confirm) : ""}
+        closeHref={returnTo}
+        intent={confirm?.kind === "admin" ? "setAdmin" : "delete"}
+        fields={confirm ? { id: confirm.user.id, ...(confirm.kind === "admin" ? { isAdmin: String(!confirm.user.isAdmin) } : {}) } : {}}
+        confirmLabel={confirm?.kind === "delete" ? "Удалить" : "Подтвердить"}
+        danger={confirm?.kind === "delete"}
+        testId="confirm-dialog"
+      >
+        {confirm ? confirmText(confirm, meId) : null}
+      </ConfirmAction>
     </section>
   );
 }
@@ -256,26 +239,4 @@ function confirmText({ kind, user }: Confirm, meId: number) {
   if (kind === "delete") return "Менеджер и его SIP аккаунт будут удалены, открытые страницы менеджера закроются.";
   if (user.id === meId && user.isAdmin) return "Это ваша учётная запись: раздел управления сразу станет недоступен.";
   return user.isAdmin ? "Пользователь потеряет доступ к разделам управления." : "Пользователь получит доступ ко всем разделам управления.";
-}
-
-/** JavaScript off: the question of the dialog as a card with its own form. */
-function NoScriptConfirm({ confirm, returnTo }: { confirm: Confirm; returnTo: string }) {
-  const { kind, user } = confirm;
-  return (
-    <div className="card mb-4 border-amber-300" role="alertdialog" aria-label={confirmTitle(confirm)}>
-      <p className="font-semibold">{confirmTitle(confirm)}</p>
-      <Form method="post" className="mt-3 flex gap-2">
-        <input type="hidden" name="intent" value={kind === "admin" ? "setAdmin" : "delete"} />
-        <input type="hidden" name="id" value={user.id} />
-        {kind === "admin" ? <input type="hidden" name="isAdmin" value={String(!user.isAdmin)} /> : null}
-        <input type="hidden" name="returnTo" value={returnTo} />
-        <button type="submit" className={kind === "delete" ? "btn-danger" : "btn-primary"} data-testid="confirm-yes">
-          {kind === "delete" ? "Удалить" : "Подтвердить"}
-        </button>
-        <Link to={returnTo} className="btn-secondary">
-          Отмена
-        </Link>
-      </Form>
-    </div>
-  );
 }

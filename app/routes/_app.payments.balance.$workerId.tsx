@@ -2,7 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import type { FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { MoneyDialog } from "../components/money/MoneyDialog";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
 import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { formatUsd } from "../lib/format";
@@ -47,33 +48,27 @@ export default function BalanceDialog() {
 
   if (op === "def") {
     return (
-      <MoneyDialog title={`Обнулить баланс: ${worker.login}`} closeTo={`/payments${query}`} testId="balance-dialog">
+      <ConfirmAction
+        open
+        title={`Обнулить баланс: ${worker.login}`}
+        closeHref={`/payments${query}`}
+        action={`${location.pathname}${location.search}`}
+        intent="def"
+        fields={{ userId: worker.id, back: query.slice(1) }}
+        confirmLabel="Обнулить"
+        testId="balance-dialog"
+      >
         {actionData && "error" in actionData ? (
           <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
         ) : null}
-        <Form method="post" preventScrollReset>
-          <input type="hidden" name="intent" value="def" />
-          <input type="hidden" name="userId" value={worker.id} />
-          <input type="hidden" name="back" value={query.slice(1)} />
-          <p className="mb-4 text-sm">
-            Баланс {worker.login} ({formatUsd(worker.totalEarned)}) станет 0,00 $. Отменить это нельзя.
-          </p>
-          <div className="flex justify-end gap-2">
-            <Link to={`/payments${query}`} className="btn-secondary" preventScrollReset replace>
-              Отмена
-            </Link>
-            <button type="submit" className="btn-danger" disabled={busy}>
-              Обнулить
-            </button>
-          </div>
-        </Form>
-      </MoneyDialog>
+        Баланс {worker.login} ({formatUsd(worker.totalEarned)}) станет 0,00 $. Отменить это нельзя.
+      </ConfirmAction>
     );
   }
 
   const title = op === "add" ? `Добавить к балансу: ${worker.login}` : `Снять с баланса: ${worker.login}`;
   return (
-    <MoneyDialog title={title} closeTo={`/payments${query}`} testId="balance-dialog">
+    <DialogOrSection open title={title} closeHref={`/payments${query}`} width="medium" testId="balance-dialog">
       {actionData && "error" in actionData ? (
         <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
@@ -92,6 +87,6 @@ export default function BalanceDialog() {
           {op === "add" ? "Добавить" : "Снять"}
         </button>
       </Form>
-    </MoneyDialog>
+    </DialogOrSection>
   );
 }

@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData, useLocation } from "@remix-run/react";
 import { Fragment } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { readableApplicationText } from "../components/money/applicationText";
-import { MoneyDialog } from "../components/money/MoneyDialog";
+import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
 import { formatDateTime, formatUsd } from "../lib/format";
 import { loaderError, paymentsAction, paymentStats, payoutDetails, payoutHistory } from "../money.server";
@@ -40,7 +40,7 @@ export default function HistoryDialog() {
   };
 
   return (
-    <MoneyDialog title={`История выплат: ${login}`} closeTo={`/payments${query}`} testId="history-dialog">
+    <DialogOrSection open title={`История выплат: ${login}`} closeHref={`/payments${query}`} width="medium" testId="history-dialog">
       {history.length === 0 ? (
         <p className="text-sm text-slate-600 dark:text-slate-400">Нет истории выплат</p>
       ) : (
@@ -116,6 +116,6 @@ export default function HistoryDialog() {
           ))}
         </ul>
       )}
-    </MoneyDialog>
+    </DialogOrSection>
   );
 }

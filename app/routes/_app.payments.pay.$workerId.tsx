@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import type { FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { MoneyDialog } from "../components/money/MoneyDialog";
+import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
 import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { formatUsd } from "../lib/format";
@@ -44,7 +44,7 @@ export default function PayDialog() {
   }
 
   return (
-    <MoneyDialog title={`Выплата: ${worker.login}`} closeTo={`/payments${query}`} testId="pay-dialog">
+    <DialogOrSection open title={`Выплата: ${worker.login}`} closeHref={`/payments${query}`} width="medium" testId="pay-dialog">
       {actionData && "error" in actionData ? (
         <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
       ) : null}
@@ -63,6 +63,6 @@ export default function PayDialog() {
           Выплатить
         </button>
       </Form>
-    </MoneyDialog>
+    </DialogOrSection>
   );
 }

@@ -97,7 +97,7 @@ export default function ScriptsPage() {
         title={editing ? "Редактирование скрипта" : "Новый скрипт"}
         onClose={close}
         closeHref={PAGE}
-        wide
+        width="wide"
         testId="script-editor"
       >
         {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
@@ -136,7 +136,7 @@ export default function ScriptsPage() {
         Скрипт «{deleting?.name}» будет удалён. Отменить это нельзя.
       </ConfirmAction>
 
-      <DialogOrSection open={Boolean(viewing)} title={viewing?.name ?? ""} onClose={close} closeHref={PAGE} wide testId="script-view">
+      <DialogOrSection open={Boolean(viewing)} title={viewing?.name ?? ""} onClose={close} closeHref={PAGE} width="wide" testId="script-view">
         {viewing ? <ScriptContent html={viewing.content} watermark={watermark} /> : null}
       </DialogOrSection>
     </section>

@@ -293,9 +293,12 @@ describe("Мои перезвоны and the admin's list", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.message).toBe("Можно работать только со своими перезвонами");
     expect((await t.request.get("/api/v1/callbacks").set(b.auth)).status).toBe(403);
-    const moved = await t.request.put(`/api/v1/callbacks/${mine.id}`).set(bearer(adminToken)).send({ userId: b.id });
+    // A new time with the new manager: the body reaches core as sent, so the time parses once (decision 064).
+    const later = new Date(Date.now() + 2 * 3600_000);
+    const moved = await t.request.put(`/api/v1/callbacks/${mine.id}`).set(bearer(adminToken)).send({ userId: b.id, dueAt: later.toISOString() });
     expect(moved.status).toBe(200);
     expect(moved.body.user.id).toBe(b.id);
+    expect(Date.parse(moved.body.dueAt)).toBe(later.getTime());
     await setDue(scheduled, 1);
     expect((await press(a, filter.id, "Не интересно")).body.id).not.toBe(scheduled);
     expect((await press(b, filter.id, "Не интересно")).body.id).toBe(scheduled);

@@ -188,6 +188,46 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
     expect(event.statusText).toBe("Не интересно");
   });
 
+  it("accepts the status by its id, as the lead panel sends it; the id names the status when a text comes too (decision 064)", async () => {
+    const { getLead, press, rows, manager, s } = await setup(3);
+    const first = await getLead();
+    const byId = await press(first.body.id, "", { statusText: undefined, statusId: s["Не интересно"].id });
+    expect(byId.status).toBe(200);
+    expect(byId.body.id).toBe(rows[1].id);
+    // An id as text (a form's value) works too, and wins over a text that names another status.
+    const both = await press(byId.body.id, "Перезвонить", { statusId: String(s["Не дозвонился"].id) });
+    expect(both.status).toBe(200);
+    const events = await t.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id)).orderBy(leadEvents.id);
+    expect(events.map((e) => [e.contactId, e.statusText])).toEqual([
+      [rows[0].id, "Не интересно"],
+      [rows[1].id, "Не дозвонился"],
+    ]);
+    const [worked] = await t.db.select().from(contacts).where(eq(contacts.id, rows[1].id));
+    expect(worked.statusId).toBe(s["Не дозвонился"].id);
+  });
+
+  it("refuses a press that names no status, an unknown status id or a bad one with 400, recording nothing", async () => {
+    const { getLead, press, manager } = await setup(2);
+    const lead = await getLead();
+    const none = await press(lead.body.id, "");
+    expect(none.status).toBe(400);
+    expect(none.body.message).toBe("Выберите статус");
+    const unknown = await press(lead.body.id, "", { statusId: 999999 });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toBe("Такого статуса нет");
+    const bad = await press(lead.body.id, "Не интересно", { statusId: "abc" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Неверный идентификатор");
+    const events = await t.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id));
+    expect(events).toHaveLength(0);
+  });
+
+  it("documents statusId next to SPEC's statusText in the OpenAPI description", async () => {
+    const doc = (await t.request.get("/api/v1/openapi.json")).body;
+    const body = doc.paths["/api/v1/status/update-and-get-lead"].put.requestBody.content["application/json"].schema;
+    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["statusId", "statusText", "contactId", "userId", "filterId", "clientInfo", "callbackAt"]));
+  });
+
   it("answers 409 for a contact the caller does not hold, 403 for another user's id, 400 for an unknown status", async () => {
     const a = await setup(2);
     const b = await setup(2);

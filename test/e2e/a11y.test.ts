@@ -168,6 +168,8 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
       `/managers?edit=${ids.worker}`,
       `/managers?confirm=admin-${ids.worker}`,
       `/edit-statuses?edit=${ids.status}`,
+      `/leadTemplate?deleteTemplate=${ids.template}`,
+      `/loadedbases/filters/${ids.filter}?delete`,
     ]) {
       await visit(page, path);
       found.push(...(await seriousViolations(page)).map((v) => `${path}: ${v}`));

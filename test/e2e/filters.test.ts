@@ -113,3 +113,33 @@ describe("an admin builds a filter from /loadedbases", () => {
     await page.getByText("Доступ запрещён").waitFor();
   });
 });
+
+describe.each([true, false])("deleting a topic with JavaScript %s", (javaScript) => {
+  it("asks first (a dialog, or a section of the page), Отмена keeps it, Удалить deletes it", async () => {
+    const name = `Удаляемая ${javaScript}`;
+    const [topic] = await e.db.insert(filters).values({ name }).returning();
+    const stored = async () => (await e.db.select().from(filters).where(eq(filters.id, topic.id))).length;
+    const page = await e.newPage({ javaScript });
+    await loginThroughPage(page, ADMIN);
+    await page.goto(`/loadedbases/filters/${topic.id}`);
+    if (javaScript) await waitForHydration(page);
+
+    await page.getByRole("link", { name: "Удалить тематику" }).click();
+    const question = page.locator("[role=alertdialog][data-testid=delete-topic]");
+    await (await parsed(question)).getByText(`Тематика «${name}» будет удалена`).waitFor();
+    expect(await question.getByRole("heading", { name: "Удалить тематику?" }).count()).toBe(1);
+    await question.getByRole("link", { name: "Отмена" }).click();
+    await question.waitFor({ state: "detached" });
+    await parsed(page.locator("[data-testid=filter-dialog]"));
+    expect(await stored()).toBe(1);
+
+    await page.getByRole("link", { name: "Удалить тематику" }).click();
+    await parsed(question);
+    await question.getByRole("button", { name: "Удалить" }).click();
+    await page.getByText("Тематика удалена").first().waitFor();
+    await page.waitForURL((url) => url.pathname === "/loadedbases");
+    expect(await stored()).toBe(0);
+    expect(await page.locator("[data-testid=filter-card]", { hasText: name }).count()).toBe(0);
+    if (javaScript) expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
+  });
+});

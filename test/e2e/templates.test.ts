@@ -2,7 +2,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, links, templates } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { loginThroughPage, parsed, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 
 let e: E2E;
 beforeAll(async () => {
@@ -102,7 +102,15 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     await expect.poll(() => card(page, name).getByRole("switch").textContent()).toBe("Деактивирован");
     await expect.poll(async () => (await storedTemplate(name))!.isActive).toBe(false);
 
-    await card(page, name).getByRole("button", { name: `Удалить шаблон ${name}` }).click();
+    // Deleting asks first (issue 30): a dialog with JavaScript, a section of the page without; Отмена keeps it.
+    await card(page, name).getByRole("link", { name: `Удалить шаблон ${name}` }).click();
+    const question = page.locator("[role=alertdialog][data-testid=delete-template]");
+    await (await parsed(question)).getByText(`Шаблон «${name}» будет удалён`).waitFor();
+    await question.getByRole("link", { name: "Отмена" }).click();
+    await question.waitFor({ state: "detached" });
+    expect(await storedTemplate(name)).toBeTruthy();
+    await card(page, name).getByRole("link", { name: `Удалить шаблон ${name}` }).click();
+    await question.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Шаблон удален").first().waitFor();
     await expect.poll(() => card(page, name).count()).toBe(0);
     expect(await storedTemplate(name)).toBeUndefined();

@@ -1,5 +1,6 @@
-import { Form, Link, useNavigate, useNavigation, useSubmit } from "@remix-run/react";
-import { DialogOrSection, useHydrated } from "../ui/DialogOrSection";
+import { Form, Link, useSubmit } from "@remix-run/react";
+import { ConfirmAction } from "../ui/ConfirmAction";
+import { useHydrated } from "../ui/DialogOrSection";
 import { SortIcon } from "../ui/Icons";
 import { Pager } from "../ui/Pager";
 import { DateTime, OneLine, stickyEnd, stickyStart, TableFrame } from "../ui/Table";
@@ -32,8 +33,6 @@ export interface BaseTableProps {
 export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTableProps) {
   const hydrated = useHydrated();
   const submit = useSubmit();
-  const navigate = useNavigate();
-  const navigation = useNavigation();
   const href = (change: Partial<Record<"q" | "sort" | "dir" | "size" | "page" | "deleteBase", string | number | null>>) => {
     const params = new URLSearchParams();
     const merged = { q: query.q, sort: query.sort, dir: query.dir, size: query.size, page: query.page, ...change };
@@ -61,7 +60,6 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
     );
   };
   const closeHref = href({ deleteBase: null });
-  const deleting = navigation.state === "submitting" && navigation.formData?.get("intent") === "delete-base";
 
   return (
     <section className="card" data-testid="bases">
@@ -178,32 +176,18 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
 
       <Pager page={query.page} pages={query.pages} total={total} hrefFor={(page) => href({ page })} />
 
-      <DialogOrSection
+      <ConfirmAction
         open={confirm !== null}
         title="Удалить базу?"
-        onClose={() => navigate(closeHref, { preventScrollReset: true, replace: true })}
         closeHref={closeHref}
+        intent="delete-base"
+        fields={{ id: confirm?.id ?? "" }}
+        confirmLabel="Удалить"
         testId="delete-base"
       >
-        {confirm ? (
-          <Form method="post" action={closeHref} preventScrollReset>
-            <input type="hidden" name="intent" value="delete-base" />
-            <input type="hidden" name="id" value={confirm.id} />
-            <p className="mb-4 text-sm">
-              База «{confirm.name}» будет удалена вместе со всеми её контактами. История звонков и статистика
-              сохранятся. Отменить это нельзя.
-            </p>
-            <div className="flex justify-end gap-2">
-              <Link to={closeHref} className="btn-secondary" preventScrollReset replace>
-                Отмена
-              </Link>
-              <button type="submit" className="btn-danger" disabled={deleting}>
-                Удалить
-              </button>
-            </div>
-          </Form>
-        ) : null}
-      </DialogOrSection>
+        База «{confirm?.name}» будет удалена вместе со всеми её контактами. История звонков и статистика сохранятся.
+        Отменить это нельзя.
+      </ConfirmAction>
     </section>
   );
 }

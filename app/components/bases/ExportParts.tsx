@@ -161,24 +161,3 @@ export function CreateExportForm({ bases, statuses }: { bases: Choice[]; statuse
     </Form>
   );
 }
-
-/** A confirmation: the ids to delete travel in hidden fields, the intent says which delete. */
-export function ConfirmDelete({ text, intent, ids }: { text: string; intent: string; ids: number[] }) {
-  return (
-    <Form method="post" action="/exportbase" data-testid="confirm-delete">
-      <input type="hidden" name="intent" value={intent} />
-      {ids.map((id) => (
-        <input key={id} type="hidden" name="id" value={id} />
-      ))}
-      <p className="mb-4 text-sm">{text}</p>
-      <div className="flex justify-end gap-2">
-        <Link to="/exportbase" className="btn-secondary" replace>
-          Отмена
-        </Link>
-        <button type="submit" className="btn-danger">
-          Удалить
-        </button>
-      </div>
-    </Form>
-  );
-}

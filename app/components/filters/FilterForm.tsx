@@ -1,8 +1,7 @@
-import * as Dialog from "@radix-ui/react-dialog";
-import { Form, Link, useNavigate, useNavigation } from "@remix-run/react";
-import { useEffect, useState, type FormEvent, type ReactNode } from "react";
+import { Form, Link, useNavigation } from "@remix-run/react";
+import { useState, type FormEvent, type ReactNode } from "react";
+import { DialogOrSection } from "../ui/DialogOrSection";
 import { notify } from "../ui/Toasts";
-import { CloseIcon } from "../ui/Icons";
 
 export interface Option {
   id: number;
@@ -97,12 +96,6 @@ export function filterFormProblem(values: FilterFormValues): string | null {
   if (values.statuses.length === 0) return "Виберите 1 статус";
   if (values.callingHours.days.length === 0) return "Выберите хотя бы один день звонков";
   return null;
-}
-
-function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
 }
 
 const DAYS: Array<{ day: number; name: string; title: string }> = [
@@ -569,9 +562,10 @@ export function FilterForm({
       </fieldset>
       <div className="flex flex-wrap justify-end gap-2">
         {filterId ? (
-          <button type="submit" name="intent" value="delete" className="btn-danger mr-auto" formNoValidate>
+          // Asks first (issue 30): the question is the page's ?delete, a dialog with JavaScript, a section without.
+          <Link to={`/loadedbases/filters/${filterId}?delete`} className="btn-danger mr-auto" preventScrollReset>
             Удалить тематику
-          </button>
+          </Link>
         ) : null}
         <Link to="/loadedbases" className="btn-secondary">
           Отмена
@@ -584,36 +578,11 @@ export function FilterForm({
   );
 }
 
-/** A Radix dialog once hydrated; the same content as a plain section before (JavaScript off). */
+/** The filter's dialog (a section of the page without JavaScript); closing goes back to /loadedbases. */
 export function FilterModal({ title, children }: { title: string; children: ReactNode }) {
-  const hydrated = useHydrated();
-  const navigate = useNavigate();
-  if (!hydrated) {
-    return (
-      <section className="card" aria-label={title} data-testid="filter-dialog">
-        <h2 className="mb-3 text-lg font-semibold">{title}</h2>
-        {children}
-      </section>
-    );
-  }
   return (
-    <Dialog.Root open onOpenChange={(open) => (open ? undefined : navigate("/loadedbases"))}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <Dialog.Content
-          className="fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[95vw] max-w-3xl -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800"
-          data-testid="filter-dialog"
-          aria-describedby={undefined}
-        >
-          <div className="mb-3 flex items-start justify-between gap-4">
-            <Dialog.Title className="text-lg font-semibold">{title}</Dialog.Title>
-            <Dialog.Close className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200" aria-label="Закрыть" title="Закрыть">
-              <CloseIcon />
-            </Dialog.Close>
-          </div>
-          {children}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <DialogOrSection open title={title} closeHref="/loadedbases" width="large" testId="filter-dialog">
+      {children}
+    </DialogOrSection>
   );
 }

@@ -1,5 +1,5 @@
 import { Form, Link, useFetcher } from "@remix-run/react";
-import { useEffect, useState, type MouseEvent } from "react";
+import { useEffect, useState } from "react";
 import { notify } from "../ui/Toasts";
 import { OneLine, TableFrame } from "../ui/Table";
 import { useHydrated } from "../ui/Pager";
@@ -13,10 +13,8 @@ interface ManagersTableProps {
   editId: number | null;
   /** Where the no-JS forms return to (the current page and size). */
   returnTo: string;
-  /** Link that keeps page and size and sets one more parameter. */
+  /** Link that keeps page and size and sets one more parameter (?confirm=admin-id / delete-id asks first). */
   hrefWith(name: string, value: string): string;
-  onAskAdmin(user: ManagerRow): void;
-  onAskDelete(user: ManagerRow): void;
 }
 
 const rowAction =
@@ -29,7 +27,7 @@ const shown = (user: ManagerRow, field: EditableField) =>
   field === "password" ? (user.password ? `${user.password}•••` : "") : user[field];
 
 /** SPEC /managers table: click a cell to edit it, the check icon saves; access key read-only. */
-export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAdmin, onAskDelete }: ManagersTableProps) {
+export function ManagersTable({ users, meId, editId, returnTo, hrefWith }: ManagersTableProps) {
   const hydrated = useHydrated();
   if (users.length === 0) {
     return <p className="card text-sm text-slate-600 dark:text-slate-400">Менеджеров пока нет</p>;
@@ -79,10 +77,6 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
                     className={`inline-flex h-6 w-11 items-center rounded-full px-0.5 transition ${
                       user.isAdmin ? "justify-end bg-blue-600" : "justify-start bg-slate-300 dark:bg-slate-600"
                     }`}
-                    onClick={(event: MouseEvent) => {
-                      event.preventDefault();
-                      onAskAdmin(user);
-                    }}
                   >
                     <span className="h-5 w-5 rounded-full bg-white shadow" />
                   </Link>
@@ -100,10 +94,6 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith, onAskAd
                         aria-label={`Удалить ${user.login}`}
                         title="Удалить"
                         data-testid="delete-manager"
-                        onClick={(event: MouseEvent) => {
-                          event.preventDefault();
-                          onAskDelete(user);
-                        }}
                       >
                         <TrashIcon />
                       </Link>

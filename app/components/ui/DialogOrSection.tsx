@@ -1,36 +1,49 @@
 import * as Dialog from "@radix-ui/react-dialog";
+import { useNavigate } from "@remix-run/react";
 import { useEffect, useState, type ReactNode } from "react";
 import { CloseIcon } from "./Icons";
 
+/** Once the app has hydrated, what mounts later (a dialog opened by client navigation) is hydrated from its first frame. */
+let appHydrated = false;
+
 /** False on the server and in the first browser render, true once React has hydrated. */
 export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
+  const [hydrated, setHydrated] = useState(appHydrated);
+  useEffect(() => {
+    appHydrated = true;
+    setHydrated(true);
+  }, []);
   return hydrated;
 }
+
+/** The dialog's largest width: a question, a form, a form with a table, an editor. */
+const WIDTHS = { narrow: "max-w-lg", medium: "max-w-2xl", large: "max-w-3xl", wide: "max-w-4xl" } as const;
 
 interface DialogOrSectionProps {
   open: boolean;
   title: string;
-  /** Called when the dialog asks to close (Esc, overlay click, the close button). */
-  onClose: () => void;
-  /** Where "Закрыть" leads without JavaScript. */
+  /** Where "Закрыть" leads without JavaScript, and closing leads with it unless `onClose` says otherwise. */
   closeHref: string;
+  /** Called when the dialog asks to close (Esc, overlay click, the close button); by default, go to `closeHref`. */
+  onClose?: () => void;
   children: ReactNode;
-  wide?: boolean;
+  width?: keyof typeof WIDTHS;
   testId?: string;
+  /** alertdialog for a question that must be answered (a confirmation). */
+  role?: "dialog" | "alertdialog";
 }
 
 /**
  * A modal with JavaScript (Radix Dialog), the same content as an inline section without it: the page that
  * opens it puts the state in the URL, so a plain link opens it and a plain redirect closes it.
  */
-export function DialogOrSection({ open, title, onClose, closeHref, children, wide, testId }: DialogOrSectionProps) {
+export function DialogOrSection({ open, title, onClose, closeHref, children, width = "narrow", testId, role = "dialog" }: DialogOrSectionProps) {
   const hydrated = useHydrated();
+  const navigate = useNavigate();
   if (!open) return null;
   if (!hydrated) {
     return (
-      <section className="card my-4" aria-label={title} data-testid={testId}>
+      <section className="card my-4" role={role === "alertdialog" ? role : undefined} aria-label={title} data-testid={testId}>
         <div className="mb-3 flex items-start justify-between gap-4">
           <h2 className="text-lg font-semibold">{title}</h2>
           <a href={closeHref} className="text-sm text-slate-600 dark:text-slate-400 hover:underline">
@@ -41,14 +54,14 @@ export function DialogOrSection({ open, title, onClose, closeHref, children, wid
       </section>
     );
   }
+  const close = onClose ?? (() => navigate(closeHref, { preventScrollReset: true }));
   return (
-    <Dialog.Root open onOpenChange={(next) => (next ? undefined : onClose())}>
+    <Dialog.Root open onOpenChange={(next) => (next ? undefined : close())}>
       <Dialog.Portal>
         <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
         <Dialog.Content
-          className={`fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[95vw] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800 ${
-            wide ? "max-w-4xl" : "max-w-lg"
-          }`}
+          className={`fixed left-1/2 top-1/2 z-50 max-h-[90vh] w-[95vw] -translate-x-1/2 -translate-y-1/2 overflow-y-auto rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800 ${WIDTHS[width]}`}
+          role={role}
           data-testid={testId}
           aria-describedby={undefined}
         >

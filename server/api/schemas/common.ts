@@ -1,3 +1,5 @@
+import type { FastifySchemaCompiler } from "fastify";
+import { validatorCompiler } from "fastify-type-provider-zod";
 import { z } from "zod";
 
 /** `{ error, message }`: every error answer of the API. */
@@ -35,7 +37,12 @@ export const okSchema = z.object({ success: z.boolean(), message: z.string() });
 
 /**
  * For a route whose body core parses itself with the schema the route declares (so OpenAPI documents the real
- * body): Fastify's own check of it is kept aside instead of answering, so core decides in its order, the role
- * before the input (a manager gets 403 for an admin route whatever he sent), with the same Russian messages.
+ * body): Fastify does not check the body, so core decides in its order, the role before the input (a manager gets
+ * 403 for an admin route whatever he sent), with the same Russian messages. Core gets the body as sent, not as the
+ * schema would turn it (a transformed value, such as a parsed time, would not parse a second time); the route's
+ * params and query are checked as on any route.
  */
-export const coreParsesBody = { attachValidation: true } as const;
+// Typed on `unknown`: a route's own compiler is typed on that route's whole schema object.
+const bodyAsSent: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === "body" ? () => true : validatorCompiler(route as Parameters<typeof validatorCompiler>[0]);
+export const coreParsesBody = { validatorCompiler: bodyAsSent };

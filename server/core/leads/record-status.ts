@@ -16,24 +16,59 @@ import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 export const REPORT_CARD_EMPTY = "Заполните карточку клиента";
 export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
-/** SPEC PUT /status/update-and-get-lead: statusText, contactId, userId, passport, filterId, clientInfo. */
-export const recordStatusSchema = z.object({
-  statusText: z.string({ error: "Выберите статус" }).trim().min(1, { error: "Выберите статус" }).max(200),
-  contactId: contactIdSchema,
-  userId: idSchema,
-  passport: z
-    .union([z.string(), z.boolean(), z.null()], { error: "Неверное значение паспорта" })
-    .optional()
-    .transform((v) => (typeof v === "boolean" ? (v ? "+" : "") : (v ?? "").trim())),
-  filterId: idSchema,
-  clientInfo: z
-    .string({ error: "Неверный текст карточки клиента" })
-    .max(20_000, { error: "Слишком длинная карточка клиента (не более 20000 символов)" })
-    .nullish()
-    .transform((v) => (v ?? "").trim()),
-  /** For a status that asks for a callback time: when to call back (ISO 8601 with an offset). */
-  callbackAt: callbackAtSchema.nullish(),
-});
+export const STATUS_MISSING = "Выберите статус";
+
+/**
+ * Which status a press names (decision 064): its id (the lead panel, and any client that has the list of statuses),
+ * or its text as SPEC's statusText (older clients), which matches the status's text first, then its button text.
+ */
+export type StatusRef = { id: number } | { text: string };
+
+/**
+ * SPEC PUT /status/update-and-get-lead: statusText, contactId, userId, passport, filterId, clientInfo; statusId
+ * besides statusText (decision 064). Parsed to `status`, the one StatusRef the turn reads: the id when given.
+ */
+export const recordStatusSchema = z
+  .object({
+    statusId: idSchema.nullish().describe("id статуса (GET /status/visible); если указан, statusText не нужен"),
+    statusText: z
+      .string({ error: STATUS_MISSING })
+      .trim()
+      .max(200)
+      .nullish()
+      .describe("Текст статуса или текст его кнопки (для клиентов, которые не передают statusId)"),
+    contactId: contactIdSchema,
+    userId: idSchema,
+    passport: z
+      .union([z.string(), z.boolean(), z.null()], { error: "Неверное значение паспорта" })
+      .optional()
+      .transform((v) => (typeof v === "boolean" ? (v ? "+" : "") : (v ?? "").trim())),
+    filterId: idSchema,
+    clientInfo: z
+      .string({ error: "Неверный текст карточки клиента" })
+      .max(20_000, { error: "Слишком длинная карточка клиента (не более 20000 символов)" })
+      .nullish()
+      .transform((v) => (v ?? "").trim()),
+    /** For a status that asks for a callback time: when to call back (ISO 8601 with an offset). */
+    callbackAt: callbackAtSchema
+      .nullish()
+      .describe("Для статуса, который спрашивает время перезвона: когда перезвонить (ISO 8601 со смещением, например 2026-11-25T10:00:00+02:00)"),
+  })
+  .transform(({ statusId, statusText, ...rest }, ctx) => {
+    const status: StatusRef | null = statusId ? { id: statusId } : statusText ? { text: statusText } : null;
+    if (!status) {
+      ctx.addIssue({ code: "custom", message: STATUS_MISSING, path: ["statusId"] });
+      return z.NEVER;
+    }
+    return { ...rest, status };
+  });
+
+/** The `s` row's choice of status: by id, or by text and then button text (the lowest id of equals). */
+function pressedStatusWhere(ref: StatusRef): SQL {
+  if ("id" in ref) return sql`where id = ${ref.id}::int`;
+  const text = sql`${ref.text}::text`;
+  return sql`where text = ${text} or button_text = ${text} order by (text = ${text}) desc, id limit 1`;
+}
 
 export interface RecordStatusResult {
   /** The next lead, or null when nothing is left. */
@@ -96,7 +131,7 @@ export function turnStatement(input: {
   userId: number;
   filterId: number;
   contactId: number;
-  statusText: string;
+  status: StatusRef;
   clientInfo: string;
   withPassport: boolean;
   holdMinutes: number;
@@ -106,7 +141,6 @@ export function turnStatement(input: {
   const userId = sql`${input.userId}::int`;
   const filterId = sql`${input.filterId}::int`;
   const contactId = sql`${input.contactId}::bigint`;
-  const statusText = sql`${input.statusText}::text`;
   const clientInfo = sql`${input.clientInfo}::text`;
   const withPassport = sql`${input.withPassport}::boolean`;
   const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
@@ -130,8 +164,7 @@ export function turnStatement(input: {
       where f.id = ${filterId}),
     s as materialized (
       select id, text, is_report_status, is_technical, is_do_not_call, asks_callback from statuses
-      where text = ${statusText} or button_text = ${statusText}
-      order by (text = ${statusText}) desc, id limit 1),
+      ${pressedStatusWhere(input.status)}),
     c as materialized (
       select id, database_id, held_by, phone, phone_key, tz, client_info from contacts
       where id = ${contactId} and exists (select 1 from u) for update),
@@ -266,7 +299,7 @@ export async function recordStatus(
       userId: input.userId,
       filterId: input.filterId,
       contactId: input.contactId,
-      statusText: input.statusText,
+      status: input.status,
       clientInfo: input.clientInfo,
       withPassport: input.passport !== "",
       holdMinutes,

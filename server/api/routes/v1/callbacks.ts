@@ -1,8 +1,14 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { listAllCallbacks, listMyCallbacks, reassignCallback, takeCallback } from "../../../core/leads/callbacks";
+import {
+  listAllCallbacks,
+  listMyCallbacks,
+  reassignCallback,
+  reassignCallbackSchema,
+  takeCallback,
+} from "../../../core/leads/callbacks";
 import { actorOf } from "../../plugin";
-import { errorResponses } from "../../schemas/common";
+import { coreParsesBody, errorResponses } from "../../schemas/common";
 
 const callbackSchema = z
   .object({
@@ -23,7 +29,6 @@ const callbackSchema = z
   })
   .describe("Запланированный перезвон");
 const idParams = z.object({ id: z.string().describe("id перезвона") });
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
 
 const callbacks: FastifyPluginAsyncZod = async (api) => {
   const { db, config } = api.deps;
@@ -54,10 +59,11 @@ const callbacks: FastifyPluginAsyncZod = async (api) => {
   api.put(
     "/callbacks/:id",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Передать перезвон другому менеджеру (админ): { userId, dueAt? }",
         params: idParams,
-        body,
+        body: reassignCallbackSchema,
         response: { 200: callbackSchema, ...errorResponses },
       },
     },

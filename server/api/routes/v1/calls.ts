@@ -2,11 +2,20 @@ import fs from "node:fs";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CALL_DIRECTIONS, CALL_OUTCOMES, RECORDING_STATES } from "../../../../db/schema/calls";
-import { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCall } from "../../../core/calls/calls";
+import {
+  answerCall,
+  callStatsToday,
+  endCall,
+  endCallSchema,
+  keepCallAlive,
+  listCalls,
+  startCall,
+  startCallSchema,
+} from "../../../core/calls/calls";
 import { clientHistory } from "../../../core/calls/history";
 import { recordingAnswer } from "../../../core/recordings/recordings";
 import { actorOf } from "../../plugin";
-import { errorResponses } from "../../schemas/common";
+import { coreParsesBody, errorResponses } from "../../schemas/common";
 
 const callSchema = z.object({
   id: z.number().int(),
@@ -45,7 +54,6 @@ const historySchema = z.array(
   }),
 );
 const idParams = z.object({ id: z.string().describe("id звонка") });
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" }).optional();
 const listQuery = z.object({
   userId: z.string().optional().describe("менеджер (админ: любой; менеджер: только свой)"),
   contactId: z.string().optional(),
@@ -100,9 +108,10 @@ const calls: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/calls",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Звонок начат: number, direction (out | in), contactId (звонок из панели лидов; номер должен быть его), sipCallId (Call-ID SIP: строка, которую открыл прокси, отвечает этим же id)",
-        body,
+        body: startCallSchema,
         response: { 200: z.object({ id: z.number().int() }), ...errorResponses },
       },
     },
@@ -164,10 +173,11 @@ const calls: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/calls/:id/end",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Звонок завершён: sipCode (окончательный ответ SIP 300-699) или cause (hangup | remote | timeout | dial | lost)",
         params: idParams,
-        body,
+        body: endCallSchema.optional(),
         response: { 200: callSchema, ...errorResponses },
       },
     },

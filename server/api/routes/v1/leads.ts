@@ -3,9 +3,9 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { filteredLeadTurn } from "../../../core/leads/allocation";
 import { proxyApplication } from "../../../core/leads/applications";
-import { recordStatus } from "../../../core/leads/record-status";
+import { recordStatus, recordStatusSchema } from "../../../core/leads/record-status";
 import { actorOf } from "../../plugin";
-import { errorResponses, errorSchema, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, errorSchema, okSchema } from "../../schemas/common";
 
 const leadSchema = z
   .object({
@@ -62,24 +62,11 @@ const leads: FastifyPluginAsyncZod = async (api) => {
   api.put(
     "/status/update-and-get-lead",
     {
+      ...coreParsesBody,
       schema: {
         summary:
           "Отметить статус клиента и получить следующего (одна транзакция). На перерыве статус сохраняется, следующий не выдаётся (пустая строка, заголовок X-On-Break: 1)",
-        body: z
-          .object({
-            statusText: z.unknown(),
-            contactId: z.unknown(),
-            userId: z.unknown(),
-            passport: z.unknown(),
-            filterId: z.unknown(),
-            clientInfo: z.unknown(),
-            callbackAt: z
-              .unknown()
-              .describe(
-                "Для статуса, который спрашивает время перезвона: когда перезвонить (ISO 8601 со смещением, например 2026-11-25T10:00:00+02:00)",
-              ),
-          })
-          .partial(),
+        body: recordStatusSchema,
         response: { 200: leadOrEmpty, ...errorResponses },
       },
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import {
   createStatus,
+  createStatusSchema,
   deleteStatus,
   listStatuses,
   listVisibleStatuses,
@@ -10,9 +11,10 @@ import {
   toggleStatusTechnical,
   toggleStatusVisibility,
   updateStatus,
+  updateStatusSchema,
 } from "../../../core/statuses/statuses";
 import { actorOf } from "../../plugin";
-import { errorResponses, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 
 const statusSchema = z.object({
   id: z.number().int(),
@@ -29,8 +31,6 @@ const statusSchema = z.object({
   hotkey: z.number().int().nullable().describe("Клавиша 1-9 на панели лидов, заданная админом; null — следующая свободная"),
 });
 const idParams = z.object({ id: z.string().describe("id статуса") });
-// Bodies are validated in core (one schema, Russian messages); the API only says "an object".
-const body = z.record(z.string(), z.unknown(), { error: "Ожидается JSON-объект" });
 
 const status: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
@@ -49,14 +49,23 @@ const status: FastifyPluginAsyncZod = async (api) => {
 
   api.post(
     "/status",
-    { schema: { summary: "Новый статус (админ)", body, response: { 200: statusSchema, ...errorResponses } } },
+    {
+      ...coreParsesBody,
+      schema: { summary: "Новый статус (админ)", body: createStatusSchema, response: { 200: statusSchema, ...errorResponses } },
+    },
     async (request) => createStatus(db, actorOf(request), request.body),
   );
 
   api.put(
     "/status/:id",
     {
-      schema: { summary: "Изменить статус (админ)", params: idParams, body, response: { 200: statusSchema, ...errorResponses } },
+      ...coreParsesBody,
+      schema: {
+        summary: "Изменить статус (админ)",
+        params: idParams,
+        body: updateStatusSchema,
+        response: { 200: statusSchema, ...errorResponses },
+      },
     },
     async (request) => updateStatus(db, actorOf(request), request.params.id, request.body),
   );
