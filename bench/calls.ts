@@ -1,3 +1,4 @@
+import { recordingsFolder } from "../server/core/recordings/recordings";
 import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
@@ -443,7 +444,7 @@ async function main() {
       const managers: Array<Awaited<ReturnType<typeof managerWithLead>>> = [];
       for (let i = 0; i < RECORDED; i++) managers.push(await managerWithLead(handle.db));
       const phonesPage = await openPhones(browser, baseUrl, managers, `ws://127.0.0.1:${ports.ws}`);
-      const folder = app.deps.recordings.folder;
+      const folder = recordingsFolder(config.recordings.dir, 0, 0);
       const plain = await recordedRun(handle.db, phonesPage, managers, stack, carrier, folder, false);
       const recorded = await recordedRun(handle.db, phonesPage, managers, stack, carrier, folder, true);
       printRecordedCosts(plain, recorded);
