@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, type ShouldRevalidateFunction, useActionData, useLoaderData } from "@remix-run/react";
@@ -5,7 +6,8 @@ import { actorOf, requireUser } from "../auth.server";
 import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody } from "../forms.server";
+import { idFields, idSchema } from "../../common/validation";
 import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, takeCallback } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -36,20 +38,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { admin: false as const, callbacks: show(await listMyCallbacks(db, actor)), choices: null, userId: "", filterId: "", listError: null };
 }
 
+/** A row's «Передать»: the callback, core's choice of manager, and the list's query to come back to. */
+const ReassignFields = idFields.extend({ userId: idSchema, back: z.string().default("") });
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   const { db, config } = context.deps;
   const form = await readFormBody(request);
-  const intent = String(form.get("intent") ?? "");
+  const intent = formIntent(form);
   try {
     if (intent === "take") {
-      await takeCallback(db, actor, config.holdMinutes, form.get("id"));
+      await takeCallback(db, actor, config.holdMinutes, readFields(form, idFields).id);
       return redirect("/leadpanel");
     }
     if (intent === "reassign") {
-      await reassignCallback(db, actor, form.get("id"), { userId: form.get("userId") });
-      const back = String(form.get("back") ?? "");
+      const { id, back, ...input } = readFields(form, ReassignFields);
+      await reassignCallback(db, actor, id, input);
       return redirectWithToast(back.startsWith(`${PAGE}?`) ? back : PAGE, { type: "success", message: "Перезвон передан" });
     }
     return redirect(PAGE);

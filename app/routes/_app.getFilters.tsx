@@ -1,3 +1,4 @@
+import { z } from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -5,7 +6,8 @@ import { actorOf, requireUser } from "../auth.server";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { chooseFilter, listOpenFilters } from "../filters.server";
-import { readFormBody } from "../forms.server";
+import { readFields, readFormBody } from "../forms.server";
+import { idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
@@ -18,16 +20,16 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { filters: filters.map((f) => ({ id: f.id, name: f.name })) };
 }
 
+/** The topic's button: its id (the user is the one logged in). */
+const ChoiceFields = z.object({ filterId: idSchema });
+
 /** Choosing a topic stores it, shows Тематика выбрана and goes to /leadpanel. */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const form = await readFormBody(request);
   try {
-    await chooseFilter(context.deps.db, actorOf(user), {
-      filterId: form.get("filterId"),
-      userId: user.id,
-      login: user.login,
-    });
+    const { filterId } = readFields(form, ChoiceFields);
+    await chooseFilter(context.deps.db, actorOf(user), { filterId, userId: user.id, login: user.login });
   } catch (error) {
     return actionError(error);
   }
