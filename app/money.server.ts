@@ -47,7 +47,6 @@ export async function paymentsAction({ request, context }: ActionFunctionArgs) {
   const { db } = context.deps;
   const form = await readFormBody(request);
   const intent = formIntent(form);
-  const { back } = readFields(form, BackField);
   // A form with amounts: its schema, then core; its answer goes to the form of that name. Core is given the fields as
   // sent (the schema turns dollars into cents, so its output is not its input again).
   const submit = async <T,>(name: string, schema: z.ZodType, fieldOf: Record<string, string>, run: (fields: Record<string, unknown>, value: Record<string, unknown>) => Promise<T>) => {
@@ -60,6 +59,7 @@ export async function paymentsAction({ request, context }: ActionFunctionArgs) {
     }
   };
   try {
+    const { back } = readFields(form, BackField);
     switch (intent) {
       case "rates": {
         const result = await submit("rates", ratesSchema, {}, (value) => setRates(db, actor, value));
