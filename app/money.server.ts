@@ -2,7 +2,7 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { actionError } from "./errors.server";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { z } from "zod";
+import * as z from "zod";
 import { formIntent, formRefused, formReply, readFields, readFormBody } from "./forms.server";
 import { adjustSchema, payoutSchema, ratesSchema } from "../common/schemas/money";
 import { idSchema } from "../common/validation";

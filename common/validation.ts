@@ -1,6 +1,7 @@
 // Run by the server (core's input) and the browser (a page form checks the same schema before it is sent).
-import { z } from "zod";
-import { ru } from "zod/locales";
+import * as z from "zod";
+// The Russian locale alone: "zod/locales" would bring all 64 into the browser bundle.
+import ru from "zod/v4/locales/ru.js";
 
 // zod's own messages (a wrong type, a too long value) in Russian too: they reach the user as `{ error, message }`
 // from the API and next to a field on a page.

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, type ShouldRevalidateFunction, useActionData, useLoaderData } from "@remix-run/react";
@@ -7,8 +6,7 @@ import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody } from "../forms.server";
-import { idFields, idSchema } from "../../common/validation";
-import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, takeCallback } from "../leads.server";
+import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, ReassignFields, takeCallback, TakeFields } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Перезвоны" }];
@@ -38,9 +36,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { admin: false as const, callbacks: show(await listMyCallbacks(db, actor)), choices: null, userId: "", filterId: "", listError: null };
 }
 
-/** A row's «Передать»: the callback, core's choice of manager, and the list's query to come back to. */
-const ReassignFields = idFields.extend({ userId: idSchema, back: z.string().default("") });
-
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
@@ -49,7 +44,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = formIntent(form);
   try {
     if (intent === "take") {
-      await takeCallback(db, actor, config.holdMinutes, readFields(form, idFields).id);
+      await takeCallback(db, actor, config.holdMinutes, readFields(form, TakeFields).id);
       return redirect("/leadpanel");
     }
     if (intent === "reassign") {

@@ -1,13 +1,11 @@
-import { z } from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { chooseFilter, listOpenFilters } from "../filters.server";
+import { chooseFilter, ChoiceFields, listOpenFilters } from "../filters.server";
 import { readFields, readFormBody } from "../forms.server";
-import { idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
@@ -19,9 +17,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const filters = await listOpenFilters(context.deps.db, user.id);
   return { filters: filters.map((f) => ({ id: f.id, name: f.name })) };
 }
-
-/** The topic's button: its id (the user is the one logged in). */
-const ChoiceFields = z.object({ filterId: idSchema });
 
 /** Choosing a topic stores it, shows Тематика выбрана and goes to /leadpanel. */
 export async function action({ request, context }: ActionFunctionArgs) {

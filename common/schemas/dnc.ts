@@ -1,5 +1,5 @@
 // Run by the server (core's do-not-call list, the API) and the browser (the /donotcall forms check the same schemas).
-import { z } from "zod";
+import * as z from "zod";
 
 export const PHONE_REQUIRED = "Введите номер телефона";
 

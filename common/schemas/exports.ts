@@ -1,5 +1,5 @@
 // Run by the server (core's exports, the API) and the browser (the /exportbase create form checks the same schema).
-import { z } from "zod";
+import * as z from "zod";
 import { requiredText } from "../validation";
 
 /** A list of ids from a form (one value or many) or JSON, without repeats. */

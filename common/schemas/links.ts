@@ -1,5 +1,5 @@
 // Run by the server (core's links, the API) and the browser (the /leadTemplate link form checks the same schema).
-import { z } from "zod";
+import * as z from "zod";
 import { requiredText } from "../validation";
 
 /** SPEC §5 warnings for an empty name and an empty URL. */

@@ -1,6 +1,6 @@
 // Run by the server (core's payouts, balance changes and rates; the API) and the browser (the /payments dialogs
 // check the same schemas before anything is sent).
-import { z } from "zod";
+import * as z from "zod";
 import { idSchema } from "../validation";
 
 /** The largest amount one action may move: $9,999,999.99 (balances are 32-bit integer cents). */

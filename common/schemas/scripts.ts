@@ -1,5 +1,5 @@
 // Run by the server (core's scripts, the API) and the browser (the /scripts editor checks the same schema).
-import { z } from "zod";
+import * as z from "zod";
 import { requiredText } from "../validation";
 
 /** 200 KB of HTML is a long script; anything beyond is a paste accident. */

@@ -1,5 +1,5 @@
 // Run by the server (core's settings, the API) and the browser (the /basesettings form checks the same schema).
-import { z } from "zod";
+import * as z from "zod";
 
 export const databaseSettingsSchema = z.object({
   removeDuplicatesInBase: z.boolean({ error: "removeDuplicatesInBase: ожидается true или false" }),

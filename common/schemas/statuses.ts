@@ -1,5 +1,5 @@
 // Run by the server (core's statuses, the API) and the browser (a /edit-statuses row checks the same fields).
-import { z } from "zod";
+import * as z from "zod";
 import { requiredText } from "../validation";
 
 export const colorSchema = z

@@ -1,7 +1,7 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link, useFetcher } from "@remix-run/react";
 import { useEffect, useRef, useState, type ReactNode } from "react";
-import { z } from "zod";
+import * as z from "zod";
 import { buttonText, colorSchema, hotkey, statusText } from "../../../common/schemas/statuses";
 import { idSchema } from "../../../common/validation";
 import { formProps, useSchemaForm } from "../ui/forms";
