@@ -1,11 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import type { FormEvent } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { MoneyDialog } from "../components/money/MoneyDialog";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
-import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
-import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
-import { adjustSchema } from "../../common/schemas/money";
+import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
 import { formatUsd } from "../lib/format";
 import { paymentsAction, paymentStats } from "../money.server";
 
@@ -24,6 +23,12 @@ export async function action(args: ActionFunctionArgs) {
   return paymentsAction(args);
 }
 
+/** SPEC §5: add and subtract need a non-empty, non-zero number, checked before anything is sent. */
+function isEmptyOrZero(text: string) {
+  const normalised = text.trim().replace(",", ".");
+  return normalised === "" || Number(normalised) === 0 || Number.isNaN(Number(normalised));
+}
+
 export default function BalanceDialog() {
   const { worker, op } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
@@ -33,9 +38,12 @@ export default function BalanceDialog() {
   const query = tableQuery(readTableParams(location.search));
   const busy = navigation.state === "submitting";
 
-  // SPEC §5: add and subtract need a non-empty, non-zero number, checked before anything is sent (core's schema).
-  const [form, fields] = useSchemaForm(adjustSchema, { id: `balance-${worker.id}-${op}`, lastResult: resultOf(actionData, "balance") });
-  const unshown = unshownError(resultOf(actionData, "balance"), ["amount"]);
+  function check(event: FormEvent<HTMLFormElement>) {
+    if (isEmptyOrZero(String(new FormData(event.currentTarget).get("amount") ?? ""))) {
+      event.preventDefault();
+      notify("warning", "Введите число в поле");
+    }
+  }
 
   if (op === "def") {
     return (
@@ -43,7 +51,6 @@ export default function BalanceDialog() {
         {actionData && "error" in actionData ? (
           <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
         ) : null}
-        {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
         <Form method="post" preventScrollReset>
           <input type="hidden" name="intent" value="def" />
           <input type="hidden" name="userId" value={worker.id} />
@@ -73,20 +80,15 @@ export default function BalanceDialog() {
       <p className="mb-3 text-sm">
         Сейчас на балансе: <span className="font-semibold">{formatUsd(worker.totalEarned)}</span>
       </p>
-      {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
-      <Form method="post" {...formProps(form)} className="flex flex-wrap items-start gap-2" preventScrollReset>
+      <Form method="post" onSubmit={check} className="flex flex-wrap items-end gap-2" preventScrollReset>
         <input type="hidden" name="intent" value={op} />
-        <input type="hidden" name="kind" value={op} />
         <input type="hidden" name="userId" value={worker.id} />
         <input type="hidden" name="back" value={query.slice(1)} />
-        <div className="text-sm">
-          <label className="label" htmlFor={fields.amount.id}>
-            Сумма, $
-          </label>
-          <input {...inputProps(fields.amount)} className="input w-40" inputMode="decimal" autoFocus />
-          <FieldError field={fields.amount} />
-        </div>
-        <button type="submit" className="btn-primary mt-6" disabled={busy}>
+        <label className="text-sm">
+          <span className="label">Сумма, $</span>
+          <input name="amount" className="input w-40" inputMode="decimal" autoFocus />
+        </label>
+        <button type="submit" className="btn-primary" disabled={busy}>
           {op === "add" ? "Добавить" : "Снять"}
         </button>
       </Form>
