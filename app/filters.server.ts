@@ -1,3 +1,5 @@
+import * as z from "zod";
+import { idSchema } from "../common/validation";
 // Server code for the topic pages (/loadedbases filter cards and form, /getFilters).
 import { data, type AppLoadContext } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
@@ -152,3 +154,8 @@ export async function filterFormAction(request: Request, context: AppLoadContext
   }
 }
 
+/**
+ * /getFilters' form: the topic's button, its id (the user is the one logged in). Here, not in the route: a
+ * manager's page need not load zod for a form the browser does not check.
+ */
+export const ChoiceFields = z.object({ filterId: idSchema });

@@ -1,3 +1,11 @@
+import type { Submission } from "@conform-to/react";
+import { data } from "@remix-run/node";
+import type { z } from "zod";
+import { badRequest, isAppError } from "../server/core/errors";
+import { parseWithZod } from "@conform-to/zod/v4";
+
+type ReplyOptions = Parameters<Submission<unknown>["reply"]>[0];
+
 /**
  * The posted form of a page action. A body that does not parse as the form its Content-Type names (a broken
  * multipart post; other types never get here, server/web.ts answers them 415) is the client's fault: a 400 with a
@@ -10,4 +18,43 @@ export async function readFormBody(request: Request): Promise<FormData> {
     if (error instanceof TypeError) throw new Response("Некорректные данные формы", { status: 400 });
     throw error;
   }
+}
+
+/**
+ * The answer to a conform form (decision 063) that is not a redirect: the submission's reply (its field errors and
+ * what was typed) under the form's name, so a page with several forms gives it to the right one. `form` is the name
+ * the page passes to `resultOf`.
+ */
+export function formReply(form: string, submission: Submission<unknown>, options?: ReplyOptions, status = 400) {
+  return data({ form, result: submission.reply(options) }, { status });
+}
+
+/**
+ * The core refused a form the schema let through (a number already listed, a row gone): its Russian message next to
+ * the field `fieldOf[code]` names, else as the form's error, with the core's status. Anything else is a real failure
+ * and goes on to the error boundary.
+ */
+export function formRefused(form: string, submission: Submission<unknown>, error: unknown, fieldOf: Record<string, string> = {}) {
+  if (!isAppError(error)) throw error;
+  const field = Object.hasOwn(fieldOf, error.code) ? fieldOf[error.code] : undefined;
+  const errors = field ? { fieldErrors: { [field]: [error.message] } } : { formErrors: [error.message] };
+  return formReply(form, submission, errors, error.status);
+}
+
+/** Which of a page's forms was sent: the `intent` of its submit button (every admin form has one). */
+export function formIntent(form: FormData): string {
+  const intent = form.get("intent");
+  return typeof intent === "string" ? intent : "";
+}
+
+/**
+ * The fields of a form nobody types in (a delete's or a switch's hidden id, the buttons of a row), read through
+ * their schema: the value, or a 400 AppError with the schema's Russian message (`actionError` shows it). Forms with
+ * fields to fill answer field by field instead (`formReply`).
+ */
+export function readFields<S extends z.ZodType>(form: FormData, schema: S): z.output<S> {
+  const submission = parseWithZod(form, { schema });
+  if (submission.status === "success") return submission.value as z.output<S>;
+  const errors = Object.values(submission.error ?? {}).flat();
+  throw badRequest(errors.find((message): message is string => typeof message === "string") ?? "Неверные данные формы", "validation");
 }

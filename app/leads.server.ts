@@ -1,3 +1,5 @@
+import * as z from "zod";
+import { idFields, idSchema } from "../common/validation";
 // Server code for the lead-flow pages (/leadpanel): reaches route modules only through this file.
 export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/panel";
 export { autodialFor } from "../server/core/leads/autodial";
@@ -16,3 +18,10 @@ export {
 export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal } from "../server/core/leads/callback-time";
 export { formatKyiv } from "../common/business-time";
 export { displayPhone } from "../server/core/bases/phone";
+
+/**
+ * /callbacks' forms: «Позвонить сейчас» names the callback; «Передать» also core's choice of manager and the list's
+ * query to come back to. Here, not in the route: a manager's page need not load zod for buttons.
+ */
+export const TakeFields = idFields;
+export const ReassignFields = idFields.extend({ userId: idSchema, back: z.string().default("") });

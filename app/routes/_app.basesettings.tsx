@@ -1,9 +1,13 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { readFormBody } from "../forms.server";
+import { databaseSettingsSchema } from "../../common/schemas/settings";
+import { FieldError, formProps, inputProps, resultOf, textareaProps, useSchemaForm } from "../components/ui/forms";
 import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
 
 
@@ -13,6 +17,7 @@ const PAGE = "/basesettings";
 /** SPEC §8: both settings messages vanish after 3 s. */
 const MESSAGE_MS = 3000;
 const SAVED = "Настройки успешно сохранены";
+type DatabaseSettingsView = Awaited<ReturnType<typeof getDatabaseSettings>>;
 const FAILED = "Произошла ошибка при сохранении настроек";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -20,20 +25,32 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { settings: await getDatabaseSettings(context.deps.db, actorOf(user)) };
 }
 
+/**
+ * The form's one schema (decision 063): core's settings input; a switch left off is not posted at all, so it is
+ * false here.
+ */
+const SettingsFormSchema = databaseSettingsSchema.extend({
+  removeDuplicatesInBase: databaseSettingsSchema.shape.removeDuplicatesInBase.default(false),
+  removeDuplicatesAcrossBases: databaseSettingsSchema.shape.removeDuplicatesAcrossBases.default(false),
+});
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const form = await readFormBody(request);
+  const submission = parseWithZod(form, { schema: SettingsFormSchema });
+  // SPEC §8's failure message on top, the field's own message under it.
+  const failed = (detail: string, status: number, result: ReturnType<typeof submission.reply>) =>
+    data({ ok: false as const, message: FAILED, detail, settings: null, at: Date.now(), form: "settings", result }, { status });
+  if (submission.status !== "success") {
+    const detail = Object.values(submission.error ?? {}).flat()[0] ?? "";
+    return failed(typeof detail === "string" ? detail : "", 400, submission.reply());
+  }
   try {
-    const settings = await saveDatabaseSettings(context.deps.db, actorOf(user), {
-      removeDuplicatesInBase: form.get("removeDuplicatesInBase") === "on",
-      removeDuplicatesAcrossBases: form.get("removeDuplicatesAcrossBases") === "on",
-      defaultInfo: String(form.get("defaultInfo") ?? ""),
-      callbackGraceMinutes: form.get("callbackGraceMinutes") ?? undefined,
-    });
+    const settings = await saveDatabaseSettings(context.deps.db, actorOf(user), submission.value);
     return data({ ok: true as const, message: SAVED, detail: "", settings, at: Date.now() });
   } catch (error) {
     if (!isAppError(error)) throw error;
-    return data({ ok: false as const, message: FAILED, detail: error.message, settings: null, at: Date.now() }, { status: error.status });
+    return failed(error.message, error.status, submission.reply({ formErrors: [error.message] }));
   }
 }
 
@@ -77,7 +94,8 @@ export default function BaseSettingsPage() {
   const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const [params] = useSearchParams();
-  const [editing, setEditing] = useState(params.has("edit"));
+  // A refused save stays open with what was typed and the field's message.
+  const [editing, setEditing] = useState(params.has("edit") || actionData?.ok === false);
   const settings = actionData?.settings ?? loaded.settings;
 
   // A successful save leaves edit mode (with JavaScript the page stays, so the state must follow).
@@ -89,12 +107,43 @@ export default function BaseSettingsPage() {
     <section>
       <h1 className="page-title">Настройки баз</h1>
       {actionData ? <VanishingMessage key={actionData.at} ok={actionData.ok} message={actionData.message} detail={actionData.detail} /> : null}
-      <Form method="post" action={PAGE} preventScrollReset className="card space-y-5" key={`${editing}:${JSON.stringify(settings)}`}>
-        <Switch name="removeDuplicatesInBase" label="Удалять дубликаты внутри базы" checked={settings.removeDuplicatesInBase} disabled={!editing} />
+      <SettingsForm
+        key={`${editing}:${JSON.stringify(settings)}`}
+        settings={settings}
+        editing={editing}
+        onEdit={() => setEditing(true)}
+        lastResult={resultOf(actionData, "settings")}
+        busy={navigation.state === "submitting"}
+      />
+    </section>
+  );
+}
+
+/** The settings as a form, read-only until «Изменить»; keyed by what it shows, so a save starts it afresh. */
+function SettingsForm({
+  settings,
+  editing,
+  onEdit,
+  lastResult,
+  busy,
+}: {
+  settings: DatabaseSettingsView;
+  editing: boolean;
+  onEdit: () => void;
+  lastResult: SubmissionResult<string[]> | null;
+  busy: boolean;
+}) {
+  const [form, fields] = useSchemaForm(SettingsFormSchema, { id: "settings", lastResult, defaultValue: settings });
+  // A refused post shows the switches as they were sent (an unticked one is not sent at all).
+  const ticked = (name: "removeDuplicatesInBase" | "removeDuplicatesAcrossBases") =>
+    lastResult ? fields[name].initialValue === "on" : settings[name];
+  return (
+      <Form method="post" action={PAGE} preventScrollReset {...formProps(form)} className="card space-y-5">
+        <Switch name="removeDuplicatesInBase" label="Удалять дубликаты внутри базы" checked={ticked("removeDuplicatesInBase")} disabled={!editing} />
         <Switch
           name="removeDuplicatesAcrossBases"
           label="Удалять дубликаты между базами"
-          checked={settings.removeDuplicatesAcrossBases}
+          checked={ticked("removeDuplicatesAcrossBases")}
           disabled={!editing}
         />
         <div>
@@ -102,33 +151,31 @@ export default function BaseSettingsPage() {
             Информация по умолчанию
           </label>
           <textarea
+            {...textareaProps(fields.defaultInfo)}
             id="defaultInfo"
-            name="defaultInfo"
             rows={5}
             className={`input ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
-            defaultValue={settings.defaultInfo}
             readOnly={!editing}
             // An empty box says what it is for (issue 17 walk).
             placeholder={editing ? "Текст по умолчанию" : "Не задана. Нажмите «Изменить», чтобы добавить."}
           />
+          <FieldError field={fields.defaultInfo} />
         </div>
         <div>
           <label className="label" htmlFor="callbackGraceMinutes">
             Ожидание перезвона, минут
           </label>
           <input
+            {...inputProps(fields.callbackGraceMinutes, "number")}
             id="callbackGraceMinutes"
-            name="callbackGraceMinutes"
-            type="number"
             min={1}
             max={1440}
             step={1}
-            required
             className={`input w-32 ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
-            defaultValue={settings.callbackGraceMinutes}
             readOnly={!editing}
-            aria-describedby="callbackGraceHelp"
+            aria-describedby={fields.callbackGraceMinutes.errors ? `${fields.callbackGraceMinutes.errorId} callbackGraceHelp` : "callbackGraceHelp"}
           />
+          <FieldError field={fields.callbackGraceMinutes} />
           <p id="callbackGraceHelp" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
             Если менеджер не работает, когда подошло время перезвона, дольше этого времени, клиент уходит любому менеджеру
             тематики.
@@ -136,7 +183,7 @@ export default function BaseSettingsPage() {
         </div>
         <div className="flex justify-end gap-2">
           {editing ? (
-            <button type="submit" name="intent" value="save" className="btn-primary" disabled={navigation.state === "submitting"}>
+            <button type="submit" name="intent" value="save" className="btn-primary" disabled={busy}>
               Сохранить
             </button>
           ) : (
@@ -146,7 +193,7 @@ export default function BaseSettingsPage() {
               className="btn-primary"
               onClick={(event) => {
                 event.preventDefault();
-                setEditing(true);
+                onEdit();
               }}
             >
               Изменить
@@ -154,6 +201,5 @@ export default function BaseSettingsPage() {
           )}
         </div>
       </Form>
-    </section>
   );
 }

@@ -5,8 +5,8 @@ import { actorOf, requireUser } from "../auth.server";
 import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
-import { readFormBody } from "../forms.server";
-import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, takeCallback } from "../leads.server";
+import { formIntent, readFields, readFormBody } from "../forms.server";
+import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, ReassignFields, takeCallback, TakeFields } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Перезвоны" }];
@@ -41,15 +41,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = actorOf(user);
   const { db, config } = context.deps;
   const form = await readFormBody(request);
-  const intent = String(form.get("intent") ?? "");
+  const intent = formIntent(form);
   try {
     if (intent === "take") {
-      await takeCallback(db, actor, config.holdMinutes, form.get("id"));
+      await takeCallback(db, actor, config.holdMinutes, readFields(form, TakeFields).id);
       return redirect("/leadpanel");
     }
     if (intent === "reassign") {
-      await reassignCallback(db, actor, form.get("id"), { userId: form.get("userId") });
-      const back = String(form.get("back") ?? "");
+      const { id, back, ...input } = readFields(form, ReassignFields);
+      await reassignCallback(db, actor, id, input);
       return redirectWithToast(back.startsWith(`${PAGE}?`) ? back : PAGE, { type: "success", message: "Перезвон передан" });
     }
     return redirect(PAGE);

@@ -1,3 +1,6 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
+import * as z from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -19,9 +22,12 @@ import {
   uploadPath,
 } from "../dnc.server";
 import { actionError, orAppMessage } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { formatKyiv } from "../../common/business-time";
+import { addOneSchema, pasteSchema } from "../../common/schemas/dnc";
+import { FieldError, formProps, inputProps, resultOf, textareaProps, unshownError, useSchemaForm } from "../components/ui/forms";
 
 export const meta: MetaFunction = () => [{ title: "Не звонить" }];
 
@@ -42,6 +48,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { ...list, q, error: asked.message, removing };
 }
 
+const StoredFileField = z.object({ file: z.string().default("") });
+
 type ActionAnswer = { report: BulkReport; what: string } | { error: { code: string; message: string } };
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -57,19 +65,32 @@ export async function action({ request, context }: ActionFunctionArgs) {
     if (error instanceof Response) throw error;
     return actionError(error);
   }
-  const intent = String(form.get("intent") ?? "");
+  const intent = formIntent(form);
   try {
     switch (intent) {
       case "add": {
-        const item = await addDoNotCall(db, actor, { phone: String(form.get("phone") ?? "") }, region);
-        return redirectWithToast(PAGE, { type: "success", message: `Номер ${item.phone} добавлен в список «Не звонить»` });
+        const submission = parseWithZod(form, { schema: addOneSchema });
+        if (submission.status !== "success") return formReply("add", submission);
+        try {
+          const item = await addDoNotCall(db, actor, submission.value, region);
+          return redirectWithToast(PAGE, { type: "success", message: `Номер ${item.phone} добавлен в список «Не звонить»` });
+        } catch (error) {
+          return formRefused("add", submission, error, { phone_invalid: "phone", already_listed: "phone" });
+        }
       }
       case "paste": {
-        const report = await pasteDoNotCall(db, actor, { text: String(form.get("text") ?? "") }, region);
-        return data<ActionAnswer>({ report, what: "Вставленный список" });
+        const submission = parseWithZod(form, { schema: pasteSchema });
+        if (submission.status !== "success") return formReply("paste", submission);
+        try {
+          const report = await pasteDoNotCall(db, actor, submission.value, region);
+          return data<ActionAnswer>({ report, what: "Вставленный список" });
+        } catch (error) {
+          return formRefused("paste", submission, error, { numbers_required: "text", too_many_numbers: "text" });
+        }
       }
       case "import": {
-        const stored = String(form.get("file") ?? "");
+        // The upload as readForm stored it: "uploadId:original name" (none: core says a file is needed).
+        const stored = readFields(form, StoredFileField).file;
         const [uploadId, ...rest] = stored.split(":");
         let path: string | null = null;
         try {
@@ -81,7 +102,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         }
       }
       case "delete": {
-        const done = await removeDoNotCall(db, actor, form.get("id"));
+        const done = await removeDoNotCall(db, actor, readFields(form, idFields).id);
         return redirectWithToast(PAGE, { type: "success", message: done.message });
       }
       default:
@@ -121,6 +142,46 @@ function Report({ report, what }: { report: BulkReport; what: string }) {
   );
 }
 
+/** «Добавить номер»: core's one-number input, checked in the browser too (decision 063). */
+function AddForm({ lastResult, busy }: { lastResult: SubmissionResult<string[]> | null; busy: boolean }) {
+  const [form, fields] = useSchemaForm(addOneSchema, { id: "dnc-add", lastResult });
+  const unshown = unshownError(lastResult, ["phone"]);
+  return (
+    <Form method="post" className="card space-y-2" preventScrollReset {...formProps(form)}>
+      <h2 className="font-semibold">Добавить номер</h2>
+      <label htmlFor="dnc-phone" className="label">
+        Номер телефона
+      </label>
+      <input {...inputProps(fields.phone, "tel")} id="dnc-phone" className="input w-full" placeholder="050 123 45 67" />
+      <FieldError field={fields.phone} />
+      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
+      <button type="submit" name="intent" value="add" className="btn-primary" disabled={busy}>
+        Добавить
+      </button>
+    </Form>
+  );
+}
+
+/** «Вставить список»: core's paste input. */
+function PasteForm({ lastResult, busy }: { lastResult: SubmissionResult<string[]> | null; busy: boolean }) {
+  const [form, fields] = useSchemaForm(pasteSchema, { id: "dnc-paste", lastResult });
+  const unshown = unshownError(lastResult, ["text"]);
+  return (
+    <Form method="post" className="card space-y-2" preventScrollReset {...formProps(form)}>
+      <h2 className="font-semibold">Вставить список</h2>
+      <label htmlFor="dnc-text" className="label">
+        Номера, по одному в строке
+      </label>
+      <textarea {...textareaProps(fields.text)} id="dnc-text" rows={4} className="input w-full" />
+      <FieldError field={fields.text} />
+      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
+      <button type="submit" name="intent" value="paste" className="btn-primary" disabled={busy}>
+        Добавить все
+      </button>
+    </Form>
+  );
+}
+
 export default function DoNotCallPage() {
   const list = useLoaderData<typeof loader>();
   const answer = useActionData<ActionAnswer>();
@@ -145,26 +206,8 @@ export default function DoNotCallPage() {
       {answer && "error" in answer ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {answer && "report" in answer ? <Report report={answer.report} what={answer.what} /> : null}
       <div className="grid gap-4 md:grid-cols-3">
-        <Form method="post" className="card space-y-2" preventScrollReset>
-          <h2 className="font-semibold">Добавить номер</h2>
-          <label htmlFor="dnc-phone" className="label">
-            Номер телефона
-          </label>
-          <input id="dnc-phone" name="phone" className="input w-full" placeholder="050 123 45 67" required />
-          <button type="submit" name="intent" value="add" className="btn-primary" disabled={busy}>
-            Добавить
-          </button>
-        </Form>
-        <Form method="post" className="card space-y-2" preventScrollReset>
-          <h2 className="font-semibold">Вставить список</h2>
-          <label htmlFor="dnc-text" className="label">
-            Номера, по одному в строке
-          </label>
-          <textarea id="dnc-text" name="text" rows={4} className="input w-full" required />
-          <button type="submit" name="intent" value="paste" className="btn-primary" disabled={busy}>
-            Добавить все
-          </button>
-        </Form>
+        <AddForm lastResult={resultOf(answer, "add")} busy={busy} />
+        <PasteForm lastResult={resultOf(answer, "paste")} busy={busy} />
         <Form method="post" encType="multipart/form-data" className="card space-y-2" preventScrollReset>
           <h2 className="font-semibold">Загрузить файл</h2>
           <label htmlFor="dnc-file" className="label">

@@ -1,12 +1,15 @@
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { StatusRow } from "../components/statuses/StatusRow";
+import { StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
+import { resultOf } from "../components/ui/forms";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { idFields } from "../../common/validation";
 import {
   createDefaultStatus,
   deleteStatus,
@@ -32,28 +35,33 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 const PAGE = "/edit-statuses";
+const ROW_BUTTONS = new Set(["visibility", "report", "technical", "do-not-call", "callback", "delete"]);
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
   const form = await readFormBody(request);
-  const intent = String(form.get("intent") ?? "");
-  const id = form.get("id");
+  const intent = formIntent(form);
+  if (intent === "update") {
+    const submission = parseWithZod(form, { schema: StatusRowSchema });
+    if (submission.status !== "success") return formReply(`status-${submission.payload.id}`, submission);
+    const { id, ...changes } = submission.value;
+    try {
+      await updateStatus(db, actor, id, changes);
+    } catch (error) {
+      return formRefused(`status-${id}`, submission, error);
+    }
+    return redirectWithToast(PAGE, { type: "success", message: "Статус сохранён" });
+  }
   try {
+    // Every other form of the page is a button on a row: its id only.
+    const id = ROW_BUTTONS.has(intent) ? readFields(form, idFields).id : 0;
     switch (intent) {
       case "create": {
         const created = await createDefaultStatus(db, actor);
         return redirectWithToast(`${PAGE}?edit=${created.id}&new=1`, { type: "success", message: "Статус успешно создан" });
       }
-      case "update":
-        await updateStatus(db, actor, id, {
-          text: String(form.get("text") ?? ""),
-          buttonText: String(form.get("buttonText") ?? ""),
-          color: String(form.get("color") ?? ""),
-          ...(form.has("hotkey") ? { hotkey: String(form.get("hotkey")) } : {}),
-        });
-        return redirectWithToast(PAGE, { type: "success", message: "Статус сохранён" });
       case "visibility":
         await toggleStatusVisibility(db, actor, id);
         return redirect(PAGE);
@@ -118,6 +126,7 @@ export default function EditStatusesPage() {
             initiallyEditing={status.id === editId}
             isNew={isNew && status.id === editId}
             keyDigit={keys[status.id] ?? null}
+            lastResult={resultOf(actionData, `status-${status.id}`)}
           />
         ))}
       </ul>
@@ -135,6 +144,7 @@ export default function EditStatusesPage() {
                 status={status}
                 initiallyEditing={status.id === editId}
                 keyDigit={null}
+                lastResult={resultOf(actionData, `status-${status.id}`)}
               />
             ))}
           </ul>

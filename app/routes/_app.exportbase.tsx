@@ -1,3 +1,5 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import * as z from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate, useRevalidator } from "@remix-run/react";
 import { useEffect } from "react";
@@ -22,9 +24,12 @@ import {
 } from "../components/bases/ExportParts";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
+import { resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { createExportSchema } from "../../common/schemas/exports";
+import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { DateTime, OneLine, TableFrame } from "../components/ui/Table";
 
@@ -66,28 +71,32 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
+/** «Удалить выбранные»: the ticked rows' ids (none ticked: core says so). */
+const SelectedFields = z.object({ id: z.array(idSchema).default([]) });
+
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
   const form = await readFormBody(request);
-  const intent = form.get("intent");
-  try {
-    if (intent === "create") {
-      const created = await createExport(db, actor, {
-        name: form.get("name"),
-        databaseIds: form.getAll("databaseIds"),
-        statusIds: form.getAll("statusIds"),
-        format: form.get("format"),
-      });
+  const intent = formIntent(form);
+  if (intent === "create") {
+    const submission = parseWithZod(form, { schema: createExportSchema });
+    if (submission.status !== "success") return formReply("create", submission);
+    try {
+      const created = await createExport(db, actor, submission.value);
       return redirectWithToast("/exportbase", { type: "success", message: `Экспорт «${created.name}» создан` });
+    } catch (error) {
+      return formRefused("create", submission, error);
     }
+  }
+  try {
     if (intent === "delete") {
-      const result = await deleteExport(db, actor, form.get("id"));
+      const result = await deleteExport(db, actor, readFields(form, idFields).id);
       return redirectWithToast("/exportbase", { type: "success", message: result.message });
     }
     if (intent === "delete-selected") {
-      const result = await deleteExports(db, actor, form.getAll("id"));
+      const result = await deleteExports(db, actor, readFields(form, SelectedFields).id);
       return redirectWithToast("/exportbase", { type: "success", message: result.message });
     }
     if (intent === "delete-all") {
@@ -95,7 +104,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirectWithToast("/exportbase", { type: "success", message: result.message });
     }
     if (intent === "restart") {
-      const restarted = await restartExport(db, actor, form.get("id"));
+      const restarted = await restartExport(db, actor, readFields(form, idFields).id);
       return redirectWithToast("/exportbase", { type: "success", message: `Экспорт «${restarted.name}» перезапущен` });
     }
     return redirectWithToast("/exportbase", { type: "error", message: "Неизвестное действие" });
@@ -250,7 +259,7 @@ export default function ExportBasePage() {
       ))}
 
       <DialogOrSection open={dialog === "create"} title="Новый экспорт" onClose={close} closeHref="/exportbase" testId="create-export">
-        <CreateExportForm bases={bases} statuses={statuses} />
+        <CreateExportForm bases={bases} statuses={statuses} lastResult={resultOf(actionData, "create")} />
       </DialogOrSection>
 
       {confirm?.kind === "selected" && confirm.ids.length === 0 ? (

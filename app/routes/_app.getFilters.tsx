@@ -4,8 +4,8 @@ import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { actorOf, requireUser } from "../auth.server";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { chooseFilter, listOpenFilters } from "../filters.server";
-import { readFormBody } from "../forms.server";
+import { chooseFilter, ChoiceFields, listOpenFilters } from "../filters.server";
+import { readFields, readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
@@ -23,11 +23,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const form = await readFormBody(request);
   try {
-    await chooseFilter(context.deps.db, actorOf(user), {
-      filterId: form.get("filterId"),
-      userId: user.id,
-      login: user.login,
-    });
+    const { filterId } = readFields(form, ChoiceFields);
+    await chooseFilter(context.deps.db, actorOf(user), { filterId, userId: user.id, login: user.login });
   } catch (error) {
     return actionError(error);
   }

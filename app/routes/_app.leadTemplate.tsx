@@ -1,14 +1,17 @@
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ActiveSwitch } from "../components/links/ActiveSwitch";
-import { LinkForm } from "../components/links/LinkForm";
+import { LinkForm, LinkFormSchema } from "../components/links/LinkForm";
 import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
+import { actionMessage, resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
-import { readFormBody } from "../forms.server";
+import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { idFields } from "../../common/validation";
 import {
   actionErrorWith,
   createLink,
@@ -57,8 +60,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = actorOf(user);
   const { db } = context.deps;
   const form = await readFormBody(request);
-  const intent = String(form.get("intent") ?? "");
-  const id = form.get("id");
+  const intent = formIntent(form);
+  // A card's buttons (delete, the switch) name their row; a hand-edited id is refused like a failed change.
+  const id = () => readFields(form, idFields).id;
 
   // The template editor without JavaScript: field buttons change the draft and save nothing.
   if (intent.startsWith("field-")) {
@@ -90,23 +94,25 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirectWithToast(PAGE, { type: "success", message: "Шаблон сохранен" });
     }
     case "template-delete":
-      return afterChange(() => deleteTemplate(db, actor, id), "Ошибка удаления шаблона", "Шаблон удален");
+      return afterChange(() => deleteTemplate(db, actor, id()), "Ошибка удаления шаблона", "Шаблон удален");
     case "template-activate":
-      return afterChange(() => toggleTemplateActive(db, actor, id), "Error activating template");
+      return afterChange(() => toggleTemplateActive(db, actor, id()), "Error activating template");
     case "link-save": {
-      const values = { name: String(form.get("name") ?? ""), link: String(form.get("link") ?? "") };
+      const submission = parseWithZod(form, { schema: LinkFormSchema });
+      if (submission.status !== "success") return formReply("link", submission);
+      const { id: linkId, ...values } = submission.value;
       try {
-        if (id) await updateLink(db, actor, id, values);
+        if (linkId) await updateLink(db, actor, linkId, values);
         else await createLink(db, actor, values);
       } catch (error) {
-        return actionErrorWith(error, { link: { id: id ? Number(id) : null, ...values } });
+        return formRefused("link", submission, error);
       }
       return redirectWithToast(PAGE, { type: "success", message: "Ссылка сохранена" });
     }
     case "link-delete":
-      return afterChange(() => deleteLink(db, actor, id), "Ошибка удаления ссылки", "Ссылка удалена");
+      return afterChange(() => deleteLink(db, actor, id()), "Ошибка удаления ссылки", "Ссылка удалена");
     case "link-activate":
-      return afterChange(() => toggleLinkActive(db, actor, id), "Error activating link");
+      return afterChange(() => toggleLinkActive(db, actor, id()), "Error activating link");
     default:
       return redirect(PAGE);
   }
@@ -139,9 +145,9 @@ export default function LeadTemplatePage() {
   const deletingTemplate = templates.find((template) => String(template.id) === params.get("deleteTemplate"));
   const editedTemplate = templates.find((template) => String(template.id) === templateParam);
   const templateOpen = templateParam === "new" || Boolean(editedTemplate);
-  const error = actionData && "error" in actionData ? actionData.error.message : null;
+  const error = actionMessage(actionData);
   const draftFromServer = actionData && "draft" in actionData ? actionData.draft : null;
-  const linkFromServer = actionData && "link" in actionData ? actionData.link : null;
+  const linkResult = resultOf(actionData, "link");
 
   const draft: TemplateDraft = draftFromServer ?? {
     id: editedTemplate?.id ?? null,
@@ -219,12 +225,7 @@ export default function LeadTemplatePage() {
         </div>
         {linkParam === "new" ? (
           <div className="card mb-3">
-            <LinkForm
-              key={linkFromServer ? JSON.stringify(linkFromServer) : "new"}
-              name={linkFromServer?.name ?? ""}
-              link={linkFromServer?.link ?? ""}
-              cancelHref={PAGE}
-            />
+            <LinkForm name="" link="" cancelHref={PAGE} lastResult={linkResult} />
           </div>
         ) : null}
         {links.length === 0 ? (
@@ -234,13 +235,7 @@ export default function LeadTemplatePage() {
             {links.map((link) => (
               <li key={link.id} className="card" data-testid="link-card" data-link-id={link.id}>
                 {linkParam === String(link.id) ? (
-                  <LinkForm
-                    key={linkFromServer ? JSON.stringify(linkFromServer) : link.id}
-                    id={link.id}
-                    name={linkFromServer?.name ?? link.name}
-                    link={linkFromServer?.link ?? link.link}
-                    cancelHref={PAGE}
-                  />
+                  <LinkForm id={link.id} name={link.name} link={link.link} cancelHref={PAGE} lastResult={linkResult} />
                 ) : (
                   <div className="flex flex-wrap items-center gap-3">
                     {/* At least 16rem for the name and address: on a phone the switch and buttons go under them. */}

@@ -5,7 +5,8 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
 import { actionError } from "../errors.server";
 import { listFilters, toggleFilterActive, unknownIntent } from "../filters.server";
-import { readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody } from "../forms.server";
+import { idFields } from "../../common/validation";
 
 /** /loadedbases: the filter (topic) cards above the bases table of the parent route. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -17,11 +18,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const form = await readFormBody(request);
-  if (form.get("intent") !== "toggle") {
+  if (formIntent(form) !== "toggle") {
     return actionError(unknownIntent());
   }
   try {
-    await toggleFilterActive(context.deps.db, actorOf(user), form.get("id"));
+    await toggleFilterActive(context.deps.db, actorOf(user), readFields(form, idFields).id);
   } catch (error) {
     return actionError(error);
   }

@@ -1,3 +1,5 @@
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
@@ -7,13 +9,19 @@ import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
+import { scriptSchema } from "../../common/schemas/scripts";
+import { idFields, idSchema } from "../../common/validation";
+import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Настройка скриптов" }];
 
 const PAGE = "/scripts";
+
+/** The editor's one schema (decision 063): core's script input, and the id of the script being edited. */
+const ScriptFormSchema = scriptSchema.extend({ id: idSchema.optional() });
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
@@ -25,25 +33,28 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = actorOf(user);
   const { db } = context.deps;
   const form = await readFormBody(request);
-  const intent = String(form.get("intent") ?? "");
-  const input = { name: String(form.get("name") ?? ""), content: String(form.get("content") ?? "") };
-  try {
-    if (intent === "create") {
-      await createScript(db, actor, input);
-      return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
+  const intent = formIntent(form);
+  if (intent === "create" || intent === "update") {
+    const submission = parseWithZod(form, { schema: ScriptFormSchema });
+    if (submission.status !== "success") return formReply("script", submission);
+    const { id, ...input } = submission.value;
+    try {
+      if (id) await updateScript(db, actor, id, input);
+      else await createScript(db, actor, input);
+    } catch (error) {
+      return formRefused("script", submission, error);
     }
-    if (intent === "update") {
-      await updateScript(db, actor, form.get("id"), input);
-      return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
-    }
-    if (intent === "delete") {
-      await deleteScript(db, actor, form.get("id"));
-      return redirectWithToast(PAGE, { type: "success", message: "Скрипт удалён" });
-    }
-    return redirectWithToast(PAGE, { type: "error", message: "Неизвестное действие" });
-  } catch (error) {
-    return actionError(error);
+    return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
   }
+  if (intent === "delete") {
+    try {
+      await deleteScript(db, actor, readFields(form, idFields).id);
+    } catch (error) {
+      return actionError(error);
+    }
+    return redirectWithToast(PAGE, { type: "success", message: "Скрипт удалён" });
+  }
+  return redirectWithToast(PAGE, { type: "error", message: "Неизвестное действие" });
 }
 
 export default function ScriptsPage() {
@@ -100,28 +111,7 @@ export default function ScriptsPage() {
         width="wide"
         testId="script-editor"
       >
-        {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
-        <Form method="post" preventScrollReset className="space-y-3" key={editing?.id ?? "new"}>
-          {editing ? <input type="hidden" name="id" value={editing.id} /> : null}
-          <div>
-            <label className="label" htmlFor="script-name">
-              Название
-            </label>
-            <input id="script-name" name="name" className="input" required defaultValue={editing?.name ?? ""} autoComplete="off" />
-          </div>
-          <div>
-            <span className="label">Текст скрипта</span>
-            <RichTextEditor name="content" defaultHtml={editing?.content ?? ""} />
-          </div>
-          <div className="flex justify-end gap-2">
-            <Link to={PAGE} preventScrollReset className="btn-secondary">
-              Отмена
-            </Link>
-            <button type="submit" name="intent" value={editing ? "update" : "create"} className="btn-primary" disabled={busy}>
-              Сохранить
-            </button>
-          </div>
-        </Form>
+        <ScriptEditor key={editing?.id ?? "new"} script={editing ?? null} lastResult={resultOf(actionData, "script")} busy={busy} />
       </DialogOrSection>
 
       <ConfirmAction
@@ -140,5 +130,51 @@ export default function ScriptsPage() {
         {viewing ? <ScriptContent html={viewing.content} watermark={watermark} /> : null}
       </DialogOrSection>
     </section>
+  );
+}
+
+/** The script editor: Название and the text, checked by the route's one schema in the browser and the action. */
+function ScriptEditor({
+  script,
+  lastResult,
+  busy,
+}: {
+  script: { id: number; name: string; content: string } | null;
+  lastResult: SubmissionResult<string[]> | null;
+  busy: boolean;
+}) {
+  const [form, fields] = useSchemaForm(ScriptFormSchema, {
+    id: `script-${script?.id ?? "new"}`,
+    lastResult,
+    defaultValue: { id: script?.id, name: script?.name ?? "", content: script?.content ?? "" },
+  });
+  const unshown = unshownError(lastResult, ["name", "content"]);
+  // Without JavaScript a refused post comes back with what was written (conform's initialValue).
+  const content = typeof fields.content.initialValue === "string" ? fields.content.initialValue : (script?.content ?? "");
+  return (
+    <Form method="post" preventScrollReset className="space-y-3" {...formProps(form)}>
+      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
+      {script ? <input type="hidden" name="id" value={script.id} /> : null}
+      <div>
+        <label className="label" htmlFor="script-name">
+          Название
+        </label>
+        <input {...inputProps(fields.name)} id="script-name" className="input" autoComplete="off" />
+        <FieldError field={fields.name} />
+      </div>
+      <div>
+        <span className="label">Текст скрипта</span>
+        <RichTextEditor name="content" defaultHtml={content} />
+        <FieldError field={fields.content} />
+      </div>
+      <div className="flex justify-end gap-2">
+        <Link to={PAGE} preventScrollReset className="btn-secondary">
+          Отмена
+        </Link>
+        <button type="submit" name="intent" value={script ? "update" : "create"} className="btn-primary" disabled={busy}>
+          Сохранить
+        </button>
+      </div>
+    </Form>
   );
 }

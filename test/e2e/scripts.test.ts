@@ -45,6 +45,11 @@ describe.each([true, false])("/scripts with JavaScript %s", (javaScript) => {
     await page.getByRole("link", { name: "Добавить скрипт" }).click();
     const editor = page.locator("[data-testid=script-editor]");
     await editor.waitFor();
+    // No name: the schema's message under the field (in the browser with JavaScript, from the action without).
+    await editor.getByRole("button", { name: "Сохранить" }).click();
+    await editor.locator("[data-field-error]", { hasText: "Введите название скрипта" }).waitFor();
+    expect(await editor.locator("#script-name").getAttribute("aria-invalid")).toBe("true");
+    expect((await e.db.select().from(scripts)).filter((s) => !s.name.trim())).toHaveLength(0);
     await editor.locator("#script-name").fill(name);
     if (javaScript) {
       // The Slate editor: type, then make the first line a heading and the second bold.

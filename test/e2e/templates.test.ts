@@ -130,11 +130,16 @@ describe.each([true, false])("/leadTemplate links with JavaScript %s", (javaScri
 
     await form.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Заполните имя ссылки").first().waitFor();
+    // Each message stands under its field, which says it is wrong (decision 063).
+    await form.locator("[data-field-error]", { hasText: "Заполните имя ссылки" }).waitFor();
+    expect(await form.getByPlaceholder("Имя ссылки").getAttribute("aria-invalid")).toBe("true");
     await form.getByPlaceholder("Имя ссылки").fill(name);
     await form.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Заполните URL ссылки").first().waitFor();
     // Without JS the server answered and the typed name is still there.
     expect(await form.getByPlaceholder("Имя ссылки").inputValue()).toBe(name);
+    await expect.poll(() => form.getByPlaceholder("Имя ссылки").getAttribute("aria-invalid")).toBe(null);
+    expect(await form.getByPlaceholder("Ссылка на ресурс").getAttribute("aria-invalid")).toBe("true");
     await form.getByPlaceholder("Ссылка на ресурс").fill("https://crm.example.com/");
     await form.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Ссылка сохранена").first().waitFor();

@@ -1,8 +1,10 @@
 import { Form, Link } from "@remix-run/react";
-import type { FormEvent } from "react";
+import type { SubmissionResult } from "@conform-to/react";
 import type { ExportView } from "../../../server/core/exports/exports";
+import { createExportSchema } from "../../../common/schemas/exports";
 import { formatDateTime } from "../../lib/format";
-import { notify } from "../ui/Toasts";
+import { FieldError, formProps, inputProps, isChosen, unshownError, useSchemaForm } from "../ui/forms";
+import { ServerMessage } from "../ui/Toasts";
 
 /**
  * A list of checkboxes in the export dialog: tall enough for 17 long status names in two columns, and framed, so when it
@@ -89,66 +91,70 @@ interface Choice {
   name: string;
 }
 
-/** The create form: SPEC §5 checks in the browser first (the same messages come from the server without JS). */
-export function CreateExportForm({ bases, statuses }: { bases: Choice[]; statuses: Choice[] }) {
-  function check(event: FormEvent<HTMLFormElement>) {
-    const form = new FormData(event.currentTarget);
-    const problem = !String(form.get("name") ?? "").trim()
-      ? "Введите имя експорта"
-      : form.getAll("databaseIds").length === 0
-        ? "Выберите минимум 1 базу"
-        : form.getAll("statusIds").length === 0
-          ? "Выберите минимум 1 статус"
-          : null;
-    if (problem) {
-      event.preventDefault();
-      notify("error", problem);
-    }
-  }
+/**
+ * The create form, checked by core's export schema (decision 063) in the browser and in the action: SPEC §5's
+ * messages under the name, the bases and the statuses. A refused post without JavaScript comes back as it was ticked.
+ */
+export function CreateExportForm({
+  bases,
+  statuses,
+  lastResult,
+}: {
+  bases: Choice[];
+  statuses: Choice[];
+  lastResult?: SubmissionResult<string[]> | null;
+}) {
+  const [form, fields] = useSchemaForm(createExportSchema, { id: "create-export", lastResult, defaultValue: { format: "xlsx" } });
+  const unshown = unshownError(lastResult, ["name", "databaseIds", "statusIds", "format"]);
   return (
-    <Form method="post" action="/exportbase?dialog=create" noValidate onSubmit={check} className="space-y-4" data-testid="create-export-form">
+    <Form method="post" action="/exportbase?dialog=create" {...formProps(form)} className="space-y-4" data-testid="create-export-form">
+      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
       <input type="hidden" name="intent" value="create" />
       <div>
         <label className="label" htmlFor="export-name">
           Название экспорта
         </label>
-        <input id="export-name" name="name" className="input" maxLength={200} />
+        <input {...inputProps(fields.name)} id="export-name" className="input" maxLength={200} />
+        <FieldError field={fields.name} />
       </div>
-      <fieldset>
+      <fieldset aria-describedby={fields.databaseIds.errors ? fields.databaseIds.errorId : undefined}>
         <legend className="label">Базы</legend>
         {bases.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Баз пока нет</p> : null}
         <div className={CHOICE_LIST}>
           {bases.map((base) => (
             <label key={base.id} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name="databaseIds" value={base.id} />
+              <input type="checkbox" name={fields.databaseIds.name} value={base.id} defaultChecked={isChosen(fields.databaseIds.initialValue, base.id)} />
               {base.name}
             </label>
           ))}
         </div>
+        <FieldError field={fields.databaseIds} />
       </fieldset>
-      <fieldset>
+      <fieldset aria-describedby={fields.statusIds.errors ? fields.statusIds.errorId : undefined}>
         <legend className="label">Статусы</legend>
         <div className={CHOICE_LIST} data-testid="export-status-list">
           {statuses.map((status) => (
             <label key={status.id} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name="statusIds" value={status.id} />
+              <input type="checkbox" name={fields.statusIds.name} value={status.id} defaultChecked={isChosen(fields.statusIds.initialValue, status.id)} />
               {status.name}
             </label>
           ))}
         </div>
+        <FieldError field={fields.statusIds} />
       </fieldset>
       <fieldset>
         <legend className="label">Формат файла</legend>
         <div className="flex flex-wrap gap-4 text-sm">
           <label className="flex items-center gap-2">
-            <input type="radio" name="format" value="xlsx" defaultChecked />
+            <input type="radio" name={fields.format.name} value="xlsx" defaultChecked={fields.format.initialValue !== "csv"} />
             Excel (.xlsx)
           </label>
           <label className="flex items-center gap-2">
-            <input type="radio" name="format" value="csv" />
+            <input type="radio" name={fields.format.name} value="csv" defaultChecked={fields.format.initialValue === "csv"} />
             CSV (.csv, UTF-8, разделитель «;»)
           </label>
         </div>
+        <FieldError field={fields.format} />
       </fieldset>
       <div className="flex justify-end gap-2">
         <Link to="/exportbase" className="btn-secondary" replace>

@@ -1,34 +1,57 @@
+import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link } from "@remix-run/react";
-import type { FormEvent } from "react";
-import { notify } from "../ui/Toasts";
+import { linkSchema } from "../../../common/schemas/links";
+import { idSchema } from "../../../common/validation";
+import { FieldError, formProps, inputProps, unshownError, useSchemaForm } from "../ui/forms";
+import { ServerMessage } from "../ui/Toasts";
 
-/** SPEC §5 link warnings (the server answers the same messages without JavaScript). */
-export const LINK_NAME_REQUIRED = "Заполните имя ссылки";
-export const LINK_URL_REQUIRED = "Заполните URL ссылки";
+/**
+ * The link form's one schema (decision 063): core's link input (SPEC §5 «Заполните имя ссылки», «Заполните URL
+ * ссылки», web addresses only) and the id of the link being edited. The /leadTemplate action parses the post with it.
+ */
+export const LinkFormSchema = linkSchema.pick({ name: true, link: true }).extend({ id: idSchema.optional() });
 
 /** The inline link form of SPEC /leadTemplate: Имя ссылки, Ссылка на ресурс, Отмена, Сохранить. */
-export function LinkForm({ id, name, link, cancelHref }: { id?: number; name: string; link: string; cancelHref: string }) {
-  function check(event: FormEvent<HTMLFormElement>) {
-    const form = new FormData(event.currentTarget);
-    if (!String(form.get("name") ?? "").trim()) {
-      event.preventDefault();
-      notify("warning", LINK_NAME_REQUIRED);
-    } else if (!String(form.get("link") ?? "").trim()) {
-      event.preventDefault();
-      notify("warning", LINK_URL_REQUIRED);
-    }
-  }
+export function LinkForm({
+  id,
+  name,
+  link,
+  cancelHref,
+  lastResult,
+}: {
+  id?: number;
+  name: string;
+  link: string;
+  cancelHref: string;
+  /** The action's answer to this form (field errors, what was typed), if it was just sent. */
+  lastResult?: SubmissionResult<string[]> | null;
+}) {
+  const [form, fields] = useSchemaForm(LinkFormSchema, {
+    id: `link-form-${id ?? "new"}`,
+    lastResult,
+    defaultValue: { id, name, link },
+  });
+  const unshown = unshownError(lastResult, ["name", "link"]);
   return (
-    <Form method="post" preventScrollReset onSubmit={check} className="flex flex-wrap items-center gap-2" data-testid="link-form">
-      {id ? <input type="hidden" name="id" value={id} /> : null}
-      <input name="name" className="input w-56" placeholder="Имя ссылки" defaultValue={name} aria-label="Имя ссылки" autoComplete="off" />
-      <input name="link" className="input min-w-[16rem] flex-1" placeholder="Ссылка на ресурс" defaultValue={link} aria-label="Ссылка на ресурс" autoComplete="off" />
-      <Link to={cancelHref} preventScrollReset className="btn-secondary">
-        Отмена
-      </Link>
-      <button type="submit" name="intent" value="link-save" className="btn-primary">
-        Сохранить
-      </button>
+    <Form method="post" preventScrollReset {...formProps(form)} className="space-y-2" data-testid="link-form">
+      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
+      <div className="flex flex-wrap items-start gap-2">
+        {id ? <input type="hidden" name="id" value={id} /> : null}
+        <div className="w-56">
+          <input {...inputProps(fields.name)} className="input" placeholder="Имя ссылки" aria-label="Имя ссылки" autoComplete="off" />
+          <FieldError field={fields.name} />
+        </div>
+        <div className="min-w-[16rem] flex-1">
+          <input {...inputProps(fields.link)} className="input" placeholder="Ссылка на ресурс" aria-label="Ссылка на ресурс" autoComplete="off" />
+          <FieldError field={fields.link} />
+        </div>
+        <Link to={cancelHref} preventScrollReset className="btn-secondary">
+          Отмена
+        </Link>
+        <button type="submit" name="intent" value="link-save" className="btn-primary">
+          Сохранить
+        </button>
+      </div>
     </Form>
   );
 }

@@ -1,5 +1,10 @@
+import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link, useFetcher } from "@remix-run/react";
 import { useEffect, useRef, useState, type ReactNode } from "react";
+import * as z from "zod";
+import { buttonText, colorSchema, hotkey, statusText } from "../../../common/schemas/statuses";
+import { idSchema } from "../../../common/validation";
+import { formProps, useSchemaForm } from "../ui/forms";
 import { statusEdgeClass, textColorFor } from "../../lib/color";
 import { BanIcon, CheckIcon, ClockIcon, GearIcon, PencilIcon, StarIcon, TrashIcon } from "../ui/Icons";
 
@@ -16,8 +21,17 @@ export interface StatusRowData {
   hotkey: number | null;
 }
 
-/** What the server answers to an empty status text (server/core/statuses). */
-const EMPTY_TEXT = "Введите текст статуса";
+/**
+ * A row's one schema (decision 063): core's status fields, checked in the browser and by the /edit-statuses action.
+ * conform sends an emptied field as absent: an emptied button text is "" and «по порядку» is no key (null).
+ */
+export const StatusRowSchema = z.object({
+  id: idSchema,
+  text: statusText,
+  buttonText: buttonText.default(""),
+  color: colorSchema,
+  hotkey: hotkey.default(null),
+});
 
 /**
  * The lead panel's key of a status (issue 31): shown as a keycap; while the row is edited, a choice of the digit
@@ -202,6 +216,7 @@ export function StatusRow({
   initiallyEditing,
   isNew = false,
   keyDigit,
+  lastResult,
 }: {
   status: StatusRowData;
   initiallyEditing: boolean;
@@ -209,15 +224,25 @@ export function StatusRow({
   isNew?: boolean;
   /** The lead panel's digit for it now (null: none; hidden statuses have none). */
   keyDigit: number | null;
+  /** The action's answer to this row's form, if it was just sent (its field errors). */
+  lastResult?: SubmissionResult<string[]> | null;
 }) {
-  const [editing, setEditing] = useState(initiallyEditing);
-  const [color, setColor] = useState(status.color);
-  const [text, setText] = useState(status.text);
-  const [buttonText, setButtonText] = useState(status.buttonText);
-  const [hotkey, setHotkey] = useState(status.hotkey === null ? "" : String(status.hotkey));
-  const [textError, setTextError] = useState("");
-  const textField = useRef<HTMLInputElement>(null);
   const formId = `status-${status.id}`;
+  const [form, fields] = useSchemaForm(StatusRowSchema, { id: formId, lastResult });
+  // A refused row stays open with what was typed (conform's initialValue, without JavaScript too).
+  const typed = (name: "text" | "buttonText" | "color", fallback: string) => {
+    const value = fields[name].initialValue;
+    return lastResult && typeof value === "string" ? value : fallback;
+  };
+  const [editing, setEditing] = useState(initiallyEditing || Boolean(lastResult?.error));
+  const [color, setColor] = useState(() => typed("color", status.color));
+  const [text, setText] = useState(() => typed("text", status.text));
+  const [buttonLabel, setButtonLabel] = useState(() => typed("buttonText", status.buttonText));
+  const [key, setKey] = useState(status.hotkey === null ? "" : String(status.hotkey));
+  const textField = useRef<HTMLInputElement>(null);
+  // The first refused field's message, under the row (the text's, then the others').
+  const rowError = fields.text.errors?.[0] ?? fields.buttonText.errors?.[0] ?? fields.color.errors?.[0] ?? fields.hotkey.errors?.[0] ?? form.errors?.[0] ?? fields.id.errors?.[0];
+  const textError = fields.text.errors?.[0] ?? "";
   // The pencil opens the row with the focus in its name field.
   const [focusText, setFocusText] = useState(false);
   useEffect(() => {
@@ -229,18 +254,15 @@ export function StatusRow({
     <li className="card flex flex-wrap items-center gap-2 p-3" data-testid="status-row" data-status-id={status.id} data-kind={kind}>
       <Form
         method="post"
-        id={formId}
         preventScrollReset
-        noValidate
+        {...formProps(form)}
         onSubmit={(event) => {
-          // Issue 31: an empty name saved a blank row. Refused here with the server's words (it refuses too).
-          if (text.trim() === "") {
-            event.preventDefault();
-            setTextError(EMPTY_TEXT);
+          // Issue 31: an empty name saved a blank row. The row's schema refuses it here with the server's words.
+          form.onSubmit(event);
+          if (event.defaultPrevented) {
             textField.current?.focus();
             return;
           }
-          setTextError("");
           setEditing(false);
         }}
       >
@@ -277,8 +299,8 @@ export function StatusRow({
         name="buttonText"
         formId={formId}
         editing={editing}
-        value={buttonText}
-        onChange={setButtonText}
+        value={buttonLabel}
+        onChange={setButtonLabel}
         label="Текст кнопки"
         className={fieldWidth}
       />
@@ -289,12 +311,12 @@ export function StatusRow({
         data-testid="status-preview"
         tabIndex={-1}
       >
-        {buttonText || text}
+        {buttonLabel || text}
       </button>
-      <StatusKey formId={formId} editing={editing} hidden={status.isHidden} keyDigit={keyDigit} value={hotkey} onChange={setHotkey} />
-      {textError ? (
+      <StatusKey formId={formId} editing={editing} hidden={status.isHidden} keyDigit={keyDigit} value={key} onChange={setKey} />
+      {rowError ? (
         <p id={`${formId}-text-error`} role="alert" className="w-full text-sm text-red-700 dark:text-red-300" data-testid="status-text-error">
-          {textError}
+          {rowError}
         </p>
       ) : null}
       {/* The row's switches and actions stay together, at the right; on a narrow row they move down as one. */}

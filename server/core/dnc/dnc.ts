@@ -9,6 +9,7 @@ import { FormulaCells, formulasRefused } from "../bases/import";
 import { readRows, workbookSignature } from "../spreadsheets";
 import { fileRequired } from "../bases/uploads";
 import { idSchema, parseInput } from "../validation";
+import { addOneSchema, pasteSchema } from "../../../common/schemas/dnc";
 
 /**
  * The do-not-call list (issue 18, decision 036): numbers never handed out, kept by the import's own normalised key
@@ -38,7 +39,8 @@ const MAX_TEXT_BYTES = 10 * 1024 * 1024;
 const INVALID_SHOWN = 20;
 const INSERT_BATCH = 5000;
 
-export const PHONE_REQUIRED = "Введите номер телефона";
+// The inputs' shapes are shared with the page forms (common/schemas/dnc.ts).
+export { addOneSchema, pasteSchema, PHONE_REQUIRED } from "../../../common/schemas/dnc";
 export const phoneInvalid = (raw: string) =>
   badRequest(`«${raw.slice(0, 50)}» не похоже на номер телефона`, "phone_invalid");
 export const ALREADY_LISTED = "Этот номер уже в списке «Не звонить»";
@@ -128,9 +130,6 @@ export async function listDoNotCall(
   return { items: rows.map(present), total: Number(total), page, pages, q };
 }
 
-export const addOneSchema = z.object({
-  phone: z.string({ error: PHONE_REQUIRED }).trim().min(1, { error: PHONE_REQUIRED }).max(100, { error: "Слишком длинный номер" }),
-});
 
 /** Adds one number; 409 when it is already on the list (however it was written then). */
 export async function addDoNotCall(
@@ -207,11 +206,6 @@ async function addLines(db: Db, actor: Actor, lines: Iterable<string>, region: s
   return { added, already: seen - invalid - added, invalid, invalidSamples };
 }
 
-export const pasteSchema = z.object({
-  text: z
-    .string({ error: "Вставьте номера, по одному в строке" })
-    .max(4_000_000, { error: "Слишком длинный текст: разбейте список на части или загрузите файлом" }),
-});
 
 /** Paste many: one number a line. */
 export async function pasteDoNotCall(

@@ -1,12 +1,12 @@
 import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { databases, exportParts, exports, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { baseVisible } from "../bases/visible";
 import { kyivDate } from "../../../common/business-time";
 import { badRequest, conflict, notFound } from "../errors";
-import { idSchema, parseInput, requiredText } from "../validation";
+import { createExportSchema, type ExportFormat } from "../../../common/schemas/exports";
+import { idSchema, parseInput } from "../validation";
 import { countExportRows, NO_STATUS_ID } from "./selection";
 
 /** Postgres channel a new or restarted export is announced on (every instance's worker listens). */
@@ -16,33 +16,12 @@ export const NO_STATUS_LABEL = "Без статуса";
 
 export const exportNotFound = () => notFound("Экспорт не найден", "export_not_found");
 
-const ids = (message: string) =>
-  z
-    .preprocess(
-      (value) => (value === undefined || value === null || value === "" ? [] : Array.isArray(value) ? value : [value]),
-      z.array(z.coerce.number({ error: message }).int({ error: message }).min(0, { error: message }).max(2147483647, { error: message })),
-    )
-    .transform((list) => [...new Set(list)]);
-
-/** The file formats an export can be written in. */
-export const EXPORT_FORMATS = ["xlsx", "csv"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+// The input's shape is shared with the page form (common/schemas/exports.ts).
+export { createExportSchema, EXPORT_FORMATS, type ExportFormat } from "../../../common/schemas/exports";
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
   csv: "text/csv; charset=utf-8",
 };
-
-export const createExportSchema = z.object({
-  name: requiredText("Введите имя експорта", 200),
-  databaseIds: ids("Выберите минимум 1 базу")
-    .transform((list) => list.filter((id) => id > 0))
-    .refine((list) => list.length > 0, { error: "Выберите минимум 1 базу" }),
-  statusIds: ids("Выберите минимум 1 статус").refine((list) => list.length > 0, { error: "Выберите минимум 1 статус" }),
-  format: z.preprocess(
-    (value) => (value === undefined || value === null || value === "" ? "xlsx" : value),
-    z.enum(EXPORT_FORMATS, { error: "Формат файла: xlsx или csv" }),
-  ),
-});
 
 export interface ExportView {
   id: number;

@@ -1,33 +1,13 @@
 import { asc, eq, sql } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { links, type Link } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
-import { idSchema, parseInput, requiredText } from "../validation";
+import { linkSchema } from "../../../common/schemas/links";
+import { idSchema, parseInput } from "../validation";
 
-/** SPEC §5 warnings for an empty name and an empty URL. */
-export const LINK_NAME_REQUIRED = "Заполните имя ссылки";
-export const LINK_URL_REQUIRED = "Заполните URL ссылки";
-
-/** Only web addresses: a link is opened by managers, so javascript: and data: never get in. */
-const urlSchema = requiredText(LINK_URL_REQUIRED, 2000).refine(
-  (value) => {
-    try {
-      const url = new URL(value);
-      return url.protocol === "http:" || url.protocol === "https:";
-    } catch {
-      return false;
-    }
-  },
-  { error: "Ссылка должна быть адресом вида https://…" },
-);
-
-export const linkSchema = z.object({
-  name: requiredText(LINK_NAME_REQUIRED, 200),
-  link: urlSchema,
-  isActive: z.boolean({ error: "isActive: ожидается true или false" }).optional(),
-});
+// The input's shape is shared with the page form (common/schemas/links.ts).
+export { LINK_NAME_REQUIRED, LINK_URL_REQUIRED, linkSchema } from "../../../common/schemas/links";
 
 export const linkNotFound = () => notFound("Ссылка не найдена", "link_not_found");
 

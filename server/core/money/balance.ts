@@ -1,18 +1,14 @@
 import { eq } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { balanceAdjustments, users } from "../../../db/schema";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
-import { badRequest } from "../errors";
 import { idSchema, parseInput } from "../validation";
-import { checkBalanceRange, MAX_AMOUNT_CENTS, parseCents, toDollars } from "./amount";
+import { adjustSchema, type AdjustmentKind } from "../../../common/schemas/money";
+import { checkBalanceRange, toDollars } from "./amount";
 import { lockWorker, workerNotFound } from "./ledger";
 
-/** SPEC §5: add and subtract need a non-empty, non-zero number. */
-export const ENTER_NUMBER = "Введите число в поле";
-
-export type AdjustmentKind = "add" | "rem" | "def";
-export const adjustmentKinds = ["add", "rem", "def"] as const;
+// The input's shape (SPEC §5's «Введите число в поле») is shared with the page form (common/schemas/money.ts).
+export { adjustmentKinds, adjustSchema, ENTER_NUMBER, type AdjustmentKind } from "../../../common/schemas/money";
 
 /**
  * SPEC §3 Balance response, for the header and its popup. Reading it clears `notify`, so one rise shows one
@@ -34,11 +30,6 @@ export async function readBalance(db: Db, actor: Actor, rawId: unknown) {
   });
 }
 
-const adjustSchema = z.object({
-  userId: idSchema,
-  kind: z.enum(adjustmentKinds, { error: "Неизвестное действие с балансом" }),
-  amount: z.unknown(),
-});
 
 /**
  * An admin's change to a balance (SPEC §7 add / rem / def): add and subtract move it by the amount, reset
@@ -46,14 +37,7 @@ const adjustSchema = z.object({
  */
 export async function adjustBalance(db: Db, actor: Actor, input: unknown) {
   requireAdmin(actor);
-  const { userId, kind, amount } = parseInput(adjustSchema, input);
-  let cents = 0;
-  if (kind !== "def") {
-    const parsed = parseCents(amount);
-    if (parsed === null || parsed <= 0) throw badRequest(ENTER_NUMBER, "validation");
-    if (parsed > MAX_AMOUNT_CENTS) throw badRequest("Слишком большая сумма", "amount_too_large");
-    cents = parsed;
-  }
+  const { userId, kind, cents } = parseInput(adjustSchema, input);
   return db.transaction(async (tx) => {
     const worker = await lockWorker(tx, userId);
     const removed = kind === "def" ? worker.balanceCents : 0;

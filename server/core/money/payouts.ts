@@ -5,11 +5,12 @@ import { applications, balanceAdjustments, payments, users } from "../../../db/s
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
-import { checkBalanceRange, MAX_AMOUNT_CENTS, parseCents, toDollars } from "./amount";
-import { adjustmentEffect, ENTER_NUMBER, type AdjustmentKind } from "./balance";
+import { payoutSchema } from "../../../common/schemas/money";
+import { checkBalanceRange, toDollars } from "./amount";
+import { adjustmentEffect, type AdjustmentKind } from "./balance";
 import { lockWorker, workerNotFound, type Tx } from "./ledger";
 
-export const PAYOUT_ZERO = "Сумма выплаты не может быть 0";
+export { PAYOUT_ZERO, payoutSchema } from "../../../common/schemas/money";
 export const PAYOUT_OVER_BALANCE = "Сумма выплаты не может быть больше баланса";
 const payoutNotFound = () => notFound("Выплата не найдена", "payout_not_found");
 
@@ -54,7 +55,6 @@ export async function paymentStats(db: Db, actor: Actor) {
   };
 }
 
-const payoutSchema = z.object({ userId: idSchema, amount: z.unknown() });
 
 /**
  * Pays a worker (SPEC §7 payments/process): records the payout at this moment, takes it off his balance and
@@ -63,12 +63,7 @@ const payoutSchema = z.object({ userId: idSchema, amount: z.unknown() });
  */
 export async function processPayout(db: Db, actor: Actor, input: unknown) {
   requireAdmin(actor);
-  const { userId, amount } = parseInput(payoutSchema, input);
-  const cents = parseCents(amount);
-  if (cents === null) throw badRequest(ENTER_NUMBER, "validation");
-  if (cents === 0) throw badRequest(PAYOUT_ZERO, "payout_zero");
-  if (cents < 0) throw badRequest("Сумма выплаты должна быть больше 0", "validation");
-  if (cents > MAX_AMOUNT_CENTS) throw badRequest("Слишком большая сумма", "amount_too_large");
+  const { userId, amount: cents } = parseInput(payoutSchema, input);
   return db.transaction(async (tx) => {
     const worker = await lockWorker(tx, userId);
     if (cents > worker.balanceCents) throw badRequest(PAYOUT_OVER_BALANCE, "payout_over_balance");

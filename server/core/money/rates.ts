@@ -1,23 +1,13 @@
 import { eq } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { settings } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { parseInput } from "../validation";
-import { parseCents, toDollars } from "./amount";
+import { ratesSchema } from "../../../common/schemas/money";
+import { toDollars } from "./amount";
 
-const RATE_MESSAGE = "Введите ставку в долларах, например 5 или 7.50";
-const rate = z.unknown().transform((value, ctx) => {
-  const cents = parseCents(value);
-  if (cents === null || cents < 0) {
-    ctx.addIssue({ code: "custom", message: RATE_MESSAGE });
-    return z.NEVER;
-  }
-  return cents;
-});
-
-/** Both rates, in dollars: what one report application earns its manager. */
-export const ratesSchema = z.object({ withPassport: rate, withoutPassport: rate });
+// The input's shape is shared with the page form (common/schemas/money.ts).
+export { ratesSchema } from "../../../common/schemas/money";
 
 export async function getRates(db: Db, actor: Actor) {
   requireAdmin(actor);

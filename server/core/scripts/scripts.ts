@@ -1,23 +1,16 @@
 import { and, asc, eq } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "../../../db/client";
 import { scripts, type Script } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
-import { idSchema, parseInput, requiredText } from "../validation";
+import { scriptSchema } from "../../../common/schemas/scripts";
+import { idSchema, parseInput } from "../validation";
 import { sanitizeScriptHtml } from "./sanitize";
 import { scriptReachesUser } from "./visible";
 
-/** 200 KB of HTML is a long script; anything beyond is a paste accident. */
-export const SCRIPT_CONTENT_MAX = 200_000;
-
-export const scriptSchema = z.object({
-  name: requiredText("Введите название скрипта", 200),
-  content: z
-    .string({ error: "Неверное содержимое скрипта" })
-    .max(SCRIPT_CONTENT_MAX, { error: "Скрипт слишком длинный" })
-    .default(""),
-});
+// The input's shape is shared with the page form (common/schemas/scripts.ts).
+export { SCRIPT_CONTENT_MAX, scriptSchema } from "../../../common/schemas/scripts";
 export type ScriptInput = z.infer<typeof scriptSchema>;
 
 export const scriptNotFound = () => notFound("Скрипт не найден", "script_not_found");

@@ -1,5 +1,6 @@
 import { eq } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
+import { databaseSettingsSchema } from "../../../common/schemas/settings";
 import type { Db } from "../../../db/client";
 import { settings, type Settings } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
@@ -7,21 +8,8 @@ import { parseInput } from "../validation";
 
 export const SETTINGS_ID = 1;
 
-export const databaseSettingsSchema = z.object({
-  removeDuplicatesInBase: z.boolean({ error: "removeDuplicatesInBase: ожидается true или false" }),
-  removeDuplicatesAcrossBases: z.boolean({ error: "removeDuplicatesAcrossBases: ожидается true или false" }),
-  defaultInfo: z
-    .string({ error: "defaultInfo: ожидается текст" })
-    .max(5000, { error: "Слишком длинный текст по умолчанию (не более 5000 символов)" })
-    .default(""),
-  /** Issue 18: a due callback its manager has not taken for this long goes to any manager of the topic. */
-  callbackGraceMinutes: z.coerce
-    .number({ error: "Неверное время ожидания перезвона" })
-    .int({ error: "Время ожидания перезвона: целое число минут" })
-    .min(1, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
-    .max(1440, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
-    .optional(),
-});
+// The input's shape is shared with the page form (common/schemas/settings.ts).
+export { databaseSettingsSchema } from "../../../common/schemas/settings";
 export type DatabaseSettings = Omit<z.infer<typeof databaseSettingsSchema>, "callbackGraceMinutes"> & { callbackGraceMinutes: number };
 
 export function presentDatabaseSettings(row: Settings): DatabaseSettings {

@@ -1,66 +1,17 @@
 import { and, asc, count, eq, ne, sql } from "drizzle-orm";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { statuses, type Status } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
-import { idSchema, parseInput, requiredText } from "../validation";
+import { createStatusSchema, updateStatusSchema } from "../../../common/schemas/statuses";
+import { idSchema, parseInput } from "../validation";
 
 /** SPEC §3/§9: what "Добавить статус" creates. */
 export const NEW_STATUS_TEXT = "Новый статус";
 export const DEFAULT_STATUS_COLOR = "#f59e0b";
 
-const colorSchema = z
-  .string({ error: "Укажите цвет статуса" })
-  .trim()
-  .regex(/^#[0-9a-fA-F]{6}$/, { error: "Неверный цвет: ожидается вид #rrggbb" })
-  .transform((value) => value.toLowerCase());
-const statusText = requiredText("Введите текст статуса", 200);
-const buttonText = z.string({ error: "Неверный текст кнопки" }).trim().max(200, { error: "Слишком длинный текст кнопки" });
-const description = z.string({ error: "Неверное описание" }).max(2000, { error: "Слишком длинное описание" });
-const order = z.coerce
-  .number({ error: "Неверный порядок" })
-  .int({ error: "Неверный порядок" })
-  .min(0, { error: "Неверный порядок" })
-  .max(100000, { error: "Неверный порядок" });
-const flag = z.boolean({ error: "Ожидается true или false" });
-/** Issue 31: the lead panel's digit, 1-9, or null (empty in a form) for the next free one. */
-const HOTKEY_MESSAGE = "Клавиша — цифра от 1 до 9";
-const hotkey = z.preprocess(
-  // A form sends text: empty is "by order", digits are a number.
-  (value) => (value === "" ? null : typeof value === "string" && /^\d+$/.test(value.trim()) ? Number(value) : value),
-  z.number({ error: HOTKEY_MESSAGE }).int({ error: HOTKEY_MESSAGE }).min(1, { error: HOTKEY_MESSAGE }).max(9, { error: HOTKEY_MESSAGE }).nullable(),
-);
-
-export const createStatusSchema = z.object({
-  text: statusText,
-  buttonText: buttonText.optional(),
-  color: colorSchema.optional(),
-  isHidden: flag.optional(),
-  description: description.optional(),
-  order: order.optional(),
-  isReportStatus: flag.optional(),
-  isTechnical: flag.optional(),
-  isDoNotCall: flag.optional(),
-  asksCallback: flag.optional(),
-  hotkey: hotkey.optional(),
-});
-
-/** PUT sends the whole status (SPEC §7); every field is optional so a partial edit works too. */
-export const updateStatusSchema = z.object({
-  id: z.unknown().optional(),
-  text: statusText.optional(),
-  buttonText: buttonText.optional(),
-  color: colorSchema.optional(),
-  isHidden: flag.optional(),
-  description: description.optional(),
-  order: order.optional(),
-  isReportStatus: flag.optional(),
-  isTechnical: flag.optional(),
-  isDoNotCall: flag.optional(),
-  asksCallback: flag.optional(),
-  hotkey: hotkey.optional(),
-});
+// The inputs' shapes are shared with the page form (common/schemas/statuses.ts).
+export { createStatusSchema, updateStatusSchema } from "../../../common/schemas/statuses";
 
 export const statusNotFound = () => notFound("Статус не найден", "status_not_found");
 

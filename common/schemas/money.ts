@@ -1,0 +1,79 @@
+// Run by the server (core's payouts, balance changes and rates; the API) and the browser (the /payments dialogs
+// check the same schemas before anything is sent).
+import * as z from "zod";
+import { idSchema } from "../validation";
+
+/** The largest amount one action may move: $9,999,999.99 (balances are 32-bit integer cents). */
+export const MAX_AMOUNT_CENTS = 999_999_999;
+
+/** SPEC §5: add and subtract need a non-empty, non-zero number. */
+export const ENTER_NUMBER = "Введите число в поле";
+export const PAYOUT_ZERO = "Сумма выплаты не может быть 0";
+export const TOO_LARGE = "Слишком большая сумма";
+
+const AMOUNT = /^(-)?(\d{1,7})(?:[.,](\d{1,2}))?$/;
+
+/**
+ * Decimal dollars as text ("12", "12.5", "12,50", "-3.10") or a JSON number to integer cents, exactly:
+ * the digits are read as text, never through float arithmetic. Null when it is not such a number.
+ */
+export function parseCents(raw: unknown): number | null {
+  if (typeof raw === "number") {
+    if (!Number.isFinite(raw)) return null;
+    raw = String(raw);
+  }
+  if (typeof raw !== "string") return null;
+  const match = AMOUNT.exec(raw.trim().replace(/\s+/g, ""));
+  if (!match) return null;
+  const [, minus, dollars, fraction = ""] = match;
+  const cents = Number(dollars) * 100 + Number(fraction.padEnd(2, "0"));
+  return minus && cents !== 0 ? -cents : cents;
+}
+
+/** A refusal with core's own error code (parseInput answers it instead of "validation"). */
+const refuse = (ctx: z.RefinementCtx, message: string, code = "validation") => {
+  ctx.addIssue({ code: "custom", message, params: { code } });
+  return z.NEVER;
+};
+
+/** A payout in cents: a number, more than zero, within one action's limit (the balance is core's to check). */
+export const payoutAmount = z.unknown().transform((value, ctx) => {
+  const cents = parseCents(value);
+  if (cents === null) return refuse(ctx, ENTER_NUMBER);
+  if (cents === 0) return refuse(ctx, PAYOUT_ZERO, "payout_zero");
+  if (cents < 0) return refuse(ctx, "Сумма выплаты должна быть больше 0");
+  if (cents > MAX_AMOUNT_CENTS) return refuse(ctx, TOO_LARGE, "amount_too_large");
+  return cents;
+});
+
+export const payoutSchema = z.object({ userId: idSchema, amount: payoutAmount });
+
+export const adjustmentKinds = ["add", "rem", "def"] as const;
+export type AdjustmentKind = (typeof adjustmentKinds)[number];
+
+/** A balance change: reset (def) takes no amount; add and subtract a positive one, in cents. */
+export const adjustSchema = z
+  .object({
+    userId: idSchema,
+    kind: z.enum(adjustmentKinds, { error: "Неизвестное действие с балансом" }),
+    amount: z.unknown(),
+  })
+  .transform(({ userId, kind, amount }, ctx) => {
+    if (kind === "def") return { userId, kind, cents: 0 };
+    const cents = parseCents(amount);
+    const problem = cents === null || cents <= 0 ? ENTER_NUMBER : cents > MAX_AMOUNT_CENTS ? TOO_LARGE : null;
+    if (problem) {
+      ctx.addIssue({ code: "custom", message: problem, path: ["amount"], params: { code: problem === TOO_LARGE ? "amount_too_large" : "validation" } });
+      return z.NEVER;
+    }
+    return { userId, kind, cents: cents! };
+  });
+
+const RATE_MESSAGE = "Введите ставку в долларах, например 5 или 7.50";
+const rate = z.unknown().transform((value, ctx) => {
+  const cents = parseCents(value);
+  return cents === null || cents < 0 ? refuse(ctx, RATE_MESSAGE) : cents;
+});
+
+/** Both rates, in dollars: what one report application earns its manager. */
+export const ratesSchema = z.object({ withPassport: rate, withoutPassport: rate });

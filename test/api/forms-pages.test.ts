@@ -1,0 +1,136 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { doNotCall, exports as exportsTable, links, scripts, settings, statuses } from "../../db/schema";
+import { ADMIN, bearer, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+
+/**
+ * Decision 063: a page form is checked by its one schema in the action too, so without JavaScript a refused post
+ * comes back with each message under its field (the field marked aria-invalid and naming it), what was typed kept,
+ * and nothing saved.
+ */
+
+let cookie: string;
+let admin: string;
+const t = useTestApp({ web: true });
+beforeAll(async () => {
+  cookie = await pageSessionCookie(t, ADMIN);
+  admin = await t.tokenFor(ADMIN);
+});
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** The field named `name` in the page's HTML (the first input, textarea or select of that name) and its message. */
+function field(html: string, name: string, within?: string) {
+  const scope = within ? html.slice(html.indexOf(within)) : html;
+  const tag = new RegExp(`<(?:input|textarea|select)\\b[^>]*\\bname="${escapeRegExp(name)}"[^>]*>`).exec(scope)?.[0];
+  if (!tag) throw new Error(`no field ${name}`);
+  const attr = (key: string) => new RegExp(`\\b${key}="([^"]*)"`).exec(tag)?.[1] ?? null;
+  const described = (attr("aria-describedby") ?? "").split(" ").filter(Boolean);
+  const message = described
+    .map((id) => new RegExp(`<p\\b[^>]*\\bid="${escapeRegExp(id)}"[^>]*\\bdata-field-error=""[^>]*>([^<]*)</p>`).exec(html)?.[1])
+    .find(Boolean);
+  return { invalid: attr("aria-invalid") === "true", message: message ?? null, value: attr("value"), tag };
+}
+
+/** A message under a group of checkboxes: the fieldset names it. */
+function groupMessage(html: string, legend: string) {
+  const fieldset = new RegExp(`<fieldset\\b[^>]*aria-describedby="([^"]+)"[^>]*><legend[^>]*>${escapeRegExp(legend)}</legend>`).exec(html);
+  if (!fieldset) return null;
+  return new RegExp(`<p\\b[^>]*\\bid="${escapeRegExp(fieldset[1])}"[^>]*>([^<]*)</p>`).exec(html)?.[1] ?? null;
+}
+
+describe("forms without JavaScript: the schema's message next to its field", () => {
+  it("/leadTemplate link: SPEC's two warnings under their fields, the typed name kept, nothing saved", async () => {
+    const empty = await postPageForm(t, "/leadTemplate?link=new", cookie, { intent: "link-save", name: "", link: "" });
+    expect(empty.status).toBe(400);
+    expect(field(empty.text, "name", 'data-testid="link-form"')).toMatchObject({ invalid: true, message: "Заполните имя ссылки" });
+    expect(field(empty.text, "link", 'data-testid="link-form"')).toMatchObject({ invalid: true, message: "Заполните URL ссылки" });
+
+    const named = await postPageForm(t, "/leadTemplate?link=new", cookie, { intent: "link-save", name: "CRM без адреса", link: "javascript:alert(1)" });
+    expect(named.status).toBe(400);
+    expect(field(named.text, "name", 'data-testid="link-form"')).toMatchObject({ invalid: false, message: null, value: "CRM без адреса" });
+    expect(field(named.text, "link", 'data-testid="link-form"')).toMatchObject({ invalid: true, message: "Ссылка должна быть адресом вида https://…" });
+    expect((await t.db.select().from(links)).filter((l) => l.name === "CRM без адреса")).toHaveLength(0);
+  });
+
+  it("/scripts: an empty name is refused under the field, the text written is kept", async () => {
+    const res = await postPageForm(t, "/scripts?new", cookie, { intent: "create", name: "  ", content: "<p>Здравствуйте</p>" });
+    expect(res.status).toBe(400);
+    expect(field(res.text, "name", 'data-testid="script-editor"')).toMatchObject({ invalid: true, message: "Введите название скрипта" });
+    // Without JavaScript the editor is a textarea: it holds what was sent.
+    expect(res.text).toContain("&lt;p&gt;Здравствуйте&lt;/p&gt;</textarea>");
+    expect(await t.db.select().from(scripts)).toHaveLength(0);
+  });
+
+  it("/donotcall: an empty number and one that is no phone, each under the field; a listed one too (409)", async () => {
+    const empty = await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "" });
+    expect(empty.status).toBe(400);
+    expect(field(empty.text, "phone")).toMatchObject({ invalid: true, message: "Введите номер телефона" });
+
+    const word = await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "позвоните" });
+    expect(word.status).toBe(400);
+    expect(field(word.text, "phone")).toMatchObject({ invalid: true, message: "«позвоните» не похоже на номер телефона", value: "позвоните" });
+
+    expect((await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "050 111 22 33" })).status).toBe(302);
+    const again = await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "+380501112233" });
+    expect(again.status).toBe(409);
+    expect(field(again.text, "phone")).toMatchObject({ invalid: true, message: "Этот номер уже в списке «Не звонить»" });
+    expect(await t.db.select().from(doNotCall)).toHaveLength(1);
+    await t.db.delete(doNotCall);
+  });
+
+  it("/exportbase: SPEC's messages under the bases and the statuses, the name kept", async () => {
+    const res = await postPageForm(t, "/exportbase?dialog=create", cookie, { intent: "create", name: "Без выбора", format: "csv" });
+    expect(res.status).toBe(400);
+    expect(field(res.text, "name", 'data-testid="create-export-form"')).toMatchObject({ invalid: false, value: "Без выбора" });
+    expect(groupMessage(res.text, "Базы")).toBe("Выберите минимум 1 базу");
+    expect(groupMessage(res.text, "Статусы")).toBe("Выберите минимум 1 статус");
+    // The format chosen stays chosen.
+    expect(/<input[^>]*name="format"[^>]*value="csv"[^>]*>/.exec(res.text)?.[0]).toContain("checked");
+    expect(await t.db.select().from(exportsTable)).toHaveLength(0);
+
+    const unnamed = await postPageForm(t, "/exportbase?dialog=create", cookie, { intent: "create", name: "" });
+    expect(field(unnamed.text, "name", 'data-testid="create-export-form"')).toMatchObject({ invalid: true, message: "Введите имя експорта" });
+  });
+
+  it("/basesettings: a grace time out of range under its field, SPEC's failure message above, nothing saved", async () => {
+    const [before] = await t.db.select().from(settings);
+    const res = await postPageForm(t, "/basesettings", cookie, { intent: "save", defaultInfo: "Новый текст", callbackGraceMinutes: "0" });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain("Произошла ошибка при сохранении настроек");
+    expect(field(res.text, "callbackGraceMinutes")).toMatchObject({ invalid: true, message: "Время ожидания перезвона: от 1 до 1440 минут", value: "0" });
+    // The form stays open with what was typed.
+    expect(field(res.text, "defaultInfo").tag).not.toContain("readOnly");
+    expect(res.text).toContain(">Новый текст</textarea>");
+    const [after] = await t.db.select().from(settings);
+    expect(after.defaultInfo).toBe(before.defaultInfo);
+    expect(after.callbackGraceMinutes).toBe(before.callbackGraceMinutes);
+  });
+
+  it("/edit-statuses: a bad colour is refused in its row, and an emptied button text and key are saved as cleared", async () => {
+    const created = await t.request.post("/api/v1/status").set(bearer(admin)).send({ text: "Цветной", buttonText: "Кнопка", color: "#123456", hotkey: 4 });
+    const id = (created.body as { id: number }).id;
+    const bad = await postPageForm(t, `/edit-statuses?edit=${id}`, cookie, { intent: "update", id: String(id), text: "Цветной", buttonText: "", color: "red", hotkey: "" });
+    expect(bad.status).toBe(400);
+    const row = bad.text.slice(bad.text.indexOf(`data-status-id="${id}"`));
+    expect(row.slice(0, row.indexOf("</li>"))).toContain("Неверный цвет: ожидается вид #rrggbb");
+
+    const cleared = await postPageForm(t, "/edit-statuses", cookie, { intent: "update", id: String(id), text: "Цветной", buttonText: "", color: "#654321", hotkey: "" });
+    expect(cleared.status).toBe(302);
+    const [saved] = (await t.db.select().from(statuses)).filter((s) => s.id === id);
+    expect(saved).toMatchObject({ buttonText: "", color: "#654321", hotkey: null });
+  });
+
+  it("a hand-edited id on a row's button is a Russian 400, not a 500", async () => {
+    for (const [path, fields] of [
+      ["/scripts", { intent: "delete", id: "abc" }],
+      ["/exportbase", { intent: "restart", id: "-1" }],
+      ["/edit-statuses", { intent: "visibility", id: "1e99" }],
+      ["/callbacks", { intent: "reassign", id: "1", userId: "x" }],
+    ] as const) {
+      const res = await postPageForm(t, path, cookie, fields);
+      expect(res.status, path).toBe(400);
+      expect(res.text, path).toContain("Неверный идентификатор");
+    }
+    expect((await getPage(t, "/scripts", cookie)).status).toBe(200);
+  });
+});
