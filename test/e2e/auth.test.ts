@@ -78,9 +78,7 @@ describe("layout", () => {
     expect(html).toMatch(/<html lang="ru" class="dark"/);
     await page.reload();
     expect(await page.evaluate(() => document.documentElement.className)).toBe("dark");
-    // Nothing was blocked by the Content-Security-Policy.
-    const errors = (page as unknown as { consoleErrors: string[] }).consoleErrors;
-    expect(errors.filter((text) => /Content Security Policy/i.test(text))).toEqual([]);
+    // Nothing was blocked by the Content-Security-Policy: a block is a console error, which fails the test.
   });
 
   it("shows the 404 page for an unknown path", async () => {

@@ -61,7 +61,6 @@ describe("an admin builds a filter from /loadedbases", () => {
     expect(await page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" }).getByRole("switch").textContent()).toBe(
       "Деактивирован",
     );
-    expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
   });
 
   it("without JavaScript: the form is a page section; Выбрать все, save, edit and toggle are plain posts", async () => {

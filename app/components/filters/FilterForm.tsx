@@ -502,24 +502,18 @@ export function FilterForm({
       />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>
-        <label className="flex items-center gap-2 text-sm">
-          <input
-            type="checkbox"
-            name="recordCalls"
-            checked={values.recordCalls}
-            onChange={(event) => setValues({ ...values, recordCalls: event.target.checked })}
-          />
-          Записывать разговоры
-        </label>
-        <label className="flex items-center gap-2 text-sm">
-          <input
-            type="checkbox"
-            name="managersHearRecordings"
-            checked={values.managersHearRecordings}
-            onChange={(event) => setValues({ ...values, managersHearRecordings: event.target.checked })}
-          />
-          Менеджер слушает записи своих разговоров
-        </label>
+        <CheckboxField
+          name="recordCalls"
+          label="Записывать разговоры"
+          checked={values.recordCalls}
+          onChange={(recordCalls) => setValues({ ...values, recordCalls })}
+        />
+        <CheckboxField
+          name="managersHearRecordings"
+          label="Менеджер слушает записи своих разговоров"
+          checked={values.managersHearRecordings}
+          onChange={(managersHearRecordings) => setValues({ ...values, managersHearRecordings })}
+        />
         <div>
           <label className="label" htmlFor="filter-retention">
             Хранить записи, дней
@@ -542,15 +536,12 @@ export function FilterForm({
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-autodial">
         <legend className="px-1 text-sm font-medium">Автонабор</legend>
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <label className="flex items-center gap-2">
-            <input
-              type="checkbox"
-              name="autodial"
-              checked={values.autodial}
-              onChange={(event) => setValues({ ...values, autodial: event.target.checked })}
-            />
-            Автонабор через
-          </label>
+          <CheckboxField
+            name="autodial"
+            label="Автонабор через"
+            checked={values.autodial}
+            onChange={(autodial) => setValues({ ...values, autodial })}
+          />
           <input
             name="autodialSeconds"
             inputMode="numeric"
@@ -615,5 +606,15 @@ export function FilterModal({ title, children }: { title: string; children: Reac
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
+  );
+}
+
+/** One of the form's yes/no settings: a checkbox with its label beside it, posted as `name=on` when ticked. */
+function CheckboxField(props: { name: string; label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <input type="checkbox" name={props.name} checked={props.checked} onChange={(event) => props.onChange(event.target.checked)} />
+      {props.label}
+    </label>
   );
 }
