@@ -404,6 +404,21 @@ function MultiChoice({
   );
 }
 
+/** One of the topic's yes/no settings: a checkbox with its label beside it, posted as `name=on` when ticked. */
+function CheckboxField({ name, label, values, onChange }: {
+  name: "recordCalls" | "managersHearRecordings" | "autodial";
+  label: string;
+  values: FilterFormValues;
+  onChange: (values: FilterFormValues) => void;
+}) {
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <input type="checkbox" name={name} checked={values[name]} onChange={(event) => onChange({ ...values, [name]: event.target.checked })} />
+      {label}
+    </label>
+  );
+}
+
 /** The filter form: name, template (single choice), bases, managers, statuses, scripts. */
 export function FilterForm({
   options,
@@ -502,18 +517,8 @@ export function FilterForm({
       />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>
-        <CheckboxField
-          name="recordCalls"
-          label="Записывать разговоры"
-          checked={values.recordCalls}
-          onChange={(recordCalls) => setValues({ ...values, recordCalls })}
-        />
-        <CheckboxField
-          name="managersHearRecordings"
-          label="Менеджер слушает записи своих разговоров"
-          checked={values.managersHearRecordings}
-          onChange={(managersHearRecordings) => setValues({ ...values, managersHearRecordings })}
-        />
+        <CheckboxField name="recordCalls" label="Записывать разговоры" values={values} onChange={setValues} />
+        <CheckboxField name="managersHearRecordings" label="Менеджер слушает записи своих разговоров" values={values} onChange={setValues} />
         <div>
           <label className="label" htmlFor="filter-retention">
             Хранить записи, дней
@@ -536,12 +541,7 @@ export function FilterForm({
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-autodial">
         <legend className="px-1 text-sm font-medium">Автонабор</legend>
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <CheckboxField
-            name="autodial"
-            label="Автонабор через"
-            checked={values.autodial}
-            onChange={(autodial) => setValues({ ...values, autodial })}
-          />
+          <CheckboxField name="autodial" label="Автонабор через" values={values} onChange={setValues} />
           <input
             name="autodialSeconds"
             inputMode="numeric"
@@ -606,15 +606,5 @@ export function FilterModal({ title, children }: { title: string; children: Reac
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
-  );
-}
-
-/** One of the form's yes/no settings: a checkbox with its label beside it, posted as `name=on` when ticked. */
-function CheckboxField(props: { name: string; label: string; checked: boolean; onChange: (checked: boolean) => void }) {
-  return (
-    <label className="flex items-center gap-2 text-sm">
-      <input type="checkbox" name={props.name} checked={props.checked} onChange={(event) => props.onChange(event.target.checked)} />
-      {props.label}
-    </label>
   );
 }
