@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, templates } from "../../db/schema";
 import type { Page } from "playwright-core";
 import { ADMIN, createUser } from "../helpers/app";
-import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase } from "../helpers/leads";
 
 let e: E2E;
@@ -64,6 +64,8 @@ describe("an admin builds a filter from /loadedbases", () => {
   });
 
   it("without JavaScript: the form is a page section; Выбрать все, save, edit and toggle are plain posts", async () => {
+    // The incomplete forms are sent back with their message as 400 answers, which the browser logs.
+    allowRefusal(400);
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, ADMIN);
     await page.goto("/loadedbases/filters/new");
@@ -102,6 +104,8 @@ describe("an admin builds a filter from /loadedbases", () => {
   });
 
   it("keeps the filter pages from a manager (403), and sends him to /getFilters from /leadpanel", async () => {
+    // The manager gets the 403 page, which the browser logs.
+    allowRefusal(403);
     const manager = await createUser(e.db, { login: "nosy-manager" });
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, manager);

@@ -4,7 +4,7 @@ import { createTestApp, type TestApp } from "./app";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
 import { watchBrowser } from "./page-errors";
 
-export { allowPageError } from "./page-errors";
+export { allowPageError, allowRefusal } from "./page-errors";
 
 
 export interface E2E extends TestApp {
