@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, createUser, reloadUser } from "../helpers/app";
-import { allowRefusal, allowPageError, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { users } from "../../db/schema";
 import { eq } from "drizzle-orm";
 
