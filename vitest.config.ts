@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/helpers/children.ts", "test/helpers/global-setup.ts"],
+    // A page's console.error fails its test (test/helpers/page-errors.ts).
+    setupFiles: ["test/helpers/page-errors-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: "forks",

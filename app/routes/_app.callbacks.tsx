@@ -99,32 +99,8 @@ export default function CallbacksPage() {
       {message}
       {page.listError ? <ServerMessage kind="error" message={page.listError} /> : null}
       <Form method="get" className="card flex flex-wrap items-end gap-3">
-        <div>
-          <label className="label" htmlFor="by-user">
-            Менеджер
-          </label>
-          <select id="by-user" name="userId" defaultValue={page.userId} className="input">
-            <option value="">Все</option>
-            {page.choices.managers.map((m) => (
-              <option key={m.id} value={m.id}>
-                {m.name}
-              </option>
-            ))}
-          </select>
-        </div>
-        <div>
-          <label className="label" htmlFor="by-topic">
-            Тематика
-          </label>
-          <select id="by-topic" name="filterId" defaultValue={page.filterId} className="input">
-            <option value="">Все</option>
-            {page.choices.topics.map((f) => (
-              <option key={f.id} value={f.id}>
-                {f.name}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ListFilter id="by-user" name="userId" label="Менеджер" value={page.userId} choices={page.choices.managers} />
+        <ListFilter id="by-topic" name="filterId" label="Тематика" value={page.filterId} choices={page.choices.topics} />
         <button type="submit" className="btn-secondary">
           Показать
         </button>
@@ -171,11 +147,7 @@ export default function CallbacksPage() {
                               — не назначен —
                             </option>
                           )}
-                          {page.choices.managers.map((m) => (
-                            <option key={m.id} value={m.id}>
-                              {m.name}
-                            </option>
-                          ))}
+                          <ChoiceOptions choices={page.choices.managers} />
                         </select>
                         <button type="submit" className="btn-secondary shrink-0 whitespace-nowrap px-2 py-1 text-xs">
                           Передать
@@ -190,6 +162,35 @@ export default function CallbacksPage() {
         </TableFrame>
       )}
     </section>
+  );
+}
+
+/** One of the list's filters: a menu of `choices` with Все first (no filter). */
+function ListFilter({ id, name, label, value, choices }: { id: string; name: string; label: string; value: string; choices: Choice[] }) {
+  return (
+    <div>
+      <label className="label" htmlFor={id}>
+        {label}
+      </label>
+      <select id={id} name={name} defaultValue={value} className="input">
+        <option value="">Все</option>
+        <ChoiceOptions choices={choices} />
+      </select>
+    </div>
+  );
+}
+
+type Choice = { id: number | string; name: string };
+
+function ChoiceOptions({ choices }: { choices: Choice[] }) {
+  return (
+    <>
+      {choices.map((c) => (
+        <option key={c.id} value={c.id}>
+          {c.name}
+        </option>
+      ))}
+    </>
   );
 }
 

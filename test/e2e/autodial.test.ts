@@ -1,11 +1,8 @@
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { contacts, filters, users } from "../../db/schema";
-import type { E2E } from "../helpers/browser";
-import { type CallPath, expectText, extensionsFrom, managerWithLead, startCallPath } from "../sip/call-page";
-import { startCarrier, type Carrier, type MediaEcho } from "../sip/carrier";
-import type { Stack } from "../sip/stack";
+import { expectText, managerWithLead, useCallPath } from "../sip/call-page";
 
 /**
  * Progressive dialing (issue 29, decision 058) through the whole call path: Chromium → Kamailio → rtpengine →
@@ -13,26 +10,10 @@ import type { Stack } from "../sip/stack";
  */
 const SECRET = "autodial-e2e-shared-secret-0123456789";
 const SECONDS = 3;
-let path: CallPath;
-let e: E2E;
-let stack: Stack;
-let media: MediaEcho;
-let carrierPort: number;
-let carrier: Carrier | undefined;
-
-beforeAll(async () => {
-  extensionsFrom(6000);
-  path = await startCallPath(SECRET);
-  ({ e, stack, media, carrierPort } = path);
-});
-afterEach(async () => {
-  await carrier?.stop();
-  carrier = undefined;
-});
-afterAll(() => path?.stop("autodial"));
+const { e, stack, startCarrier, carrier: testCarrier } = useCallPath("autodial", SECRET, { firstExtension: 6000 });
 
 const digits = (phone: string) => phone.replace(/\D/g, "");
-const invitesTo = (phone: string) => (carrier?.messages().match(new RegExp(`^INVITE sip:${digits(phone)}@`, "gm")) ?? []).length;
+const invitesTo = (phone: string) => (testCarrier()?.messages().match(new RegExp(`^INVITE sip:${digits(phone)}@`, "gm")) ?? []).length;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -63,7 +44,7 @@ const pressRefusal = (page: Page) => page.getByRole("button", { name: "Отка�
 
 describe("autodial after a status press", () => {
   it("shows the next lead with a countdown and its INVITE reaches the carrier N s later with no click; typing in the card keeps the focus", async () => {
-    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 200 } });
+    const carrier = await startCarrier({ answer: { ringMs: 200 } });
     const first = "+38 (067) 111-30-01";
     const next = "+38 (067) 111-30-02";
     const a = await autodialManager([first, next]);
@@ -110,7 +91,7 @@ describe("autodial after a status press", () => {
 
 describe("Пауза", () => {
   it("stops the countdown until it is pressed again, and the call then starts by itself", async () => {
-    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 200 } });
+    const carrier = await startCarrier({ answer: { ringMs: 200 } });
     const phone = "+38 (067) 111-30-11";
     const a = await autodialManager([phone]);
     await countdown(a.page);
@@ -142,7 +123,7 @@ describe("Пауза", () => {
 
 describe("a break", () => {
   it("stops a running countdown, and the panel says why", async () => {
-    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 200 } });
+    await startCarrier({ answer: { ringMs: 200 } });
     const phone = "+38 (067) 111-30-21";
     const a = await autodialManager([phone]);
     await countdown(a.page);
@@ -155,7 +136,7 @@ describe("a break", () => {
 
 describe("the line looks down", () => {
   it("after two calls in a row failed on the network, the next lead is not dialled and the panel says why", async () => {
-    carrier = await startCarrier(carrierPort, media, { reject: { code: 503, reason: "Service Unavailable" } });
+    const carrier = await startCarrier({ reject: { code: 503, reason: "Service Unavailable" } });
     const phones = ["+38 (067) 111-30-31", "+38 (067) 111-30-32", "+38 (067) 111-30-33"];
     const a = await autodialManager(phones);
     // The first two are dialled by themselves and fail at the carrier.
@@ -177,7 +158,7 @@ describe("the line looks down", () => {
 /** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/autodial.test.ts -t screenshots). */
 describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
   it("the countdown and a stopped strip at 390 and 1440, light and dark", async () => {
-    carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 200 } });
+    await startCarrier({ answer: { ringMs: 200 } });
     const a = await autodialManager(["+38 (067) 111-30-41"]);
     const [user] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, a.manager.user.id));
     await e.db.update(filters).set({ autodialSeconds: 120 }).where(eq(filters.id, user.topic));

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, templates } from "../../db/schema";
 import type { Page } from "playwright-core";
 import { ADMIN, createUser } from "../helpers/app";
-import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase } from "../helpers/leads";
 
 let e: E2E;
@@ -61,17 +61,19 @@ describe("an admin builds a filter from /loadedbases", () => {
     expect(await page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" }).getByRole("switch").textContent()).toBe(
       "Деактивирован",
     );
-    expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
   });
 
   it("without JavaScript: the form is a page section; Выбрать все, save, edit and toggle are plain posts", async () => {
+    // The incomplete forms are sent back with their message as 400 answers, which the browser logs.
+    allowRefusal(400);
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, ADMIN);
     await page.goto("/loadedbases/filters/new");
     const form = page.locator("[data-testid=filter-dialog]");
     await form.getByLabel("Название").fill("Без скриптов");
     await form.getByRole("button", { name: "Сохранить" }).click();
-    await page.getByText("Виберите 1 менеджера").first().waitFor();
+    // Without JavaScript the answer is parsed as it streams in: the form is posted once it is whole.
+    await parsed(page.getByText("Виберите 1 менеджера").first());
     // The typed name survives the round trip.
     expect(await page.locator("[data-testid=filter-dialog]").getByLabel("Название").inputValue()).toBe("Без скриптов");
 
@@ -88,7 +90,8 @@ describe("an admin builds a filter from /loadedbases", () => {
     await page.locator("[data-testid=filter-dialog]").getByLabel("Название").fill("Без скриптов 2");
     await page.locator("[data-testid=choice-databases]").getByRole("button", { name: "Очистить" }).click();
     await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
-    await page.getByText("Виберите 1 базу данных").first().waitFor();
+    // Without JavaScript the answer is parsed as it streams in: the form is posted once it is whole.
+    await parsed(page.getByText("Виберите 1 базу данных").first());
     await page.locator("[data-testid=filter-dialog]").getByLabel("Харьков").check();
     await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
     await page.waitForURL((url) => url.pathname === "/loadedbases");
@@ -103,6 +106,8 @@ describe("an admin builds a filter from /loadedbases", () => {
   });
 
   it("keeps the filter pages from a manager (403), and sends him to /getFilters from /leadpanel", async () => {
+    // The manager gets the 403 page, which the browser logs.
+    allowRefusal(403);
     const manager = await createUser(e.db, { login: "nosy-manager" });
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, manager);

@@ -2,12 +2,11 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { AddressInfo } from "node:net";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { leadEvents, users } from "../../db/schema";
 import { createTestApp, createUser, type TestApp } from "../helpers/app";
-import { waitForHydration } from "../helpers/browser";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
+import { launchBrowser, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
 import { startDaemon, waitForTcp, type Daemon } from "../sip/daemon";
@@ -57,7 +56,7 @@ describe("the app behind Caddy over HTTPS (docs/deploy.md)", () => {
     });
     await waitForTcp(httpsPort, caddy, 30_000);
     origin = `https://localhost:${httpsPort}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();

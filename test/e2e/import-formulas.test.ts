@@ -3,7 +3,7 @@ import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
 import { ADMIN } from "../helpers/app";
-import { type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowPageError, type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
 
 /**
  * Decision 043 on the import page, with JavaScript on and off: a base whose phones are formulas the file holds no
@@ -56,6 +56,8 @@ describe.each([true, false])("with JavaScript %s", (javaScript) => {
     // The phone column is the formulas: refused, nothing written, the file and the warning stay.
     await page.selectOption("#map_1", "skip");
     await page.selectOption("#map_2", "phone");
+    // The refused save is a 400 answer, which the browser logs as a failed resource.
+    allowPageError(/status of 400/);
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
     await page.getByText(REFUSAL).first().waitFor();
     await mappingGrid(page);
@@ -75,10 +77,5 @@ describe.each([true, false])("with JavaScript %s", (javaScript) => {
       { name: "Иван Петров", phone: "9161234567" },
       { name: "Мария Орлова", phone: "9031234567" },
     ]);
-    // The refused save is a 400 answer, which the browser logs as a failed resource; nothing else may be logged.
-    if (javaScript) {
-      const logged = (page as unknown as { consoleErrors: string[] }).consoleErrors;
-      expect(logged.filter((line) => !line.includes("status of 400"))).toEqual([]);
-    }
   });
 });

@@ -4,7 +4,7 @@ import { applications, contacts, leadEvents, links, settings, templates, users }
 import { bearer, reloadUser, createUser } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 import type { Page } from "playwright-core";
-import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let e: E2E;
@@ -171,10 +171,11 @@ describe("a manager works leads", () => {
     expect(await page.getByTestId("lead-announcement").textContent()).toBe("Для вас нет доступных лидов");
     const events = await e.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id)).orderBy(leadEvents.id);
     expect(events.map((ev) => ev.statusText)).toEqual(["Не интересно", "Заявка", "Не дозвонился"]);
-    expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
   });
 
   it("without JavaScript: status presses and the report confirmation are plain posts", async () => {
+    // The report with an empty card is refused by the server (400), which the browser logs.
+    allowRefusal(400);
     const { manager, contacts, filter } = await workSetup("Борис");
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, manager);

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, createUser, reloadUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { users } from "../../db/schema";
 import { eq } from "drizzle-orm";
 
@@ -76,6 +76,8 @@ describe("/managers with JavaScript on", () => {
   });
 
   it("shows the server's message for a taken login", async () => {
+    // The taken login is refused with a 409, which the browser logs.
+    allowRefusal(409);
     const page = await adminOnManagers(true);
     await page.fill("#add-login", "admin");
     await page.fill("#add-password", "whatever-1");
@@ -196,6 +198,8 @@ describe("/managers with JavaScript off", () => {
   });
 
   it("shows the messages: missing fields, SIP without a login, a taken login", async () => {
+    // The refused forms are 400 and 409 answers, which the browser logs.
+    allowRefusal(400, 409);
     const page = await adminOnManagers(false);
     await page.click("[data-testid=create-manager]");
     await page.getByText("Пожалуйста, заполните все поля").first().waitFor();
@@ -238,6 +242,8 @@ describe("/managers with JavaScript off", () => {
 
 describe("/managers for a manager", () => {
   it("is refused with 403", async () => {
+    // The manager gets the 403 page, which the browser logs.
+    allowRefusal(403);
     const m = await createUser(e.db, { login: "not-admin", gettingFilter: 1 });
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, m);
@@ -271,6 +277,8 @@ describe("/managers with a telephony provider", () => {
   });
 
   it("fills the SIP fields from the provider, and shows Proxy API error when it refuses", async () => {
+    // The provider's refusal is answered 502, which the browser logs.
+    allowRefusal(502);
     const page = await p.newPage();
     await loginThroughPage(page, ADMIN);
     await page.goto("/managers");

@@ -4,7 +4,7 @@ import { eq } from "drizzle-orm";
 import { users } from "../../db/schema";
 import { ADMIN, bearer, createUser, reloadUser } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
-import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { sendReport, setRatesCents } from "../helpers/money";
 
 let e: E2E;
@@ -95,9 +95,6 @@ describe("earning, the popup and a payout, with JavaScript", () => {
     await details.locator("text=Закрыть").click();
     await details.waitFor({ state: "detached" });
     expect(admin.url()).toContain("/payments/history/");
-    // No error from the money screens (the realtime socket's own reconnects are another feature's concern).
-    const errors = (admin as Page & { consoleErrors?: string[] }).consoleErrors ?? [];
-    expect(errors.filter((m) => !m.includes("/realtime"))).toEqual([]);
   });
 
   it("warns in the browser before sending a zero payout or an empty addition", async () => {
@@ -136,6 +133,8 @@ describe("earning, the popup and a payout, with JavaScript", () => {
 
 describe("/payments with JavaScript off", () => {
   it("pays out, adjusts and resets through plain forms, with the messages as banners", async () => {
+    // The zero payout and the empty addition are refused with 400 answers, which the browser logs.
+    allowRefusal(400);
     const worker = await createUser(e.db, { login: "nojs-worker" });
     await setRatesCents(e.db, 1000, 500);
     await sendReport(e.db, worker.user.id, { withPassport: false, text: JSON.stringify("Имя: Ольга\nГород: Киев") });
@@ -243,6 +242,8 @@ describe("/payments with JavaScript off", () => {
   });
 
   it("is closed to managers", async () => {
+    // The manager gets the 403 page, which the browser logs.
+    allowRefusal(403);
     const manager = await createUser(e.db, { login: "not-admin" });
     // With a topic chosen, so the layout does not send him to /getFilters first.
     const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [], statusIds: [] });

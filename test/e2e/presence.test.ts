@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, createUser, reloadUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 
 let e: E2E;
 beforeAll(async () => {
@@ -67,6 +67,8 @@ describe("who is online and forced logout", () => {
   });
 
   it("offers page sizes 5, 10 and 20 and is closed to managers", async () => {
+    // The manager gets the 403 page, which the browser logs.
+    allowRefusal(403);
     const admin = await e.newPage({ javaScript: false });
     await loginThroughPage(admin, ADMIN);
     await admin.goto("/users");

@@ -5,7 +5,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { adminScreens, seedScreens, setTheme } from "../helpers/screens";
 
 /**
@@ -178,10 +178,14 @@ describe("the screen walk (screenshots in SCREENS_DIR)", () => {
   }, 120_000);
 
   it("a manager at work", async () => {
+    // The walk includes the 404 page, whose answer the browser logs.
+    allowRefusal(404);
     expect(await walk("manager", MANAGER_SCREENS)).toEqual([]);
   }, 300_000);
 
   it("an admin, every screen and dialog", async () => {
+    // The walk includes the 404 page, whose answer the browser logs.
+    allowRefusal(404);
     expect(await walk("admin", () => adminScreens(seeded.ids))).toEqual([]);
   }, 900_000);
 });

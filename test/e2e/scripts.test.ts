@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { filterManagers, filterScripts, filters, scripts, templates, users } from "../../db/schema";
 import { ADMIN, bearer, createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { LONG_SCRIPT } from "../helpers/screens";
 import { XSS_CORPUS } from "../helpers/xss";
@@ -245,6 +245,8 @@ describe("the script viewer from the sidebar", () => {
   });
 
   it("opens the viewer page without JavaScript, and refuses a script that does not reach the manager", async () => {
+    // The script that does not reach him is a 404, which the browser logs.
+    allowRefusal(404);
     const { manager, given, other } = await managerWithScript("viewer-nojs");
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, manager);

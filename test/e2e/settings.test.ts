@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, settings } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 
 let e: E2E;
 beforeAll(async () => {
@@ -63,6 +63,8 @@ describe.each([true, false])("/basesettings with JavaScript %s", (javaScript) =>
 
 describe("roles", () => {
   it("gives a manager the 403 page and keeps the settings", async () => {
+    // The manager gets the 403 page, which the browser logs.
+    allowRefusal(403);
     const [topic] = await e.db.insert(filters).values({ name: "Тематика" }).returning();
     const manager = await createUser(e.db, { login: "settings-e2e-manager", gettingFilter: topic.id });
     const page = await e.newPage({ javaScript: false });

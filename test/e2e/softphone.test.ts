@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { contacts, databases, users } from "../../db/schema";
 import { bearer, createUser } from "../helpers/app";
-import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, allowPageError, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
 import { createFilterRow } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
@@ -47,10 +47,6 @@ async function expectText(page: Page, testId: string, text: string, timeout = 15
     throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.textContent().catch(() => null)}"`);
   });
 }
-
-/** The page's console errors, apart from the realtime socket's (another feature, tested in its own file). */
-const consoleErrors = (page: Page) =>
-  ((page as Page & { consoleErrors?: string[] }).consoleErrors ?? []).filter((text) => !text.includes("/realtime"));
 
 /** The remote party's audio is attached and playing in this page. */
 async function remoteAudioPlays(page: Page) {
@@ -120,8 +116,6 @@ describe("calls to 210, the footer's hidden test-call number", () => {
     await expectText(a.page, "softphone-state", "Звонок завершён");
     await expectText(c.page, "softphone-state", "Звонок завершён");
     await sip.waitForLog(/relay in-dialog BYE/);
-    expect(consoleErrors(a.page)).toEqual([]);
-    expect(consoleErrors(c.page)).toEqual([]);
   });
 
   it("answers a second caller busy while the line rings; that caller sees Ошибка вызова", async () => {
@@ -151,6 +145,9 @@ describe("calls to 210, the footer's hidden test-call number", () => {
   });
 
   it("ends the call on the other side when an admin forces the caller out mid-call, and logs him out (SPEC §4)", async () => {
+    // The session ends before the page's last call report, which the server refuses (401): by design the page drops
+    // it and the server closes the call itself (app/lib/softphone/call-log.ts).
+    allowRefusal(401);
     const a = await managerWithPhone();
     // The forced logout reaches the page over the realtime channel (it connects 1 s after the page loads) or,
     // at the latest, with the layout's 15 s user refresh (which also ends the softphone, calls first).
@@ -168,6 +165,9 @@ describe("calls to 210, the footer's hidden test-call number", () => {
   });
 
   it("hangs the call up when the callee logs out mid-call, and unregisters him", async () => {
+    // The session ends before the page's last call report, which the server refuses (401): by design the page drops
+    // it and the server closes the call itself (app/lib/softphone/call-log.ts).
+    allowRefusal(401);
     const a = await managerWithPhone();
     await a.page.click("[data-testid=test-call]");
     await expectText(c.page, "softphone-state", `Входящий звонок: ${a.sipLogin}`);
@@ -238,8 +238,6 @@ describe("Позвонить on the lead panel", () => {
     await expectText(a.page, "call-state", "Звонок завершён");
     await expectText(b.page, "softphone-state", "Звонок завершён");
     expect(await a.page.locator("[data-testid=hang-up-button]").count()).toBe(0);
-    expect(consoleErrors(a.page)).toEqual([]);
-    expect(consoleErrors(b.page)).toEqual([]);
 
     // The call log: A's call to the lead, with its client; B's incoming one; both answered.
     const [lead] = await e.db.select().from(contacts).where(eq(contacts.heldBy, a.manager.user.id));
@@ -281,7 +279,6 @@ describe("Позвонить on the lead panel", () => {
     await expectText(a.page, "call-state", "Звонок завершён");
     await expectText(b.page, "softphone-state", "Звонок завершён");
     expect(invites()).toBe(1);
-    expect(consoleErrors(a.page)).toEqual([]);
   });
 
   it("ends the call for the other side when the callee's page is reloaded mid-call", async () => {
@@ -354,6 +351,8 @@ describe("a SIP server that is down", () => {
   });
 
   it("shows Телефон не подключён and refuses to dial saying why, then registers once the server is up", async () => {
+    // The SIP server is down on purpose: the browser logs the softphone's WebSocket failing to connect.
+    allowPageError(/WebSocket connection to 'ws:\/\/127\.0\.0\.1:\d+\/' failed: Error in connection establishment: net::ERR_CONNECTION_REFUSED/);
     const manager = await createUser(other.db, { sipLogin: "1500", sipPassword: "sip-1500" });
     const page = await other.newPage();
     await loginThroughPage(page, manager);

@@ -68,10 +68,19 @@ export function useTestApp(options: Parameters<typeof createTestApp>[0] = {}): T
   afterAll(async () => {
     await current?.close();
   });
-  return new Proxy({} as TestApp, {
+  return standIn("useTestApp: the app", () => current);
+}
+
+/**
+ * What a `use…` helper returns at the top of a file, before the object exists: every property read goes to
+ * `current()`, which the helper's `beforeAll` sets (useTestApp, useCallPath in test/sip/call-page.ts).
+ */
+export function standIn<T extends object>(what: string, current: () => T | undefined): T {
+  return new Proxy({} as T, {
     get(_, key) {
-      if (!current) throw new Error("useTestApp: the app exists inside the file's tests and hooks only");
-      return Reflect.get(current, key);
+      const value = current();
+      if (!value) throw new Error(`${what} exists inside the file's tests and hooks only`);
+      return Reflect.get(value, key);
     },
   });
 }

@@ -2,6 +2,9 @@ import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { createTestApp, type TestApp } from "./app";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
+import { watchBrowser } from "./page-errors";
+
+export { allowPageError, allowRefusal } from "./page-errors";
 
 
 export interface E2E extends TestApp {
@@ -11,12 +14,20 @@ export interface E2E extends TestApp {
   newPage(options?: { javaScript?: boolean }): Promise<Page>;
 }
 
+/**
+ * Debian's headless Chromium with the tests' flags (and `extraArgs`), every page of it watched: a console error in
+ * one fails the test (test/helpers/page-errors.ts).
+ */
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
+  return watchBrowser(await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true }));
+}
+
 /** The real app listening on a loopback port, and a headless Chromium to drive it. */
 export async function startE2E(options: { env?: Record<string, string> } = {}): Promise<E2E> {
   const t = await createTestApp({ web: true, env: options.env });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = t.app.server.address() as AddressInfo;
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const browser = await launchBrowser();
   const contexts: BrowserContext[] = [];
   return {
     ...t,
@@ -26,11 +37,6 @@ export async function startE2E(options: { env?: Record<string, string> } = {}): 
       const context = await browser.newContext({ javaScriptEnabled: javaScript, baseURL: `http://127.0.0.1:${port}` });
       contexts.push(context);
       const page = await context.newPage();
-      // Any console error in the page fails the test that looks at consoleErrors (Epic Stack habit).
-      page.on("console", (message) => {
-        if (message.type() === "error") (page as Page & { consoleErrors?: string[] }).consoleErrors?.push(message.text());
-      });
-      (page as Page & { consoleErrors?: string[] }).consoleErrors = [];
       // DEBUG_HTTP=1: every answer of 400 or more the page gets, with what it sent.
       if (process.env.DEBUG_HTTP) page.on("response", (r) => r.status() >= 400 && console.log("HTTP", r.status(), r.request().method(), r.url(), r.request().postData()));
       return page;

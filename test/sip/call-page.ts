@@ -2,12 +2,13 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import { contacts, databases, users } from "../../db/schema";
-import { createUser } from "../helpers/app";
+import { createUser, standIn } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createFilterRow } from "../helpers/leads";
 import { freePort } from "../helpers/ports";
-import { startMediaEcho, type MediaEcho } from "./carrier";
+import { startCarrier, startMediaEcho, type Carrier, type CarrierBehaviour, type MediaEcho } from "./carrier";
 import { watchPeerConnections } from "./peer-connections";
 import { startStack, type Stack, type StackOptions } from "./stack";
 
@@ -67,6 +68,55 @@ export async function startCallPath(
       await stack.stop();
       await media.close();
     },
+  };
+}
+
+/** A call-path e2e file's set-up (useCallPath): the path's parts, and the carrier of the test that is running. */
+export interface FileCallPath {
+  e: E2E;
+  stack: Stack;
+  media: MediaEcho;
+  /** A SIPp carrier on the path's carrier port, for the running test: stopped after it (or by the next start). */
+  startCarrier(behaviour: CarrierBehaviour): Promise<Carrier>;
+  /** The running test's carrier, if it started one. */
+  carrier(): Carrier | undefined;
+}
+
+/**
+ * The three call-path e2e files' set-up, at the top of the file: the path started before the file's tests (its
+ * extensions from `firstExtension` on, kept apart from another file's), each test's carrier stopped after it, the
+ * path ended after the file (`name` tells Kamailio's logs apart, see CallPath.stop).
+ */
+export function useCallPath(
+  name: string,
+  secret: string,
+  options: Parameters<typeof startCallPath>[1] & { firstExtension?: number } = {},
+): FileCallPath {
+  const { firstExtension, ...stackOptions } = options;
+  let path: CallPath | undefined;
+  let carrier: Carrier | undefined;
+  const stopCarrier = async () => {
+    await carrier?.stop();
+    carrier = undefined;
+  };
+  beforeAll(async () => {
+    if (firstExtension !== undefined) extensionsFrom(firstExtension);
+    path = await startCallPath(secret, stackOptions);
+  });
+  afterEach(stopCarrier);
+  afterAll(() => path?.stop(name));
+  return {
+    e: standIn("useCallPath: the app", () => path?.e),
+    stack: standIn("useCallPath: the stack", () => path?.stack),
+    media: standIn("useCallPath: the media echo", () => path?.media),
+    async startCarrier(behaviour) {
+      if (!path) throw new Error("useCallPath: a carrier starts inside the file's tests only");
+      // One carrier at a time on the port.
+      await stopCarrier();
+      carrier = await startCarrier(path.carrierPort, path.media, behaviour);
+      return carrier;
+    },
+    carrier: () => carrier,
   };
 }
 

@@ -397,6 +397,21 @@ function MultiChoice({
   );
 }
 
+/** One of the topic's yes/no settings: a checkbox with its label beside it, posted as `name=on` when ticked. */
+function CheckboxField({ name, label, values, onChange }: {
+  name: "recordCalls" | "managersHearRecordings" | "autodial";
+  label: string;
+  values: FilterFormValues;
+  onChange: (values: FilterFormValues) => void;
+}) {
+  return (
+    <label className="flex items-center gap-2 text-sm">
+      <input type="checkbox" name={name} checked={values[name]} onChange={(event) => onChange({ ...values, [name]: event.target.checked })} />
+      {label}
+    </label>
+  );
+}
+
 /** The filter form: name, template (single choice), bases, managers, statuses, scripts. */
 export function FilterForm({
   options,
@@ -495,24 +510,8 @@ export function FilterForm({
       />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>
-        <label className="flex items-center gap-2 text-sm">
-          <input
-            type="checkbox"
-            name="recordCalls"
-            checked={values.recordCalls}
-            onChange={(event) => setValues({ ...values, recordCalls: event.target.checked })}
-          />
-          Записывать разговоры
-        </label>
-        <label className="flex items-center gap-2 text-sm">
-          <input
-            type="checkbox"
-            name="managersHearRecordings"
-            checked={values.managersHearRecordings}
-            onChange={(event) => setValues({ ...values, managersHearRecordings: event.target.checked })}
-          />
-          Менеджер слушает записи своих разговоров
-        </label>
+        <CheckboxField name="recordCalls" label="Записывать разговоры" values={values} onChange={setValues} />
+        <CheckboxField name="managersHearRecordings" label="Менеджер слушает записи своих разговоров" values={values} onChange={setValues} />
         <div>
           <label className="label" htmlFor="filter-retention">
             Хранить записи, дней
@@ -535,15 +534,7 @@ export function FilterForm({
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-autodial">
         <legend className="px-1 text-sm font-medium">Автонабор</legend>
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <label className="flex items-center gap-2">
-            <input
-              type="checkbox"
-              name="autodial"
-              checked={values.autodial}
-              onChange={(event) => setValues({ ...values, autodial: event.target.checked })}
-            />
-            Автонабор через
-          </label>
+          <CheckboxField name="autodial" label="Автонабор через" values={values} onChange={setValues} />
           <input
             name="autodialSeconds"
             inputMode="numeric"
