@@ -10,6 +10,7 @@ import {
   useRevalidator,
   type ShouldRevalidateFunction,
 } from "@remix-run/react";
+import { flushSync } from "react-dom";
 import { memo, useEffect, useRef, useState, type FormEvent, type KeyboardEvent as ReactKeyboardEvent, type RefObject } from "react";
 import { actorOf, requireUser } from "../auth.server";
 import { clientHistory, handedLeadDetails, type HistoryEntry } from "../calls.server";
@@ -86,9 +87,9 @@ function callbackTimesNow() {
  */
 async function turnView(context: ActionFunctionArgs["context"], actor: ReturnType<typeof actorOf>, lead: LeadPanel["lead"]) {
   const { db, config } = context.deps;
-  const details = lead ? await handedLeadDetails(db, actor, lead.id) : null;
+  // Side by side: on a server busy with other managers' turns, each query in a row waits its turn again.
+  const [details, autodial] = await Promise.all([lead ? handedLeadDetails(db, actor, lead.id) : null, autodialOf(db, actor.id, lead)]);
   const card = lead && details ? leadCardRows(lead, details.extraLabels, config.phoneRegion) : [];
-  const autodial = await autodialOf(db, actor.id, lead);
   return { lead, card, history: details?.history ?? [], autodial, callbackTimes: callbackTimesNow(), readAt: Date.now() };
 }
 
@@ -97,15 +98,25 @@ const autodialOf = (db: ActionFunctionArgs["context"]["deps"]["db"], userId: num
   lead ? autodialFor(db, userId, lead.id) : Promise.resolve(null);
 
 /**
- * A press sent by the page's script (answer=panel) gets the next lead in its answer: the panel's own loader is
- * not run again for it (the layout's still is, for the balance and the callbacks count). Anything else, and a
- * refused press, reads the panel again as usual.
+ * A press sent by the page's script goes to /leadpanel/press, outside the router: nothing is revalidated after it
+ * by itself. When its answer says the layout's figures may have changed (the balance, the callbacks count), the
+ * page refreshes root and layout, not this loader (the answer had the lead): see refreshLayout.
  */
-export const shouldRevalidate: ShouldRevalidateFunction = ({ formData, actionResult, defaultShouldRevalidate }) => {
-  const answered = actionResult && typeof actionResult === "object" && "next" in actionResult && actionResult.next;
-  if (formData?.get("answer") === "panel" && answered) return false;
-  return defaultShouldRevalidate;
-};
+let layoutOnly = false;
+export const shouldRevalidate: ShouldRevalidateFunction = ({ defaultShouldRevalidate }) => (layoutOnly ? false : defaultShouldRevalidate);
+
+/**
+ * Revalidates root and layout only. The router asks shouldRevalidate within revalidate() itself (a route already
+ * known, no navigation under way), so the flag is up for exactly that call.
+ */
+function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
+  layoutOnly = true;
+  try {
+    revalidator.revalidate();
+  } finally {
+    layoutOnly = false;
+  }
+}
 
 /** The client card as posted: cardLabel / cardValue pairs in template order. */
 function readCard(form: FormData): CardFieldValue[] {
@@ -130,10 +141,16 @@ interface ConfirmState {
  * intent change-topic: back to /getFilters.
  */
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
-  const actor = actorOf(user);
   const { db, config } = context.deps;
-  const form = await readFormBody(request);
+  // The session, the form and the status it names are read side by side (a press waits for each query in a row
+  // behind the other managers' turns); nothing read is used before the session is known.
+  const formRead = readFormBody(request);
+  const [user, form, status] = await Promise.all([
+    requireUser(request, context),
+    formRead,
+    formRead.then((form) => findStatus(db, form.get("statusId"))),
+  ]);
+  const actor = actorOf(user);
   const intent = String(form.get("intent") ?? "status");
 
   if (intent === "change-topic") {
@@ -143,11 +160,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   // The page's script takes the next lead in the answer; a plain form post (no JavaScript) is redirected.
   const answerPanel = form.get("answer") === "panel";
-  const refused = (error: { code: string; message: string }, status: number, rest: Partial<Answer> = {}) =>
-    data<Answer>({ error, confirm: null, callback: null, next: null, message: null, ...rest }, { status });
-  const asks = (rest: Partial<Answer>) => data<Answer>({ error: null, confirm: null, callback: null, next: null, message: null, ...rest });
+  const refused = (error: { code: string; message: string }, httpStatus: number, rest: Partial<Answer> = {}) =>
+    data<Answer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
+  const asks = (rest: Partial<Answer>) =>
+    data<Answer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
 
-  const status = await findStatus(db, form.get("statusId"));
   if (!status) return refused({ code: "status_not_found", message: "Такого статуса нет" }, 400);
   const card = readCard(form);
   const contactId = String(form.get("contactId") ?? "");
@@ -201,7 +218,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
       // A few kilobytes the panel waits for: sent as they are, not through gzip (on an event loop busy with other
       // managers' turns, the compressor's last flush waited for its turn, ~10 ms a press on PGlite).
       const next = await turnView(context, actor, result.lead);
-      return data<Answer>({ error: null, confirm: null, callback: null, next, message }, { headers: { "Cache-Control": "no-store, no-transform" } });
+      // The layout's figures this press may have changed: a report credits the balance; a client worked before
+      // may be a due callback of his that the press handed out (the menu's count).
+      const refreshLayout = result.applicationId !== null || next.history.length > 0;
+      return data<Answer>(
+        { error: null, confirm: null, callback: null, next, message, refreshLayout },
+        { headers: { "Cache-Control": "no-store, no-transform" } },
+      );
     }
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
@@ -219,6 +242,56 @@ interface Answer {
   callback: ConfirmState | null;
   next: TurnView | null;
   message: Flash | null;
+  /** The page refreshes root and layout after painting the next lead (see the action). */
+  refreshLayout: boolean;
+}
+
+/** Where the page's script sends a press (app/routes/leadpanel.press.ts). */
+const PRESS_URL = "/leadpanel/press";
+
+/**
+ * A status press with JavaScript (decision 065). The request leaves in the press's own task (through the router
+ * it waited for a render of the pending state and a read of the form back from a Request), and the answer is
+ * rendered as soon as it is in. One press at a time: another while one is in flight is dropped. A redirect (the
+ * session ended) is followed as a page load; any other failure shows the error page, as it did through the router.
+ */
+function usePress() {
+  const [state, setState] = useState<{ pending: boolean; answer: Answer | null; failure: unknown }>({
+    pending: false,
+    answer: null,
+    failure: null,
+  });
+  const inFlight = useRef(false);
+  if (state.failure) throw state.failure;
+
+  function send(form: FormData) {
+    if (inFlight.current) return;
+    inFlight.current = true;
+    const body = new URLSearchParams();
+    for (const [name, value] of form) body.append(name, String(value));
+    const request = fetch(PRESS_URL, { method: "POST", body, headers: { Accept: "application/json" } });
+    setState((s) => ({ ...s, pending: true }));
+    request
+      .then(async (response) => {
+        if (response.redirected) {
+          window.location.assign(response.url);
+          return;
+        }
+        if (!response.headers.get("Content-Type")?.includes("application/json")) {
+          // As the router would have thrown it: the error page tells a 503 (database away) from anything else.
+          throw { status: response.status, statusText: response.statusText, internal: false, data: await response.text() };
+        }
+        const answer = (await response.json()) as Answer;
+        // Rendered in this task, not after whatever else is queued (the next lead is what the manager waits for).
+        flushSync(() => setState({ pending: false, answer, failure: null }));
+      })
+      .catch((failure: unknown) => setState((s) => ({ ...s, pending: false, failure })))
+      .finally(() => {
+        inFlight.current = false;
+      });
+  }
+
+  return { pending: state.pending, answer: state.answer, send, inFlight: () => inFlight.current };
 }
 
 /** SPEC §4 lead flow: with no lead on screen, look again 500 ms after start and then every 30 s. */
@@ -255,8 +328,9 @@ export default function LeadPanelPage() {
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
   const navigation = useNavigation();
-  // With JavaScript a press goes through this fetcher and its answer carries the next lead (no second request).
-  const press = useFetcher<typeof action>();
+  // With JavaScript a press is fetched by the page itself and its answer carries the next lead (decision 065).
+  const press = usePress();
+  const revalidator = useRevalidator();
   const formRef = useRef<HTMLFormElement>(null);
   const [pendingReport, setPendingReport] = useState<{ statusId: number; text: string } | null>(null);
   const [pendingCallback, setPendingCallback] = useState<{ statusId: number; text: string; report: boolean } | null>(null);
@@ -266,29 +340,14 @@ export default function LeadPanelPage() {
   // The lead on screen: the newest of the loader's and the last press's (a refresh of the page's data that was
   // already on its way when the press was answered must not bring the old lead back).
   const lastTurn = useRef<{ view: TurnView; count: number } | null>(null);
-  const pressed = press.data?.next;
+  const pressed = press.answer?.next;
   if (pressed && pressed !== lastTurn.current?.view && (!lastTurn.current || pressed.readAt >= lastTurn.current.view.readAt)) {
     lastTurn.current = { view: pressed, count: (lastTurn.current?.count ?? 0) + 1 };
   }
   const turn = lastTurn.current && lastTurn.current.view.readAt > loaded.readAt ? lastTurn.current : null;
   const panel = turn ? { ...loaded, ...turn.view } : loaded;
 
-  // A press is in flight from the moment it is sent (a second key press in the same instant is dropped). A press
-  // made while the last one's layout refresh is still loading waits for it: sent at once, it would abort that
-  // refresh mid-stream (the router's abort of the fetcher's earlier request), which Remix logs as an error.
-  const inFlight = useRef(false);
-  const waiting = useRef<FormData | null>(null);
-  useEffect(() => {
-    if (press.state === "submitting") return;
-    const form = waiting.current;
-    if (!form) inFlight.current = false;
-    else if (press.state === "idle") {
-      waiting.current = null;
-      press.submit(form, { method: "post" });
-    }
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the fetcher object changes with its data; its state decides
-  }, [press.state]);
-  const busy = press.state === "submitting" || navigation.state !== "idle";
+  const busy = press.pending || navigation.state !== "idle";
   useLeadPolling(Boolean(panel.lead));
 
   // Keyboard work: when a press left the focus nowhere (the form went and came back with the empty state between,
@@ -306,14 +365,22 @@ export default function LeadPanelPage() {
 
   // What the server said about a press: a refusal or a message as a toast; a question it asked (the status became
   // a report or callback one since the page was loaded) as its dialog.
+  // Then, once the answer is painted, what the router did after a press through it: a refused press or a question
+  // reads every loader again (the lead or the statuses changed under the page); a turn that may have changed the
+  // layout's figures refreshes root and layout.
   useEffect(() => {
-    const said = press.data;
+    const said = press.answer;
     if (!said) return;
     if (said.error) notify("error", said.error.message);
     if (said.message) notify(said.message.type as ToastKind, said.message.message);
     if (said.confirm) setPendingReport({ statusId: Number(said.confirm.statusId), text: said.confirm.statusText });
     else if (said.callback) setPendingCallback({ statusId: Number(said.callback.statusId), text: said.callback.statusText, report: Boolean(said.callback.confirmed) });
-  }, [press.data]);
+    if (!said.next || said.refreshLayout) {
+      const frame = requestAnimationFrame(() => (said.next ? refreshLayout(revalidator) : revalidator.revalidate()));
+      return () => cancelAnimationFrame(frame);
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once per answer; the revalidator changes with its state
+  }, [press.answer]);
 
   function cardFromForm(): CardFieldValue[] {
     const form = new FormData(formRef.current ?? undefined);
@@ -322,21 +389,19 @@ export default function LeadPanelPage() {
 
   /** Sends the press (the card as typed, the status, and what a dialog added). */
   function send(statusId: number | string, extra: Record<string, string> = {}) {
-    if (!formRef.current || inFlight.current) return;
+    if (!formRef.current || press.inFlight()) return;
     const form = new FormData(formRef.current);
     form.set("intent", "status");
     form.set("statusId", String(statusId));
     form.set("answer", "panel");
     for (const [name, value] of Object.entries(extra)) form.set(name, value);
-    inFlight.current = true;
-    if (press.state === "loading") waiting.current = form;
-    else press.submit(form, { method: "post" });
+    press.send(form);
   }
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    if (inFlight.current || busy || !submitter || submitter.name !== "statusId") return;
+    if (press.inFlight() || busy || !submitter || submitter.name !== "statusId") return;
     pressedStatus.current = submitter.value;
     const status = panel.statuses.find((s) => String(s.id) === submitter.value);
     const text = status ? status.buttonText || status.text : "";
