@@ -92,7 +92,12 @@ async function installTools(page: Page) {
         const before = phone();
         const timeout = setTimeout(() => {
           observer.disconnect();
-          reject(new Error(`no new lead painted (still ${before})`));
+          // What the page showed instead: its toasts, an open dialog, where the focus was, requests in flight.
+          const toasts = [...document.querySelectorAll("[role=status], [role=alert]")].map((e) => e.textContent).join(" | ");
+          const dialog = document.querySelector("[role=dialog]")?.textContent ?? "none";
+          const inflight = (window as unknown as { __inflight: number }).__inflight;
+          const focus = document.activeElement?.outerHTML.slice(0, 80);
+          reject(new Error(`no new lead painted (still ${before}; toasts: ${toasts}; dialog: ${dialog}; focus: ${focus}; in flight: ${inflight})`));
         }, 30_000);
         const observer = new MutationObserver(() => {
           if (phone() === before) return;
