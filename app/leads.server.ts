@@ -3,6 +3,7 @@ import { idFields, idSchema } from "../common/validation";
 // Server code for the lead-flow pages (/leadpanel): reaches route modules only through this file.
 export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/panel";
 export { autodialFor } from "../server/core/leads/autodial";
+export type { Autodial } from "../server/core/leads/autodial";
 export type { LeadPanel, CardField } from "../server/core/leads/panel";
 export { leadCardRows } from "../server/core/leads/card";
 export { recordStatus } from "../server/core/leads/record-status";

@@ -10,27 +10,31 @@ import {
   useRevalidator,
   type ShouldRevalidateFunction,
 } from "@remix-run/react";
-import { memo, useEffect, useRef, useState, type FormEvent, type KeyboardEvent as ReactKeyboardEvent, type RefObject } from "react";
+import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { actorOf, requireUser } from "../auth.server";
-import { clientHistory, handedLeadDetails, type HistoryEntry } from "../calls.server";
+import { clientHistory, handedLeadDetails } from "../calls.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
-import { ClientHistory } from "../components/calls/ClientHistory";
-import { CallButton } from "../components/leads/CallButton";
-import { statusEdgeClass } from "../lib/color";
-import {
-  clientCardText,
-  REPORT_CONFIRM,
-  reportCardProblem,
-  textColorFor,
-  type CardFieldValue,
-} from "../components/leads/clientCard";
-import { KeyCap, KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
-import { AutodialBar, useAutodial } from "../components/leads/Autodial";
-import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
-import { Modal, ModalClose } from "../components/ui/Modal";
-import { LeadCard } from "../components/leads/LeadCard";
-import { ServerMessage, notify, useAnswerKey, type ToastKind } from "../components/ui/Toasts";
+import { AutodialBar, useAutodial } from "../components/leads/Autodial";
+import { clientCardText, reportCardProblem } from "../components/leads/clientCard";
+import { KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
+import {
+  announce,
+  NO_LEADS,
+  readCard,
+  type CallbackTimes,
+  type ConfirmState,
+  type PressAnswer,
+  type TurnView,
+} from "../components/leadpanel/answer";
+import { LeadBody } from "../components/leadpanel/LeadBody";
+import { NoScriptQuestion } from "../components/leadpanel/NoScriptQuestion";
+import { PanelHeader } from "../components/leadpanel/PanelHeader";
+import { PressDialogs } from "../components/leadpanel/PressDialogs";
+import { StatusButtons } from "../components/leadpanel/StatusButtons";
+import { useFocusAfterPress, usePanelPress } from "../components/leadpanel/usePanelPress";
+import { useSoftphone } from "../components/softphone/SoftphoneProvider";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
@@ -71,7 +75,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 }
 
 /** The callback time's quick choices and the free choice's bounds (Kyiv wall clock), computed here (issue 18). */
-function callbackTimesNow() {
+function callbackTimesNow(): CallbackTimes {
   const now = new Date();
   return {
     presets: CALLBACK_PRESETS.map((p) => ({ value: p.value, label: p.label })),
@@ -80,15 +84,12 @@ function callbackTimesNow() {
   };
 }
 
-/**
- * What a press answers to the page that sent it (issue 18: the next lead in the same request, SPEC §4): the lead,
- * its card and history, and when it was read. The topic, statuses, template and links do not change with a press.
- */
-async function turnView(context: ActionFunctionArgs["context"], actor: ReturnType<typeof actorOf>, lead: LeadPanel["lead"]) {
+/** What a press answers about the next lead (TurnView). The topic, statuses, template and links do not change with a press. */
+async function turnView(context: ActionFunctionArgs["context"], actor: ReturnType<typeof actorOf>, lead: LeadPanel["lead"]): Promise<TurnView> {
   const { db, config } = context.deps;
-  const details = lead ? await handedLeadDetails(db, actor, lead.id) : null;
+  // Side by side: on a server busy with other managers' turns, each query in a row waits its turn again.
+  const [details, autodial] = await Promise.all([lead ? handedLeadDetails(db, actor, lead.id) : null, autodialOf(db, actor.id, lead)]);
   const card = lead && details ? leadCardRows(lead, details.extraLabels, config.phoneRegion) : [];
-  const autodial = await autodialOf(db, actor.id, lead);
   return { lead, card, history: details?.history ?? [], autodial, callbackTimes: callbackTimesNow(), readAt: Date.now() };
 }
 
@@ -97,31 +98,24 @@ const autodialOf = (db: ActionFunctionArgs["context"]["deps"]["db"], userId: num
   lead ? autodialFor(db, userId, lead.id) : Promise.resolve(null);
 
 /**
- * A press sent by the page's script (answer=panel) gets the next lead in its answer: the panel's own loader is
- * not run again for it (the layout's still is, for the balance and the callbacks count). Anything else, and a
- * refused press, reads the panel again as usual.
+ * A press sent by the page's script goes to /leadpanel/press, outside the router: nothing is revalidated after it
+ * by itself. When its answer says the layout's figures may have changed (the balance, the callbacks count), the
+ * page refreshes root and layout, not this loader (the answer had the lead): see refreshLayout.
  */
-export const shouldRevalidate: ShouldRevalidateFunction = ({ formData, actionResult, defaultShouldRevalidate }) => {
-  const answered = actionResult && typeof actionResult === "object" && "next" in actionResult && actionResult.next;
-  if (formData?.get("answer") === "panel" && answered) return false;
-  return defaultShouldRevalidate;
-};
+let layoutOnly = false;
+export const shouldRevalidate: ShouldRevalidateFunction = ({ defaultShouldRevalidate }) => (layoutOnly ? false : defaultShouldRevalidate);
 
-/** The client card as posted: cardLabel / cardValue pairs in template order. */
-function readCard(form: FormData): CardFieldValue[] {
-  const labels = form.getAll("cardLabel").map(String);
-  const values = form.getAll("cardValue").map(String);
-  return labels.map((label, i) => ({ label, value: values[i] ?? "" }));
-}
-
-interface ConfirmState {
-  statusId: string;
-  statusText: string;
-  contactId: string;
-  passport: string;
-  card: CardFieldValue[];
-  /** The press was already confirmed (a report status that also asks for a callback time). */
-  confirmed?: boolean;
+/**
+ * Revalidates root and layout only. The router asks shouldRevalidate within revalidate() itself (a route already
+ * known, no navigation under way), so the flag is up for exactly that call.
+ */
+function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
+  layoutOnly = true;
+  try {
+    revalidator.revalidate();
+  } finally {
+    layoutOnly = false;
+  }
 }
 
 /**
@@ -130,10 +124,16 @@ interface ConfirmState {
  * intent change-topic: back to /getFilters.
  */
 export async function action({ request, context }: ActionFunctionArgs) {
-  const user = await requireUser(request, context);
-  const actor = actorOf(user);
   const { db, config } = context.deps;
-  const form = await readFormBody(request);
+  // The session, the form and the status it names are read side by side (a press waits for each query in a row
+  // behind the other managers' turns); nothing read is used before the session is known.
+  const formRead = readFormBody(request);
+  const [user, form, status] = await Promise.all([
+    requireUser(request, context),
+    formRead,
+    formRead.then((form) => findStatus(db, form.get("statusId"))),
+  ]);
+  const actor = actorOf(user);
   const intent = String(form.get("intent") ?? "status");
 
   if (intent === "change-topic") {
@@ -143,11 +143,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   // The page's script takes the next lead in the answer; a plain form post (no JavaScript) is redirected.
   const answerPanel = form.get("answer") === "panel";
-  const refused = (error: { code: string; message: string }, status: number, rest: Partial<Answer> = {}) =>
-    data<Answer>({ error, confirm: null, callback: null, next: null, message: null, ...rest }, { status });
-  const asks = (rest: Partial<Answer>) => data<Answer>({ error: null, confirm: null, callback: null, next: null, message: null, ...rest });
+  const refused = (error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) =>
+    data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
+  const asks = (rest: Partial<PressAnswer>) =>
+    data<PressAnswer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
 
-  const status = await findStatus(db, form.get("statusId"));
   if (!status) return refused({ code: "status_not_found", message: "Такого статуса нет" }, 400);
   const card = readCard(form);
   const contactId = String(form.get("contactId") ?? "");
@@ -201,24 +201,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
       // A few kilobytes the panel waits for: sent as they are, not through gzip (on an event loop busy with other
       // managers' turns, the compressor's last flush waited for its turn, ~10 ms a press on PGlite).
       const next = await turnView(context, actor, result.lead);
-      return data<Answer>({ error: null, confirm: null, callback: null, next, message }, { headers: { "Cache-Control": "no-store, no-transform" } });
+      // The layout's figures this press may have changed: a report credits the balance; a client worked before
+      // may be a due callback of his that the press handed out (the menu's count).
+      const refreshLayout = result.applicationId !== null || next.history.length > 0;
+      return data<PressAnswer>(
+        { error: null, confirm: null, callback: null, next, message, refreshLayout },
+        { headers: { "Cache-Control": "no-store, no-transform" } },
+      );
     }
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
     const answer = actionError(error);
     return refused(answer.data.error, answer.init?.status ?? 400);
   }
-}
-
-type TurnView = Awaited<ReturnType<typeof turnView>>;
-
-/** Every answer of the action but a redirect: a refusal, a question (report, callback time) or the next lead. */
-interface Answer {
-  error: { code: string; message: string } | null;
-  confirm: ConfirmState | null;
-  callback: ConfirmState | null;
-  next: TurnView | null;
-  message: Flash | null;
 }
 
 /** SPEC §4 lead flow: with no lead on screen, look again 500 ms after start and then every 30 s. */
@@ -240,152 +235,50 @@ function useLeadPolling(hasLead: boolean) {
   }, [hasLead]);
 }
 
-/** A lead as the screen reader announces it after a press (issue 18), or the SPEC's empty state. */
-function announce(view: { lead: LeadPanel["lead"]; card: Array<{ key: string; value: string }> }): string {
-  if (!view.lead) return NO_LEADS;
-  const phone = view.card.find((row) => row.key === "phone")?.value || view.lead.phone;
-  return `Новый лид: ${[view.lead.name, phone].filter(Boolean).join(", ")}`;
+/** True once the page runs in the browser (controls that need JavaScript are shown from then on). */
+function useHydrated() {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  return hydrated;
 }
 
-const NO_LEADS = "Для вас нет доступных лидов";
 const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";
+
+/** Enter in a one-line field of the card does not press the first status (keys never act in a field). */
+function onFieldKeyDown(event: ReactKeyboardEvent<HTMLFormElement>) {
+  const target = event.target as HTMLElement;
+  if (event.key === "Enter" && target.tagName === "INPUT") event.preventDefault();
+}
 
 export default function LeadPanelPage() {
   const loaded = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
   const navigation = useNavigation();
-  // With JavaScript a press goes through this fetcher and its answer carries the next lead (no second request).
-  const press = useFetcher<typeof action>();
+  const revalidator = useRevalidator();
   const formRef = useRef<HTMLFormElement>(null);
-  const [pendingReport, setPendingReport] = useState<{ statusId: number; text: string } | null>(null);
-  const [pendingCallback, setPendingCallback] = useState<{ statusId: number; text: string; report: boolean } | null>(null);
   const [keysOpen, setKeysOpen] = useState(false);
   const hydrated = useHydrated();
 
+  // With JavaScript a press is fetched by the page itself and its answer carries the next lead (decision 065).
+  const lastTurn = useRef<{ view: TurnView; count: number } | null>(null);
+  const press = usePanelPress({
+    formRef,
+    statuses: loaded.statuses,
+    navigating: navigation.state !== "idle",
+    refresh: { all: () => revalidator.revalidate(), layout: () => refreshLayout(revalidator) },
+  });
+
   // The lead on screen: the newest of the loader's and the last press's (a refresh of the page's data that was
   // already on its way when the press was answered must not bring the old lead back).
-  const lastTurn = useRef<{ view: TurnView; count: number } | null>(null);
-  const pressed = press.data?.next;
+  const pressed = press.answer?.next;
   if (pressed && pressed !== lastTurn.current?.view && (!lastTurn.current || pressed.readAt >= lastTurn.current.view.readAt)) {
     lastTurn.current = { view: pressed, count: (lastTurn.current?.count ?? 0) + 1 };
   }
   const turn = lastTurn.current && lastTurn.current.view.readAt > loaded.readAt ? lastTurn.current : null;
   const panel = turn ? { ...loaded, ...turn.view } : loaded;
-
-  // A press is in flight from the moment it is sent (a second key press in the same instant is dropped). A press
-  // made while the last one's layout refresh is still loading waits for it: sent at once, it would abort that
-  // refresh mid-stream (the router's abort of the fetcher's earlier request), which Remix logs as an error.
-  const inFlight = useRef(false);
-  const waiting = useRef<FormData | null>(null);
-  useEffect(() => {
-    if (press.state === "submitting") return;
-    const form = waiting.current;
-    if (!form) inFlight.current = false;
-    else if (press.state === "idle") {
-      waiting.current = null;
-      press.submit(form, { method: "post" });
-    }
-    // eslint-disable-next-line react-hooks/exhaustive-deps -- the fetcher object changes with its data; its state decides
-  }, [press.state]);
-  const busy = press.state === "submitting" || navigation.state !== "idle";
   useLeadPolling(Boolean(panel.lead));
-
-  // Keyboard work: when a press left the focus nowhere (the form went and came back with the empty state between,
-  // or a dialog closed), put it back on the status row (on the same status when the topic still has it).
-  const pressedStatus = useRef<string | null>(null);
-  const leadId = panel.lead?.id;
-  useEffect(() => {
-    if (busy || pressedStatus.current === null) return;
-    const pressedId = pressedStatus.current;
-    pressedStatus.current = null;
-    if (document.activeElement && document.activeElement !== document.body) return;
-    const row = formRef.current?.querySelector<HTMLElement>("[data-testid=status-buttons]");
-    (row?.querySelector<HTMLButtonElement>(`button[value="${pressedId}"]`) ?? row?.querySelector("button"))?.focus();
-  }, [leadId, busy]);
-
-  // What the server said about a press: a refusal or a message as a toast; a question it asked (the status became
-  // a report or callback one since the page was loaded) as its dialog.
-  useEffect(() => {
-    const said = press.data;
-    if (!said) return;
-    if (said.error) notify("error", said.error.message);
-    if (said.message) notify(said.message.type as ToastKind, said.message.message);
-    if (said.confirm) setPendingReport({ statusId: Number(said.confirm.statusId), text: said.confirm.statusText });
-    else if (said.callback) setPendingCallback({ statusId: Number(said.callback.statusId), text: said.callback.statusText, report: Boolean(said.callback.confirmed) });
-  }, [press.data]);
-
-  function cardFromForm(): CardFieldValue[] {
-    const form = new FormData(formRef.current ?? undefined);
-    return readCard(form);
-  }
-
-  /** Sends the press (the card as typed, the status, and what a dialog added). */
-  function send(statusId: number | string, extra: Record<string, string> = {}) {
-    if (!formRef.current || inFlight.current) return;
-    const form = new FormData(formRef.current);
-    form.set("intent", "status");
-    form.set("statusId", String(statusId));
-    form.set("answer", "panel");
-    for (const [name, value] of Object.entries(extra)) form.set(name, value);
-    inFlight.current = true;
-    if (press.state === "loading") waiting.current = form;
-    else press.submit(form, { method: "post" });
-  }
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    if (inFlight.current || busy || !submitter || submitter.name !== "statusId") return;
-    pressedStatus.current = submitter.value;
-    const status = panel.statuses.find((s) => String(s.id) === submitter.value);
-    const text = status ? status.buttonText || status.text : "";
-    if (submitter.dataset.callback === "true") {
-      // Issue 18: ask for the callback time first (a report status's card is checked here too).
-      const report = submitter.dataset.report === "true";
-      const problem = report ? reportCardProblem(cardFromForm()) : null;
-      if (problem) {
-        notify("error", problem);
-        return;
-      }
-      setPendingCallback({ statusId: Number(submitter.value), text, report });
-      return;
-    }
-    if (submitter.dataset.report === "true") {
-      // SPEC §4: a report status needs a filled card and the confirmation dialog.
-      const problem = reportCardProblem(cardFromForm());
-      if (problem) {
-        notify("error", problem);
-        return;
-      }
-      setPendingReport({ statusId: Number(submitter.value), text });
-      return;
-    }
-    send(submitter.value);
-  }
-
-  /** Enter in a one-line field of the card does not press the first status (keys never act in a field). */
-  function onFieldKeyDown(event: ReactKeyboardEvent<HTMLFormElement>) {
-    const target = event.target as HTMLElement;
-    if (event.key === "Enter" && target.tagName === "INPUT") event.preventDefault();
-  }
-
-  function confirmReport() {
-    if (!pendingReport) return;
-    const statusId = pendingReport.statusId;
-    setPendingReport(null);
-    send(statusId, { confirmed: "1" });
-  }
-
-  function scheduleCallback(choice: { preset: string } | { local: string }) {
-    if (!pendingCallback) return;
-    const { statusId, report } = pendingCallback;
-    setPendingCallback(null);
-    send(statusId, {
-      ...(report ? { confirmed: "1" } : {}),
-      ...("preset" in choice ? { callbackPreset: choice.preset } : { callbackLocal: choice.local }),
-    });
-  }
+  useFocusAfterPress(press, formRef, panel.lead?.id);
 
   // Issue 29: autodial (decision 058). The lead counts down and is dialled as Позвонить would, unless the rule says not now.
   const softphone = useSoftphone();
@@ -396,7 +289,7 @@ export default function LeadPanelPage() {
     seconds: softphone.configured ? (panel.autodial?.seconds ?? null) : null,
     leadBlock: panel.autodial?.block ?? null,
     onBreak: panel.onBreak || breakPost.formData?.get("intent") === "start",
-    pressing: busy || pendingReport !== null || pendingCallback !== null,
+    pressing: press.busy || press.pendingReport !== null || press.pendingCallback !== null,
     showing: panel.lead ? `${panel.lead.id}-${lastTurn.current?.count ?? 0}` : null,
     phone: softphone.state,
     client,
@@ -423,34 +316,7 @@ export default function LeadPanelPage() {
     pause: autodial.togglePause,
   });
 
-  const confirmButton = useRef<HTMLButtonElement>(null);
-  const firstPreset = useRef<HTMLButtonElement>(null);
-
-  const header = (
-    <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
-      <h1 className="page-title mb-0">Клиенты</h1>
-      {panel.filter ? (
-        <div className="flex flex-wrap items-center gap-3 text-sm">
-          {hydrated ? (
-            <button type="button" className="btn-secondary px-2 py-1 text-xs" aria-keyshortcuts="Shift+?" onClick={() => setKeysOpen(true)}>
-              Клавиши
-            </button>
-          ) : null}
-          <Form method="post" className="flex items-center gap-3">
-            <span className="text-slate-600 dark:text-slate-400">
-              Тематика: <strong data-testid="current-topic">{panel.filter.name}</strong>
-            </span>
-            <button type="submit" name="intent" value="change-topic" className="btn-secondary px-2 py-1 text-xs">
-              Сменить тематику
-            </button>
-          </Form>
-        </div>
-      ) : null}
-    </div>
-  );
-
-  const message = answer?.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null;
-
+  const header = <PanelHeader topic={panel.filter?.name ?? null} onKeys={hydrated ? () => setKeysOpen(true) : null} />;
   if (!panel.filter) {
     return (
       <section>
@@ -468,46 +334,19 @@ export default function LeadPanelPage() {
   return (
     <section>
       {header}
-      {message}
+      {answer?.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {/* Issue 18: a screen reader hears the next lead after a press (the page itself does not move). */}
       <p className="sr-only" aria-live="polite" data-testid="lead-announcement">
         {turn ? announce(turn.view) : ""}
       </p>
-      {answer?.confirm ? <NoScriptConfirm confirm={answer.confirm} /> : null}
-      {answer?.callback ? <NoScriptCallback callback={answer.callback} times={panel.callbackTimes} /> : null}
+      {answer?.confirm ? <NoScriptQuestion kind="confirm" press={answer.confirm} times={panel.callbackTimes} /> : null}
+      {answer?.callback ? <NoScriptQuestion kind="callback" press={answer.callback} times={panel.callbackTimes} /> : null}
       {panel.onBreak ? <BreakNotice holdsLead={panel.lead !== null} /> : null}
       {panel.lead ? (
-        <Form
-          method="post"
-          ref={formRef}
-          onSubmit={onSubmit}
-          onKeyDown={onFieldKeyDown}
-          className="space-y-4"
-          data-testid="lead-form"
-        >
+        <Form method="post" ref={formRef} onSubmit={press.onSubmit} onKeyDown={onFieldKeyDown} className="space-y-4" data-testid="lead-form">
           <input type="hidden" name="intent" value="status" />
           <input type="hidden" name="contactId" value={panel.lead.id} />
-          <div className="flex flex-wrap gap-2" data-testid="status-buttons">
-            {panel.statuses.map((status) => (
-              <button
-                key={status.id}
-                type="submit"
-                name="statusId"
-                value={status.id}
-                data-report={status.isReportStatus ? "true" : "false"}
-                data-callback={status.asksCallback ? "true" : "false"}
-                aria-keyshortcuts={status.key === null ? undefined : String(status.key)}
-                title={status.label === status.text ? undefined : status.text}
-                // Not `disabled` (a disabled button drops the focus): a press in flight ignores the next (onSubmit).
-                aria-disabled={busy || undefined}
-                className={`btn shadow-sm ${statusEdgeClass(status.color)} ${busy ? "cursor-wait opacity-70" : ""}`}
-                style={{ backgroundColor: status.color, color: textColorFor(status.color) }}
-              >
-                {status.label}
-                {status.key === null ? null : <KeyCap>{String(status.key)}</KeyCap>}
-              </button>
-            ))}
-          </div>
+          <StatusButtons statuses={panel.statuses} busy={press.busy} />
           {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
           <LeadBody
             lead={panel.lead}
@@ -537,248 +376,16 @@ export default function LeadPanelPage() {
         </nav>
       ) : null}
 
-      <Modal
-        open={pendingCallback !== null}
-        onClose={() => setPendingCallback(null)}
-        title={pendingCallback?.text}
-        description={`${CALLBACK_QUESTION}${pendingCallback?.report ? ` ${REPORT_CONFIRM}` : ""}`}
-        // Enter takes the first quick choice; Tab moves to the others and to the free choice.
-        initialFocus={firstPreset}
-        testId="callback-time"
-      >
-        <CallbackChoices
-          times={panel.callbackTimes}
-          firstRef={firstPreset}
-          onPreset={(preset) => scheduleCallback({ preset })}
-          onLocal={(local) => scheduleCallback({ local })}
-        />
-        <div className="mt-4 flex justify-end">
-          <ModalClose />
-        </div>
-      </Modal>
-
-      <Modal
-        open={pendingReport !== null}
-        onClose={() => setPendingReport(null)}
-        title={pendingReport?.text}
-        description={REPORT_CONFIRM}
-        // Enter confirms (issue 18): the focus starts on «Да, я уверен!»; Esc closes.
-        initialFocus={confirmButton}
-        testId="report-confirm"
-      >
-        <div className="flex justify-end gap-2">
-          <ModalClose />
-          <button type="button" className="btn-primary" ref={confirmButton} onClick={confirmReport}>
-            Да, я уверен!
-          </button>
-        </div>
-      </Modal>
-
+      <PressDialogs
+        times={panel.callbackTimes}
+        pendingCallback={press.pendingCallback}
+        pendingReport={press.pendingReport}
+        closeCallback={press.closeCallback}
+        closeReport={press.closeReport}
+        scheduleCallback={press.scheduleCallback}
+        confirmReport={press.confirmReport}
+      />
       <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />
-    </section>
-  );
-}
-
-/**
- * The lead's card, the client card's fields and the history. Rendered again only when the lead or its answer
- * changes (not while a press is in flight or the layout refreshes); the fields come back empty for each new
- * lead (SPEC §4: the client card is cleared), also when the same client comes back after a press.
- */
-const LeadBody = memo(function LeadBody({
-  lead,
-  card,
-  history,
-  template,
-  cardKey,
-}: {
-  lead: NonNullable<LeadPanel["lead"]>;
-  card: LeadPanel["card"];
-  history: HistoryEntry[];
-  template: LeadPanel["template"];
-  cardKey: string;
-}) {
-  const fields = template?.fields ?? [];
-  return (
-    <>
-      <div className="grid gap-4 lg:grid-cols-2">
-        <LeadCard rows={card} attempt={lead.attempt} action={<CallButton phone={lead.phone} contactId={lead.id} />} />
-        <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента">
-          <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>
-          {fields.length === 0 ? (
-            <p className="text-sm text-slate-600 dark:text-slate-400">В шаблоне тематики нет полей.</p>
-          ) : (
-            fields.map((field, i) => (
-              <div key={`${field.label}-${i}`}>
-                <label className="label" htmlFor={`card-${i}`}>
-                  {field.label}
-                </label>
-                <input type="hidden" name="cardLabel" value={field.label} />
-                {field.type === "textarea" ? (
-                  <textarea id={`card-${i}`} name="cardValue" className="input min-h-24" />
-                ) : (
-                  <input id={`card-${i}`} name="cardValue" className="input" />
-                )}
-              </div>
-            ))
-          )}
-          <div>
-            <label className="label" htmlFor="passport">
-              Паспорт
-            </label>
-            <input id="passport" name="passport" className="input" placeholder="Введите паспорт" autoComplete="off" />
-          </div>
-        </section>
-      </div>
-      <section className="card space-y-2" aria-labelledby="client-history-title">
-        <h2 id="client-history-title" className="text-lg font-semibold">
-          История клиента
-        </h2>
-        <ClientHistory entries={history} />
-      </section>
-    </>
-  );
-});
-
-/** True once the page runs in the browser (controls that need JavaScript are shown from then on). */
-function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
-
-/** The report confirmation without JavaScript: the same question, the card carried in hidden fields. */
-function NoScriptConfirm({ confirm }: { confirm: ConfirmState }) {
-  return (
-    <section className="card mb-4 border-amber-300" data-testid="report-confirm">
-      <h2 className="mb-2 text-lg font-semibold">{confirm.statusText}</h2>
-      <p className="mb-3 text-sm">{REPORT_CONFIRM}</p>
-      <pre className="mb-3 whitespace-pre-wrap rounded bg-slate-50 p-2 text-sm dark:bg-slate-900">
-        {clientCardText(confirm.card)}
-      </pre>
-      <Form method="post" className="flex justify-end gap-2">
-        <input type="hidden" name="intent" value="status" />
-        <input type="hidden" name="confirmed" value="1" />
-        <input type="hidden" name="statusId" value={confirm.statusId} />
-        <input type="hidden" name="contactId" value={confirm.contactId} />
-        <input type="hidden" name="passport" value={confirm.passport} />
-        {confirm.card.map((field, i) => (
-          <span key={i} hidden>
-            <input type="hidden" name="cardLabel" value={field.label} />
-            <input type="hidden" name="cardValue" value={field.value} />
-          </span>
-        ))}
-        <Link to="/leadpanel" className="btn-secondary">
-          Закрыть
-        </Link>
-        <button type="submit" className="btn-primary">
-          Да, я уверен!
-        </button>
-      </Form>
-    </section>
-  );
-}
-
-const CALLBACK_QUESTION = "Когда перезвонить? Время киевское.";
-
-interface CallbackTimes {
-  presets: Array<{ value: string; label: string }>;
-  min: string;
-  initial: string;
-}
-
-/**
- * The quick choices and the free choice (with JavaScript: buttons that submit the press at once; Enter in the
- * free choice's field schedules it).
- */
-function CallbackChoices({
-  times,
-  firstRef,
-  onPreset,
-  onLocal,
-}: {
-  times: CallbackTimes;
-  firstRef?: RefObject<HTMLButtonElement>;
-  onPreset: (preset: string) => void;
-  onLocal: (local: string) => void;
-}) {
-  const [local, setLocal] = useState(times.initial);
-  return (
-    <div className="space-y-3">
-      <div className="flex flex-wrap gap-2">
-        {times.presets.map((preset, i) => (
-          <button key={preset.value} type="button" ref={i === 0 ? firstRef : undefined} className="btn-primary" onClick={() => onPreset(preset.value)}>
-            {preset.label}
-          </button>
-        ))}
-      </div>
-      <div className="flex flex-wrap items-end gap-2">
-        <div>
-          <label className="label" htmlFor="callback-local">
-            Другое время
-          </label>
-          <input
-            id="callback-local"
-            type="datetime-local"
-            className="input"
-            min={times.min}
-            value={local}
-            onChange={(event) => setLocal(event.target.value)}
-            // Chromium keeps Enter in a date field to itself (no implicit submission): schedule here.
-            onKeyDown={(event) => {
-              if (event.key !== "Enter") return;
-              event.preventDefault();
-              if (local) onLocal(local);
-            }}
-          />
-        </div>
-        <button type="button" className="btn-secondary" disabled={!local} onClick={() => onLocal(local)}>
-          Запланировать
-        </button>
-      </div>
-    </div>
-  );
-}
-
-/** The callback time without JavaScript: the same choices as submit buttons, the card carried in hidden fields. */
-function NoScriptCallback({ callback, times }: { callback: ConfirmState; times: CallbackTimes }) {
-  return (
-    <section className="card mb-4 border-amber-300" data-testid="callback-time">
-      <h2 className="mb-2 text-lg font-semibold">{callback.statusText}</h2>
-      <Form method="post" className="space-y-3">
-        <p className="text-sm">{CALLBACK_QUESTION}</p>
-        <input type="hidden" name="intent" value="status" />
-        {callback.confirmed ? <input type="hidden" name="confirmed" value="1" /> : null}
-        <input type="hidden" name="statusId" value={callback.statusId} />
-        <input type="hidden" name="contactId" value={callback.contactId} />
-        <input type="hidden" name="passport" value={callback.passport} />
-        {callback.card.map((field, i) => (
-          <span key={i} hidden>
-            <input type="hidden" name="cardLabel" value={field.label} />
-            <input type="hidden" name="cardValue" value={field.value} />
-          </span>
-        ))}
-        <div className="flex flex-wrap gap-2">
-          {times.presets.map((preset) => (
-            <button key={preset.value} type="submit" name="callbackPreset" value={preset.value} className="btn-primary">
-              {preset.label}
-            </button>
-          ))}
-        </div>
-        <div className="flex flex-wrap items-end gap-2">
-          <div>
-            <label className="label" htmlFor="callback-local-nojs">
-              Другое время
-            </label>
-            <input id="callback-local-nojs" type="datetime-local" name="callbackLocal" className="input" min={times.min} defaultValue={times.initial} />
-          </div>
-          <button type="submit" className="btn-secondary">
-            Запланировать
-          </button>
-          <Link to="/leadpanel" className="btn-secondary">
-            Закрыть
-          </Link>
-        </div>
-      </Form>
     </section>
   );
 }

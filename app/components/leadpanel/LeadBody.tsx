@@ -1,0 +1,66 @@
+import { memo } from "react";
+import type { HistoryEntry } from "../../calls.server";
+import type { LeadPanel } from "../../leads.server";
+import { ClientHistory } from "../calls/ClientHistory";
+import { CallButton } from "../leads/CallButton";
+import { LeadCard } from "../leads/LeadCard";
+
+/**
+ * The lead's card, the client card's fields and the history. Rendered again only when the lead or its answer
+ * changes (not while a press is in flight or the layout refreshes); the fields come back empty for each new
+ * lead (SPEC §4: the client card is cleared), also when the same client comes back after a press.
+ */
+export const LeadBody = memo(function LeadBody({
+  lead,
+  card,
+  history,
+  template,
+  cardKey,
+}: {
+  lead: NonNullable<LeadPanel["lead"]>;
+  card: LeadPanel["card"];
+  history: HistoryEntry[];
+  template: LeadPanel["template"];
+  cardKey: string;
+}) {
+  const fields = template?.fields ?? [];
+  return (
+    <>
+      <div className="grid gap-4 lg:grid-cols-2">
+        <LeadCard rows={card} attempt={lead.attempt} action={<CallButton phone={lead.phone} contactId={lead.id} />} />
+        <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента">
+          <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>
+          {fields.length === 0 ? (
+            <p className="text-sm text-slate-600 dark:text-slate-400">В шаблоне тематики нет полей.</p>
+          ) : (
+            fields.map((field, i) => (
+              <div key={`${field.label}-${i}`}>
+                <label className="label" htmlFor={`card-${i}`}>
+                  {field.label}
+                </label>
+                <input type="hidden" name="cardLabel" value={field.label} />
+                {field.type === "textarea" ? (
+                  <textarea id={`card-${i}`} name="cardValue" className="input min-h-24" />
+                ) : (
+                  <input id={`card-${i}`} name="cardValue" className="input" />
+                )}
+              </div>
+            ))
+          )}
+          <div>
+            <label className="label" htmlFor="passport">
+              Паспорт
+            </label>
+            <input id="passport" name="passport" className="input" placeholder="Введите паспорт" autoComplete="off" />
+          </div>
+        </section>
+      </div>
+      <section className="card space-y-2" aria-labelledby="client-history-title">
+        <h2 id="client-history-title" className="text-lg font-semibold">
+          История клиента
+        </h2>
+        <ClientHistory entries={history} />
+      </section>
+    </>
+  );
+});

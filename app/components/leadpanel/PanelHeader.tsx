@@ -1,0 +1,27 @@
+import { Form } from "@remix-run/react";
+
+/** The panel's title, and with a topic: «Клавиши» (with JavaScript), the topic and «Сменить тематику». */
+export function PanelHeader({ topic, onKeys }: { topic: string | null; onKeys: (() => void) | null }) {
+  return (
+    <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
+      <h1 className="page-title mb-0">Клиенты</h1>
+      {topic !== null ? (
+        <div className="flex flex-wrap items-center gap-3 text-sm">
+          {onKeys ? (
+            <button type="button" className="btn-secondary px-2 py-1 text-xs" aria-keyshortcuts="Shift+?" onClick={onKeys}>
+              Клавиши
+            </button>
+          ) : null}
+          <Form method="post" className="flex items-center gap-3">
+            <span className="text-slate-600 dark:text-slate-400">
+              Тематика: <strong data-testid="current-topic">{topic}</strong>
+            </span>
+            <button type="submit" name="intent" value="change-topic" className="btn-secondary px-2 py-1 text-xs">
+              Сменить тематику
+            </button>
+          </Form>
+        </div>
+      ) : null}
+    </div>
+  );
+}

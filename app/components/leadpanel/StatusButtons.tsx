@@ -1,0 +1,31 @@
+import { statusEdgeClass } from "../../lib/color";
+import type { LeadPanel } from "../../leads.server";
+import { textColorFor } from "../leads/clientCard";
+import { KeyCap } from "../leads/keys";
+
+/** The status row: one submit button per status (statusId), in its colour, with its key. */
+export function StatusButtons({ statuses, busy }: { statuses: LeadPanel["statuses"]; busy: boolean }) {
+  return (
+    <div className="flex flex-wrap gap-2" data-testid="status-buttons">
+      {statuses.map((status) => (
+        <button
+          key={status.id}
+          type="submit"
+          name="statusId"
+          value={status.id}
+          data-report={status.isReportStatus ? "true" : "false"}
+          data-callback={status.asksCallback ? "true" : "false"}
+          aria-keyshortcuts={status.key === null ? undefined : String(status.key)}
+          title={status.label === status.text ? undefined : status.text}
+          // Not `disabled` (a disabled button drops the focus): a press in flight ignores the next (onSubmit).
+          aria-disabled={busy || undefined}
+          className={`btn shadow-sm ${statusEdgeClass(status.color)} ${busy ? "cursor-wait opacity-70" : ""}`}
+          style={{ backgroundColor: status.color, color: textColorFor(status.color) }}
+        >
+          {status.label}
+          {status.key === null ? null : <KeyCap>{String(status.key)}</KeyCap>}
+        </button>
+      ))}
+    </div>
+  );
+}

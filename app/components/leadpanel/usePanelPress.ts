@@ -1,0 +1,143 @@
+import { useEffect, useRef, useState, type FormEvent, type MutableRefObject, type RefObject } from "react";
+import { reportCardProblem } from "../leads/clientCard";
+import { notify, type ToastKind } from "../ui/Toasts";
+import { readCard } from "./answer";
+import { usePress } from "./usePress";
+
+/** A press waiting for its dialog: the report confirmation, or the callback time (report: it was confirmed too). */
+export interface PendingReport {
+  statusId: number;
+  text: string;
+}
+export interface PendingCallback extends PendingReport {
+  report: boolean;
+}
+
+/**
+ * The status press with JavaScript, from the button to the answer: the card check and the dialogs of a report or
+ * callback status, the request, what the server said (toasts, a question it asked), the refresh after it, and the
+ * focus put back on the status row.
+ */
+export function usePanelPress({
+  formRef,
+  statuses,
+  navigating,
+  refresh,
+}: {
+  formRef: RefObject<HTMLFormElement>;
+  statuses: Array<{ id: number; text: string; buttonText: string }>;
+  /** A navigation or a plain form post is under way: presses wait. */
+  navigating: boolean;
+  /** What the router did after a press through it: every loader again, or root and layout only. */
+  refresh: { all(): void; layout(): void };
+}) {
+  const press = usePress();
+  const [pendingReport, setPendingReport] = useState<PendingReport | null>(null);
+  const [pendingCallback, setPendingCallback] = useState<PendingCallback | null>(null);
+  const busy = press.pending || navigating;
+
+  const pressedStatus = useRef<string | null>(null);
+
+  // What the server said about a press: a refusal or a message as a toast; a question it asked (the status became
+  // a report or callback one since the page was loaded) as its dialog. Then, once the answer is painted, what the
+  // router did after a press through it: a refused press or a question reads every loader again (the lead or the
+  // statuses changed under the page); a turn that may have changed the layout's figures refreshes root and layout.
+  const refreshRef = useRef(refresh);
+  refreshRef.current = refresh;
+  useEffect(() => {
+    const said = press.answer;
+    if (!said) return;
+    if (said.error) notify("error", said.error.message);
+    if (said.message) notify(said.message.type as ToastKind, said.message.message);
+    if (said.confirm) setPendingReport({ statusId: Number(said.confirm.statusId), text: said.confirm.statusText });
+    else if (said.callback) setPendingCallback({ statusId: Number(said.callback.statusId), text: said.callback.statusText, report: Boolean(said.callback.confirmed) });
+    if (!said.next || said.refreshLayout) {
+      const frame = requestAnimationFrame(() => (said.next ? refreshRef.current.layout() : refreshRef.current.all()));
+      return () => cancelAnimationFrame(frame);
+    }
+  }, [press.answer]);
+
+  const cardFromForm = () => readCard(new FormData(formRef.current ?? undefined));
+
+  /** Sends the press (the card as typed, the status, and what a dialog added). */
+  function send(statusId: number | string, extra: Record<string, string> = {}) {
+    if (!formRef.current || press.inFlight()) return;
+    const form = new FormData(formRef.current);
+    form.set("intent", "status");
+    form.set("statusId", String(statusId));
+    form.set("answer", "panel");
+    for (const [name, value] of Object.entries(extra)) form.set(name, value);
+    press.send(form);
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+    if (press.inFlight() || busy || !submitter || submitter.name !== "statusId") return;
+    pressedStatus.current = submitter.value;
+    const status = statuses.find((s) => String(s.id) === submitter.value);
+    const text = status ? status.buttonText || status.text : "";
+    const report = submitter.dataset.report === "true";
+    // SPEC §4: a report status needs a filled card (and then the confirmation dialog).
+    const problem = report ? reportCardProblem(cardFromForm()) : null;
+    if (problem) {
+      notify("error", problem);
+      return;
+    }
+    // Issue 18: a status that asks for a callback time asks it first (a report's confirmation goes with it).
+    if (submitter.dataset.callback === "true") setPendingCallback({ statusId: Number(submitter.value), text, report });
+    else if (report) setPendingReport({ statusId: Number(submitter.value), text });
+    else send(submitter.value);
+  }
+
+  function confirmReport() {
+    if (!pendingReport) return;
+    const statusId = pendingReport.statusId;
+    setPendingReport(null);
+    send(statusId, { confirmed: "1" });
+  }
+
+  function scheduleCallback(choice: { preset: string } | { local: string }) {
+    if (!pendingCallback) return;
+    const { statusId, report } = pendingCallback;
+    setPendingCallback(null);
+    send(statusId, {
+      ...(report ? { confirmed: "1" } : {}),
+      ...("preset" in choice ? { callbackPreset: choice.preset } : { callbackLocal: choice.local }),
+    });
+  }
+
+  return {
+    busy,
+    /** The status of the last press, until the focus was put back after it (useFocusAfterPress). */
+    pressedStatus,
+    answer: press.answer,
+    onSubmit,
+    pendingReport,
+    pendingCallback,
+    closeReport: () => setPendingReport(null),
+    closeCallback: () => setPendingCallback(null),
+    confirmReport,
+    scheduleCallback,
+  };
+}
+
+/**
+ * Keyboard work: when a press left the focus nowhere (the form went and came back with the empty state between, or
+ * a dialog closed), put it back on the status row (on the same status when the topic still has it).
+ */
+export function useFocusAfterPress(
+  press: { busy: boolean; pressedStatus: MutableRefObject<string | null> },
+  formRef: RefObject<HTMLFormElement>,
+  leadId: number | undefined,
+) {
+  const { busy, pressedStatus } = press;
+  useEffect(() => {
+    if (busy || pressedStatus.current === null) return;
+    const pressedId = pressedStatus.current;
+    pressedStatus.current = null;
+    if (document.activeElement && document.activeElement !== document.body) return;
+    const row = formRef.current?.querySelector<HTMLElement>("[data-testid=status-buttons]");
+    (row?.querySelector<HTMLButtonElement>(`button[value="${pressedId}"]`) ?? row?.querySelector("button"))?.focus();
+  }, [leadId, busy, pressedStatus, formRef]);
+}
