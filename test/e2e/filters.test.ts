@@ -145,6 +145,5 @@ describe.each([true, false])("deleting a topic with JavaScript %s", (javaScript)
     await page.waitForURL((url) => url.pathname === "/loadedbases");
     expect(await stored()).toBe(0);
     expect(await page.locator("[data-testid=filter-card]", { hasText: name }).count()).toBe(0);
-    if (javaScript) expect((page as Page & { consoleErrors?: string[] }).consoleErrors).toEqual([]);
   });
 });

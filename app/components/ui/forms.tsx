@@ -10,6 +10,9 @@ import {
 } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import type { z } from "zod";
+// zod's settings for the browser (Russian messages; no `new Function`, which the CSP refuses): every form that
+// checks a schema here gets them, whichever schema file its page imports.
+import "../../../common/validation";
 
 /**
  * A page form checked by its one zod schema (decision 063, docs/conventions.md «Forms»): the same schema runs in the
