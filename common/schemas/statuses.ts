@@ -39,18 +39,5 @@ export const createStatusSchema = z.object({
 });
 
 /** PUT sends the whole status (SPEC §7); every field is optional so a partial edit works too. */
-export const updateStatusSchema = z.object({
-  id: z.unknown().optional(),
-  text: statusText.optional(),
-  buttonText: buttonText.optional(),
-  color: colorSchema.optional(),
-  isHidden: flag.optional(),
-  description: description.optional(),
-  order: order.optional(),
-  isReportStatus: flag.optional(),
-  isTechnical: flag.optional(),
-  isDoNotCall: flag.optional(),
-  asksCallback: flag.optional(),
-  hotkey: hotkey.optional(),
-});
+export const updateStatusSchema = createStatusSchema.partial().extend({ id: z.unknown().optional() });
 
