@@ -440,17 +440,19 @@ async function main() {
   try {
     stack = await startStack({ appUrl: baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, rtpPorts: 2_000, recordingsDir: config.recordings.dir });
 
-    if (process.env.BENCH_CALLS_ONLY === "recorded") {
+    // 4: RECORDED calls at once, unrecorded and then recorded (issue 28): the recording's cost.
+    const recordedCalls = async () => {
       const managers: Array<Awaited<ReturnType<typeof managerWithLead>>> = [];
       for (let i = 0; i < RECORDED; i++) managers.push(await managerWithLead(handle.db));
       const phonesPage = await openPhones(browser, baseUrl, managers, `ws://127.0.0.1:${ports.ws}`);
       const folder = recordingsFolder(config.recordings.dir, 0, 0);
-      const plain = await recordedRun(handle.db, phonesPage, managers, stack, carrier, folder, false);
-      const recorded = await recordedRun(handle.db, phonesPage, managers, stack, carrier, folder, true);
+      const plain = await recordedRun(handle.db, phonesPage, managers, stack!, carrier, folder, false);
+      const recorded = await recordedRun(handle.db, phonesPage, managers, stack!, carrier, folder, true);
       printRecordedCosts(plain, recorded);
+      await phonesPage.context().close();
       if (recorded.ready < RECORDED || plain.talking < RECORDED || recorded.talking < RECORDED) process.exitCode = 1;
-      return;
-    }
+    };
+    if (process.env.BENCH_CALLS_ONLY === "recorded") return await recordedCalls();
 
     // 1 and 2: one manager, CALLS calls one after the other.
     const m = await managerWithLead(handle.db);
@@ -623,6 +625,8 @@ async function main() {
       const problems = (log: string) => log.split("\n").filter((line) => /ERR|WARN|CRIT/.test(line)).slice(-15).join("\n");
       console.error(`rtpengine:\n${problems(stack.rtpengine.log())}\nKamailio:\n${problems(stack.kamailio.log())}`);
     }
+    await phonesPage.context().close();
+    await recordedCalls();
   } finally {
     await browser.close().catch(() => {});
     await carrier.stop();
