@@ -2,11 +2,10 @@ import * as z from "zod";
 import { idFields, idSchema } from "../common/validation";
 // Server code for the lead-flow pages (/leadpanel): reaches route modules only through this file.
 export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/panel";
-export { autodialFor } from "../server/core/leads/autodial";
 export type { Autodial } from "../server/core/leads/autodial";
+export { leadView, type LeadView } from "../server/core/leads/lead-view";
 export type { LeadPanel, CardField } from "../server/core/leads/panel";
-export { leadCardRows } from "../server/core/leads/card";
-export { recordStatus } from "../server/core/leads/record-status";
+export { pressStatus } from "../server/core/leads/record-status";
 export { forwardApplication } from "../server/core/leads/applications";
 export {
   callbackCounts,

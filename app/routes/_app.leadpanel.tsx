@@ -12,7 +12,6 @@ import {
 } from "@remix-run/react";
 import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { actorOf, requireUser } from "../auth.server";
-import { clientHistory, handedLeadDetails } from "../calls.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
@@ -44,12 +43,10 @@ import {
   findStatus,
   formatKyiv,
   forwardApplication,
-  leadCardRows,
+  leadView,
   leaveFilter,
   loadLeadPanel,
-  recordStatus,
-  autodialFor,
-  type LeadPanel,
+  pressStatus,
 } from "../leads.server";
 import { redirectWithToast, type Flash } from "../toast.server";
 
@@ -69,9 +66,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // Taken before the lead is read: a press answered later than this carries a newer lead (see newestTurn).
   const readAt = Date.now();
   const panel = await loadLeadPanel(context.deps.db, actorOf(user), context.deps.config.holdMinutes, context.deps.config.phoneRegion);
-  const history = panel.lead ? await clientHistory(context.deps.db, actorOf(user), panel.lead.id) : [];
-  const autodial = await autodialOf(context.deps.db, user.id, panel.lead);
-  return { ...panel, history, autodial, userId: user.id, callbackTimes: callbackTimesNow(), readAt };
+  return { ...panel, userId: user.id, callbackTimes: callbackTimesNow(), readAt };
 }
 
 /** The callback time's quick choices and the free choice's bounds (Kyiv wall clock), computed here (issue 18). */
@@ -83,19 +78,6 @@ function callbackTimesNow(): CallbackTimes {
     initial: dateToKyivLocal(new Date(now.getTime() + 3600_000)),
   };
 }
-
-/** What a press answers about the next lead (TurnView). The topic, statuses, template and links do not change with a press. */
-async function turnView(context: ActionFunctionArgs["context"], actor: ReturnType<typeof actorOf>, lead: LeadPanel["lead"]): Promise<TurnView> {
-  const { db, config } = context.deps;
-  // Side by side: on a server busy with other managers' turns, each query in a row waits its turn again.
-  const [details, autodial] = await Promise.all([lead ? handedLeadDetails(db, actor, lead.id) : null, autodialOf(db, actor.id, lead)]);
-  const card = lead && details ? leadCardRows(lead, details.extraLabels, config.phoneRegion) : [];
-  return { lead, card, history: details?.history ?? [], autodial, callbackTimes: callbackTimesNow(), readAt: Date.now() };
-}
-
-/** The topic's autodial for the lead on screen (decision 058); null when off or there is no lead. */
-const autodialOf = (db: ActionFunctionArgs["context"]["deps"]["db"], userId: number, lead: LeadPanel["lead"]) =>
-  lead ? autodialFor(db, userId, lead.id) : Promise.resolve(null);
 
 /**
  * A press sent by the page's script goes to /leadpanel/press, outside the router: nothing is revalidated after it
@@ -176,7 +158,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   try {
-    const result = await recordStatus(db, actor, config.holdMinutes, {
+    const result = await pressStatus(db, actor, config.holdMinutes, {
       statusId: status.id,
       contactId,
       userId: user.id,
@@ -186,21 +168,27 @@ export async function action({ request, context }: ActionFunctionArgs) {
       callbackAt: callbackAt?.toISOString() ?? null,
     }, { phoneRegion: config.phoneRegion });
     context.deps.metrics.leadTurn(result.lead !== null);
-    let message: Flash | null = null;
-    if (result.applicationId) {
+    const pressMessage = async (): Promise<Flash | null> => {
+      if (!result.applicationId) {
+        return result.callback ? { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` } : null;
+      }
       try {
         const sent = await forwardApplication(db, config.applicationForwardUrl, result.applicationId);
-        message = { type: "success", message: sent.message };
+        return { type: "success", message: sent.message };
       } catch {
-        message = { type: "error", message: "Ошибка при отправке" };
+        return { type: "error", message: "Ошибка при отправке" };
       }
-    } else if (result.callback) {
-      message = { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` };
-    }
-    if (answerPanel) {
+    };
+    // The page's script shows the next lead from the answer (one query after the turn: leadView); a plain post
+    // loads the page again.
+    const [message, view] = await Promise.all([
+      pressMessage(),
+      answerPanel ? leadView(db, actor, result.filterId, result.lead, config.phoneRegion) : null,
+    ]);
+    if (view) {
       // A few kilobytes the panel waits for: sent as they are, not through gzip (on an event loop busy with other
       // managers' turns, the compressor's last flush waited for its turn, ~10 ms a press on PGlite).
-      const next = await turnView(context, actor, result.lead);
+      const next: TurnView = { ...view, callbackTimes: callbackTimesNow(), readAt: Date.now() };
       // The layout's figures this press may have changed: a report credits the balance; a client worked before
       // may be a due callback of his that the press handed out (the menu's count).
       const refreshLayout = result.applicationId !== null || next.history.length > 0;

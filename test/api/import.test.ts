@@ -1,7 +1,7 @@
 import { asc, count, eq } from "drizzle-orm";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { contacts, databases, settings } from "../../db/schema";
-import { extraLabelsOf, leadCardRows } from "../../server/core/leads/card";
+import { leadCardRows } from "../../server/core/leads/card";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { buildXls, buildXlsx, buildXlsxStreamed, buildZip } from "../helpers/xlsx";
 
@@ -148,7 +148,7 @@ describe("POST /api/v1/database/import", () => {
     const cards = [];
     for (const { id } of ids) {
       const [lead] = await t.db.select().from(contacts).where(eq(contacts.id, id));
-      cards.push(leadCardRows({ ...lead, id: Number(lead.id) }, await extraLabelsOf(t.db, Number(lead.id)), "UA").map((r) => `${r.label}: ${r.value}`));
+      cards.push(leadCardRows({ ...lead, id: Number(lead.id) }, base.extraLabels ?? [], "UA").map((r) => `${r.label}: ${r.value}`));
     }
     expect(cards).toEqual([
       ["Имя: Первый Клиент", "Телефон: 073 175 4684", "Сумма кредита: 15000"],

@@ -173,6 +173,25 @@ describe("a contact comes back by its status's rule", () => {
     expect(page.text).toMatch(/data-testid="lead-attempt"[^>]*>Попытка 2 из 5</);
     expect(page.text).toMatch(/data-testid="history-attempt"[^>]*>(<!-- -->)? · (<!-- -->)?Попытка 1 из 5/);
   });
+
+  it("gives the attempt, the history and the card with the next lead a press on the panel answers", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 2 });
+    const [a, b] = rows;
+    expect((await press(manager, filterId, (await leadOf(manager, filterId))!.id))?.id).toBe(b.id);
+    await pressedAgo(a.id, 121);
+    // B is pressed on the page (its script's request): the answer's next lead is A, back on its 2nd attempt.
+    const cookie = await pageSessionCookie(t, manager.person);
+    const res = await postPageForm(t, "/leadpanel/press", cookie, {
+      intent: "status", statusId: String(s["Перезвонить"].id), contactId: String(b.id), passport: "", answer: "panel",
+    });
+    expect(res.status).toBe(200);
+    const next = res.body.next;
+    expect(next.lead).toMatchObject({ id: a.id, attempt: { number: 2, of: 5 } });
+    expect(next.card.find((row: { key: string }) => row.key === "name")?.value).toBe(a.name);
+    expect(next.history.map((e: { kind: string; attempt: string | null }) => [e.kind, e.attempt])).toEqual([["status", "Попытка 1 из 5"]]);
+    // A client something happened to may be a due callback of his: the menu's count is refreshed.
+    expect(res.body.refreshLayout).toBe(true);
+  });
 });
 
 /** One claim of the manager through the given tiers, outside a turn. */

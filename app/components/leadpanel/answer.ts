@@ -1,6 +1,5 @@
 import type { Flash } from "../../toast.server";
-import type { HistoryEntry } from "../../calls.server";
-import type { Autodial, LeadPanel } from "../../leads.server";
+import type { LeadView } from "../../leads.server";
 import type { CardFieldValue } from "../leads/clientCard";
 
 /** The callback time's quick choices and the free choice's bounds (Kyiv wall clock), as the server computed them. */
@@ -14,11 +13,7 @@ export interface CallbackTimes {
  * What a press answers to the page that sent it (issue 18: the next lead in the same request, SPEC §4): the lead,
  * its card and history, its autodial, and when it was read. The loader gives the same fields for the lead it shows.
  */
-export interface TurnView {
-  lead: LeadPanel["lead"];
-  card: LeadPanel["card"];
-  history: HistoryEntry[];
-  autodial: Autodial | null;
+export interface TurnView extends LeadView {
   callbackTimes: CallbackTimes;
   readAt: number;
 }
@@ -55,7 +50,7 @@ export function readCard(form: FormData): CardFieldValue[] {
 export const NO_LEADS = "Для вас нет доступных лидов";
 
 /** A lead as the screen reader announces it after a press (issue 18), or the SPEC's empty state. */
-export function announce(view: { lead: LeadPanel["lead"]; card: Array<{ key: string; value: string }> }): string {
+export function announce(view: { lead: LeadView["lead"]; card: Array<{ key: string; value: string }> }): string {
   if (!view.lead) return NO_LEADS;
   const phone = view.card.find((row) => row.key === "phone")?.value || view.lead.phone;
   return `Новый лид: ${[view.lead.name, phone].filter(Boolean).join(", ")}`;

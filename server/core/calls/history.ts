@@ -56,7 +56,8 @@ export async function historiesOf(db: Db, actor: Actor, contactIds: number[]): P
   return readHistories(db, actor, contactIds);
 }
 
-async function readHistories(db: Db, actor: Actor, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
+/** The histories of some clients; who may read them is the caller's check (an admin, or the client's holder). */
+export async function readHistories(db: Db, actor: Actor, contactIds: number[]): Promise<Map<number, HistoryEntry[]>> {
   const histories = new Map<number, HistoryEntry[]>(contactIds.map((id) => [id, []]));
   if (contactIds.length === 0) return histories;
   const [callRows, eventRows] = await Promise.all([
@@ -108,6 +109,9 @@ async function readHistories(db: Db, actor: Actor, contactIds: number[]): Promis
   return histories;
 }
 
+/** A manager asked for a client he does not hold now. */
+export const notYourClient = () => forbidden("Этот клиент сейчас не закреплён за вами");
+
 /** One client's history: an admin's, or the manager's who holds the client now (his lead). */
 export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown): Promise<HistoryEntry[]> {
   const contactId = parseInput(contactIdSchema, rawContactId);
@@ -116,33 +120,6 @@ export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown)
     .from(contacts)
     .where(and(eq(contacts.id, contactId), inVisibleBase("contacts")));
   if (!contact) throw notFound("Клиент не найден");
-  if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
+  if (!actor.isAdmin && contact.heldBy !== actor.id) throw notYourClient();
   return (await readHistories(db, actor, [contactId])).get(contactId)!;
-}
-
-/**
- * The client a status press just handed the manager, as the lead panel's answer shows him (issue 18): his history
- * and the extra labels of his base (for the card). One query for a client nothing has happened to yet (a fresh
- * contact: most leads), three otherwise. Who may read it is clientHistory's rule: an admin, or the holder.
- */
-export async function handedLeadDetails(
-  db: Db,
-  actor: Actor,
-  rawContactId: unknown,
-): Promise<{ extraLabels: string[]; history: HistoryEntry[] }> {
-  const contactId = parseInput(contactIdSchema, rawContactId);
-  const [row] = await db
-    .select({
-      heldBy: contacts.heldBy,
-      extraLabels: databases.extraLabels,
-      hasHistory: sql<boolean>`(exists (select 1 from ${calls} where ${calls.contactId} = ${contacts.id})
-        or exists (select 1 from ${leadEvents} where ${leadEvents.contactId} = ${contacts.id}))`,
-    })
-    .from(contacts)
-    .innerJoin(databases, and(eq(databases.id, contacts.databaseId), baseVisible))
-    .where(eq(contacts.id, contactId));
-  if (!row) throw notFound("Клиент не найден");
-  if (!actor.isAdmin && row.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
-  const history = row.hasHistory ? (await readHistories(db, actor, [contactId])).get(contactId)! : [];
-  return { extraLabels: row.extraLabels ?? [], history };
 }

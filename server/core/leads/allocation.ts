@@ -180,6 +180,17 @@ export async function filteredLeadTurn(
   holdMinutes: number,
   rawInput: unknown,
 ): Promise<{ lead: Lead | null; onBreak: boolean }> {
+  const turn = await takeLead(db, actor, holdMinutes, rawInput);
+  return { ...turn, lead: await withAttempt(db, turn.filterId, turn.lead) };
+}
+
+/** filteredLeadTurn without the lead's attempt: the lead panel reads it with the rest of its view (leadView). */
+export async function takeLead(
+  db: Db,
+  actor: Actor,
+  holdMinutes: number,
+  rawInput: unknown,
+): Promise<{ lead: Lead | null; onBreak: boolean; filterId: number }> {
   const input = parseInput(filteredLeadSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
   const turn = await db.transaction(async (tx) => {
@@ -193,7 +204,7 @@ export async function filteredLeadTurn(
     if (held || paused) return { lead: held, onBreak: paused };
     return { lead: await claimNext(tx, input.userId, holdMinutes, work), onBreak: false };
   });
-  return { ...turn, lead: await withAttempt(db, input.filterId, turn.lead) };
+  return { ...turn, filterId: input.filterId };
 }
 
 /**

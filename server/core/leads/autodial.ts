@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import { mayBeCalled } from "../dnc/dnc";
 import { hoursOfTopic, withinCallingHours } from "../filters/calling-hours";
@@ -14,15 +14,26 @@ export interface Autodial {
   block: "do_not_call" | "outside_hours" | null;
 }
 
+/**
+ * The autodial columns (`autodial_seconds`, `listed`, `within`) of contact `c` in topic `f`: autodialFor's, and
+ * the lead panel's view (lead-view.ts).
+ */
+export const AUTODIAL_COLUMNS: SQL = sql`f.autodial_seconds, not ${mayBeCalled("c")} as listed,
+  ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))} as within`;
+
+/** The autodial the AUTODIAL_COLUMNS of a row say; null when the topic has it off. */
+export function autodialOf(row: { autodial_seconds: number | null; listed: boolean; within: boolean }): Autodial | null {
+  if (row.autodial_seconds === null) return null;
+  return { seconds: Number(row.autodial_seconds), block: row.listed ? "do_not_call" : row.within ? null : "outside_hours" };
+}
+
 /** The autodial of `userId`'s chosen topic for his lead `contactId`; null when the topic has it off. */
 export async function autodialFor(db: Db, userId: number, contactId: number): Promise<Autodial | null> {
-  const [row] = await queryRows<{ seconds: number | null; listed: boolean; within: boolean }>(
+  const [row] = await queryRows<{ autodial_seconds: number | null; listed: boolean; within: boolean }>(
     db,
-    sql`select f.autodial_seconds as seconds, not ${mayBeCalled("c")} as listed,
-        ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))} as within
+    sql`select ${AUTODIAL_COLUMNS}
       from users u join filters f on f.id = u.getting_filter join contacts c on c.id = ${contactId}
       where u.id = ${userId}`,
   );
-  if (!row || row.seconds === null) return null;
-  return { seconds: Number(row.seconds), block: row.listed ? "do_not_call" : row.within ? null : "outside_hours" };
+  return row ? autodialOf(row) : null;
 }

@@ -1,9 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import type { Db } from "../../../db/client";
-import { contacts, databases } from "../../../db/schema";
 import { extraFieldLabel } from "../bases/mapping";
 import { displayPhone } from "../bases/phone";
-import { baseVisible } from "../bases/visible";
 import type { Lead } from "./allocation";
 
 
@@ -30,14 +26,4 @@ export function leadCardRows(lead: Lead, extraLabels: string[], phoneRegion: str
     rows.push({ key, label: extraLabels[n - 1]?.trim() || extraFieldLabel(n), value: lead[key] });
   });
   return rows.filter((row) => row.key === "name" || row.key === "phone" || row.value.trim() !== "");
-}
-
-/** The headers mapped to Доп. поле 1-4 in the import of the contact's base. */
-export async function extraLabelsOf(db: Db, contactId: number): Promise<string[]> {
-  const [row] = await db
-    .select({ labels: databases.extraLabels })
-    .from(contacts)
-    .innerJoin(databases, and(eq(databases.id, contacts.databaseId), baseVisible))
-    .where(eq(contacts.id, contactId));
-  return row?.labels ?? [];
 }

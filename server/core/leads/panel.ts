@@ -4,8 +4,8 @@ import { contacts, filters, links, statuses, templates, users } from "../../../d
 import type { Actor } from "../actor";
 import { isAppError } from "../errors";
 import { hoursLiteral, withinCallingHours } from "../filters/calling-hours";
-import { filteredLeadTurn, type Lead, loadWorkSet } from "./allocation";
-import { extraLabelsOf, leadCardRows, type LeadCardRow } from "./card";
+import { type Lead, loadWorkSet, takeLead } from "./allocation";
+import { leadView, type LeadView } from "./lead-view";
 import { withButtonLabels, withKeys } from "../statuses/keys";
 
 export interface CardField {
@@ -28,7 +28,7 @@ export function parseTemplateFields(json: string): CardField[] {
     .filter((f) => f.label !== "");
 }
 
-export interface LeadPanel {
+export interface LeadPanel extends LeadView {
   filter: { id: number; name: string } | null;
   /** Visible statuses in their keys' order (issue 31, server/core/statuses/keys.ts), each with its digit. */
   statuses: Array<{
@@ -48,9 +48,6 @@ export interface LeadPanel {
   }>;
   template: { name: string; fields: CardField[] } | null;
   links: Array<{ id: number; name: string; link: string }>;
-  lead: Lead | null;
-  /** The lead as the client card shows it (readable phone, the import's labels, no empty rows). */
-  card: LeadCardRow[];
   /** He is on a break: no new lead is handed out until he ends it (decision 038). */
   onBreak: boolean;
   /** No lead now, but the topic has free clients whose calling hours have not begun (decision 050). */
@@ -114,21 +111,22 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
   let onBreak = false;
   if (filterRow) {
     try {
-      ({ lead, onBreak } = await filteredLeadTurn(db, actor, holdMinutes, { filterId: filterRow.id, userId: actor.id }));
+      ({ lead, onBreak } = await takeLead(db, actor, holdMinutes, { filterId: filterRow.id, userId: actor.id }));
     } catch (error) {
       // A topic that closed meanwhile (deactivated, he was taken off it): nothing to work.
       if (!isAppError(error)) throw error;
     }
   }
-  const card = lead ? leadCardRows(lead, await extraLabelsOf(db, lead.id), phoneRegion) : [];
-  const waitingForHours = filterRow && !lead && !onBreak ? await clientsWaitForHours(db, filterRow.id) : false;
+  const [view, waitingForHours] = await Promise.all([
+    leadView(db, actor, filterId, lead, phoneRegion),
+    filterRow && !lead && !onBreak ? clientsWaitForHours(db, filterRow.id) : false,
+  ]);
   return {
     filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
     statuses: withButtonLabels(withKeys(statusRows)),
     template: filterRow?.templateName != null ? { name: filterRow.templateName, fields: parseTemplateFields(filterRow.templateFields ?? "[]") } : null,
     links: linkRows,
-    lead,
-    card,
+    ...view,
     onBreak,
     waitingForHours,
   };

@@ -73,6 +73,8 @@ function pressedStatusWhere(ref: StatusRef): SQL {
 export interface RecordStatusResult {
   /** The next lead, or null when nothing is left. */
   lead: Lead | null;
+  /** The topic it is from. */
+  filterId: number;
   /** The application a report status created (forward it with forwardApplication). */
   applicationId: number | null;
   status: { id: number; text: string; isReportStatus: boolean; isDoNotCall: boolean; asksCallback: boolean };
@@ -282,9 +284,25 @@ async function unlessJustListed(db: Db, userId: number, filterId: number, holdMi
 /**
  * A status press (DESIGN §4): checks the manager holds the contact, appends the lead event, sets the contact's
  * status and lets it go; for a report status stores the application and credits the manager; then claims and
- * returns the next lead. All of it is `turnStatement`: one statement, so one round trip and atomic.
+ * returns the next lead, with its attempt under a retry rule (SPEC's answer of PUT /status/update-and-get-lead).
  */
 export async function recordStatus(
+  db: Db,
+  actor: Actor,
+  holdMinutes: number,
+  rawInput: unknown,
+  options: { phoneRegion: string },
+): Promise<RecordStatusResult> {
+  const turn = await pressStatus(db, actor, holdMinutes, rawInput, options);
+  return { ...turn, lead: await withAttempt(db, turn.filterId, turn.lead) };
+}
+
+/**
+ * recordStatus's press and claim without the next lead's attempt: the lead panel reads the attempt with the rest
+ * of what it shows of the lead (leadView), in one query. All of it is `turnStatement`: one statement, so one round
+ * trip and atomic.
+ */
+export async function pressStatus(
   db: Db,
   actor: Actor,
   holdMinutes: number,
@@ -321,9 +339,9 @@ export async function recordStatus(
   if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && lead) {
     lead = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, lead);
   }
-  lead = await withAttempt(db, input.filterId, lead);
   return {
     lead,
+    filterId: input.filterId,
     applicationId: row.application_id == null ? null : Number(row.application_id),
     status: {
       id: row.status_id,

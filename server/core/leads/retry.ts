@@ -39,17 +39,32 @@ export function attemptsSoFar(contactId: SQL, countedBy: SQL, before: SQL | null
 }
 
 /**
+ * The attempt columns (`attempts_done`, `attempts_of`) of contact `c` in topic `f`, with the rule of its status
+ * joined as `r` (null columns when no rule governs it): leadAttempt's, and the lead panel's view (lead-view.ts).
+ */
+export const ATTEMPT_COLUMNS: SQL = sql`case when r.max_attempts is not null
+    then ${attemptsSoFar(sql`c.id`, sql`f.retry_counted_by`, sql`coalesce(c.held_since, now())`)} end as attempts_done,
+  r.max_attempts as attempts_of`;
+
+/** The attempt the ATTEMPT_COLUMNS of a row say: the attempts before this hold, plus this one. */
+export function attemptOf(row: { attempts_done: number | string | null; attempts_of: number | string | null }): LeadAttempt | null {
+  if (row.attempts_of == null) return null;
+  const of = Number(row.attempts_of);
+  return { number: Math.min(Number(row.attempts_done) + 1, of), of };
+}
+
+/**
  * The attempt a manager is on with this lead, when its status has a rule in the topic: the attempts before this
  * hold, plus this one. Null for a contact no rule governs (a fresh one: one primary-key look-up finds no rule).
  */
 export async function leadAttempt(db: Db, filterId: number, contactId: number): Promise<LeadAttempt | null> {
-  const [row] = await queryRows<{ done: number; of: number }>(
+  const [row] = await queryRows<{ attempts_done: number; attempts_of: number }>(
     db,
-    sql`select ${attemptsSoFar(sql`c.id`, sql`f.retry_counted_by`, sql`coalesce(c.held_since, now())`)} as done, r.max_attempts as of
+    sql`select ${ATTEMPT_COLUMNS}
       from contacts c
       join filter_retry_rules r on r.filter_id = ${filterId}::int and r.status_id = c.status_id
       join filters f on f.id = r.filter_id
       where c.id = ${contactId}::bigint`,
   );
-  return row ? { number: Math.min(Number(row.done) + 1, Number(row.of)), of: Number(row.of) } : null;
+  return row ? attemptOf(row) : null;
 }
