@@ -1,7 +1,7 @@
 import { Form, Link } from "@remix-run/react";
 import { clientCardText, REPORT_CONFIRM } from "../leads/clientCard";
 import type { CallbackTimes, ConfirmState } from "./answer";
-import { CALLBACK_QUESTION } from "./PressDialogs";
+import { CALLBACK_QUESTION, CallbackChoices } from "./PressDialogs";
 
 /**
  * A question the action asked a press without JavaScript, as a section of the page: the report confirmation, or
@@ -44,27 +44,7 @@ export function NoScriptQuestion({ kind, press, times }: { kind: "confirm" | "ca
             </button>
           </>
         ) : (
-          <>
-            <div className="flex flex-wrap gap-2">
-              {times.presets.map((preset) => (
-                <button key={preset.value} type="submit" name="callbackPreset" value={preset.value} className="btn-primary">
-                  {preset.label}
-                </button>
-              ))}
-            </div>
-            <div className="flex flex-wrap items-end gap-2">
-              <div>
-                <label className="label" htmlFor="callback-local-nojs">
-                  Другое время
-                </label>
-                <input id="callback-local-nojs" type="datetime-local" name="callbackLocal" className="input" min={times.min} defaultValue={times.initial} />
-              </div>
-              <button type="submit" className="btn-secondary">
-                Запланировать
-              </button>
-              {close}
-            </div>
-          </>
+          <CallbackChoices times={times} fieldId="callback-local-nojs" after={close} />
         )}
       </Form>
     </section>

@@ -1,4 +1,4 @@
-import { useRef, useState, type RefObject } from "react";
+import { useRef, useState, type ReactNode, type RefObject } from "react";
 import { REPORT_CONFIRM } from "../leads/clientCard";
 import { Modal, ModalClose } from "../ui/Modal";
 import type { CallbackTimes } from "./answer";
@@ -42,9 +42,9 @@ export function PressDialogs({
       >
         <CallbackChoices
           times={times}
+          fieldId="callback-local"
           firstRef={firstPreset}
-          onPreset={(preset) => scheduleCallback({ preset })}
-          onLocal={(local) => scheduleCallback({ local })}
+          on={{ preset: (preset) => scheduleCallback({ preset }), local: (local) => scheduleCallback({ local }) }}
         />
         <div className="mt-4 flex justify-end">
           <ModalClose />
@@ -71,53 +71,74 @@ export function PressDialogs({
 }
 
 /**
- * The quick choices and the free choice (buttons that submit the press at once; Enter in the free choice's field
- * schedules it).
+ * The callback time's quick choices and its free choice. With `on` (JavaScript) they call it: a quick choice at
+ * once, the free one by its button or Enter in its field. Without, they submit the form they are in
+ * (`callbackPreset`, or `callbackLocal` by «Запланировать»): the press's question as a section of the page.
  */
-function CallbackChoices({
+export function CallbackChoices({
   times,
+  fieldId,
   firstRef,
-  onPreset,
-  onLocal,
+  on,
+  after,
 }: {
   times: CallbackTimes;
+  fieldId: string;
   firstRef?: RefObject<HTMLButtonElement>;
-  onPreset: (preset: string) => void;
-  onLocal: (local: string) => void;
+  on?: { preset(preset: string): void; local(local: string): void };
+  /** After «Запланировать» (the section's «Закрыть»). */
+  after?: ReactNode;
 }) {
   const [local, setLocal] = useState(times.initial);
   return (
     <div className="space-y-3">
       <div className="flex flex-wrap gap-2">
-        {times.presets.map((preset, i) => (
-          <button key={preset.value} type="button" ref={i === 0 ? firstRef : undefined} className="btn-primary" onClick={() => onPreset(preset.value)}>
-            {preset.label}
-          </button>
-        ))}
+        {times.presets.map((preset, i) =>
+          on ? (
+            <button key={preset.value} type="button" ref={i === 0 ? firstRef : undefined} className="btn-primary" onClick={() => on.preset(preset.value)}>
+              {preset.label}
+            </button>
+          ) : (
+            <button key={preset.value} type="submit" name="callbackPreset" value={preset.value} className="btn-primary">
+              {preset.label}
+            </button>
+          ),
+        )}
       </div>
       <div className="flex flex-wrap items-end gap-2">
         <div>
-          <label className="label" htmlFor="callback-local">
+          <label className="label" htmlFor={fieldId}>
             Другое время
           </label>
-          <input
-            id="callback-local"
-            type="datetime-local"
-            className="input"
-            min={times.min}
-            value={local}
-            onChange={(event) => setLocal(event.target.value)}
-            // Chromium keeps Enter in a date field to itself (no implicit submission): schedule here.
-            onKeyDown={(event) => {
-              if (event.key !== "Enter") return;
-              event.preventDefault();
-              if (local) onLocal(local);
-            }}
-          />
+          {on ? (
+            <input
+              id={fieldId}
+              type="datetime-local"
+              className="input"
+              min={times.min}
+              value={local}
+              onChange={(event) => setLocal(event.target.value)}
+              // Chromium keeps Enter in a date field to itself (no implicit submission): schedule here.
+              onKeyDown={(event) => {
+                if (event.key !== "Enter") return;
+                event.preventDefault();
+                if (local) on.local(local);
+              }}
+            />
+          ) : (
+            <input id={fieldId} type="datetime-local" name="callbackLocal" className="input" min={times.min} defaultValue={times.initial} />
+          )}
         </div>
-        <button type="button" className="btn-secondary" disabled={!local} onClick={() => onLocal(local)}>
-          Запланировать
-        </button>
+        {on ? (
+          <button type="button" className="btn-secondary" disabled={!local} onClick={() => on.local(local)}>
+            Запланировать
+          </button>
+        ) : (
+          <button type="submit" className="btn-secondary">
+            Запланировать
+          </button>
+        )}
+        {after}
       </div>
     </div>
   );
