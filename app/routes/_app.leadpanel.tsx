@@ -32,6 +32,7 @@ import { PressDialogs } from "../components/leadpanel/PressDialogs";
 import { StatusButtons } from "../components/leadpanel/StatusButtons";
 import { useFocusAfterPress, usePanelPress } from "../components/leadpanel/usePanelPress";
 import { useSoftphone } from "../components/softphone/SoftphoneProvider";
+import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { clientCardText, reportCardProblem } from "../../common/client-card";
 import { actionError } from "../errors.server";
@@ -226,13 +227,6 @@ function useLeadPolling(hasLead: boolean) {
       clearInterval(timer);
     };
   }, [hasLead]);
-}
-
-/** True once the page runs in the browser (controls that need JavaScript are shown from then on). */
-function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
 }
 
 const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";
