@@ -132,7 +132,7 @@ async function startProcess({ env, nodeArgs = [], port, readyPath = "/api/v1/hea
   return { origin, pid: child.pid!, readyMs: performance.now() - started, running, stop };
 }
 
-/** A status press as the lead panel sends it. */
+/** A status press as an API client sends it (by the status's text; the panel names it by id, decision 064). */
 export interface Press {
   userId: number;
   filterId: number;

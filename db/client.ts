@@ -239,11 +239,6 @@ async function createPostgres(url: string, max: number): Promise<DbHandle> {
   };
 }
 
-/** Applies the committed migrations; safe to run from several instances at once on Postgres. */
-export async function migrateDb(handle: DbHandle): Promise<void> {
-  await handle.migrate();
-}
-
 /** Rows of a raw query, whichever driver ran it (PGlite answers {rows}, postgres.js an array). */
 export async function queryRows<T>(db: Db, query: SQL): Promise<T[]> {
   const result = (await db.execute(query)) as unknown as T[] | { rows: T[] };

@@ -15,9 +15,6 @@ const dateTime = new Intl.DateTimeFormat("ru-RU", {
 });
 export const formatDateTime = (value: Date | string | number) => dateTime.format(new Date(value));
 
-const dateOnly = new Intl.DateTimeFormat("ru-RU", { timeZone: BUSINESS_TIME_ZONE, day: "2-digit", month: "2-digit", year: "numeric" });
-export const formatDate = (value: Date | string | number) => dateOnly.format(new Date(value));
-
 /** A duration as ч:мм:сс, hours always shown (a day's talk time: "0:01:05", "12:40:00"). */
 export function formatHoursMinutesSeconds(totalSeconds: number): string {
   const total = Math.max(0, Math.floor(totalSeconds));

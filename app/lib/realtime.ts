@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import type { PresentUser } from "../../server/core/users/presence";
 
 /**
  * The browser side of the /realtime channel (SPEC §4): connects 1 s after the session appears, reconnects
@@ -31,17 +32,8 @@ export const REALTIME_TIMINGS: RealtimeTimings = {
 /** The server closes with these after a forced logout or when the session is gone: no reconnecting then. */
 const FINAL_CLOSE_CODES = new Set([4001, 4002]);
 
-export interface PresentUser {
-  id: number;
-  login: string;
-  displayName: string;
-  isAdmin: boolean;
-  lastSeen: string;
-  /** What he is doing (issue 18): call, break, lead, idle; null for an admin who does not work leads. */
-  state: "call" | "break" | "lead" | "idle" | null;
-  /** Since when (ISO 8601). */
-  stateSince: string | null;
-}
+/** A user of /users' list as the server sends it (core's own type: erased from the bundle). */
+export type { PresentUser };
 
 export interface RealtimeEvents {
   open: undefined;

@@ -15,7 +15,6 @@ import { actorOf, requireUser } from "../auth.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
-import { clientCardText, reportCardProblem } from "../components/leads/clientCard";
 import { KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
 import {
   announce,
@@ -33,7 +32,9 @@ import { PressDialogs } from "../components/leadpanel/PressDialogs";
 import { StatusButtons } from "../components/leadpanel/StatusButtons";
 import { useFocusAfterPress, usePanelPress } from "../components/leadpanel/usePanelPress";
 import { useSoftphone } from "../components/softphone/SoftphoneProvider";
+import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import { clientCardText, reportCardProblem } from "../../common/client-card";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
@@ -42,10 +43,12 @@ import {
   dateToKyivLocal,
   findStatus,
   formatKyiv,
+  FORWARD_FAILED,
   forwardApplication,
   leadView,
   leaveFilter,
   loadLeadPanel,
+  pressedStatusNotFound,
   pressStatus,
 } from "../leads.server";
 import { redirectWithToast, type Flash } from "../toast.server";
@@ -127,10 +130,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const answerPanel = form.get("answer") === "panel";
   const refused = (error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) =>
     data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
+  // Core's refusal (an AppError; anything else is thrown on by actionError) as the press's answer.
+  const refusedBy = (error: unknown, rest: Partial<PressAnswer> = {}) => {
+    const answer = actionError(error);
+    return refused(answer.data.error, answer.init?.status ?? 400, rest);
+  };
   const asks = (rest: Partial<PressAnswer>) =>
     data<PressAnswer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
 
-  if (!status) return refused({ code: "status_not_found", message: "Такого статуса нет" }, 400);
+  if (!status) return refusedBy(pressedStatusNotFound());
   const card = readCard(form);
   const contactId = String(form.get("contactId") ?? "");
   const passport = String(form.get("passport") ?? "");
@@ -152,8 +160,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     try {
       callbackAt = callbackTimeFromForm(preset, local);
     } catch (error) {
-      const answer = actionError(error);
-      return refused(answer.data.error, answer.init?.status ?? 400, { callback });
+      return refusedBy(error, { callback });
     }
   }
 
@@ -176,7 +183,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         const sent = await forwardApplication(db, config.applicationForwardUrl, result.applicationId);
         return { type: "success", message: sent.message };
       } catch {
-        return { type: "error", message: "Ошибка при отправке" };
+        return { type: "error", message: FORWARD_FAILED };
       }
     };
     // The page's script shows the next lead from the answer (one query after the turn: leadView); a plain post
@@ -199,8 +206,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
-    const answer = actionError(error);
-    return refused(answer.data.error, answer.init?.status ?? 400);
+    return refusedBy(error);
   }
 }
 
@@ -221,13 +227,6 @@ function useLeadPolling(hasLead: boolean) {
       clearInterval(timer);
     };
   }, [hasLead]);
-}
-
-/** True once the page runs in the browser (controls that need JavaScript are shown from then on). */
-function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
 }
 
 const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";

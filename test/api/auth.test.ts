@@ -2,23 +2,17 @@ import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import supertest from "supertest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ADMIN, bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
+import { ADMIN, bearer, createTestApp, createUser, reloadUser, useTestApp } from "../helpers/app";
 import { startInstance, type Instance } from "../helpers/instance";
 
-let t: TestApp;
-beforeAll(async () => {
-  // As if behind one proxy of ours: X-Forwarded-For names the client (requests without it come from 127.0.0.1).
-  t = await createTestApp({ env: { TRUST_PROXY: "1" } });
-});
+// As if behind one proxy of ours: X-Forwarded-For names the client (requests without it come from 127.0.0.1).
+const t = useTestApp({ env: { TRUST_PROXY: "1" } });
 
 type Credentials = { login: string; password: string; accessKey: string };
 const loginFrom = (address: string, { login, password, accessKey }: Credentials) =>
   t.request.post("/api/v1/auth/login").set("X-Forwarded-For", address).send({ login, password, accessKey });
 const statusCounts = (answers: Array<{ status: number }>) =>
   answers.reduce<Record<number, number>>((counts, { status }) => ({ ...counts, [status]: (counts[status] ?? 0) + 1 }), {});
-afterAll(async () => {
-  await t?.close();
-});
 
 describe("POST /api/v1/auth/login", () => {
   it("answers a token and the session user for the right login, password and access key", async () => {

@@ -23,8 +23,9 @@ afterAll(async () => {
 
 describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
   it("creates an export in the modal, shows 100%, downloads the file, and deletes it after confirmation", async () => {
-    // Without JavaScript the form sent back with its message is a 400, which the browser logs.
-    allowRefusal(400);
+    // Without JavaScript the form sent back with its message is a 400, which the browser logs (with it, the schema
+    // stops the empty name in the browser and nothing is sent).
+    if (!javaScript) allowRefusal(400);
     await e.db.delete(exports);
     const page = await e.newPage({ javaScript });
     await loginThroughPage(page, ADMIN);

@@ -3,7 +3,7 @@ import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, databases } from "../../db/schema";
 import { ADMIN } from "../helpers/app";
-import { allowPageError, type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, mappingGrid, parsed, startE2E, waitForHydration } from "../helpers/browser";
 
 /**
  * Decision 043 on the import page, with JavaScript on and off: a base whose phones are formulas the file holds no
@@ -57,7 +57,7 @@ describe.each([true, false])("with JavaScript %s", (javaScript) => {
     await page.selectOption("#map_1", "skip");
     await page.selectOption("#map_2", "phone");
     // The refused save is a 400 answer, which the browser logs as a failed resource.
-    allowPageError(/status of 400/);
+    allowRefusal(400);
     await page.getByRole("button", { name: "Сохранить", exact: true }).click();
     await page.getByText(REFUSAL).first().waitFor();
     await mappingGrid(page);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applications, callbacks, leadEvents, statuses, templates, users } from "../../db/schema";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { createUser } from "../helpers/app";
-import { allowPageError, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { setRatesCents } from "../helpers/money";
 
@@ -377,7 +377,7 @@ describe("a callback whose number went on «Не звонить» (issue 29)", (
     const due = page.locator("[data-testid=callbacks-due-list] [data-testid=callback-row]");
     await expect.poll(() => due.count(), SLOW).toBe(1);
     // The refusal is a 409 answer, which the browser logs as a failed resource.
-    allowPageError(/status of 409/);
+    allowRefusal(409);
     await due.first().getByRole("button", { name: "Позвонить сейчас" }).click();
     await page.getByText("Номер клиента в списке «Не звонить»: перезвон закрыт").first().waitFor(SLOW);
     // At once, not at the layout's periodic refresh (USER_REFRESH_MS, 15 s).

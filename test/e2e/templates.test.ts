@@ -122,8 +122,9 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
 
 describe.each([true, false])("/leadTemplate links with JavaScript %s", (javaScript) => {
   it("adds, warns, edits, toggles and deletes a link", async () => {
-    // Without JavaScript the link without a name comes back from the server as a 400, which the browser logs.
-    allowRefusal(400);
+    // Without JavaScript the link without a name comes back from the server as a 400, which the browser logs (with
+    // it, the form's schema stops it in the browser and nothing is sent).
+    if (!javaScript) allowRefusal(400);
     const page = await openPage(javaScript);
     const name = `CRM ${javaScript}`;
     await page.getByRole("link", { name: "Добавить Ссылку" }).click();

@@ -1,24 +1,17 @@
 import { Form, Link, useSubmit } from "@remix-run/react";
+// Core's row type only (erased from the bundle): the table shows what listBases answers.
+import type { BaseRow } from "../../../server/core/bases/bases";
 import { ConfirmAction } from "../ui/ConfirmAction";
 import { useHydrated } from "../ui/DialogOrSection";
 import { SortIcon } from "../ui/Icons";
 import { Pager } from "../ui/Pager";
 import { DateTime, OneLine, stickyEnd, stickyStart, TableFrame } from "../ui/Table";
 
-export interface BaseTableRow {
-  id: number;
-  name: string;
-  createdAt: string;
-  contactsCount: number;
-  freeCount: number;
-  statusCounts: Record<string, number>;
-}
-
 export const BASE_PAGE_SIZES = [5, 10, 20, 50] as const;
 export type BaseSort = "name" | "createdAt" | "contactsCount";
 
 export interface BaseTableProps {
-  rows: BaseTableRow[];
+  rows: BaseRow[];
   statusColumns: string[];
   total: number;
   query: { q: string; sort: BaseSort; dir: "asc" | "desc"; size: number; page: number; pages: number };

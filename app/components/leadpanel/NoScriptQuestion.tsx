@@ -1,5 +1,6 @@
 import { Form, Link } from "@remix-run/react";
-import { clientCardText, REPORT_CONFIRM } from "../leads/clientCard";
+import { clientCardText } from "../../../common/client-card";
+import { REPORT_CONFIRM } from "../leads/clientCard";
 import type { CallbackTimes, ConfirmState } from "./answer";
 import { CALLBACK_QUESTION, CallbackChoices } from "./PressDialogs";
 

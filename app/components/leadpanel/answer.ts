@@ -1,6 +1,6 @@
 import type { Flash } from "../../toast.server";
 import type { LeadView } from "../../leads.server";
-import type { CardFieldValue } from "../leads/clientCard";
+import type { CardFieldValue } from "../../../common/client-card";
 
 /** The callback time's quick choices and the free choice's bounds (Kyiv wall clock), as the server computed them. */
 export interface CallbackTimes {

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState, type FormEvent, type MutableRefObject, type RefObject } from "react";
-import { reportCardProblem } from "../leads/clientCard";
+import { reportCardProblem } from "../../../common/client-card";
 import { notify, type ToastKind } from "../ui/Toasts";
 import { readCard } from "./answer";
 import { usePress } from "./usePress";

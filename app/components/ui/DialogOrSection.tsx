@@ -1,20 +1,11 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import { useNavigate } from "@remix-run/react";
-import { useEffect, useState, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { CloseIcon } from "./Icons";
+import { useHydrated } from "./hydrated";
 
-/** Once the app has hydrated, what mounts later (a dialog opened by client navigation) is hydrated from its first frame. */
-let appHydrated = false;
-
-/** False on the server and in the first browser render, true once React has hydrated. */
-export function useHydrated(): boolean {
-  const [hydrated, setHydrated] = useState(appHydrated);
-  useEffect(() => {
-    appHydrated = true;
-    setHydrated(true);
-  }, []);
-  return hydrated;
-}
+// Re-exported for the files that take the flag from here.
+export { useHydrated };
 
 /** The dialog's largest width: a question, a form, a form with a table, an editor. */
 const WIDTHS = { narrow: "max-w-lg", medium: "max-w-2xl", large: "max-w-3xl", wide: "max-w-4xl" } as const;

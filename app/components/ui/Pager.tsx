@@ -1,13 +1,9 @@
 import { Form, Link, useSubmit } from "@remix-run/react";
-import { useEffect, useState } from "react";
 import { ChevronLeftIcon, ChevronRightIcon } from "./Icons";
+import { useHydrated } from "./hydrated";
 
-/** True once React has hydrated the page (JavaScript on). */
-export function useHydrated() {
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  return hydrated;
-}
+// Re-exported for the pages and components that take the flag from here.
+export { useHydrated };
 
 export interface PagerProps {
   page: number;

@@ -216,8 +216,3 @@ export async function withAttempt(db: Db, filterId: number, lead: Lead | null): 
   const attempt = await leadAttempt(db, filterId, lead.id);
   return attempt ? { ...lead, attempt } : lead;
 }
-
-/** filteredLeadTurn's lead alone. */
-export async function getFilteredLead(db: Db, actor: Actor, holdMinutes: number, rawInput: unknown): Promise<Lead | null> {
-  return (await filteredLeadTurn(db, actor, holdMinutes, rawInput)).lead;
-}

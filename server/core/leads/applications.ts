@@ -5,8 +5,8 @@ import { applications, users } from "../../../db/schema";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { AppError, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
+import { NO_REPORT_TEXT } from "../../../common/client-card";
 
-export const NO_REPORT_TEXT = "Нет текста для отправки в отчет";
 export const FORWARD_FAILED = "Ошибка при отправке";
 export const FORWARD_OK = "Данные отправлены";
 const FORWARD_TIMEOUT_MS = 5_000;

@@ -1,9 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "../errors";
-import { BUSINESS_TIME_ZONE, kyivInstant, kyivWallClock } from "../../../common/business-time";
+import { kyivInstant, kyivWallClock } from "../../../common/business-time";
 
-/** Callback times are chosen and shown in the call centre's time zone (issue 18). */
-export const CALLBACK_TIME_ZONE = BUSINESS_TIME_ZONE;
 /** How far ahead a callback may be scheduled. */
 export const CALLBACK_MAX_DAYS = 366;
 /** A time a little in the past (the clock of the browser, the time to press) still counts as "now". */

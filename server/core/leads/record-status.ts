@@ -12,8 +12,8 @@ import { attemptsSoFar, reworkStatusIds } from "./retry";
 import { callbackAtSchema } from "./callback-time";
 import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
+import { CARD_EMPTY } from "../../../common/client-card";
 
-export const REPORT_CARD_EMPTY = "Заполните карточку клиента";
 export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
 export const STATUS_MISSING = "Выберите статус";
@@ -83,6 +83,9 @@ export interface RecordStatusResult {
   /** He is on a break: the press was recorded and no next lead was handed out (decision 038). */
   onBreak: boolean;
 }
+
+/** A press that names no status there is (the panel's action asks the same before it asks anything). */
+export const pressedStatusNotFound = () => badRequest("Такого статуса нет", "status_not_found");
 
 export const leadNotHeld = () =>
   conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
@@ -328,10 +331,10 @@ export async function pressStatus(
   if (!row.user_found) throw notFound("Пользователь не найден", "user_not_found");
   if (!row.filter_found) throw filterNotFound();
   if (!row.filter_open) throw filterUnavailable();
-  if (row.status_id == null) throw badRequest("Такого статуса нет", "status_not_found");
+  if (row.status_id == null) throw pressedStatusNotFound();
   if (!row.contact_found) throw notFound("Клиент не найден", "contact_not_found");
   if (row.held_by !== input.userId) throw leadNotHeld();
-  if (row.status_report && !input.clientInfo) throw badRequest(REPORT_CARD_EMPTY, "client_card_empty");
+  if (row.status_report && !input.clientInfo) throw badRequest(CARD_EMPTY, "client_card_empty");
   if (row.status_callback && !input.callbackAt) throw badRequest(CALLBACK_TIME_MISSING, "callback_time_missing");
   if (row.event_id == null) throw new Error("status press: the checks passed but nothing was recorded");
   let lead = row.id == null ? null : presentLead(row as Parameters<typeof presentLead>[0]);

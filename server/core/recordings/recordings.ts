@@ -409,11 +409,6 @@ export async function recordingAnswer(
   };
 }
 
-/** Who played or downloaded a call's recording, newest first (admins). */
-export async function recordingPlaysOf(db: Db, callId: number) {
-  return db.select().from(recordingPlays).where(eq(recordingPlays.callId, callId)).orderBy(sql`${recordingPlays.at} desc`);
-}
-
 /** An HTTP Range header against a file's size: the one range served (206), "whole" (200), or "bad" (416). */
 export function byteRange(header: string | undefined, size: number): { start: number; end: number } | "whole" | "bad" {
   if (!header) return "whole";

@@ -2,7 +2,7 @@ import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { filteredLeadTurn } from "../../../core/leads/allocation";
-import { proxyApplication } from "../../../core/leads/applications";
+import { proxyApplication, proxyApplicationSchema } from "../../../core/leads/applications";
 import { recordStatus, recordStatusSchema } from "../../../core/leads/record-status";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses, errorSchema, okSchema } from "../../schemas/common";
@@ -83,11 +83,10 @@ const leads: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/status/proxy-application",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Отправить заявку (сохранённую отчётным статусом) на настроенный адрес",
-        body: z
-          .object({ date: z.unknown(), user: z.unknown(), applicationText: z.unknown(), phone: z.unknown() })
-          .partial(),
+        body: proxyApplicationSchema,
         response: { 200: okSchema.extend({ forwarded: z.boolean() }), ...errorResponses, 502: errorSchema },
       },
     },
