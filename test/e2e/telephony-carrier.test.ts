@@ -88,6 +88,26 @@ describe("a strict carrier", () => {
   });
 });
 
+describe("a carrier that hangs up", () => {
+  it("ends the call on the page, logs it, and its BYE's 200 OK carries its own To, never the manager's extension", async () => {
+    const carrier = await startCarrier({ hangUp: { afterMs: 1500 } });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-50");
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380671112250");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*?CSeq: 1 BYE/);
+    const [bye] = messagesStarting(carrier.messages(), /^BYE /);
+    const [ok] = messagesStarting(carrier.messages(), /^SIP\/2.0 200 OK/).filter((m) => /^CSeq: 1 BYE/m.test(m));
+    // RFC 3261 §8.2.6.2: the reply's To is the request's. uac gives the browser its extension back in the BYE's To;
+    // Kamailio puts the caller ID back in the reply (route[WITHINDLG], route[CARRIER_TO]).
+    const toOf = (message: string) => /^To:\s*(.*)$/im.exec(message)![1].trim();
+    expect(toOf(ok)).toBe(toOf(bye));
+    expect(toOf(ok)).toContain(`sip:${TRUNK.callerId}@`);
+    expect(ok).not.toContain(`sip:${a.sipLogin}@`);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", byProxy: true });
+  });
+});
+
 describe("a recorded call (issue 28)", () => {
   it("holds the manager left and the client right, as long as the talk, ready within 10 s of the hang-up", async () => {
     await startCarrier({ answer: { ringMs: 100 } });

@@ -122,6 +122,8 @@ export type CarrierBehaviour =
    * last (carrier-answer.xml).
    */
   | { answer: { ringMs?: number; challenge?: 401 | 407; strict?: boolean } }
+  /** Rings, answers, and hangs up `afterMs` after the ACK: its BYE goes to the browser (carrier-hangs-up.xml). */
+  | { hangUp: { afterMs: number } }
   /** Never answers anything (a carrier down or behind a firewall that drops). */
   | { silent: true }
   | { reject: { code: number; reason: string } }
@@ -242,6 +244,8 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
       challenge: challenge ? digestChallenge(challenge, strict) : "",
       ...strictness(strict, challenge !== undefined),
     }));
+  } else if ("hangUp" in behaviour) {
+    args.push("-sf", fill("carrier-hangs-up.xml", { mip: "127.0.0.1", mport: String(media.port), after: String(behaviour.hangUp.afterMs) }));
   } else if ("silent" in behaviour) {
     args.push("-sf", fill("carrier-silent.xml", {}));
   } else if ("callIn" in behaviour) {
