@@ -11,7 +11,7 @@ import { ADMIN, faultBackend, login, tempDataDir, waitFor, type ServerProcess } 
  */
 const backend = faultBackend("upload_kill");
 const tmp = tempDataDir("leaddesk-fault-uploads-");
-const uploads = path.join(tmp, "leaddesk-uploads");
+const uploads = path.join(tmp, `leaddesk-uploads-${process.getuid?.() ?? "user"}`);
 const env = { TMPDIR: tmp };
 const otherDataDir = tempDataDir("leaddesk-fault-uploads-b-");
 afterAll(() => {

@@ -18,7 +18,8 @@ import { HEAD_BYTES, TOO_LARGE, uploadRefusal } from "../../../common/upload-kin
  * is renamed to its bare id once stored (`keepUpload`): it waits for the import step, on any instance, and
  * only its age (a day) sweeps it.
  */
-export const UPLOADS_DIR = path.join(os.tmpdir(), "leaddesk-uploads");
+// One folder per system user: a folder of the same name another user made first (mode 0700) refused every upload.
+export const UPLOADS_DIR = path.join(os.tmpdir(), `leaddesk-uploads-${process.getuid?.() ?? "user"}`);
 const ID = /^[a-f0-9]{32}$/;
 const OWNED = /^[a-f0-9]{32}\.(\d+(?:-\d+)?)\.part$/;
 const MAX_AGE_MS = 24 * 60 * 60 * 1000;
