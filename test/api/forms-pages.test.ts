@@ -168,6 +168,32 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(saved.headers.location).toBe("/payments?size=10");
   });
 
+  it("/managers add form: missing fields and a taken login under their fields; a generator keeps what was typed", async () => {
+    const add = (fields: Record<string, string>) => postPageForm(t, "/managers", cookie, { login: "", password: "", displayName: "", telegram: "", sipPrefix: "9000", ...fields });
+    const empty = await add({ intent: "create", telegram: "@tg" });
+    expect(empty.status).toBe(400);
+    for (const name of ["login", "password", "displayName"]) {
+      expect(field(empty.text, name, 'data-testid="add-manager-form"'), name).toMatchObject({ invalid: true, message: "Пожалуйста, заполните все поля" });
+    }
+    expect(field(empty.text, "telegram", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "@tg" });
+
+    const generated = await add({ intent: "generatePassword", login: "gen-kept", displayName: "Имя" });
+    expect(generated.status).toBe(200);
+    expect(field(generated.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "gen-kept" });
+    // The generated password (its & escaped in the HTML).
+    expect(field(generated.text, "password", 'data-testid="add-manager-form"').value?.replaceAll("&amp;", "&")).toHaveLength(16);
+
+    const noLogin = await add({ intent: "generateSip" });
+    expect(noLogin.status).toBe(400);
+    expect(field(noLogin.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: true, message: "Заполните логин, для генерации SIPa" });
+
+    const taken = await add({ intent: "create", login: "admin", password: "pw", displayName: "Копия" });
+    expect(taken.status).toBe(409);
+    expect(field(taken.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: true, message: "Такой логин уже занят" });
+    expect(field(taken.text, "displayName", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "Копия" });
+    expect(await t.db.select().from(users).where(eq(users.displayName, "Копия"))).toHaveLength(0);
+  });
+
   it("a hand-edited id on a row's button is a Russian 400, not a 500", async () => {
     for (const [path, fields] of [
       ["/scripts", { intent: "delete", id: "abc" }],
