@@ -41,6 +41,28 @@ export function formRefused(form: string, submission: Submission<unknown>, error
   return formReply(form, submission, errors, error.status);
 }
 
+/**
+ * A form with fields to fill, from its post to its answer (decision 063): the schema's refusal goes back under its
+ * fields (`formReply`); else `run` does the work with the checked value and its answer is the action's (a redirect
+ * with a toast, a report); core's refusal stands next to the field its code names (`formRefused`). `run` gets the
+ * fields as sent too: a schema that transforms (dollars to cents) is not its own input again, so core parses those.
+ * `name` may be read from the fields as sent (a row's form is named by its id).
+ */
+export async function submitForm<S extends z.ZodType, T>(
+  form: FormData,
+  { name, schema, fieldOf = {} }: { name: string | ((fields: Record<string, unknown>) => string); schema: S; fieldOf?: Record<string, string> },
+  run: (value: z.output<S>, fields: Record<string, unknown>) => Promise<T>,
+) {
+  const submission = parseWithZod(form, { schema });
+  const formName = typeof name === "string" ? name : name(submission.payload);
+  if (submission.status !== "success") return formReply(formName, submission);
+  try {
+    return await run(submission.value as z.output<S>, submission.payload);
+  } catch (error) {
+    return formRefused(formName, submission, error, fieldOf);
+  }
+}
+
 /** Which of a page's forms was sent: the `intent` of its submit button (every admin form has one). */
 export function formIntent(form: FormData): string {
   const intent = form.get("intent");

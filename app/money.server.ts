@@ -1,7 +1,10 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { actionError } from "./errors.server";
-import { readFormBody } from "./forms.server";
+import * as z from "zod";
+import { formIntent, readFields, readFormBody, submitForm } from "./forms.server";
+import { adjustSchema, payoutSchema, ratesSchema } from "../common/schemas/money";
+import { idSchema } from "../common/validation";
 import { redirectWithToast } from "./toast.server";
 import { badRequest, isAppError } from "../server/core/errors";
 import { adjustBalance } from "../server/core/money/balance";
@@ -14,8 +17,8 @@ export { paymentStats, payoutDetails, payoutHistory } from "../server/core/money
 export { getRates } from "../server/core/money/rates";
 
 /** Where to go back to: /payments with the table's own query (search, sort, page), never another path. */
-function backTo(form: FormData, extra: Record<string, string> = {}) {
-  const params = new URLSearchParams(String(form.get("back") ?? ""));
+function backTo(back: string, extra: Record<string, string> = {}) {
+  const params = new URLSearchParams(back);
   for (const [key, value] of Object.entries(extra)) {
     if (key === "paid") {
       const paid = new Set((params.get("paid") ?? "").split(",").filter(Boolean));
@@ -27,36 +30,48 @@ function backTo(form: FormData, extra: Record<string, string> = {}) {
   return `/payments${query ? `?${query}` : ""}`;
 }
 
+/** Every /payments form carries the table's query to come back to. */
+const BackField = z.object({ back: z.string().default("") });
+const PaymentIdFields = z.object({ paymentId: idSchema });
+
 /**
- * Every form of /payments and its dialogs posts here (with JavaScript or without): one intent each, the core
- * rule, then a redirect with a one-time toast. Refusals answer the core's status and Russian message.
+ * Every form of /payments and its dialogs posts here (with JavaScript or without): one intent each, read through
+ * its schema (decision 063: the dialogs' schemas are core's, in common/schemas/money.ts), the core rule, then a
+ * redirect with a one-time toast. A refused amount answers next to its field; other refusals answer the core's
+ * status and Russian message. Core is given the fields as sent: the schemas turn dollars into cents.
  */
 export async function paymentsAction({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
   const { db } = context.deps;
   const form = await readFormBody(request);
-  const intent = String(form.get("intent") ?? "");
+  const intent = formIntent(form);
   try {
+    const { back } = readFields(form, BackField);
     switch (intent) {
-      case "rates": {
-        await setRates(db, actor, { withPassport: form.get("withPassport"), withoutPassport: form.get("withoutPassport") });
-        return redirectWithToast(backTo(form), { type: "success", message: "Ставки сохранены" });
-      }
-      case "payout": {
-        const userId = String(form.get("userId") ?? "");
-        const result = await processPayout(db, actor, { userId, amount: form.get("amount") });
-        return redirectWithToast(backTo(form, { paid: String(userId) }), { type: "success", message: result.message });
-      }
+      case "rates":
+        return await submitForm(form, { name: "rates", schema: ratesSchema }, async (_, fields) => {
+          await setRates(db, actor, fields);
+          return redirectWithToast(backTo(back), { type: "success", message: "Ставки сохранены" });
+        });
+      case "payout":
+        return await submitForm(form, { name: "payout", schema: payoutSchema, fieldOf: { payout_over_balance: "amount" } }, async ({ userId }, fields) => {
+          const result = await processPayout(db, actor, fields);
+          return redirectWithToast(backTo(back, { paid: String(userId) }), { type: "success", message: result.message });
+        });
       case "add":
       case "rem":
       case "def": {
-        const result = await adjustBalance(db, actor, { userId: form.get("userId"), kind: intent, amount: form.get("amount") ?? "" });
-        return redirectWithToast(backTo(form), { type: "success", message: result.message });
+        // The button is the change's kind (the reset's question sends no amount).
+        form.set("kind", intent);
+        return await submitForm(form, { name: "balance", schema: adjustSchema, fieldOf: { amount_too_large: "amount" } }, async (_, fields) => {
+          const result = await adjustBalance(db, actor, fields);
+          return redirectWithToast(backTo(back), { type: "success", message: result.message });
+        });
       }
       case "cancel": {
-        const result = await cancelPayout(db, actor, form.get("paymentId"));
-        return redirectWithToast(backTo(form), { type: "success", message: result.message });
+        const result = await cancelPayout(db, actor, readFields(form, PaymentIdFields).paymentId);
+        return redirectWithToast(backTo(back), { type: "success", message: result.message });
       }
       default:
         return actionError(badRequest("Неизвестное действие", "bad_intent"));

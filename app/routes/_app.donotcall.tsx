@@ -1,9 +1,8 @@
-import { parseWithZod } from "@conform-to/zod/v4";
-import type { SubmissionResult } from "@conform-to/react";
 import * as z from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import type { ReactNode } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { Pager } from "../components/ui/Pager";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
@@ -22,12 +21,21 @@ import {
   uploadPath,
 } from "../dnc.server";
 import { actionError, orAppMessage } from "../errors.server";
-import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
 import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { formatKyiv } from "../../common/business-time";
 import { addOneSchema, pasteSchema } from "../../common/schemas/dnc";
-import { FieldError, formProps, inputProps, resultOf, textareaProps, unshownError, useSchemaForm } from "../components/ui/forms";
+import {
+  FieldError,
+  formProps,
+  inputProps,
+  resultOf,
+  textareaProps,
+  unshownError,
+  useSchemaForm,
+  type AnyField,
+} from "../components/ui/forms";
 
 export const meta: MetaFunction = () => [{ title: "Не звонить" }];
 
@@ -68,26 +76,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const intent = formIntent(form);
   try {
     switch (intent) {
-      case "add": {
-        const submission = parseWithZod(form, { schema: addOneSchema });
-        if (submission.status !== "success") return formReply("add", submission);
-        try {
-          const item = await addDoNotCall(db, actor, submission.value, region);
+      case "add":
+        return await submitForm(form, { name: "add", schema: addOneSchema, fieldOf: { phone_invalid: "phone", already_listed: "phone" } }, async (value) => {
+          const item = await addDoNotCall(db, actor, value, region);
           return redirectWithToast(PAGE, { type: "success", message: `Номер ${item.phone} добавлен в список «Не звонить»` });
-        } catch (error) {
-          return formRefused("add", submission, error, { phone_invalid: "phone", already_listed: "phone" });
-        }
-      }
-      case "paste": {
-        const submission = parseWithZod(form, { schema: pasteSchema });
-        if (submission.status !== "success") return formReply("paste", submission);
-        try {
-          const report = await pasteDoNotCall(db, actor, submission.value, region);
+        });
+      case "paste":
+        return await submitForm(form, { name: "paste", schema: pasteSchema, fieldOf: { numbers_required: "text", too_many_numbers: "text" } }, async (value) => {
+          const report = await pasteDoNotCall(db, actor, value, region);
           return data<ActionAnswer>({ report, what: "Вставленный список" });
-        } catch (error) {
-          return formRefused("paste", submission, error, { numbers_required: "text", too_many_numbers: "text" });
-        }
-      }
+        });
       case "import": {
         // The upload as readForm stored it: "uploadId:original name" (none: core says a file is needed).
         const stored = readFields(form, StoredFileField).file;
@@ -142,41 +140,38 @@ function Report({ report, what }: { report: BulkReport; what: string }) {
   );
 }
 
-/** «Добавить номер»: core's one-number input, checked in the browser too (decision 063). */
-function AddForm({ lastResult, busy }: { lastResult: SubmissionResult<string[]> | null; busy: boolean }) {
-  const [form, fields] = useSchemaForm(addOneSchema, { id: "dnc-add", lastResult });
-  const unshown = unshownError(lastResult, ["phone"]);
+/**
+ * One of the page's one-field forms («Добавить номер», «Вставить список»), checked by core's schema in the browser
+ * too (decision 063): its field's error under it, any other (a stale page's) above the button.
+ */
+function OneFieldForm(props: {
+  /** The action's answer: this form's (named by its intent) or another's. */
+  answer: unknown;
+  busy: boolean;
+  schema: typeof addOneSchema | typeof pasteSchema;
+  intent: string;
+  field: string;
+  title: string;
+  label: string;
+  submit: string;
+  children: (field: AnyField, id: string) => ReactNode;
+}) {
+  const lastResult = resultOf(props.answer, props.intent);
+  const [form, fields] = useSchemaForm(props.schema, { id: `dnc-${props.intent}`, lastResult });
+  const field = (fields as unknown as Record<string, AnyField>)[props.field];
+  const unshown = unshownError(lastResult, [props.field]);
+  const id = `dnc-${props.field}`;
   return (
     <Form method="post" className="card space-y-2" preventScrollReset {...formProps(form)}>
-      <h2 className="font-semibold">Добавить номер</h2>
-      <label htmlFor="dnc-phone" className="label">
-        Номер телефона
+      <h2 className="font-semibold">{props.title}</h2>
+      <label htmlFor={id} className="label">
+        {props.label}
       </label>
-      <input {...inputProps(fields.phone, "tel")} id="dnc-phone" className="input w-full" placeholder="050 123 45 67" />
-      <FieldError field={fields.phone} />
+      {props.children(field, id)}
+      <FieldError field={field} />
       {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
-      <button type="submit" name="intent" value="add" className="btn-primary" disabled={busy}>
-        Добавить
-      </button>
-    </Form>
-  );
-}
-
-/** «Вставить список»: core's paste input. */
-function PasteForm({ lastResult, busy }: { lastResult: SubmissionResult<string[]> | null; busy: boolean }) {
-  const [form, fields] = useSchemaForm(pasteSchema, { id: "dnc-paste", lastResult });
-  const unshown = unshownError(lastResult, ["text"]);
-  return (
-    <Form method="post" className="card space-y-2" preventScrollReset {...formProps(form)}>
-      <h2 className="font-semibold">Вставить список</h2>
-      <label htmlFor="dnc-text" className="label">
-        Номера, по одному в строке
-      </label>
-      <textarea {...textareaProps(fields.text)} id="dnc-text" rows={4} className="input w-full" />
-      <FieldError field={fields.text} />
-      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
-      <button type="submit" name="intent" value="paste" className="btn-primary" disabled={busy}>
-        Добавить все
+      <button type="submit" name="intent" value={props.intent} className="btn-primary" disabled={props.busy}>
+        {props.submit}
       </button>
     </Form>
   );
@@ -206,8 +201,12 @@ export default function DoNotCallPage() {
       {answer && "error" in answer ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {answer && "report" in answer ? <Report report={answer.report} what={answer.what} /> : null}
       <div className="grid gap-4 md:grid-cols-3">
-        <AddForm lastResult={resultOf(answer, "add")} busy={busy} />
-        <PasteForm lastResult={resultOf(answer, "paste")} busy={busy} />
+        <OneFieldForm answer={answer} busy={busy} schema={addOneSchema} intent="add" field="phone" title="Добавить номер" label="Номер телефона" submit="Добавить">
+          {(field, id) => <input {...inputProps(field, "tel")} id={id} className="input w-full" placeholder="050 123 45 67" />}
+        </OneFieldForm>
+        <OneFieldForm answer={answer} busy={busy} schema={pasteSchema} intent="paste" field="text" title="Вставить список" label="Номера, по одному в строке" submit="Добавить все">
+          {(field, id) => <textarea {...textareaProps(field)} id={id} rows={4} className="input w-full" />}
+        </OneFieldForm>
         <Form method="post" encType="multipart/form-data" className="card space-y-2" preventScrollReset>
           <h2 className="font-semibold">Загрузить файл</h2>
           <label htmlFor="dnc-file" className="label">

@@ -1,14 +1,13 @@
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
 import { resultOf } from "../components/ui/forms";
-import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
 import { idFields } from "../../common/validation";
 import {
   createDefaultStatus,
@@ -44,15 +43,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormBody(request);
   const intent = formIntent(form);
   if (intent === "update") {
-    const submission = parseWithZod(form, { schema: StatusRowSchema });
-    if (submission.status !== "success") return formReply(`status-${submission.payload.id}`, submission);
-    const { id, ...changes } = submission.value;
-    try {
+    // A row's form is named by its id, as sent: the page gives each row its own answer.
+    return submitForm(form, { name: (fields) => `status-${fields.id}`, schema: StatusRowSchema }, async ({ id, ...changes }) => {
       await updateStatus(db, actor, id, changes);
-    } catch (error) {
-      return formRefused(`status-${id}`, submission, error);
-    }
-    return redirectWithToast(PAGE, { type: "success", message: "Статус сохранён" });
+      return redirectWithToast(PAGE, { type: "success", message: "Статус сохранён" });
+    });
   }
   try {
     // Every other form of the page is a button on a row: its id only.
@@ -150,17 +145,9 @@ export default function EditStatusesPage() {
           </ul>
         )}
       </details>
-      <ConfirmAction
-        open={Boolean(deleting)}
-        title="Удалить статус?"
-        closeHref={PAGE}
-        intent="delete"
-        fields={{ id: deleting?.id ?? "" }}
-        confirmLabel="Удалить"
-        testId="delete-status"
-      >
+      <ConfirmDelete row={deleting} title="Удалить статус?" closeHref={PAGE} intent="delete" testId="delete-status">
         Статус «{deleting?.text}» будет удалён. Отменить это нельзя.
-      </ConfirmAction>
+      </ConfirmDelete>
     </section>
   );
 }

@@ -1,4 +1,3 @@
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
@@ -6,11 +5,11 @@ import { actorOf, requireAdminUser } from "../auth.server";
 import { ActiveSwitch } from "../components/links/ActiveSwitch";
 import { LinkForm, LinkFormSchema } from "../components/links/LinkForm";
 import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
-import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { actionMessage, resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
-import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
 import { idFields } from "../../common/validation";
 import {
   actionErrorWith,
@@ -98,16 +97,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "template-activate":
       return afterChange(() => toggleTemplateActive(db, actor, id()), "Error activating template");
     case "link-save": {
-      const submission = parseWithZod(form, { schema: LinkFormSchema });
-      if (submission.status !== "success") return formReply("link", submission);
-      const { id: linkId, ...values } = submission.value;
-      try {
+      return submitForm(form, { name: "link", schema: LinkFormSchema }, async ({ id: linkId, ...values }) => {
         if (linkId) await updateLink(db, actor, linkId, values);
         else await createLink(db, actor, values);
-      } catch (error) {
-        return formRefused("link", submission, error);
-      }
-      return redirectWithToast(PAGE, { type: "success", message: "Ссылка сохранена" });
+        return redirectWithToast(PAGE, { type: "success", message: "Ссылка сохранена" });
+      });
     }
     case "link-delete":
       return afterChange(() => deleteLink(db, actor, id()), "Ошибка удаления ссылки", "Ссылка удалена");
@@ -204,17 +198,9 @@ export default function LeadTemplatePage() {
         <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} nameMissing={error === EMPTY_TEMPLATE_NAME} />
       </DialogOrSection>
 
-      <ConfirmAction
-        open={Boolean(deletingTemplate)}
-        title="Удалить шаблон?"
-        closeHref={PAGE}
-        intent="template-delete"
-        fields={{ id: deletingTemplate?.id ?? "" }}
-        confirmLabel="Удалить"
-        testId="delete-template"
-      >
+      <ConfirmDelete row={deletingTemplate} title="Удалить шаблон?" closeHref={PAGE} intent="template-delete" testId="delete-template">
         Шаблон «{deletingTemplate?.name}» будет удалён; тематики с ним останутся без шаблона карточки. Отменить это нельзя.
-      </ConfirmAction>
+      </ConfirmDelete>
 
       <section>
         <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
@@ -259,17 +245,9 @@ export default function LeadTemplatePage() {
           </ul>
         )}
       </section>
-      <ConfirmAction
-        open={Boolean(deletingLink)}
-        title="Удалить ссылку?"
-        closeHref={PAGE}
-        intent="link-delete"
-        fields={{ id: deletingLink?.id ?? "" }}
-        confirmLabel="Удалить"
-        testId="delete-link"
-      >
+      <ConfirmDelete row={deletingLink} title="Удалить ссылку?" closeHref={PAGE} intent="link-delete" testId="delete-link">
         Ссылка «{deletingLink?.name}» будет удалена. Отменить это нельзя.
-      </ConfirmAction>
+      </ConfirmDelete>
     </div>
   );
 }

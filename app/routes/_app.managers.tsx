@@ -2,19 +2,15 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data } from "@remix-run/node";
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, readSessionToken, requireAdminUser } from "../auth.server";
-import { AddManagerForm, CREATE_FAILED } from "../components/managers/AddManagerForm";
+import { AddManagerForm, AddManagerSchema, CREATE_FAILED, SipButtonSchema } from "../components/managers/AddManagerForm";
 import { ManagersTable } from "../components/managers/ManagersTable";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { Pager, readPaging } from "../components/ui/Pager";
-import {
-  EDITABLE_FIELDS,
-  EMPTY_ADD_FORM,
-  type AddFormValues,
-  type ManagerRow,
-  type ManagersActionData,
-} from "../components/managers/types";
+import { ADD_FORM, EDITABLE_FIELDS, type ManagerRow, type ManagersActionData } from "../components/managers/types";
 import { ServerMessage } from "../components/ui/Toasts";
-import { readFormBody } from "../forms.server";
+import { formReply, readFormBody, submitForm } from "../forms.server";
+import { parseWithZod } from "@conform-to/zod/v4";
+import * as z from "zod";
 import {
   deleteUser,
   generateAccessKey,
@@ -59,12 +55,13 @@ const text = (form: FormData, name: string) => {
   return typeof value === "string" ? value : "";
 };
 
-function readAddForm(form: FormData): AddFormValues {
-  const values = { ...EMPTY_ADD_FORM };
-  for (const key of Object.keys(values) as Array<keyof AddFormValues>) {
-    if (form.has(key)) values[key] = text(form, key);
-  }
-  return values;
+/**
+ * The add form again after a generator's button without JavaScript: what was typed, with what was generated in
+ * its place, and no errors (nothing was saved, nothing was checked yet).
+ */
+function addFormAgain(form: FormData, generated: Record<string, string>) {
+  for (const [name, value] of Object.entries(generated)) form.set(name, value);
+  return formReply(ADD_FORM, parseWithZod(form, { schema: z.object({}) }), undefined, 200);
 }
 
 /** The page and size to come back to (never another site, never a one-shot parameter). */
@@ -89,7 +86,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormBody(request);
   const intent = text(form, "intent") || "create";
   const js = text(form, "_js") === "1";
-  const values = readAddForm(form);
   const back = backTo(request, form);
   // JavaScript on: fetchers get data and toast it; off: a redirect with a flash message.
   const done = async (message: string, to = back) =>
@@ -97,18 +93,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
   try {
     switch (intent) {
-      case "create": {
-        const created = await registerManager(db, passwords, actor, values);
-        return await done(`Менеджер ${created.login} создан`);
-      }
+      case "create":
+        return await submitForm(form, { name: ADD_FORM, schema: AddManagerSchema, fieldOf: { login_taken: "login", sip_taken: "sipLogin" } }, async (value) => {
+          const created = await registerManager(db, passwords, actor, value);
+          return done(`Менеджер ${created.login} создан`);
+        });
+      // Without JavaScript the server generates (with it, the browser does, but for SIP).
       case "generatePassword":
-        return data<ManagersActionData>({ intent, values: { ...values, password: generatePassword() } });
+        return addFormAgain(form, { password: generatePassword() });
       case "generateAccessKey":
-        return data<ManagersActionData>({ intent, values: { ...values, accessKey: generateAccessKey() } });
-      case "generateSip": {
-        const sip = await generateSipAccount(db, telephony, actor, { login: values.login, prefix: values.sipPrefix });
-        return data<ManagersActionData>({ intent, ok: true, values: { ...values, ...sip } });
-      }
+        return addFormAgain(form, { accessKey: generateAccessKey() });
+      case "generateSip":
+        return await submitForm(form, { name: ADD_FORM, schema: SipButtonSchema }, async ({ login, sipPrefix }) => {
+          const sip = await generateSipAccount(db, telephony, actor, { login, prefix: sipPrefix });
+          return js ? data<ManagersActionData>({ intent, ok: true, sip }) : addFormAgain(form, sip);
+        });
       case "update": {
         const field = text(form, "field");
         if (!(EDITABLE_FIELDS as readonly string[]).includes(field)) {
@@ -153,17 +152,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
   } catch (error) {
     if (isAppError(error)) {
-      return data<ManagersActionData>(
-        { intent, error: { code: error.code, message: error.message }, values },
-        { status: error.status },
-      );
+      return data<ManagersActionData>({ intent, error: { code: error.code, message: error.message } }, { status: error.status });
     }
     if (intent === "create") {
       console.error(error);
-      return data<ManagersActionData>(
-        { intent, error: { code: "internal", message: CREATE_FAILED }, values },
-        { status: 500 },
-      );
+      return data<ManagersActionData>({ intent, error: { code: "internal", message: CREATE_FAILED } }, { status: 500 });
     }
     throw error;
   }
@@ -173,7 +166,7 @@ const ADD_FORM_INTENTS = new Set(["create", "generatePassword", "generateAccessK
 
 export default function ManagersPage() {
   const { users, total, page, pages, size, meId, editId, confirm } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>() as ManagersActionData | undefined;
+  const actionData = useActionData<typeof action>();
   const query = (extra: Record<string, string> = {}) => {
     const params = new URLSearchParams();
     if (size !== DEFAULT_PAGE_SIZE) params.set("size", String(size));
@@ -184,14 +177,15 @@ export default function ManagersPage() {
   };
   const returnTo = query();
 
-  const addResult = actionData && ADD_FORM_INTENTS.has(actionData.intent) ? actionData : null;
-  const tableError = actionData && !ADD_FORM_INTENTS.has(actionData.intent) ? actionData.error : undefined;
+  // The add form's answers are its own (its fields, or a failure of its intents); the rest are the table's.
+  const answer = actionData && "intent" in actionData ? (actionData as ManagersActionData) : null;
+  const addAnswer = actionData && (!answer || ADD_FORM_INTENTS.has(answer.intent)) ? actionData : null;
+  const tableError = answer && !ADD_FORM_INTENTS.has(answer.intent) ? answer.error : undefined;
 
   return (
     <section>
       <h1 className="page-title">Менеджеры</h1>
-      {/* A new key after each no-JS post, so the form shows what the server echoed back. */}
-      <AddManagerForm key={addResult ? JSON.stringify(addResult.values ?? {}) : "add"} result={addResult} />
+      <AddManagerForm actionData={addAnswer} />
       {tableError ? <ServerMessage key={tableError.message} kind="error" message={tableError.message} /> : null}
       <ManagersTable
         users={users}

@@ -1,11 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
-import type { FormEvent } from "react";
+import { useActionData, useLoaderData, useLocation } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
-import { ServerMessage, notify, useAnswerKey } from "../components/ui/Toasts";
+import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import { resultOf, unshownError } from "../components/ui/forms";
+import { AmountForm } from "../components/money/AmountForm";
+import { adjustSchema } from "../../common/schemas/money";
 import { formatUsd } from "../lib/format";
 import { paymentsAction, paymentStats } from "../money.server";
 
@@ -24,29 +26,16 @@ export async function action(args: ActionFunctionArgs) {
   return paymentsAction(args);
 }
 
-/** SPEC §5: add and subtract need a non-empty, non-zero number, checked before anything is sent. */
-function isEmptyOrZero(text: string) {
-  const normalised = text.trim().replace(",", ".");
-  return normalised === "" || Number(normalised) === 0 || Number.isNaN(Number(normalised));
-}
-
 export default function BalanceDialog() {
   const { worker, op } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const answerKey = useAnswerKey(actionData);
-  const navigation = useNavigation();
   const location = useLocation();
   const query = tableQuery(readTableParams(location.search));
-  const busy = navigation.state === "submitting";
-
-  function check(event: FormEvent<HTMLFormElement>) {
-    if (isEmptyOrZero(String(new FormData(event.currentTarget).get("amount") ?? ""))) {
-      event.preventDefault();
-      notify("warning", "Введите число в поле");
-    }
-  }
 
   if (op === "def") {
+    // The reset has no field: any refusal of it (a stale page's id) is said above the question.
+    const unshown = unshownError(resultOf(actionData, "balance"), []);
     return (
       <ConfirmAction
         open
@@ -61,6 +50,7 @@ export default function BalanceDialog() {
         {actionData && "error" in actionData ? (
           <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
         ) : null}
+        {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
         Баланс {worker.login} ({formatUsd(worker.totalEarned)}) станет 0,00 $. Отменить это нельзя.
       </ConfirmAction>
     );
@@ -75,18 +65,10 @@ export default function BalanceDialog() {
       <p className="mb-3 text-sm">
         Сейчас на балансе: <span className="font-semibold">{formatUsd(worker.totalEarned)}</span>
       </p>
-      <Form method="post" onSubmit={check} className="flex flex-wrap items-end gap-2" preventScrollReset>
-        <input type="hidden" name="intent" value={op} />
-        <input type="hidden" name="userId" value={worker.id} />
-        <input type="hidden" name="back" value={query.slice(1)} />
-        <label className="text-sm">
-          <span className="label">Сумма, $</span>
-          <input name="amount" className="input w-40" inputMode="decimal" autoFocus />
-        </label>
-        <button type="submit" className="btn-primary" disabled={busy}>
-          {op === "add" ? "Добавить" : "Снять"}
-        </button>
-      </Form>
+      {/* SPEC §5: add and subtract need a non-empty, non-zero number, checked before anything is sent (core's schema).
+          The kind is there for that check; the action takes it from the intent. */}
+      <AmountForm schema={adjustSchema} name="balance" id={`balance-${worker.id}-${op}`} actionData={actionData} label="Сумма, $"
+        hidden={{ intent: op, kind: op, userId: worker.id, back: query.slice(1) }} submit={op === "add" ? "Добавить" : "Снять"} />
     </DialogOrSection>
   );
 }

@@ -1,7 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, Outlet, useActionData, useLoaderData, useLocation, useNavigation, useSubmit } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
+import type { SubmissionResult } from "@conform-to/react";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
+import { ratesSchema } from "../../common/schemas/money";
 import {
   PAGE_SIZES,
   readTableParams,
@@ -63,7 +66,8 @@ export default function PaymentsPage() {
           <p className="text-sm text-slate-600 dark:text-slate-400">Без паспорта</p>
           <p className="text-2xl font-semibold tabular-nums">{stats.withoutPassport}</p>
         </div>
-        <RatesForm rates={rates} back={back} />
+        {/* Saved rates come back as the form's new start (conform reads its default values once). */}
+        <RatesForm key={`${rates.withPassport}:${rates.withoutPassport}`} rates={rates} back={back} lastResult={resultOf(actionData, "rates")} />
       </div>
 
       <div className="card">
@@ -172,24 +176,42 @@ function RowLink({ paid, to, label }: { paid: boolean; to: string; label: string
   );
 }
 
-function RatesForm({ rates, back }: { rates: { withPassport: number; withoutPassport: number }; back: string }) {
+/** The two rates, checked by core's rates schema in the browser and the action (decision 063). */
+function RatesForm({
+  rates,
+  back,
+  lastResult,
+}: {
+  rates: { withPassport: number; withoutPassport: number };
+  back: string;
+  lastResult: SubmissionResult<string[]> | null;
+}) {
   const navigation = useNavigation();
   const busy = navigation.state === "submitting" && navigation.formData?.get("intent") === "rates";
+  const [form, fields] = useSchemaForm(ratesSchema, { id: "rates", lastResult, defaultValue: rates });
+  const unshown = unshownError(lastResult, ["withPassport", "withoutPassport"]);
   return (
-    <Form method="post" className="card space-y-2" preventScrollReset>
+    <Form method="post" {...formProps(form)} className="card space-y-2" preventScrollReset>
+      {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
       <p className="text-sm font-medium">Ставка за заявку, $</p>
       <input type="hidden" name="intent" value="rates" />
       <input type="hidden" name="back" value={back} />
-      <div className="flex flex-wrap items-end gap-2">
-        <label className="text-sm">
-          <span className="label">С паспортом</span>
-          <input name="withPassport" className="input w-28" inputMode="decimal" defaultValue={rates.withPassport} key={`wp-${rates.withPassport}`} />
-        </label>
-        <label className="text-sm">
-          <span className="label">Без паспорта</span>
-          <input name="withoutPassport" className="input w-28" inputMode="decimal" defaultValue={rates.withoutPassport} key={`wo-${rates.withoutPassport}`} />
-        </label>
-        <button type="submit" className="btn-primary" disabled={busy}>
+      <div className="flex flex-wrap items-start gap-2">
+        <div className="text-sm">
+          <label className="label" htmlFor={fields.withPassport.id}>
+            С паспортом
+          </label>
+          <input {...inputProps(fields.withPassport)} className="input w-28" inputMode="decimal" />
+          <FieldError field={fields.withPassport} />
+        </div>
+        <div className="text-sm">
+          <label className="label" htmlFor={fields.withoutPassport.id}>
+            Без паспорта
+          </label>
+          <input {...inputProps(fields.withoutPassport)} className="input w-28" inputMode="decimal" />
+          <FieldError field={fields.withoutPassport} />
+        </div>
+        <button type="submit" className="btn-primary mt-6" disabled={busy}>
           Сохранить
         </button>
       </div>

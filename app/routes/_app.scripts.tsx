@@ -1,15 +1,14 @@
-import { parseWithZod } from "@conform-to/zod/v4";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigate, useNavigation, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { RichTextEditor } from "../components/editor/RichTextEditor";
 import { ScriptContent } from "../components/scripts/ScriptViewer";
-import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
 import { scriptSchema } from "../../common/schemas/scripts";
 import { idFields, idSchema } from "../../common/validation";
@@ -35,16 +34,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormBody(request);
   const intent = formIntent(form);
   if (intent === "create" || intent === "update") {
-    const submission = parseWithZod(form, { schema: ScriptFormSchema });
-    if (submission.status !== "success") return formReply("script", submission);
-    const { id, ...input } = submission.value;
-    try {
-      if (id) await updateScript(db, actor, id, input);
-      else await createScript(db, actor, input);
-    } catch (error) {
-      return formRefused("script", submission, error);
-    }
-    return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
+    return submitForm(form, { name: "script", schema: ScriptFormSchema }, async ({ id, ...input }) => {
+      await (id ? updateScript(db, actor, id, input) : createScript(db, actor, input));
+      return redirectWithToast(PAGE, { type: "success", message: "Скрипт сохранён" });
+    });
   }
   if (intent === "delete") {
     try {
@@ -114,17 +107,9 @@ export default function ScriptsPage() {
         <ScriptEditor key={editing?.id ?? "new"} script={editing ?? null} lastResult={resultOf(actionData, "script")} busy={busy} />
       </DialogOrSection>
 
-      <ConfirmAction
-        open={Boolean(deleting)}
-        title="Удалить скрипт?"
-        closeHref={PAGE}
-        intent="delete"
-        fields={{ id: deleting?.id ?? "" }}
-        confirmLabel="Удалить"
-        testId="delete-script"
-      >
+      <ConfirmDelete row={deleting} title="Удалить скрипт?" closeHref={PAGE} intent="delete" testId="delete-script">
         Скрипт «{deleting?.name}» будет удалён. Отменить это нельзя.
-      </ConfirmAction>
+      </ConfirmDelete>
 
       <DialogOrSection open={Boolean(viewing)} title={viewing?.name ?? ""} onClose={close} closeHref={PAGE} width="wide" testId="script-view">
         {viewing ? <ScriptContent html={viewing.content} watermark={watermark} /> : null}

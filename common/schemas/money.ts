@@ -36,8 +36,14 @@ const refuse = (ctx: z.RefinementCtx, message: string, code = "validation") => {
   return z.NEVER;
 };
 
+/**
+ * An amount as sent: absent is allowed here so that it is refused with SPEC's message below, not zod's «ожидалось
+ * nonoptional» (zod refuses a missing key even for `z.unknown()`; conform sends an emptied field as absent).
+ */
+const sentAmount = z.unknown().optional();
+
 /** A payout in cents: a number, more than zero, within one action's limit (the balance is core's to check). */
-export const payoutAmount = z.unknown().transform((value, ctx) => {
+export const payoutAmount = sentAmount.transform((value, ctx) => {
   const cents = parseCents(value);
   if (cents === null) return refuse(ctx, ENTER_NUMBER);
   if (cents === 0) return refuse(ctx, PAYOUT_ZERO, "payout_zero");
@@ -56,7 +62,8 @@ export const adjustSchema = z
   .object({
     userId: idSchema,
     kind: z.enum(adjustmentKinds, { error: "Неизвестное действие с балансом" }),
-    amount: z.unknown(),
+    // The reset's question sends none.
+    amount: sentAmount,
   })
   .transform(({ userId, kind, amount }, ctx) => {
     if (kind === "def") return { userId, kind, cents: 0 };
@@ -70,7 +77,7 @@ export const adjustSchema = z
   });
 
 const RATE_MESSAGE = "Введите ставку в долларах, например 5 или 7.50";
-const rate = z.unknown().transform((value, ctx) => {
+const rate = sentAmount.transform((value, ctx) => {
   const cents = parseCents(value);
   return cents === null || cents < 0 ? refuse(ctx, RATE_MESSAGE) : cents;
 });

@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { doNotCall, exports as exportsTable, links, scripts, settings, statuses } from "../../db/schema";
-import { ADMIN, bearer, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { eq } from "drizzle-orm";
+import { doNotCall, exports as exportsTable, links, payments, scripts, settings, statuses, users } from "../../db/schema";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, reloadUser, useTestApp } from "../helpers/app";
 
 /**
  * Decision 063: a page form is checked by its one schema in the action too, so without JavaScript a refused post
@@ -118,6 +119,79 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(cleared.status).toBe(302);
     const [saved] = (await t.db.select().from(statuses)).filter((s) => s.id === id);
     expect(saved).toMatchObject({ buttonText: "", color: "#654321", hotkey: null });
+  });
+
+  it("/payments dialogs: a zero payout, one over the balance and an empty change under the amount; the reset needs none", async () => {
+    const worker = await createUser(t.db, { login: "pay-forms", balanceCents: 1000 });
+    const id = String(worker.user.id);
+    const pay = (amount: string) => postPageForm(t, `/payments/pay/${id}?q=pay`, cookie, { intent: "payout", userId: id, back: "q=pay", amount });
+    const zero = await pay("0");
+    expect(zero.status).toBe(400);
+    expect(field(zero.text, "amount", 'data-testid="pay-dialog"')).toMatchObject({ invalid: true, message: "Сумма выплаты не может быть 0", value: "0" });
+    const over = await pay("10,01");
+    expect(over.status).toBe(400);
+    expect(field(over.text, "amount", 'data-testid="pay-dialog"')).toMatchObject({ invalid: true, message: "Сумма выплаты не может быть больше баланса", value: "10,01" });
+    expect(await t.db.select().from(payments).where(eq(payments.userId, worker.user.id))).toHaveLength(0);
+    const paid = await pay("2.50");
+    expect(paid.status).toBe(302);
+    expect(paid.headers.location).toBe(`/payments?q=pay&paid=${id}`);
+
+    const change = (op: string, fields: Record<string, string>) =>
+      postPageForm(t, `/payments/balance/${id}?op=${op}`, cookie, { intent: op, userId: id, back: "", ...fields });
+    for (const amount of ["", "0", "abc"]) {
+      const refused = await change("rem", { kind: "rem", amount });
+      expect(refused.status, amount).toBe(400);
+      expect(field(refused.text, "amount", 'data-testid="balance-dialog"'), amount).toMatchObject({ invalid: true, message: "Введите число в поле" });
+    }
+    const huge = await change("add", { kind: "add", amount: "9999999999" });
+    expect(field(huge.text, "amount", 'data-testid="balance-dialog"')).toMatchObject({ invalid: true, message: "Введите число в поле" });
+    // The button is the kind: a hidden kind that says otherwise does not turn a subtraction into a reset.
+    expect((await change("rem", { kind: "def", amount: "1" })).status).toBe(302);
+    expect((await reloadUser(t.db, worker.user.id)).balanceCents).toBe(650);
+    // The reset's question sends no amount (and no kind).
+    const reset = await change("def", { back: "q=pay" });
+    expect(reset.status, reset.text.slice(reset.text.indexOf('data-testid="balance-dialog"'), reset.text.indexOf('data-testid="balance-dialog"') + 3000)).toBe(302);
+    expect(reset.headers.location).toBe("/payments?q=pay");
+    expect((await reloadUser(t.db, worker.user.id)).balanceCents).toBe(0);
+  });
+
+  it("/payments rates: a bad rate under its field, what was typed kept, nothing saved", async () => {
+    const [before] = await t.db.select().from(settings);
+    const res = await postPageForm(t, "/payments", cookie, { intent: "rates", back: "", withPassport: "7,5", withoutPassport: "-1" });
+    expect(res.status).toBe(400);
+    expect(field(res.text, "withoutPassport")).toMatchObject({ invalid: true, message: "Введите ставку в долларах, например 5 или 7.50", value: "-1" });
+    expect(field(res.text, "withPassport")).toMatchObject({ invalid: false, value: "7,5" });
+    const [after] = await t.db.select().from(settings);
+    expect(after.rateWithoutPassportCents).toBe(before.rateWithoutPassportCents);
+    const saved = await postPageForm(t, "/payments", cookie, { intent: "rates", back: "size=10", withPassport: "7,5", withoutPassport: "3" });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.location).toBe("/payments?size=10");
+  });
+
+  it("/managers add form: missing fields and a taken login under their fields; a generator keeps what was typed", async () => {
+    const add = (fields: Record<string, string>) => postPageForm(t, "/managers", cookie, { login: "", password: "", displayName: "", telegram: "", sipPrefix: "9000", ...fields });
+    const empty = await add({ intent: "create", telegram: "@tg" });
+    expect(empty.status).toBe(400);
+    for (const name of ["login", "password", "displayName"]) {
+      expect(field(empty.text, name, 'data-testid="add-manager-form"'), name).toMatchObject({ invalid: true, message: "Пожалуйста, заполните все поля" });
+    }
+    expect(field(empty.text, "telegram", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "@tg" });
+
+    const generated = await add({ intent: "generatePassword", login: "gen-kept", displayName: "Имя" });
+    expect(generated.status).toBe(200);
+    expect(field(generated.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "gen-kept" });
+    // The generated password (its & escaped in the HTML).
+    expect(field(generated.text, "password", 'data-testid="add-manager-form"').value?.replaceAll("&amp;", "&")).toHaveLength(16);
+
+    const noLogin = await add({ intent: "generateSip" });
+    expect(noLogin.status).toBe(400);
+    expect(field(noLogin.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: true, message: "Заполните логин, для генерации SIPa" });
+
+    const taken = await add({ intent: "create", login: "admin", password: "pw", displayName: "Копия" });
+    expect(taken.status).toBe(409);
+    expect(field(taken.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: true, message: "Такой логин уже занят" });
+    expect(field(taken.text, "displayName", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "Копия" });
+    expect(await t.db.select().from(users).where(eq(users.displayName, "Копия"))).toHaveLength(0);
   });
 
   it("a hand-edited id on a row's button is a Russian 400, not a 500", async () => {

@@ -1,7 +1,7 @@
 import { Form, Link, useSubmit } from "@remix-run/react";
 // Core's row type only (erased from the bundle): the table shows what listBases answers.
 import type { BaseRow } from "../../../server/core/bases/bases";
-import { ConfirmAction } from "../ui/ConfirmAction";
+import { ConfirmDelete } from "../ui/ConfirmAction";
 import { useHydrated } from "../ui/DialogOrSection";
 import { SortIcon } from "../ui/Icons";
 import { Pager } from "../ui/Pager";
@@ -169,18 +169,10 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
 
       <Pager page={query.page} pages={query.pages} total={total} hrefFor={(page) => href({ page })} />
 
-      <ConfirmAction
-        open={confirm !== null}
-        title="Удалить базу?"
-        closeHref={closeHref}
-        intent="delete-base"
-        fields={{ id: confirm?.id ?? "" }}
-        confirmLabel="Удалить"
-        testId="delete-base"
-      >
+      <ConfirmDelete row={confirm} title="Удалить базу?" closeHref={closeHref} intent="delete-base" testId="delete-base">
         База «{confirm?.name}» будет удалена вместе со всеми её контактами. История звонков и статистика сохранятся.
         Отменить это нельзя.
-      </ConfirmAction>
+      </ConfirmDelete>
     </section>
   );
 }

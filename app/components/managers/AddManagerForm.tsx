@@ -1,123 +1,141 @@
 import { RefreshIcon } from "../ui/Icons";
 import { useFetcher } from "@remix-run/react";
-import { useEffect, useRef, useState, type FormEvent, type MouseEvent } from "react";
-import { notify, ServerMessage } from "../ui/Toasts";
-import { DEFAULT_SIP_PREFIX, generateAccessKey, generatePassword, SIP_PREFIXES } from "../../../common/credentials";
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useEffect, useRef, type MouseEvent, type ReactNode } from "react";
+import * as z from "zod";
+import { notify, ServerMessage, useAnswerKey } from "../ui/Toasts";
+import { FieldError, formProps, inputProps, resultOf, selectProps, unshownError, useSchemaForm } from "../ui/forms";
+import { generateAccessKey, generatePassword, SIP_PREFIXES } from "../../../common/credentials";
+import { LOGIN_NEEDED_FOR_SIP, registerSchema, sipRequestSchema } from "../../../common/schemas/users";
 import { useHydrated } from "../ui/Pager";
-import { EMPTY_ADD_FORM, type AddFormValues, type ManagersActionData } from "./types";
+import { ADD_FORM, EMPTY_ADD_FORM, type ManagersActionData } from "./types";
 
-export const FILL_ALL_FIELDS = "Пожалуйста, заполните все поля";
-export const LOGIN_NEEDED_FOR_SIP = "Заполните логин, для генерации SIPa";
 export const CREATE_FAILED = "Ошибка при создании менеджера";
 
+/** The add form (decision 063): core's register input, and the number prefix the SIP button asks for. */
+export const AddManagerSchema = registerSchema.extend({ sipPrefix: z.string().optional() });
+
+/** The SIP button's fields: core's SIP request, read from the add form's login and prefix. */
+export const SipButtonSchema = z.object({ login: sipRequestSchema.shape.login, sipPrefix: sipRequestSchema.shape.prefix });
+
+/** The fields that show their own errors; any other message of an answer is the form's. */
+const SHOWN = ["login", "password", "displayName", "telegram", "accessKey", "sipLogin", "sipPassword"];
+
 interface AddManagerFormProps {
-  /** With JavaScript off: what the last post answered (values echoed back, an error to show). */
-  result?: ManagersActionData | null;
+  /** With JavaScript off: what the last post answered (the form's fields and errors, or a failure to show). */
+  actionData?: unknown;
 }
 
 /**
- * SPEC /managers add form. With JavaScript the password and access key are generated in the browser, SIP
- * generation and saving go through fetchers, and messages are toasts. Without it, every button is a submit
- * with its own intent and the server fills in what was asked.
+ * SPEC /managers add form, checked by core's register schema in the browser and the action. With JavaScript the
+ * password and access key are generated in the browser, SIP generation and saving go through fetchers, and the
+ * answers are toasts or errors under the fields. Without it, every button is a submit with its own intent and the
+ * server fills in what was asked (the form comes back with what was typed).
  */
-export function AddManagerForm({ result }: AddManagerFormProps) {
+export function AddManagerForm({ actionData }: AddManagerFormProps) {
   const hydrated = useHydrated();
   const createFetcher = useFetcher<ManagersActionData>({ key: "add-manager" });
   const sipFetcher = useFetcher<ManagersActionData>({ key: "generate-sip" });
-  const [values, setValues] = useState<AddFormValues>(() => ({ ...EMPTY_ADD_FORM, ...result?.values }));
   const formRef = useRef<HTMLFormElement>(null);
-  const set = (name: keyof AddFormValues, value: string) => setValues((v) => ({ ...v, [name]: value }));
+  const answer = createFetcher.data ?? actionData;
+  const lastResult = resultOf(answer, ADD_FORM);
+  const answerKey = useAnswerKey(answer);
+  const [form, fields] = useSchemaForm(AddManagerSchema, { id: "add-manager", lastResult, defaultValue: EMPTY_ADD_FORM });
+  const unshown = unshownError(lastResult, SHOWN);
+  // A failure of the action itself (not a refusal of the form): without JavaScript, its banner.
+  const failure = answer && typeof answer === "object" && "error" in answer ? (answer as ManagersActionData).error : undefined;
+  type Field = (typeof fields)[keyof typeof EMPTY_ADD_FORM];
+  // conform writes the value into the input (the inputs are the browser's own, not React state).
+  const set = (field: Field, value: string) => form.update({ name: field.name, value });
 
   // SPEC §5: the access key is generated on the client.
   useEffect(() => {
-    setValues((v) => (v.accessKey ? v : { ...v, accessKey: generateAccessKey() }));
+    const accessKey = formRef.current?.elements.namedItem("accessKey") as HTMLInputElement | null;
+    if (!accessKey?.value) set(fields.accessKey, generateAccessKey());
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- once, when the page runs
   }, []);
 
   useEffect(() => {
-    const answer = sipFetcher.data;
-    if (sipFetcher.state !== "idle" || !answer) return;
-    if (answer.error) notify("error", answer.error.message);
-    else if (answer.values) {
-      setValues((v) => ({ ...v, sipLogin: answer.values!.sipLogin, sipPassword: answer.values!.sipPassword }));
+    const data = sipFetcher.data;
+    if (sipFetcher.state !== "idle" || !data) return;
+    const refused = unshownError(resultOf(data, ADD_FORM), []) ?? data.error?.message;
+    if (refused) notify("error", refused);
+    else if (data.sip) {
+      set(fields.sipLogin, data.sip.sipLogin);
+      set(fields.sipPassword, data.sip.sipPassword);
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on each answer
   }, [sipFetcher.state, sipFetcher.data]);
 
   useEffect(() => {
-    const answer = createFetcher.data;
-    if (createFetcher.state !== "idle" || !answer) return;
-    if (answer.ok) {
-      notify("success", answer.message ?? "Менеджер создан");
-      setValues({ ...EMPTY_ADD_FORM, accessKey: generateAccessKey() });
-    } else {
-      notify("error", answer.error?.message || CREATE_FAILED);
+    const data = createFetcher.data;
+    if (createFetcher.state !== "idle" || !data) return;
+    if (data.ok) {
+      notify("success", data.message ?? "Менеджер создан");
+      form.reset();
+      set(fields.accessKey, generateAccessKey());
+    } else if (data.error) {
+      notify("error", data.error.message || CREATE_FAILED);
     }
+    // eslint-disable-next-line react-hooks/exhaustive-deps -- on each answer
   }, [createFetcher.state, createFetcher.data]);
-
-  function onSubmit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (!values.login.trim() || !values.password || !values.displayName.trim()) {
-      notify("error", FILL_ALL_FIELDS);
-      return;
-    }
-    const form = new FormData(event.currentTarget);
-    form.set("intent", "create");
-    createFetcher.submit(form, { method: "post" });
-  }
 
   function onGeneratePassword(event: MouseEvent) {
     event.preventDefault();
-    set("password", generatePassword());
+    set(fields.password, generatePassword());
   }
 
   function onGenerateAccessKey(event: MouseEvent) {
     event.preventDefault();
-    set("accessKey", generateAccessKey());
+    set(fields.accessKey, generateAccessKey());
   }
 
   function onGenerateSip(event: MouseEvent) {
     event.preventDefault();
-    if (!values.login.trim()) {
-      notify("error", LOGIN_NEEDED_FOR_SIP);
+    // The SIP request's own schema, before anything is sent: a login is needed.
+    const request = parseWithZod(new FormData(formRef.current!), { schema: SipButtonSchema });
+    if (request.status !== "success") {
+      notify("error", unshownError(request.reply(), []) ?? LOGIN_NEEDED_FOR_SIP);
       return;
     }
-    sipFetcher.submit(
-      { intent: "generateSip", _js: "1", login: values.login, sipPrefix: values.sipPrefix },
-      { method: "post" },
-    );
+    const { login, sipPrefix } = request.payload;
+    sipFetcher.submit({ intent: "generateSip", _js: "1", login: String(login), sipPrefix: String(sipPrefix) }, { method: "post" });
   }
 
   const busy = createFetcher.state !== "idle";
   const sipBusy = sipFetcher.state !== "idle";
-  const input = (name: keyof AddFormValues, label: string, extra: Record<string, unknown> = {}) => (
-    <div>
-      <label className="label" htmlFor={`add-${name}`}>
-        {label}
-      </label>
-      <input
-        id={`add-${name}`}
-        name={name}
-        className="input"
-        value={values[name]}
-        onChange={(e) => set(name, e.target.value)}
-        autoComplete="off"
-        {...extra}
-      />
-    </div>
-  );
+  /** A field with its label and its error under it; `button` is its generator. */
+  const field = (f: Field, label: string, extra: Record<string, unknown> = {}, button?: ReactNode) => {
+    const input = <input {...inputProps(f)} id={`add-${f.name}`} className="input min-w-0" autoComplete="off" {...extra} />;
+    return (
+      <div>
+        <label className="label" htmlFor={`add-${f.name}`}>
+          {label}
+        </label>
+        {button ? (
+          <div className="flex gap-2">
+            {input}
+            {button}
+          </div>
+        ) : (
+          input
+        )}
+        <FieldError field={f} />
+      </div>
+    );
+  };
 
   return (
     <section className="card mb-6" aria-labelledby="add-manager-title">
       <h2 id="add-manager-title" className="mb-4 text-lg font-semibold">
         Добавить менеджера
       </h2>
-      {!hydrated && result?.error && result.intent !== "update" ? (
-        <ServerMessage kind="error" message={result.error.message} />
-      ) : null}
-      <form
+      {!hydrated && failure ? <ServerMessage kind="error" message={failure.message} /> : null}
+      {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
+      <createFetcher.Form
         ref={formRef}
         method="post"
-        noValidate
-        onSubmit={hydrated ? onSubmit : undefined}
+        {...formProps(form)}
         className="grid gap-4 md:grid-cols-2 xl:grid-cols-4"
         data-testid="add-manager-form"
       >
@@ -126,103 +144,61 @@ export function AddManagerForm({ result }: AddManagerFormProps) {
         <button type="submit" name="intent" value="create" className="sr-only" tabIndex={-1} aria-hidden="true">
           Добавить менеджера
         </button>
-        {input("login", "Логин")}
-        <div>
-          <label className="label" htmlFor="add-password">
-            Пароль
-          </label>
-          <div className="flex gap-2">
-            <input
-              id="add-password"
-              name="password"
-              className="input min-w-0 font-mono"
-              value={values.password}
-              onChange={(e) => set("password", e.target.value)}
-              autoComplete="new-password"
-            />
-            <button
-              type="submit"
-              name="intent"
-              value="generatePassword"
-              className="btn-secondary shrink-0 px-2.5"
-              onClick={hydrated ? onGeneratePassword : undefined}
-              title="Сгенерировать пароль"
-              aria-label="Сгенерировать пароль"
-              data-testid="generate-password"
-            >
-              <RefreshIcon />
-            </button>
-          </div>
-        </div>
-        {input("displayName", "Имя")}
-        {input("telegram", "Telegram")}
-        <div>
-          <label className="label" htmlFor="add-accessKey">
-            Ключ доступа
-          </label>
-          <div className="flex gap-2">
-            <input
-              id="add-accessKey"
-              name="accessKey"
-              className="input min-w-0 font-mono"
-              value={values.accessKey}
-              readOnly
-              placeholder="Автоматически"
-            />
-            <button
-              type="submit"
-              name="intent"
-              value="generateAccessKey"
-              className="btn-secondary shrink-0 px-2.5"
-              onClick={hydrated ? onGenerateAccessKey : undefined}
-              title="Сгенерировать ключ доступа"
-              aria-label="Сгенерировать ключ доступа"
-            >
-              <RefreshIcon />
-            </button>
-          </div>
-        </div>
+        {field(fields.login, "Логин")}
+        {field(fields.password, "Пароль", { className: "input min-w-0 font-mono", autoComplete: "new-password" },
+          <Generator intent="generatePassword" title="Сгенерировать пароль" onClick={hydrated ? onGeneratePassword : undefined} testId="generate-password" />)}
+        {field(fields.displayName, "Имя")}
+        {field(fields.telegram, "Telegram")}
+        {field(fields.accessKey, "Ключ доступа", { className: "input min-w-0 font-mono", readOnly: true, placeholder: "Автоматически" },
+          <Generator intent="generateAccessKey" title="Сгенерировать ключ доступа" onClick={hydrated ? onGenerateAccessKey : undefined} />)}
         <div>
           <label className="label" htmlFor="add-sipPrefix">
             Префикс SIP
           </label>
           <div className="flex gap-2">
-            <select
-              id="add-sipPrefix"
-              name="sipPrefix"
-              className="input"
-              value={values.sipPrefix || String(DEFAULT_SIP_PREFIX)}
-              onChange={(e) => set("sipPrefix", e.target.value)}
-            >
+            <select {...selectProps(fields.sipPrefix)} id="add-sipPrefix" className="input">
               {SIP_PREFIXES.map((p) => (
                 <option key={p} value={p}>
                   {p}
                 </option>
               ))}
             </select>
-            <button
-              type="submit"
-              name="intent"
-              value="generateSip"
-              className="btn-secondary shrink-0 px-2.5"
+            <Generator
+              intent="generateSip"
+              title="Сгенерировать SIP логин и пароль"
               onClick={hydrated ? onGenerateSip : undefined}
               disabled={sipBusy}
-              title="Сгенерировать SIP логин и пароль"
-              aria-label="Сгенерировать SIP логин и пароль"
-              data-testid="generate-sip"
-            >
-              <RefreshIcon />
-            </button>
+              testId="generate-sip"
+            />
           </div>
         </div>
-        {input("sipLogin", "SIP логин")}
-        {input("sipPassword", "SIP пароль")}
+        {field(fields.sipLogin, "SIP логин")}
+        {field(fields.sipPassword, "SIP пароль")}
         <div className="md:col-span-2 xl:col-span-4">
           <button type="submit" name="intent" value="create" className="btn-primary" disabled={busy} data-testid="create-manager">
             {busy ? "Создаём..." : "Добавить менеджера"}
           </button>
         </div>
-      </form>
+      </createFetcher.Form>
     </section>
+  );
+}
+
+/** A generator's button: without JavaScript a submit of its own intent (the server generates), with it `onClick`. */
+function Generator(props: { intent: string; title: string; onClick?: (event: MouseEvent) => void; disabled?: boolean; testId?: string }) {
+  return (
+    <button
+      type="submit"
+      name="intent"
+      value={props.intent}
+      className="btn-secondary shrink-0 px-2.5"
+      onClick={props.onClick}
+      disabled={props.disabled}
+      title={props.title}
+      aria-label={props.title}
+      data-testid={props.testId}
+    >
+      <RefreshIcon />
+    </button>
   );
 }

@@ -13,7 +13,7 @@ export interface ManagerRow {
   lastSeen: string | null;
 }
 
-/** The add form's fields, echoed back by the action (JavaScript off keeps what was typed). */
+/** The add form's fields, as it starts (AddManagerForm; JavaScript off gets back what was typed from the action). */
 export interface AddFormValues {
   login: string;
   password: string;
@@ -49,11 +49,17 @@ export const FIELD_LABELS: Record<EditableField, string> = {
   sipPassword: "SIP пароль",
 };
 
-/** What the /managers action answers when it does not redirect. */
+/** The add form's name in the action's answers (`formReply`, `resultOf`). */
+export const ADD_FORM = "add";
+
+/**
+ * What the /managers action answers when it does not redirect, but the add form's own answers (`{ form, result }`):
+ * a fetcher's success, a SIP account for the JavaScript form, or a refusal to show as a toast or banner.
+ */
 export interface ManagersActionData {
   intent: string;
   ok?: boolean;
   message?: string;
   error?: { code: string; message: string };
-  values?: AddFormValues;
+  sip?: { sipLogin: string; sipPassword: string };
 }

@@ -41,7 +41,7 @@ export function useSchemaForm<Schema extends z.ZodType<Record<string, unknown>, 
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any field of any form
-type AnyField = FieldMetadata<any, any, any>;
+export type AnyField = FieldMetadata<any, any, any>;
 type InputType = "text" | "tel" | "number" | "email" | "url" | "search" | "password";
 
 /**

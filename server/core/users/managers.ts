@@ -1,8 +1,9 @@
 import { and, asc, count, eq, ne } from "drizzle-orm";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "../../../db/client";
 import { users } from "../../../db/schema";
-import { DEFAULT_SIP_PREFIX, generateAccessKey, passwordHint, SIP_PREFIXES } from "../../../common/credentials";
+import { LOGIN_TAKEN, registerSchema, SIP_TAKEN, sipRequestSchema, updateUserSchema } from "../../../common/schemas/users";
+import { generateAccessKey, passwordHint } from "../../../common/credentials";
 import type { PasswordHasher, SessionStore } from "../auth/ports";
 import type { TelephonyProvider } from "../telephony/accounts";
 import { endOpenBreak } from "../breaks/breaks";
@@ -12,52 +13,22 @@ import { idSchema, parseInput } from "../validation";
 import { presentManagedUser } from "./present";
 import { findUser, userNotFound } from "./users";
 
-/** SPEC §5 New manager. */
-export const FILL_ALL_FIELDS = "Пожалуйста, заполните все поля";
-export const LOGIN_NEEDED_FOR_SIP = "Заполните логин, для генерации SIPa";
-export const LOGIN_TAKEN = "Такой логин уже занят";
-export const SIP_TAKEN = "Такой SIP логин уже занят";
+// The inputs' shapes (SPEC §5's messages) are shared with the /managers add form (common/schemas/users.ts).
+export {
+  FILL_ALL_FIELDS,
+  LOGIN_NEEDED_FOR_SIP,
+  LOGIN_TAKEN,
+  registerSchema,
+  SIP_TAKEN,
+  sipRequestSchema,
+  updateUserSchema,
+} from "../../../common/schemas/users";
 
 /** How the realtime hub is told to end a user's sockets (on every instance), but those of `keepSession`. */
 export interface LogoutSignal {
   forceLogout(userId: number, keepSession?: string): Promise<void>;
 }
 
-const tooLong = (max: number) => `Слишком длинное значение (не более ${max} символов)`;
-const required = (max: number) =>
-  z.string({ error: FILL_ALL_FIELDS }).trim().min(1, { error: FILL_ALL_FIELDS }).max(max, { error: tooLong(max) });
-const optional = (max: number) =>
-  z
-    .string()
-    .trim()
-    .max(max, { error: tooLong(max) })
-    .nullish()
-    .transform((v) => v ?? "");
-
-const loginField = required(100).refine((v) => !/\s/.test(v), { error: "Логин не должен содержать пробелов" });
-const passwordField = z
-  .string({ error: FILL_ALL_FIELDS })
-  .min(1, { error: FILL_ALL_FIELDS })
-  .max(200, { error: tooLong(200) })
-  .refine((v) => v.trim().length > 0, { error: FILL_ALL_FIELDS });
-const accessKeyField = z
-  .string()
-  .trim()
-  .max(100, { error: tooLong(100) })
-  .refine((v) => !/\s/.test(v), { error: "Ключ доступа не должен содержать пробелов" })
-  .nullish()
-  .transform((v) => v ?? "");
-
-/** POST /auth/register and the /managers add form. */
-export const registerSchema = z.object({
-  login: loginField,
-  password: passwordField,
-  displayName: required(100),
-  accessKey: accessKeyField,
-  telegram: optional(100),
-  sipLogin: optional(50),
-  sipPassword: optional(100),
-});
 export type RegisterInput = z.input<typeof registerSchema>;
 
 function isUniqueViolation(error: unknown): boolean {
@@ -115,20 +86,6 @@ export async function listUsers(db: Db, actor: Actor) {
   return rows.map(presentManagedUser);
 }
 
-/** PATCH /users/{id}: the admin flag, or edited fields. The access key is read-only. */
-export const updateUserSchema = z
-  .object({
-    isAdmin: z.boolean({ error: "Неверное значение флага администратора" }).optional(),
-    login: loginField.optional(),
-    password: passwordField.optional(),
-    displayName: required(100).optional(),
-    telegram: optional(100).optional(),
-    sipLogin: optional(50).optional(),
-    sipPassword: optional(100).optional(),
-    accessKey: z.unknown().optional(),
-  })
-  .refine((v) => v.accessKey === undefined, { error: "Ключ доступа нельзя изменить" })
-  .refine((v) => Object.values(v).some((value) => value !== undefined), { error: "Нет изменений для сохранения" });
 export type UpdateUserInput = z.input<typeof updateUserSchema>;
 
 /**
@@ -219,18 +176,6 @@ export async function deleteUser(
   await signal.forceLogout(id);
   return { success: true, message: "Менеджер удалён" };
 }
-
-export const sipRequestSchema = z.object({
-  login: z
-    .string({ error: LOGIN_NEEDED_FOR_SIP })
-    .trim()
-    .min(1, { error: LOGIN_NEEDED_FOR_SIP })
-    .max(100, { error: tooLong(100) }),
-  prefix: z.coerce
-    .number({ error: "Выберите префикс SIP номера" })
-    .refine((v) => SIP_PREFIXES.includes(v), { error: "Выберите префикс SIP номера" })
-    .default(DEFAULT_SIP_PREFIX),
-});
 
 /** SIP generation on the add form: a new account from the provider (or the built-in allocator). */
 export async function generateSipAccount(db: Db, telephony: TelephonyProvider, actor: Actor, input: unknown) {
