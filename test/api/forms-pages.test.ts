@@ -156,13 +156,8 @@ describe("forms without JavaScript: the schema's message next to its field", () 
 
   it("/leadTemplate template: an empty name and an emptied field name under their fields; a field button answers the changed form", async () => {
     const editor = 'data-testid="template-form"';
-    const bad = await postPageForm(t, "/leadTemplate?template=new", cookie, {
-      intent: "template-save",
-      name: " ",
-      "fields[0].label": "",
-      "fields[0].type": "text",
-      "fields[0].locked": "0",
-    });
+    const emptied = { "fields[0].label": "", "fields[0].type": "text", "fields[0].locked": "0" };
+    const bad = await postPageForm(t, "/leadTemplate?template=new", cookie, { intent: "template-save", name: " ", ...emptied });
     expect(bad.status).toBe(400);
     expect(field(bad.text, "name", editor)).toMatchObject({ invalid: true, message: "Введите имя шаблона" });
     // SPEC's message for an empty name, above the form.
