@@ -5,14 +5,17 @@ import {
   type AppLoadContext,
   type UploadHandler,
 } from "@remix-run/node";
+import type { z } from "zod";
+import { importPostSchema, previewPostSchema, sheetPostSchema } from "../common/schemas/imports";
 import type { Actor } from "../server/core/actor";
-import { badRequest, isAppError } from "../server/core/errors";
+import { isAppError } from "../server/core/errors";
 import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
 import { othersBusy } from "../server/deps";
 import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField, ZONE_FIELD_HELP } from "../server/core/bases/mapping";
 import { fileRequired, keepUpload, refuseOversizedBody, removeUpload, storeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
 import { followImport } from "../server/core/bases/import-progress";
 import "./context.server";
+import { formIntent, readFields } from "./forms.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
 export { listBases, deleteBase, baseOptions, statusColumns } from "../server/core/bases/bases";
@@ -89,15 +92,14 @@ export async function handleImportPost(
     const message = isAppError(error) ? error.message : "Не удалось получить файл: попробуйте ещё раз";
     return { state: { step: "error", message: IMPORT_FAILURE, detail: message }, status: 400 };
   }
-  const intent = text(form, "intent");
-  const name = text(form, "name").trim();
+  const intent = formIntent(form);
 
   if (intent === "preview") {
     const stored = text(form, "file");
     const [uploadId, ...rest] = stored.split(":");
     const fileName = rest.join(":");
     try {
-      if (!name) throw badRequest("Введите название базы", "validation");
+      const { name } = readFields(form, previewPostSchema);
       if (!stored) throw fileRequired();
       sweepUploads();
       const preview = await previewBase(context.deps.db, actor, { file: { path: uploadPath(uploadId), name: fileName } });
@@ -111,12 +113,13 @@ export async function handleImportPost(
 
   // The sheet picker: the stored file's preview, of the chosen sheet.
   if (intent === "sheet") {
-    const uploadId = text(form, "uploadId");
-    const fileName = text(form, "fileName");
+    const post = readPost(form, sheetPostSchema);
+    if ("refused" in post) return post.refused;
+    const { name, uploadId, fileName, sheet } = post.fields;
     let path: string | null = null;
     try {
       path = uploadPath(uploadId);
-      const preview = await previewBase(context.deps.db, actor, { file: { path }, sheet: text(form, "sheet") });
+      const preview = await previewBase(context.deps.db, actor, { file: { path }, sheet });
       return { state: { step: "mapping", name, uploadId, fileName, preview }, status: 200 };
     } catch (error) {
       if (!isAppError(error)) throw error;
@@ -134,17 +137,10 @@ export async function handleImportPost(
   }
 
   if (intent === "import") {
-    const uploadId = text(form, "uploadId");
-    const fileName = text(form, "fileName");
-    const mappings =
-      form.get("mappings") !== null
-        ? text(form, "mappings")
-        : JSON.stringify(
-            Array.from({ length: Number(text(form, "columns")) || 0 }, (_, i) => {
-              const field = text(form, `map_${i}`);
-              return (MAPPING_FIELDS as readonly string[]).includes(field) ? field : "skip";
-            }),
-          );
+    // The name is core's to refuse (the same schema), after this: a refused save keeps the file and the choices.
+    const post = readPost(form, importPostSchema);
+    if ("refused" in post) return post.refused;
+    const { name, uploadId, fileName, sheet, hasHeader, mappings } = post.fields;
     let path: string | null = null;
     const progress = followImport(uploadId, actor.id);
     try {
@@ -153,7 +149,7 @@ export async function handleImportPost(
         importBase(
           context.deps.db,
           actor,
-          { name, mappings, hasHeader: text(form, "hasHeader"), sheet: text(form, "sheet"), file: { path, name: fileName } },
+          { name, mappings, hasHeader, sheet, file: { path, name: fileName } },
           {
             phoneRegion: context.deps.config.phoneRegion,
             signal: request.signal,
@@ -170,7 +166,7 @@ export async function handleImportPost(
       let mapping: Extract<ImportState, { step: "error" }>["mapping"];
       if (path) {
         try {
-          const preview = await previewBase(context.deps.db, actor, { file: { path, name: fileName }, sheet: text(form, "sheet") }).catch(() =>
+          const preview = await previewBase(context.deps.db, actor, { file: { path, name: fileName }, sheet }).catch(() =>
             previewBase(context.deps.db, actor, { file: { path: path!, name: fileName } }),
           );
           mapping = { name, uploadId, fileName, preview: keepChoices(preview, mappings) };
@@ -188,6 +184,16 @@ export async function handleImportPost(
     }
   }
   return { state: { step: "error", message: IMPORT_FAILURE, detail: "Неизвестное действие" }, status: 400 };
+}
+
+/** A step's fields read by its schema (common/schemas/imports.ts), or the error step with the schema's Russian message. */
+function readPost<S extends z.ZodType>(form: FormData, schema: S): { fields: z.output<S> } | { refused: { state: ImportState; status: number } } {
+  try {
+    return { fields: readFields(form, schema) };
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return { refused: { state: { step: "error", message: IMPORT_FAILURE, detail: error.message }, status: error.status } };
+  }
 }
 
 /** The preview with the admin's posted column types as its selections: a refused save keeps them (also without JavaScript). */

@@ -46,7 +46,8 @@ export function formRefused(form: string, submission: Submission<unknown>, error
  * fields (`formReply`); else `run` does the work with the checked value and its answer is the action's (a redirect
  * with a toast, a report); core's refusal stands next to the field its code names (`formRefused`). `run` gets the
  * fields as sent too: a schema that transforms (dollars to cents) is not its own input again, so core parses those.
- * `name` may be read from the fields as sent (a row's form is named by its id).
+ * `name` may be read from the fields as sent (a row's form is named by its id). A post of one of conform's intents
+ * (a row added or removed by a button without JavaScript) has no status: the changed form goes back, nothing done.
  */
 export async function submitForm<S extends z.ZodType, T>(
   form: FormData,
@@ -55,6 +56,7 @@ export async function submitForm<S extends z.ZodType, T>(
 ) {
   const submission = parseWithZod(form, { schema });
   const formName = typeof name === "string" ? name : name(submission.payload);
+  if (!submission.status) return formReply(formName, submission, undefined, 200);
   if (submission.status !== "success") return formReply(formName, submission);
   try {
     return await run(submission.value as z.output<S>, submission.payload);

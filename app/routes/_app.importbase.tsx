@@ -1,3 +1,4 @@
+import { parseWithZod } from "@conform-to/zod/v4";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -7,6 +8,7 @@ import { handleImportPost, mappingChoices, mappingHelp, type ImportState } from 
 import { Banner, FILE_LABEL, fileRefusal, ImportProgress, ImportResultDialog, MappingTable } from "../components/bases/ImportParts";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
+import { previewPostSchema } from "../../common/schemas/imports";
 
 export const meta: MetaFunction = () => [{ title: "Импорт базы" }];
 
@@ -20,6 +22,12 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const { state, status } = await handleImportPost(request, context, actorOf(user));
   return data(state, { status });
+}
+
+/** A refused check's first message, or null. */
+function firstProblem(submission: { status?: string; error?: Record<string, string[] | null> | null }): string | null {
+  if (submission.status === "success") return null;
+  return Object.values(submission.error ?? {}).flatMap((messages) => messages ?? [])[0] ?? null;
 }
 
 /** What the progress bar shows: the upload's percent, then the processing (with the rows saved so far, if known). */
@@ -81,9 +89,11 @@ export default function ImportBasePage() {
   async function viaXhr(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
-    if (!String(form.get("name") ?? "").trim()) {
-      notify("error", "Введите название базы");
-      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: "Введите название базы", mapping });
+    // The name by the server's own schema (common/schemas/imports.ts), before the file is sent.
+    const problem = form.get("intent") === "sheet" ? null : firstProblem(parseWithZod(form, { schema: previewPostSchema }));
+    if (problem) {
+      notify("error", problem);
+      setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: problem, mapping });
       return;
     }
     if (form.get("intent") === "preview" && !(form.get("file") instanceof File && (form.get("file") as File).size > 0)) {

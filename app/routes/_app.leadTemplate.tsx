@@ -1,10 +1,10 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigate, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ActiveSwitch } from "../components/links/ActiveSwitch";
 import { LinkForm, LinkFormSchema } from "../components/links/LinkForm";
-import { EMPTY_TEMPLATE_NAME, NEW_FIELD, TemplateForm, type DraftField, type TemplateDraft } from "../components/templates/TemplateForm";
+import { TEMPLATE_FORM, TemplateForm, TemplateFormSchema } from "../components/templates/TemplateForm";
 import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { actionMessage, resultOf } from "../components/ui/forms";
@@ -12,7 +12,6 @@ import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
 import { idFields } from "../../common/validation";
 import {
-  actionErrorWith,
   createLink,
   createTemplate,
   deleteLink,
@@ -41,19 +40,6 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   };
 }
 
-/** The template form as posted: name and the field rows (label, type, locked), in order. */
-function readDraft(form: FormData): TemplateDraft {
-  const labels = form.getAll("label").map(String);
-  const types = form.getAll("type").map(String);
-  const locked = form.getAll("locked").map(String);
-  const id = Number(form.get("id") ?? 0);
-  return {
-    id: Number.isInteger(id) && id > 0 ? id : null,
-    name: String(form.get("name") ?? ""),
-    fields: labels.map((label, i) => ({ label, type: types[i] === "textarea" ? "textarea" : "text", locked: locked[i] === "1" })),
-  };
-}
-
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
@@ -63,35 +49,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // A card's buttons (delete, the switch) name their row; a hand-edited id is refused like a failed change.
   const id = () => readFields(form, idFields).id;
 
-  // The template editor without JavaScript: field buttons change the draft and save nothing.
-  if (intent.startsWith("field-")) {
-    const draft = readDraft(form);
-    const [kind, at] = intent.split(":");
-    const index = Number(at);
-    if (kind === "field-add") draft.fields.push({ ...NEW_FIELD });
-    if (kind === "field-lock" && draft.fields[index]) draft.fields[index].locked = !draft.fields[index].locked;
-    if (kind === "field-remove") draft.fields = draft.fields.filter((_, i) => i !== index);
-    return data({ draft });
-  }
-
   switch (intent) {
-    case "template-save": {
-      const draft = readDraft(form);
-      if (!draft.name.trim()) {
-        return data({ error: { code: "validation", message: EMPTY_TEMPLATE_NAME }, draft }, { status: 400 });
-      }
-      const input = {
-        name: draft.name,
-        templateFields: JSON.stringify(draft.fields.map(({ label, type }: DraftField) => ({ label, type }))),
-      };
-      try {
-        if (draft.id) await updateTemplate(db, actor, draft.id, input);
+    case "template-save":
+      // A field button without JavaScript (Новое поле, a lock, a delete) answers the changed form, nothing saved.
+      return submitForm(form, { name: TEMPLATE_FORM, schema: TemplateFormSchema }, async ({ id: templateId, name, fields }) => {
+        const input = { name, templateFields: fields.map(({ label, type }) => ({ label, type })) };
+        if (templateId) await updateTemplate(db, actor, templateId, input);
         else await createTemplate(db, actor, input);
-      } catch (error) {
-        return actionErrorWith(error, { draft });
-      }
-      return redirectWithToast(PAGE, { type: "success", message: "Шаблон сохранен" });
-    }
+        return redirectWithToast(PAGE, { type: "success", message: "Шаблон сохранен" });
+      });
     case "template-delete":
       return afterChange(() => deleteTemplate(db, actor, id()), "Ошибка удаления шаблона", "Шаблон удален");
     case "template-activate":
@@ -140,18 +106,11 @@ export default function LeadTemplatePage() {
   const editedTemplate = templates.find((template) => String(template.id) === templateParam);
   const templateOpen = templateParam === "new" || Boolean(editedTemplate);
   const error = actionMessage(actionData);
-  const draftFromServer = actionData && "draft" in actionData ? actionData.draft : null;
   const linkResult = resultOf(actionData, "link");
-
-  const draft: TemplateDraft = draftFromServer ?? {
-    id: editedTemplate?.id ?? null,
-    name: editedTemplate?.name ?? "",
-    fields: (editedTemplate?.fields ?? []).map((field) => ({ ...field, locked: true })),
-  };
 
   return (
     <div className="space-y-10">
-      {error && !templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
+      {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
 
       <section>
         <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
@@ -194,8 +153,7 @@ export default function LeadTemplatePage() {
         closeHref={PAGE}
         testId="template-dialog"
       >
-        {error && templateOpen ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
-        <TemplateForm key={JSON.stringify(draft)} draft={draft} cancelHref={PAGE} nameMissing={error === EMPTY_TEMPLATE_NAME} />
+        <TemplateForm key={templateParam} template={editedTemplate ?? null} cancelHref={PAGE} lastResult={resultOf(actionData, TEMPLATE_FORM)} />
       </DialogOrSection>
 
       <ConfirmDelete row={deletingTemplate} title="Удалить шаблон?" closeHref={PAGE} intent="template-delete" testId="delete-template">

@@ -2,11 +2,11 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
-import { AUTODIAL_DEFAULT_SECONDS, FilterForm, FilterModal, retryRuleValues } from "../components/filters/FilterForm";
+import { FILTER_FORM, FilterForm, filterFormDefaults, FilterModal } from "../components/filters/FilterForm";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
+import { actionMessage, resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
-
 
 export const meta: MetaFunction = () => [{ title: "Изменить тематику" }];
 
@@ -39,29 +39,8 @@ export default function EditFilterRoute() {
   const answerKey = useAnswerKey(answer);
   const deleting = useSearchParams()[0].has("delete");
   const page = `/loadedbases/filters/${filter.id}`;
-  const values =
-    answer && "values" in answer
-      ? {
-          ...answer.values,
-          callingHours: answer.values.callingHours ?? filter.callingHours,
-          retryRules: answer.values.retryRules ?? filter.retryRules.map(retryRuleValues),
-        }
-      : {
-          name: filter.name,
-          template: filter.template?.id ?? null,
-          managers: filter.managers.map((m) => m.id),
-          databases: filter.databases.map((d) => d.id),
-          statuses: filter.statuses.map((s) => s.id),
-          scripts: filter.scripts.map((s) => s.id),
-          callingHours: filter.callingHours,
-          recordCalls: filter.recordCalls,
-          recordingRetentionDays: filter.recordingRetentionDays === null ? "" : String(filter.recordingRetentionDays),
-          managersHearRecordings: filter.managersHearRecordings,
-          retryRules: filter.retryRules.map(retryRuleValues),
-          retryCountedBy: filter.retryCountedBy,
-          autodial: filter.autodialSeconds !== null,
-          autodialSeconds: String(filter.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
-        };
+  // A refused delete (the topic gone meanwhile) answers with its message, not with the form's.
+  const deleteError = actionMessage(answer);
   return (
     <div className="space-y-6">
       <ConfirmAction
@@ -77,13 +56,12 @@ export default function EditFilterRoute() {
       </ConfirmAction>
       {deleting ? null : (
         <FilterModal title={`Тематика «${filter.name}»`}>
-          {answer && "error" in answer && answer.error ? (
-            <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
-          ) : null}
+          {deleteError ? <ServerMessage key={answerKey} kind="error" message={deleteError} /> : null}
           <FilterForm
-            key={JSON.stringify(values)}
+            key={filter.id}
             options={options}
-            initial={values}
+            defaultValue={filterFormDefaults(filter, options.defaultHours)}
+            lastResult={resultOf(answer, FILTER_FORM)}
             filterId={filter.id}
             keptTemplate={filter.template?.id ?? null}
           />

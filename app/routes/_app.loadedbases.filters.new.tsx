@@ -2,8 +2,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
-import { emptyFilterValues, FilterForm, FilterModal } from "../components/filters/FilterForm";
-import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import { FILTER_FORM, FilterForm, filterFormDefaults, FilterModal } from "../components/filters/FilterForm";
+import { resultOf } from "../components/ui/forms";
 import { filterFormAction, filterFormOptions, listFilters } from "../filters.server";
 
 export const meta: MetaFunction = () => [{ title: "Новая тематика" }];
@@ -26,18 +26,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
 export default function NewFilterRoute() {
   const { filters, options } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
-  const answerKey = useAnswerKey(answer);
-  const values =
-    answer && "values" in answer
-      ? { ...answer.values, callingHours: answer.values.callingHours ?? options.defaultHours }
-      : { ...emptyFilterValues, callingHours: options.defaultHours };
   return (
     <div className="space-y-6">
       <FilterModal title="Новая тематика">
-        {answer && "error" in answer && answer.error ? (
-          <ServerMessage key={answerKey} kind="error" message={answer.error.message} />
-        ) : null}
-        <FilterForm key={JSON.stringify(values)} options={options} initial={values} filterId={null} />
+        <FilterForm
+          options={options}
+          defaultValue={filterFormDefaults(null, options.defaultHours)}
+          lastResult={resultOf(answer, FILTER_FORM)}
+          filterId={null}
+        />
       </FilterModal>
       <FilterCards filters={filters} />
     </div>

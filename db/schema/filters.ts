@@ -1,13 +1,13 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
 import { BUSINESS_TIME_ZONE } from "../../common/business-time";
+import { RETRY_COUNTED_BY, type RetryCountedBy } from "../../common/schemas/filters";
 import { databases } from "./bases";
 import { timestamps, users } from "./users";
 import { scripts, statuses, templates } from "./work";
 
-/** What a topic's retry rules count as attempts: status presses, or calls in the call log. */
-export const RETRY_COUNTED_BY = ["presses", "calls"] as const;
-export type RetryCountedBy = (typeof RETRY_COUNTED_BY)[number];
+/** What a topic's retry rules count as attempts (declared in common/, where the topic form's schema reads it). */
+export { RETRY_COUNTED_BY, type RetryCountedBy };
 
 /** A topic: a named work set tying bases, managers, statuses, scripts and one template together. */
 export const filters = pgTable(

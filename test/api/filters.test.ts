@@ -229,16 +229,16 @@ describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
         .set("Content-Type", "application/x-www-form-urlencoded")
         .send(new URLSearchParams(fields).toString());
     const topic = [["intent", "save"], ["name", "Часы в форме"], ["managers", String(olga.user.id)], ["databases", String(baseA)], ["statuses", String(callBack)]];
-    const saved = await post([...topic, ["callsFrom", "10:00"], ["callsUntil", "20:00"], ["callDays", "1"], ["callDays", "5"], ["timeZone", "Asia/Omsk"]]);
+    const saved = await post([...topic, ["callingHours.from", "10:00"], ["callingHours.until", "20:00"], ["callingHours.days", "1"], ["callingHours.days", "5"], ["callingHours.timeZone", "Asia/Omsk"]]);
     expect(saved.status).toBe(302);
     const shown = (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === created.body.id);
     expect(shown.callingHours).toEqual({ from: "10:00", until: "20:00", days: [1, 5], timeZone: "Asia/Omsk" });
     const again = (await getPage(t, page, cookie)).text;
-    expect(again).toMatch(/name="timeZone"[^]*<option value="Asia\/Omsk" selected=""/);
+    expect(again).toMatch(/name="callingHours.timeZone"[^]*<option value="Asia\/Omsk" selected=""/);
     // The topic's card says it in a line.
     expect(again).toContain("10:00–20:00, Пн, Пт (по времени клиента; пояс по умолчанию Asia/Omsk)");
 
-    const noDays = await post([...topic, ["callsFrom", "10:00"], ["callsUntil", "20:00"], ["timeZone", "Asia/Omsk"]]);
+    const noDays = await post([...topic, ["callingHours.from", "10:00"], ["callingHours.until", "20:00"], ["callingHours.timeZone", "Asia/Omsk"]]);
     expect(noDays.status).toBe(400);
     expect(noDays.text).toContain("Выберите хотя бы один день звонков");
   });

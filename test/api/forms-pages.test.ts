@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { doNotCall, exports as exportsTable, links, payments, scripts, settings, statuses, users } from "../../db/schema";
+import { doNotCall, exports as exportsTable, filters, links, payments, scripts, settings, statuses, templates, users } from "../../db/schema";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, reloadUser, useTestApp } from "../helpers/app";
 
 /**
@@ -192,6 +192,80 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(field(taken.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: true, message: "Такой логин уже занят" });
     expect(field(taken.text, "displayName", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "Копия" });
     expect(await t.db.select().from(users).where(eq(users.displayName, "Копия"))).toHaveLength(0);
+  });
+
+  it("/loadedbases/filters/new: SPEC's messages under the name and each list, the window's and autodial's under theirs; Выбрать все answers the form", async () => {
+    const topicForm = 'data-testid="filter-form"';
+    const res = await postPageForm(t, "/loadedbases/filters/new", cookie, {
+      intent: "save",
+      name: " ",
+      "callingHours.from": "25:00",
+      "callingHours.until": "21:00",
+      "callingHours.days": "1",
+      "callingHours.timeZone": "Europe/Kyiv",
+      retryCountedBy: "presses",
+      autodial: "on",
+      autodialSeconds: "2",
+    });
+    expect(res.status).toBe(400);
+    expect(field(res.text, "name", topicForm)).toMatchObject({ invalid: true, message: "Введите имя фильтра" });
+    const list = (testId: string) => res.text.slice(res.text.indexOf(`data-testid="${testId}"`)).split("</fieldset>")[0];
+    expect(list("choice-managers")).toMatch(/data-field-error="">Виберите 1 менеджера</);
+    expect(list("choice-databases")).toMatch(/data-field-error="">Виберите 1 базу данных</);
+    expect(list("choice-statuses")).toMatch(/data-field-error="">Виберите 1 статус</);
+    expect(list("choice-scripts")).not.toContain("data-field-error");
+    expect(field(res.text, "callingHours.from", topicForm)).toMatchObject({ invalid: true, message: "Укажите начало времени звонков в формате ЧЧ:ММ", value: "25:00" });
+    expect(field(res.text, "autodialSeconds", topicForm)).toMatchObject({ invalid: true, message: "Автонабор: целое число секунд от 3 до 120", value: "2" });
+
+    // Выбрать все without JavaScript: the same form, every manager ticked, no message (nothing was checked or saved).
+    const all = await postPageForm(t, "/loadedbases/filters/new", cookie, { intent: "all:managers", name: "Черновик" });
+    expect(all.status).toBe(200);
+    expect(field(all.text, "name", topicForm)).toMatchObject({ invalid: false, value: "Черновик" });
+    expect(all.text).not.toContain("data-field-error");
+    const boxes = [...all.text.matchAll(/<input[^>]*name="managers"[^>]*>/g)].map((m) => m[0]);
+    expect(boxes.length).toBeGreaterThan(0);
+    expect(boxes.filter((box) => !box.includes('checked=""'))).toEqual([]);
+    expect((await t.db.select().from(filters)).filter((f) => f.name === "Черновик")).toHaveLength(0);
+  });
+
+  it("/leadTemplate template: an empty name and an emptied field name under their fields; a field button answers the changed form", async () => {
+    const editor = 'data-testid="template-form"';
+    const emptied = { "fields[0].label": "", "fields[0].type": "text", "fields[0].locked": "0" };
+    const bad = await postPageForm(t, "/leadTemplate?template=new", cookie, { intent: "template-save", name: " ", ...emptied });
+    expect(bad.status).toBe(400);
+    expect(field(bad.text, "name", editor)).toMatchObject({ invalid: true, message: "Введите имя шаблона" });
+    // SPEC's message for an empty name, above the form.
+    expect(bad.text).toContain("Выберите базу данных");
+    // A lone row whose name was emptied is still a row, with its message.
+    expect(field(bad.text, "fields[0].label", editor)).toMatchObject({ invalid: true, message: "У каждого поля шаблона должно быть имя" });
+
+    const fields = { intent: "template-save", name: "Анкета без JS", "fields[0].label": "Паспорт", "fields[0].type": "textarea", "fields[0].locked": "1" };
+    const insert = { type: "insert", payload: { name: "fields", defaultValue: { label: "Имя поля", type: "text", locked: "0" } } };
+    const added = await postPageForm(t, "/leadTemplate?template=new", cookie, { ...fields, __intent__: JSON.stringify(insert) });
+    expect(added.status).toBe(200);
+    expect(field(added.text, "fields[0].label", editor)).toMatchObject({ invalid: false, value: "Паспорт" });
+    // The locked row keeps its type in a hidden field; the new one is open.
+    expect(field(added.text, "fields[0].type", editor).tag).toContain('type="hidden"');
+    expect(field(added.text, "fields[1].label", editor)).toMatchObject({ invalid: false, value: "Имя поля" });
+    expect(added.text).not.toContain("data-field-error");
+    expect((await t.db.select().from(templates)).filter((row) => row.name === "Анкета без JS")).toHaveLength(0);
+
+    const saved = await postPageForm(t, "/leadTemplate?template=new", cookie, fields);
+    expect(saved.status).toBe(302);
+    const [stored] = (await t.db.select().from(templates)).filter((row) => row.name === "Анкета без JS");
+    expect(JSON.parse(stored.templateFields)).toEqual([{ label: "Паспорт", type: "textarea" }]);
+  });
+
+  it("/importbase: an empty name and a crafted column count, each refused with its Russian message, nothing read or saved", async () => {
+    const noName = await postPageForm(t, "/importbase", cookie, { intent: "preview", name: "  " });
+    expect(noName.status).toBe(400);
+    expect(noName.text).toContain("Введите название базы");
+    const columns = await postPageForm(t, "/importbase", cookie, { intent: "import", name: "База", uploadId: "x", columns: "много" });
+    expect(columns.status).toBe(400);
+    expect(columns.text).toContain("Неверное число столбцов");
+    const unknown = await postPageForm(t, "/importbase", cookie, { intent: "dance" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.text).toContain("Неизвестное действие");
   });
 
   it("a hand-edited id on a row's button is a Russian 400, not a 500", async () => {

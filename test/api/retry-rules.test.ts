@@ -393,32 +393,35 @@ describe("the rules in the topic form (JavaScript off)", () => {
     const name = `Форма повтора ${base.id}`;
     const form = await getPage(t, "/loadedbases/filters/new", cookie);
     expect(form.text).toContain("Повтор недозвона");
-    expect(form.text).toContain(`name="retryDelay.${noAnswer}"`);
+    expect(form.text).toContain(`name="retryRules.${noAnswer}.delay"`);
     const fields = {
       intent: "save",
       name,
       managers: String(m.user.id),
       databases: String(base.id),
       statuses: String(noAnswer),
-      callsFrom: "09:00",
-      callsUntil: "21:00",
-      callDays: "1",
-      timeZone: "Europe/Kyiv",
+      "callingHours.from": "09:00",
+      "callingHours.until": "21:00",
+      "callingHours.days": "1",
+      "callingHours.timeZone": "Europe/Kyiv",
       retryCountedBy: "calls",
-      [`retryDelay.${noAnswer}`]: "2",
-      [`retryUnit.${noAnswer}`]: "hours",
-      [`retryMax.${noAnswer}`]: "5",
-      [`retryFinal.${noAnswer}`]: String(gaveUp),
-      [`retryDelay.${s["Занято"].id}`]: "",
-      [`retryUnit.${s["Занято"].id}`]: "hours",
-      [`retryMax.${s["Занято"].id}`]: "",
-      [`retryFinal.${s["Занято"].id}`]: "",
+      [`retryRules.${noAnswer}.delay`]: "2",
+      [`retryRules.${noAnswer}.unit`]: "hours",
+      [`retryRules.${noAnswer}.maxAttempts`]: "5",
+      [`retryRules.${noAnswer}.finalStatus`]: String(gaveUp),
+      [`retryRules.${s["Занято"].id}.delay`]: "",
+      [`retryRules.${s["Занято"].id}.unit`]: "hours",
+      [`retryRules.${s["Занято"].id}.maxAttempts`]: "",
+      [`retryRules.${s["Занято"].id}.finalStatus`]: "",
     };
-    const bad = await postPageForm(t, "/loadedbases/filters/new", cookie, { ...fields, [`retryDelay.${noAnswer}`]: "0" });
+    const bad = await postPageForm(t, "/loadedbases/filters/new", cookie, { ...fields, [`retryRules.${noAnswer}.delay`]: "0" });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain("«Вернуть в работу через»: укажите время больше нуля (целое число минут)");
+    // Under the row's own field (decision 063), which says it is the wrong one.
+    expect(bad.text).toMatch(new RegExp(`name="retryRules\\.${noAnswer}\\.delay"[^>]*aria-invalid="true"`));
+    expect(bad.text).toMatch(/data-field-error="">«Вернуть в работу через»: укажите время больше нуля/);
     // What was typed is on the page again.
-    expect(bad.text).toMatch(new RegExp(`name="retryMax\\.${noAnswer}"[^>]*value="5"`));
+    expect(bad.text).toMatch(new RegExp(`name="retryRules\\.${noAnswer}\\.maxAttempts"[^>]*value="5"`));
 
     const saved = await postPageForm(t, "/loadedbases/filters/new", cookie, fields);
     expect(saved.status).toBe(302);
@@ -430,7 +433,7 @@ describe("the rules in the topic form (JavaScript off)", () => {
       { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },
     ]);
     const edit = (await getPage(t, `/loadedbases/filters/${topic.id}`, cookie)).text;
-    expect(edit).toMatch(new RegExp(`name="retryDelay\\.${noAnswer}"[^>]*value="2"`));
-    expect(edit).toMatch(new RegExp(`name="retryUnit\\.${noAnswer}"[^]*?<option value="hours" selected=""`));
+    expect(edit).toMatch(new RegExp(`name="retryRules\\.${noAnswer}\\.delay"[^>]*value="2"`));
+    expect(edit).toMatch(new RegExp(`name="retryRules\\.${noAnswer}\\.unit"[^]*?<option value="hours" selected=""`));
   });
 });

@@ -31,14 +31,16 @@ describe("an admin builds a filter from /loadedbases", () => {
     await dialog.waitFor();
 
     await dialog.getByRole("button", { name: "Сохранить" }).click();
-    await page.getByText("Введите имя фильтра").first().waitFor();
+    // Checked in the browser by the action's own schema (decision 063): each message under its field, nothing sent.
+    await dialog.locator("[data-field-error]", { hasText: "Введите имя фильтра" }).waitFor();
+    expect(await dialog.getByLabel("Название").getAttribute("aria-invalid")).toBe("true");
     await dialog.getByLabel("Название").fill("Кредиты Одесса");
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Виберите 1 менеджера").first().waitFor();
 
     await dialog.getByLabel(managerLabel).check();
     await dialog.locator("[data-testid=choice-databases]").getByRole("button", { name: "Выбрать все" }).click();
-    expect(await dialog.locator("[data-testid=choice-databases] input:checked").count()).toBe(2);
+    await expect.poll(() => dialog.locator("[data-testid=choice-databases] input:checked").count()).toBe(2);
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Виберите 1 статус").first().waitFor();
     await dialog.getByRole("checkbox", { name: "Перезвонить", exact: true }).check();

@@ -1,9 +1,100 @@
+import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link, useNavigation } from "@remix-run/react";
-import { useState, type FormEvent, type ReactNode } from "react";
+import type { ReactNode } from "react";
+import * as z from "zod";
+import { filterInputSchema, retryRuleSchema } from "../../../common/schemas/filters";
+import type { CallingHours } from "../../../server/core/filters/calling-hours";
+import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { DialogOrSection } from "../ui/DialogOrSection";
-import { notify } from "../ui/Toasts";
+import { CancelAndSave, FieldError, formProps, inputProps, isChosen, selectProps, unshownError, useSchemaForm } from "../ui/forms";
+import { ServerMessage, useAnswerKey } from "../ui/Toasts";
 
-export interface Option {
+// ---- The form's one schema (decision 063) ----
+
+/** A typed number ("1,5" too); empty or not a number is NaN, which core's rule refuses with its own message. */
+const typedNumber = (text = "") => (text.trim() === "" ? Number.NaN : Number(text.trim().replace(",", ".")));
+
+/**
+ * A retry rule's row as typed: the delay in the row's unit, the numbers as text. A record keyed by the status id
+ * (`retryRules.<id>.delay`), so a row's errors stay with its status whatever order the rows are shown in.
+ */
+const retryRowSchema = z.object({
+  delay: z.string().optional(),
+  unit: z.string().optional(),
+  maxAttempts: z.string().optional(),
+  finalStatus: z.string().optional(),
+});
+type RetryRow = z.infer<typeof retryRowSchema>;
+
+/** The row as core's rule (delay in minutes), or null: a row left empty is no rule. */
+function ruleOf(statusId: string, row: RetryRow) {
+  const [delay, maxAttempts, finalStatus] = [row.delay, row.maxAttempts, row.finalStatus].map((v) => v?.trim() ?? "");
+  if (!delay && !maxAttempts && !finalStatus) return null;
+  const amount = typedNumber(delay);
+  return {
+    status: Number(statusId),
+    delayMinutes: row.unit === "hours" ? Math.round(amount * 60 * 1000) / 1000 : amount,
+    maxAttempts: typedNumber(maxAttempts),
+    finalStatus: finalStatus === "" ? 0 : Number(finalStatus),
+  };
+}
+
+/** Which field of the row shows an error of core's rule. */
+const ROW_FIELD: Record<string, keyof RetryRow> = { status: "delay", delayMinutes: "delay", maxAttempts: "maxAttempts", finalStatus: "finalStatus" };
+
+/** The rows checked by core's own rule schema, each error under its field; out: core's list of rules. */
+const retryRowsSchema = z
+  .record(z.string(), retryRowSchema)
+  .superRefine((rows, ctx) => {
+    for (const [status, row] of Object.entries(rows)) {
+      const rule = ruleOf(status, row);
+      const checked = rule ? retryRuleSchema.safeParse(rule) : null;
+      for (const issue of checked?.error?.issues ?? []) {
+        ctx.addIssue({ code: "custom", message: issue.message, path: [status, ROW_FIELD[String(issue.path[0])] ?? "delay"] });
+      }
+    }
+  })
+  .transform((rows) => Object.entries(rows).flatMap(([status, row]) => ruleOf(status, row) ?? []));
+
+const { shape } = filterInputSchema;
+
+/**
+ * The topic form (/loadedbases/filters/new and /{id}): core's topic schema (SPEC §5's messages, the calling
+ * window, the retention days), with the fields as the form has them — the retry rules as typed rows, «Автонабор»
+ * a box and its seconds, the boxes `on` or absent. Its output is core's input; app/filters.server.ts parses the post
+ * with it and core checks it again.
+ */
+export const FilterFormSchema = filterInputSchema
+  .pick({ name: true, template: true, managers: true, databases: true, statuses: true, scripts: true, callingHours: true, retryCountedBy: true })
+  .extend({
+    /** Sent with `retryCountedBy`; a post without them (an older page) keeps the topic's rules. */
+    retryRules: retryRowsSchema.optional(),
+    // An unchecked box is off; an emptied retention is «всегда» (null), not «leave as it is».
+    recordCalls: shape.recordCalls.default(false),
+    managersHearRecordings: shape.managersHearRecordings.default(false),
+    recordingRetentionDays: shape.recordingRetentionDays.default(null),
+    autodial: z.boolean().default(false),
+    autodialSeconds: z.string().optional(),
+  })
+  .superRefine((form, ctx) => {
+    // The seconds count only with the box ticked: then they are core's «Автонабор через N с».
+    if (!form.autodial) return;
+    const seconds = shape.autodialSeconds.unwrap().safeParse(form.autodialSeconds ?? "");
+    if (!seconds.success) ctx.addIssue({ code: "custom", message: seconds.error.issues[0].message, path: ["autodialSeconds"] });
+  })
+  .transform(({ autodial, autodialSeconds, retryRules, retryCountedBy, ...topic }) => ({
+    ...topic,
+    retryCountedBy,
+    retryRules: retryCountedBy === undefined ? undefined : (retryRules ?? []),
+    autodialSeconds: autodial ? (autodialSeconds ?? "") : null,
+  }));
+
+/** The action's answers to this form carry this name (`resultOf`). */
+export const FILTER_FORM = "topic";
+
+// ---- The form ----
+
+interface Option {
   id: number;
   name: string;
 }
@@ -18,69 +109,13 @@ export interface FilterFormOptions {
   timeZones: Array<{ id: string; label: string }>;
 }
 
-/** When a topic's clients may be called, in their own local time (server/core/filters/calling-hours.ts). */
-export interface CallingHoursValues {
-  from: string;
-  until: string;
-  days: number[];
-  timeZone: string;
-}
-
-/** A retry rule's row as typed (server: app/filters.server.ts readRetryRules). */
-export interface RetryRuleValues {
-  status: number;
-  delay: string;
-  unit: "minutes" | "hours";
-  maxAttempts: string;
-  finalStatus: string;
-}
-
-export interface FilterFormValues {
-  name: string;
-  template: number | null;
-  managers: number[];
-  databases: number[];
-  statuses: number[];
-  scripts: number[];
-  callingHours: CallingHoursValues;
-  recordCalls: boolean;
-  /** Days the recordings are kept, as typed ("" keeps them). */
-  recordingRetentionDays: string;
-  managersHearRecordings: boolean;
-  /** Retry rules per status (decision 057), and what counts as an attempt ("presses" or "calls"). */
-  retryRules?: RetryRuleValues[];
-  retryCountedBy?: string;
-  /** «Автонабор» on, after `autodialSeconds` seconds as typed. */
-  autodial: boolean;
-  autodialSeconds: string;
-}
-
 /** What the seconds field offers when the box is first ticked. */
-export const AUTODIAL_DEFAULT_SECONDS = 5;
-
-export type ListName = "managers" | "databases" | "statuses" | "scripts";
-
-export const emptyFilterValues: Omit<FilterFormValues, "callingHours"> = {
-  name: "",
-  template: null,
-  managers: [],
-  databases: [],
-  statuses: [],
-  scripts: [],
-  recordCalls: false,
-  recordingRetentionDays: "",
-  managersHearRecordings: false,
-  retryRules: [],
-  retryCountedBy: "presses",
-  autodial: false,
-  autodialSeconds: String(AUTODIAL_DEFAULT_SECONDS),
-};
+const AUTODIAL_DEFAULT_SECONDS = 5;
 
 /** A stored rule as the form shows it: whole hours in hours, anything else in minutes. */
-export function retryRuleValues(rule: { status: { id: number }; delayMinutes: number; maxAttempts: number; finalStatus: { id: number } }): RetryRuleValues {
+function retryRowOf(rule: PresentedFilter["retryRules"][number]): RetryRow {
   const hours = rule.delayMinutes % 60 === 0;
   return {
-    status: rule.status.id,
     delay: String(hours ? rule.delayMinutes / 60 : rule.delayMinutes),
     unit: hours ? "hours" : "minutes",
     maxAttempts: String(rule.maxAttempts),
@@ -88,15 +123,39 @@ export function retryRuleValues(rule: { status: { id: number }; delayMinutes: nu
   };
 }
 
-/** SPEC §5 filter save, in the order the server checks it too. */
-export function filterFormProblem(values: FilterFormValues): string | null {
-  if (!values.name.trim()) return "Введите имя фильтра";
-  if (values.managers.length === 0) return "Виберите 1 менеджера";
-  if (values.databases.length === 0) return "Виберите 1 базу данных";
-  if (values.statuses.length === 0) return "Виберите 1 статус";
-  if (values.callingHours.days.length === 0) return "Выберите хотя бы один день звонков";
-  return null;
+/** The form's first values: the topic as it is, or a new one (no rules, presses, the default calling window). */
+export function filterFormDefaults(filter: PresentedFilter | null, defaultHours: CallingHours) {
+  const ids = (list: Array<{ id: number }> | undefined) => (list ?? []).map((item) => String(item.id));
+  const hours = filter?.callingHours ?? defaultHours;
+  return {
+    name: filter?.name ?? "",
+    template: filter?.template ? String(filter.template.id) : "",
+    managers: ids(filter?.managers),
+    databases: ids(filter?.databases),
+    statuses: ids(filter?.statuses),
+    scripts: ids(filter?.scripts),
+    callingHours: { ...hours, days: hours.days.map(String) },
+    retryCountedBy: filter?.retryCountedBy ?? "presses",
+    retryRules: Object.fromEntries((filter?.retryRules ?? []).map((rule) => [String(rule.status.id), retryRowOf(rule)])),
+    recordCalls: filter?.recordCalls ? "on" : undefined,
+    managersHearRecordings: filter?.managersHearRecordings ? "on" : undefined,
+    recordingRetentionDays: filter?.recordingRetentionDays == null ? "" : String(filter.recordingRetentionDays),
+    autodial: filter?.autodialSeconds != null ? "on" : undefined,
+    autodialSeconds: String(filter?.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
+  };
 }
+
+/** A field's values as the form holds them now (a box list: one value, several, or none). */
+const valuesOf = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : typeof value === "string" && value ? [value] : []);
+
+/** aria-describedby for an input with a hint: its error (when shown) and the hint. */
+const describedBy = (field: { errorId: string; errors?: string[] }, hint: string) => (field.errors?.length ? `${field.errorId} ${hint}` : hint);
+
+function useFilterForm(options: { id: string; lastResult?: SubmissionResult<string[]> | null; defaultValue: ReturnType<typeof filterFormDefaults> }) {
+  return useSchemaForm(FilterFormSchema, options);
+}
+type FormState = ReturnType<typeof useFilterForm>;
+type Fields = FormState[1];
 
 const DAYS: Array<{ day: number; name: string; title: string }> = [
   { day: 1, name: "Пн", title: "понедельник" },
@@ -109,17 +168,10 @@ const DAYS: Array<{ day: number; name: string; title: string }> = [
 ];
 
 /** The calling window: from, until, the days and the zone for numbers whose own zone is unknown. */
-function CallingHoursFields({
-  value,
-  zones,
-  onChange,
-}: {
-  value: CallingHoursValues;
-  zones: Array<{ id: string; label: string }>;
-  onChange: (value: CallingHoursValues) => void;
-}) {
-  const days = new Set(value.days);
-  const zoneChoices = zones.some((z) => z.id === value.timeZone) ? zones : [{ id: value.timeZone, label: value.timeZone }, ...zones];
+function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; zones: Array<{ id: string; label: string }> }) {
+  const hours = field.getFieldset();
+  const zone = String(hours.timeZone.initialValue ?? "");
+  const zoneChoices = !zone || zones.some((choice) => choice.id === zone) ? zones : [{ id: zone, label: zone }, ...zones];
   return (
     <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="calling-hours">
       <legend className="px-1 text-sm font-medium">Время звонков (по местному времени клиента)</legend>
@@ -128,63 +180,44 @@ function CallingHoursFields({
           <label className="label" htmlFor="calls-from">
             С
           </label>
-          <input
-            id="calls-from"
-            name="callsFrom"
-            type="time"
-            className="input"
-            value={value.from}
-            onChange={(event) => onChange({ ...value, from: event.target.value })}
-          />
+          <input {...inputProps(hours.from, "time")} id="calls-from" className="input" />
+          <FieldError field={hours.from} />
         </div>
         <div>
           <label className="label" htmlFor="calls-until">
             До
           </label>
-          <input
-            id="calls-until"
-            name="callsUntil"
-            type="time"
-            className="input"
-            value={value.until}
-            onChange={(event) => onChange({ ...value, until: event.target.value })}
-          />
+          <input {...inputProps(hours.until, "time")} id="calls-until" className="input" />
+          <FieldError field={hours.until} />
         </div>
         <div className="min-w-56 flex-1">
           <label className="label" htmlFor="calls-zone">
             Часовой пояс, если по номеру не определён
           </label>
-          <select
-            id="calls-zone"
-            name="timeZone"
-            className="input"
-            value={value.timeZone}
-            onChange={(event) => onChange({ ...value, timeZone: event.target.value })}
-          >
-            {zoneChoices.map((zone) => (
-              <option key={zone.id} value={zone.id}>
-                {zone.label}
+          <select {...selectProps(hours.timeZone)} id="calls-zone" className="input">
+            {zoneChoices.map((choice) => (
+              <option key={choice.id} value={choice.id}>
+                {choice.label}
               </option>
             ))}
           </select>
+          <FieldError field={hours.timeZone} />
         </div>
       </div>
-      <div className="mt-2 flex flex-wrap gap-3" role="group" aria-label="Дни звонков">
+      <div
+        className="mt-2 flex flex-wrap gap-3"
+        role="group"
+        aria-label="Дни звонков"
+        aria-describedby={hours.days.errors?.length ? hours.days.errorId : undefined}
+      >
         {DAYS.map(({ day, name, title }) => (
           <label key={day} className="flex items-center gap-1 text-sm" title={title}>
-            <input
-              type="checkbox"
-              name="callDays"
-              value={day}
-              checked={days.has(day)}
-              onChange={(event) =>
-                onChange({ ...value, days: event.target.checked ? [...value.days, day].sort() : value.days.filter((d) => d !== day) })
-              }
-            />
+            <input type="checkbox" name={hours.days.name} value={day} defaultChecked={isChosen(hours.days.initialValue, day)} />
             {name}
           </label>
         ))}
       </div>
+      <FieldError field={hours.days} />
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
         Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь;
         одинаковое время — круглосуточно.
@@ -193,33 +226,16 @@ function CallingHoursFields({
   );
 }
 
-const EMPTY_RULE = { delay: "", unit: "hours" as const, maxAttempts: "", finalStatus: "" };
-
 /**
  * The retry rules: a row per status («вернуть в работу через» N минут/часов, «не более» M попыток, then the final
  * status); a row left empty is no rule. Plain fields, so it works the same without JavaScript; with it, the rows of
  * the statuses the topic works again come first.
  */
-function RetryRulesFields({
-  statuses,
-  topicStatuses,
-  rules,
-  countedBy,
-  onChange,
-}: {
-  statuses: Option[];
-  topicStatuses: number[];
-  rules: RetryRuleValues[];
-  countedBy: string;
-  onChange: (rules: RetryRuleValues[], countedBy: string) => void;
-}) {
-  const byStatus = new Map(rules.map((r) => [r.status, r]));
-  const worked = new Set(topicStatuses);
+function RetryRulesFields({ statuses, fields }: { statuses: Option[]; fields: Fields }) {
+  const rows = fields.retryRules.getFieldset();
+  const worked = new Set(valuesOf(fields.statuses.value).map(Number));
   const ordered = [...statuses].sort((a, b) => Number(worked.has(b.id)) - Number(worked.has(a.id)));
-  const set = (status: number, patch: Partial<RetryRuleValues>) => {
-    const next = { ...EMPTY_RULE, ...byStatus.get(status), ...patch, status };
-    onChange([...rules.filter((r) => r.status !== status), next], countedBy);
-  };
+  const countedBy = fields.retryCountedBy;
   return (
     <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="retry-rules">
       <legend className="px-1 text-sm font-medium">Повтор недозвона</legend>
@@ -230,14 +246,15 @@ function RetryRulesFields({
       <div className="mb-3 flex flex-wrap gap-4 text-sm" role="radiogroup" aria-label="Попытки считать">
         <span>Попытки считать:</span>
         <label className="flex items-center gap-1">
-          <input type="radio" name="retryCountedBy" value="presses" checked={countedBy !== "calls"} onChange={() => onChange(rules, "presses")} />
+          <input type="radio" name={countedBy.name} value="presses" defaultChecked={countedBy.initialValue !== "calls"} />
           по нажатиям статусов
         </label>
         <label className="flex items-center gap-1">
-          <input type="radio" name="retryCountedBy" value="calls" checked={countedBy === "calls"} onChange={() => onChange(rules, "calls")} />
+          <input type="radio" name={countedBy.name} value="calls" defaultChecked={countedBy.initialValue === "calls"} />
           по звонкам в журнале
         </label>
       </div>
+      <FieldError field={countedBy} />
       <div className="max-h-72 overflow-auto">
         {/* A card per status on a phone (.stack-table), so no field waits behind a sideways scroll. */}
         <table className="stack-table w-full text-sm [--stack-label:7rem]">
@@ -251,7 +268,7 @@ function RetryRulesFields({
           </thead>
           <tbody>
             {ordered.map((status) => {
-              const rule = { ...EMPTY_RULE, ...byStatus.get(status.id) };
+              const row = rows[String(status.id)].getFieldset();
               return (
                 <tr key={status.id} data-testid={`retry-rule-${status.id}`} className={worked.has(status.id) ? "" : "opacity-70"}>
                   <th scope="row" className="block p-1 text-left font-medium md:table-cell md:font-normal" id={`retry-status-${status.id}`}>
@@ -260,42 +277,33 @@ function RetryRulesFields({
                   <td className="p-1" data-label="Вернуть через">
                     <span className="flex gap-1">
                       <input
-                        name={`retryDelay.${status.id}`}
+                        {...inputProps(row.delay)}
                         inputMode="decimal"
                         className="input w-16 md:w-20"
                         aria-label={`${status.name}: вернуть в работу через`}
-                        value={rule.delay}
-                        onChange={(event) => set(status.id, { delay: event.target.value })}
                       />
                       <select
-                        name={`retryUnit.${status.id}`}
+                        {...selectProps(row.unit)}
+                        defaultValue={row.unit.initialValue === "minutes" ? "minutes" : "hours"}
                         className="input w-24 md:w-28"
                         aria-label={`${status.name}: единица времени`}
-                        value={rule.unit}
-                        onChange={(event) => set(status.id, { unit: event.target.value === "minutes" ? "minutes" : "hours" })}
                       >
                         <option value="minutes">минут</option>
                         <option value="hours">часов</option>
                       </select>
                     </span>
+                    <FieldError field={row.delay} />
                   </td>
                   <td className="p-1" data-label="Не более, попыток">
-                    <input
-                      name={`retryMax.${status.id}`}
-                      inputMode="numeric"
-                      className="input w-16 md:w-20"
-                      aria-label={`${status.name}: не более попыток`}
-                      value={rule.maxAttempts}
-                      onChange={(event) => set(status.id, { maxAttempts: event.target.value })}
-                    />
+                    <input {...inputProps(row.maxAttempts)} inputMode="numeric" className="input w-16 md:w-20" aria-label={`${status.name}: не более попыток`} />
+                    <FieldError field={row.maxAttempts} />
                   </td>
                   <td className="p-1" data-label="Затем статус">
                     <select
-                      name={`retryFinal.${status.id}`}
+                      {...selectProps(row.finalStatus)}
+                      defaultValue={String(row.finalStatus.initialValue ?? "")}
                       className="input max-w-full"
                       aria-label={`${status.name}: статус после последней попытки`}
-                      value={rule.finalStatus}
-                      onChange={(event) => set(status.id, { finalStatus: event.target.value })}
                     >
                       <option value="">—</option>
                       {statuses
@@ -306,6 +314,7 @@ function RetryRulesFields({
                           </option>
                         ))}
                     </select>
+                    <FieldError field={row.finalStatus} />
                   </td>
                 </tr>
               );
@@ -317,6 +326,8 @@ function RetryRulesFields({
   );
 }
 
+type ListName = "managers" | "databases" | "statuses" | "scripts";
+
 const LISTS: Array<{ name: ListName; title: string }> = [
   { name: "databases", title: "Базы данных" },
   { name: "managers", title: "Менеджеры" },
@@ -325,53 +336,49 @@ const LISTS: Array<{ name: ListName; title: string }> = [
 ];
 
 /**
- * Multi-choice with Выбрать все / Очистить. With JavaScript the buttons flip the boxes here; without it they
- * submit (intent all:<list> / none:<list>) and the action answers the same form with the boxes set.
+ * Multi-choice with Выбрать все / Очистить. With JavaScript the buttons set the boxes here (conform's update);
+ * without it they submit (intent all:<list> / none:<list>) and the action answers the same form with the boxes set.
  */
 function MultiChoice({
   name,
   title,
   options,
-  selected,
-  onChange,
+  field,
+  choose,
 }: {
   name: ListName;
   title: string;
   options: Option[];
-  selected: number[];
-  onChange: (ids: number[]) => void;
+  field: Fields[ListName];
+  choose: (ids: string[]) => void;
 }) {
-  const chosen = new Set(selected);
+  const chosen = valuesOf(field.value);
+  const button = (intent: string, label: string, ids: string[]) => (
+    <button
+      type="submit"
+      name="intent"
+      value={intent}
+      className="btn-secondary px-2 py-1 text-xs"
+      onClick={(event) => {
+        event.preventDefault();
+        choose(ids);
+      }}
+    >
+      {label}
+    </button>
+  );
   return (
-    <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid={`choice-${name}`}>
+    <fieldset
+      className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
+      data-testid={`choice-${name}`}
+      aria-describedby={field.errors?.length ? field.errorId : undefined}
+    >
       <legend className="px-1 text-sm font-medium">
-        {title} <span className="text-slate-600 dark:text-slate-400">({chosen.size})</span>
+        {title} <span className="text-slate-600 dark:text-slate-400">({chosen.length})</span>
       </legend>
       <div className="mb-2 flex gap-2">
-        <button
-          type="submit"
-          name="intent"
-          value={`all:${name}`}
-          className="btn-secondary px-2 py-1 text-xs"
-          onClick={(event) => {
-            event.preventDefault();
-            onChange(options.map((o) => o.id));
-          }}
-        >
-          Выбрать все
-        </button>
-        <button
-          type="submit"
-          name="intent"
-          value={`none:${name}`}
-          className="btn-secondary px-2 py-1 text-xs"
-          onClick={(event) => {
-            event.preventDefault();
-            onChange([]);
-          }}
-        >
-          Очистить
-        </button>
+        {button(`all:${name}`, "Выбрать все", options.map((o) => String(o.id)))}
+        {button(`none:${name}`, "Очистить", [])}
       </div>
       {options.length === 0 ? (
         <p className="text-xs text-slate-600 dark:text-slate-400">Список пуст</p>
@@ -379,94 +386,82 @@ function MultiChoice({
         <div className="max-h-40 space-y-1 overflow-y-auto">
           {options.map((option) => (
             <label key={option.id} className="flex items-center gap-2 text-sm">
-              <input
-                type="checkbox"
-                name={name}
-                value={option.id}
-                checked={chosen.has(option.id)}
-                onChange={(event) =>
-                  onChange(event.target.checked ? [...selected, option.id] : selected.filter((id) => id !== option.id))
-                }
-              />
+              <input type="checkbox" name={field.name} value={option.id} defaultChecked={isChosen(field.initialValue, option.id)} />
               {option.name}
             </label>
           ))}
         </div>
       )}
+      <FieldError field={field} />
     </fieldset>
   );
 }
 
 /** One of the topic's yes/no settings: a checkbox with its label beside it, posted as `name=on` when ticked. */
-function CheckboxField({ name, label, values, onChange }: {
-  name: "recordCalls" | "managersHearRecordings" | "autodial";
-  label: string;
-  values: FilterFormValues;
-  onChange: (values: FilterFormValues) => void;
-}) {
+function CheckboxField({ field, label }: { field: Fields["recordCalls" | "managersHearRecordings" | "autodial"]; label: string }) {
   return (
     <label className="flex items-center gap-2 text-sm">
-      <input type="checkbox" name={name} checked={values[name]} onChange={(event) => onChange({ ...values, [name]: event.target.checked })} />
+      <input type="checkbox" name={field.name} defaultChecked={field.initialValue === "on"} />
       {label}
     </label>
   );
 }
 
-/** The filter form: name, template (single choice), bases, managers, statuses, scripts. */
+/** The fields that show their own errors (a retry row's are added per status). */
+const SHOWN = [
+  ...["name", "template", "managers", "databases", "statuses", "scripts", "retryCountedBy"],
+  ...["recordCalls", "managersHearRecordings", "recordingRetentionDays", "autodial", "autodialSeconds"],
+  ...["from", "until", "days", "timeZone"].map((name) => `callingHours.${name}`),
+];
+
+/** The filter form: name, template (single choice), bases, managers, statuses, scripts, hours, rules, recordings, autodial. */
 export function FilterForm({
   options,
-  initial,
+  defaultValue,
+  lastResult,
   filterId,
   keptTemplate = null,
 }: {
   options: FilterFormOptions;
-  initial: FilterFormValues;
+  /** `filterFormDefaults` of the topic (or of a new one). */
+  defaultValue: ReturnType<typeof filterFormDefaults>;
+  /** The action's answer to this form (field errors, what was typed, the boxes Выбрать все set), if it was just sent. */
+  lastResult?: SubmissionResult<string[]> | null;
   filterId: number | null;
   /** The template the topic has now: kept in the list even when deactivated (the server keeps it too). */
   keptTemplate?: number | null;
 }) {
-  const [values, setValues] = useState(initial);
+  const [form, fields] = useFilterForm({ id: `filter-form-${filterId ?? "new"}`, lastResult, defaultValue });
   // Decision 034: only active templates reach managers, so only they are offered (server/core refuses the rest).
   const templates = options.templates.filter((t) => t.isActive || t.id === keptTemplate);
-  const chosenInactive = templates.find((t) => t.id === values.template && !t.isActive);
-  const navigation = useNavigation();
-  const busy = navigation.state === "submitting";
-
-  function check(event: FormEvent<HTMLFormElement>) {
-    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    if (submitter?.value !== "save") return;
-    const problem = filterFormProblem(values);
-    if (problem) {
-      event.preventDefault();
-      notify("error", problem);
-    }
-  }
+  const chosenInactive = templates.find((t) => String(t.id) === fields.template.value && !t.isActive);
+  const busy = useNavigation().state === "submitting";
+  // A new answer speaks again, even with the same message.
+  const answerKey = useAnswerKey(lastResult);
+  const unshown = unshownError(lastResult, [
+    ...SHOWN,
+    ...options.statuses.flatMap((status) => ["delay", "maxAttempts", "finalStatus"].map((name) => `retryRules.${status.id}.${name}`)),
+  ]);
 
   return (
-    <Form method="post" noValidate onSubmit={check} className="space-y-4" data-testid="filter-form">
+    <Form method="post" {...formProps(form)} className="space-y-4" data-testid="filter-form">
+      {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
       <div>
         <label className="label" htmlFor="filter-name">
           Название
         </label>
-        <input
-          id="filter-name"
-          name="name"
-          className="input"
-          value={values.name}
-          onChange={(event) => setValues({ ...values, name: event.target.value })}
-        />
+        <input {...inputProps(fields.name)} id="filter-name" className="input" />
+        <FieldError field={fields.name} />
       </div>
       <div>
         <label className="label" htmlFor="filter-template">
           Шаблон
         </label>
         <select
+          {...selectProps(fields.template)}
           id="filter-template"
-          name="template"
           className="input"
-          value={values.template ?? ""}
-          onChange={(event) => setValues({ ...values, template: event.target.value ? Number(event.target.value) : null })}
-          aria-describedby={chosenInactive ? "filter-template-inactive" : undefined}
+          aria-describedby={[fields.template.errors?.length ? fields.template.errorId : "", chosenInactive ? "filter-template-inactive" : ""].join(" ").trim() || undefined}
         >
           <option value="">Без шаблона</option>
           {templates.map((t) => (
@@ -475,6 +470,7 @@ export function FilterForm({
             </option>
           ))}
         </select>
+        <FieldError field={fields.template} />
         {chosenInactive ? (
           <p id="filter-template-inactive" className="mt-1 text-xs text-amber-800 dark:text-amber-300" data-testid="template-inactive">
             Шаблон деактивирован: менеджеры этой тематики работают без карточки клиента. Включите его на странице
@@ -491,41 +487,30 @@ export function FilterForm({
             name={list.name}
             title={list.title}
             options={options[list.name]}
-            selected={values[list.name]}
-            onChange={(ids) => setValues({ ...values, [list.name]: ids })}
+            field={fields[list.name]}
+            choose={(ids) => form.update({ name: fields[list.name].name, value: ids })}
           />
         ))}
       </div>
-      <CallingHoursFields
-        value={values.callingHours}
-        zones={options.timeZones}
-        onChange={(callingHours) => setValues({ ...values, callingHours })}
-      />
-      <RetryRulesFields
-        statuses={options.statuses}
-        topicStatuses={values.statuses}
-        rules={values.retryRules ?? []}
-        countedBy={values.retryCountedBy ?? "presses"}
-        onChange={(retryRules, retryCountedBy) => setValues({ ...values, retryRules, retryCountedBy })}
-      />
+      <CallingHoursFields field={fields.callingHours} zones={options.timeZones} />
+      <RetryRulesFields statuses={options.statuses} fields={fields} />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>
-        <CheckboxField name="recordCalls" label="Записывать разговоры" values={values} onChange={setValues} />
-        <CheckboxField name="managersHearRecordings" label="Менеджер слушает записи своих разговоров" values={values} onChange={setValues} />
+        <CheckboxField field={fields.recordCalls} label="Записывать разговоры" />
+        <CheckboxField field={fields.managersHearRecordings} label="Менеджер слушает записи своих разговоров" />
         <div>
           <label className="label" htmlFor="filter-retention">
             Хранить записи, дней
           </label>
           <input
+            {...inputProps(fields.recordingRetentionDays)}
             id="filter-retention"
-            name="recordingRetentionDays"
             inputMode="numeric"
             className="input w-32"
             placeholder="всегда"
-            value={values.recordingRetentionDays}
-            onChange={(event) => setValues({ ...values, recordingRetentionDays: event.target.value })}
-            aria-describedby="filter-retention-hint"
+            aria-describedby={describedBy(fields.recordingRetentionDays, "filter-retention-hint")}
           />
+          <FieldError field={fields.recordingRetentionDays} />
           <p id="filter-retention-hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
             Пусто: записи хранятся всегда. Старше этого срока удаляются.
           </p>
@@ -534,18 +519,17 @@ export function FilterForm({
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-autodial">
         <legend className="px-1 text-sm font-medium">Автонабор</legend>
         <div className="flex flex-wrap items-center gap-2 text-sm">
-          <CheckboxField name="autodial" label="Автонабор через" values={values} onChange={setValues} />
+          <CheckboxField field={fields.autodial} label="Автонабор через" />
           <input
-            name="autodialSeconds"
+            {...inputProps(fields.autodialSeconds)}
             inputMode="numeric"
             className="input w-20"
             aria-label="Автонабор через, секунд"
-            aria-describedby="filter-autodial-hint"
-            value={values.autodialSeconds}
-            onChange={(event) => setValues({ ...values, autodialSeconds: event.target.value })}
+            aria-describedby={describedBy(fields.autodialSeconds, "filter-autodial-hint")}
           />
           <span>с</span>
         </div>
+        <FieldError field={fields.autodialSeconds} />
         <p id="filter-autodial-hint" className="text-xs text-slate-600 dark:text-slate-400">
           Следующему клиенту звонок начнётся сам через столько секунд после показа карточки (от 3 до 120); менеджер может
           пропустить звонок или поставить автонабор на паузу.
@@ -558,12 +542,7 @@ export function FilterForm({
             Удалить тематику
           </Link>
         ) : null}
-        <Link to="/loadedbases" className="btn-secondary">
-          Отмена
-        </Link>
-        <button type="submit" name="intent" value="save" className="btn-primary" disabled={busy}>
-          {busy ? "Сохраняем..." : "Сохранить"}
-        </button>
+        <CancelAndSave cancelHref="/loadedbases" intent="save" busy={busy} />
       </div>
     </Form>
   );

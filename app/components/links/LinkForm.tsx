@@ -1,8 +1,8 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { Form, Link } from "@remix-run/react";
+import { Form } from "@remix-run/react";
 import { linkSchema } from "../../../common/schemas/links";
 import { idSchema } from "../../../common/validation";
-import { FieldError, formProps, inputProps, unshownError, useSchemaForm } from "../ui/forms";
+import { CancelAndSave, FieldError, formProps, inputProps, unshownError, useSchemaForm } from "../ui/forms";
 import { ServerMessage } from "../ui/Toasts";
 
 /**
@@ -45,12 +45,7 @@ export function LinkForm({
           <input {...inputProps(fields.link)} className="input" placeholder="Ссылка на ресурс" aria-label="Ссылка на ресурс" autoComplete="off" />
           <FieldError field={fields.link} />
         </div>
-        <Link to={cancelHref} preventScrollReset className="btn-secondary">
-          Отмена
-        </Link>
-        <button type="submit" name="intent" value="link-save" className="btn-primary">
-          Сохранить
-        </button>
+        <CancelAndSave cancelHref={cancelHref} intent="link-save" />
       </div>
     </Form>
   );

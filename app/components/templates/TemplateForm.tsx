@@ -1,150 +1,151 @@
-import { Form, Link } from "@remix-run/react";
-import { useState, type FormEvent, type MouseEvent } from "react";
-import { LockIcon, UnlockIcon, CloseIcon } from "../ui/Icons";
-import { notify } from "../ui/Toasts";
+import type { SubmissionResult } from "@conform-to/react";
+import { Form } from "@remix-run/react";
+import * as z from "zod";
+import { fieldListOf, NEW_FIELD_LABEL, type TemplateField, templateFieldSchema, templateName } from "../../../common/schemas/templates";
+import { idSchema } from "../../../common/validation";
+import { CancelAndSave, FieldError, formProps, inputProps, selectProps, unshownError, useSchemaForm } from "../ui/forms";
+import { CloseIcon, LockIcon, UnlockIcon } from "../ui/Icons";
+import { notify, ServerMessage, useAnswerKey } from "../ui/Toasts";
 
-export type FieldType = "text" | "textarea";
-export interface DraftField {
-  label: string;
-  type: FieldType;
-  locked: boolean;
-}
-export interface TemplateDraft {
-  id: number | null;
-  name: string;
-  fields: DraftField[];
-}
-
-/** SPEC §5: a new field is "Имя поля", type text; an empty template name shows "Выберите базу данных". */
-export const NEW_FIELD: DraftField = { label: "Имя поля", type: "text", locked: false };
-export const EMPTY_TEMPLATE_NAME = "Выберите базу данных";
 /**
- * SPEC's message above is about another field (issue 31): kept verbatim as the toast, while the name field itself
- * says what is missing.
+ * The template editor's one schema (decision 063): core's name and field rules, each row a field with its lock
+ * ("1": read-only). The rows are index-named (`fields[0].label`), so a row whose label was emptied is still a
+ * row (its type and lock are sent) and its error stands under it. /leadTemplate's action parses the post with it.
  */
-export const TEMPLATE_NAME_HINT = "Введите имя шаблона";
+export const TemplateFormSchema = z.object({
+  id: idSchema.optional(),
+  name: templateName,
+  fields: fieldListOf(templateFieldSchema.extend({ locked: z.string().optional() })),
+});
+
+/** The action's answers to this form carry this name (`resultOf`). */
+export const TEMPLATE_FORM = "template";
+
+/** SPEC §5: an empty template name shows "Выберите базу данных". */
+export const EMPTY_TEMPLATE_NAME = "Выберите базу данных";
+
+/** SPEC §5: a new field is "Имя поля", type text (unlocked: it is there to be named). */
+const NEW_FIELD = { label: NEW_FIELD_LABEL, type: "text" as const, locked: "0" };
 
 const small = "inline-flex h-9 w-9 shrink-0 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
 
 /**
  * The template editor (SPEC /leadTemplate modal): Имя шаблона, fields with lock/unlock and delete, Новое поле,
- * Отмена and Сохранить. With JavaScript the field buttons change local state; without it they are submit
- * buttons and the action answers the changed draft without saving.
+ * Отмена and Сохранить. The field buttons are conform's list and update intents: with JavaScript they change the
+ * form in place; without it they post the form, and the action answers it changed, saving nothing.
  */
-export function TemplateForm({ draft, cancelHref, nameMissing = false }: { draft: TemplateDraft; cancelHref: string; nameMissing?: boolean }) {
-  const [name, setName] = useState(draft.name);
-  const [missing, setMissing] = useState(nameMissing);
-  const [fields, setFields] = useState<DraftField[]>(draft.fields);
-
-  const local = (event: MouseEvent, change: (list: DraftField[]) => DraftField[]) => {
-    event.preventDefault();
-    setFields((list) => change(list));
-  };
-  const update = (index: number, patch: Partial<DraftField>) =>
-    setFields((list) => list.map((field, i) => (i === index ? { ...field, ...patch } : field)));
-
-  function checkName(event: FormEvent<HTMLFormElement>) {
-    const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
-    if (submitter?.value === "template-save" && !name.trim()) {
-      event.preventDefault();
-      notify("error", EMPTY_TEMPLATE_NAME);
-      setMissing(true);
-    }
-  }
+export function TemplateForm({
+  template,
+  cancelHref,
+  lastResult,
+}: {
+  /** The template being edited (its fields open locked), or null for a new one. */
+  template: { id: number; name: string; fields: TemplateField[] } | null;
+  cancelHref: string;
+  /** The action's answer to this form (errors, the rows as they were sent or changed), if it was just sent. */
+  lastResult?: SubmissionResult<string[]> | null;
+}) {
+  const [form, fields] = useSchemaForm(TemplateFormSchema, {
+    id: `template-form-${template?.id ?? "new"}`,
+    lastResult,
+    defaultValue: {
+      id: template?.id,
+      name: template?.name ?? "",
+      fields: (template?.fields ?? []).map((field) => ({ ...field, locked: "1" })),
+    },
+  });
+  const rows = fields.fields.getFieldList();
+  // A new answer speaks again, even with the same message.
+  const answerKey = useAnswerKey(lastResult);
+  const unshown = unshownError(lastResult, [
+    "name",
+    ...rows.flatMap((row) => ["label", "type"].map((name) => `${row.name}.${name}`)),
+  ]);
+  const props = formProps(form);
 
   return (
-    <Form method="post" preventScrollReset onSubmit={checkName} className="space-y-4" data-testid="template-form">
-      {draft.id ? <input type="hidden" name="id" value={draft.id} /> : null}
+    <Form
+      method="post"
+      preventScrollReset
+      {...props}
+      onSubmit={(event) => {
+        props.onSubmit(event);
+        // SPEC's message for an empty name, as the toast; the field itself says «Введите имя шаблона».
+        const submitter = (event.nativeEvent as SubmitEvent).submitter as HTMLButtonElement | null;
+        const name = new FormData(event.currentTarget).get("name");
+        if (event.defaultPrevented && submitter?.value === "template-save" && !String(name ?? "").trim()) notify("error", EMPTY_TEMPLATE_NAME);
+      }}
+      className="space-y-4"
+      data-testid="template-form"
+    >
+      {/* Every post of this form is the template's, the field buttons' too (they say what changes in __intent__). */}
+      <input type="hidden" name="intent" value="template-save" />
+      {template ? <input type="hidden" name="id" value={template.id} /> : null}
+      {lastResult?.error?.name ? <ServerMessage key={`name-${answerKey}`} kind="error" message={EMPTY_TEMPLATE_NAME} /> : null}
+      {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
       <div>
         <label className="label" htmlFor="template-name">
           Имя шаблона
         </label>
-        <input
-          id="template-name"
-          name="name"
-          className="input"
-          placeholder="Название"
-          value={name}
-          onChange={(event) => {
-            setName(event.target.value);
-            setMissing(false);
-          }}
-          autoComplete="off"
-          aria-invalid={missing || undefined}
-          aria-describedby={missing ? "template-name-hint" : undefined}
-        />
-        {missing ? (
-          <p id="template-name-hint" className="mt-1 text-sm text-red-700 dark:text-red-400" data-testid="template-name-hint">
-            {TEMPLATE_NAME_HINT}
-          </p>
-        ) : null}
+        <input {...inputProps(fields.name)} id="template-name" className="input" placeholder="Название" autoComplete="off" />
+        <FieldError field={fields.name} testId="template-name-hint" />
       </div>
       <div className="space-y-2">
-        {fields.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Полей пока нет</p> : null}
-        {fields.map((field, index) => (
-          <div key={index} className="flex items-center gap-2" data-testid="template-field">
-            <input type="hidden" name="locked" value={field.locked ? "1" : "0"} />
-            <button
-              type="submit"
-              name="intent"
-              value={`field-lock:${index}`}
-              className={small}
-              aria-label={field.locked ? "Разблокировать поле" : "Заблокировать поле"}
-              title={field.locked ? "Разблокировать поле" : "Заблокировать поле"}
-              onClick={(event) => local(event, (list) => list.map((f, i) => (i === index ? { ...f, locked: !f.locked } : f)))}
-            >
-              {field.locked ? <LockIcon /> : <UnlockIcon />}
-            </button>
-            <input
-              name="label"
-              className={`input ${field.locked ? "bg-slate-50 dark:bg-slate-800" : ""}`}
-              value={field.label}
-              readOnly={field.locked}
-              onChange={(event) => update(index, { label: event.target.value })}
-              aria-label="Имя поля"
-            />
-            {field.locked ? <input type="hidden" name="type" value={field.type} /> : null}
-            <select
-              name={field.locked ? undefined : "type"}
-              className="input w-36"
-              value={field.type}
-              disabled={field.locked}
-              onChange={(event) => update(index, { type: event.target.value as FieldType })}
-              aria-label="Тип поля"
-            >
-              <option value="text">Text</option>
-              <option value="textarea">TextArea</option>
-            </select>
-            <button
-              type="submit"
-              name="intent"
-              value={`field-remove:${index}`}
-              className={`${small} text-red-600 dark:text-red-400`}
-              aria-label="Удалить поле"
-              title="Удалить поле"
-              onClick={(event) => local(event, (list) => list.filter((_, i) => i !== index))}
-            >
-              <CloseIcon />
-            </button>
-          </div>
-        ))}
-        <button
-          type="submit"
-          name="intent"
-          value="field-add"
-          className="btn-secondary"
-          onClick={(event) => local(event, (list) => [...list, { ...NEW_FIELD }])}
-        >
+        {rows.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Полей пока нет</p> : null}
+        {rows.map((row, index) => {
+          const field = row.getFieldset();
+          const locked = field.locked.value === "1";
+          const lockLabel = locked ? "Разблокировать поле" : "Заблокировать поле";
+          return (
+            <div key={row.key ?? row.name} data-testid="template-field">
+              <div className="flex items-center gap-2">
+                <input type="hidden" name={field.locked.name} value={locked ? "1" : "0"} />
+                <button
+                  {...form.update.getButtonProps({ name: field.locked.name, value: locked ? "0" : "1" })}
+                  className={small}
+                  aria-label={lockLabel}
+                  title={lockLabel}
+                >
+                  {locked ? <LockIcon /> : <UnlockIcon />}
+                </button>
+                <input
+                  {...inputProps(field.label)}
+                  className={`input ${locked ? "bg-slate-50 dark:bg-slate-800" : ""}`}
+                  readOnly={locked}
+                  aria-label="Имя поля"
+                />
+                {/* A locked field's type is sent as it is; its select only shows it. */}
+                {locked ? <input type="hidden" name={field.type.name} value={String(field.type.value ?? "text")} /> : null}
+                <select
+                  {...selectProps(field.type)}
+                  name={locked ? undefined : field.type.name}
+                  className="input w-36"
+                  disabled={locked}
+                  aria-label="Тип поля"
+                >
+                  <option value="text">Text</option>
+                  <option value="textarea">TextArea</option>
+                </select>
+                <button
+                  {...form.remove.getButtonProps({ name: fields.fields.name, index })}
+                  className={`${small} text-red-600 dark:text-red-400`}
+                  aria-label="Удалить поле"
+                  title="Удалить поле"
+                >
+                  <CloseIcon />
+                </button>
+              </div>
+              <FieldError field={field.label} />
+              <FieldError field={field.type} />
+            </div>
+          );
+        })}
+        <button {...form.insert.getButtonProps({ name: fields.fields.name, defaultValue: NEW_FIELD })} className="btn-secondary">
           Новое поле
         </button>
       </div>
       <div className="flex justify-end gap-2">
-        <Link to={cancelHref} preventScrollReset className="btn-secondary">
-          Отмена
-        </Link>
-        <button type="submit" name="intent" value="template-save" className="btn-primary">
-          Сохранить
-        </button>
+        <CancelAndSave cancelHref={cancelHref} intent="template-save" />
       </div>
     </Form>
   );

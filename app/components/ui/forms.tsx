@@ -9,6 +9,7 @@ import {
   type SubmissionResult,
 } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
+import { Link } from "@remix-run/react";
 import type { z } from "zod";
 // zod's settings for the browser (Russian messages; no `new Function`, which the CSP refuses): every form that
 // checks a schema here gets them, whichever schema file its page imports.
@@ -42,7 +43,7 @@ export function useSchemaForm<Schema extends z.ZodType<Record<string, unknown>, 
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any field of any form
 export type AnyField = FieldMetadata<any, any, any>;
-type InputType = "text" | "tel" | "number" | "email" | "url" | "search" | "password";
+type InputType = "text" | "tel" | "number" | "email" | "url" | "search" | "password" | "time";
 
 /**
  * conform's props for a field, without its `key` (React warns when a key is spread into JSX; these forms never call
@@ -62,10 +63,10 @@ export function selectProps(field: AnyField) {
 }
 
 /** A field's first error, right under it; the input names it in aria-describedby (conform sets that and aria-invalid). */
-export function FieldError({ field, className = "" }: { field: { errorId: string; errors?: string[] }; className?: string }) {
+export function FieldError({ field, className = "", testId }: { field: { errorId: string; errors?: string[] }; className?: string; testId?: string }) {
   if (!field.errors?.length) return null;
   return (
-    <p id={field.errorId} className={`mt-1 text-sm text-red-700 dark:text-red-400 ${className}`} data-field-error="">
+    <p id={field.errorId} className={`mt-1 text-sm text-red-700 dark:text-red-400 ${className}`} data-field-error="" data-testid={testId}>
       {field.errors[0]}
     </p>
   );
@@ -109,4 +110,21 @@ export function actionMessage(actionData: unknown): string | null {
   if (!actionData || typeof actionData !== "object" || !("error" in actionData)) return null;
   const { error } = actionData as { error: unknown };
   return error && typeof error === "object" && "message" in error && typeof error.message === "string" ? error.message : null;
+}
+
+/**
+ * A form's last buttons: Отмена (back to the page, the form unsent) and Сохранить (a submit with the form's
+ * `intent`; «Сохраняем...» while `busy`).
+ */
+export function CancelAndSave({ cancelHref, intent, busy = false }: { cancelHref: string; intent: string; busy?: boolean }) {
+  return (
+    <>
+      <Link to={cancelHref} preventScrollReset className="btn-secondary">
+        Отмена
+      </Link>
+      <button type="submit" name="intent" value={intent} className="btn-primary" disabled={busy}>
+        {busy ? "Сохраняем..." : "Сохранить"}
+      </button>
+    </>
+  );
 }

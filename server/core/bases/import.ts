@@ -5,7 +5,8 @@ import { contacts, databases, settings } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict } from "../errors";
 import { awaitedLater } from "../later";
-import { parseInput, requiredText } from "../validation";
+import { parseInput } from "../validation";
+import { baseNameSchema } from "../../../common/schemas/imports";
 import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, NO_PHONE_COLUMN, suggestMapping, ZONE_FIELD } from "./mapping";
 import { looksLikePhone, phoneKey } from "./phone";
 import { zoneOfPhone } from "./phone-zone";
@@ -220,7 +221,7 @@ const jsonMappings = z.preprocess((value) => {
 }, mappingsSchema);
 
 export const importInputSchema = z.object({
-  name: requiredText("Введите название базы", 200),
+  name: baseNameSchema,
   mappings: jsonMappings,
   /** Whether the first row is a header to skip; by default detected as in the preview. */
   hasHeader: z

@@ -1,5 +1,4 @@
 import { type SQL, sql } from "drizzle-orm";
-import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { badRequest } from "../errors";
 import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
@@ -25,29 +24,8 @@ export interface CallingHours {
 export const ALL_DAYS = [1, 2, 3, 4, 5, 6, 7];
 export const DEFAULT_CALLING_HOURS: CallingHours = { from: "09:00", until: "21:00", days: ALL_DAYS, timeZone: BUSINESS_TIME_ZONE };
 
-const clock = (message: string) =>
-  z
-    .string({ error: message })
-    .trim()
-    .regex(/^([01]\d|2[0-3]):[0-5]\d(:00)?$/, { error: message })
-    .transform((v) => v.slice(0, 5));
-
-export const callingHoursSchema = z
-  .object({
-    from: clock("Укажите начало времени звонков в формате ЧЧ:ММ"),
-    until: clock("Укажите конец времени звонков в формате ЧЧ:ММ"),
-    days: z
-      .array(z.coerce.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }), {
-        error: "Выберите хотя бы один день звонков",
-      })
-      .min(1, { error: "Выберите хотя бы один день звонков" })
-      .transform((days) => [...new Set(days)].sort()),
-    timeZone: z
-      .string({ error: "Укажите часовой пояс" })
-      .trim()
-      .min(1, { error: "Укажите часовой пояс" })
-      .max(64, { error: "Неизвестный часовой пояс" }),
-  });
+// The window's input schema is in common/ (the topic form checks it in the browser too).
+export { callingHoursSchema } from "../../../common/schemas/filters";
 
 /**
  * A zone the database knows: every clock is read by the database (`AT TIME ZONE`), and a name it does not know

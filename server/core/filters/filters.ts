@@ -17,19 +17,18 @@ import {
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { baseVisible } from "../bases/visible";
 import { badRequest, forbidden, notFound } from "../errors";
-import { idSchema, parseInput, requiredText } from "../validation";
+import { idSchema, parseInput } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
 import {
   checkRetryRules,
   loadRetryRules,
   type PresentedRetryRule,
   type RetryCountedBy,
-  retryCountedBySchema,
-  retryRulesSchema,
   rulesToSave,
   writeRetryRules,
 } from "./retry-rules";
-import { type CallingHours, callingHoursSchema, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
+import { type CallingHours, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
+import { type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
 export const filterUnavailable = () => forbidden("Эта тематика вам недоступна", "filter_unavailable");
@@ -39,53 +38,9 @@ export const templateInactive = (name: string) =>
     "template_inactive",
   );
 
-const idList = (message: string) =>
-  z
-    .array(idSchema, { error: message })
-    .min(1, { error: message })
-    .transform((ids) => [...new Set(ids)]);
-
-/** Fewer than 3 seconds leaves no time to read the card or press «Пропустить» (issue 29). */
-export const AUTODIAL_MIN_SECONDS = 3;
-export const AUTODIAL_MAX_SECONDS = 120;
-const AUTODIAL_ERROR = `Автонабор: целое число секунд от ${AUTODIAL_MIN_SECONDS} до ${AUTODIAL_MAX_SECONDS}`;
-
-const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
-
-/** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
-export const filterInputSchema = z.object({
-  name: requiredText("Введите имя фильтра", 200),
-  managers: idList("Виберите 1 менеджера"),
-  databases: idList("Виберите 1 базу данных"),
-  statuses: idList("Виберите 1 статус"),
-  scripts: z
-    .array(idSchema, { error: "Неверный список скриптов" })
-    .optional()
-    .default([])
-    .transform((ids) => [...new Set(ids)]),
-  template: z
-    .union([idSchema, z.literal(0), z.literal(""), z.null()], { error: "Неверный шаблон" })
-    .optional()
-    .transform((v) => (v ? Number(v) : null)),
-  /** When its clients may be called, in their own local time (issue 29). Absent: 09:00-21:00 on a new topic, kept on an edit. */
-  callingHours: callingHoursSchema.optional(),
-  // Recordings (issue 28); left out: unchanged on an update, off on a new topic.
-  recordCalls: z.boolean({ error: "Неверное значение «Записывать разговоры»" }).optional(),
-  recordingRetentionDays: z
-    .union([z.literal(""), z.null(), z.coerce.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR })], { error: RETENTION_ERROR })
-    .optional()
-    .transform((v) => (v === "" ? null : v)),
-  managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
-  /** Retry rules per status (issue 29, decision 057); left out: none on a new topic, kept on an edit. */
-  retryRules: retryRulesSchema.optional(),
-  /** What the rules count as attempts; left out: presses on a new topic, unchanged on an edit. */
-  retryCountedBy: retryCountedBySchema.optional(),
-  /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
-  autodialSeconds: z
-    .union([z.null(), z.coerce.number({ error: AUTODIAL_ERROR }).int({ error: AUTODIAL_ERROR }).min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR }).max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR })], { error: AUTODIAL_ERROR })
-    .optional(),
-});
-export type FilterInput = z.infer<typeof filterInputSchema>;
+// The input schema is in common/ (the topic form checks it in the browser too); core re-exports it.
+export { filterInputSchema };
+export type { FilterInput };
 
 /** SPEC §3 Filter, plus the ids the edit form needs. */
 export interface PresentedFilter {

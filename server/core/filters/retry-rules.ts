@@ -1,8 +1,7 @@
 import { asc, eq, inArray } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
-import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { filterRetryRules, RETRY_COUNTED_BY, type RetryCountedBy, statuses } from "../../../db/schema";
+import { filterRetryRules, type RetryCountedBy, statuses } from "../../../db/schema";
 import { badRequest } from "../errors";
 
 /**
@@ -11,45 +10,10 @@ import { badRequest } from "../errors";
  * press apply them (server/core/leads/retry.ts); here they are checked and stored.
  */
 
-/** A year: a longer delay is a typo, not a plan. */
-export const RETRY_MAX_DELAY_MINUTES = 365 * 24 * 60;
-export const RETRY_MAX_ATTEMPTS = 100;
-
-export const RETRY_DELAY_ERROR = "«Вернуть в работу через»: укажите время больше нуля (целое число минут)";
-export const RETRY_DELAY_TOO_LONG = "«Вернуть в работу через»: не больше 365 дней";
-export const RETRY_ATTEMPTS_ERROR = `«Не более»: укажите число попыток от 1 до ${RETRY_MAX_ATTEMPTS}`;
-export const RETRY_FINAL_MISSING = "Выберите итоговый статус правила повтора";
-export const RETRY_COUNTED_BY_ERROR = "Попытки считаются по нажатиям статусов (presses) или по звонкам (calls)";
-
-export const retryRuleSchema = z.object(
-  {
-    status: z.coerce
-      .number({ error: "Выберите статус правила повтора" })
-      .int({ error: "Выберите статус правила повтора" })
-      .positive({ error: "Выберите статус правила повтора" })
-      .max(2147483647, { error: "Выберите статус правила повтора" }),
-    delayMinutes: z
-      .number({ error: RETRY_DELAY_ERROR })
-      .int({ error: RETRY_DELAY_ERROR })
-      .min(1, { error: RETRY_DELAY_ERROR })
-      .max(RETRY_MAX_DELAY_MINUTES, { error: RETRY_DELAY_TOO_LONG }),
-    maxAttempts: z
-      .number({ error: RETRY_ATTEMPTS_ERROR })
-      .int({ error: RETRY_ATTEMPTS_ERROR })
-      .min(1, { error: RETRY_ATTEMPTS_ERROR })
-      .max(RETRY_MAX_ATTEMPTS, { error: RETRY_ATTEMPTS_ERROR }),
-    finalStatus: z.coerce
-      .number({ error: RETRY_FINAL_MISSING })
-      .int({ error: RETRY_FINAL_MISSING })
-      .positive({ error: RETRY_FINAL_MISSING })
-      .max(2147483647, { error: RETRY_FINAL_MISSING }),
-  },
-  { error: "Неверное правило повтора" },
-);
-export type RetryRuleInput = z.infer<typeof retryRuleSchema>;
-
-export const retryRulesSchema = z.array(retryRuleSchema, { error: "Неверный список правил повтора" }).max(200, { error: "Слишком много правил повтора" });
-export const retryCountedBySchema = z.enum(RETRY_COUNTED_BY, { error: RETRY_COUNTED_BY_ERROR });
+// The rules' input schemas and messages are in common/ (the topic form checks them in the browser too).
+export { retryCountedBySchema, retryRuleSchema, retryRulesSchema } from "../../../common/schemas/filters";
+import type { RetryRuleInput } from "../../../common/schemas/filters";
+export type { RetryRuleInput };
 
 /** A rule as GET /filters and the form show it. */
 export interface PresentedRetryRule {

@@ -4,22 +4,23 @@ import type { Db } from "../../../db/client";
 import { templates, type Template } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
-import { idSchema, parseInput, requiredText } from "../validation";
+import { idSchema, parseInput } from "../validation";
+import {
+  FIELD_TYPES,
+  type FieldType,
+  fieldListOf,
+  MAX_TEMPLATE_FIELDS,
+  NEW_FIELD_LABEL,
+  type TemplateField,
+  templateFieldSchema,
+  templateName,
+} from "../../../common/schemas/templates";
 
-export const FIELD_TYPES = ["text", "textarea"] as const;
-export type FieldType = (typeof FIELD_TYPES)[number];
-export const NEW_FIELD_LABEL = "Имя поля";
-export const MAX_TEMPLATE_FIELDS = 50;
+// The field schemas are in common/ (the /leadTemplate editor checks them in the browser too); core re-exports them.
+export { FIELD_TYPES, MAX_TEMPLATE_FIELDS, NEW_FIELD_LABEL, templateFieldSchema };
+export type { FieldType, TemplateField };
 
-export const templateFieldSchema = z.object({
-  label: requiredText("У каждого поля шаблона должно быть имя", 200),
-  type: z.enum(FIELD_TYPES, { error: "Тип поля шаблона должен быть text или textarea" }),
-});
-export type TemplateField = z.infer<typeof templateFieldSchema>;
-
-const fieldListSchema = z
-  .array(templateFieldSchema, { error: "Поля шаблона должны быть списком" })
-  .max(MAX_TEMPLATE_FIELDS, { error: `Не более ${MAX_TEMPLATE_FIELDS} полей в шаблоне` });
+const fieldListSchema = fieldListOf(templateFieldSchema);
 
 /** templateFields is JSON text (SPEC §3); a list is accepted too, for clients that send it unencoded. */
 const templateFieldsSchema = z
@@ -44,7 +45,7 @@ const templateFieldsSchema = z
   });
 
 export const templateSchema = z.object({
-  name: requiredText("Введите имя шаблона", 200),
+  name: templateName,
   isActive: z.boolean({ error: "isActive: ожидается true или false" }).optional(),
   templateFields: templateFieldsSchema.default([]),
 });

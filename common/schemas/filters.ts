@@ -1,0 +1,124 @@
+// Run by the server (core's topics, the API) and the browser (the /loadedbases topic form checks the same schemas).
+import * as z from "zod";
+import { idSchema, requiredText } from "../validation";
+
+/** What a topic's retry rules count as attempts: status presses, or calls in the call log (db/schema re-exports it). */
+export const RETRY_COUNTED_BY = ["presses", "calls"] as const;
+export type RetryCountedBy = (typeof RETRY_COUNTED_BY)[number];
+
+// ---- Calling hours (issue 29, decision 050) ----
+
+const clock = (message: string) =>
+  z
+    .string({ error: message })
+    .trim()
+    .regex(/^([01]\d|2[0-3]):[0-5]\d(:00)?$/, { error: message })
+    .transform((v) => v.slice(0, 5));
+
+export const callingHoursSchema = z.object({
+  from: clock("Укажите начало времени звонков в формате ЧЧ:ММ"),
+  until: clock("Укажите конец времени звонков в формате ЧЧ:ММ"),
+  days: z
+    .array(z.coerce.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }), {
+      error: "Выберите хотя бы один день звонков",
+    })
+    .min(1, { error: "Выберите хотя бы один день звонков" })
+    .transform((days) => [...new Set(days)].sort()),
+  timeZone: z
+    .string({ error: "Укажите часовой пояс" })
+    .trim()
+    .min(1, { error: "Укажите часовой пояс" })
+    .max(64, { error: "Неизвестный часовой пояс" }),
+});
+
+// ---- Retry rules (issue 29, decision 057) ----
+
+/** A year: a longer delay is a typo, not a plan. */
+export const RETRY_MAX_DELAY_MINUTES = 365 * 24 * 60;
+export const RETRY_MAX_ATTEMPTS = 100;
+
+export const RETRY_DELAY_ERROR = "«Вернуть в работу через»: укажите время больше нуля (целое число минут)";
+export const RETRY_DELAY_TOO_LONG = "«Вернуть в работу через»: не больше 365 дней";
+export const RETRY_ATTEMPTS_ERROR = `«Не более»: укажите число попыток от 1 до ${RETRY_MAX_ATTEMPTS}`;
+export const RETRY_FINAL_MISSING = "Выберите итоговый статус правила повтора";
+export const RETRY_COUNTED_BY_ERROR = "Попытки считаются по нажатиям статусов (presses) или по звонкам (calls)";
+
+export const retryRuleSchema = z.object(
+  {
+    status: z.coerce
+      .number({ error: "Выберите статус правила повтора" })
+      .int({ error: "Выберите статус правила повтора" })
+      .positive({ error: "Выберите статус правила повтора" })
+      .max(2147483647, { error: "Выберите статус правила повтора" }),
+    delayMinutes: z
+      .number({ error: RETRY_DELAY_ERROR })
+      .int({ error: RETRY_DELAY_ERROR })
+      .min(1, { error: RETRY_DELAY_ERROR })
+      .max(RETRY_MAX_DELAY_MINUTES, { error: RETRY_DELAY_TOO_LONG }),
+    maxAttempts: z
+      .number({ error: RETRY_ATTEMPTS_ERROR })
+      .int({ error: RETRY_ATTEMPTS_ERROR })
+      .min(1, { error: RETRY_ATTEMPTS_ERROR })
+      .max(RETRY_MAX_ATTEMPTS, { error: RETRY_ATTEMPTS_ERROR }),
+    finalStatus: z.coerce
+      .number({ error: RETRY_FINAL_MISSING })
+      .int({ error: RETRY_FINAL_MISSING })
+      .positive({ error: RETRY_FINAL_MISSING })
+      .max(2147483647, { error: RETRY_FINAL_MISSING }),
+  },
+  { error: "Неверное правило повтора" },
+);
+export type RetryRuleInput = z.infer<typeof retryRuleSchema>;
+
+export const retryRulesSchema = z.array(retryRuleSchema, { error: "Неверный список правил повтора" }).max(200, { error: "Слишком много правил повтора" });
+export const retryCountedBySchema = z.enum(RETRY_COUNTED_BY, { error: RETRY_COUNTED_BY_ERROR });
+
+// ---- The topic ----
+
+const idList = (message: string) =>
+  z
+    .array(idSchema, { error: message })
+    .min(1, { error: message })
+    .transform((ids) => [...new Set(ids)]);
+
+/** Fewer than 3 seconds leaves no time to read the card or press «Пропустить» (issue 29). */
+export const AUTODIAL_MIN_SECONDS = 3;
+export const AUTODIAL_MAX_SECONDS = 120;
+const AUTODIAL_ERROR = `Автонабор: целое число секунд от ${AUTODIAL_MIN_SECONDS} до ${AUTODIAL_MAX_SECONDS}`;
+
+const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
+
+/** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
+export const filterInputSchema = z.object({
+  name: requiredText("Введите имя фильтра", 200),
+  managers: idList("Виберите 1 менеджера"),
+  databases: idList("Виберите 1 базу данных"),
+  statuses: idList("Виберите 1 статус"),
+  scripts: z
+    .array(idSchema, { error: "Неверный список скриптов" })
+    .optional()
+    .default([])
+    .transform((ids) => [...new Set(ids)]),
+  template: z
+    .union([idSchema, z.literal(0), z.literal(""), z.null()], { error: "Неверный шаблон" })
+    .optional()
+    .transform((v) => (v ? Number(v) : null)),
+  /** When its clients may be called, in their own local time (issue 29). Absent: 09:00-21:00 on a new topic, kept on an edit. */
+  callingHours: callingHoursSchema.optional(),
+  // Recordings (issue 28); left out: unchanged on an update, off on a new topic.
+  recordCalls: z.boolean({ error: "Неверное значение «Записывать разговоры»" }).optional(),
+  recordingRetentionDays: z
+    .union([z.literal(""), z.null(), z.coerce.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR })], { error: RETENTION_ERROR })
+    .optional()
+    .transform((v) => (v === "" ? null : v)),
+  managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
+  /** Retry rules per status (issue 29, decision 057); left out: none on a new topic, kept on an edit. */
+  retryRules: retryRulesSchema.optional(),
+  /** What the rules count as attempts; left out: presses on a new topic, unchanged on an edit. */
+  retryCountedBy: retryCountedBySchema.optional(),
+  /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
+  autodialSeconds: z
+    .union([z.null(), z.coerce.number({ error: AUTODIAL_ERROR }).int({ error: AUTODIAL_ERROR }).min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR }).max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR })], { error: AUTODIAL_ERROR })
+    .optional(),
+});
+export type FilterInput = z.infer<typeof filterInputSchema>;

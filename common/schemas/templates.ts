@@ -1,0 +1,23 @@
+// Run by the server (core's templates, the API) and the browser (the /leadTemplate editor checks the same schemas).
+import * as z from "zod";
+import { requiredText } from "../validation";
+
+export const FIELD_TYPES = ["text", "textarea"] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+export const NEW_FIELD_LABEL = "Имя поля";
+export const MAX_TEMPLATE_FIELDS = 50;
+
+export const templateFieldSchema = z.object({
+  label: requiredText("У каждого поля шаблона должно быть имя", 200),
+  type: z.enum(FIELD_TYPES, { error: "Тип поля шаблона должен быть text или textarea" }),
+});
+export type TemplateField = z.infer<typeof templateFieldSchema>;
+
+/** A template's list of fields: core's of stored fields, the editor's of its rows (a field with its lock). */
+export const fieldListOf = <Field extends z.ZodType>(field: Field) =>
+  z
+    .array(field, { error: "Поля шаблона должны быть списком" })
+    .max(MAX_TEMPLATE_FIELDS, { error: `Не более ${MAX_TEMPLATE_FIELDS} полей в шаблоне` });
+
+/** The template's name (SPEC §5 shows «Выберите базу данных» for an empty one; the field says this). */
+export const templateName = requiredText("Введите имя шаблона", 200);
