@@ -79,8 +79,13 @@ describe("an admin builds a filter from /loadedbases", () => {
     // The typed name survives the round trip.
     expect(await page.locator("[data-testid=filter-dialog]").getByLabel("Название").inputValue()).toBe("Без скриптов");
 
-    await page.locator("[data-testid=choice-managers]").getByRole("button", { name: "Выбрать все" }).click();
-    await page.locator("[data-testid=choice-databases]").getByRole("button", { name: "Выбрать все" }).click();
+    // Each Выбрать все is a post answered by the whole form again: the next click waits until the new page is all
+    // parsed, or on a busy machine it posted the half that had streamed in so far (and the save was refused).
+    for (const list of ["managers", "databases"]) {
+      const answered = page.waitForEvent("domcontentloaded");
+      await page.locator(`[data-testid=choice-${list}]`).getByRole("button", { name: "Выбрать все" }).click();
+      await answered;
+    }
     await page.locator("[data-testid=filter-dialog]").getByRole("checkbox", { name: "Не интересно", exact: true }).check();
     await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
     await page.waitForURL((url) => url.pathname === "/loadedbases");
