@@ -90,35 +90,51 @@ const RETENTION_ERROR = "Срок хранения записей: целое ч
 
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
 export const filterInputSchema = z.object({
-  name: requiredText("Введите имя фильтра", 200),
-  managers: idList("Виберите 1 менеджера"),
-  databases: idList("Виберите 1 базу данных"),
-  statuses: idList("Виберите 1 статус"),
+  name: requiredText("Введите имя фильтра", 200).describe("Имя фильтра"),
+  managers: idList("Виберите 1 менеджера").describe("id менеджеров"),
+  databases: idList("Виберите 1 базу данных").describe("id баз"),
+  statuses: idList("Виберите 1 статус").describe("id статусов"),
   scripts: z
     .array(idSchema, { error: "Неверный список скриптов" })
     .optional()
     .default([])
-    .transform((ids) => [...new Set(ids)]),
+    .transform((ids) => [...new Set(ids)])
+    .describe("id скриптов"),
   template: z
     .union([idSchema, z.literal(0), z.literal(""), z.null()], { error: "Неверный шаблон" })
     .optional()
-    .transform((v) => (v ? Number(v) : null)),
+    .transform((v) => (v ? Number(v) : null))
+    .describe("id шаблона или null"),
   /** When its clients may be called, in their own local time (issue 29). Absent: 09:00-21:00 on a new topic, kept on an edit. */
-  callingHours: callingHoursSchema.optional(),
+  callingHours: callingHoursSchema
+    .optional()
+    .describe("Время звонков: { from, until, days, timeZone }; без него — 09:00–21:00 у новой, без изменений у старой"),
   // Recordings (issue 28); left out: unchanged on an update, off on a new topic.
-  recordCalls: z.boolean({ error: "Неверное значение «Записывать разговоры»" }).optional(),
+  recordCalls: z
+    .boolean({ error: "Неверное значение «Записывать разговоры»" })
+    .optional()
+    .describe("true: записывать разговоры (не указано: без изменений)"),
   recordingRetentionDays: z
     .union([z.literal(""), z.null(), z.coerce.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR })], { error: RETENTION_ERROR })
     .optional()
-    .transform((v) => (v === "" ? null : v)),
-  managersHearRecordings: z.boolean({ error: "Неверное значение «Менеджер слушает свои записи»" }).optional(),
+    .transform((v) => (v === "" ? null : v))
+    .describe("дней хранить записи, 1-3650; null: всегда"),
+  managersHearRecordings: z
+    .boolean({ error: "Неверное значение «Менеджер слушает свои записи»" })
+    .optional()
+    .describe("true: менеджер слушает записи своих разговоров"),
   /** Retry rules per status (issue 29, decision 057); left out: none on a new topic, kept on an edit. */
-  retryRules: retryRulesSchema.optional(),
+  retryRules: retryRulesSchema
+    .optional()
+    .describe("Правила повтора: [{ status, delayMinutes, maxAttempts, finalStatus }] (id статусов; не указано: нет у новой, без изменений у старой)"),
   /** What the rules count as attempts; left out: presses on a new topic, unchanged on an edit. */
-  retryCountedBy: retryCountedBySchema.optional(),
+  retryCountedBy: retryCountedBySchema
+    .optional()
+    .describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
   /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
   autodialSeconds: z
     .union([z.null(), z.coerce.number({ error: AUTODIAL_ERROR }).int({ error: AUTODIAL_ERROR }).min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR }).max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR })], { error: AUTODIAL_ERROR })
-    .optional(),
+    .optional()
+    .describe("автонабор через N секунд, 3-120; null: выключен (не указано: без изменений, у новой выключен)"),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;

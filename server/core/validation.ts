@@ -19,7 +19,11 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.in
   return result.data;
 }
 
+/** What a body that is not a JSON object gets from any core input that is an object (an array, a number, text). */
+export const BODY_NOT_OBJECT = "Тело запроса должно быть JSON-объектом";
+
 export function firstMessage(error: z.ZodError): string {
   const issue = error.issues[0];
+  if (issue?.code === "invalid_type" && issue.expected === "object" && issue.path.length === 0) return BODY_NOT_OBJECT;
   return issue?.message ?? "Неверные данные";
 }

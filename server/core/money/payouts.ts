@@ -130,7 +130,8 @@ export const ADJUSTMENT_TEXT: Record<AdjustmentKind, string> = {
 export const CARRIED_IN_TEXT = "Остаток с прошлой выплаты";
 export const CARRIED_OUT_TEXT = "Осталось на балансе после выплаты";
 
-const detailsSchema = z.object({
+/** Which payout to detail: its worker and its time (the history lists payouts by time). */
+export const payoutDetailsSchema = z.object({
   workerId: idSchema,
   processTime: z.coerce
     .number({ error: "Укажите время выплаты (processTime)" })
@@ -146,7 +147,7 @@ const detailsSchema = z.object({
  */
 export async function payoutDetails(db: Db, actor: Actor, input: unknown): Promise<PayoutDetail[]> {
   requireAdmin(actor);
-  const { workerId, processTime } = parseInput(detailsSchema, input);
+  const { workerId, processTime } = parseInput(payoutDetailsSchema, input);
   await requireWorker(db, workerId);
   const chain = await payoutChain(db, workerId);
   const index = chain.findIndex((p) => p.processedAt.getTime() === processTime);

@@ -8,8 +8,9 @@ import {
   toggleFilterActive,
   updateFilter,
 } from "../../../core/filters/filters";
+import { filterInputSchema } from "../../../../common/schemas/filters";
 import { actorOf } from "../../plugin";
-import { errorResponses, okSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 
 const idParams = z.object({ id: z.string().describe("id фильтра") });
 
@@ -52,30 +53,6 @@ const filterSchema = z
   })
   .describe("Фильтр (тематика)");
 
-/** Lists of ids; validated (with the SPEC messages) in core. */
-const filterBody = z
-  .object({
-    name: z.unknown().describe("Имя фильтра"),
-    managers: z.unknown().describe("id менеджеров"),
-    databases: z.unknown().describe("id баз"),
-    statuses: z.unknown().describe("id статусов"),
-    scripts: z.unknown().optional().describe("id скриптов"),
-    template: z.unknown().optional().describe("id шаблона или null"),
-    callingHours: z.unknown().optional().describe("Время звонков: { from, until, days, timeZone }; без него — 09:00–21:00 у новой, без изменений у старой"),
-    recordCalls: z.unknown().optional().describe("true: записывать разговоры (не указано: без изменений)"),
-    recordingRetentionDays: z.unknown().optional().describe("дней хранить записи, 1-3650; null: всегда"),
-    managersHearRecordings: z.unknown().optional().describe("true: менеджер слушает записи своих разговоров"),
-    retryRules: z
-      .unknown()
-      .optional()
-      .describe(
-        "Правила повтора: [{ status, delayMinutes, maxAttempts, finalStatus }] (id статусов; не указано: нет у новой, без изменений у старой)",
-      ),
-    retryCountedBy: z.unknown().optional().describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
-    autodialSeconds: z.unknown().optional().describe("автонабор через N секунд, 3-120; null: выключен (не указано: без изменений, у новой выключен)"),
-  })
-  .partial();
-
 const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
   api.get(
     "/filters",
@@ -91,9 +68,10 @@ const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/filters",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Создать фильтр (админ)",
-        body: filterBody,
+        body: filterInputSchema,
         response: { 200: filterSchema, ...errorResponses },
       },
     },
@@ -103,10 +81,11 @@ const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
   api.put(
     "/filters/:id",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Изменить фильтр (админ)",
         params: idParams,
-        body: filterBody,
+        body: filterInputSchema,
         response: { 200: filterSchema, ...errorResponses },
       },
     },

@@ -1,19 +1,15 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { getRates, setRates } from "../../../core/money/rates";
-import { cancelPayout, paymentStats, payoutDetails, payoutHistory, processPayout } from "../../../core/money/payouts";
+import { getRates, ratesSchema as ratesInputSchema, setRates } from "../../../core/money/rates";
+import { cancelPayout, paymentStats, payoutDetails, payoutDetailsSchema, payoutHistory, payoutSchema, processPayout } from "../../../core/money/payouts";
 import { actorOf } from "../../plugin";
-import { errorResponses } from "../../schemas/common";
+import { coreParsesBody, errorResponses } from "../../schemas/common";
 
 const paymentSchema = z.object({ id: z.number().int(), date: z.string(), amount: z.number() });
 const ratesSchema = z.object({
   withPassport: z.number().describe("Ставка за заявку с паспортом, $"),
   withoutPassport: z.number().describe("Ставка за заявку без паспорта, $"),
 });
-
-/** A JSON object body whose fields core checks (with its Russian messages); no body at all is an empty one. */
-const bodyOf = <T extends Record<string, z.ZodType>>(shape: T) =>
-  z.object(shape, { error: "Тело запроса должно быть JSON-объектом" }).nullish();
 
 /** SPEC §7 payouts, admin only, plus the two earning rates (set on /payments). */
 const payments: FastifyPluginAsyncZod = async (api) => {
@@ -58,10 +54,11 @@ const payments: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/payments/history/:workerId/history",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Что покрыла выплата: заявки и изменения баланса (processTime: время выплаты в мс)",
         params: z.object({ workerId: z.string() }),
-        body: bodyOf({ processTime: z.unknown().optional() }),
+        body: payoutDetailsSchema.pick({ processTime: true }),
         response: {
           200: z.array(z.object({ date: z.string(), amount: z.number(), applicationText: z.string() })),
           ...errorResponses,
@@ -78,9 +75,10 @@ const payments: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/payments/process",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Провести выплату: userId и сумма в долларах",
-        body: bodyOf({ userId: z.unknown().optional(), amount: z.unknown().optional() }),
+        body: payoutSchema,
         response: {
           200: z.object({ success: z.boolean(), message: z.string(), payment: paymentSchema, balance: z.number() }),
           ...errorResponses,
@@ -111,9 +109,10 @@ const payments: FastifyPluginAsyncZod = async (api) => {
   api.put(
     "/payments/rates",
     {
+      ...coreParsesBody,
       schema: {
         summary: "Изменить ставки (действуют для следующих заявок)",
-        body: bodyOf({ withPassport: z.unknown().optional(), withoutPassport: z.unknown().optional() }),
+        body: ratesInputSchema,
         response: { 200: ratesSchema, ...errorResponses },
       },
     },
