@@ -88,6 +88,18 @@ async function watchedSocket(token: string) {
   return { ws, events, closed };
 }
 
+describe("PATCH /api/v1/users/{id} by a manager", () => {
+  it("is refused for the role (403) whatever the body, never checked for its fields first", async () => {
+    const m = await createUser(t.db, { login: "patching-manager" });
+    const token = await t.tokenFor(m);
+    for (const body of [{ isAdmin: "да" }, { displayName: "Сам себе админ", isAdmin: true }]) {
+      const res = await t.request.patch(`/api/v1/users/${m.user.id}`).set(bearer(token)).send(body);
+      expect(res.status, JSON.stringify(body)).toBe(403);
+    }
+    expect((await reloadUser(t.db, m.user.id)).isAdmin).toBe(false);
+  });
+});
+
 describe("PATCH /api/v1/users/{id} with a new password", () => {
   it("ends the manager's sessions and closes his open pages, like a forced logout", async () => {
     const m = await createUser(t.db, { login: "password-reset" });

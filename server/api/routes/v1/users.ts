@@ -5,7 +5,7 @@ import { AGENT_STATES } from "../../../core/breaks/agent-state";
 import { listUsersOnline } from "../../../core/users/presence";
 import { getUser, logoutUser } from "../../../core/users/users";
 import { actorOf } from "../../plugin";
-import { errorResponses, managedUserSchema, okSchema, sessionUserSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, managedUserSchema, okSchema, sessionUserSchema } from "../../schemas/common";
 
 const idParams = z.object({ id: z.string().describe("id пользователя") });
 
@@ -61,6 +61,8 @@ const users: FastifyPluginAsyncZod = async (api) => {
   api.patch(
     "/users/:id",
     {
+      // Core checks the role before the body: a manager gets 403 whatever he sent.
+      ...coreParsesBody,
       schema: {
         summary: "Изменить флаг администратора или поле менеджера (только админ); ключ доступа не меняется",
         params: idParams,
