@@ -62,7 +62,7 @@ async function main() {
     const rows: Row[] = [];
     const plans: string[] = [];
     // A month of work, or all of it since Kyiv midnight (the worst case for "today").
-    const kyivMidnight = sql`(date_trunc('day', now() at time zone 'Europe/Kyiv') at time zone 'Europe/Kyiv')`;
+    const kyivMidnight = sql`${kyivDay(new Date()).start}::timestamptz`;
     for (const [label, spread] of [
       ["events over 30 days", sql`interval '30 days'`],
       ["all events today", sql`(now() - ${kyivMidnight})`],
@@ -93,7 +93,7 @@ async function main() {
       plans.push(`Call numbers' statement, ${label} (EXPLAIN ANALYZE):\n${plan.map((line) => line["QUERY PLAN"]).join("\n")}`);
       const baseline = await time(`/api/v1/users/${login.json().user.id}`);
       const stats = await time("/api/v1/statistics");
-      const [{ today }] = await sql`select count(*)::int as today from lead_events where created_at >= date_trunc('day', now() at time zone 'Europe/Kyiv') at time zone 'Europe/Kyiv'`;
+      const [{ today }] = await sql`select count(*)::int as today from lead_events where created_at >= ${day.start}`;
       const [{ callsToday }] = await sql`select count(*)::int as "callsToday" from calls where started_at >= ${day.start}`;
       rows.push({
         case: label,
