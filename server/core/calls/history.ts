@@ -109,8 +109,10 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
   return histories;
 }
 
-/** A manager asked for a client he does not hold now. */
-export const notYourClient = () => forbidden("Этот клиент сейчас не закреплён за вами");
+/** Who may see a client's history: an admin, or the manager who holds the client now (his lead). */
+export function requireHolderOrAdmin(actor: Actor, heldBy: number | null): void {
+  if (!actor.isAdmin && heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
+}
 
 /** One client's history: an admin's, or the manager's who holds the client now (his lead). */
 export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown): Promise<HistoryEntry[]> {
@@ -120,6 +122,6 @@ export async function clientHistory(db: Db, actor: Actor, rawContactId: unknown)
     .from(contacts)
     .where(and(eq(contacts.id, contactId), inVisibleBase("contacts")));
   if (!contact) throw notFound("Клиент не найден");
-  if (!actor.isAdmin && contact.heldBy !== actor.id) throw notYourClient();
+  requireHolderOrAdmin(actor, contact.heldBy);
   return (await readHistories(db, actor, [contactId])).get(contactId)!;
 }

@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import type { Actor } from "../actor";
 import { visibleBase } from "../bases/visible";
-import { type HistoryEntry, notYourClient, readHistories } from "../calls/history";
+import { type HistoryEntry, readHistories, requireHolderOrAdmin } from "../calls/history";
 import { notFound } from "../errors";
 import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
@@ -49,7 +49,7 @@ export async function leadView(db: Db, actor: Actor, filterId: number, lead: Lea
       where c.id = ${lead.id}::bigint`,
   );
   if (!row) throw notFound("Клиент не найден");
-  if (!actor.isAdmin && row.held_by !== actor.id) throw notYourClient();
+  requireHolderOrAdmin(actor, row.held_by);
   const attempt = attemptOf(row);
   const shown = attempt ? { ...lead, attempt } : lead;
   return {
