@@ -7,6 +7,7 @@ import {
   Outlet,
   Scripts,
   ScrollRestoration,
+  useLocation,
   useRouteError,
   useRouteLoaderData,
 } from "@remix-run/react";
@@ -39,11 +40,14 @@ export function Layout({ children }: { children: ReactNode }) {
   const root = useRouteLoaderData<typeof loader>("root");
   const nonce = useNonce();
   const theme = root?.theme ?? "light";
+  const { key: shownKey } = useLocation();
   useEffect(() => {
-    // Every effect of the first render has run (a child's runs before its parent's), so the page's own listeners
-    // are in place: the browser tests wait for this mark rather than guess.
+    // Every effect of the render that showed this location has run (a child's runs before its parent's), so the
+    // page's own listeners are in place: the browser tests wait for these marks rather than guess. The key is the
+    // router's (history.state.key), so a test can tell a page reached by a client-side navigation from the one before.
     document.documentElement.dataset.hydrated = "true";
-  }, []);
+    document.documentElement.dataset.shown = shownKey;
+  }, [shownKey]);
   return (
     <html lang="ru" className={theme === "dark" ? "dark" : ""} data-theme={theme}>
       <head>

@@ -8,7 +8,7 @@ import { leadEvents, users } from "../../db/schema";
 import { createTestApp, createUser, type TestApp } from "../helpers/app";
 import { launchBrowser, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
-import { freePort } from "../helpers/ports";
+import { freePorts } from "../helpers/ports";
 import { startDaemon, waitForTcp, type Daemon } from "../sip/daemon";
 
 const ROOT = path.resolve(__dirname, "..", "..");
@@ -29,7 +29,7 @@ describe("the app behind Caddy over HTTPS (docs/deploy.md)", () => {
     t = await createTestApp({ web: true, env: { TRUST_PROXY: "1", COOKIE_SECURE: "true" } });
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     const appPort = (t.app.server.address() as AddressInfo).port;
-    const [httpPort, httpsPort] = [await freePort(), await freePort()];
+    const [httpPort, httpsPort] = await freePorts(2);
     home = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-caddy-"));
     const caddyfile = path.join(home, "Caddyfile");
     fs.writeFileSync(

@@ -58,10 +58,17 @@ export async function loginThroughPage(page: Page, credentials: { login: string;
   await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth")), page.click("button[type=submit]")]);
 }
 
-/** Waits until React has hydrated the page and run its effects. */
+/**
+ * Waits until React has hydrated the page and run the effects of the location the address bar shows. After a
+ * client-side navigation the address changes before the new page's effects run (a key pressed in between was lost
+ * under load), so root.tsx marks the router's key of the location it has shown, and history.state has the current one.
+ */
 export async function waitForHydration(page: Page) {
-  // Set by root.tsx once every effect of the first render has run (listeners attached).
-  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true");
+  await page.waitForFunction(() => {
+    const marks = document.documentElement.dataset;
+    const current = (history.state as { key?: string } | null)?.key ?? "default";
+    return marks.hydrated === "true" && marks.shown === current;
+  });
 }
 
 /**

@@ -7,7 +7,7 @@ import { contacts, databases, users } from "../../db/schema";
 import { createUser, standIn } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createFilterRow } from "../helpers/leads";
-import { freePort } from "../helpers/ports";
+import { freePorts } from "../helpers/ports";
 import { startCarrier, startMediaEcho, type Carrier, type CarrierBehaviour, type MediaEcho } from "./carrier";
 import { watchPeerConnections } from "./peer-connections";
 import { startStack, type Stack, type StackOptions } from "./stack";
@@ -30,12 +30,12 @@ export async function startCallPath(
   appEnv: Record<string, string> = {},
 ): Promise<CallPath> {
   const domain = "127.0.0.1";
-  const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
-  const carrierPort = await freePort();
+  const [ws, sip, ng, carrierPort, gatePort] = await freePorts(5);
+  const ports = { ws, sip, ng, rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
   const media = await startMediaEcho();
   // The app reaches rtpengine's control through the gate, as an app host apart from the telephony host does
   // (decision 066): live listening and whisper in these files go through it.
-  const ngGate = { port: await freePort(), secret: randomBytes(32).toString("hex") };
+  const ngGate = { port: gatePort, secret: randomBytes(32).toString("hex") };
   const e = await startE2E({
     env: {
       SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,

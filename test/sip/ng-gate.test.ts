@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config";
 import { rtpengineNg } from "../../server/telephony/rtpengine-ng";
 import { seal } from "../../telephony/bin/ng-frame.mjs";
-import { freePort } from "../helpers/ports";
+import { freePorts } from "../helpers/ports";
 import { startDaemon, type Daemon } from "./daemon";
 
 /**
@@ -26,8 +26,7 @@ let gatePort: number;
 let env: Record<string, string>;
 
 beforeAll(async () => {
-  ngPort = await freePort();
-  gatePort = await freePort();
+  [ngPort, gatePort] = await freePorts(2);
   const rtpMin = 20_000 + Math.floor(Math.random() * 40) * 200;
   env = {
     TELEPHONY_IP: "127.0.0.1",

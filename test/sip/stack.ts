@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { freePort } from "../helpers/ports";
+import { freePorts } from "../helpers/ports";
 import { startDaemon, waitForTcp, type Daemon } from "./daemon";
 
 /**
@@ -59,8 +59,13 @@ function rtpRange(): number {
   return 20_000 + Math.floor(Math.random() * 40) * 200;
 }
 
+async function defaultPorts(): Promise<StackPorts> {
+  const [ws, sip, ng] = await freePorts(3);
+  return { ws, sip, ng, rtpMin: rtpRange() };
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
-  const ports = options.ports ?? { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: rtpRange() };
+  const ports = options.ports ?? (await defaultPorts());
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-telephony-"));
   const env: Record<string, string> = {
     SIP_DOMAIN: options.domain,

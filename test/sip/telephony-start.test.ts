@@ -6,7 +6,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rtpengineNg } from "../../server/telephony/rtpengine-ng";
 import { endPidWithTheRun } from "../helpers/children";
-import { freePort } from "../helpers/ports";
+import { freePorts } from "../helpers/ports";
 import { startDaemon, type Daemon } from "./daemon";
 
 /**
@@ -31,7 +31,8 @@ beforeAll(async () => {
   runDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-telephony-start-"));
   const slowRtpengine = path.join(runDir, "slow-rtpengine");
   fs.writeFileSync(slowRtpengine, '#!/bin/sh\nsleep 1.5\nexec /usr/bin/rtpengine "$@"\n', { mode: 0o755 });
-  ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), gate: await freePort() };
+  const [ws, sip, ng, gate] = await freePorts(4);
+  ports = { ws, sip, ng, gate };
   // 200 UDP ports away from the ephemeral range, as test/sip/stack.ts takes them.
   const rtpMin = 20_000 + Math.floor(Math.random() * 40) * 200;
   start = startDaemon("telephony/start", START, [path.join(runDir, "no-such-telephony.env")], {
