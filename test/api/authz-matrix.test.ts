@@ -520,6 +520,18 @@ describe("the API authorization matrix (from /api/v1/openapi.json)", () => {
     expect((await t.request.get(`/api/v1/users/balance/${f.b.id}`).set(bearer(f.adminToken))).body.balance).toBe(0);
   });
 
+  it("refuses a manager every admin route with 403 whatever body he sends: the role is checked before the body", async () => {
+    const wrong: string[] = [];
+    const garbage = { name: ["не строка"], amount: "много", login: 7 };
+    for (const route of openapiRoutes.filter((r) => API_ROUTES[r.key] === "admin" && r.method !== "GET" && r.method !== "DELETE")) {
+      const res = await t.request[route.method.toLowerCase() as "post"](fillPath(route.path, "other"))
+        .set(bearer(await managerToken()))
+        .send(garbage);
+      if (res.status !== 403) wrong.push(`${route.key} → ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it("lets a manager call the user and self-scoped routes for himself (never 401/403)", async () => {
     const wrong: string[] = [];
     const routes = openapiRoutes.filter((r) => API_ROUTES[r.key] === "user" || API_ROUTES[r.key] === "self");

@@ -4,7 +4,7 @@ import { login, loginSchema } from "../../../core/auth/login";
 import { clientAddress } from "../../../http/client-address";
 import { forceLogout, registerManager, registerSchema } from "../../../core/users/managers";
 import { actorOf } from "../../plugin";
-import { errorResponses, errorSchema, okSchema, sessionUserSchema } from "../../schemas/common";
+import { coreParsesBody, errorResponses, errorSchema, okSchema, sessionUserSchema } from "../../schemas/common";
 
 const auth: FastifyPluginAsyncZod = async (api) => {
   api.post(
@@ -32,6 +32,8 @@ const auth: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/auth/register",
     {
+      // Core checks the role before the body: a manager gets 403 whatever he sent.
+      ...coreParsesBody,
       schema: {
         summary: "Новый менеджер (только админ); без accessKey ключ доступа создаётся сервером",
         body: registerSchema,
