@@ -9,7 +9,7 @@ import { freePort, httpJson } from "./lib";
 
 /**
  * How a bench gets the app: its pages built (buildPages), the app started and stopped (startApp), and the lead
- * panel's status press sent to it (pressStatus). One way each, so that every bench measures the same app.
+ * panel's status press sent to it (putLeadTurn; core's own press is pressStatus). One way each, so that every bench measures the same app.
  */
 
 /**
@@ -149,7 +149,7 @@ export interface Press {
  * The lead turn: PUT /status/update-and-get-lead on `api` (the origin's /api/v1) with a manager's `Bearer …`; its
  * answer is the next lead ("" when none is left).
  */
-export function pressStatus(api: string, authorization: string, press: Press) {
+export function putLeadTurn(api: string, authorization: string, press: Press) {
   const { statusText, contactId, userId, passport = "", filterId, clientInfo = "", callbackAt } = press;
   return httpJson(`${api}/status/update-and-get-lead`, {
     method: "PUT",

@@ -6,7 +6,7 @@ import WebSocket from "ws";
 import { createDb } from "../db/client";
 import { seed } from "../server/seed";
 import { hashPassword } from "../server/auth/password";
-import { pressStatus, startApp, type RunningApp } from "./app";
+import { putLeadTurn, startApp, type RunningApp } from "./app";
 import { httpJson, median, percentile, PG_URL, printTable, withDatabase, type HttpAnswer, type Row } from "./lib";
 
 /**
@@ -461,7 +461,7 @@ class Traffic {
     const clientInfo = report ? `Сумма: ${1000 + person.presses}\nСрок: 12 месяцев` : "";
     const passport = report && person.presses % 20 === 0 ? "АВ123456" : "";
     const res = await this.record("PUT /status/update-and-get-lead", () =>
-      pressStatus(person.instance.api, `Bearer ${person.token}`, {
+      putLeadTurn(person.instance.api, `Bearer ${person.token}`, {
         statusText,
         contactId: lead.id,
         userId: person.userId,
