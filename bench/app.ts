@@ -9,7 +9,7 @@ import { freePort, httpJson } from "./lib";
 
 /**
  * How a bench gets the app: its pages built (buildPages), the app started and stopped (startApp), and the lead
- * panel's status press sent to it (putLeadTurn; core's own press is pressStatus). One way each, so that every bench measures the same app.
+ * turn sent to its API (putLeadTurn). One way each, so that every bench measures the same app.
  */
 
 /**
