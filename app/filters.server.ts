@@ -6,7 +6,7 @@ import { idSchema } from "../common/validation";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { FILTER_FORM, FilterFormSchema } from "./components/filters/FilterForm";
 import { formIntent, formReply, readFormBody } from "./forms.server";
-import { badRequest, isAppError } from "../server/core/errors";
+import { isAppError } from "../server/core/errors";
 export { isAppError } from "../server/core/errors";
 import { actionError } from "./errors.server";
 import { redirectWithToast } from "./toast.server";
@@ -28,9 +28,6 @@ export {
   updateFilter,
 } from "../server/core/filters/filters";
 export type { PresentedFilter } from "../server/core/filters/filters";
-
-/** A post whose intent this page does not know. */
-export const unknownIntent = () => badRequest("Неизвестное действие", "unknown_intent");
 
 type ListName = "managers" | "databases" | "statuses" | "scripts";
 

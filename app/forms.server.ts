@@ -65,6 +65,12 @@ export async function submitForm<S extends z.ZodType, T>(
   }
 }
 
+/**
+ * A post whose intent the page does not know (a hand-made request, or a page older than the code): every page
+ * answers it the same way, a 400 with this message through `actionError`, shown where the page shows its errors.
+ */
+export const unknownIntent = () => badRequest("Неизвестное действие", "unknown_intent");
+
 /** Which of a page's forms was sent: the `intent` of its submit button (every admin form has one). */
 export function formIntent(form: FormData): string {
   const intent = form.get("intent");

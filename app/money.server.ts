@@ -2,11 +2,11 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { actionError } from "./errors.server";
 import * as z from "zod";
-import { formIntent, readFields, readFormBody, submitForm } from "./forms.server";
+import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "./forms.server";
 import { adjustSchema, payoutSchema, ratesSchema } from "../common/schemas/money";
 import { idSchema } from "../common/validation";
 import { redirectWithToast } from "./toast.server";
-import { badRequest, isAppError } from "../server/core/errors";
+import { isAppError } from "../server/core/errors";
 import { adjustBalance } from "../server/core/money/balance";
 import { cancelPayout, processPayout } from "../server/core/money/payouts";
 import { setRates } from "../server/core/money/rates";
@@ -74,7 +74,7 @@ export async function paymentsAction({ request, context }: ActionFunctionArgs) {
         return redirectWithToast(backTo(back), { type: "success", message: result.message });
       }
       default:
-        return actionError(badRequest("Неизвестное действие", "bad_intent"));
+        return actionError(unknownIntent());
     }
   } catch (error) {
     return actionError(error);

@@ -21,7 +21,7 @@ import {
   uploadPath,
 } from "../dnc.server";
 import { actionError, orAppMessage } from "../errors.server";
-import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { formatKyiv } from "../../common/business-time";
@@ -104,7 +104,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         return redirectWithToast(PAGE, { type: "success", message: done.message });
       }
       default:
-        return redirectWithToast(PAGE, { type: "error", message: "Неизвестное действие" });
+        throw unknownIntent();
     }
   } catch (error) {
     return actionError(error);

@@ -7,7 +7,7 @@ import { resultOf } from "../components/ui/forms";
 import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import {
   createDefaultStatus,
@@ -76,7 +76,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         await deleteStatus(db, actor, id);
         return redirectWithToast(PAGE, { type: "success", message: "Статус удалён" });
       default:
-        return redirect(PAGE);
+        throw unknownIntent();
     }
   } catch (error) {
     return actionError(error);

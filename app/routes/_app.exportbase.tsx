@@ -27,7 +27,7 @@ import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { formIntent, formRefused, formReply, readFields, readFormBody } from "../forms.server";
+import { formIntent, formRefused, formReply, readFields, readFormBody, unknownIntent } from "../forms.server";
 import { createExportSchema } from "../../common/schemas/exports";
 import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
@@ -107,7 +107,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       const restarted = await restartExport(db, actor, readFields(form, idFields).id);
       return redirectWithToast("/exportbase", { type: "success", message: `Экспорт «${restarted.name}» перезапущен` });
     }
-    return redirectWithToast("/exportbase", { type: "error", message: "Неизвестное действие" });
+    throw unknownIntent();
   } catch (error) {
     return actionError(error);
   }

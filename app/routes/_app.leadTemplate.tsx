@@ -9,7 +9,8 @@ import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { actionMessage, resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
-import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
+import { actionError } from "../errors.server";
 import { idFields } from "../../common/validation";
 import {
   createLink,
@@ -74,7 +75,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "link-activate":
       return afterChange(() => toggleLinkActive(db, actor, id()), "Error activating link");
     default:
-      return redirect(PAGE);
+      return actionError(unknownIntent());
   }
 }
 

@@ -4,8 +4,8 @@ import { useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { FilterCards } from "../components/filters/FilterCards";
 import { actionError } from "../errors.server";
-import { listFilters, toggleFilterActive, unknownIntent } from "../filters.server";
-import { formIntent, readFields, readFormBody } from "../forms.server";
+import { listFilters, toggleFilterActive } from "../filters.server";
+import { formIntent, readFields, readFormBody, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 
 /** /loadedbases: the filter (topic) cards above the bases table of the parent route. */

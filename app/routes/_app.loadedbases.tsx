@@ -6,7 +6,7 @@ import { BASE_PAGE_SIZES, BaseTable, type BaseSort } from "../components/bases/B
 import { pageParams, paginate } from "../components/ui/Pager";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { formIntent, readFields, readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 
@@ -57,7 +57,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   back.searchParams.delete("deleteBase");
   const to = `/loadedbases${back.search}`;
   try {
-    if (formIntent(form) !== "delete-base") throw new Response("Неизвестное действие", { status: 400 });
+    if (formIntent(form) !== "delete-base") throw unknownIntent();
     const result = await deleteBase(context.deps.db, actorOf(user), readFields(form, idFields).id);
     return redirectWithToast(to, { type: "success", message: result.message });
   } catch (error) {

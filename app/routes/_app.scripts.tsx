@@ -8,7 +8,7 @@ import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { formIntent, readFields, readFormBody, submitForm } from "../forms.server";
+import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
 import { scriptSchema } from "../../common/schemas/scripts";
 import { idFields, idSchema } from "../../common/validation";
@@ -47,7 +47,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return redirectWithToast(PAGE, { type: "success", message: "Скрипт удалён" });
   }
-  return redirectWithToast(PAGE, { type: "error", message: "Неизвестное действие" });
+  return actionError(unknownIntent());
 }
 
 export default function ScriptsPage() {

@@ -281,4 +281,13 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     }
     expect((await getPage(t, "/scripts", cookie)).status).toBe(200);
   });
+
+  it("a post with an intent the page does not know is answered alike everywhere: 400 and «Неизвестное действие» on the page", async () => {
+    const pages = ["/scripts", "/exportbase", "/edit-statuses", "/donotcall", "/loadedbases", "/leadTemplate", "/payments", "/importbase"];
+    for (const path of pages) {
+      const res = await postPageForm(t, path, cookie, { intent: "dance", id: "1" });
+      expect(res.status, path).toBe(400);
+      expect(res.text, path).toContain("Неизвестное действие");
+    }
+  });
 });
