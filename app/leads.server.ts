@@ -5,8 +5,7 @@ export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/pan
 export type { Autodial } from "../server/core/leads/autodial";
 export { leadView, type LeadView } from "../server/core/leads/lead-view";
 export type { LeadPanel, CardField } from "../server/core/leads/panel";
-export { pressedStatusNotFound, pressStatus } from "../server/core/leads/record-status";
-export { FORWARD_FAILED, forwardApplication } from "../server/core/leads/applications";
+export { pressedStatusNotFound, pressOutcomeMessage, pressStatus } from "../server/core/leads/record-status";
 export {
   callbackCounts,
   listAllCallbacks,

@@ -42,16 +42,14 @@ import {
   callbackTimeFromForm,
   dateToKyivLocal,
   findStatus,
-  formatKyiv,
-  FORWARD_FAILED,
-  forwardApplication,
   leadView,
   leaveFilter,
   loadLeadPanel,
   pressedStatusNotFound,
+  pressOutcomeMessage,
   pressStatus,
 } from "../leads.server";
-import { redirectWithToast, type Flash } from "../toast.server";
+import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 
@@ -175,21 +173,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
       callbackAt: callbackAt?.toISOString() ?? null,
     }, { phoneRegion: config.phoneRegion });
     context.deps.metrics.leadTurn(result.lead !== null);
-    const pressMessage = async (): Promise<Flash | null> => {
-      if (!result.applicationId) {
-        return result.callback ? { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` } : null;
-      }
-      try {
-        const sent = await forwardApplication(db, config.applicationForwardUrl, result.applicationId);
-        return { type: "success", message: sent.message };
-      } catch {
-        return { type: "error", message: FORWARD_FAILED };
-      }
-    };
     // The page's script shows the next lead from the answer (one query after the turn: leadView); a plain post
     // loads the page again.
     const [message, view] = await Promise.all([
-      pressMessage(),
+      pressOutcomeMessage(db, config.applicationForwardUrl, result),
       answerPanel ? leadView(db, actor, result.filterId, result.lead, config.phoneRegion) : null,
     ]);
     if (view) {
