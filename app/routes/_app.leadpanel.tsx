@@ -19,7 +19,6 @@ import { KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
 import {
   announce,
   NO_LEADS,
-  readCard,
   type CallbackTimes,
   type ConfirmState,
   type PressAnswer,
@@ -48,6 +47,7 @@ import {
   pressedStatusNotFound,
   pressOutcomeMessage,
   pressStatus,
+  readPressForm,
 } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -101,6 +101,22 @@ function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
   }
 }
 
+/** A press refused (core's AppError or the page's own check) as the press's answer. */
+function refused(error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) {
+  return data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
+}
+
+/** Core's refusal (an AppError; anything else is thrown on by actionError) as the press's answer. */
+function refusedBy(error: unknown, rest: Partial<PressAnswer> = {}) {
+  const refusal = actionError(error);
+  return refused(refusal.data.error, refusal.init?.status ?? 400, rest);
+}
+
+/** A question the press asks first (the report's confirmation, the callback time). */
+function asks(rest: Partial<PressAnswer>) {
+  return data<PressAnswer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
+}
+
 /**
  * intent status: a status press (a report status first needs a filled card and a confirmation; without
  * JavaScript the confirmation is a section of the page). Then the next lead is on the page.
@@ -108,16 +124,17 @@ function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const { db, config } = context.deps;
-  // The session, the form and the status it names are read side by side (a press waits for each query in a row
-  // behind the other managers' turns); nothing read is used before the session is known.
-  const formRead = readFormBody(request);
+  // The session, the form (through PressFields) and the status it names are read side by side (a press waits for
+  // each query in a row behind the other managers' turns); nothing read is used before the session is known.
+  const formRead = readFormBody(request).then(readPressForm);
   const [user, form, status] = await Promise.all([
     requireUser(request, context),
     formRead,
-    formRead.then((form) => findStatus(db, form.get("statusId"))),
+    formRead.then((form) => findStatus(db, form.ok ? form.value.statusId : null)),
   ]);
   const actor = actorOf(user);
-  const intent = String(form.get("intent") ?? "status");
+  if (!form.ok) return refused({ code: "validation", message: form.message }, 400);
+  const { intent, answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
 
   if (intent === "change-topic") {
     await leaveFilter(db, actor);
@@ -125,38 +142,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   // The page's script takes the next lead in the answer; a plain form post (no JavaScript) is redirected.
-  const answerPanel = form.get("answer") === "panel";
-  const refused = (error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) =>
-    data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
-  // Core's refusal (an AppError; anything else is thrown on by actionError) as the press's answer.
-  const refusedBy = (error: unknown, rest: Partial<PressAnswer> = {}) => {
-    const answer = actionError(error);
-    return refused(answer.data.error, answer.init?.status ?? 400, rest);
-  };
-  const asks = (rest: Partial<PressAnswer>) =>
-    data<PressAnswer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
-
+  const answerPanel = answer === "panel";
   if (!status) return refusedBy(pressedStatusNotFound());
-  const card = readCard(form);
-  const contactId = String(form.get("contactId") ?? "");
-  const passport = String(form.get("passport") ?? "");
 
   const pressed: ConfirmState = { statusId: String(status.id), statusText: status.text, contactId, passport, card };
   if (status.isReportStatus) {
     const problem = reportCardProblem(card);
     if (problem) return refused({ code: "client_card_empty", message: problem }, 400);
-    if (form.get("confirmed") !== "1") return asks({ confirm: pressed });
+    if (!confirmed) return asks({ confirm: pressed });
   }
 
   // Issue 18: a status that asks for a callback time; without JavaScript the question is a section of the page.
   let callbackAt: Date | null = null;
   if (status.asksCallback) {
-    const preset = String(form.get("callbackPreset") ?? "");
-    const local = String(form.get("callbackLocal") ?? "");
-    const callback = { ...pressed, confirmed: form.get("confirmed") === "1" };
-    if (!preset && !local) return asks({ callback });
+    const callback = { ...pressed, confirmed };
+    if (!callbackPreset && !callbackLocal) return asks({ callback });
     try {
-      callbackAt = callbackTimeFromForm(preset, local);
+      callbackAt = callbackTimeFromForm(callbackPreset, callbackLocal);
     } catch (error) {
       return refusedBy(error, { callback });
     }
