@@ -19,7 +19,6 @@ import { KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
 import {
   announce,
   NO_LEADS,
-  readCard,
   type CallbackTimes,
   type ConfirmState,
   type PressAnswer,
@@ -42,16 +41,15 @@ import {
   callbackTimeFromForm,
   dateToKyivLocal,
   findStatus,
-  formatKyiv,
-  FORWARD_FAILED,
-  forwardApplication,
   leadView,
   leaveFilter,
   loadLeadPanel,
   pressedStatusNotFound,
+  pressOutcomeMessage,
   pressStatus,
+  readPressForm,
 } from "../leads.server";
-import { redirectWithToast, type Flash } from "../toast.server";
+import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 
@@ -103,6 +101,22 @@ function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
   }
 }
 
+/** A press refused (core's AppError or the page's own check) as the press's answer. */
+function refused(error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) {
+  return data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
+}
+
+/** Core's refusal (an AppError; anything else is thrown on by actionError) as the press's answer. */
+function refusedBy(error: unknown, rest: Partial<PressAnswer> = {}) {
+  const refusal = actionError(error);
+  return refused(refusal.data.error, refusal.init?.status ?? 400, rest);
+}
+
+/** A question the press asks first (the report's confirmation, the callback time). */
+function asks(rest: Partial<PressAnswer>) {
+  return data<PressAnswer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
+}
+
 /**
  * intent status: a status press (a report status first needs a filled card and a confirmation; without
  * JavaScript the confirmation is a section of the page). Then the next lead is on the page.
@@ -110,16 +124,17 @@ function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const { db, config } = context.deps;
-  // The session, the form and the status it names are read side by side (a press waits for each query in a row
-  // behind the other managers' turns); nothing read is used before the session is known.
-  const formRead = readFormBody(request);
+  // The session, the form (through PressFields) and the status it names are read side by side (a press waits for
+  // each query in a row behind the other managers' turns); nothing read is used before the session is known.
+  const formRead = readFormBody(request).then(readPressForm);
   const [user, form, status] = await Promise.all([
     requireUser(request, context),
     formRead,
-    formRead.then((form) => findStatus(db, form.get("statusId"))),
+    formRead.then((form) => findStatus(db, form.ok ? form.value.statusId : null)),
   ]);
   const actor = actorOf(user);
-  const intent = String(form.get("intent") ?? "status");
+  if (!form.ok) return refused({ code: "validation", message: form.message }, 400);
+  const { intent, answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
 
   if (intent === "change-topic") {
     await leaveFilter(db, actor);
@@ -127,38 +142,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   // The page's script takes the next lead in the answer; a plain form post (no JavaScript) is redirected.
-  const answerPanel = form.get("answer") === "panel";
-  const refused = (error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) =>
-    data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
-  // Core's refusal (an AppError; anything else is thrown on by actionError) as the press's answer.
-  const refusedBy = (error: unknown, rest: Partial<PressAnswer> = {}) => {
-    const answer = actionError(error);
-    return refused(answer.data.error, answer.init?.status ?? 400, rest);
-  };
-  const asks = (rest: Partial<PressAnswer>) =>
-    data<PressAnswer>({ error: null, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest });
-
+  const answerPanel = answer === "panel";
   if (!status) return refusedBy(pressedStatusNotFound());
-  const card = readCard(form);
-  const contactId = String(form.get("contactId") ?? "");
-  const passport = String(form.get("passport") ?? "");
 
   const pressed: ConfirmState = { statusId: String(status.id), statusText: status.text, contactId, passport, card };
   if (status.isReportStatus) {
     const problem = reportCardProblem(card);
     if (problem) return refused({ code: "client_card_empty", message: problem }, 400);
-    if (form.get("confirmed") !== "1") return asks({ confirm: pressed });
+    if (!confirmed) return asks({ confirm: pressed });
   }
 
   // Issue 18: a status that asks for a callback time; without JavaScript the question is a section of the page.
   let callbackAt: Date | null = null;
   if (status.asksCallback) {
-    const preset = String(form.get("callbackPreset") ?? "");
-    const local = String(form.get("callbackLocal") ?? "");
-    const callback = { ...pressed, confirmed: form.get("confirmed") === "1" };
-    if (!preset && !local) return asks({ callback });
+    const callback = { ...pressed, confirmed };
+    if (!callbackPreset && !callbackLocal) return asks({ callback });
     try {
-      callbackAt = callbackTimeFromForm(preset, local);
+      callbackAt = callbackTimeFromForm(callbackPreset, callbackLocal);
     } catch (error) {
       return refusedBy(error, { callback });
     }
@@ -175,21 +175,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
       callbackAt: callbackAt?.toISOString() ?? null,
     }, { phoneRegion: config.phoneRegion });
     context.deps.metrics.leadTurn(result.lead !== null);
-    const pressMessage = async (): Promise<Flash | null> => {
-      if (!result.applicationId) {
-        return result.callback ? { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` } : null;
-      }
-      try {
-        const sent = await forwardApplication(db, config.applicationForwardUrl, result.applicationId);
-        return { type: "success", message: sent.message };
-      } catch {
-        return { type: "error", message: FORWARD_FAILED };
-      }
-    };
     // The page's script shows the next lead from the answer (one query after the turn: leadView); a plain post
     // loads the page again.
     const [message, view] = await Promise.all([
-      pressMessage(),
+      pressOutcomeMessage(db, config.applicationForwardUrl, result),
       answerPanel ? leadView(db, actor, result.filterId, result.lead, config.phoneRegion) : null,
     ]);
     if (view) {

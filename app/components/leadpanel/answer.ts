@@ -40,11 +40,14 @@ export interface PressAnswer {
   refreshLayout: boolean;
 }
 
-/** The client card as posted: cardLabel / cardValue pairs in template order. */
-export function readCard(form: FormData): CardFieldValue[] {
-  const labels = form.getAll("cardLabel").map(String);
-  const values = form.getAll("cardValue").map(String);
+/** The client card from its posted cardLabel / cardValue lists, paired in template order. */
+export function pairCard(labels: string[], values: string[]): CardFieldValue[] {
   return labels.map((label, i) => ({ label, value: values[i] ?? "" }));
+}
+
+/** The client card as the form holds it (the server reads the same fields through PressFields). */
+export function readCard(form: FormData): CardFieldValue[] {
+  return pairCard(form.getAll("cardLabel").map(String), form.getAll("cardValue").map(String));
 }
 
 export const NO_LEADS = "Для вас нет доступных лидов";

@@ -13,6 +13,8 @@ import { callbackAtSchema } from "./callback-time";
 import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 import { CARD_EMPTY } from "../../../common/client-card";
+import { formatKyiv } from "../../../common/business-time";
+import { FORWARD_FAILED, forwardApplication } from "./applications";
 
 export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
@@ -75,7 +77,7 @@ export interface RecordStatusResult {
   lead: Lead | null;
   /** The topic it is from. */
   filterId: number;
-  /** The application a report status created (forward it with forwardApplication). */
+  /** The application a report status created (pressOutcomeMessage forwards it). */
   applicationId: number | null;
   status: { id: number; text: string; isReportStatus: boolean; isDoNotCall: boolean; asksCallback: boolean };
   /** The callback the press scheduled. */
@@ -356,4 +358,31 @@ export async function pressStatus(
     callback: row.callback_at == null ? null : { dueAt: new Date(row.callback_at).toISOString() },
     onBreak: Boolean(row.on_break),
   };
+}
+
+/** What the manager is told after a press, as a toast. */
+export interface PressMessage {
+  type: "success" | "error";
+  message: string;
+}
+
+/**
+ * What a recorded press tells the manager: a report's application is forwarded now (its message, or
+ * FORWARD_FAILED: the press stays recorded and the application stored); else the callback it scheduled; else
+ * nothing.
+ */
+export async function pressOutcomeMessage(
+  db: Db,
+  forwardUrl: string,
+  result: Pick<RecordStatusResult, "applicationId" | "callback">,
+): Promise<PressMessage | null> {
+  if (!result.applicationId) {
+    return result.callback ? { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` } : null;
+  }
+  try {
+    const sent = await forwardApplication(db, forwardUrl, result.applicationId);
+    return { type: "success", message: sent.message };
+  } catch {
+    return { type: "error", message: FORWARD_FAILED };
+  }
 }

@@ -1,0 +1,75 @@
+import { sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+
+/**
+ * A status press on /leadpanel without JavaScript (a plain post of the panel's form): what a refused press says,
+ * and the message a recorded one leaves for the next page (the report's forward, the scheduled callback).
+ * The forwarding endpoint is a closed port: every forward fails.
+ */
+const t = useTestApp({ web: true, env: { APPLICATION_FORWARD_URL: "http://127.0.0.1:1/applications" } });
+
+/** A manager holding the first lead of a fresh topic with the seeded statuses, and that lead's id. */
+async function managerOnPanel() {
+  const s = await statusesByText(t.db);
+  const { base } = await createBase(t.db, { count: 2 });
+  const manager = await createUser(t.db);
+  const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: Object.values(s).map((x) => x.id) });
+  await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
+  const cookie = await pageSessionCookie(t, manager);
+  const panel = await getPage(t, "/leadpanel", cookie);
+  expect(panel.status).toBe(200);
+  return { s, cookie, contactId: /name="contactId" value="(\d+)"/.exec(panel.text)![1] };
+}
+
+const eventsOf = (contactId: string) => queryRows(t.db, sql`select id from lead_events where contact_id = ${contactId}`);
+
+/** The page a plain post is redirected to, with the message the redirect left (its flash cookie). */
+async function pageAfter(res: { status: number; headers: Record<string, string | string[] | undefined> }, cookie: string) {
+  expect(res.status).toBe(302);
+  expect(res.headers.location).toBe("/leadpanel");
+  const flash = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("flash="));
+  return getPage(t, "/leadpanel", [cookie, flash?.split(";")[0]].filter(Boolean).join("; "));
+}
+
+describe("a press without JavaScript", () => {
+  it("answers a status id that names no status «Такого статуса нет» (400), and records nothing", async () => {
+    const { cookie, contactId } = await managerOnPanel();
+    for (const statusId of [null, "", "abc", "0", "-3", "1.5", "99999999999", "987654"]) {
+      const res = await postPageForm(t, "/leadpanel", cookie, { intent: "status", contactId, passport: "", ...(statusId === null ? {} : { statusId }) });
+      expect({ statusId, status: res.status }).toEqual({ statusId, status: 400 });
+      expect(res.text).toContain("Такого статуса нет");
+    }
+    expect(await eventsOf(contactId)).toHaveLength(0);
+  });
+
+  it("answers a callback time it does not know «Неверное время перезвона» (400), with the question again", async () => {
+    const { s, cookie, contactId } = await managerOnPanel();
+    await t.db.execute(sql`update statuses set asks_callback = true where id = ${s["Перезвонить"].id}`);
+    const statusId = String(s["Перезвонить"].id);
+    const res = await postPageForm(t, "/leadpanel", cookie, { intent: "status", statusId, contactId, passport: "", callbackPreset: "someday" });
+    expect(res.status).toBe(400);
+    expect(res.text).toContain("Неверное время перезвона");
+    expect(res.text).toContain("Когда перезвонить? Время киевское.");
+    expect(await eventsOf(contactId)).toHaveLength(0);
+
+    // A quick choice it knows: recorded, and the next page says when.
+    const done = await postPageForm(t, "/leadpanel", cookie, { intent: "status", statusId, contactId, passport: "", callbackPreset: "15m" });
+    expect((await pageAfter(done, cookie)).text).toMatch(/Перезвон запланирован на \d\d\.\d\d\.\d{4}, \d\d:\d\d/);
+    expect(await eventsOf(contactId)).toHaveLength(1);
+  });
+
+  it("records a confirmed report when its forward fails, and the next page says «Ошибка при отправке»", async () => {
+    const { s, cookie, contactId } = await managerOnPanel();
+    const report = { intent: "status", statusId: String(s["Заявка"].id), contactId, passport: "", cardLabel: "Комментарий", cardValue: "Хочет тариф" };
+    const asked = await postPageForm(t, "/leadpanel", cookie, report);
+    expect(asked.status).toBe(200);
+    expect(await eventsOf(contactId)).toHaveLength(0);
+    const done = await postPageForm(t, "/leadpanel", cookie, { ...report, confirmed: "1" });
+    expect((await pageAfter(done, cookie)).text).toContain("Ошибка при отправке");
+    const stored = await queryRows<{ text: string }>(t.db, sql`select application_text as text from applications where contact_id = ${contactId}`);
+    expect(stored.map((a) => a.text)).toEqual([expect.stringContaining("Хочет тариф")]);
+  });
+});
