@@ -1,0 +1,21 @@
+// Run by the browser (a page checks its form before it is sent) and the server (the action reads the same form).
+import { parseWithZod } from "@conform-to/zod/v4";
+import type { z } from "zod";
+
+export type FormCheck<S extends z.ZodType> =
+  | { ok: true; value: z.output<S>; payload: Record<string, unknown> }
+  | { ok: false; message: string; payload: Record<string, unknown> };
+
+/**
+ * A form read through its schema (decision 063) as conform reads it (an emptied field is absent): the value, or the
+ * first Russian message in the schema's field order, for a form that answers one message rather than one per field
+ * (a toast, a banner). `payload` is the fields as sent.
+ */
+export function checkForm<S extends z.ZodType>(form: FormData, schema: S): FormCheck<S> {
+  const submission = parseWithZod(form, { schema });
+  if (submission.status === "success") return { ok: true, value: submission.value as z.output<S>, payload: submission.payload };
+  const message = Object.values(submission.error ?? {})
+    .flat()
+    .find((text): text is string => typeof text === "string");
+  return { ok: false, message: message ?? "Неверные данные формы", payload: submission.payload };
+}
