@@ -74,11 +74,15 @@ export function formIntent(form: FormData): string {
 
 /**
  * The fields of a form nobody types in (a delete's or a switch's hidden id, the buttons of a row), read through
- * their schema: the value, or a 400 AppError with the schema's Russian message (`actionError` shows it) and `code`.
- * Forms with fields to fill answer field by field instead (`formReply`).
+ * their schema: the value, or a 400 AppError with the schema's Russian message (`actionError` shows it) and `code`
+ * (`keepEmpty`: see `checkForm`). Forms with fields to fill answer field by field instead (`formReply`).
  */
-export function readFields<S extends z.ZodType>(form: FormData, schema: S, code = "validation"): z.output<S> {
-  const checked = checkForm(form, schema);
+export function readFields<S extends z.ZodType>(
+  form: FormData,
+  schema: S,
+  { code = "validation", keepEmpty = false }: { code?: string; keepEmpty?: boolean } = {},
+): z.output<S> {
+  const checked = checkForm(form, schema, { keepEmpty });
   if (checked.ok) return checked.value;
   throw badRequest(checked.message, code);
 }

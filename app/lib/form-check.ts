@@ -9,10 +9,11 @@ export type FormCheck<S extends z.ZodType> =
 /**
  * A form read through its schema (decision 063) as conform reads it (an emptied field is absent): the value, or the
  * first Russian message in the schema's field order, for a form that answers one message rather than one per field
- * (a toast, a banner). `payload` is the fields as sent.
+ * (a toast, a banner). `payload` is the fields as sent. `keepEmpty`: an emptied field stays "" (a field the
+ * form sent empty clears a value; one it did not send changes nothing).
  */
-export function checkForm<S extends z.ZodType>(form: FormData, schema: S): FormCheck<S> {
-  const submission = parseWithZod(form, { schema });
+export function checkForm<S extends z.ZodType>(form: FormData, schema: S, { keepEmpty = false } = {}): FormCheck<S> {
+  const submission = parseWithZod(form, { schema, disableAutoCoercion: keepEmpty });
   if (submission.status === "success") return { ok: true, value: submission.value as z.output<S>, payload: submission.payload };
   const message = Object.values(submission.error ?? {})
     .flat()
