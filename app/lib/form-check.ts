@@ -15,8 +15,11 @@ export type FormCheck<S extends z.ZodType> =
 export function checkForm<S extends z.ZodType>(form: FormData, schema: S, { keepEmpty = false } = {}): FormCheck<S> {
   const submission = parseWithZod(form, { schema, disableAutoCoercion: keepEmpty });
   if (submission.status === "success") return { ok: true, value: submission.value as z.output<S>, payload: submission.payload };
-  const message = Object.values(submission.error ?? {})
-    .flat()
-    .find((text): text is string => typeof text === "string");
-  return { ok: false, message: message ?? "Неверные данные формы", payload: submission.payload };
+  return { ok: false, message: firstError(submission) ?? "Неверные данные формы", payload: submission.payload };
+}
+
+/** A refused submission's first message, in the schema's field order, or null (it passed). */
+export function firstError(submission: { status?: string; error?: Record<string, string[] | null> | null }): string | null {
+  if (submission.status === "success") return null;
+  return Object.values(submission.error ?? {}).flatMap((messages) => messages ?? [])[0] ?? null;
 }
