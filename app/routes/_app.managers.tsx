@@ -65,7 +65,6 @@ const rowForm = z.object({
   ...(Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, sentText])) as Record<EditableField, typeof sentText>),
 });
 const adminForm = z.object({ id: idSchema, isAdmin: z.string().optional().catch("").transform((v) => v === "true") });
-const returnForm = z.object({ returnTo: localPathField("") });
 
 /**
  * The add form again after a generator's button without JavaScript: what was typed, with what was generated in
@@ -78,7 +77,8 @@ function addFormAgain(form: FormData, generated: Record<string, string>) {
 
 /** The page and size to come back to (never another site, never a one-shot parameter). */
 function backTo(request: Request, form: FormData) {
-  const { returnTo: asked } = readFields(form, returnForm);
+  // Built here, not at the top: redirects.server is empty in the browser bundle, which runs the module's top level.
+  const { returnTo: asked } = readFields(form, z.object({ returnTo: localPathField("") }));
   if (asked.startsWith("/managers")) return asked;
   const url = new URL(request.url);
   const params = new URLSearchParams();
