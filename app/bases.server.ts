@@ -5,7 +5,7 @@ import {
   type AppLoadContext,
   type UploadHandler,
 } from "@remix-run/node";
-import type { z } from "zod";
+import * as z from "zod";
 import { importPostSchema, previewPostSchema, sheetPostSchema } from "../common/schemas/imports";
 import type { Actor } from "../server/core/actor";
 import { isAppError } from "../server/core/errors";
@@ -70,10 +70,8 @@ export async function readForm(request: Request): Promise<FormData> {
   );
 }
 
-const text = (form: FormData, key: string) => {
-  const value = form.get(key);
-  return typeof value === "string" ? value : "";
-};
+/** The `file` part as readForm leaves it: "uploadId:fileName" once stored, else "" (none sent, or not stored). */
+const storedFileForm = z.object({ file: z.string().catch("") });
 
 /**
  * The import page's two posts, for the page action (JavaScript off) and the upload resource route (JavaScript
@@ -95,7 +93,8 @@ export async function handleImportPost(
   const intent = formIntent(form);
 
   if (intent === "preview") {
-    const stored = text(form, "file");
+    // Read on its own, before the name: a refused name still removes the stored file.
+    const { file: stored } = readFields(form, storedFileForm);
     const [uploadId, ...rest] = stored.split(":");
     const fileName = rest.join(":");
     try {

@@ -1,8 +1,9 @@
 import type { Submission } from "@conform-to/react";
 import { data } from "@remix-run/node";
-import type { z } from "zod";
+import * as z from "zod";
 import { badRequest, isAppError } from "../server/core/errors";
 import { parseWithZod } from "@conform-to/zod/v4";
+import { checkForm } from "./lib/form-check";
 
 type ReplyOptions = Parameters<Submission<unknown>["reply"]>[0];
 
@@ -79,12 +80,23 @@ export function formIntent(form: FormData): string {
 
 /**
  * The fields of a form nobody types in (a delete's or a switch's hidden id, the buttons of a row), read through
- * their schema: the value, or a 400 AppError with the schema's Russian message (`actionError` shows it). Forms with
- * fields to fill answer field by field instead (`formReply`).
+ * their schema: the value, or a 400 AppError with the schema's Russian message (`actionError` shows it) and `code`
+ * (`keepEmpty`: see `checkForm`). Forms with fields to fill answer field by field instead (`formReply`).
  */
-export function readFields<S extends z.ZodType>(form: FormData, schema: S): z.output<S> {
-  const submission = parseWithZod(form, { schema });
-  if (submission.status === "success") return submission.value as z.output<S>;
-  const errors = Object.values(submission.error ?? {}).flat();
-  throw badRequest(errors.find((message): message is string => typeof message === "string") ?? "Неверные данные формы", "validation");
+export function readFields<S extends z.ZodType>(
+  form: FormData,
+  schema: S,
+  { code = "validation", keepEmpty = false }: { code?: string; keepEmpty?: boolean } = {},
+): z.output<S> {
+  const checked = checkForm(form, schema, { keepEmpty });
+  if (checked.ok) return checked.value;
+  throw badRequest(checked.message, code);
+}
+
+/** `_js=1`: the page posted with JavaScript (a fetcher that wants data back); anything else is a plain form post. */
+const jsFlag = z.object({ _js: z.literal("1").optional().catch(undefined) });
+
+/** Whether a page posted with JavaScript (its hidden `_js=1`): answer data, not a redirect. */
+export function sentWithJs(form: FormData): boolean {
+  return readFields(form, jsFlag)._js === "1";
 }

@@ -1,4 +1,6 @@
 import { createCookie } from "@remix-run/node";
+import * as z from "zod";
+import { localPathField } from "./redirects.server";
 
 export type Theme = "light" | "dark";
 const themeCookie = createCookie("theme", { path: "/", sameSite: "lax", maxAge: 60 * 60 * 24 * 365 });
@@ -10,3 +12,9 @@ export async function readTheme(request: Request): Promise<Theme> {
 }
 
 export const themeHeader = (theme: Theme) => themeCookie.serialize(theme);
+
+/** The header's theme switch (a plain form post): anything but dark is light; the page it came from, if ours. */
+export const themeForm = z.object({
+  theme: z.enum(["light", "dark"]).catch("light"),
+  redirectTo: localPathField(),
+});

@@ -6,6 +6,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParam
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { readFormBody } from "../forms.server";
+import { firstError } from "../lib/form-check";
 import { databaseSettingsSchema } from "../../common/schemas/settings";
 import { FieldError, formProps, inputProps, resultOf, textareaProps, useSchemaForm } from "../components/ui/forms";
 import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
@@ -42,8 +43,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const failed = (detail: string, status: number, result: ReturnType<typeof submission.reply>) =>
     data({ ok: false as const, message: FAILED, detail, settings: null, at: Date.now(), form: "settings", result }, { status });
   if (submission.status !== "success") {
-    const detail = Object.values(submission.error ?? {}).flat()[0] ?? "";
-    return failed(typeof detail === "string" ? detail : "", 400, submission.reply());
+    return failed(firstError(submission) ?? "", 400, submission.reply());
   }
   try {
     const settings = await saveDatabaseSettings(context.deps.db, actorOf(user), submission.value);

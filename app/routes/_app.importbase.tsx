@@ -1,4 +1,5 @@
 import { parseWithZod } from "@conform-to/zod/v4";
+import { firstError } from "../lib/form-check";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
@@ -22,12 +23,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const { state, status } = await handleImportPost(request, context, actorOf(user));
   return data(state, { status });
-}
-
-/** A refused check's first message, or null. */
-function firstProblem(submission: { status?: string; error?: Record<string, string[] | null> | null }): string | null {
-  if (submission.status === "success") return null;
-  return Object.values(submission.error ?? {}).flatMap((messages) => messages ?? [])[0] ?? null;
 }
 
 /** What the progress bar shows: the upload's percent, then the processing (with the rows saved so far, if known). */
@@ -90,7 +85,7 @@ export default function ImportBasePage() {
     event.preventDefault();
     const form = new FormData(event.currentTarget, (event.nativeEvent as SubmitEvent).submitter);
     // The name by the server's own schema (common/schemas/imports.ts), before the file is sent.
-    const problem = form.get("intent") === "sheet" ? null : firstProblem(parseWithZod(form, { schema: previewPostSchema }));
+    const problem = form.get("intent") === "sheet" ? null : firstError(parseWithZod(form, { schema: previewPostSchema }));
     if (problem) {
       notify("error", problem);
       setState({ step: "error", message: "Произошла ошибка при импорте базы данных", detail: problem, mapping });

@@ -6,9 +6,10 @@ import { AddManagerForm, AddManagerSchema, CREATE_FAILED, SipButtonSchema } from
 import { ManagersTable } from "../components/managers/ManagersTable";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { Pager, readPaging } from "../components/ui/Pager";
-import { ADD_FORM, EDITABLE_FIELDS, type ManagerRow, type ManagersActionData } from "../components/managers/types";
+import { idFields, idSchema } from "../../common/validation";
+import { ADD_FORM, EDITABLE_FIELDS, type EditableField, type ManagerRow, type ManagersActionData } from "../components/managers/types";
 import { ServerMessage } from "../components/ui/Toasts";
-import { formReply, readFormBody, submitForm } from "../forms.server";
+import { formIntent, formReply, readFields, readFormBody, sentWithJs, submitForm } from "../forms.server";
 import { parseWithZod } from "@conform-to/zod/v4";
 import * as z from "zod";
 import {
@@ -21,7 +22,7 @@ import {
   registerManager,
   updateUser,
 } from "../managers.server";
-import { safeLocalPath } from "../redirects.server";
+import { localPathField } from "../redirects.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
@@ -50,10 +51,20 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return { users, total: all.length, page, pages, size, meId: me.id, editId, confirm };
 }
 
-const text = (form: FormData, name: string) => {
-  const value = form.get(name);
-  return typeof value === "string" ? value : "";
-};
+/** A table editor's text as sent: "" clears a field, a field not sent changes nothing (a part that is not text reads as ""). */
+const sentText = z.string().optional().catch("");
+
+/** The table's forms (JavaScript on: a cell's; off: the row's), the switch's and the delete's: ids core parses again. */
+const cellForm = z.object({
+  field: z.enum(EDITABLE_FIELDS, { error: "Это поле нельзя изменить" }),
+  id: idSchema,
+  value: sentText,
+});
+const rowForm = z.object({
+  id: idSchema,
+  ...(Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, sentText])) as Record<EditableField, typeof sentText>),
+});
+const adminForm = z.object({ id: idSchema, isAdmin: z.string().optional().catch("").transform((v) => v === "true") });
 
 /**
  * The add form again after a generator's button without JavaScript: what was typed, with what was generated in
@@ -66,7 +77,8 @@ function addFormAgain(form: FormData, generated: Record<string, string>) {
 
 /** The page and size to come back to (never another site, never a one-shot parameter). */
 function backTo(request: Request, form: FormData) {
-  const asked = safeLocalPath(form.get("returnTo"), "");
+  // Built here, not at the top: redirects.server is empty in the browser bundle, which runs the module's top level.
+  const { returnTo: asked } = readFields(form, z.object({ returnTo: localPathField("") }));
   if (asked.startsWith("/managers")) return asked;
   const url = new URL(request.url);
   const params = new URLSearchParams();
@@ -84,8 +96,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const actor = actorOf(me, await readSessionToken(request, context));
   const { db, sessions, passwords, hub, telephony } = context.deps;
   const form = await readFormBody(request);
-  const intent = text(form, "intent") || "create";
-  const js = text(form, "_js") === "1";
+  const intent = formIntent(form) || "create";
+  const js = sentWithJs(form);
   const back = backTo(request, form);
   // JavaScript on: fetchers get data and toast it; off: a redirect with a flash message.
   const done = async (message: string, to = back) =>
@@ -109,29 +121,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
           return js ? data<ManagersActionData>({ intent, ok: true, sip }) : addFormAgain(form, sip);
         });
       case "update": {
-        const field = text(form, "field");
-        if (!(EDITABLE_FIELDS as readonly string[]).includes(field)) {
-          return data<ManagersActionData>(
-            { intent, error: { code: "validation", message: "Это поле нельзя изменить" } },
-            { status: 400 },
-          );
-        }
-        await updateUser(db, sessions, passwords, hub, actor, text(form, "id"), { [field]: text(form, "value") });
+        const { field, id, value } = readFields(form, cellForm, { keepEmpty: true });
+        await updateUser(db, sessions, passwords, hub, actor, id, { [field]: value ?? "" });
         return await done("Изменения сохранены");
       }
       case "updateRow": {
-        const changes: Record<string, string> = {};
-        for (const field of EDITABLE_FIELDS) {
-          if (!form.has(field)) continue;
-          if (field === "password" && !text(form, field)) continue; // empty: keep the password
-          changes[field] = text(form, field);
-        }
-        await updateUser(db, sessions, passwords, hub, actor, text(form, "id"), changes);
+        const { id, ...changes } = readFields(form, rowForm, { keepEmpty: true });
+        if (!changes.password) delete changes.password; // empty: keep the password
+        for (const field of EDITABLE_FIELDS) if (changes[field] === undefined) delete changes[field];
+        await updateUser(db, sessions, passwords, hub, actor, id, changes);
         return await done("Изменения сохранены");
       }
       case "setAdmin": {
-        const id = Number(text(form, "id"));
-        const isAdmin = text(form, "isAdmin") === "true";
+        const { id, isAdmin } = readFields(form, adminForm);
         const updated = await updateUser(db, sessions, passwords, hub, actor, id, { isAdmin });
         const message = isAdmin
           ? `${updated.login} теперь администратор`
@@ -141,7 +143,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
         return await done(message);
       }
       case "delete": {
-        await deleteUser(db, telephony, context.deps.hub, actor, text(form, "id"));
+        const { id } = readFields(form, idFields);
+        await deleteUser(db, telephony, context.deps.hub, actor, id);
         return await done("Менеджер удалён");
       }
       default:

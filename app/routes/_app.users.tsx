@@ -7,9 +7,10 @@ import { AGENT_STATE_CLASS, AGENT_STATE_TEXT } from "../components/breaks/agentS
 import { ListenButton, WhisperButton } from "../components/users/ListenButton";
 import { Pager, readPaging, useHydrated } from "../components/ui/Pager";
 import { notify, ServerMessage } from "../components/ui/Toasts";
-import { readFormBody } from "../forms.server";
+import { formIntent, readFields, readFormBody, sentWithJs } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
+import { idFields } from "../../common/validation";
 import { forceLogout, isAppError, listUsersOnline } from "../managers.server";
 import { redirectWithToast } from "../toast.server";
 import { TableFrame } from "../components/ui/Table";
@@ -40,13 +41,14 @@ interface UsersActionData {
 export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
   const form = await readFormBody(request);
-  const js = form.get("_js") === "1";
+  const js = sentWithJs(form);
   const { db, sessions, hub } = context.deps;
   try {
-    if (form.get("intent") !== "forceLogout") {
+    if (formIntent(form) !== "forceLogout") {
       return data<UsersActionData>({ error: { code: "bad_intent", message: "Неизвестное действие" } }, { status: 400 });
     }
-    const result = await forceLogout(db, sessions, hub, actorOf(me), form.get("id"));
+    const { id } = readFields(form, idFields);
+    const result = await forceLogout(db, sessions, hub, actorOf(me), id);
     if (js) return data<UsersActionData>({ ok: true, message: result.message });
     const url = new URL(request.url);
     return redirectWithToast(`/users${url.search}`, { type: "success", message: result.message });

@@ -2,10 +2,12 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
 import type { FormEvent } from "react";
+import { loginSchema } from "../../common/schemas/auth";
 import { getUser, login, startSessionCookieHeader } from "../auth.server";
 import { ServerMessage, clearNotices, notify, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
+import { checkForm } from "../lib/form-check";
 import { flashHeader } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Вход" }];
@@ -17,30 +19,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormBody(request);
-  const input = {
-    login: String(form.get("login") ?? ""),
-    password: String(form.get("password") ?? ""),
-    accessKey: String(form.get("accessKey") ?? ""),
-  };
+  const checked = checkForm(form, loginSchema);
+  // The page re-renders without JavaScript: give the login back so only the secrets are typed again.
+  const typed = typeof checked.payload.login === "string" ? checked.payload.login.slice(0, 200) : "";
+  // The schema the page checks before sending (core parses it again): without JavaScript, its first message.
+  if (!checked.ok) return data({ error: { code: "validation", message: checked.message }, login: typed }, { status: 400 });
   try {
-    const result = await login(context.deps.db, context.deps.sessions, context.deps.passwords, input, context.clientAddress);
+    const result = await login(context.deps.db, context.deps.sessions, context.deps.passwords, checked.value, context.clientAddress);
     const headers = new Headers();
     headers.append("Set-Cookie", await startSessionCookieHeader(request, context, result.access_token));
     headers.append("Set-Cookie", await flashHeader({ type: "success", message: "Авторизирован" }));
     return redirect("/leadpanel", { headers });
   } catch (error) {
-    // The page re-renders without JavaScript: give the login back so only the secrets are typed again.
     const answer = actionError(error);
-    return data({ ...answer.data, login: input.login.slice(0, 200) }, answer.init ?? undefined);
+    return data({ ...answer.data, login: typed }, answer.init ?? undefined);
   }
 }
-
-/** SPEC §5: checked in the browser first; an empty field shows its message and nothing is sent. */
-const REQUIRED: Array<[name: string, message: string]> = [
-  ["login", "Укажите логин"],
-  ["password", "Укажите пароль"],
-  ["accessKey", "Укажите ключ доступа"],
-];
 
 export default function LoginPage() {
   const actionData = useActionData<typeof action>();
@@ -48,16 +42,13 @@ export default function LoginPage() {
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
 
+  /** SPEC §5: checked in the browser first; an empty field shows its message and nothing is sent. */
   function checkFields(event: FormEvent<HTMLFormElement>) {
     clearNotices();
-    const form = new FormData(event.currentTarget);
-    for (const [name, message] of REQUIRED) {
-      if (!String(form.get(name) ?? "").trim()) {
-        event.preventDefault();
-        notify("error", message);
-        return;
-      }
-    }
+    const checked = checkForm(new FormData(event.currentTarget), loginSchema);
+    if (checked.ok) return;
+    event.preventDefault();
+    notify("error", checked.message);
   }
 
   return (

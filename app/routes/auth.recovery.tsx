@@ -2,7 +2,9 @@ import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ServerMessage } from "../components/ui/Toasts";
+import { recoverySchema } from "../../common/schemas/auth";
 import { readFormBody } from "../forms.server";
+import { checkForm } from "../lib/form-check";
 
 export const meta: MetaFunction = () => [{ title: "Восстановление доступа" }];
 
@@ -12,8 +14,9 @@ export const meta: MetaFunction = () => [{ title: "Восстановление 
  */
 export async function action({ request }: ActionFunctionArgs) {
   const form = await readFormBody(request);
-  const login = String(form.get("login") ?? "").trim();
-  if (!login) return data({ kind: "error" as const, message: "Укажите логин" }, { status: 400 });
+  const checked = checkForm(form, recoverySchema);
+  if (!checked.ok) return data({ kind: "error" as const, message: checked.message }, { status: 400 });
+  const { login } = checked.value;
   return data({
     kind: "info" as const,
     message: `Пароль для «${login}» меняет администратор: обратитесь к нему, и он выдаст новый пароль и ключ доступа.`,

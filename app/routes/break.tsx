@@ -1,9 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { actorOf, requireUser } from "../auth.server";
-import { isAppError, toggleBreak } from "../breaks.server";
-import { readFormBody } from "../forms.server";
-import { safeLocalPath } from "../redirects.server";
+import { breakForm, breakReturnForm, isAppError, toggleBreak } from "../breaks.server";
+import { readFields, readFormBody, sentWithJs } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
 
 export interface BreakAnswer {
@@ -26,10 +25,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await requireUser(request, context);
   const form = await readFormBody(request);
-  const js = form.get("_js") === "1";
-  const back = safeLocalPath(form.get("redirectTo"));
+  const js = sentWithJs(form);
+  const { redirectTo: back } = readFields(form, breakReturnForm);
   try {
-    const message = await toggleBreak(context, actorOf(user), form.get("intent"));
+    const { intent } = readFields(form, breakForm, { code: "bad_intent" });
+    const message = await toggleBreak(context, actorOf(user), intent);
     if (js) return data<BreakAnswer>({ ok: true, message });
     return redirectWithToast(back, { type: "success", message });
   } catch (error) {

@@ -1,8 +1,7 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { readFormBody } from "../forms.server";
-import { safeLocalPath } from "../redirects.server";
-import { themeHeader } from "../theme.server";
+import { readFields, readFormBody } from "../forms.server";
+import { themeForm, themeHeader } from "../theme.server";
 
 /** Light or dark, remembered in a cookie; works as a plain form post. */
 export async function loader() {
@@ -10,7 +9,6 @@ export async function loader() {
 }
 
 export async function action({ request }: ActionFunctionArgs) {
-  const form = await readFormBody(request);
-  const theme = form.get("theme") === "dark" ? "dark" : "light";
-  return redirect(safeLocalPath(form.get("redirectTo")), { headers: { "Set-Cookie": await themeHeader(theme) } });
+  const { theme, redirectTo } = readFields(await readFormBody(request), themeForm);
+  return redirect(redirectTo, { headers: { "Set-Cookie": await themeHeader(theme) } });
 }

@@ -1,20 +1,14 @@
 import crypto from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { z } from "zod";
 import { queryRows, type Db } from "../../../db/client";
 import { loginThrottle, users } from "../../../db/schema";
 import type { PasswordHasher, SessionStore } from "./ports";
 import { AppError, tooManyRequests } from "../errors";
 import { presentSessionUser } from "../users/present";
-import { parseInput, requiredText } from "../validation";
+import { parseInput } from "../validation";
+import { loginSchema } from "../../../common/schemas/auth";
 
-/** SPEC §5 login messages, in the order the form checks them. */
-export const loginSchema = z.object({
-  login: requiredText("Укажите логин", 100),
-  password: z.string({ error: "Укажите пароль" }).min(1, { error: "Укажите пароль" }).max(200, { error: "Укажите пароль" }),
-  accessKey: requiredText("Укажите ключ доступа", 100),
-});
-export type LoginInput = z.infer<typeof loginSchema>;
+export { loginSchema, type LoginInput } from "../../../common/schemas/auth";
 
 /** Attempts on one login from one address per window: the limit-th failure refuses that pair until it ends. */
 export const LOGIN_FAILURE_LIMIT = 5;
