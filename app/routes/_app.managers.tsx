@@ -9,7 +9,7 @@ import { Pager, readPaging } from "../components/ui/Pager";
 import { idFields, idSchema } from "../../common/validation";
 import { ADD_FORM, EDITABLE_FIELDS, type EditableField, type ManagerRow, type ManagersActionData } from "../components/managers/types";
 import { ServerMessage } from "../components/ui/Toasts";
-import { formIntent, formReply, readFields, readFormBody, sentWithJs, submitForm } from "../forms.server";
+import { formIntent, formReply, readFields, readFormBody, sentWithJs, submitForm, unknownIntent } from "../forms.server";
 import { parseWithZod } from "@conform-to/zod/v4";
 import * as z from "zod";
 import {
@@ -148,10 +148,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         return await done("Менеджер удалён");
       }
       default:
-        return data<ManagersActionData>(
-          { intent, error: { code: "bad_intent", message: "Неизвестное действие" } },
-          { status: 400 },
-        );
+        throw unknownIntent();
     }
   } catch (error) {
     if (isAppError(error)) {

@@ -7,7 +7,7 @@ import { AGENT_STATE_CLASS, AGENT_STATE_TEXT } from "../components/breaks/agentS
 import { ListenButton, WhisperButton } from "../components/users/ListenButton";
 import { Pager, readPaging, useHydrated } from "../components/ui/Pager";
 import { notify, ServerMessage } from "../components/ui/Toasts";
-import { formIntent, readFields, readFormBody, sentWithJs } from "../forms.server";
+import { formIntent, readFields, readFormBody, sentWithJs, unknownIntent } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
 import { idFields } from "../../common/validation";
@@ -44,9 +44,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const js = sentWithJs(form);
   const { db, sessions, hub } = context.deps;
   try {
-    if (formIntent(form) !== "forceLogout") {
-      return data<UsersActionData>({ error: { code: "bad_intent", message: "Неизвестное действие" } }, { status: 400 });
-    }
+    if (formIntent(form) !== "forceLogout") throw unknownIntent();
     const { id } = readFields(form, idFields);
     const result = await forceLogout(db, sessions, hub, actorOf(me), id);
     if (js) return data<UsersActionData>({ ok: true, message: result.message });

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
 import { answerCall, endCall, keepCallAlive, listCalls, startCall } from "../calls.server";
 import { resourceError } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { readFormBody, unknownIntent } from "../forms.server";
 
 /** The signed-in user's calls as JSON (an admin's: everyone's), with GET /api/v1/calls' filters. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -52,7 +52,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         return Response.json(call);
       }
       default:
-        return Response.json({ error: "bad_request", message: "Неизвестное действие" }, { status: 400 });
+        return resourceError(unknownIntent());
     }
   } catch (error) {
     return resourceError(error);

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
 import { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../calls.server";
 import { resourceError } from "../errors.server";
-import { readFormBody } from "../forms.server";
+import { readFormBody, unknownIntent } from "../forms.server";
 
 /** Nothing to read here: a GET says so (after the sign-in check every resource makes). */
 export async function loader({ request, context }: LoaderFunctionArgs) {
@@ -47,7 +47,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         await answerWhisper(db, mediaRelay, actor, form);
         return new Response(null, { status: 204 });
       default:
-        return Response.json({ error: "bad_request", message: "Неизвестное действие" }, { status: 400 });
+        return resourceError(unknownIntent());
     }
   } catch (error) {
     return resourceError(error);

@@ -283,7 +283,7 @@ describe("forms without JavaScript: the schema's message next to its field", () 
   });
 
   it("a post with an intent the page does not know is answered alike everywhere: 400 and «Неизвестное действие» on the page", async () => {
-    const pages = ["/scripts", "/exportbase", "/edit-statuses", "/donotcall", "/loadedbases", "/leadTemplate", "/payments", "/importbase"];
+    const pages = ["/scripts", "/exportbase", "/edit-statuses", "/donotcall", "/loadedbases", "/leadTemplate", "/payments", "/importbase", "/users", "/managers"];
     for (const path of pages) {
       const res = await postPageForm(t, path, cookie, { intent: "dance", id: "1" });
       expect(res.status, path).toBe(400);
