@@ -9,17 +9,29 @@ type ReplyOptions = Parameters<Submission<unknown>["reply"]>[0];
 
 /**
  * The posted form of a page action. A body that does not parse as the form its Content-Type names (a broken
- * multipart post; other types never get here, server/web.ts answers them 415) is the client's fault: a 400 with a
- * Russian text, instead of a TypeError that Remix answers 500 and logs with its stack.
+ * multipart post; other types never get here, server/web.ts answers them 415), or whose Conform fields do not parse,
+ * is the client's fault: a 400 with a Russian text, instead of an error that Remix answers 500 and logs.
  */
 export async function readFormBody(request: Request): Promise<FormData> {
+  let form: FormData;
   try {
-    return await request.formData();
+    form = await request.formData();
   } catch (error) {
-    if (error instanceof TypeError) throw new Response("Некорректные данные формы", { status: 400 });
+    if (error instanceof TypeError) throw new Response(BAD_FORM, { status: 400 });
     throw error;
   }
+  // Conform's own fields (a list's insert/remove button, its kept state) are JSON it parses itself and throws on
+  // when they are not: a hand-made post with a broken one is refused here, before any action reads the form.
+  if (form.has("__intent__") || form.has("__state__")) {
+    try {
+      parseWithZod(form, { schema: z.unknown() });
+    } catch {
+      throw new Response(BAD_FORM, { status: 400 });
+    }
+  }
+  return form;
 }
+const BAD_FORM = "Некорректные данные формы";
 
 /**
  * The answer to a conform form (decision 063) that is not a redirect: the submission's reply (its field errors and

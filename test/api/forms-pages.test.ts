@@ -282,6 +282,18 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect((await getPage(t, "/scripts", cookie)).status).toBe(200);
   });
 
+  it("a hand-made post whose Conform fields do not parse is a Russian 400 on every form page, not a 500", async () => {
+    const pages = ["/payments", "/managers", "/leadTemplate", "/loadedbases/filters/new", "/basesettings", "/exportbase"];
+    const broken: Array<Record<string, string>> = [{ __intent__: "garbage" }, { __intent__: '{"type":"insert"' }, { __state__: "garbage" }];
+    for (const path of pages) {
+      for (const fields of broken) {
+        const res = await postPageForm(t, path, cookie, { intent: "save", ...fields });
+        expect(res.status, `${path} ${JSON.stringify(fields)}`).toBe(400);
+        expect(res.text, path).toContain("Некорректные данные формы");
+      }
+    }
+  });
+
   it("a post with an intent the page does not know is answered alike everywhere: 400 and «Неизвестное действие» on the page", async () => {
     const pages = ["/scripts", "/exportbase", "/edit-statuses", "/donotcall", "/loadedbases", "/leadTemplate", "/payments", "/importbase", "/users", "/managers"];
     for (const path of pages) {
