@@ -2,6 +2,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import * as z from "zod";
 import { idFields, idSchema } from "../common/validation";
 import { pairCard } from "./components/leadpanel/answer";
+import { firstError } from "./lib/form-check";
 // Server code for the lead-flow pages (/leadpanel): reaches route modules only through this file.
 export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/panel";
 export type { Autodial } from "../server/core/leads/autodial";
@@ -60,16 +61,11 @@ export type PressForm = z.output<typeof PressFields>;
 
 /**
  * The press form through PressFields: its value, or the schema's Russian message. Never throws: the action reads
- * it before the session is known, and a stranger's post must still be sent to the login page.
+ * it before the session is known, and a stranger's post must still be sent to the login page (a post whose Conform
+ * fields do not parse never gets here: readFormBody refuses it).
  */
 export function readPressForm(form: FormData): { ok: true; value: PressForm } | { ok: false; message: string } {
-  try {
-    const submission = parseWithZod(form, { schema: PressFields, disableAutoCoercion: true });
-    if (submission.status === "success") return { ok: true, value: submission.value };
-    const message = Object.values(submission.error ?? {}).flat().find((m): m is string => typeof m === "string");
-    return { ok: false, message: message ?? NOT_FORM_TEXT };
-  } catch {
-    // conform's own reserved fields (__intent__, __state__) that do not parse
-    return { ok: false, message: NOT_FORM_TEXT };
-  }
+  const submission = parseWithZod(form, { schema: PressFields, disableAutoCoercion: true });
+  if (submission.status === "success") return { ok: true, value: submission.value };
+  return { ok: false, message: firstError(submission) ?? NOT_FORM_TEXT };
 }
