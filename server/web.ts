@@ -60,6 +60,8 @@ export async function createWebApp(deps: AppDeps) {
   // Fingerprinted by the compiler: cache for a year.
   app.use("/build", express.static(path.join(buildDir, "assets"), { immutable: true, maxAge: "1y" }));
   app.use(express.static("public", { maxAge: "1h" }));
+  // Browsers ask for /favicon.ico where a document names no icon (an error page drawn in place, a JSON answer).
+  app.get("/favicon.ico", (_req, res) => res.redirect(301, "/favicon.svg"));
   app.use(noStoreByDefault);
   app.use(secureCookies(deps.config.cookieSecure));
 

@@ -116,4 +116,10 @@ describe("compression and caching", () => {
     expect(icon.status).toBe(200);
     expect(icon.headers["cache-control"] ?? "").not.toMatch(/immutable/);
   });
+
+  it("sends a browser that asks for /favicon.ico to the icon", async () => {
+    const res = await get("/favicon.ico");
+    expect(res.status).toBe(301);
+    expect(res.headers.location).toBe("/favicon.svg");
+  });
 });
