@@ -46,8 +46,8 @@ import {
   loadLeadPanel,
   pressedStatusNotFound,
   pressOutcomeMessage,
-  pressStatus,
   readPressForm,
+  recordStatus,
 } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -165,7 +165,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 
   try {
-    const result = await pressStatus(db, actor, config.holdMinutes, {
+    const result = await recordStatus(db, actor, config.holdMinutes, {
       statusId: status.id,
       contactId,
       userId: user.id,
@@ -175,11 +175,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
       callbackAt: callbackAt?.toISOString() ?? null,
     }, { phoneRegion: config.phoneRegion });
     context.deps.metrics.leadTurn(result.lead !== null);
-    // The page's script shows the next lead from the answer (one query after the turn: leadView); a plain post
-    // loads the page again.
+    // The page's script shows the next lead from the answer (the turn read what the panel shows of it; a client
+    // with history needs one query more); a plain post loads the page again.
     const [message, view] = await Promise.all([
       pressOutcomeMessage(db, config.applicationForwardUrl, result),
-      answerPanel ? leadView(db, actor, result.filterId, result.lead, config.phoneRegion) : null,
+      answerPanel ? leadView(db, actor, result.filterId, result.lead, config.phoneRegion, result.view) : null,
     ]);
     if (view) {
       // A few kilobytes the panel waits for: sent as they are, not through gzip (on an event loop busy with other

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { calls, callbacks, contacts, doNotCall, filters, leadEvents, statuses, users } from "../../db/schema";
 import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
+import { leadView } from "../../server/core/leads/lead-view";
 import { TIER_ORDER } from "../../server/core/leads/tiers";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 import { createBase, statusesByText } from "../helpers/leads";
@@ -191,6 +192,60 @@ describe("a contact comes back by its status's rule", () => {
     expect(next.history.map((e: { kind: string; attempt: string | null }) => [e.kind, e.attempt])).toEqual([["status", "Попытка 1 из 5"]]);
     // A client something happened to may be a due callback of his: the menu's count is refreshed.
     expect(res.body.refreshLayout).toBe(true);
+  });
+});
+
+describe("what a press's own statement reads of the next lead (issue 31)", () => {
+  /** A press on the panel (its script's request), and a read of the lead it answered apart, as a page load makes it. */
+  async function pressOnPanel(manager: Manager, filterId: number, contactId: number, statusId: number) {
+    const cookie = await pageSessionCookie(t, manager.person);
+    const res = await postPageForm(t, "/leadpanel/press", cookie, {
+      intent: "status", statusId: String(statusId), contactId: String(contactId), passport: "", answer: "panel",
+    });
+    expect(res.status).toBe(200);
+    const { readAt: _readAt, callbackTimes: _times, ...next } = res.body.next;
+    const actor = { id: manager.id, login: manager.person.login, isAdmin: false };
+    const bare = { ...next.lead, attempt: undefined };
+    const apart = await leadView(t.db, actor, filterId, bare, t.config.phoneRegion);
+    return { next, apart: JSON.parse(JSON.stringify(apart)) };
+  }
+  const logCall = (m: Manager, contactId: number, minutesAgo: number) =>
+    t.db.insert(calls).values({
+      userId: m.id, contactId, number: "+380500000000", direction: "out", outcome: "no_answer",
+      startedAt: new Date(Date.now() - minutesAgo * 60_000), endedAt: new Date(Date.now() - minutesAgo * 60_000 + 20_000),
+    });
+
+  it("is what a read of the lead apart says: a fresh lead, one back by its rule with calls and history, and the pressed one kept", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 2, countedBy: "calls" });
+    await t.db.update(filters).set({ autodialSeconds: 5 }).where(eq(filters.id, filterId));
+    const [a, b] = rows;
+    expect((await leadOf(manager, filterId))?.id).toBe(a.id);
+    await logCall(manager, a.id, 3);
+    // A fresh lead: no attempt, no history, the topic's autodial.
+    let turn = await pressOnPanel(manager, filterId, a.id, noAnswer);
+    expect(turn.next.lead.id).toBe(b.id);
+    expect(turn.next.autodial).toEqual({ seconds: 5, block: null });
+    expect(turn.next).toEqual(turn.apart);
+    // A back by its rule, its calls counted: the attempt, the history. A hold of A had lapsed 10 minutes ago: the
+    // calls of this attempt count from the new hold, not the old one.
+    await pressedAgo(a.id, 121);
+    await t.db.execute(sql`update contacts set held_since = now() - interval '10 minutes' where id = ${a.id}`);
+    turn = await pressOnPanel(manager, filterId, b.id, s["Перезвонить"].id);
+    expect(turn.next.lead).toMatchObject({ id: a.id, attempt: { number: 2, of: 5 } });
+    expect(turn.next.history.length).toBeGreaterThan(0);
+    expect(turn.next).toEqual(turn.apart);
+    // One contact, back by its rule, pressed with a re-work status: it is handed back, with no attempt (no rule
+    // governs its new status) and this press, its first, in its history.
+    const one = await topicWith({ contacts: 1 });
+    const [c] = one.rows;
+    await t.db.update(contacts).set({ statusId: noAnswer }).where(eq(contacts.id, c.id));
+    await pressedAgo(c.id, 121);
+    expect(await leadOf(one.manager, one.filterId)).toMatchObject({ id: c.id, attempt: { number: 1, of: 5 } });
+    turn = await pressOnPanel(one.manager, one.filterId, c.id, s["Перезвонить"].id);
+    expect(turn.next.lead.id).toBe(c.id);
+    expect(turn.next.lead.attempt).toBeUndefined();
+    expect(turn.next.history.map((e: { kind: string }) => e.kind)).toEqual(["status"]);
+    expect(turn.next).toEqual(turn.apart);
   });
 });
 

@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import type { Actor } from "../actor";
 import { visibleBase } from "../bases/visible";
@@ -7,7 +7,7 @@ import { notFound } from "../errors";
 import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
 import { leadCardRows, type LeadCardRow } from "./card";
-import { ATTEMPT_COLUMNS, attemptOf } from "./retry";
+import { attemptColumns, attemptOf } from "./retry";
 
 /** A lead as the lead panel shows it: the lead with its attempt, its card, its history and the topic's autodial. */
 export interface LeadView {
@@ -17,9 +17,9 @@ export interface LeadView {
   autodial: Autodial | null;
 }
 
-interface LeadViewRow {
+/** What one query (leadViewColumns) reads of a lead for the panel; the history itself follows only when there is one. */
+export interface LeadViewFacts {
   extra_labels: string[] | null;
-  held_by: number | null;
   has_history: boolean;
   autodial_seconds: number | null;
   listed: boolean;
@@ -29,27 +29,48 @@ interface LeadViewRow {
 }
 
 /**
- * What the lead panel shows of the lead a turn handed `actor` in topic `filterId` (issue 31): its attempt under a
- * retry rule, the import's labels for its card, whether anything happened to the client, and the topic's autodial,
- * all in one query after the turn; a second reads the history of a client something has happened to (a fresh
- * contact, most leads, has none). A turn's bare answer (the API) adds only the attempt (withAttempt).
- * Who may see it is clientHistory's rule: an admin, or the holder.
+ * The LeadViewFacts columns of contact `c` in its base `d` and topic `f`, with the rule of its status joined as `r`.
+ * `holdStart` is when the manager's hold began (attemptColumns); `historyAlso` counts as history too (the turn's
+ * own press, which its statement cannot see yet).
  */
-export async function leadView(db: Db, actor: Actor, filterId: number, lead: Lead | null, phoneRegion: string): Promise<LeadView> {
+export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`): SQL {
+  return sql`d.extra_labels,
+    ${historyAlso} or exists (select 1 from calls k where k.contact_id = c.id)
+      or exists (select 1 from lead_events e where e.contact_id = c.id) as has_history,
+    ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}`;
+}
+
+/**
+ * What the lead panel shows of the lead a turn handed `actor` in topic `filterId` (issue 31): its attempt under a
+ * retry rule, the import's labels for its card, whether anything happened to the client, and the topic's autodial.
+ * The status press's turn statement reads them with the lead (`facts`); otherwise one query after the turn does. A
+ * second query reads the history of a client something has happened to (a fresh contact, most leads, has none).
+ * Who may see it is clientHistory's rule: an admin, or the holder (the turn's own lead is the actor's by construction).
+ */
+export async function leadView(
+  db: Db,
+  actor: Actor,
+  filterId: number,
+  lead: Lead | null,
+  phoneRegion: string,
+  facts?: LeadViewFacts | null,
+): Promise<LeadView> {
   if (!lead) return { lead: null, card: [], history: [], autodial: null };
-  const [row] = await queryRows<LeadViewRow>(
-    db,
-    sql`select d.extra_labels, c.held_by,
-        exists (select 1 from calls k where k.contact_id = c.id) or exists (select 1 from lead_events e where e.contact_id = c.id) as has_history,
-        ${AUTODIAL_COLUMNS}, ${ATTEMPT_COLUMNS}
-      from contacts c
-      join databases d on d.id = c.database_id and ${visibleBase("d")}
-      join filters f on f.id = ${filterId}::int
-      left join filter_retry_rules r on r.filter_id = f.id and r.status_id = c.status_id
-      where c.id = ${lead.id}::bigint`,
-  );
-  if (!row) throw notFound("Клиент не найден");
-  requireHolderOrAdmin(actor, row.held_by);
+  let row = facts;
+  if (!row) {
+    const [read] = await queryRows<LeadViewFacts & { held_by: number | null }>(
+      db,
+      sql`select c.held_by, ${leadViewColumns()}
+        from contacts c
+        join databases d on d.id = c.database_id and ${visibleBase("d")}
+        join filters f on f.id = ${filterId}::int
+        left join filter_retry_rules r on r.filter_id = f.id and r.status_id = c.status_id
+        where c.id = ${lead.id}::bigint`,
+    );
+    if (!read) throw notFound("Клиент не найден");
+    requireHolderOrAdmin(actor, read.held_by);
+    row = read;
+  }
   const attempt = attemptOf(row);
   const shown = attempt ? { ...lead, attempt } : lead;
   return {

@@ -8,7 +8,8 @@ import { contactIdSchema, idSchema, parseInput } from "../validation";
 import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
 import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead, withAttempt } from "./allocation";
-import { attemptsSoFar, reworkStatusIds } from "./retry";
+import { attemptOf, attemptsSoFar, reworkStatusIds } from "./retry";
+import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
 import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
@@ -73,8 +74,10 @@ function pressedStatusWhere(ref: StatusRef): SQL {
 }
 
 export interface RecordStatusResult {
-  /** The next lead, or null when nothing is left. */
+  /** The next lead with its attempt under a retry rule, or null when nothing is left. */
   lead: Lead | null;
+  /** What the lead panel shows of that lead, read with it (leadView's facts); null when the lead was read apart. */
+  view: LeadViewFacts | null;
   /** The topic it is from. */
   filterId: number;
   /** The application a report status created (pressOutcomeMessage forwards it). */
@@ -92,8 +95,11 @@ export const pressedStatusNotFound = () => badRequest("Такого статус
 export const leadNotHeld = () =>
   conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
 
-/** What the turn statement answers: what its checks found, and the next lead when the press was recorded. */
-interface TurnRow {
+/**
+ * What the turn statement answers: what its checks found, and the next lead when the press was recorded, with
+ * what the panel shows of it (null columns without a next lead).
+ */
+interface TurnRow extends LeadViewFacts {
   user_found: boolean;
   on_break: boolean;
   filter_found: boolean;
@@ -132,7 +138,7 @@ interface TurnRow {
  * is recorded and nothing is claimed or kept (decision 038).
  * The topic's bases and re-work statuses are read in the statement itself, so a change of the topic on any
  * instance applies to the next press. It answers what the checks found, so the caller raises the right error
- * (nothing was written then).
+ * (nothing was written then), and the next lead's attempt and panel facts (leadViewColumns) in the same round trip.
  */
 export function turnStatement(input: {
   userId: number;
@@ -263,12 +269,21 @@ export function turnStatement(input: {
       (select asks_callback from s) as status_callback, (select due_at from later) as callback_at,
       exists (select 1 from c) as contact_found, (select held_by from c) as held_by,
       (select id from ev) as event_id, (select id from app) as application_id,
-      next.*
+      next.*, shown.*
     from (select 1) one left join (
       select * from claim
       union all
       select id, database_id, name, phone, city, address, additional_info1, additional_info2, additional_info3, additional_info4
-      from upd where held_by is not null) next on true`;
+      from upd where held_by is not null) next on true
+    left join lateral (
+      -- Read from the statement's snapshot, which has neither its own writes nor the claim's: the hold starts now; the
+      -- pressed contact kept (no other to claim) has this press as history, and a re-work status, which no rule governs.
+      select ${leadViewColumns(sql`now()`, sql`c.id = ${contactId}`)}
+      from contacts c
+      left join databases d on d.id = c.database_id
+      join filters f on f.id = ${filterId}
+      left join filter_retry_rules r on r.filter_id = f.id and r.status_id = c.status_id and c.id <> ${contactId}
+      where c.id = next.id) shown on true`;
 }
 
 /**
@@ -289,25 +304,10 @@ async function unlessJustListed(db: Db, userId: number, filterId: number, holdMi
 /**
  * A status press (DESIGN §4): checks the manager holds the contact, appends the lead event, sets the contact's
  * status and lets it go; for a report status stores the application and credits the manager; then claims and
- * returns the next lead, with its attempt under a retry rule (SPEC's answer of PUT /status/update-and-get-lead).
+ * returns the next lead, with its attempt under a retry rule (SPEC's answer of PUT /status/update-and-get-lead)
+ * and what the lead panel shows of it. All of it is `turnStatement`: one statement, so one round trip and atomic.
  */
 export async function recordStatus(
-  db: Db,
-  actor: Actor,
-  holdMinutes: number,
-  rawInput: unknown,
-  options: { phoneRegion: string },
-): Promise<RecordStatusResult> {
-  const turn = await pressStatus(db, actor, holdMinutes, rawInput, options);
-  return { ...turn, lead: await withAttempt(db, turn.filterId, turn.lead) };
-}
-
-/**
- * recordStatus's press and claim without the next lead's attempt: the lead panel reads the attempt with the rest
- * of what it shows of the lead (leadView), in one query. All of it is `turnStatement`: one statement, so one round
- * trip and atomic.
- */
-export async function pressStatus(
   db: Db,
   actor: Actor,
   holdMinutes: number,
@@ -339,13 +339,21 @@ export async function pressStatus(
   if (row.status_report && !input.clientInfo) throw badRequest(CARD_EMPTY, "client_card_empty");
   if (row.status_callback && !input.callbackAt) throw badRequest(CALLBACK_TIME_MISSING, "callback_time_missing");
   if (row.event_id == null) throw new Error("status press: the checks passed but nothing was recorded");
-  let lead = row.id == null ? null : presentLead(row as Parameters<typeof presentLead>[0]);
+  let next: { lead: Lead; view: LeadViewFacts | null } | null = null;
+  if (row.id != null) {
+    const attempt = attemptOf(row);
+    const lead = presentLead(row as Parameters<typeof presentLead>[0]);
+    next = { lead: attempt ? { ...lead, attempt } : lead, view: row };
+  }
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
-  if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && lead) {
-    lead = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, lead);
+  if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && next) {
+    const other = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, next.lead);
+    // Another lead, claimed after the statement: its attempt and view are read apart.
+    if (other !== next.lead) next = other ? { lead: (await withAttempt(db, input.filterId, other))!, view: null } : null;
   }
   return {
-    lead,
+    lead: next?.lead ?? null,
+    view: next?.view ?? null,
     filterId: input.filterId,
     applicationId: row.application_id == null ? null : Number(row.application_id),
     status: {

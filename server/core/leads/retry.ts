@@ -40,13 +40,16 @@ export function attemptsSoFar(contactId: SQL, countedBy: SQL, before: SQL | null
 
 /**
  * The attempt columns (`attempts_done`, `attempts_of`) of contact `c` in topic `f`, with the rule of its status
- * joined as `r` (null columns when no rule governs it): leadAttempt's, and the lead panel's view (lead-view.ts).
+ * joined as `r` (null columns when no rule governs it): leadAttempt's, the lead panel's view (lead-view.ts) and
+ * the turn's next lead (record-status.ts). `holdStart` is when this hold began (the calls before it count).
  */
-export const ATTEMPT_COLUMNS: SQL = sql`case when r.max_attempts is not null
-    then ${attemptsSoFar(sql`c.id`, sql`f.retry_counted_by`, sql`coalesce(c.held_since, now())`)} end as attempts_done,
+export function attemptColumns(holdStart: SQL = sql`coalesce(c.held_since, now())`): SQL {
+  return sql`case when r.max_attempts is not null
+    then ${attemptsSoFar(sql`c.id`, sql`f.retry_counted_by`, holdStart)} end as attempts_done,
   r.max_attempts as attempts_of`;
+}
 
-/** The attempt the ATTEMPT_COLUMNS of a row say: the attempts before this hold, plus this one. */
+/** The attempt the attemptColumns of a row say: the attempts before this hold, plus this one. */
 export function attemptOf(row: { attempts_done: number | string | null; attempts_of: number | string | null }): LeadAttempt | null {
   if (row.attempts_of == null) return null;
   const of = Number(row.attempts_of);
@@ -60,7 +63,7 @@ export function attemptOf(row: { attempts_done: number | string | null; attempts
 export async function leadAttempt(db: Db, filterId: number, contactId: number): Promise<LeadAttempt | null> {
   const [row] = await queryRows<{ attempts_done: number; attempts_of: number }>(
     db,
-    sql`select ${ATTEMPT_COLUMNS}
+    sql`select ${attemptColumns()}
       from contacts c
       join filter_retry_rules r on r.filter_id = ${filterId}::int and r.status_id = c.status_id
       join filters f on f.id = r.filter_id
