@@ -28,7 +28,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const js = sentWithJs(form);
   const { redirectTo: back } = readFields(form, breakReturnForm);
   try {
-    const { intent } = readFields(form, breakForm, { code: "bad_intent" });
+    const { intent } = readFields(form, breakForm, { code: "unknown_intent" });
     const message = await toggleBreak(context, actorOf(user), intent);
     if (js) return data<BreakAnswer>({ ok: true, message });
     return redirectWithToast(back, { type: "success", message });

@@ -301,5 +301,9 @@ describe("forms without JavaScript: the schema's message next to its field", () 
       expect(res.status, path).toBe(400);
       expect(res.text, path).toContain("Неизвестное действие");
     }
+    // The header's break toggle answers its script (a fetcher: /break.data) with the code every page's unknownIntent has.
+    const toggle = await postPageForm(t, "/break.data", cookie, { intent: "dance", _js: "1", redirectTo: "/" });
+    expect(toggle.status).toBe(400);
+    expect(toggle.text).toContain("unknown_intent");
   });
 });
