@@ -173,7 +173,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       filterId: user.gettingFilter,
       clientInfo: clientCardText(card),
       callbackAt: callbackAt?.toISOString() ?? null,
-    }, { phoneRegion: config.phoneRegion });
+    }, { phoneRegion: config.phoneRegion, panelView: answerPanel });
     context.deps.metrics.leadTurn(result.lead !== null);
     // The page's script shows the next lead from the answer (the turn read what the panel shows of it; a client
     // with history needs one query more); a plain post loads the page again.

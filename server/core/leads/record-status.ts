@@ -8,7 +8,7 @@ import { contactIdSchema, idSchema, parseInput } from "../validation";
 import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
 import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead, withAttempt } from "./allocation";
-import { attemptOf, attemptsSoFar, reworkStatusIds } from "./retry";
+import { attemptColumns, attemptOf, attemptsSoFar, reworkStatusIds } from "./retry";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
 import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
@@ -138,7 +138,7 @@ interface TurnRow extends LeadViewFacts {
  * is recorded and nothing is claimed or kept (decision 038).
  * The topic's bases and re-work statuses are read in the statement itself, so a change of the topic on any
  * instance applies to the next press. It answers what the checks found, so the caller raises the right error
- * (nothing was written then), and the next lead's attempt and panel facts (leadViewColumns) in the same round trip.
+ * (nothing was written then), and the next lead's attempt (and for the panel, leadViewColumns) in the same round trip.
  */
 export function turnStatement(input: {
   userId: number;
@@ -150,6 +150,8 @@ export function turnStatement(input: {
   holdMinutes: number;
   /** When the pressed status asks for a callback: the time it is due. */
   callbackAt?: Date | null;
+  /** Read what the lead panel shows of the next lead too (LeadViewFacts); otherwise its attempt only. */
+  panelView?: boolean;
 }): SQL {
   const userId = sql`${input.userId}::int`;
   const filterId = sql`${input.filterId}::int`;
@@ -278,7 +280,7 @@ export function turnStatement(input: {
     left join lateral (
       -- Read from the statement's snapshot, which has neither its own writes nor the claim's: the hold starts now; the
       -- pressed contact kept (no other to claim) has this press as history, and a re-work status, which no rule governs.
-      select ${leadViewColumns(sql`now()`, sql`c.id = ${contactId}`)}
+      select ${input.panelView ? leadViewColumns(sql`now()`, sql`c.id = ${contactId}`) : attemptColumns(sql`now()`)}
       from contacts c
       left join databases d on d.id = c.database_id
       join filters f on f.id = ${filterId}
@@ -312,7 +314,7 @@ export async function recordStatus(
   actor: Actor,
   holdMinutes: number,
   rawInput: unknown,
-  options: { phoneRegion: string },
+  options: { phoneRegion: string; /** The lead panel's press: LeadViewFacts with the next lead (`view`). */ panelView?: boolean },
 ): Promise<RecordStatusResult> {
   const input = parseInput(recordStatusSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
@@ -327,6 +329,7 @@ export async function recordStatus(
       withPassport: input.passport !== "",
       holdMinutes,
       callbackAt: input.callbackAt ?? null,
+      panelView: options.panelView,
     }),
   );
   // The checks in the order the press has always made them (the first failing one answers).
@@ -343,7 +346,7 @@ export async function recordStatus(
   if (row.id != null) {
     const attempt = attemptOf(row);
     const lead = presentLead(row as Parameters<typeof presentLead>[0]);
-    next = { lead: attempt ? { ...lead, attempt } : lead, view: row };
+    next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? row : null };
   }
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
   if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && next) {
