@@ -96,10 +96,10 @@ export const leadNotHeld = () =>
   conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
 
 /**
- * What the turn statement answers: what its checks found, and the next lead when the press was recorded, with
- * what the panel shows of it (null columns without a next lead).
+ * What the turn statement answers: what its checks found, and the next lead when the press was recorded, with its
+ * attempt and, for the panel, the rest of what it shows of it (null columns without a next lead).
  */
-interface TurnRow extends LeadViewFacts {
+interface TurnRow extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">>, Pick<LeadViewFacts, "attempts_done" | "attempts_of"> {
   user_found: boolean;
   on_break: boolean;
   filter_found: boolean;
@@ -346,7 +346,7 @@ export async function recordStatus(
   if (row.id != null) {
     const attempt = attemptOf(row);
     const lead = presentLead(row as Parameters<typeof presentLead>[0]);
-    next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? row : null };
+    next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? (row as LeadViewFacts) : null };
   }
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
   if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && next) {
