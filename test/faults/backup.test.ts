@@ -5,13 +5,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db/client";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
 import { ADMIN, AROUND_THE_CLOCK, api, createPgDatabase, faultBackend, login, ROOT, sleep, startServer, runOpsTool, tableChecksums as sums, tempDataDir, type ServerProcess } from "./server";
+import { onPostgres } from "../helpers/backends";
 
 /**
  * `npm run backup` while managers press statuses, `npm run restore` into a new DATA_DIR or an empty Postgres
  * database: every table comes back with the counts and checksums the source had at the backup's moment, and a
  * restore over existing data is refused.
  */
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const backend = faultBackend("backup");
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {

@@ -11,8 +11,8 @@ import { processPayout } from "../../server/core/money/payouts";
 import { createBase, statusesByText } from "../helpers/leads";
 import { pressStatus, sendReport, setRatesCents } from "../helpers/money";
 import { ADMIN, api, createPgDatabase, login, runOpsTool, startServer, tableChecksums, tempDataDir } from "./server";
+import { onPostgres } from "../helpers/backends";
 
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();

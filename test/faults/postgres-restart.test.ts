@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
 import { freePort } from "../helpers/ports";
 import { ADMIN, AROUND_THE_CLOCK, api, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
+import { onPostgres } from "../helpers/backends";
 
 /**
  * Fault: Postgres restarted while managers work. The shared Postgres on 5432 is never touched: the test makes a
@@ -17,7 +18,6 @@ import { ADMIN, AROUND_THE_CLOCK, api, login, sleep, startServer, waitFor, type 
  * It runs only in the Postgres pass of `npm test` (TEST_DATABASE_URL set), where the Postgres binaries are sure to
  * be installed; the PGlite pass skips it to save time.
  */
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const MANAGERS = 3;
 const CONTACTS = 200;
 

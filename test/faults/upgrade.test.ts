@@ -7,12 +7,12 @@ import { passwordHint } from "../../common/credentials";
 import { hashPassword } from "../../server/auth/password";
 import { migrationJournal, migrationsUpTo } from "../../server/ops/migrations";
 import { ADMIN, api, createPgDatabase, login, startServer, tempDataDir, type ServerProcess } from "./server";
+import { onPostgres } from "../helpers/backends";
 
 /**
  * Upgrade from the first landed version: a database with only migration 0000's schema and rows written in it,
  * then the current code started on it. Every migration since applies, every row keeps its values, the app serves.
  */
-const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
 const cleanups: Array<() => Promise<void> | void> = [];
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
