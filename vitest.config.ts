@@ -1,8 +1,11 @@
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
+import { EMBEDDED_ONLY, onPostgres } from "./test/helpers/backends";
 
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    // On Postgres, the files no database changes are left out (test/helpers/backends.ts says which and why).
+    exclude: onPostgres ? [...configDefaults.exclude, ...EMBEDDED_ONLY] : configDefaults.exclude,
     globalSetup: ["test/helpers/children.ts", "test/helpers/global-setup.ts"],
     // A page's console.error fails its test (test/helpers/page-errors.ts).
     setupFiles: ["test/helpers/page-errors-setup.ts"],

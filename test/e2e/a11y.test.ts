@@ -3,7 +3,6 @@ import { createRequire } from "node:module";
 import { eq } from "drizzle-orm";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOOKS_CHECKED_ON_EMBEDDED_ONLY, onPostgres } from "../helpers/backends";
 import { exports, filterScripts, links, scripts, templates, users } from "../../db/schema";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { ADMIN, createUser } from "../helpers/app";
@@ -132,7 +131,7 @@ const ADMIN_SCREENS = [
   "/no-such-page",
 ];
 
-describe.skipIf(onPostgres).each(["light", "dark"] as Theme[])(`axe-core, %s theme (skipped on Postgres: ${LOOKS_CHECKED_ON_EMBEDDED_ONLY})`, (theme) => {
+describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
   it("login and recovery", async () => {
     const context = await contextFor(theme);
     const page = await context.newPage();

@@ -1,7 +1,6 @@
 import type { Page } from "playwright-core";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOOKS_CHECKED_ON_EMBEDDED_ONLY, onPostgres } from "../helpers/backends";
 import { calls, statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
@@ -126,7 +125,7 @@ async function check(page: Page, path: string, label: string, javaScript: boolea
   found.push(...new Set((await layoutFaults(page)).map((f) => `${label} ${path}: ${f}`)));
 }
 
-describe.skipIf(onPostgres)(`layout at 1280 and 390 px, light and dark (skipped on Postgres: ${LOOKS_CHECKED_ON_EMBEDDED_ONLY})`, () => {
+describe("layout at 1280 and 390 px, light and dark", () => {
   it("every admin screen, with JavaScript and without", async () => {
     // The walk includes the 404 page, whose answer the browser logs.
     allowRefusal(404);

@@ -5,7 +5,6 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
-import { onPostgres } from "../helpers/backends";
 import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { adminScreens, seedScreens, setTheme } from "../helpers/screens";
 
@@ -19,9 +18,7 @@ import { adminScreens, seedScreens, setTheme } from "../helpers/screens";
  *  - English words in the interface where the UI is Russian (SPEC's verbatim English and the seeded data aside);
  *  - emoji that need a colour emoji font (Debian's Chromium has none: they show as empty boxes);
  *  - a table with a header and no rows (an empty state must say something).
- * Geometry (sideways scroll, clipped controls, cut text) is test/e2e/layout.test.ts's. On Postgres the walk visits
- * each page once (with JavaScript, light, 1280 px): how pages look is checked on the embedded database
- * (test/helpers/backends.ts).
+ * Geometry (sideways scroll, clipped controls, cut text) is test/e2e/layout.test.ts's.
  */
 const DIR = process.env.SCREENS_DIR || path.join(os.tmpdir(), "screens");
 /** SCREENS_ONLY=<regexp>: walk only the addresses it matches (to look at a few screens again after a change). */
@@ -43,10 +40,6 @@ const WIDTHS = [
   { width: 1280, height: 800 },
   { width: 390, height: 844 },
 ];
-/** Every look on the embedded database; on Postgres one visit of each page (LOOKS_CHECKED_ON_EMBEDDED_ONLY). */
-const LOOKS = onPostgres
-  ? { javaScript: [true], themes: ["light"] as Theme[], sizes: WIDTHS.slice(0, 1) }
-  : { javaScript: [true, false], themes: ["light", "dark"] as Theme[], sizes: WIDTHS };
 
 /**
  * Latin words the interface may show: SPEC's verbatim English (the dashboard title, the template field types),
@@ -155,15 +148,15 @@ const MANAGER_SCREENS = () => ["/leadpanel", "/", "/profile", "/callbacks", `/sc
 
 async function walk(who: "admin" | "manager" | "newcomer" | "guest", screens: () => string[]) {
   const found: string[] = [];
-  for (const javaScript of LOOKS.javaScript) {
+  for (const javaScript of [true, false]) {
     // A Russian browser, as the people using it have (the file picker says «Файл не выбран»).
     const context = await e.browser.newContext({ baseURL: e.baseUrl, javaScriptEnabled: javaScript, viewport: WIDTHS[0], locale: "ru-RU" });
     const page = await context.newPage();
     const credentials = who === "admin" ? ADMIN : who === "manager" ? seeded.manager : who === "newcomer" ? seeded.newcomer : null;
     if (credentials) await loginThroughPage(page, credentials);
-    for (const theme of LOOKS.themes) {
+    for (const theme of ["light", "dark"] as Theme[]) {
       await setTheme(context, e.baseUrl, theme);
-      for (const size of LOOKS.sizes) {
+      for (const size of WIDTHS) {
         await page.setViewportSize(size);
         for (const url of screens().filter((u) => !ONLY || ONLY.test(u))) {
           await visit(page, url, `${who} ${theme} ${size.width} ${javaScript ? "js" : "nojs"}`, javaScript, found);

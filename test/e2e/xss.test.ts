@@ -1,7 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { LOOKS_CHECKED_ON_EMBEDDED_ONLY, onPostgres } from "../helpers/backends";
 import { WebSocketServer } from "ws";
 import { ADMIN, bearer } from "../helpers/app";
 import { allowRefusal, allowPageError, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
@@ -262,7 +261,7 @@ function expectShown(url: string, text: string, least = 1) {
   expect(shown.length, `${url}: payloads shown as text`).toBeGreaterThanOrEqual(least);
 }
 
-describe.skipIf(onPostgres)(`stored XSS payloads render inert in Chromium (skipped on Postgres: ${LOOKS_CHECKED_ON_EMBEDDED_ONLY})`, () => {
+describe("stored XSS payloads render inert in Chromium", () => {
   it("the checks see an injection (a payload inserted as HTML is caught even though the CSP stops it)", async () => {
     // The test injects a payload itself: the CSP blocks its handler and its javascript: URL, and its image is a 404.
     allowPageError(/violates the following Content Security Policy directive/);
@@ -365,7 +364,7 @@ describe.skipIf(onPostgres)(`stored XSS payloads render inert in Chromium (skipp
   }, 240_000);
 });
 
-describe.skipIf(onPostgres)(`the CSP in Chromium (skipped on Postgres: ${LOOKS_CHECKED_ON_EMBEDDED_ONLY})`, () => {
+describe("the CSP in Chromium", () => {
   it("lets the realtime socket and the softphone's SIP WebSocket connect, and blocks any other socket", async () => {
     // The test opens a socket the CSP must block: the browser logs the block.
     allowPageError(/Connecting to 'ws:\/\/localhost:\d+\/ws' violates the following Content Security Policy directive/);

@@ -1,5 +1,6 @@
 import type { SerializedError } from "vitest";
 import type { Reporter, TestModule, TestRunEndReason, TestSuite } from "vitest/node";
+import { onPostgres } from "./backends";
 
 /**
  * Prints the plain closing line CI reads ("N passed, N failed, N skipped") after vitest's own summary.
@@ -37,6 +38,9 @@ export default class SummaryReporter implements Reporter {
       .sort((a, b) => b.ms - a.ms)
       .slice(0, 10);
     process.stdout.write(`\nSlowest files:\n${slowest.map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`).join("\n")}\n`);
+    if (onPostgres) {
+      process.stdout.write("\nOn Postgres: the browser tests (but the lead panel's and the login's) and the spreadsheet readers run on the embedded database only (test/helpers/backends.ts).\n");
+    }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
 }
