@@ -9,7 +9,7 @@ import { mayBeCalled } from "../dnc/dnc";
 import { type CallingHours, DEFAULT_CALLING_HOURS, hoursLiteral, presentHours } from "../filters/calling-hours";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
-import { type LeadAttempt, leadAttempt, reworkStatusIds } from "./retry";
+import { attemptColumns, attemptOf, type AttemptFacts, type LeadAttempt, leadInTopic, reworkStatusIds } from "./retry";
 import { type ClaimScope, type ClaimTier, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
@@ -46,6 +46,13 @@ interface ContactRow {
 export const CONTACT_COLUMNS = sql.raw(
   "id, database_id, name, phone, city, address, additional_info1, additional_info2, additional_info3, additional_info4",
 );
+
+/** A lead as the claim and the held lead's read answer it: the contact, and its attempt where a rule governs it. */
+function presentWithAttempt(row: ContactRow & AttemptFacts): Lead {
+  const lead = presentLead(row);
+  const attempt = attemptOf(row);
+  return attempt ? { ...lead, attempt } : lead;
+}
 
 export function presentLead(row: ContactRow): Lead {
   return {
@@ -112,11 +119,14 @@ export function workScope(userId: number, work: WorkSet): ClaimScope {
 
 /**
  * One claim statement: the tiers of server/core/leads/tiers.ts in order (all of them unless `tiers` names some),
- * atomic on its own; answers the contact now held, or no row.
+ * atomic on its own; answers the contact now held with its attempt under a retry rule (its hold starts now: the
+ * statement reads the contact as it was before its own claim), or no row.
  */
 export function claimStatement(userId: number, holdMinutes: number, work: WorkSet, tiers: ClaimTier[] = TIER_ORDER): SQL {
-  return sql`with ${claimCtes(workScope(userId, work), sql`${holdMinutes}::int`, CONTACT_COLUMNS, sql`true`, tiers)}
-    select * from claim`;
+  const scope = workScope(userId, work);
+  return sql`with ${claimCtes(scope, sql`${holdMinutes}::int`, CONTACT_COLUMNS, sql`true`, tiers)}
+    select claim.*, shown.* from claim
+    left join lateral (select ${attemptColumns(sql`now()`)} ${leadInTopic(sql`claim.id`, scope.filterId)}) shown on true`;
 }
 
 /** Claims the next eligible contact for this manager, or null when the filter has nothing left. */
@@ -128,8 +138,8 @@ export async function claimNext(
   tiers: ClaimTier[] = TIER_ORDER,
 ): Promise<Lead | null> {
   if (work.databaseIds.length === 0) return null;
-  const [row] = await queryRows<ContactRow>(tx, claimStatement(userId, holdMinutes, work, tiers));
-  return row ? presentLead(row) : null;
+  const [row] = await queryRows<ContactRow & AttemptFacts>(tx, claimStatement(userId, holdMinutes, work, tiers));
+  return row ? presentWithAttempt(row) : null;
 }
 
 /** Serialises one manager's lead calls, so he never ends up holding two contacts. */
@@ -145,14 +155,13 @@ export async function lockUser(tx: Tx, userId: number) {
  * call, and the next press hands out only clients inside their hours (decision 050).
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
-  const held = await queryRows<ContactRow & { callable: boolean }>(
+  const held = await queryRows<ContactRow & AttemptFacts & { callable: boolean }>(
     tx,
-    sql`select ${CONTACT_COLUMNS}, ${mayBeCalled("contacts")} as callable from contacts where held_by = ${userId} order by id for update`,
+    sql`select ${CONTACT_COLUMNS}, ${mayBeCalled("contacts")} as callable, shown.* from contacts
+      left join lateral (select ${attemptColumns()} ${leadInTopic(sql`contacts.id`, sql`${work.filterId}::int`)}) shown on true
+      where held_by = ${userId} order by id for update of contacts`,
   );
-  let keep: ContactRow | null = null;
-  for (const row of held) {
-    if (!keep && row.callable && work.databaseIds.includes(Number(row.database_id))) keep = row;
-  }
+  const keep = held.find((row) => row.callable && work.databaseIds.includes(Number(row.database_id))) ?? null;
   const release = held.filter((row) => row !== keep).map((row) => Number(row.id));
   if (release.length > 0) {
     await tx.execute(sql`update contacts set held_by = null, held_until = null where id in (${list(release)})`);
@@ -161,7 +170,7 @@ async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkS
   await tx.execute(
     sql`update contacts set held_until = now() + make_interval(mins => ${holdMinutes}) where id = ${Number(keep.id)}`,
   );
-  return presentLead(keep);
+  return presentWithAttempt(keep);
 }
 
 export const filteredLeadSchema = z.object({
@@ -170,21 +179,11 @@ export const filteredLeadSchema = z.object({
 });
 
 /**
- * GET /database/filtered-lead: the lead the manager holds, or a newly claimed one; null when none is left — or when
- * he is on a break (`onBreak`): then only the lead he holds comes back, nothing new is claimed (decision 038).
- * A manager asks only for himself, and only from an active filter that lists him.
+ * GET /database/filtered-lead: the lead the manager holds, or a newly claimed one, with its attempt under a retry
+ * rule; null when none is left — or when he is on a break (`onBreak`): then only the lead he holds comes back,
+ * nothing new is claimed (decision 038). A manager asks only for himself, and only from an active filter that
+ * lists him.
  */
-export async function filteredLeadTurn(
-  db: Db,
-  actor: Actor,
-  holdMinutes: number,
-  rawInput: unknown,
-): Promise<{ lead: Lead | null; onBreak: boolean }> {
-  const turn = await takeLead(db, actor, holdMinutes, rawInput);
-  return { ...turn, lead: await withAttempt(db, turn.filterId, turn.lead) };
-}
-
-/** filteredLeadTurn without the lead's attempt: the lead panel reads it with the rest of its view (leadView). */
 export async function takeLead(
   db: Db,
   actor: Actor,
@@ -205,14 +204,4 @@ export async function takeLead(
     return { lead: await claimNext(tx, input.userId, holdMinutes, work), onBreak: false };
   });
   return { ...turn, filterId: input.filterId };
-}
-
-/**
- * The lead with the attempt its topic's retry rule counts («Попытка 3 из 5»); a lead no rule governs (most of them)
- * keeps the SPEC's shape, without the field.
- */
-export async function withAttempt(db: Db, filterId: number, lead: Lead | null): Promise<Lead | null> {
-  if (!lead) return null;
-  const attempt = await leadAttempt(db, filterId, lead.id);
-  return attempt ? { ...lead, attempt } : lead;
 }

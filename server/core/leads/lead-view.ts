@@ -1,13 +1,12 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import type { Actor } from "../actor";
-import { visibleBase } from "../bases/visible";
 import { type HistoryEntry, readHistories, requireHolderOrAdmin } from "../calls/history";
 import { notFound } from "../errors";
 import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
 import { leadCardRows, type LeadCardRow } from "./card";
-import { attemptColumns, attemptOf } from "./retry";
+import { attemptColumns, attemptOf, type AttemptFacts, leadInTopic } from "./retry";
 
 /** A lead as the lead panel shows it: the lead with its attempt, its card, its history and the topic's autodial. */
 export interface LeadView {
@@ -18,18 +17,17 @@ export interface LeadView {
 }
 
 /** What one query (leadViewColumns) reads of a lead for the panel; the history itself follows only when there is one. */
-export interface LeadViewFacts {
+export interface LeadViewFacts extends AttemptFacts {
   extra_labels: string[] | null;
   has_history: boolean;
   autodial_seconds: number | null;
   listed: boolean;
   within: boolean;
-  attempts_done: number | null;
-  attempts_of: number | null;
 }
 
 /**
- * The LeadViewFacts columns of contact `c` in its base `d` and topic `f`, with the rule of its status joined as `r`.
+ * The LeadViewFacts columns of contact `c` in its base `d` and topic `f`, with the rule of its status joined as `r`
+ * (leadInTopic).
  * `holdStart` is when the manager's hold began (attemptColumns); `historyAlso` counts as history too (the turn's
  * own press, which its statement cannot see yet).
  */
@@ -60,12 +58,7 @@ export async function leadView(
   if (!row) {
     const [read] = await queryRows<LeadViewFacts & { held_by: number | null }>(
       db,
-      sql`select c.held_by, ${leadViewColumns()}
-        from contacts c
-        join databases d on d.id = c.database_id and ${visibleBase("d")}
-        join filters f on f.id = ${filterId}::int
-        left join filter_retry_rules r on r.filter_id = f.id and r.status_id = c.status_id
-        where c.id = ${lead.id}::bigint`,
+      sql`select c.held_by, ${leadViewColumns()} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`,
     );
     if (!read) throw notFound("Клиент не найден");
     requireHolderOrAdmin(actor, read.held_by);

@@ -7,8 +7,8 @@ import { filterNotFound, filterUnavailable } from "../filters/filters";
 import { contactIdSchema, idSchema, parseInput } from "../validation";
 import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
-import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead, withAttempt } from "./allocation";
-import { attemptColumns, attemptOf, attemptsSoFar, reworkStatusIds } from "./retry";
+import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead } from "./allocation";
+import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds } from "./retry";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
 import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
@@ -281,11 +281,7 @@ export function turnStatement(input: {
       -- Read from the statement's snapshot, which has neither its own writes nor the claim's: the hold starts now; the
       -- pressed contact kept (no other to claim) has this press as history, and a re-work status, which no rule governs.
       select ${input.panelView ? leadViewColumns(sql`now()`, sql`c.id = ${contactId}`) : attemptColumns(sql`now()`)}
-      from contacts c
-      left join databases d on d.id = c.database_id
-      join filters f on f.id = ${filterId}
-      left join filter_retry_rules r on r.filter_id = f.id and r.status_id = c.status_id and c.id <> ${contactId}
-      where c.id = next.id) shown on true`;
+      ${leadInTopic(sql`next.id`, filterId, sql`c.id = ${contactId}`)}) shown on true`;
 }
 
 /**
@@ -351,8 +347,8 @@ export async function recordStatus(
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
   if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && next) {
     const other = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, next.lead);
-    // Another lead, claimed after the statement: its attempt and view are read apart.
-    if (other !== next.lead) next = other ? { lead: (await withAttempt(db, input.filterId, other))!, view: null } : null;
+    // Another lead, claimed after the statement (with its attempt): the panel reads its view apart.
+    if (other !== next.lead) next = other ? { lead: other, view: null } : null;
   }
   return {
     lead: next?.lead ?? null,

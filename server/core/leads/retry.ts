@@ -1,5 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import { visibleBase } from "../bases/visible";
 
 /**
  * Retry rules (issue 29, decision 057): per status of a topic, «вернуть в работу через» N minutes, «не более» M
@@ -40,8 +40,8 @@ export function attemptsSoFar(contactId: SQL, countedBy: SQL, before: SQL | null
 
 /**
  * The attempt columns (`attempts_done`, `attempts_of`) of contact `c` in topic `f`, with the rule of its status
- * joined as `r` (null columns when no rule governs it): leadAttempt's, the lead panel's view (lead-view.ts) and
- * the turn's next lead (record-status.ts). `holdStart` is when this hold began (the calls before it count).
+ * joined as `r` (null columns when no rule governs it), as leadInTopic joins them: the claim's and the held lead's
+ * (allocation.ts), the lead panel's view (lead-view.ts) and the turn's next lead (record-status.ts). `holdStart` is when this hold began (the calls before it count).
  */
 export function attemptColumns(holdStart: SQL = sql`coalesce(c.held_since, now())`): SQL {
   return sql`case when r.max_attempts is not null
@@ -49,25 +49,29 @@ export function attemptColumns(holdStart: SQL = sql`coalesce(c.held_since, now()
   r.max_attempts as attempts_of`;
 }
 
+/** The attemptColumns of a row (postgres.js may answer them as text). */
+export interface AttemptFacts {
+  attempts_done: number | string | null;
+  attempts_of: number | string | null;
+}
+
 /** The attempt the attemptColumns of a row say: the attempts before this hold, plus this one. */
-export function attemptOf(row: { attempts_done: number | string | null; attempts_of: number | string | null }): LeadAttempt | null {
+export function attemptOf(row: AttemptFacts): LeadAttempt | null {
   if (row.attempts_of == null) return null;
   const of = Number(row.attempts_of);
   return { number: Math.min(Number(row.attempts_done) + 1, of), of };
 }
 
 /**
- * The attempt a manager is on with this lead, when its status has a rule in the topic: the attempts before this
- * hold, plus this one. Null for a contact no rule governs (a fresh one: one primary-key look-up finds no rule).
+ * The rows attemptColumns (and the lead panel's leadViewColumns) read of one lead, as a FROM clause: contact `c`
+ * (id `contactId`) in its visible base `d`, topic `f` (id `filterId`) and the rule of the contact's status `r`, left
+ * out where `ruleless` holds (the turn's pressed contact, whose new status its own statement cannot see). A lead
+ * claimed, held or handed out by a press is read through it, so each shows its attempt alike.
  */
-export async function leadAttempt(db: Db, filterId: number, contactId: number): Promise<LeadAttempt | null> {
-  const [row] = await queryRows<{ attempts_done: number; attempts_of: number }>(
-    db,
-    sql`select ${attemptColumns()}
-      from contacts c
-      join filter_retry_rules r on r.filter_id = ${filterId}::int and r.status_id = c.status_id
-      join filters f on f.id = r.filter_id
-      where c.id = ${contactId}::bigint`,
-  );
-  return row ? attemptOf(row) : null;
+export function leadInTopic(contactId: SQL, filterId: SQL, ruleless: SQL = sql`false`): SQL {
+  return sql`from contacts c
+    join databases d on d.id = c.database_id and ${visibleBase("d")}
+    join filters f on f.id = ${filterId}
+    left join filter_retry_rules r on r.filter_id = f.id and r.status_id = c.status_id and not (${ruleless})
+    where c.id = ${contactId}`;
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { filteredLeadTurn } from "../../../core/leads/allocation";
+import { takeLead } from "../../../core/leads/allocation";
 import { proxyApplication, proxyApplicationSchema } from "../../../core/leads/applications";
 import { recordStatus, recordStatusSchema } from "../../../core/leads/record-status";
 import { actorOf } from "../../plugin";
@@ -52,7 +52,7 @@ const leads: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request, reply) => {
-      const { lead, onBreak } = await filteredLeadTurn(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.query);
+      const { lead, onBreak } = await takeLead(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.query);
       api.deps.metrics.leadTurn(lead !== null);
       markBreak(reply, onBreak);
       return lead ?? sendEmpty(reply);
