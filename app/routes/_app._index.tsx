@@ -7,7 +7,7 @@ import { CallRecording, formatTalkTime } from "../components/calls/ClientHistory
 import { formatDateTime } from "../lib/format";
 import { PieChart } from "../components/charts/PieChart";
 import { CallNumbersToday } from "../components/statistics/CallNumbers";
-import { useRevalidateEvery } from "../components/charts/useRevalidateEvery";
+import { useBackgroundRefresh } from "../lib/background-refresh";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
 import { TableFrame } from "../components/ui/Table";
 
@@ -38,7 +38,7 @@ const STATISTICS_POLL_MS = 30_000;
 
 export default function HomePage() {
   const data = useLoaderData<typeof loader>();
-  useRevalidateEvery(STATISTICS_POLL_MS);
+  useBackgroundRefresh(STATISTICS_POLL_MS);
   return data.view === "admin" ? (
     <Dashboard stats={data.stats} breaks={data.breaks} recordings={data.recordings} diskWarning={data.diskWarning} />
   ) : (

@@ -1,8 +1,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import * as z from "zod";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigate, useRevalidator } from "@remix-run/react";
-import { useEffect } from "react";
+import { Form, Link, useActionData, useLoaderData, useNavigate } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import {
   baseOptions,
@@ -24,6 +23,7 @@ import {
 } from "../components/bases/ExportParts";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
+import { useBackgroundRefresh } from "../lib/background-refresh";
 import { resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
@@ -118,18 +118,9 @@ export default function ExportBasePage() {
   const actionData = useActionData<typeof action>();
   const answerKey = useAnswerKey(actionData);
   const navigate = useNavigate();
-  const revalidator = useRevalidator();
 
   const live = exports.some(isUnfinished);
-  useEffect(() => {
-    const timer = setInterval(
-      () => {
-        if (document.visibilityState === "visible" && revalidator.state === "idle") revalidator.revalidate();
-      },
-      live ? LIVE_POLL_MS : POLL_MS,
-    );
-    return () => clearInterval(timer);
-  }, [revalidator, live]);
+  useBackgroundRefresh(live ? LIVE_POLL_MS : POLL_MS);
 
   const close = () => navigate("/exportbase", { replace: true, preventScrollReset: true });
   const confirmText =

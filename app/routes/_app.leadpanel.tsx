@@ -10,7 +10,7 @@ import {
   useRevalidator,
   type ShouldRevalidateFunction,
 } from "@remix-run/react";
-import { useEffect, useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
+import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { actorOf, requireUser } from "../auth.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
@@ -33,6 +33,7 @@ import { useFocusAfterPress, usePanelPress } from "../components/leadpanel/usePa
 import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
+import { useBackgroundRefresh } from "../lib/background-refresh";
 import { clientCardText, reportCardProblem } from "../../common/client-card";
 import { actionError } from "../errors.server";
 import { readFormBody } from "../forms.server";
@@ -199,25 +200,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
 }
 
-/** SPEC §4 lead flow: with no lead on screen, look again 500 ms after start and then every 30 s. */
-function useLeadPolling(hasLead: boolean) {
-  const revalidator = useRevalidator();
-  const state = useRef(revalidator);
-  state.current = revalidator;
-  useEffect(() => {
-    if (hasLead) return;
-    const again = () => {
-      if (document.visibilityState === "visible" && state.current.state === "idle") state.current.revalidate();
-    };
-    const first = setTimeout(again, 500);
-    const timer = setInterval(again, 30_000);
-    return () => {
-      clearTimeout(first);
-      clearInterval(timer);
-    };
-  }, [hasLead]);
-}
-
 const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";
 
 /** Enter in a one-line field of the card does not press the first status (keys never act in a field). */
@@ -253,7 +235,8 @@ export default function LeadPanelPage() {
   }
   const turn = lastTurn.current && lastTurn.current.view.readAt > loaded.readAt ? lastTurn.current : null;
   const panel = turn ? { ...loaded, ...turn.view } : loaded;
-  useLeadPolling(Boolean(panel.lead));
+  // SPEC §4 lead flow: with no lead on screen, look again 500 ms after start and then every 30 s.
+  useBackgroundRefresh(panel.lead ? null : 30_000, 500);
   useFocusAfterPress(press, formRef, panel.lead?.id);
 
   // Issue 29: autodial (decision 058). The lead counts down and is dialled as Позвонить would, unless the rule says not now.

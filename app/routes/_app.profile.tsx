@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { PieChart } from "../components/charts/PieChart";
-import { useRevalidateEvery } from "../components/charts/useRevalidateEvery";
+import { useBackgroundRefresh } from "../lib/background-refresh";
 import { getRealtimeClient } from "../lib/realtime";
 import { getPersonalStatistics } from "../statistics.server";
 
@@ -19,7 +19,7 @@ const PERSONAL_POLL_MS = 30_000;
 
 export default function ProfilePage() {
   const { name, personal } = useLoaderData<typeof loader>();
-  useRevalidateEvery(PERSONAL_POLL_MS);
+  useBackgroundRefresh(PERSONAL_POLL_MS);
   return (
     <section>
       <h1 className="page-title">Профиль</h1>

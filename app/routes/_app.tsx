@@ -1,6 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Outlet, useLoaderData, useLocation, useNavigationType, useRevalidator, useRouteLoaderData, useSubmit } from "@remix-run/react";
+import { Outlet, useLoaderData, useLocation, useNavigationType, useRouteLoaderData, useSubmit } from "@remix-run/react";
 import { useEffect } from "react";
 import {
   actorOf,
@@ -27,6 +27,7 @@ import { callbackCounts } from "../leads.server";
 import { useCallbacksDue, useRealtimeSession } from "../lib/realtime";
 import { WhisperReceiver } from "../components/softphone/WhisperReceiver";
 import { hangUpAllCallsThenLogout } from "../lib/softphone";
+import { useBackgroundRefresh } from "../lib/background-refresh";
 import type { loader as rootLoader } from "../root";
 
 /** The root layout of SPEC §2: every page behind it needs a logged-in user. */
@@ -55,7 +56,6 @@ export default function AppLayout() {
   const layout = useLoaderData<typeof loader>();
   const { user, scripts, callbacksDue: callbacksDueLoaded, pause } = layout;
   const root = useRouteLoaderData<typeof rootLoader>("root");
-  const revalidator = useRevalidator();
   const submit = useSubmit();
   // The sidebar's Скрипты entries open the script viewer (a modal with JS, /scripts/view/:id without).
   const scriptViewer = useScriptViewer();
@@ -86,12 +86,7 @@ export default function AppLayout() {
 
   usePhoneMenuClosing(location.key);
 
-  useEffect(() => {
-    const timer = setInterval(() => {
-      if (document.visibilityState === "visible" && revalidator.state === "idle") revalidator.revalidate();
-    }, USER_REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [revalidator]);
+  useBackgroundRefresh(USER_REFRESH_MS);
 
   const helpUrl = root?.publicSettings.helpUrl ?? "#";
   const sipSettings = { sipWsUrl: root?.publicSettings.sipWsUrl ?? "", sipDomain: root?.publicSettings.sipDomain ?? "" };

@@ -4,7 +4,8 @@ import { applications, contacts, leadEvents, links, settings, templates, users }
 import { bearer, reloadUser, createUser } from "../helpers/app";
 import { buildXlsx } from "../helpers/xlsx";
 import type { Page } from "playwright-core";
-import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowPageError, allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { SERVER_UNREACHABLE } from "../../app/lib/background-refresh";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let e: E2E;
@@ -93,6 +94,41 @@ describe("the client card", () => {
       await expect.poll(rows).toEqual(["Имя: Третий Карточкин", "Телефон: 093 874 2727", "Источник: сайт"]);
       await page.close();
     }
+  });
+});
+
+describe("the connection lost while a manager works", () => {
+  it("keeps the card he is typing and says there is no connection, then refreshes once the server answers", async () => {
+    const { manager, contacts, filter } = await workSetup("Ольга");
+    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+    const page = await e.newPage();
+    // The layout's 15 s refresh (SPEC §9) is run by the page's clock.
+    await page.clock.install();
+    await loginThroughPage(page, manager);
+    await page.waitForURL((url) => url.pathname === "/leadpanel");
+    await waitForHydration(page);
+    await page.getByLabel("Сумма").fill("15000");
+
+    // The network drops (every request of the page refused) while the layout refreshes in the background.
+    allowPageError(/Failed to load resource: net::ERR_CONNECTION_REFUSED/);
+    // Remix asks the server for the routes of the links on screen (its route discovery), and says so when it cannot.
+    allowPageError(/Failed to fetch manifest patches TypeError: Failed to fetch/);
+    await page.route("**/*", (route) => route.abort("connectionrefused"));
+    await page.clock.runFor(16_000);
+    await page.getByText(SERVER_UNREACHABLE).waitFor();
+    // Still the panel, with his card as he typed it: not the error page in its place.
+    expect(await page.locator("[data-testid=lead-name]").textContent()).toBe(contacts[0].name);
+    expect(await page.getByLabel("Сумма").inputValue()).toBe("15000");
+    await page.clock.runFor(16_000);
+    expect(await page.getByLabel("Сумма").inputValue()).toBe("15000");
+
+    // Back: the next refresh reads the page's data again (the balance changed meanwhile) and the notice goes.
+    await page.unroute("**/*");
+    await e.db.update(users).set({ balanceCents: 4200 }).where(eq(users.id, manager.user.id));
+    await page.clock.runFor(16_000);
+    await expect.poll(async () => (await page.locator("[data-testid=balance]").textContent())?.replace(/\s/g, " ")).toBe("42,00 $");
+    await page.getByText(SERVER_UNREACHABLE).waitFor({ state: "detached" });
+    expect(await page.getByLabel("Сумма").inputValue()).toBe("15000");
   });
 });
 

@@ -22,14 +22,20 @@ const toastIcon = {
   ),
 };
 
-/** One call for every kind SPEC §9 names (react-hot-toast has no info/warning of its own). */
-export function notify(kind: ToastKind, message: string) {
-  if (kind === "success") return toast.success(message);
-  if (kind === "error") return toast.error(message);
-  if (kind === "warning") return toast(message, { icon: toastIcon.warning });
-  if (kind === "info") return toast(message, { icon: toastIcon.info });
-  return toast(message);
+/**
+ * One call for every kind SPEC §9 names (react-hot-toast has no info/warning of its own). A notice with an `id` is
+ * shown once however often it is said; a `sticky` one stays until dismissNotice(id) (or a click, or leaving the page).
+ */
+export function notify(kind: ToastKind, message: string, options: { id?: string; sticky?: boolean } = {}) {
+  const shown = { id: options.id, duration: options.sticky ? Infinity : undefined };
+  if (kind === "success") return toast.success(message, shown);
+  if (kind === "error") return toast.error(message, shown);
+  if (kind === "warning") return toast(message, { ...shown, icon: toastIcon.warning });
+  if (kind === "info") return toast(message, { ...shown, icon: toastIcon.info });
+  return toast(message, shown);
 }
+
+export const dismissNotice = (id: string) => toast.dismiss(id);
 
 /** Drops every message on screen: a form sent again answers afresh (issue 31: a stale «Укажите логин» stood beside the server's answer). */
 export const clearNotices = () => toast.remove();
