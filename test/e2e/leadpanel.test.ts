@@ -132,6 +132,34 @@ describe("the connection lost while a manager works", () => {
   });
 });
 
+/** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/leadpanel.test.ts -t screenshots). */
+describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
+  it("the no-connection notice over the lead panel at 390 and 1440, light and dark", async () => {
+    const { manager, filter } = await workSetup("Дарья");
+    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+    allowPageError(/Failed to load resource: net::ERR_CONNECTION_REFUSED|Failed to fetch manifest patches/);
+    for (const theme of ["light", "dark"]) {
+      for (const width of [390, 1440]) {
+        const page = await e.newPage();
+        if (theme === "dark") await page.context().addCookies([{ name: "theme", value: "ImRhcmsi", url: e.baseUrl }]);
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await page.clock.install();
+        await loginThroughPage(page, manager);
+        await page.waitForURL((url) => url.pathname === "/leadpanel");
+        await waitForHydration(page);
+        await page.getByLabel("Сумма").fill("15000");
+        await page.route("**/*", (route) => route.abort("connectionrefused"));
+        await page.clock.runFor(16_000);
+        await page.getByText(SERVER_UNREACHABLE).waitFor();
+        // Its entrance (a CSS animation, on the real clock) ends.
+        await page.waitForTimeout(1000);
+        await page.screenshot({ path: `${process.env.SCREENS_DIR}/no-connection-${width}-${theme}.png` });
+        await page.close();
+      }
+    }
+  }, 180_000);
+});
+
 describe("a manager works leads", () => {
   it("with JavaScript: topic choice, three leads with one report through the dialog, then the empty state", async () => {
     const { manager, contacts, filter } = await workSetup("Анна");
