@@ -7,6 +7,7 @@ import { breakTimeToday } from "../../server/core/breaks/breaks";
 import { kyivDay } from "../../common/business-time";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { apiManager, type ApiManager, pressApi, takeApiLead, twoManagersHoldingLeads } from "../helpers/api-turns";
 
 /**
  * Breaks and agent state (issue 18, decision 038): no lead is handed out during a break, even with free contacts;
@@ -33,54 +34,14 @@ beforeEach(async () => {
   await t.db.execute(sql`update settings set callback_grace_minutes = 15 where id = 1`);
 });
 
-interface Manager {
-  id: number;
-  login: string;
-  token: string;
-  auth: ReturnType<typeof bearer>;
-  lead: number;
-  creds: { login: string; password: string; accessKey: string };
-}
+/** A topic with `count` fresh contacts (the callback status worked again too) and two managers holding a lead each. */
+const scene = async (count: number) =>
+  twoManagersHoldingLeads(t, count, [callbackStatus.id, (await statusesByText(t.db))["Перезвонить"].id]);
+const getLead = (m: ApiManager, filterId: number) => takeApiLead(t, m, filterId);
+const press = (m: ApiManager, filterId: number, statusText: string, extra?: Record<string, unknown>) => pressApi(t, m, filterId, statusText, extra);
 
-/** A topic with `count` fresh contacts and two managers, each holding the lead GET filtered-lead gave him. */
-async function scene(count: number) {
-  const { base, contacts } = await createBase(t.db, { count });
-  const s = await statusesByText(t.db);
-  const a = await createUser(t.db);
-  const b = await createUser(t.db);
-  const filter = await createFilterRow(t.db, {
-    managerIds: [a.user.id, b.user.id],
-    databaseIds: [base.id],
-    statusIds: [callbackStatus.id, s["Перезвонить"].id],
-  });
-  const managers: Manager[] = [];
-  for (const person of [a, b]) {
-    const token = await t.tokenFor(person);
-    const m: Manager = { id: person.user.id, login: person.login, token, auth: bearer(token), lead: 0, creds: person };
-    const lead = await getLead(m, filter.id);
-    expect(lead.status).toBe(200);
-    managers.push(m);
-  }
-  return { base, contacts, filter, a: managers[0], b: managers[1] };
-}
-
-async function getLead(m: Manager, filterId: number) {
-  const res = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filterId}&userId=${m.id}`).set(m.auth);
-  if (res.status === 200) m.lead = res.body === "" ? 0 : res.body.id;
-  return res;
-}
-
-async function press(m: Manager, filterId: number, statusText: string, extra: Record<string, unknown> = {}) {
-  const res = await t.request
-    .put("/api/v1/status/update-and-get-lead")
-    .set(m.auth)
-    .send({ statusText, contactId: m.lead, userId: m.id, passport: "", filterId, clientInfo: "", ...extra });
-  if (res.status === 200) m.lead = res.body === "" ? 0 : res.body.id;
-  return res;
-}
-
-const startBreak = (m: Manager) => t.request.post("/api/v1/breaks").set(m.auth);
-const endBreak = (m: Manager) => t.request.delete("/api/v1/breaks/current").set(m.auth);
+const startBreak = (m: ApiManager) => t.request.post("/api/v1/breaks").set(m.auth);
+const endBreak = (m: ApiManager) => t.request.delete("/api/v1/breaks/current").set(m.auth);
 
 async function heldBy(contactId: number): Promise<number | null> {
   const [row] = await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${contactId}`);
@@ -320,8 +281,8 @@ describe("agent states on /users", () => {
     const { base } = await createBase(t.db, { count: 3 });
     const m = await createUser(t.db, { login: "state-watch", displayName: "Оля" });
     const filter = await createFilterRow(t.db, { managerIds: [m.user.id], databaseIds: [base.id], statusIds: [] });
-    const token = await t.tokenFor(m);
-    const me: Manager = { id: m.user.id, login: m.login, token, auth: bearer(token), lead: 0, creds: m };
+    const me = await apiManager(t, m);
+    const token = me.token;
     const socket = await present(token);
     const adminSocket = await present(adminToken);
     try {

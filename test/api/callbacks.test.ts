@@ -5,6 +5,7 @@ import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
 import { kyivLocalToDate, dateToKyivLocal, callbackPresetTime } from "../../server/core/leads/callback-time";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { type ApiManager, pressApi, twoManagersHoldingLeads } from "../helpers/api-turns";
 
 /**
  * Scheduled callbacks (issue 18, decision 035): a status that asks for a callback time, the callback handed
@@ -24,41 +25,10 @@ beforeAll(async () => {
   callbackStatus = { id: created.body.id, text: created.body.text };
 });
 
-interface Manager {
-  id: number;
-  auth: ReturnType<typeof bearer>;
-  lead: number;
-}
-
 /** A topic with `count` fresh contacts (the callback status worked again too) and two managers holding a lead each. */
-async function scene(count = 6) {
-  const { base, contacts } = await createBase(t.db, { count });
-  const s = await statusesByText(t.db);
-  const a = await createUser(t.db);
-  const b = await createUser(t.db);
-  const filter = await createFilterRow(t.db, {
-    managerIds: [a.user.id, b.user.id],
-    databaseIds: [base.id],
-    statusIds: [callbackStatus.id, s["Перезвонить"].id],
-  });
-  const managers: Manager[] = [];
-  for (const person of [a, b]) {
-    const auth = bearer(await t.tokenFor(person));
-    const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${person.user.id}`).set(auth);
-    expect(lead.status).toBe(200);
-    managers.push({ id: person.user.id, auth, lead: lead.body.id });
-  }
-  return { base, contacts, filter, a: managers[0], b: managers[1] };
-}
-
-async function press(m: Manager, filterId: number, statusText: string, extra: Record<string, unknown> = {}) {
-  const res = await t.request
-    .put("/api/v1/status/update-and-get-lead")
-    .set(m.auth)
-    .send({ statusText, contactId: m.lead, userId: m.id, passport: "", filterId, clientInfo: "", ...extra });
-  if (res.status === 200) m.lead = res.body === "" ? 0 : res.body.id;
-  return res;
-}
+const scene = async (count = 6) =>
+  twoManagersHoldingLeads(t, count, [callbackStatus.id, (await statusesByText(t.db))["Перезвонить"].id]);
+const press = (m: ApiManager, filterId: number, statusText: string, extra?: Record<string, unknown>) => pressApi(t, m, filterId, statusText, extra);
 
 const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
 

@@ -30,7 +30,7 @@ export interface Lead {
 }
 
 /** A contacts row as raw SQL returns it (postgres.js answers int8 as text, so ids are normalised). */
-interface ContactRow {
+export interface ContactRow {
   id: number | string;
   database_id: number;
   name: string;

@@ -7,7 +7,7 @@ import { filterNotFound, filterUnavailable } from "../filters/filters";
 import { contactIdSchema, idSchema, parseInput } from "../validation";
 import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
-import { CONTACT_COLUMNS, claimNext, type Lead, loadWorkSet, presentLead } from "./allocation";
+import { CONTACT_COLUMNS, claimNext, type ContactRow, type Lead, loadWorkSet, presentLead } from "./allocation";
 import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds } from "./retry";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
@@ -95,11 +95,15 @@ export const pressedStatusNotFound = () => badRequest("Такого статус
 export const leadNotHeld = () =>
   conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
 
+/** The next lead's contact columns, null when the turn handed out none. */
+type NextLeadColumns = { [K in keyof ContactRow]: ContactRow[K] | null };
+
 /**
  * What the turn statement answers: what its checks found, and the next lead when the press was recorded, with its
  * attempt and, for the panel, the rest of what it shows of it (null columns without a next lead).
  */
-interface TurnRow extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">>, Pick<LeadViewFacts, "attempts_done" | "attempts_of"> {
+interface TurnRow
+  extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">>, Pick<LeadViewFacts, "attempts_done" | "attempts_of">, NextLeadColumns {
   user_found: boolean;
   on_break: boolean;
   filter_found: boolean;
@@ -116,16 +120,6 @@ interface TurnRow extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempt
   held_by: number | null;
   event_id: number | string | null;
   application_id: number | null;
-  id: number | string | null;
-  database_id: number | null;
-  name: string;
-  phone: string;
-  city: string;
-  address: string;
-  additional_info1: string;
-  additional_info2: string;
-  additional_info3: string;
-  additional_info4: string;
 }
 
 /**
@@ -341,7 +335,7 @@ export async function recordStatus(
   let next: { lead: Lead; view: LeadViewFacts | null } | null = null;
   if (row.id != null) {
     const attempt = attemptOf(row);
-    const lead = presentLead(row as Parameters<typeof presentLead>[0]);
+    const lead = presentLead(row as ContactRow);
     next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? (row as LeadViewFacts) : null };
   }
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
