@@ -354,7 +354,26 @@ const rawPayload = fc.oneof(
 // ---------------------------------------------------------------------------------------------------------------
 // Sending and checking.
 
-type Caller = { role: string; token: string | null };
+/**
+ * Who sends a test's garbage, and for which test: `signal` is the test's own (aborted when it times out, so its
+ * loop stops sending and never writes while the next test checks that nothing was written), `started` when it
+ * began (runsFor).
+ */
+type Caller = { role: string; token: string | null; signal: AbortSignal; started: number };
+
+const callerOf = (role: string, token: string | null, signal: AbortSignal): Caller => ({ role, token, signal, started: Date.now() });
+
+/** The fewest random runs each route gets however slow the machine is. */
+const MIN_RUNS = 2;
+
+/**
+ * A route's random runs: all `numRuns` while the test is in the first half of its time, MIN_RUNS after. A loaded
+ * machine can be several times slower than a quiet one: every route is still sent garbage, with fewer samples,
+ * and the test ends before its timeout instead of failing on it.
+ */
+function runsFor(caller: Caller, numRuns: number) {
+  return Date.now() - caller.started < LONG / 2 ? numRuns : Math.min(numRuns, MIN_RUNS);
+}
 
 function fillPath(path: string, id: string) {
   return path.replace(/\{[^}]+\}/g, id);
@@ -384,6 +403,7 @@ async function check(route: Route, where: string, send: () => Promise<{ status: 
 }
 
 function authorize<T extends { set(name: string, value: string): T }>(req: T, caller: Caller): T {
+  caller.signal.throwIfAborted();
   return caller.token ? req.set("Authorization", bearer(caller.token).Authorization) : req;
 }
 
@@ -422,7 +442,7 @@ async function garbageRuns(caller: Caller, route: Route, numRuns: number) {
         return hasBody ? req.set("Content-Type", "application/json").send(text) : req;
       });
     }) as fc.IAsyncProperty<unknown[]>,
-    numRuns,
+    runsFor(caller, numRuns),
   );
 }
 
@@ -436,7 +456,7 @@ async function rawRuns(caller: Caller, route: Route, numRuns: number) {
         return (contentType ? req.set("Content-Type", contentType) : req.unset("Content-Type")).send(text);
       });
     }) as fc.IAsyncProperty<unknown[]>,
-    numRuns,
+    runsFor(caller, numRuns),
   );
 }
 
@@ -448,8 +468,8 @@ describe("garbage on every route of /api/v1", () => {
     );
   });
 
-  it("as anonymous: every non-public route is a 401 with a message whatever is sent, and public ones hold", async () => {
-    const anonymous = { role: "anonymous", token: null };
+  it("as anonymous: every non-public route is a 401 with a message whatever is sent, and public ones hold", async ({ signal }) => {
+    const anonymous = callerOf("anonymous", null, signal);
     for (const route of routes) {
       if (route.isPublic) {
         await garbageRuns(anonymous, route, 40);
@@ -471,23 +491,23 @@ describe("garbage on every route of /api/v1", () => {
   }, LONG);
 
   for (const role of ["manager", "admin"] as const) {
-    it(`as ${role}: garbage JSON bodies, query strings and ids`, async () => {
-      const caller = { role, token: role === "admin" ? adminToken : managerToken };
+    it(`as ${role}: garbage JSON bodies, query strings and ids`, async ({ signal }) => {
+      const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
       for (const route of routes) {
         if (route.isPublic || route.multipart) continue; // the multipart routes have their own runs below
         await garbageRuns(caller, route, (route.method === "get" || route.method === "delete" ? 8 : 20) * RUNS);
       }
     }, LONG);
 
-    it(`as ${role}: broken payloads and wrong content types`, async () => {
-      const caller = { role, token: role === "admin" ? adminToken : managerToken };
+    it(`as ${role}: broken payloads and wrong content types`, async ({ signal }) => {
+      const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
       for (const route of routes.filter((r) => !r.isPublic && r.method !== "get")) {
         await rawRuns(caller, route, (route.multipart ? 16 : 6) * RUNS);
       }
     }, LONG);
 
-    it(`as ${role}: the upload routes refuse broken forms`, async () => {
-      const caller = { role, token: role === "admin" ? adminToken : managerToken };
+    it(`as ${role}: the upload routes refuse broken forms`, async ({ signal }) => {
+      const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
       for (const route of routes.filter((r) => r.multipart)) {
         await holds(
           fc.asyncProperty(
@@ -509,8 +529,8 @@ describe("garbage on every route of /api/v1", () => {
     }, LONG);
   }
 
-  it("as admin: a NUL in every path parameter and in the query string", async () => {
-    const caller = { role: "admin", token: adminToken };
+  it("as admin: a NUL in every path parameter and in the query string", async ({ signal }) => {
+    const caller = callerOf("admin", adminToken, signal);
     for (const route of routes.filter((r) => !r.isPublic)) {
       const url = route.path.includes("{") ? fillPath(route.path, "1%00") : `${route.path}?term=a%00b&database=%00`;
       await check(route, `admin ${route.method.toUpperCase()} ${url}`, () => authorize(t.request[route.method](url), caller));
