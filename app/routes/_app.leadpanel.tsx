@@ -305,7 +305,7 @@ export default function LeadPanelPage() {
         <Form method="post" ref={formRef} onSubmit={press.onSubmit} onKeyDown={onFieldKeyDown} className="space-y-4" data-testid="lead-form">
           <input type="hidden" name="intent" value="status" />
           <input type="hidden" name="contactId" value={panel.lead.id} />
-          <StatusButtons statuses={panel.statuses} busy={press.busy} />
+          <StatusButtons statuses={panel.statuses} busy={press.busy} slow={press.slow} />
           {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
           <LeadBody
             lead={panel.lead}

@@ -6,6 +6,7 @@ import { buildXlsx } from "../helpers/xlsx";
 import type { Page } from "playwright-core";
 import { allowPageError, allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { SERVER_UNREACHABLE } from "../../app/lib/background-refresh";
+import { SLOW_PRESS_MS } from "../../app/components/leadpanel/usePanelPress";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let e: E2E;
@@ -129,6 +130,45 @@ describe("the connection lost while a manager works", () => {
     await expect.poll(async () => (await page.locator("[data-testid=balance]").textContent())?.replace(/\s/g, " ")).toBe("42,00 $");
     await page.getByText(SERVER_UNREACHABLE).waitFor({ state: "detached" });
     expect(await page.getByLabel("Сумма").inputValue()).toBe("15000");
+  });
+});
+
+describe("a press in flight", () => {
+  it("changes nothing on screen until it has waited SLOW_PRESS_MS, then dims the status row until the answer", async () => {
+    const { manager, contacts, filter } = await workSetup("Вера");
+    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+    const page = await e.newPage();
+    await loginThroughPage(page, manager);
+    await page.waitForURL((url) => url.pathname === "/leadpanel");
+    await waitForHydration(page);
+    await clearToasts(page);
+    // The press's answer is held until the test lets it go.
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/leadpanel/press", async (route) => {
+      await held;
+      await route.continue();
+    });
+    const row = page.locator("[data-testid=status-buttons] button");
+    const look = () =>
+      row.evaluateAll((buttons) => ({
+        opacity: [...new Set(buttons.map((b) => getComputedStyle(b).opacity))],
+        // Running CSS transitions or animations anywhere on the page: each keeps the browser drawing frames.
+        animations: document.getAnimations().length,
+      }));
+    const pressedAt = Date.now();
+    await page.keyboard.press("5");
+    await page.waitForTimeout(60);
+    // A quick answer would have found the page still: no fade started by the press.
+    const quick = await look();
+    expect(Date.now() - pressedAt).toBeLessThan(SLOW_PRESS_MS);
+    expect(quick).toEqual({ opacity: ["1"], animations: 0 });
+    // A slow one: the row says the press is waiting.
+    await expect.poll(look).toEqual({ opacity: ["0.7"], animations: 0 });
+    expect(await row.first().evaluate((b) => getComputedStyle(b).cursor)).toBe("wait");
+    release();
+    await expect.poll(() => page.locator("[data-testid=lead-name]").textContent()).toBe(contacts[1].name);
+    await expect.poll(look).toEqual({ opacity: ["1"], animations: 0 });
   });
 });
 

@@ -3,8 +3,11 @@ import type { LeadPanel } from "../../leads.server";
 import { textColorFor } from "../leads/clientCard";
 import { KeyCap } from "../leads/keys";
 
-/** The status row: one submit button per status (statusId), in its colour, with its key. */
-export function StatusButtons({ statuses, busy }: { statuses: LeadPanel["statuses"]; busy: boolean }) {
+/**
+ * The status row: one submit button per status (statusId), in its colour, with its key. `busy`: a press is in
+ * flight (the next is ignored); `slow`: it has been for a while, and the row shows it.
+ */
+export function StatusButtons({ statuses, busy, slow }: { statuses: LeadPanel["statuses"]; busy: boolean; slow: boolean }) {
   return (
     <div className="flex flex-wrap gap-2" data-testid="status-buttons">
       {statuses.map((status) => (
@@ -19,7 +22,7 @@ export function StatusButtons({ statuses, busy }: { statuses: LeadPanel["statuse
           title={status.label === status.text ? undefined : status.text}
           // Not `disabled` (a disabled button drops the focus): a press in flight ignores the next (onSubmit).
           aria-disabled={busy || undefined}
-          className={`btn shadow-sm ${statusEdgeClass(status.color)} ${busy ? "cursor-wait opacity-70" : ""}`}
+          className={`btn shadow-sm ${statusEdgeClass(status.color)} ${slow ? "cursor-wait opacity-70" : ""}`}
           style={{ backgroundColor: status.color, color: textColorFor(status.color) }}
         >
           {status.label}

@@ -35,6 +35,7 @@ export function usePanelPress({
   const [pendingReport, setPendingReport] = useState<PendingReport | null>(null);
   const [pendingCallback, setPendingCallback] = useState<PendingCallback | null>(null);
   const busy = press.pending || navigating;
+  const slow = useSlow(busy);
 
   const pressedStatus = useRef<string | null>(null);
 
@@ -109,6 +110,8 @@ export function usePanelPress({
 
   return {
     busy,
+    /** A press still unanswered after SLOW_PRESS_MS: the status row says so (dimmed, a waiting cursor). */
+    slow,
     /** The status of the last press, until the focus was put back after it (useFocusAfterPress). */
     pressedStatus,
     answer: press.answer,
@@ -120,6 +123,28 @@ export function usePanelPress({
     confirmReport,
     scheduleCallback,
   };
+}
+
+/**
+ * How long a press waits before the status row is dimmed. A quicker answer changes nothing on screen in between:
+ * the dimming's 150 ms fade, started at the press, kept the browser drawing a frame every 16.7 ms, and the next lead
+ * then waited for the next of those frames and for the rest of the fade's work (the paint bench: the answer →
+ * painted 21 → 11.5 ms median, decision 068).
+ */
+export const SLOW_PRESS_MS = 300;
+
+/** True once `busy` has lasted SLOW_PRESS_MS; false again as soon as it ends. */
+function useSlow(busy: boolean) {
+  const [slow, setSlow] = useState(false);
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setTimeout(() => setSlow(true), SLOW_PRESS_MS);
+    return () => {
+      clearTimeout(timer);
+      setSlow(false);
+    };
+  }, [busy]);
+  return slow;
 }
 
 /**
