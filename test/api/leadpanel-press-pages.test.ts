@@ -73,3 +73,58 @@ describe("a press without JavaScript", () => {
     expect(stored.map((a) => a.text)).toEqual([expect.stringContaining("Хочет тариф")]);
   });
 });
+
+/**
+ * The press with JavaScript, POST /leadpanel/press: served by its route module outside Remix's request handler
+ * (decision 068), with the same answers as the pages' other posts.
+ */
+describe("a press from the panel's script", () => {
+  const press = (cookie: string | null, contactId: string, statusId: string) =>
+    postPageForm(t, "/leadpanel/press", cookie, { intent: "status", statusId, contactId, passport: "", answer: "panel" });
+
+  it("answers the next lead as JSON in one piece, with its length, not stored", async () => {
+    const { s, cookie, contactId } = await managerOnPanel();
+    const res = await press(cookie, contactId, String(s["Не интересно"].id));
+    expect(res.status).toBe(200);
+    expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
+    expect(Number(res.headers["content-length"])).toBe(Buffer.byteLength(res.text));
+    expect(res.headers["cache-control"]).toBe("no-store, no-transform");
+    expect(res.body.error).toBeNull();
+    expect(String(res.body.next.lead.id)).not.toBe(contactId);
+    expect(await eventsOf(contactId)).toHaveLength(1);
+  });
+
+  it("refuses a status that names none «Такого статуса нет» (400), as JSON", async () => {
+    const { cookie, contactId } = await managerOnPanel();
+    const res = await press(cookie, contactId, "999999");
+    expect(res.status).toBe(400);
+    expect(res.body.error.message).toBe("Такого статуса нет");
+    expect(await eventsOf(contactId)).toHaveLength(0);
+  });
+
+  it("sends a press with no session to the login page, and one from another site away", async () => {
+    const { s, cookie, contactId } = await managerOnPanel();
+    const stranger = await press(null, contactId, String(s["Не интересно"].id));
+    expect(stranger.status).toBe(302);
+    expect(stranger.headers.location).toBe("/auth");
+    const forged = await t.request
+      .post("/leadpanel/press")
+      .set("Host", "127.0.0.1")
+      .set("Origin", "https://evil.example")
+      .set("Cookie", cookie)
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(`intent=status&statusId=${s["Не интересно"].id}&contactId=${contactId}&answer=panel`);
+    expect(forged.status).toBe(403);
+    expect(await eventsOf(contactId)).toHaveLength(0);
+  });
+
+  it("refuses a body over its limit «Слишком большой запрос» (413), and records nothing", async () => {
+    const { s, cookie, contactId } = await managerOnPanel();
+    const res = await postPageForm(t, "/leadpanel/press", cookie, {
+      intent: "status", statusId: String(s["Не интересно"].id), contactId, passport: "", answer: "panel", cardLabel: "Сумма", cardValue: "x".repeat(300_000),
+    });
+    expect(res.status).toBe(413);
+    expect(res.text).toBe("Слишком большой запрос");
+    expect(await eventsOf(contactId)).toHaveLength(0);
+  });
+});
