@@ -34,8 +34,9 @@ import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
-import { clientCardText, reportCardProblem } from "../../common/client-card";
-import { actionError } from "../errors.server";
+import { CARD_EMPTY, clientCardText, reportCardProblem } from "../../common/client-card";
+import type { Db } from "../../db/client";
+import { actionError, isAppError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
   CALLBACK_PRESETS,
@@ -125,56 +126,44 @@ function asks(rest: Partial<PressAnswer>) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const { db, config } = context.deps;
-  // The session, the form (through PressFields) and the status it names are read side by side (a press waits for
-  // each query in a row behind the other managers' turns); nothing read is used before the session is known.
-  const formRead = readFormBody(request).then(readPressForm);
-  const [user, form, status] = await Promise.all([
-    requireUser(request, context),
-    formRead,
-    formRead.then((form) => findStatus(db, form.ok ? form.value.statusId : null)),
-  ]);
+  // The session and the form (through PressFields) side by side; nothing read is used before the session is known.
+  const [user, form] = await Promise.all([requireUser(request, context), readFormBody(request).then(readPressForm)]);
   const actor = actorOf(user);
   if (!form.ok) return refused({ code: "validation", message: form.message }, 400);
-  const { intent, answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
+  const { intent, answer, statusId, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
 
   if (intent === "change-topic") {
     await leaveFilter(db, actor);
     return redirect("/getFilters");
   }
+  if (statusId === null) return refusedBy(pressedStatusNotFound());
+  const pressed = { statusId, contactId, passport, card, confirmed };
 
-  // The page's script takes the next lead in the answer; a plain form post (no JavaScript) is redirected.
-  const answerPanel = answer === "panel";
-  if (!status) return refusedBy(pressedStatusNotFound());
-
-  const pressed: ConfirmState = { statusId: String(status.id), statusText: status.text, contactId, passport, card };
-  if (status.isReportStatus) {
-    const problem = reportCardProblem(card);
-    if (problem) return refused({ code: "client_card_empty", message: problem }, 400);
-    if (!confirmed) return asks({ confirm: pressed });
-  }
-
-  // Issue 18: a status that asks for a callback time; without JavaScript the question is a section of the page.
+  // Issue 18: the callback time, when one came with the press (the turn records it for a status that asks for one).
   let callbackAt: Date | null = null;
-  if (status.asksCallback) {
-    const callback = { ...pressed, confirmed };
-    if (!callbackPreset && !callbackLocal) return asks({ callback });
+  if (callbackPreset || callbackLocal) {
     try {
       callbackAt = callbackTimeFromForm(callbackPreset, callbackLocal);
     } catch (error) {
-      return refusedBy(error, { callback });
+      const status = await findStatus(db, statusId);
+      if (status?.asksCallback) return refusedBy(error, { callback: { ...confirmState(pressed, status), confirmed } });
     }
   }
 
+  // The page's script takes the next lead in the answer; a plain form post (no JavaScript) is redirected.
+  const answerPanel = answer === "panel";
   try {
+    // The turn checks the status itself (issue 31: no query before it): a report's card and confirmation, a
+    // callback's time. What it refuses for want of them is asked below.
     const result = await recordStatus(db, actor, config.holdMinutes, {
-      statusId: status.id,
+      statusId,
       contactId,
       userId: user.id,
       passport,
       filterId: user.gettingFilter,
       clientInfo: clientCardText(card),
       callbackAt: callbackAt?.toISOString() ?? null,
-    }, { phoneRegion: config.phoneRegion, panelView: answerPanel });
+    }, { phoneRegion: config.phoneRegion, panelView: answerPanel, reportConfirmed: confirmed });
     context.deps.metrics.leadTurn(result.lead !== null);
     // The page's script shows the next lead from the answer (the turn read what the panel shows of it; a client
     // with history needs one query more); a plain post loads the page again.
@@ -196,8 +185,32 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
-    return refusedBy(error);
+    return pressHeldBack(db, error, pressed);
   }
+}
+
+type Pressed = Omit<ConfirmState, "statusId" | "statusText"> & { statusId: number; confirmed: boolean };
+
+const confirmState = ({ statusId, contactId, passport, card }: Pressed, status: { text: string }): ConfirmState => ({
+  statusId: String(statusId),
+  statusText: status.text,
+  contactId,
+  passport,
+  card,
+});
+
+/**
+ * A press the turn refused: what the status still needs is asked (a report's confirmation, a callback's time) or
+ * said (an empty card, SPEC §4); anything else is core's refusal. The status is read only here, for its name.
+ */
+async function pressHeldBack(db: Db, error: unknown, pressed: Pressed) {
+  const code = isAppError(error) ? error.code : null;
+  if (code !== "client_card_empty" && code !== "report_not_confirmed" && code !== "callback_time_missing") return refusedBy(error);
+  const status = await findStatus(db, pressed.statusId);
+  if (!status) return refusedBy(pressedStatusNotFound());
+  if (code === "client_card_empty") return refused({ code, message: reportCardProblem(pressed.card) ?? CARD_EMPTY }, 400);
+  if (code === "report_not_confirmed") return asks({ confirm: confirmState(pressed, status) });
+  return asks({ callback: { ...confirmState(pressed, status), confirmed: pressed.confirmed } });
 }
 
 const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";

@@ -102,6 +102,33 @@ describe("a press from the panel's script", () => {
     expect(await eventsOf(contactId)).toHaveLength(0);
   });
 
+  it("asks what a status needs when the press came without it, and records and claims nothing until then", async () => {
+    const { s, cookie, contactId } = await managerOnPanel();
+    await t.db.execute(sql`update statuses set asks_callback = true where id = ${s["Перезвонить"].id}`);
+    const card = { cardLabel: "Сумма", cardValue: "15000" };
+    const send = (statusId: number, extra: Record<string, string>) =>
+      postPageForm(t, "/leadpanel/press", cookie, { intent: "status", statusId: String(statusId), contactId, passport: "", answer: "panel", ...extra });
+    // A report with an empty card: said, not asked.
+    const empty = await send(s["Заявка"].id, { cardLabel: "Сумма", cardValue: " ", confirmed: "1" });
+    expect(empty.status).toBe(400);
+    expect(empty.body.error).toEqual({ code: "client_card_empty", message: "Заполните карточку клиента" });
+    // A report not confirmed (the page's dialog was skipped, or the status became a report since it was loaded).
+    const report = await send(s["Заявка"].id, card);
+    expect(report.status).toBe(200);
+    expect(report.body).toMatchObject({ error: null, next: null, confirm: { statusId: String(s["Заявка"].id), statusText: "Заявка", contactId } });
+    // A callback status with no time: its question, with the press as it came.
+    const callback = await send(s["Перезвонить"].id, card);
+    expect(callback.body).toMatchObject({ error: null, next: null, callback: { statusText: "Перезвонить", contactId, confirmed: false } });
+    expect(await eventsOf(contactId)).toHaveLength(0);
+    const held = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from contacts where held_by = (select held_by from contacts where id = ${contactId})`);
+    expect(held[0].n).toBe(1);
+    // Confirmed, it is recorded and the next lead comes.
+    const done = await send(s["Заявка"].id, { ...card, confirmed: "1" });
+    expect(done.body.error).toBeNull();
+    expect(String(done.body.next.lead.id)).not.toBe(contactId);
+    expect(await eventsOf(contactId)).toHaveLength(1);
+  });
+
   it("sends a press with no session to the login page, and one from another site away", async () => {
     const { s, cookie, contactId } = await managerOnPanel();
     const stranger = await press(null, contactId, String(s["Не интересно"].id));

@@ -91,6 +91,8 @@ export interface RecordStatusResult {
 
 /** A press that names no status there is (the panel's action asks the same before it asks anything). */
 export const pressedStatusNotFound = () => badRequest("Такого статуса нет", "status_not_found");
+/** A report status pressed on the lead panel before its confirmation (the panel asks it, then presses again). */
+export const reportNotConfirmed = () => badRequest("Подтвердите отправку заявки", "report_not_confirmed");
 
 export const leadNotHeld = () =>
   conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
@@ -146,6 +148,8 @@ export function turnStatement(input: {
   callbackAt?: Date | null;
   /** Read what the lead panel shows of the next lead too (LeadViewFacts); otherwise its attempt only. */
   panelView?: boolean;
+  /** False: a report status is not recorded (the lead panel asks its confirmation first). */
+  reportConfirmed?: boolean;
 }): SQL {
   const userId = sql`${input.userId}::int`;
   const filterId = sql`${input.filterId}::int`;
@@ -153,6 +157,7 @@ export function turnStatement(input: {
   const clientInfo = sql`${input.clientInfo}::text`;
   const withPassport = sql`${input.withPassport}::boolean`;
   const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
+  const reportConfirmed = sql`${input.reportConfirmed ?? true}::boolean`;
   // The topic's calling window, read in the statement like its bases (the `f` row).
   const hours: HoursSql = {
     from: sql`(select calls_from from f)::time`,
@@ -181,7 +186,7 @@ export function turnStatement(input: {
       select c.id, c.database_id, c.phone, c.phone_key, c.tz, c.client_info, s.id as status_id, s.text, s.is_report_status,
         s.is_technical, s.is_do_not_call, s.asks_callback
       from c, s, f
-      where f.open and c.held_by = ${userId} and (not s.is_report_status or ${clientInfo} <> '')
+      where f.open and c.held_by = ${userId} and (not s.is_report_status or (${clientInfo} <> '' and ${reportConfirmed}))
         and (not s.asks_callback or ${callbackAt} is not null)),
     rule as materialized (
       -- The pressed status's retry rule in this topic (decision 057): which attempt this press is (the statement does
@@ -304,7 +309,13 @@ export async function recordStatus(
   actor: Actor,
   holdMinutes: number,
   rawInput: unknown,
-  options: { phoneRegion: string; /** The lead panel's press: LeadViewFacts with the next lead (`view`). */ panelView?: boolean },
+  options: {
+    phoneRegion: string;
+    /** The lead panel's press: LeadViewFacts with the next lead (`view`). */
+    panelView?: boolean;
+    /** The lead panel's press of a report status was confirmed; false refuses it with reportNotConfirmed. */
+    reportConfirmed?: boolean;
+  },
 ): Promise<RecordStatusResult> {
   const input = parseInput(recordStatusSchema, rawInput);
   requireSelfOrAdmin(actor, input.userId);
@@ -320,6 +331,7 @@ export async function recordStatus(
       holdMinutes,
       callbackAt: input.callbackAt ?? null,
       panelView: options.panelView,
+      reportConfirmed: options.reportConfirmed,
     }),
   );
   // The checks in the order the press has always made them (the first failing one answers).
@@ -330,6 +342,7 @@ export async function recordStatus(
   if (!row.contact_found) throw notFound("Клиент не найден", "contact_not_found");
   if (row.held_by !== input.userId) throw leadNotHeld();
   if (row.status_report && !input.clientInfo) throw badRequest(CARD_EMPTY, "client_card_empty");
+  if (row.status_report && options.reportConfirmed === false) throw reportNotConfirmed();
   if (row.status_callback && !input.callbackAt) throw badRequest(CALLBACK_TIME_MISSING, "callback_time_missing");
   if (row.event_id == null) throw new Error("status press: the checks passed but nothing was recorded");
   let next: { lead: Lead; view: LeadViewFacts | null } | null = null;
