@@ -117,33 +117,44 @@ function pressHandler(build: ServerBuild, loadContext: (req: express.Request, re
   const route = build.routes["routes/leadpanel.press"]?.module;
   if (!route?.action) throw new Error("routes/leadpanel.press has no action");
   const action = route.action;
+  // Express 4 does not catch an async handler's rejection: every path below answers, or ends the response.
   return async (req, res) => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-      else if (value !== undefined) headers.set(name, value);
-    }
-    const request = new Request(new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`), {
-      method: "POST",
-      headers,
-      body: Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : null,
-    });
     const context = loadContext(req, res);
-    let response: Response;
+    let request: Request | null = null;
     try {
-      response = (await action({ request, context, params: {} })) as Response;
-    } catch (thrown) {
-      if (thrown instanceof Response) response = thrown;
-      else {
-        build.entry.module.handleError?.(thrown, { request, context, params: {} });
-        res.status(500).type("text/plain; charset=utf-8").send("Unexpected Server Error");
-        return;
+      request = new Request(new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`), {
+        method: "POST",
+        headers: requestHeaders(req),
+        body: Buffer.isBuffer(req.body) ? new Uint8Array(req.body) : null,
+      });
+      let response: Response;
+      try {
+        response = (await action({ request, context, params: {} })) as Response;
+      } catch (thrown) {
+        if (!(thrown instanceof Response)) throw thrown;
+        response = thrown;
       }
+      const body = Buffer.from(await response.arrayBuffer());
+      res.status(response.status);
+      for (const [name, value] of response.headers) res.append(name, value);
+      res.end(body);
+    } catch (error) {
+      if (request) build.entry.module.handleError?.(error, { request, context, params: {} });
+      else context.log?.error({ err: error }, "press request not read");
+      if (res.headersSent) res.destroy();
+      else res.status(500).type("text/plain; charset=utf-8").send("Unexpected Server Error");
     }
-    res.status(response.status);
-    for (const [name, value] of response.headers) res.append(name, value);
-    res.end(Buffer.from(await response.arrayBuffer()));
   };
+}
+
+/** The Node request's headers as a Fetch Headers (a repeated header, such as Cookie from a proxy, kept whole). */
+function requestHeaders(req: express.Request): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  return headers;
 }
 
 /** A press whose body could not be read (over PRESS_BODY_LIMIT, or cut off): a 4xx in Russian, never a page of stack. */
