@@ -140,13 +140,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const pressed = { statusId, contactId, passport, card, confirmed };
 
   // Issue 18: the callback time, when one came with the press (the turn records it for a status that asks for one).
+  // One it cannot read is no time: a status that asks for one is refused for want of it, and told why below.
   let callbackAt: Date | null = null;
+  let unreadTime: unknown = null;
   if (callbackPreset || callbackLocal) {
     try {
       callbackAt = callbackTimeFromForm(callbackPreset, callbackLocal);
     } catch (error) {
-      const status = await findStatus(db, statusId);
-      if (status?.asksCallback) return refusedBy(error, { callback: { ...confirmState(pressed, status), confirmed } });
+      unreadTime = error;
     }
   }
 
@@ -185,7 +186,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
-    return pressHeldBack(db, error, pressed);
+    return pressHeldBack(db, error, pressed, unreadTime);
   }
 }
 
@@ -200,17 +201,19 @@ const confirmState = ({ statusId, contactId, passport, card }: Pressed, status: 
 });
 
 /**
- * A press the turn refused: what the status still needs is asked (a report's confirmation, a callback's time) or
- * said (an empty card, SPEC §4); anything else is core's refusal. The status is read only here, for its name.
+ * A press the turn refused: what the status still needs is asked (a report's confirmation, a callback's time, with
+ * the reason a time sent was not read: `unreadTime`) or said (an empty card, SPEC §4); anything else is core's
+ * refusal. The status is read only here, for its name.
  */
-async function pressHeldBack(db: Db, error: unknown, pressed: Pressed) {
+async function pressHeldBack(db: Db, error: unknown, pressed: Pressed, unreadTime: unknown) {
   const code = isAppError(error) ? error.code : null;
   if (code !== "client_card_empty" && code !== "report_not_confirmed" && code !== "callback_time_missing") return refusedBy(error);
   const status = await findStatus(db, pressed.statusId);
   if (!status) return refusedBy(pressedStatusNotFound());
   if (code === "client_card_empty") return refused({ code, message: reportCardProblem(pressed.card) ?? CARD_EMPTY }, 400);
   if (code === "report_not_confirmed") return asks({ confirm: confirmState(pressed, status) });
-  return asks({ callback: { ...confirmState(pressed, status), confirmed: pressed.confirmed } });
+  const callback = { ...confirmState(pressed, status), confirmed: pressed.confirmed };
+  return unreadTime ? refusedBy(unreadTime, { callback }) : asks({ callback });
 }
 
 const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";
