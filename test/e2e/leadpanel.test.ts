@@ -55,6 +55,18 @@ async function workSetup(name: string) {
   return { manager, base, contacts, filter };
 }
 
+/** A manager of workSetup on his lead panel, in a page whose timers run on the test's clock (page.clock). */
+async function panelOnClock(name: string) {
+  const setup = await workSetup(name);
+  await e.db.update(users).set({ gettingFilter: setup.filter.id }).where(eq(users.id, setup.manager.user.id));
+  const page = await e.newPage();
+  await page.clock.install();
+  await loginThroughPage(page, setup.manager);
+  await page.waitForURL((url) => url.pathname === "/leadpanel");
+  await waitForHydration(page);
+  return { ...setup, page };
+}
+
 describe("the client card", () => {
   it("labels extra fields with the import's headers, hides empty ones and shows phones in one readable format", async () => {
     const res = await e.request
@@ -100,14 +112,8 @@ describe("the client card", () => {
 
 describe("the connection lost while a manager works", () => {
   it("keeps the card he is typing and says there is no connection, then refreshes once the server answers", async () => {
-    const { manager, contacts, filter } = await workSetup("Ольга");
-    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
-    const page = await e.newPage();
     // The layout's 15 s refresh (SPEC §9) is run by the page's clock.
-    await page.clock.install();
-    await loginThroughPage(page, manager);
-    await page.waitForURL((url) => url.pathname === "/leadpanel");
-    await waitForHydration(page);
+    const { manager, contacts, page } = await panelOnClock("Ольга");
     await page.getByLabel("Сумма").fill("15000");
 
     // The network drops (every request of the page refused) while the layout refreshes in the background.
@@ -135,15 +141,9 @@ describe("the connection lost while a manager works", () => {
 
 describe("a press in flight", () => {
   it("changes nothing on screen until it has waited SLOW_PRESS_MS, then dims the status row until the answer", async () => {
-    const { manager, contacts, filter } = await workSetup("Вера");
-    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
-    const page = await e.newPage();
     // The page's timers (SLOW_PRESS_MS among them) run on the test's clock, so a busy machine cannot make the press
     // slow before the first look.
-    await page.clock.install();
-    await loginThroughPage(page, manager);
-    await page.waitForURL((url) => url.pathname === "/leadpanel");
-    await waitForHydration(page);
+    const { contacts, page } = await panelOnClock("Вера");
     await clearToasts(page);
     // The press's answer is held until the test lets it go.
     let release = () => {};
