@@ -6,27 +6,60 @@
  * listening's answer (/users).
  */
 
-/** What the rule reads of a candidate (RTCIceCandidate's fields). */
+/** What the rule reads of a candidate (RTCIceCandidate's fields): its kind and the m-section it was gathered for. */
 export interface CandidateFacts {
   type: RTCIceCandidateType | null;
   protocol: RTCIceProtocol | null;
+  section: number | null;
 }
+
+/** The facts of a gathered candidate. */
+export const candidateFacts = (candidate: RTCIceCandidate): CandidateFacts => ({
+  type: candidate.type,
+  protocol: candidate.protocol,
+  section: candidate.sdpMLineIndex,
+});
 
 /** Candidates that arrive in the same burst as the first sufficient one (other interfaces) still get in. */
 export const ICE_SETTLE_MS = 15;
 
-/** Whether the candidates gathered so far are all the PBX can use, given the ICE servers the page has. */
-export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[]): boolean {
-  const urls = servers.flatMap((server) => (Array.isArray(server.urls) ? server.urls : [server.urls]));
-  const has = (type: RTCIceCandidateType) => seen.some((c) => c.type === type && c.protocol === "udp");
-  if (!has("host")) return false;
-  if (urls.some((url) => /^stun:/i.test(url)) && !has("srflx")) return false;
-  if (urls.some((url) => /^turns?:/i.test(url)) && !has("relay")) return false;
-  return true;
+/**
+ * The m-sections of a description that gather candidates of their own: each one not rejected (port 0), except
+ * those bundled behind the first of their BUNDLE group, which share its transport. rtpengine's offer for live
+ * listening has one unbundled section per party, and each needs a candidate of its own in the answer: a section
+ * read before its first one came still says `c=IN IP4 0.0.0.0` and port 9, and rtpengine sends that party nothing
+ * (ICE and DTLS connect, no packet arrives: measured; a loaded CI machine answered so once).
+ */
+export function gatheringSections(sdp: string | undefined): number[] {
+  if (!sdp) return [0];
+  const [session, ...media] = sdp.split(/\r?\nm=/);
+  const group = /^a=group:BUNDLE (.*)$/m.exec(session)?.[1] ?? "";
+  const bundledBehind = new Set(group.trim().split(/\s+/).filter(Boolean).slice(1));
+  const sections = media.flatMap((section, index) => {
+    const mid = /^a=mid:(\S+)/m.exec(section)?.[1];
+    const rejected = /^\S+ 0 /.test(section);
+    return rejected || (mid !== undefined && bundledBehind.has(mid)) ? [] : [index];
+  });
+  return sections.length > 0 ? sections : [0];
 }
 
 /**
- * Resolves once `pc`'s candidates suffice (and ICE_SETTLE_MS more), or its gathering completes, or after
+ * Whether the candidates gathered so far are all the PBX can use, given the ICE servers the page has: in each of
+ * `sections` (gatheringSections) a host UDP candidate, with a STUN server a server-reflexive one too, with a TURN
+ * server a relayed one.
+ */
+export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[], sections: number[] = [0]): boolean {
+  const urls = servers.flatMap((server) => (Array.isArray(server.urls) ? server.urls : [server.urls]));
+  const wanted: RTCIceCandidateType[] = ["host"];
+  if (urls.some((url) => /^stun:/i.test(url))) wanted.push("srflx");
+  if (urls.some((url) => /^turns?:/i.test(url))) wanted.push("relay");
+  const has = (section: number, type: RTCIceCandidateType) =>
+    seen.some((c) => c.type === type && c.protocol === "udp" && (c.section ?? 0) === section);
+  return sections.every((section) => wanted.every((type) => has(section, type)));
+}
+
+/**
+ * Resolves once `pc`'s candidates suffice in each of its sections (and ICE_SETTLE_MS more), or its gathering completes, or after
  * `timeoutMs` (a STUN or TURN server that never answers).
  */
 export function candidatesGathered(pc: RTCPeerConnection, servers: RTCIceServer[], timeoutMs: number): Promise<void> {
@@ -41,8 +74,9 @@ export function candidatesGathered(pc: RTCPeerConnection, servers: RTCIceServer[
       resolve();
     };
     const onCandidate = (event: RTCPeerConnectionIceEvent) => {
-      if (event.candidate) seen.push({ type: event.candidate.type, protocol: event.candidate.protocol });
-      if (settling === undefined && candidatesSuffice(seen, servers)) settling = setTimeout(done, ICE_SETTLE_MS);
+      if (event.candidate) seen.push(candidateFacts(event.candidate));
+      const sections = gatheringSections(pc.localDescription?.sdp);
+      if (settling === undefined && candidatesSuffice(seen, servers, sections)) settling = setTimeout(done, ICE_SETTLE_MS);
     };
     const onState = () => {
       if (pc.iceGatheringState === "complete") done();

@@ -8,7 +8,7 @@
  */
 import type { SessionDescriptionHandlerFactory, UserAgent } from "sip.js";
 import { Web } from "sip.js";
-import { type CandidateFacts, candidatesSuffice, ICE_SETTLE_MS } from "../ice-candidates";
+import { type CandidateFacts, candidateFacts, candidatesSuffice, gatheringSections, ICE_SETTLE_MS } from "../ice-candidates";
 
 /** sip.js's handler, ending the wait for ICE as soon as `candidatesSuffice` (sip.js documents this extension point). */
 class PromptOfferHandler extends Web.SessionDescriptionHandler {
@@ -25,7 +25,7 @@ class PromptOfferHandler extends Web.SessionDescriptionHandler {
     this.peerConnectionDelegate = {
       onicecandidate: (event) => {
         if (!event.candidate) return;
-        this.candidates.push({ type: event.candidate.type, protocol: event.candidate.protocol });
+        this.candidates.push(candidateFacts(event.candidate));
         this.settleWhenSufficient();
       },
     };
@@ -44,7 +44,8 @@ class PromptOfferHandler extends Web.SessionDescriptionHandler {
   }
 
   private settleWhenSufficient() {
-    if (this.settling !== undefined || !candidatesSuffice(this.candidates, this.servers)) return;
+    const sections = gatheringSections(this.peerConnection?.localDescription?.sdp);
+    if (this.settling !== undefined || !candidatesSuffice(this.candidates, this.servers, sections)) return;
     this.settling = setTimeout(() => {
       this.settling = undefined;
       this.iceGatheringComplete();
