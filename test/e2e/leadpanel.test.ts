@@ -123,6 +123,11 @@ describe("the connection lost while a manager works", () => {
     await page.route("**/*", (route) => route.abort("connectionrefused"));
     await page.clock.runFor(16_000);
     await page.getByText(SERVER_UNREACHABLE).waitFor();
+    // It stays until the connection is back, so it covers none of the header's controls, on a phone or at a desk.
+    for (const width of [390, 1024, 1280, 1440]) {
+      await page.setViewportSize({ width, height: 844 });
+      expect(await controlsUnder(page, SERVER_UNREACHABLE), `at ${width} px`).toEqual([]);
+    }
     // Still the panel, with his card as he typed it: not the error page in its place.
     expect(await page.locator("[data-testid=lead-name]").textContent()).toBe(contacts[0].name);
     expect(await page.getByLabel("Сумма").inputValue()).toBe("15000");
@@ -138,6 +143,23 @@ describe("the connection lost while a manager works", () => {
     expect(await page.getByLabel("Сумма").inputValue()).toBe("15000");
   });
 });
+
+/** The header's visible controls (their names) that the message reading `text` lies over, once it has come in. */
+function controlsUnder(page: Page, text: string) {
+  return page.getByText(text).evaluate(async (message) => {
+    // Its entrance (a CSS animation, on the real clock) slides it down from above the page.
+    await Promise.all(document.getAnimations().map((animation) => animation.finished));
+    // The toast's whole bar: the button our Toasts draws in it holds the icon and the message.
+    const box = (message.closest("button")?.parentElement ?? message).getBoundingClientRect();
+    return [...document.querySelectorAll<HTMLElement>("header a, header button")]
+      .filter((control) => {
+        const r = control.getBoundingClientRect();
+        const shown = r.width > 0 && r.height > 0;
+        return shown && r.left < box.right && box.left < r.right && r.top < box.bottom && box.top < r.bottom;
+      })
+      .map((control) => control.getAttribute("aria-label") ?? control.textContent?.trim() ?? "");
+  });
+}
 
 describe("a press in flight", () => {
   it("changes nothing on screen until it has waited SLOW_PRESS_MS, then dims the status row until the answer", async () => {
@@ -176,12 +198,12 @@ describe("a press in flight", () => {
 
 /** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/leadpanel.test.ts -t screenshots). */
 describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
-  it("the no-connection notice over the lead panel at 390 and 1440, light and dark", async () => {
+  it("the no-connection notice over the lead panel at 390, 1024 and 1440, light and dark", async () => {
     const { manager, filter } = await workSetup("Дарья");
     await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
     allowPageError(/Failed to load resource: net::ERR_CONNECTION_REFUSED|Failed to fetch manifest patches/);
     for (const theme of ["light", "dark"]) {
-      for (const width of [390, 1440]) {
+      for (const width of [390, 1024, 1440]) {
         const page = await e.newPage();
         if (theme === "dark") await page.context().addCookies([{ name: "theme", value: "ImRhcmsi", url: e.baseUrl }]);
         await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });

@@ -40,7 +40,11 @@ export const dismissNotice = (id: string) => toast.dismiss(id);
 /** Drops every message on screen: a form sent again answers afresh (issue 31: a stale «Укажите логин» stood beside the server's answer). */
 export const clearNotices = () => toast.remove();
 
-/** SPEC §9: top-center, 2000 ms, pause on hover, close on click. */
+/**
+ * SPEC §9: top-center, 2000 ms, pause on hover, close on click. Narrower than 1280 px the header's controls reach
+ * the middle (on a phone it is all controls): messages sit under it (its h-14 and a gap), so a notice that stays,
+ * such as «Нет связи с сервером», never covers ☰ or Перерыв.
+ */
 export function Toasts() {
   // Old messages do not outlive their page (issue 17): leaving it drops what is still on screen, so a stale
   // "Неверный логин или пароль" never stands beside the next page's "Авторизирован".
@@ -53,6 +57,7 @@ export function Toasts() {
   return (
     <Toaster
       position="top-center"
+      containerClassName="max-xl:!top-16"
       toastOptions={{ duration: 2000, style: { background: "var(--toast-bg)", color: "var(--toast-fg)", border: "1px solid rgb(100 116 139 / 0.3)" } }}
     >
       {(t) => (
