@@ -1,3 +1,4 @@
+import { useMemo } from "react";
 import { statusEdgeClass } from "../../lib/color";
 import type { LeadPanel } from "../../leads.server";
 import { textColorFor } from "../leads/clientCard";
@@ -5,12 +6,17 @@ import { KeyCap } from "../leads/keys";
 
 /**
  * The status row: one submit button per status (statusId), in its colour, with its key. `busy`: a press is in
- * flight (the next is ignored); `slow`: it has been for a while, and the row shows it.
+ * flight (the next is ignored); `slow`: it has been for a while, and the row shows it. The row is drawn again at
+ * every press and answer (busy): each colour's edge and text, contrast sums per theme, are worked out once.
  */
 export function StatusButtons({ statuses, busy, slow }: { statuses: LeadPanel["statuses"]; busy: boolean; slow: boolean }) {
+  const looks = useMemo(
+    () => statuses.map((status) => ({ edge: statusEdgeClass(status.color), style: { backgroundColor: status.color, color: textColorFor(status.color) } })),
+    [statuses],
+  );
   return (
     <div className="flex flex-wrap gap-2" data-testid="status-buttons">
-      {statuses.map((status) => (
+      {statuses.map((status, i) => (
         <button
           key={status.id}
           type="submit"
@@ -22,8 +28,8 @@ export function StatusButtons({ statuses, busy, slow }: { statuses: LeadPanel["s
           title={status.label === status.text ? undefined : status.text}
           // Not `disabled` (a disabled button drops the focus): a press in flight ignores the next (onSubmit).
           aria-disabled={busy || undefined}
-          className={`btn shadow-sm ${statusEdgeClass(status.color)} ${slow ? "cursor-wait opacity-70" : ""}`}
-          style={{ backgroundColor: status.color, color: textColorFor(status.color) }}
+          className={`btn shadow-sm ${looks[i].edge} ${slow ? "cursor-wait opacity-70" : ""}`}
+          style={looks[i].style}
         >
           {status.label}
           {status.key === null ? null : <KeyCap>{String(status.key)}</KeyCap>}
