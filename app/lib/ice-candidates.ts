@@ -44,11 +44,12 @@ export function gatheringSections(sdp: string | undefined): number[] {
 }
 
 /**
- * Whether the candidates gathered so far are all the PBX can use, given the ICE servers the page has: in each of
- * `sections` (gatheringSections) a host UDP candidate, with a STUN server a server-reflexive one too, with a TURN
- * server a relayed one.
+ * Whether the candidates gathered so far are all the PBX can use, given the ICE servers the page has: in each
+ * section of the local `description` that gathers its own (gatheringSections) a host UDP candidate, with a STUN
+ * server a server-reflexive one too, with a TURN server a relayed one.
  */
-export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[], sections: number[] = [0]): boolean {
+export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[], description?: string): boolean {
+  const sections = gatheringSections(description);
   const urls = servers.flatMap((server) => (Array.isArray(server.urls) ? server.urls : [server.urls]));
   const wanted: RTCIceCandidateType[] = ["host"];
   if (urls.some((url) => /^stun:/i.test(url))) wanted.push("srflx");
@@ -59,8 +60,8 @@ export function candidatesSuffice(seen: CandidateFacts[], servers: RTCIceServer[
 }
 
 /**
- * Resolves once `pc`'s candidates suffice in each of its sections (and ICE_SETTLE_MS more), or its gathering completes, or after
- * `timeoutMs` (a STUN or TURN server that never answers).
+ * Resolves once `pc`'s candidates suffice in each of its sections (and ICE_SETTLE_MS more), or its gathering
+ * completes, or after `timeoutMs` (a STUN or TURN server that never answers).
  */
 export function candidatesGathered(pc: RTCPeerConnection, servers: RTCIceServer[], timeoutMs: number): Promise<void> {
   return new Promise((resolve) => {
@@ -75,8 +76,8 @@ export function candidatesGathered(pc: RTCPeerConnection, servers: RTCIceServer[
     };
     const onCandidate = (event: RTCPeerConnectionIceEvent) => {
       if (event.candidate) seen.push(candidateFacts(event.candidate));
-      const sections = gatheringSections(pc.localDescription?.sdp);
-      if (settling === undefined && candidatesSuffice(seen, servers, sections)) settling = setTimeout(done, ICE_SETTLE_MS);
+      if (settling !== undefined || !candidatesSuffice(seen, servers, pc.localDescription?.sdp)) return;
+      settling = setTimeout(done, ICE_SETTLE_MS);
     };
     const onState = () => {
       if (pc.iceGatheringState === "complete") done();

@@ -55,17 +55,36 @@ async function workSetup(name: string) {
   return { manager, base, contacts, filter };
 }
 
-/** A manager of workSetup on his lead panel, in a page whose timers run on the test's clock (page.clock). */
-async function panelOnClock(name: string) {
+/** workSetup, with the manager already in his topic. */
+async function managerInTopic(name: string) {
   const setup = await workSetup(name);
   await e.db.update(users).set({ gettingFilter: setup.filter.id }).where(eq(users.id, setup.manager.user.id));
+  return setup;
+}
+
+/**
+ * `manager` on his lead panel, in a page whose timers run on the test's clock (page.clock); in the dark theme and at
+ * a width when asked.
+ */
+async function panelPageOnClock(manager: Parameters<typeof loginThroughPage>[1], look: { dark?: boolean; width?: number } = {}) {
   const page = await e.newPage();
+  if (look.dark) await page.context().addCookies([{ name: "theme", value: "ImRhcmsi", url: e.baseUrl }]);
+  if (look.width) await page.setViewportSize({ width: look.width, height: look.width <= 390 ? 844 : 900 });
   await page.clock.install();
-  await loginThroughPage(page, setup.manager);
+  await loginThroughPage(page, manager);
   await page.waitForURL((url) => url.pathname === "/leadpanel");
   await waitForHydration(page);
-  return { ...setup, page };
+  return page;
 }
+
+/** A manager of workSetup on his lead panel, the page's timers on the test's clock. */
+async function panelOnClock(name: string) {
+  const setup = await managerInTopic(name);
+  return { ...setup, page: await panelPageOnClock(setup.manager) };
+}
+
+/** Until the page's CSS animations (a message's entrance, on the real clock) have ended. */
+const animationsDone = (page: Page) => page.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished)).then(() => {}));
 
 describe("the client card", () => {
   it("labels extra fields with the import's headers, hides empty ones and shows phones in one readable format", async () => {
@@ -124,6 +143,8 @@ describe("the connection lost while a manager works", () => {
     await page.clock.runFor(16_000);
     await page.getByText(SERVER_UNREACHABLE).waitFor();
     // It stays until the connection is back, so it covers none of the header's controls, on a phone or at a desk.
+    // Its entrance slides it down from above the page.
+    await animationsDone(page);
     for (const width of [390, 1024, 1280, 1440]) {
       await page.setViewportSize({ width, height: 844 });
       expect(await controlsUnder(page, SERVER_UNREACHABLE), `at ${width} px`).toEqual([]);
@@ -144,11 +165,9 @@ describe("the connection lost while a manager works", () => {
   });
 });
 
-/** The header's visible controls (their names) that the message reading `text` lies over, once it has come in. */
+/** The header's visible controls (their names) that the message reading `text` lies over. */
 function controlsUnder(page: Page, text: string) {
-  return page.getByText(text).evaluate(async (message) => {
-    // Its entrance (a CSS animation, on the real clock) slides it down from above the page.
-    await Promise.all(document.getAnimations().map((animation) => animation.finished));
+  return page.getByText(text).evaluate((message) => {
     // The toast's whole bar: the button our Toasts draws in it holds the icon and the message.
     const box = (message.closest("button")?.parentElement ?? message).getBoundingClientRect();
     return [...document.querySelectorAll<HTMLElement>("header a, header button")]
@@ -199,24 +218,16 @@ describe("a press in flight", () => {
 /** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/leadpanel.test.ts -t screenshots). */
 describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
   it("the no-connection notice over the lead panel at 390, 1024 and 1440, light and dark", async () => {
-    const { manager, filter } = await workSetup("Дарья");
-    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+    const { manager } = await managerInTopic("Дарья");
     allowPageError(/Failed to load resource: net::ERR_CONNECTION_REFUSED|Failed to fetch manifest patches/);
     for (const theme of ["light", "dark"]) {
       for (const width of [390, 1024, 1440]) {
-        const page = await e.newPage();
-        if (theme === "dark") await page.context().addCookies([{ name: "theme", value: "ImRhcmsi", url: e.baseUrl }]);
-        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-        await page.clock.install();
-        await loginThroughPage(page, manager);
-        await page.waitForURL((url) => url.pathname === "/leadpanel");
-        await waitForHydration(page);
+        const page = await panelPageOnClock(manager, { dark: theme === "dark", width });
         await page.getByLabel("Сумма").fill("15000");
         await page.route("**/*", (route) => route.abort("connectionrefused"));
         await page.clock.runFor(16_000);
         await page.getByText(SERVER_UNREACHABLE).waitFor();
-        // Its entrance (a CSS animation, on the real clock) ends.
-        await page.waitForTimeout(1000);
+        await animationsDone(page);
         await page.screenshot({ path: `${process.env.SCREENS_DIR}/no-connection-${width}-${theme}.png` });
         await page.close();
       }

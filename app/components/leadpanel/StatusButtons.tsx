@@ -11,7 +11,11 @@ import { KeyCap } from "../leads/keys";
  */
 export function StatusButtons({ statuses, busy, slow }: { statuses: LeadPanel["statuses"]; busy: boolean; slow: boolean }) {
   const looks = useMemo(
-    () => statuses.map((status) => ({ edge: statusEdgeClass(status.color), style: { backgroundColor: status.color, color: textColorFor(status.color) } })),
+    () =>
+      statuses.map(({ color }) => ({
+        edge: statusEdgeClass(color),
+        style: { backgroundColor: color, color: textColorFor(color) },
+      })),
     [statuses],
   );
   return (

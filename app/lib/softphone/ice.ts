@@ -8,7 +8,7 @@
  */
 import type { SessionDescriptionHandlerFactory, UserAgent } from "sip.js";
 import { Web } from "sip.js";
-import { type CandidateFacts, candidateFacts, candidatesSuffice, gatheringSections, ICE_SETTLE_MS } from "../ice-candidates";
+import { type CandidateFacts, candidateFacts, candidatesSuffice, ICE_SETTLE_MS } from "../ice-candidates";
 
 /** sip.js's handler, ending the wait for ICE as soon as `candidatesSuffice` (sip.js documents this extension point). */
 class PromptOfferHandler extends Web.SessionDescriptionHandler {
@@ -44,8 +44,8 @@ class PromptOfferHandler extends Web.SessionDescriptionHandler {
   }
 
   private settleWhenSufficient() {
-    const sections = gatheringSections(this.peerConnection?.localDescription?.sdp);
-    if (this.settling !== undefined || !candidatesSuffice(this.candidates, this.servers, sections)) return;
+    const description = this.peerConnection?.localDescription?.sdp;
+    if (this.settling !== undefined || !candidatesSuffice(this.candidates, this.servers, description)) return;
     this.settling = setTimeout(() => {
       this.settling = undefined;
       this.iceGatheringComplete();
