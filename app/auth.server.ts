@@ -54,10 +54,13 @@ export async function getUser(request: Request, context: AppLoadContext): Promis
 /** Guards read top to bottom: no session → /auth (with the cookie cleared). */
 export async function requireUser(request: Request, context: AppLoadContext): Promise<User> {
   const user = await getUser(request, context);
-  if (!user) {
-    throw redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context) } });
-  }
+  if (!user) throw await loginAgain(context);
   return user;
+}
+
+/** Where a request without a live session goes: /auth, with the cookie cleared. */
+export async function loginAgain(context: AppLoadContext): Promise<Response> {
+  return redirect("/auth", { headers: { "Set-Cookie": await clearSessionCookieHeader(context) } });
 }
 
 /** Admin pages: a manager gets a 403 page, never the admin's data. */

@@ -8,7 +8,7 @@ export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/pan
 export type { Autodial } from "../server/core/leads/autodial";
 export { leadView, type LeadView } from "../server/core/leads/lead-view";
 export type { LeadPanel, CardField } from "../server/core/leads/panel";
-export { pressedStatusNotFound, pressOutcomeMessage, recordStatus } from "../server/core/leads/record-status";
+export { pressedStatusNotFound, pressOutcomeMessage, pressStatus } from "../server/core/leads/record-status";
 export {
   callbackCounts,
   listAllCallbacks,
@@ -39,7 +39,7 @@ const texts = z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v :
 /**
  * /leadpanel's press form (the status buttons, the card, the report's confirmation, the callback time; or
  * «Сменить тематику»), as posted by the page's script or without it. Only the form's shape is checked here: the
- * rules are the action's and core's (`recordStatus` parses contactId and the card's text itself), and an id that
+ * rules are the action's and core's (`pressStatus` parses contactId and the card's text itself), and an id that
  * names no status is null, answered «Такого статуса нет» as a status gone since the page was loaded.
  */
 export const PressFields = z

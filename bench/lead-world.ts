@@ -152,7 +152,7 @@ export async function driveFloor(
       while (Date.now() < until && contactId) {
         await exec(sql`select s.id, s.expires_at, u.* from sessions s join users u on u.id = s.user_id where s.id = ${token}`);
         const [next] = await exec(
-          turnStatement({ userId: agent.userId, filterId, contactId, status: { text: "Не интересно" }, clientInfo: "", withPassport: false, holdMinutes: 30 }),
+          turnStatement({ presser: { userId: agent.userId, filterId }, contactId, status: { text: "Не интересно" }, clientInfo: "", withPassport: false, holdMinutes: 30 }),
         );
         if (!next?.event_id) throw new Error("floor turn refused");
         contactId = next.id ? Number(next.id) : 0;

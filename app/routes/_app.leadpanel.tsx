@@ -11,7 +11,7 @@ import {
   type ShouldRevalidateFunction,
 } from "@remix-run/react";
 import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
-import { actorOf, requireUser } from "../auth.server";
+import { actorOf, loginAgain, readSessionToken, requireUser } from "../auth.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
@@ -36,7 +36,7 @@ import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { CARD_EMPTY, clientCardText, reportCardProblem } from "../../common/client-card";
 import type { Db } from "../../db/client";
-import { actionError, isAppError } from "../errors.server";
+import { actionError, isAppError, rethrowDatabaseOutage } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
   CALLBACK_PRESETS,
@@ -48,8 +48,8 @@ import {
   loadLeadPanel,
   pressedStatusNotFound,
   pressOutcomeMessage,
+  pressStatus,
   readPressForm,
-  recordStatus,
 } from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -126,17 +126,19 @@ function asks(rest: Partial<PressAnswer>) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const { db, config } = context.deps;
-  // The session and the form (through PressFields) side by side; nothing read is used before the session is known.
-  const [user, form] = await Promise.all([requireUser(request, context), readFormBody(request).then(readPressForm)]);
-  const actor = actorOf(user);
-  if (!form.ok) return refused({ code: "validation", message: form.message }, 400);
-  const { intent, answer, statusId, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
-
-  if (intent === "change-topic") {
-    await leaveFilter(db, actor);
+  // The session's token and the form (through PressFields). A status press checks the session in its turn
+  // statement (decision 069); anything else (a form refused, the topic left) is answered after Lucia's check.
+  const [token, form] = await Promise.all([readSessionToken(request, context), readFormBody(request).then(readPressForm)]);
+  if (!token) throw await loginAgain(context);
+  if (!form.ok || form.value.intent === "change-topic" || form.value.statusId === null) {
+    const user = await requireUser(request, context);
+    if (!form.ok) return refused({ code: "validation", message: form.message }, 400);
+    if (form.value.intent !== "change-topic") return refusedBy(pressedStatusNotFound());
+    await leaveFilter(db, actorOf(user));
     return redirect("/getFilters");
   }
-  if (statusId === null) return refusedBy(pressedStatusNotFound());
+  const { answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
+  const statusId = form.value.statusId;
   const pressed = { statusId, contactId, passport, card, confirmed };
 
   // Issue 18: the callback time, when one came with the press (the turn records it for a status that asks for one).
@@ -156,15 +158,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     // The turn checks the status itself (issue 31: no query before it): a report's card and confirmation, a
     // callback's time. What it refuses for want of them is asked below.
-    const result = await recordStatus(db, actor, config.holdMinutes, {
+    const turn = await pressStatus(db, token, config.holdMinutes, {
       statusId,
       contactId,
-      userId: user.id,
       passport,
-      filterId: user.gettingFilter,
       clientInfo: clientCardText(card),
       callbackAt: callbackAt?.toISOString() ?? null,
     }, { phoneRegion: config.phoneRegion, panelView: answerPanel, reportConfirmed: confirmed });
+    // Not a live session (logged out, ended by an admin, expired): nothing was recorded.
+    if (!turn) throw await loginAgain(context);
+    const { result, actor } = turn;
     context.deps.metrics.leadTurn(result.lead !== null);
     // The page's script shows the next lead from the answer (the turn read what the panel shows of it; a client
     // with history needs one query more); a plain post loads the page again.
@@ -186,7 +189,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     }
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
-    return pressHeldBack(db, error, pressed, unreadTime);
+    if (error instanceof Response) throw error;
+    return pressHeldBack(db, error, pressed, unreadTime).catch((failure) => rethrowDatabaseOutage(failure, context));
   }
 }
 

@@ -21,7 +21,7 @@ async function managerOnPanel() {
   const cookie = await pageSessionCookie(t, manager);
   const panel = await getPage(t, "/leadpanel", cookie);
   expect(panel.status).toBe(200);
-  return { s, cookie, contactId: /name="contactId" value="(\d+)"/.exec(panel.text)![1] };
+  return { s, cookie, managerId: manager.user.id, contactId: /name="contactId" value="(\d+)"/.exec(panel.text)![1] };
 }
 
 const eventsOf = (contactId: string) => queryRows(t.db, sql`select id from lead_events where contact_id = ${contactId}`);
@@ -143,6 +143,42 @@ describe("a press from the panel's script", () => {
       .send(`intent=status&statusId=${s["Не интересно"].id}&contactId=${contactId}&answer=panel`);
     expect(forged.status).toBe(403);
     expect(await eventsOf(contactId)).toHaveLength(0);
+  });
+
+  it("checks the session in the press itself: an expired or ended one is sent to log in, and nothing is recorded", async () => {
+    const { s, cookie, managerId, contactId } = await managerOnPanel();
+    const statusId = String(s["Не интересно"].id);
+    const heldBy = async () => (await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${contactId}`))[0].held_by;
+    const toLogin = (res: { status: number; headers: Record<string, string | string[] | undefined> }) => {
+      expect(res.status).toBe(302);
+      expect(res.headers.location).toBe("/auth");
+      expect(String(res.headers["set-cookie"])).toMatch(/session=;.*Max-Age=0/);
+    };
+    await t.db.execute(sql`update sessions set expires_at = now() - interval '1 minute' where user_id = ${managerId}`);
+    toLogin(await press(cookie, contactId, statusId));
+    // The plain post of a page without JavaScript is the same action.
+    toLogin(await postPageForm(t, "/leadpanel", cookie, { intent: "status", statusId, contactId, passport: "" }));
+    expect(await eventsOf(contactId)).toHaveLength(0);
+    expect(await heldBy()).toBe(managerId);
+
+    // «Завершить сессию» or a logout elsewhere deletes the session: the same.
+    await t.db.execute(sql`update sessions set expires_at = now() + interval '1 day' where user_id = ${managerId}`);
+    await t.db.execute(sql`delete from sessions where user_id = ${managerId}`);
+    toLogin(await press(cookie, contactId, statusId));
+    expect(await eventsOf(contactId)).toHaveLength(0);
+    expect(await heldBy()).toBe(managerId);
+  });
+
+  it("presses with a live session only for its own user: another manager's lead is not his to press", async () => {
+    const mine = await managerOnPanel();
+    const other = await managerOnPanel();
+    const res = await press(mine.cookie, other.contactId, String(mine.s["Не интересно"].id));
+    expect(res.status).toBe(409);
+    expect(res.body.error.message).toBe("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего");
+    expect(await eventsOf(other.contactId)).toHaveLength(0);
+    const own = await press(mine.cookie, mine.contactId, String(mine.s["Не интересно"].id));
+    expect(own.status).toBe(200);
+    expect(await eventsOf(mine.contactId)).toHaveLength(1);
   });
 
   it("refuses a body over its limit «Слишком большой запрос» (413), and records nothing", async () => {

@@ -31,40 +31,49 @@ export type StatusRef = { id: number } | { text: string };
  * SPEC PUT /status/update-and-get-lead: statusText, contactId, userId, passport, filterId, clientInfo; statusId
  * besides statusText (decision 064). Parsed to `status`, the one StatusRef the turn reads: the id when given.
  */
-export const recordStatusSchema = z
-  .object({
-    statusId: idSchema.nullish().describe("id статуса (GET /status/visible); если указан, statusText не нужен"),
-    statusText: z
-      .string({ error: STATUS_MISSING })
-      .trim()
-      .max(200)
-      .nullish()
-      .describe("Текст статуса или текст его кнопки (для клиентов, которые не передают statusId)"),
-    contactId: contactIdSchema,
-    userId: idSchema,
-    passport: z
-      .union([z.string(), z.boolean(), z.null()], { error: "Неверное значение паспорта" })
-      .optional()
-      .transform((v) => (typeof v === "boolean" ? (v ? "+" : "") : (v ?? "").trim())),
-    filterId: idSchema,
-    clientInfo: z
-      .string({ error: "Неверный текст карточки клиента" })
-      .max(20_000, { error: "Слишком длинная карточка клиента (не более 20000 символов)" })
-      .nullish()
-      .transform((v) => (v ?? "").trim()),
-    /** For a status that asks for a callback time: when to call back (ISO 8601 with an offset). */
-    callbackAt: callbackAtSchema
-      .nullish()
-      .describe("Для статуса, который спрашивает время перезвона: когда перезвонить (ISO 8601 со смещением, например 2026-11-25T10:00:00+02:00)"),
-  })
-  .transform(({ statusId, statusText, ...rest }, ctx) => {
-    const status: StatusRef | null = statusId ? { id: statusId } : statusText ? { text: statusText } : null;
-    if (!status) {
-      ctx.addIssue({ code: "custom", message: STATUS_MISSING, path: ["statusId"] });
-      return z.NEVER;
-    }
-    return { ...rest, status };
-  });
+const pressFields = z.object({
+  statusId: idSchema.nullish().describe("id статуса (GET /status/visible); если указан, statusText не нужен"),
+  statusText: z
+    .string({ error: STATUS_MISSING })
+    .trim()
+    .max(200)
+    .nullish()
+    .describe("Текст статуса или текст его кнопки (для клиентов, которые не передают statusId)"),
+  contactId: contactIdSchema,
+  userId: idSchema,
+  passport: z
+    .union([z.string(), z.boolean(), z.null()], { error: "Неверное значение паспорта" })
+    .optional()
+    .transform((v) => (typeof v === "boolean" ? (v ? "+" : "") : (v ?? "").trim())),
+  filterId: idSchema,
+  clientInfo: z
+    .string({ error: "Неверный текст карточки клиента" })
+    .max(20_000, { error: "Слишком длинная карточка клиента (не более 20000 символов)" })
+    .nullish()
+    .transform((v) => (v ?? "").trim()),
+  /** For a status that asks for a callback time: when to call back (ISO 8601 with an offset). */
+  callbackAt: callbackAtSchema
+    .nullish()
+    .describe("Для статуса, который спрашивает время перезвона: когда перезвонить (ISO 8601 со смещением, например 2026-11-25T10:00:00+02:00)"),
+});
+
+/** The press's status as the one StatusRef the turn reads: its id when given, else its text. */
+function withStatusRef<T extends { statusId?: number | null; statusText?: string | null }>(
+  { statusId, statusText, ...rest }: T,
+  ctx: z.RefinementCtx,
+) {
+  const status: StatusRef | null = statusId ? { id: statusId } : statusText ? { text: statusText } : null;
+  if (!status) {
+    ctx.addIssue({ code: "custom", message: STATUS_MISSING, path: ["statusId"] });
+    return z.NEVER;
+  }
+  return { ...rest, status };
+}
+
+export const recordStatusSchema = pressFields.transform(withStatusRef);
+
+/** The lead panel's press: its user and topic are its session's (decision 069). */
+const sessionPressSchema = pressFields.omit({ userId: true, filterId: true }).transform(withStatusRef);
 
 /** The `s` row's choice of status: by id, or by text and then button text (the lowest id of equals). */
 function pressedStatusWhere(ref: StatusRef): SQL {
@@ -107,6 +116,11 @@ type NextLeadColumns = { [K in keyof ContactRow]: ContactRow[K] | null };
 interface TurnRow
   extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">>, Pick<LeadViewFacts, "attempts_done" | "attempts_of">, NextLeadColumns {
   user_found: boolean;
+  /** The presser as the statement found him (by his session on the lead panel): his id, topic, login, role. */
+  user_id: number | null;
+  user_filter_id: number | null;
+  user_login: string | null;
+  user_admin: boolean | null;
   on_break: boolean;
   filter_found: boolean;
   filter_open: boolean;
@@ -125,6 +139,27 @@ interface TurnRow
 }
 
 /**
+ * Who presses. The API names the user and topic (its caller's session was checked before: SPEC's body carries
+ * them). The lead panel names its session: the statement finds the user of that live session and his topic itself,
+ * so the press is one query (decision 069), and it records nothing when the session is not live.
+ */
+export type Presser = { userId: number; filterId: number } | { session: string };
+
+/** SQL: the `u` row of a presser, locked (the manager's row first: the order every lead call keeps). */
+function presserRow(presser: Presser): SQL {
+  if ("session" in presser) {
+    // A live session is Lucia's: its row is there (logout, «Завершить сессию» and a new password delete it) and it
+    // has not expired (server/auth/sessions.ts). Its extension in the second half of its life is left to the page's
+    // own requests, which all validate through Lucia.
+    return sql`select users.id, users.getting_filter as filter_id, users.login, users.is_admin
+      from sessions join users on users.id = sessions.user_id
+      where sessions.id = ${presser.session}::text and sessions.expires_at > now()
+      for update of users`;
+  }
+  return sql`select id, ${presser.filterId}::int as filter_id, login, is_admin from users where id = ${presser.userId}::int for update`;
+}
+
+/**
  * The whole status press as one statement (one round trip, atomic on its own, so no BEGIN/COMMIT): it locks the
  * manager's row and then the contact's (the order every lead call keeps), checks the topic, the status, the hold
  * and the card, and only when all pass appends the lead event, sets the contact's status and lets it go, credits
@@ -137,8 +172,7 @@ interface TurnRow
  * (nothing was written then), and the next lead's attempt (and for the panel, leadViewColumns) in the same round trip.
  */
 export function turnStatement(input: {
-  userId: number;
-  filterId: number;
+  presser: Presser;
   contactId: number;
   status: StatusRef;
   clientInfo: string;
@@ -151,8 +185,9 @@ export function turnStatement(input: {
   /** False: a report status is not recorded (the lead panel asks its confirmation first). */
   reportConfirmed?: boolean;
 }): SQL {
-  const userId = sql`${input.userId}::int`;
-  const filterId = sql`${input.filterId}::int`;
+  // A session's user and topic are read from the `u` row; the API's are parameters.
+  const userId = "session" in input.presser ? sql`(select id from u)` : sql`${input.presser.userId}::int`;
+  const filterId = "session" in input.presser ? sql`(select filter_id from u)` : sql`${input.presser.filterId}::int`;
   const contactId = sql`${input.contactId}::bigint`;
   const clientInfo = sql`${input.clientInfo}::text`;
   const withPassport = sql`${input.withPassport}::boolean`;
@@ -170,7 +205,7 @@ export function turnStatement(input: {
     "contacts.id, contacts.database_id, contacts.name, contacts.phone, contacts.city, contacts.address, contacts.additional_info1, contacts.additional_info2, contacts.additional_info3, contacts.additional_info4",
   );
   return sql`
-    with u as materialized (select id from users where id = ${userId} for update),
+    with u as materialized (${presserRow(input.presser)}),
     brk as materialized (select ${onBreak(userId)} as paused),
     f as materialized (
       select f.is_active and fm.user_id is not null as open, f.calls_from, f.calls_until, f.call_days, f.time_zone, f.retry_counted_by
@@ -263,7 +298,8 @@ export function turnStatement(input: {
         held_since = case when exists (select 1 from keep) then now() end
       from ok where contacts.id = ok.id
       returning ${CONTACT_COLUMNS_OF_CONTACTS}, contacts.held_by)
-    select exists (select 1 from u) as user_found, (select paused from brk) as on_break, exists (select 1 from f) as filter_found,
+    select exists (select 1 from u) as user_found, (select id from u) as user_id, (select filter_id from u) as user_filter_id,
+      (select login from u) as user_login, (select is_admin from u) as user_admin, (select paused from brk) as on_break, exists (select 1 from f) as filter_found,
       coalesce((select open from f), false) as filter_open,
       (select id from s) as status_id, (select text from s) as status_text, (select is_report_status from s) as status_report,
       (select is_do_not_call from s) as status_dnc, (select phone from ok where ok.is_do_not_call) as dnc_phone,
@@ -298,32 +334,58 @@ async function unlessJustListed(db: Db, userId: number, filterId: number, holdMi
   return claimNext(db, userId, holdMinutes, await loadWorkSet(db, filterId));
 }
 
+/** What the turn was given besides its presser (recordStatusSchema's fields, parsed). */
+type TurnInput = Omit<z.output<typeof recordStatusSchema>, "userId" | "filterId">;
+
+/** Options of a press: the API's, or the lead panel's (`panelView`, `reportConfirmed`). */
+interface TurnOptions {
+  phoneRegion: string;
+  /** The lead panel's press: LeadViewFacts with the next lead (`view`). */
+  panelView?: boolean;
+  /** The lead panel's press of a report status was confirmed; false refuses it with reportNotConfirmed. */
+  reportConfirmed?: boolean;
+}
+
 /**
  * A status press (DESIGN §4): checks the manager holds the contact, appends the lead event, sets the contact's
  * status and lets it go; for a report status stores the application and credits the manager; then claims and
  * returns the next lead, with its attempt under a retry rule (SPEC's answer of PUT /status/update-and-get-lead)
  * and what the lead panel shows of it. All of it is `turnStatement`: one statement, so one round trip and atomic.
  */
-export async function recordStatus(
+export async function recordStatus(db: Db, actor: Actor, holdMinutes: number, rawInput: unknown, options: TurnOptions): Promise<RecordStatusResult> {
+  const { userId, filterId, ...input } = parseInput(recordStatusSchema, rawInput);
+  requireSelfOrAdmin(actor, userId);
+  const turn = await runTurn(db, { userId, filterId }, holdMinutes, input, options);
+  if (!turn) throw notFound("Пользователь не найден", "user_not_found");
+  return turn.result;
+}
+
+/**
+ * The lead panel's press (decision 069): recordStatus for the user of a session, who is checked in the same
+ * statement (one query a press). Null when the session is not live: nothing was recorded, the page logs in again.
+ */
+export async function pressStatus(
   db: Db,
-  actor: Actor,
+  session: string,
   holdMinutes: number,
   rawInput: unknown,
-  options: {
-    phoneRegion: string;
-    /** The lead panel's press: LeadViewFacts with the next lead (`view`). */
-    panelView?: boolean;
-    /** The lead panel's press of a report status was confirmed; false refuses it with reportNotConfirmed. */
-    reportConfirmed?: boolean;
-  },
-): Promise<RecordStatusResult> {
-  const input = parseInput(recordStatusSchema, rawInput);
-  requireSelfOrAdmin(actor, input.userId);
+  options: TurnOptions,
+): Promise<{ result: RecordStatusResult; actor: Actor } | null> {
+  return runTurn(db, { session }, holdMinutes, parseInput(sessionPressSchema, rawInput), options);
+}
+
+/** The turn statement and what follows it; null when the presser was not found (no user, no live session). */
+async function runTurn(
+  db: Db,
+  presser: Presser,
+  holdMinutes: number,
+  input: TurnInput,
+  options: TurnOptions,
+): Promise<{ result: RecordStatusResult; actor: Actor } | null> {
   const [row] = await queryRows<TurnRow>(
     db,
     turnStatement({
-      userId: input.userId,
-      filterId: input.filterId,
+      presser,
       contactId: input.contactId,
       status: input.status,
       clientInfo: input.clientInfo,
@@ -334,17 +396,21 @@ export async function recordStatus(
       reportConfirmed: options.reportConfirmed,
     }),
   );
+  if (!row.user_found || row.user_id == null) return null;
+  const userId = Number(row.user_id);
+  const actor: Actor = { id: userId, login: row.user_login ?? "", isAdmin: Boolean(row.user_admin) };
   // The checks in the order the press has always made them (the first failing one answers).
-  if (!row.user_found) throw notFound("Пользователь не найден", "user_not_found");
   if (!row.filter_found) throw filterNotFound();
   if (!row.filter_open) throw filterUnavailable();
   if (row.status_id == null) throw pressedStatusNotFound();
   if (!row.contact_found) throw notFound("Клиент не найден", "contact_not_found");
-  if (row.held_by !== input.userId) throw leadNotHeld();
+  if (row.held_by !== userId) throw leadNotHeld();
   if (row.status_report && !input.clientInfo) throw badRequest(CARD_EMPTY, "client_card_empty");
   if (row.status_report && options.reportConfirmed === false) throw reportNotConfirmed();
   if (row.status_callback && !input.callbackAt) throw badRequest(CALLBACK_TIME_MISSING, "callback_time_missing");
   if (row.event_id == null) throw new Error("status press: the checks passed but nothing was recorded");
+  // The topic the statement worked in (a session's: the user's own; it was found, so it is not null).
+  const filterId = Number(row.user_filter_id);
   let next: { lead: Lead; view: LeadViewFacts | null } | null = null;
   if (row.id != null) {
     const attempt = attemptOf(row);
@@ -353,14 +419,14 @@ export async function recordStatus(
   }
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
   if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && next) {
-    const other = await unlessJustListed(db, input.userId, input.filterId, holdMinutes, next.lead);
+    const other = await unlessJustListed(db, userId, filterId, holdMinutes, next.lead);
     // Another lead, claimed after the statement (with its attempt): the panel reads its view apart.
     if (other !== next.lead) next = other ? { lead: other, view: null } : null;
   }
-  return {
+  const result: RecordStatusResult = {
     lead: next?.lead ?? null,
     view: next?.view ?? null,
-    filterId: input.filterId,
+    filterId,
     applicationId: row.application_id == null ? null : Number(row.application_id),
     status: {
       id: row.status_id,
@@ -372,6 +438,7 @@ export async function recordStatus(
     callback: row.callback_at == null ? null : { dueAt: new Date(row.callback_at).toISOString() },
     onBreak: Boolean(row.on_break),
   };
+  return { result, actor };
 }
 
 /** What the manager is told after a press, as a toast. */
