@@ -23,8 +23,9 @@ import { median, percentile, printTable, type Row } from "./lib";
  * lead's phone number is in the DOM (a MutationObserver sees it, then a requestAnimationFrame and a task after it,
  * i.e. once the frame holding it was produced).
  *
- * The "of which" rows split the presses (keys and clicks) with the browser's resource timing of the action's
- * request: until it left, until its answer was in, and from there to the paint.
+ * The "of which" rows split each kind's presses with the browser's resource timing of the action's request: until
+ * it left, until its answer was in, and from there to the paint (a click's frame comes later than a key's: the
+ * browser keeps drawing frames for a few after mouse input, decision 069).
  *
  * Baseline, same page, same load, in alternating blocks: the bare HTTP round trip of the same turn with no
  * rendering (fetch of PUT /api/v1/status/update-and-get-lead with the manager's bearer token, JSON parsed).
@@ -45,6 +46,8 @@ const BLOCK = 10;
 const KINDS = (process.env.BENCH_PAINT_KINDS || "key,click,api").split(",");
 /** A Chromium trace of presses after the warm-up (BENCH_PAINT_TRACE=file.json; read it with bench/tools/paint-trace.ts). */
 const TRACE = process.env.BENCH_PAINT_TRACE;
+/** Which presses the trace holds: key (the default) or click. */
+const TRACE_KIND: "key" | "click" = process.env.BENCH_PAINT_TRACE_KIND === "click" ? "click" : "key";
 const TARGET_MEDIAN = 60;
 const TARGET_P95 = 120;
 /** Issue 31: the press's median at most 1.5 times the bare turn's, in the same run. */
@@ -53,6 +56,13 @@ const PASSWORD = "Bench-manager-1";
 const ACCESS_KEY = "BENCHMGR00000001";
 
 type Kind = "key" | "click" | "api";
+
+/** A bare API turn from the page: its round trip, to the frame after its phone was written, and the lead it gave. */
+interface ApiTurn {
+  ms: number;
+  painted: number;
+  nextId: number;
+}
 
 /** One press on the page: to the paint, and (from resource timing) to the request's start and its answer's end. */
 interface Press {
@@ -64,7 +74,9 @@ interface Press {
 interface PageTools {
   /** Presses are armed here: resolves with ms from the press to the frame after the next lead's phone. */
   __armPaint(): Promise<Press>;
-  __apiTurn(token: string, body: unknown): Promise<{ ms: number; painted: number; nextId: number }>;
+  __apiTurn(token: string, body: unknown): Promise<ApiTurn>;
+  /** The same turn, started by a click on a plain button of the page (#bare-turn-button): painted is from the click. */
+  __armApiClick(token: string, body: unknown): Promise<ApiTurn>;
 }
 
 /** Installs the in-page timers (once per document). */
@@ -127,7 +139,7 @@ async function installTools(page: Page) {
         });
         observer.observe(document.body, { subtree: true, childList: true, characterData: true });
       });
-    w.__apiTurn = async (token, body) => {
+    const apiTurn = async (token: string, body: unknown, pressedAt?: number): Promise<ApiTurn> => {
       const started = performance.now();
       const res = await fetch("/api/v1/status/update-and-get-lead", {
         method: "PUT",
@@ -146,8 +158,24 @@ async function installTools(page: Page) {
         document.body.prepend(shown);
       }
       shown.textContent = typeof next === "object" ? (next.phone ?? "") : "";
-      const painted = await new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - started), 0)));
+      const from = pressedAt ?? started;
+      const painted = await new Promise<number>((resolve) => requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - from), 0)));
       return { ms, painted, nextId: typeof next === "object" && next.id ? next.id : 0 };
+    };
+    w.__apiTurn = (token, body) => apiTurn(token, body);
+    // A click makes the browser draw frames for a while (~50 ms), and a change then waits for the next of them
+    // (decision 069): the page's click is compared with the bare turn clicked too.
+    w.__armApiClick = (token, body) => {
+      let button = document.getElementById("bare-turn-button");
+      if (!button) {
+        button = document.createElement("button");
+        button.id = "bare-turn-button";
+        button.textContent = "Отказ";
+        document.body.prepend(button);
+      }
+      return new Promise((resolve, reject) =>
+        button.addEventListener("click", (event) => apiTurn(token, body, event.timeStamp).then(resolve, reject), { once: true }),
+      );
     };
   });
 }
@@ -221,10 +249,11 @@ async function main() {
   const samples: Record<Kind, number[]> = { key: [], click: [], api: [] };
   /** The baseline's turns painted (the same samples, to the frame after the answer was written into the page). */
   const apiPainted: number[] = [];
-  /** Press → the action's answer received (resource timing), and answer → painted, key presses and clicks. */
-  const answered: number[] = [];
-  const sent: number[] = [];
-  const rendered: number[] = [];
+  /** The baseline's turns started by a click, to the frame after their answer was written. */
+  const apiClicked: number[] = [];
+  /** Press → the action's request sent and its answer received (resource timing), and answer → painted, by kind. */
+  const timings = () => ({ sent: [] as number[], answered: [] as number[], rendered: [] as number[] });
+  const split = { key: timings(), click: timings() };
   let driverSeconds = 0;
   let driverTurns = 0;
   let driverMedian = 0;
@@ -263,7 +292,7 @@ async function main() {
         categories: ["devtools.timeline", "blink.user_timing", "v8.execute", "disabled-by-default-devtools.timeline", "loading", "blink"],
       });
       for (let i = 0; i < 10; i++) {
-        await pressOnPage(page, "key");
+        await pressOnPage(page, TRACE_KIND);
         await page.waitForTimeout(50);
       }
       await browser.stopTracing();
@@ -278,16 +307,22 @@ async function main() {
           // reload the page on the lead the last turn handed out.
           let leadId = Number(await page.locator("[data-testid=lead-form] input[name=contactId]").inputValue());
           for (let i = 0; i < BLOCK; i++) {
-            const turn = await page.evaluate(
-              ({ token, body }) => (window as unknown as PageTools).__apiTurn(token, body),
-              {
-                token: pageToken,
-                body: { statusText: "Не интересно", contactId: leadId, userId: pageUser, passport: "", filterId, clientInfo: "" },
-              },
-            );
+            const args = {
+              token: pageToken,
+              body: { statusText: "Не интересно", contactId: leadId, userId: pageUser, passport: "", filterId, clientInfo: "" },
+            };
+            const turn = await page.evaluate(({ token, body }) => (window as unknown as PageTools).__apiTurn(token, body), args);
             samples.api.push(turn.ms);
             apiPainted.push(turn.painted);
             leadId = turn.nextId;
+            await page.waitForTimeout(50);
+            if (!KINDS.includes("click")) continue;
+            const clicked = page.evaluate(({ token, body }) => (window as unknown as PageTools).__armApiClick(token, body), { ...args, body: { ...args.body, contactId: leadId } });
+            await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
+            await page.click("#bare-turn-button");
+            const byClick = await clicked;
+            apiClicked.push(byClick.painted);
+            leadId = byClick.nextId;
             await page.waitForTimeout(50);
           }
           await openPanel(page);
@@ -298,9 +333,9 @@ async function main() {
             const press = await pressOnPage(page, kind);
             samples[kind].push(press.paint);
             if (Number.isFinite(press.answered)) {
-              sent.push(press.sent);
-              answered.push(press.answered);
-              rendered.push(press.paint - press.answered);
+              split[kind].sent.push(press.sent);
+              split[kind].answered.push(press.answered);
+              split[kind].rendered.push(press.paint - press.answered);
             }
             await page.waitForTimeout(50);
           }
@@ -332,13 +367,15 @@ async function main() {
     printTable(
       `Status press → next lead painted, Chromium with JavaScript, PGlite, ${CONTACTS.toLocaleString("en-US")} contacts, ${MANAGERS} managers working (the other ${MANAGERS - 1} over HTTP: ${ms(driverTurns / driverSeconds)} turns/s, their turn's median ${ms(driverMedian)} ms)`,
       [
-        row("digit key 5 (keydown) → next lead painted", samples.key, true),
-        row("click on «Отказ» → next lead painted", samples.click, true),
-        row("  of which press → the action's request sent (resource timing of POST /leadpanel/press)", sent, false),
-        row("  of which press → the action's answer received (resource timing of POST /leadpanel/press)", answered, false),
-        row("  of which answer received → next lead painted (React render, layout, frame)", rendered, false),
+        ...(["key", "click"] as const).flatMap((kind) => [
+          row(kind === "key" ? "digit key 5 (keydown) → next lead painted" : "click on «Отказ» → next lead painted", samples[kind], true),
+          row("  of which press → the action's request sent (resource timing of POST /leadpanel/press)", split[kind].sent, false),
+          row("  of which press → the action's answer received", split[kind].answered, false),
+          row("  of which answer received → next lead painted (React render, layout, frame)", split[kind].rendered, false),
+        ]),
         row("baseline: the same turn, fetch of PUT /api/v1/status/update-and-get-lead from the page, no rendering", samples.api, false),
         row("painted baseline: the same turns, the phone written into the page, to the frame after it", apiPainted, false),
+        row("clicked painted baseline: as the painted one, each turn started by a click on a plain button", apiClicked, false),
       ].filter((r) => Number(r.samples) > 0),
     );
     console.log(`\nLoad average at the start and at the end of the run (1, 5, 15 min): ${loadBefore}; ${loadAverage()}`);
