@@ -36,7 +36,7 @@ import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { CARD_EMPTY, clientCardText, reportCardProblem } from "../../common/client-card";
 import type { Db } from "../../db/client";
-import { actionError, isAppError, rethrowDatabaseOutage } from "../errors.server";
+import { actionError, isAppError } from "../errors.server";
 import { readFormBody } from "../forms.server";
 import {
   CALLBACK_PRESETS,
@@ -190,7 +190,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     return message ? redirectWithToast("/leadpanel", message) : redirect("/leadpanel");
   } catch (error) {
     if (error instanceof Response) throw error;
-    return pressHeldBack(db, error, pressed, unreadTime).catch((failure) => rethrowDatabaseOutage(failure, context));
+    return pressHeldBack(db, error, pressed, unreadTime);
   }
 }
 

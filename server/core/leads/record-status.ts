@@ -115,8 +115,8 @@ type NextLeadColumns = { [K in keyof ContactRow]: ContactRow[K] | null };
  */
 interface TurnRow
   extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">>, Pick<LeadViewFacts, "attempts_done" | "attempts_of">, NextLeadColumns {
-  user_found: boolean;
-  /** The presser as the statement found him (by his session on the lead panel): his id, topic, login, role. */
+  /** The presser as the statement found him (by his session on the lead panel): his id, topic, login, role; null
+   * when there is no such user or no such live session. */
   user_id: number | null;
   user_filter_id: number | null;
   user_login: string | null;
@@ -255,7 +255,7 @@ export function turnStatement(input: {
     dnc as (
       -- A do-not-call status: the contact's number goes on the list, with this manager as the one who added it.
       insert into do_not_call (phone_key, phone, added_by, added_by_login)
-      select ok.phone_key, ok.phone, ${userId}, (select login from users where id = ${userId}) from ok
+      select ok.phone_key, ok.phone, ${userId}, (select login from u) from ok
       where ok.is_do_not_call and ok.phone_key <> ''
       on conflict (phone_key) do nothing
       returning id),
@@ -298,7 +298,7 @@ export function turnStatement(input: {
         held_since = case when exists (select 1 from keep) then now() end
       from ok where contacts.id = ok.id
       returning ${CONTACT_COLUMNS_OF_CONTACTS}, contacts.held_by)
-    select exists (select 1 from u) as user_found, (select id from u) as user_id, (select filter_id from u) as user_filter_id,
+    select (select id from u) as user_id, (select filter_id from u) as user_filter_id,
       (select login from u) as user_login, (select is_admin from u) as user_admin, (select paused from brk) as on_break, exists (select 1 from f) as filter_found,
       coalesce((select open from f), false) as filter_open,
       (select id from s) as status_id, (select text from s) as status_text, (select is_report_status from s) as status_report,
@@ -396,7 +396,7 @@ async function runTurn(
       reportConfirmed: options.reportConfirmed,
     }),
   );
-  if (!row.user_found || row.user_id == null) return null;
+  if (row.user_id == null) return null;
   const userId = Number(row.user_id);
   const actor: Actor = { id: userId, login: row.user_login ?? "", isAdmin: Boolean(row.user_admin) };
   // The checks in the order the press has always made them (the first failing one answers).
