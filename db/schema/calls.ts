@@ -96,8 +96,22 @@ export const listenSessions = pgTable(
     hearTag: text("hear_tag"),
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     endedAt: timestamp("ended_at", { withTimezone: true }),
+    /**
+     * What the listening page really heard (issue 39, decision 070): the milliseconds its audio element played
+     * while the relay's packets came (the admin's page for a listening, the manager's for a whisper), and when that
+     * audio first and last played. Null: the page never reported (a session before this, a page killed at once).
+     */
+    heardMs: integer("heard_ms"),
+    firstHeardAt: timestamp("first_heard_at", { withTimezone: true }),
+    lastHeardAt: timestamp("last_heard_at", { withTimezone: true }),
   },
-  (t) => [index("listen_sessions_started_at_idx").on(t.startedAt)],
+  (t) => [
+    index("listen_sessions_started_at_idx").on(t.startedAt),
+    // The access log's filters (issue 39): by who listened, by whose call.
+    index("listen_sessions_admin_id_started_at_idx").on(t.adminId, t.startedAt),
+    index("listen_sessions_manager_id_started_at_idx").on(t.managerId, t.startedAt),
+    index("listen_sessions_call_id_idx").on(t.callId),
+  ],
 );
 
 export type ListenSession = typeof listenSessions.$inferSelect;
@@ -113,6 +127,18 @@ export const recordingPlays = pgTable(
     userId: integer("user_id").references(() => users.id, { onDelete: "set null" }),
     at: timestamp("at", { withTimezone: true }).notNull().defaultNow(),
     download: boolean("download").notNull().default(false),
+    /**
+     * The player's own key (issue 39): one page's <audio> asks for the file with ?play=<key>, so all its range
+     * requests are one play, and its reports of how much it played find this row.
+     */
+    playKey: text("play_key"),
+    /** How much of the recording the player played, in ms (the sum of its played ranges); null: never reported. */
+    playedMs: integer("played_ms"),
   },
-  (t) => [index("recording_plays_call_id_idx").on(t.callId), index("recording_plays_at_idx").on(t.at)],
+  (t) => [
+    index("recording_plays_call_id_idx").on(t.callId),
+    index("recording_plays_at_idx").on(t.at),
+    index("recording_plays_user_id_at_idx").on(t.userId, t.at),
+    uniqueIndex("recording_plays_user_id_play_key_idx").on(t.userId, t.playKey).where(sql`play_key is not null`),
+  ],
 );
