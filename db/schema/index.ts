@@ -7,3 +7,4 @@ export * from "./calls";
 export * from "./dnc";
 export * from "./callbacks";
 export * from "./breaks";
+export * from "./scoring";
