@@ -4,8 +4,9 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { queryRows } from "../../db/client";
 import { breakTimeToday } from "../../server/core/breaks/breaks";
+import { closeSilentCalls } from "../../server/core/calls/calls";
 import { kyivDay } from "../../common/business-time";
-import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { apiManager, type ApiManager, pressApi, takeApiLead, twoManagersHoldingLeads } from "../helpers/api-turns";
 
@@ -19,7 +20,8 @@ let adminToken: string;
 let wsUrl: string;
 let callbackStatus: { id: number; text: string };
 
-const t = useTestApp({ web: true });
+const SIP_SECRET = "kamailio-shares-this-secret-0123";
+const t = useTestApp({ web: true, env: { SIP_AUTH_SECRET: SIP_SECRET } });
 beforeAll(async () => {
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   wsUrl = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
@@ -320,6 +322,86 @@ describe("agent states on /users", () => {
     } finally {
       socket.close();
       adminSocket.close();
+    }
+  });
+
+  it("a call the proxy logs is «Разговор» from its answer to its end: 5 minutes on, no keep-alive, «Слушать» still finds it, the sweeper leaves it, its talk time is whole", async () => {
+    const { a } = await scene(2);
+    await t.db.execute(sql`update users set sip_login = '8771', sip_password = 'sip-8771' where id = ${a.id}`);
+    const sockets = [await present(a.token), await present(adminToken)];
+    const proxy = (path: string, fields: Record<string, string>) =>
+      t.request.post(`/api/v1/telephony/${path}`).type("form").set("X-Sip-Auth-Secret", SIP_SECRET).send(fields);
+    const adminCookie = await pageSessionCookie(t, ADMIN);
+    const listen = () => postPageForm(t, "/listen", adminCookie, { intent: "start", managerId: String(a.id) });
+    const pageState = async () => {
+      const page = await getPage(t, "/users", adminCookie);
+      const row = new RegExp(`data-testid="online-row-${a.login}"[^]*?</tr>`).exec(page.text)?.[0] ?? "";
+      return /data-testid="agent-state"[^>]*>(?:<span[^>]*>)?([^<]*)</.exec(row)?.[1];
+    };
+    try {
+      await stateOf(a.login, "lead");
+      const [{ phone_key }] = await queryRows<{ phone_key: string }>(t.db, sql`select phone_key from contacts where id = ${a.lead}`);
+      const admitted = await proxy("calls", { login: "8771", number: phone_key, sipCallId: "state-5min@browser" });
+      expect(admitted.status).toBe(200);
+      const id = Number(/id=(\d+)/.exec(admitted.text)![1]);
+
+      // Ringing is not a talk: the row stays on his lead, and «Слушать» finds no call to listen to.
+      expect((await onlineRow(a.login))?.state).toBe("lead");
+      expect(await pageState()).toBe("Работает с лидом");
+      const ringing = await listen();
+      expect(ringing.status).toBe(409);
+      expect(ringing.body.message).toBe("Менеджер сейчас не разговаривает");
+
+      expect((await proxy("call-events", { id: String(id), event: "answer" })).status).toBe(204);
+      // Five minutes into the call, the browser silent all along (its keep-alives never write a proxy's row).
+      await t.db.execute(sql`update calls set started_at = now() - interval '305 seconds', answered_at = now() - interval '300 seconds',
+        last_seen_at = now() - interval '300 seconds' where id = ${id}`);
+      const [{ answered_at }] = await queryRows<{ answered_at: Date | string }>(t.db, sql`select answered_at from calls where id = ${id}`);
+      const talking = await stateOf(a.login, "call");
+      expect(talking.stateSince).toBe(new Date(answered_at).toISOString());
+      expect(await pageState()).toBe("Разговор");
+      // «Слушать» is offered in state "call" and gets past the call check: only the relay (not set here) is missing.
+      const heard = await listen();
+      expect(heard.status).toBe(503);
+      expect(heard.body.message).toMatch(/^Прослушивание недоступно/);
+
+      // The sweep of silent calls leaves it open.
+      await closeSilentCalls(t.db);
+      const [open] = await queryRows<{ ended_at: Date | null }>(t.db, sql`select ended_at from calls where id = ${id}`);
+      expect(open.ended_at).toBeNull();
+      expect((await onlineRow(a.login))?.state).toBe("call");
+
+      // The proxy's end: the whole five minutes are talk time, and he is back on his lead.
+      expect((await proxy("call-events", { id: String(id), event: "end" })).status).toBe(204);
+      const [ended] = await queryRows<{ talk_seconds: number; outcome: string }>(t.db, sql`select talk_seconds, outcome from calls where id = ${id}`);
+      expect(ended.outcome).toBe("answered");
+      expect(ended.talk_seconds).toBeGreaterThanOrEqual(300);
+      expect(ended.talk_seconds).toBeLessThanOrEqual(302);
+      await stateOf(a.login, "lead");
+      expect(await pageState()).toBe("Работает с лидом");
+    } finally {
+      for (const s of sockets) s.close();
+    }
+  });
+
+  it("a call only the browser reports ends for /users when its keep-alives stop, and the sweeper closes it where they stopped", async () => {
+    const { a } = await scene(2);
+    const sockets = [await present(a.token), await present(adminToken)];
+    try {
+      const [{ phone }] = await queryRows<{ phone: string }>(t.db, sql`select phone from contacts where id = ${a.lead}`);
+      const call = await t.request.post("/api/v1/calls").set(a.auth).send({ number: phone, contactId: a.lead });
+      expect((await t.request.post(`/api/v1/calls/${call.body.id}/answer`).set(a.auth)).status).toBe(204);
+      await stateOf(a.login, "call");
+      await t.db.execute(sql`update calls set started_at = now() - interval '200 seconds', answered_at = now() - interval '190 seconds',
+        last_seen_at = now() - interval '100 seconds' where id = ${call.body.id}`);
+      await stateOf(a.login, "lead");
+      await closeSilentCalls(t.db);
+      const [row] = await queryRows<{ talk_seconds: number; ended_at: Date | null }>(t.db, sql`select talk_seconds, ended_at from calls where id = ${call.body.id}`);
+      expect(row.ended_at).not.toBeNull();
+      expect(row.talk_seconds).toBeGreaterThanOrEqual(89);
+      expect(row.talk_seconds).toBeLessThanOrEqual(91);
+    } finally {
+      for (const s of sockets) s.close();
     }
   });
 

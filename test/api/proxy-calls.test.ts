@@ -155,7 +155,7 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     await report({ id: String(id), event: "answer" });
     await t.db
       .update(calls)
-      .set({ lastSeenAt: sql`now() - make_interval(secs => ${PROXY_CALL_MAX_SECONDS + 5})` })
+      .set({ startedAt: sql`now() - make_interval(secs => ${PROXY_CALL_MAX_SECONDS + 5})` })
       .where(eq(calls.id, id));
     expect(await closeSilentCalls(t.db)).toBeGreaterThanOrEqual(1);
     expect((await rowOf(id)).outcome).toBe("answered");

@@ -1,11 +1,13 @@
 import { sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
-import { CALL_SILENCE_SECONDS } from "../calls/calls";
+import { CALL_SILENCE_SECONDS, PROXY_CALL_MAX_SECONDS } from "../calls/calls";
 
 /**
  * What a manager is doing now, for /users (issue 18, decision 038), from what the server already knows:
- * - `call`  (Разговор): a call of his is open in the call log (the softphone reports start and end, decision 026;
- *   one not heard from for CALL_SILENCE_SECONDS is over), since the call started;
+ * - `call`  (Разговор): a call of his is open in the call log. A call the SIP proxy logs (by_proxy, decision 049)
+ *   follows the proxy's facts alone: from its answer until its end (a ringing call is not a talk, and the browser's
+ *   keep-alives, which never write such a row, decide nothing; issue 39). A call only the softphone reports
+ *   (decision 026) is on since it started, until its end or CALL_SILENCE_SECONDS without a keep-alive;
  * - `break` (Перерыв): his break is open, since it began;
  * - `lead`  (Работает с лидом): he holds a contact whose hold is live, since he got it (contacts.held_since);
  * - `idle`  (Ожидает): none of these, since the last of: his login, a status press, a call's end, a break's end.
@@ -45,8 +47,10 @@ export async function agentStates(db: Db, userIds: number[]): Promise<Map<number
     db,
     sql`select u.id,
         not u.is_admin or exists (select 1 from filter_managers fm where fm.user_id = u.id) as works_leads,
-        (select c.started_at from calls c
-          where c.user_id = u.id and c.ended_at is null and c.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS})
+        (select case when c.by_proxy then c.answered_at else c.started_at end from calls c
+          where c.user_id = u.id and c.ended_at is null and case when c.by_proxy
+            then c.answered_at is not null and c.started_at > now() - make_interval(secs => ${PROXY_CALL_MAX_SECONDS})
+            else c.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS}) end
           order by c.started_at desc limit 1) as call_since,
         (select b.started_at from manager_breaks b where b.user_id = u.id and b.ended_at is null) as break_since,
         h.holds, h.held_since,

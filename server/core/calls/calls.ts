@@ -188,14 +188,19 @@ export async function writeCallEnd(
 }
 
 /**
- * The server's sweep: every open call not heard from for CALL_SILENCE_SECONDS is closed, and a call the proxy
- * admitted once it is older than PROXY_CALL_MAX_SECONDS.
+ * The server's sweep: every open call only the browser reports, not heard from for CALL_SILENCE_SECONDS, is closed.
+ * A call the proxy admitted is never judged by last_seen_at (nothing refreshes it during the call: issue 39): it is
+ * closed only once it started longer ago than PROXY_CALL_MAX_SECONDS, when the proxy's end report was surely lost.
  */
 export function closeSilentCalls(db: Db, silenceSeconds = CALL_SILENCE_SECONDS): Promise<number> {
-  const silentFor = (seconds: number) => lt(calls.lastSeenAt, sql`now() - make_interval(secs => ${seconds})`);
+  const olderThan = (column: typeof calls.lastSeenAt | typeof calls.startedAt, seconds: number) =>
+    lt(column, sql`now() - make_interval(secs => ${seconds})`);
   return closeUnseen(
     db,
-    or(and(eq(calls.byProxy, false), silentFor(silenceSeconds)), and(eq(calls.byProxy, true), silentFor(PROXY_CALL_MAX_SECONDS))),
+    or(
+      and(eq(calls.byProxy, false), olderThan(calls.lastSeenAt, silenceSeconds)),
+      and(eq(calls.byProxy, true), olderThan(calls.startedAt, PROXY_CALL_MAX_SECONDS)),
+    ),
   );
 }
 
