@@ -45,10 +45,14 @@ const isRoot = process.getuid?.() === 0;
 
 describe("the system packages check before the tests", () => {
   function check(list: string, asNobody: boolean) {
-    const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-packages-")), "list.txt");
+    const folder = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-packages-"));
+    fs.chmodSync(folder, 0o755);
+    const file = path.join(folder, "list.txt");
     fs.writeFileSync(file, list);
-    fs.chmodSync(path.dirname(file), 0o755);
-    const script = path.join(root, "test/system-packages.sh");
+    // `nobody` runs a copy: the checkout may sit where he cannot reach (root's mode-700 home folder).
+    const script = path.join(folder, "system-packages.sh");
+    fs.copyFileSync(path.join(root, "test/system-packages.sh"), script);
+    fs.chmodSync(script, 0o755);
     const [command, args] = asNobody ? [runuser!, ["-u", "nobody", "--", "bash", script]] : ["bash", [script]];
     return spawnSync(command, args, { env: { ...process.env, SYSTEM_PACKAGES: file }, encoding: "utf8" });
   }
