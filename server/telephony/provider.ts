@@ -3,7 +3,7 @@ import { and, isNotNull, ne, sql } from "drizzle-orm";
 import type { Db } from "../../db/client";
 import { users } from "../../db/schema";
 import { conflict } from "../core/errors";
-import { fetchError, proxyApiError, type SipAccount, type TelephonyProvider } from "../core/telephony/accounts";
+import { fetchError, proxyApiError, type TelephonyProvider } from "../core/telephony/accounts";
 import type { AppConfig } from "../config";
 
 /** Extensions under a prefix: prefix + 1 … prefix + 999. */

@@ -438,7 +438,7 @@ describe("the page authorization matrix (from app/routes)", () => {
   it("lets a manager with a topic open every logged-in page that is his (not 401/403, no redirect to /auth)", async () => {
     const session = await pageSession(f.a);
     const wrong: string[] = [];
-    for (const [file, { access, url }] of pages().filter(([, r]) => r.access === "user" || r.access === "self" || r.access === "resource")) {
+    for (const [file, { url }] of pages().filter(([, r]) => r.access === "user" || r.access === "self" || r.access === "resource")) {
       const address = pageUrl(url, true);
       const res = await getPage(t, address, session);
       const bad = res.status === 401 || res.status === 403 || res.status >= 500 || res.headers.location === "/auth";

@@ -16,10 +16,13 @@ beforeAll(async () => {
   url = `ws://127.0.0.1:${(t.app.server.address() as AddressInfo).port}/realtime`;
 });
 
-function listen(token: string): Promise<{ ws: WebSocket; events: Array<{ event: string; data: any }> }> {
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the hub's events as JSON, read field by field
+type HubEvent = { event: string; data: any };
+
+function listen(token: string): Promise<{ ws: WebSocket; events: HubEvent[] }> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers: bearer(token) });
-    const events: Array<{ event: string; data: any }> = [];
+    const events: HubEvent[] = [];
     ws.on("message", (raw) => events.push(JSON.parse(raw.toString())));
     ws.on("open", () => resolve({ ws, events }));
     ws.on("unexpected-response", (_q, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));

@@ -3,8 +3,8 @@ import { beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
 import { kyivLocalToDate, dateToKyivLocal, callbackPresetTime } from "../../server/core/leads/callback-time";
-import { bearer, createUser, useTestApp } from "../helpers/app";
-import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { bearer, useTestApp } from "../helpers/app";
+import { statusesByText } from "../helpers/leads";
 import { type ApiManager, pressApi, twoManagersHoldingLeads } from "../helpers/api-turns";
 
 /**

@@ -1,7 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, templates } from "../../db/schema";
-import type { Page } from "playwright-core";
 import { ADMIN, createUser } from "../helpers/app";
 import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase } from "../helpers/leads";

@@ -1,5 +1,4 @@
 import { eq } from "drizzle-orm";
-import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { templates, users } from "../../db/schema";
 import { createUser } from "../helpers/app";

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildXlsxStreamed, readXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, GiveUp, faultBackend, login, startServer, waitFor, type ServerProcess } from "./server";
+import { ADMIN, api, GiveUp, faultBackend, login, waitFor, type ServerProcess } from "./server";
 
 /**
  * Fault: the export worker killed (SIGKILL of the whole server) while it writes a file. After a restart the job is

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { createDb, queryRows } from "../../db/client";
 import { sql } from "drizzle-orm";
 import { buildXlsx, buildXlsxStreamed, type Cell } from "../helpers/xlsx";
-import { ADMIN, api, GiveUp, faultBackend, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
+import { ADMIN, api, GiveUp, faultBackend, login, sleep, waitFor, type ServerProcess } from "./server";
 
 /**
  * Fault: the app killed with SIGKILL half-way through a large import. After a restart on the same data the base

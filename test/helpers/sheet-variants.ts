@@ -411,7 +411,7 @@ export function handBuiltXlsx(): Variant[] {
             name: "Лист1",
             data:
               row(1, inline("A1", "14") + inline("B1", "custom") + inline("C1", "datetime") + inline("D1", "22")) +
-              row(2, num("A2", 1, 1) + num("B2", 60, 2) + num("C2", 61.25, 3) + num("D2", 45292.999305555555, 4)) +
+              row(2, num("A2", 1, 1) + num("B2", 60, 2) + num("C2", 61.25, 3) + num("D2", 45292.99930555555, 4)) +
               row(3, num("A3", 45658, 1) + num("B3", 2958465, 2) + num("C3", 25569.5, 3) + num("D3", 36526.0416666667, 4)),
           },
         ],

@@ -124,13 +124,6 @@ interface BiffRecord {
 
 const MAX_RECORD = 8224;
 
-/** A record, followed by CONTINUE records when its data is longer than a record may be. */
-function splitRecord(type: number, data: Buffer): BiffRecord[] {
-  const records: BiffRecord[] = [{ type, data: data.subarray(0, MAX_RECORD) }];
-  for (let at = MAX_RECORD; at < data.length; at += MAX_RECORD) records.push({ type: 0x003c, data: data.subarray(at, at + MAX_RECORD) });
-  return records;
-}
-
 export interface BiffSheet {
   name: string;
   /** Records between the sheet's DIMENSIONS and its EOF (cells, and whatever else a writer puts there). */

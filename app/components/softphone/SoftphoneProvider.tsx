@@ -115,9 +115,10 @@ export function SoftphoneProvider({
     };
   }, [wsUrl, domain, sipLogin, sipPassword]);
 
+  const configured = config !== null;
   const value = useMemo<SoftphoneContextValue>(
     () => ({
-      configured: config !== null,
+      configured,
       state,
       call: (number, contactId) => (phone ? phone.call(number, contactId ?? null) : notify("error", DIAL_ERROR)),
       answer: () => phone?.answer(),
@@ -140,7 +141,7 @@ export function SoftphoneProvider({
       showsPhone,
       phoneShownByPage: panels > 0,
     }),
-    [config !== null, state, phone, microphone, showsPhone, panels],
+    [configured, state, phone, microphone, showsPhone, panels],
   );
   return <SoftphoneContext.Provider value={value}>{children}</SoftphoneContext.Provider>;
 }

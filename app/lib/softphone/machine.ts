@@ -245,7 +245,7 @@ export function acceptsIncoming(state: PhoneState): boolean {
  */
 export function dialableNumber(raw: string): string | null {
   const trimmed = raw.trim();
-  if (!/^\+?[\d\s().\-]+$/.test(trimmed)) return null;
+  if (!/^\+?[\d\s().-]+$/.test(trimmed)) return null;
   const digits = trimmed.replace(/\D/g, "");
   if (digits.length === 0 || digits.length > 20) return null;
   return digits;

@@ -1,8 +1,8 @@
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, desc, eq, inArray } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { calls, contacts, databases, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { calls, contacts, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
-import { baseVisible, inVisibleBase } from "../bases/visible";
+import { inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
 import { mayHear, recordingNote } from "../recordings/recordings";
 import { contactIdSchema, parseInput } from "../validation";

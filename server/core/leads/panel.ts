@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, sql } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import { contacts, filters, links, statuses, templates, users } from "../../../db/schema";
 import type { Actor } from "../actor";
