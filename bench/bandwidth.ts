@@ -17,6 +17,7 @@ import {
 } from "../db/schema";
 import { seed } from "../server/seed";
 import { passwordHint } from "../common/credentials";
+import { ADMIN_SCREENS } from "../common/admin-screens";
 import { hashPassword } from "../server/auth/password";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
@@ -193,22 +194,7 @@ async function slowLoad(browser: Browser, baseUrl: string, cookies: Cookie[]) {
   return { submittable: submittable / 1000, hydrated: hydrated / 1000 };
 }
 
-const ADMIN_SCREENS = [
-  "/",
-  "/leadpanel",
-  "/profile",
-  "/loadedbases",
-  "/importbase",
-  "/exportbase",
-  "/searchlead",
-  "/basesettings",
-  "/edit-statuses",
-  "/managers",
-  "/users",
-  "/scripts",
-  "/leadTemplate",
-  "/payments",
-];
+const ADMIN_PAGES = ["/", "/leadpanel", "/profile", ...ADMIN_SCREENS];
 const MANAGER_SCREENS = ["/leadpanel", "/profile", "/"];
 
 async function main() {
@@ -230,7 +216,7 @@ async function main() {
     let leadPanel: Transfer | null = null;
     const screens: Array<[role: string, screen: string, cookies: Cookie[]]> = [
       ["—", "/auth", []],
-      ...ADMIN_SCREENS.map((s): [string, string, Cookie[]] => ["admin", s, adminCookies]),
+      ...ADMIN_PAGES.map((s): [string, string, Cookie[]] => ["admin", s, adminCookies]),
       ...MANAGER_SCREENS.map((s): [string, string, Cookie[]] => ["manager", s, managerCookies]),
     ];
     for (const [role, screen, cookies] of screens) {

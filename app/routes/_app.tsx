@@ -12,7 +12,8 @@ import {
 } from "../auth.server";
 import { breakState } from "../breaks.server";
 import { BreakForm } from "../components/breaks/BreakToggle";
-import { mustChooseTopic, useTopicRedirect } from "../components/filters/topicRule";
+import { mustChooseTopic } from "../../common/admin-screens";
+import { useTopicRedirect } from "../lib/topic-redirect";
 import { Footer } from "../components/layout/Footer";
 import { Header } from "../components/layout/Header";
 import { MenuBackdrop, MenuCloseButton, usePhoneMenuClosing } from "../components/layout/PhoneMenu";

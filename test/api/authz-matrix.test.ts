@@ -2,6 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
+import { isAdminScreen } from "../../common/admin-screens";
 import { filterScripts, users } from "../../db/schema";
 import { ADMIN, bearer, createUser, formBody, getPage, pageSessionCookie, reloadUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
@@ -409,9 +410,24 @@ describe("the page authorization matrix (from app/routes)", () => {
     expect(wrong).toEqual([]);
   });
 
-  it("answers a manager with a topic 403 on every admin page, for GET and for a form post", async () => {
-    await t.db.update(users).set({ gettingFilter: f.filterId, isOnline: true }).where(eq(users.id, f.a.id));
-    const session = await pageSession(f.a);
+  it("lists every admin page's address among common/'s admin screens (the topic rule and the walks read that list)", () => {
+    const unlisted = pages()
+      .filter(([, r]) => r.access === "admin")
+      .map(([, r]) => r.url.split("?")[0])
+      .filter((url) => !isAdminScreen(url));
+    expect(unlisted, "add them to ADMIN_SCREENS in common/admin-screens.ts").toEqual([]);
+  });
+
+  // A manager without a topic is sent to /getFilters from his own pages, never from an admin screen: 403 there too.
+  it.each([
+    ["with a topic", "a" as const, true],
+    ["without a topic", "c" as const, false],
+  ])("answers a manager %s 403 on every admin page, for GET and for a form post", async (_, who, hasTopic) => {
+    await t.db
+      .update(users)
+      .set({ gettingFilter: hasTopic ? f.filterId : 0, isOnline: true })
+      .where(eq(users.id, f[who].id));
+    const session = await pageSession(f[who]);
     const wrong: string[] = [];
     for (const [file, { url, postOnly }] of pages().filter(([, r]) => r.access === "admin")) {
       const address = pageUrl(url, false);

@@ -4,6 +4,7 @@ import { eq } from "drizzle-orm";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { exports, filterScripts, links, scripts, templates, users } from "../../db/schema";
+import { ADMIN_SCREENS } from "../../common/admin-screens";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { ADMIN, createUser } from "../helpers/app";
 import { allowRefusal, loginThroughPage, startE2E, waitForHydration, mappingGrid, type E2E } from "../helpers/browser";
@@ -112,24 +113,8 @@ async function visit(page: Page, path: string) {
   await page.waitForLoadState("networkidle").catch(() => {});
 }
 
-const ADMIN_SCREENS = [
-  "/",
-  "/leadpanel",
-  "/profile",
-  "/loadedbases",
-  "/loadedbases/filters/new",
-  "/importbase",
-  "/exportbase",
-  "/searchlead",
-  "/basesettings",
-  "/edit-statuses",
-  "/managers",
-  "/users",
-  "/scripts",
-  "/leadTemplate",
-  "/payments",
-  "/no-such-page",
-];
+/** What an admin opens: his own pages, every admin screen (common/'s one list), the topic form, a missing page. */
+const ADMIN_PAGES = ["/", "/leadpanel", "/profile", ...ADMIN_SCREENS, "/loadedbases/filters/new", "/no-such-page"];
 
 describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
   it("login and recovery", async () => {
@@ -152,7 +137,7 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
     await loginThroughPage(page, ADMIN);
     const found: string[] = [];
     for (const path of [
-      ...ADMIN_SCREENS,
+      ...ADMIN_PAGES,
       `/loadedbases/filters/${ids.filter}`,
       `/payments/pay/${ids.worker}`,
       `/payments/history/${ids.worker}`,
