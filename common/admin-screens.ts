@@ -15,6 +15,7 @@ export const ADMIN_SCREENS = [
   "/edit-statuses",
   "/managers",
   "/users",
+  "/access-log",
   "/scripts",
   "/leadTemplate",
   "/payments",

@@ -25,7 +25,7 @@ export interface RelayLeg {
 }
 
 /** Answers rtpengine's send-only offer and plays every audio section it carries (a stream's tracks are mixed). */
-export async function receiveAudio(offerSdp: string, label: string): Promise<RelayLeg & { answerSdp: string }> {
+export async function receiveAudio(offerSdp: string, label: string): Promise<RelayLeg & { answerSdp: string; audio: HTMLAudioElement }> {
   const pc = new RTCPeerConnection({ iceServers: [] });
   const audio = document.createElement("audio");
   audio.autoplay = true;
@@ -45,7 +45,7 @@ export async function receiveAudio(offerSdp: string, label: string): Promise<Rel
     audio.play().catch((error) => console.warn("[relay] the audio does not play", error));
     await pc.setLocalDescription(await pc.createAnswer());
     await candidatesGathered(pc, [], ICE_TIMEOUT_MS);
-    return { pc, close, answerSdp: pc.localDescription?.sdp ?? "" };
+    return { pc, close, audio, answerSdp: pc.localDescription?.sdp ?? "" };
   } catch (error) {
     close();
     throw error;

@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Form, type ShouldRevalidateFunction, useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
+import { ChoiceOptions, ListFilter } from "../components/ui/ListFilter";
 import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
@@ -162,35 +163,6 @@ export default function CallbacksPage() {
         </TableFrame>
       )}
     </section>
-  );
-}
-
-/** One of the list's filters: a menu of `choices` with Все first (no filter). */
-function ListFilter({ id, name, label, value, choices }: { id: string; name: string; label: string; value: string; choices: Choice[] }) {
-  return (
-    <div>
-      <label className="label" htmlFor={id}>
-        {label}
-      </label>
-      <select id={id} name={name} defaultValue={value} className="input">
-        <option value="">Все</option>
-        <ChoiceOptions choices={choices} />
-      </select>
-    </div>
-  );
-}
-
-type Choice = { id: number | string; name: string };
-
-function ChoiceOptions({ choices }: { choices: Choice[] }) {
-  return (
-    <>
-      {choices.map((c) => (
-        <option key={c.id} value={c.id}>
-          {c.name}
-        </option>
-      ))}
-    </>
   );
 }
 

@@ -52,11 +52,6 @@ export const calls = pgTable(
     /** The manager's topic when the call started: its recording and retention rules apply to this call. */
     filterId: integer("filter_id").references(() => filters.id, { onDelete: "set null" }),
     recording: text("recording", { enum: RECORDING_STATES }),
-    /**
-     * The topic's recording retention (days), copied here when the topic is deleted (filter_id goes null then), so
-     * its recordings still expire (issue 39); while the topic exists, its own current retention applies.
-     */
-    recordingRetentionDays: integer("recording_retention_days"),
     /** The audio file, relative to the recordings folder (RECORDINGS_DIR/audio). */
     recordingFile: text("recording_file"),
     /** Length of the audio in milliseconds. */
@@ -102,7 +97,7 @@ export const listenSessions = pgTable(
     startedAt: timestamp("started_at", { withTimezone: true }).notNull().defaultNow(),
     endedAt: timestamp("ended_at", { withTimezone: true }),
     /**
-     * What the listening page really heard (issue 39, decision 070): the milliseconds its audio element played
+     * What the listening page really heard (issue 39, decision 071): the milliseconds its audio element played
      * while the relay's packets came (the admin's page for a listening, the manager's for a whisper), and when that
      * audio first and last played. Null: the page never reported (a session before this, a page killed at once).
      */

@@ -67,6 +67,9 @@ const API_ROUTES: Record<string, Access> = {
   "GET /api/v1/links/allActive": "user",
   "GET /api/v1/calls": "user",
   "GET /api/v1/calls/today": "admin",
+  // The access log (issue 39): every filter and role, test/api/access-log.test.ts.
+  "GET /api/v1/access-log": "admin",
+  "GET /api/v1/access-log.csv": "admin",
   "POST /api/v1/calls": "user",
   // Per call: an admin any, a manager his own where the topic allows it (every role's answer: test/api/recordings.test.ts).
   "GET /api/v1/calls/{id}/recording": "user",
@@ -142,6 +145,8 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "calls.tsx": { access: "resource", url: "/calls" },
   // Live listening and whisper (POST, JSON): who may do which, test/api/listening.test.ts.
   "listen.tsx": { access: "resource", url: "/listen" },
+  // What a page's audio played, for the access log (POST, JSON; whose report it may be: test/api/access-log.test.ts).
+  "heard.tsx": { access: "resource", url: "/heard" },
   // A call's recording: who may hear which call, test/api/recordings.test.ts (a call never recorded here: 404).
   "recordings.$id.tsx": { access: "user", url: "/recordings/999999999" },
   "webPhone.tsx": { access: "user", url: "/webPhone" },
@@ -171,6 +176,8 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "_app.edit-statuses.tsx": { access: "admin", url: "/edit-statuses" },
   "_app.managers.tsx": { access: "admin", url: "/managers" },
   "_app.users.tsx": { access: "admin", url: "/users" },
+  "_app.access-log.tsx": { access: "admin", url: "/access-log" },
+  "_app.access-log_.csv.tsx": { access: "admin", url: "/access-log/csv" },
   "_app.scripts.tsx": { access: "admin", url: "/scripts" },
   "_app.leadTemplate.tsx": { access: "admin", url: "/leadTemplate" },
   "_app.payments.tsx": { access: "admin", url: "/payments" },

@@ -1,4 +1,6 @@
+import { useRef } from "react";
 import type { HistoryEntry } from "../../calls.server";
+import { usePlayReport } from "../../lib/heard-audio";
 import { formatDateTime } from "../../lib/format";
 import { formatDuration } from "../../lib/softphone/machine";
 
@@ -31,9 +33,7 @@ export function CallRecording({ entry }: { entry: { id: number; playable: boolea
     <div className="mt-1 space-y-1" data-testid="call-recording">
       {entry.playable ? (
         <div className="flex flex-wrap items-center gap-2">
-          <audio controls preload="none" src={`/recordings/${entry.id}`} className="h-8 max-w-full" aria-label="Запись разговора">
-            <a href={`/recordings/${entry.id}`}>Запись разговора</a>
-          </audio>
+          <RecordingPlayer id={entry.id} />
           {entry.downloadable ? (
             <a href={`/recordings/${entry.id}?download=1`} className="text-xs underline" download>
               Скачать запись
@@ -43,6 +43,17 @@ export function CallRecording({ entry }: { entry: { id: number; playable: boolea
       ) : null}
       {entry.recordingNote ? <p className="text-xs text-slate-600 dark:text-slate-400">{entry.recordingNote}</p> : null}
     </div>
+  );
+}
+
+/** The player; with JavaScript it names itself and reports how much it played, for the access log (issue 39). */
+function RecordingPlayer({ id }: { id: number }) {
+  const audio = useRef<HTMLAudioElement>(null);
+  const key = usePlayReport(audio);
+  return (
+    <audio ref={audio} controls preload="none" src={`/recordings/${id}${key ? `?play=${key}` : ""}`} className="h-8 max-w-full" aria-label="Запись разговора">
+      <a href={`/recordings/${id}`}>Запись разговора</a>
+    </audio>
   );
 }
 

@@ -114,6 +114,9 @@ export function Sidebar({ isAdmin, scripts, renderScript, callbacksDue = 0 }: Si
             <NavLink to="/users" className={linkClass}>
               Юзеры онлайн
             </NavLink>
+            <NavLink to="/access-log" className={linkClass}>
+              Журнал доступа
+            </NavLink>
             <NavLink to="/scripts" className={linkClass}>
               Настройка скриптов
             </NavLink>

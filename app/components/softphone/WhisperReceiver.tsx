@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import { getRealtimeClient } from "../../lib/realtime";
+import { meterHeardAudio } from "../../lib/heard-audio";
 import { postListen, type RelayLeg, receiveAudio } from "../../lib/supervision";
 
 /**
@@ -25,6 +26,14 @@ export function WhisperReceiver() {
         const leg = await receiveAudio(sdp, "whisper");
         live.current = { sessionId, leg };
         await postListen({ intent: "heard", sessionId: String(sessionId), sdp: leg.answerSdp }, failure);
+        // The access log keeps how long the manager really heard the whisper (issue 39).
+        const heard = meterHeardAudio(leg.pc, leg.audio, sessionId);
+        const close = () => {
+          heard.stop();
+          leg.close();
+        };
+        if (live.current?.leg === leg) live.current = { sessionId, leg: { pc: leg.pc, close } };
+        else heard.stop();
         setOn(true);
       } catch (error) {
         end();

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from "react";
+import { meterHeardAudio } from "../../lib/heard-audio";
 import { postListen, type RelayLeg, receiveAudio, sendMicrophone } from "../../lib/supervision";
 import { notify } from "../ui/Toasts";
 
@@ -68,7 +69,13 @@ export function ListenButton({ managerId, login }: { managerId: number; login: s
       await closeSession();
       throw error;
     });
-    return { sessionId: offer.sessionId, leg };
+    // The access log keeps how long the admin really heard it (issue 39), told by the element that plays.
+    const heard = meterHeardAudio(leg.pc, leg.audio, sessionId);
+    const close = () => {
+      heard.stop();
+      leg.close();
+    };
+    return { sessionId: offer.sessionId, leg: { pc: leg.pc, close } };
   }, failure);
   return phase === "on" ? (
     <button type="button" className="btn-secondary py-1" onClick={stop} data-testid="listen-stop">

@@ -1,1 +1,0 @@
-ALTER TABLE "calls" ADD COLUMN "recording_retention_days" integer;
