@@ -6,7 +6,8 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../server/config";
 import { rtpengineNg } from "../../server/telephony/rtpengine-ng";
-import { seal } from "../../telephony/bin/ng-frame.mjs";
+import bencode from "bencode";
+import { open, seal } from "../../telephony/bin/ng-frame.mjs";
 import { freePorts } from "../helpers/ports";
 import { startDaemon, type Daemon } from "./daemon";
 
@@ -130,6 +131,94 @@ describe("rtpengine's control from another host, through the gate", () => {
     } finally {
       relay.close();
       impostor.close();
+    }
+  });
+
+  it("passes on only the commands the app sends: list, query, block media, start recording, offer and tricks are refused and logged, and the app's client sends none of them", async () => {
+    const app = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => app.bind(0, "127.0.0.1", resolve));
+    const port = (app.address() as { port: number }).port;
+    const signed = (cookie: string, body: string | Record<string, unknown>) =>
+      seal(secret, Buffer.concat([Buffer.from(`${cookie} `), typeof body === "string" ? Buffer.from(body) : Buffer.from(bencode.encode(body))]));
+    try {
+      for (const [cookie, body] of [
+        ["list", { command: "list" }],
+        ["query", { command: "query", "call-id": "any" }],
+        ["block", { command: "block media", "call-id": "any" }],
+        ["record", { command: "start recording", "call-id": "any" }],
+        ["offer", { command: "offer", "call-id": "any", "from-tag": "x", sdp: "v=0" }],
+        // A second command key (rtpengine and the gate must not read different ones), JSON, something after the dictionary.
+        ["twice", "d7:command4:ping7:command4:liste"],
+        ["json", '{"command":"list"}'],
+        ["trailing", "d7:command4:pingel"],
+      ] as const) {
+        expect(await exchange(signed(cookie, body), "127.0.0.1", 600, app), cookie).toBeNull();
+      }
+      await gate.waitForLog(new RegExp(`refused \\d+ request\\(s\\), the last from 127\\.0\\.0\\.1:${port}: `), 3000);
+      // The same socket's signed ping is answered: only the commands were refused.
+      expect((await exchange(signed("fine", { command: "ping" }), "127.0.0.1", 1500, app))?.toString()).toMatch(/ fine d6:result4:ponge$/);
+    } finally {
+      app.close();
+    }
+    await gate.waitForLog(/: command "start recording" is not one the app sends/, 3000);
+    const relay = rtpengineNg(`127.0.0.1:${gatePort}`, secret);
+    try {
+      await expect(relay.command({ command: "list" })).rejects.toThrow("команда «list» не из тех, что шлюз rtpengine пропускает");
+    } finally {
+      relay.close();
+    }
+  });
+
+  it("the app takes only an answer from the gate's address, signed for the very request it answers: one from elsewhere, one unbound, one bound to another request and a replayed one are as good as none", async () => {
+    const fake = dgram.createSocket("udp4");
+    const stranger = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => fake.bind(0, "127.0.0.1", resolve));
+    await new Promise<void>((resolve) => stranger.bind(0, "127.0.0.2", resolve));
+    type Mode = "right" | "elsewhere" | "unbound" | "other request" | "replayed";
+    let mode: Mode = "right";
+    let earlier: { frame: Buffer; mac: string } | null = null;
+    // Plays the gate: opens the app's request and answers pong the way `mode` says.
+    fake.on("message", (frame, from) => {
+      const opened = open(secret, frame);
+      if ("refused" in opened) return;
+      const cookie = opened.datagram.toString("latin1").split(" ")[0];
+      const pong = Buffer.from(`${cookie} d6:result4:ponge`);
+      const right = seal(secret, pong, Date.now(), opened.mac);
+      const reply = (answer: Buffer, socket = fake) => socket.send(answer, from.port, from.address);
+      if (mode === "right") reply(right);
+      if (mode === "elsewhere") reply(right, stranger);
+      if (mode === "unbound") reply(seal(secret, pong));
+      if (mode === "other request") reply(seal(secret, pong, Date.now(), earlier!.mac));
+      if (mode === "replayed") reply(earlier!.frame);
+      if (!earlier) earlier = { frame: right, mac: opened.mac };
+    });
+    const relay = rtpengineNg(`127.0.0.1:${(fake.address() as { port: number }).port}`, secret);
+    try {
+      expect(await relay.command({ command: "ping" })).toMatchObject({ result: "pong" });
+      for (const m of ["elsewhere", "unbound", "other request", "replayed"] as const) {
+        mode = m;
+        await expect(relay.command({ command: "ping" }), m).rejects.toThrow("rtpengine не отвечает");
+      }
+      mode = "right";
+      expect(await relay.command({ command: "ping" })).toMatchObject({ result: "pong" });
+    } finally {
+      relay.close();
+      fake.close();
+      stranger.close();
+    }
+  });
+
+  it("logs the refusals held back within a second on its own, without waiting for a further one", async () => {
+    const other = dgram.createSocket("udp4");
+    await new Promise<void>((resolve) => other.bind(0, "127.0.0.2", resolve));
+    const port = (other.address() as { port: number }).port;
+    try {
+      // Two at once: the first may be logged at once, the second is held back for the rest of that second.
+      other.send(ping("first"), gatePort, "127.0.0.1");
+      other.send(seal(randomBytes(32).toString("hex"), ping("second")), gatePort, "127.0.0.1");
+      await gate.waitForLog(new RegExp(`refused \\d+ request\\(s\\), the last from 127\\.0\\.0\\.2:${port}: wrong signature`), 3000);
+    } finally {
+      other.close();
     }
   });
 
