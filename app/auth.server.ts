@@ -1,8 +1,8 @@
 import { createCookie, redirect, type AppLoadContext } from "@remix-run/node";
 import type { User } from "../db/schema";
-import type { Actor } from "../server/core/actor";
-import { forbidden } from "../server/core/errors";
-import { SESSION_COOKIE } from "../server/http/cookies";
+import type { Actor } from "#server/core/actor";
+import { forbidden } from "#server/core/errors";
+import { SESSION_COOKIE } from "#server/http/cookies";
 import "./context.server";
 import { rethrowDatabaseOutage } from "./errors.server";
 
@@ -82,7 +82,7 @@ export const actorOf = (user: User, session?: string | null): Actor => ({
 });
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
-export { login } from "../server/core/auth/login";
-export { logoutUser } from "../server/core/users/users";
-export { presentSessionUser } from "../server/core/users/present";
-export { listScriptsForUser } from "../server/core/scripts/visible";
+export { login } from "#server/core/auth/login";
+export { logoutUser } from "#server/core/users/users";
+export { presentSessionUser } from "#server/core/users/present";
+export { listScriptsForUser } from "#server/core/scripts/visible";

@@ -7,20 +7,20 @@ import {
 } from "@remix-run/node";
 import * as z from "zod";
 import { importPostSchema, previewPostSchema, sheetPostSchema } from "../common/schemas/imports";
-import type { Actor } from "../server/core/actor";
-import { isAppError } from "../server/core/errors";
-import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "../server/core/bases/import";
-import { othersBusy } from "../server/deps";
-import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField, ZONE_FIELD_HELP } from "../server/core/bases/mapping";
-import { fileRequired, keepUpload, refuseOversizedBody, removeUpload, storeUpload, sweepUploads, uploadPath } from "../server/core/bases/uploads";
-import { followImport } from "../server/core/bases/import-progress";
+import type { Actor } from "#server/core/actor";
+import { isAppError } from "#server/core/errors";
+import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "#server/core/bases/import";
+import { othersBusy } from "#server/deps";
+import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField, ZONE_FIELD_HELP } from "#server/core/bases/mapping";
+import { fileRequired, keepUpload, refuseOversizedBody, removeUpload, storeUpload, sweepUploads, uploadPath } from "#server/core/bases/uploads";
+import { followImport } from "#server/core/bases/import-progress";
 import "./context.server";
 import { formIntent, readFields } from "./forms.server";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
-export { listBases, deleteBase, baseOptions, statusColumns } from "../server/core/bases/bases";
-import { searchContacts, searchRowView } from "../server/core/bases/search";
-export { searchContacts, SEARCH_LIMIT, NOTHING_FOUND } from "../server/core/bases/search";
+export { listBases, deleteBase, baseOptions, statusColumns } from "#server/core/bases/bases";
+import { searchContacts, searchRowView } from "#server/core/bases/search";
+export { searchContacts, SEARCH_LIMIT, NOTHING_FOUND } from "#server/core/bases/search";
 export {
   listExports,
   createExport,
@@ -28,9 +28,9 @@ export {
   deleteExports,
   restartExport,
   exportFile,
-} from "../server/core/exports/exports";
-export { IMPORT_SUCCESS, IMPORT_FAILURE } from "../server/core/bases/import";
-export { importProgress } from "../server/core/bases/import-progress";
+} from "#server/core/exports/exports";
+export { IMPORT_SUCCESS, IMPORT_FAILURE } from "#server/core/bases/import";
+export { importProgress } from "#server/core/bases/import-progress";
 
 /** What the import page shows after a post: the mapping step, the result, or an error (keeping the mapping). */
 export type ImportState =
@@ -233,5 +233,5 @@ export async function searchForPage(context: AppLoadContext, actor: Actor, input
     return { hits: [], error: error.message };
   }
 }
-export { isAppError } from "../server/core/errors";
-export { NO_STATUS_ID, NO_STATUS_LABEL } from "../server/core/exports/exports";
+export { isAppError } from "#server/core/errors";
+export { NO_STATUS_ID, NO_STATUS_LABEL } from "#server/core/exports/exports";

@@ -1,14 +1,14 @@
 // Server code for breaks (issue 18, decision 038): reaches route modules only through this file.
 import type { AppLoadContext } from "@remix-run/node";
-import type { Actor } from "../server/core/actor";
-import { endBreak, startBreak } from "../server/core/breaks/breaks";
+import type { Actor } from "#server/core/actor";
+import { endBreak, startBreak } from "#server/core/breaks/breaks";
 import * as z from "zod";
 import { formatDuration } from "./lib/softphone/machine";
 import { localPathField } from "./redirects.server";
 
-export { BREAK_NOT_FOR_YOU, breakState, breakTimeToday, endBreak, startBreak } from "../server/core/breaks/breaks";
-export type { BreakState, ManagerBreakDay } from "../server/core/breaks/breaks";
-export { isAppError } from "../server/core/errors";
+export { BREAK_NOT_FOR_YOU, breakState, breakTimeToday, endBreak, startBreak } from "#server/core/breaks/breaks";
+export type { BreakState, ManagerBreakDay } from "#server/core/breaks/breaks";
+export { isAppError } from "#server/core/errors";
 
 export const BREAK_STARTED = "Перерыв начат: новые лиды не выдаются";
 export const BREAK_ALREADY_ENDED = "Перерыв уже закончен";

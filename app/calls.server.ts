@@ -1,9 +1,9 @@
 // Server code for the call log (the softphone's reports, the lead panel's history, the dashboard's call figures).
-export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCall } from "../server/core/calls/calls";
-export type { ManagerCallDay } from "../server/core/calls/calls";
-export { historiesOf } from "../server/core/calls/history";
-export type { HistoryEntry } from "../server/core/calls/history";
-export { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../server/core/telephony/listening";
+export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCall } from "#server/core/calls/calls";
+export type { ManagerCallDay } from "#server/core/calls/calls";
+export { historiesOf } from "#server/core/calls/history";
+export type { HistoryEntry } from "#server/core/calls/history";
+export { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "#server/core/telephony/listening";
 
-export { diskWarning, recentRecordedCalls, recordingAnswer } from "../server/core/recordings/recordings";
-export type { RecordedCall } from "../server/core/recordings/recordings";
+export { diskWarning, recentRecordedCalls, recordingAnswer } from "#server/core/recordings/recordings";
+export type { RecordedCall } from "#server/core/recordings/recordings";

@@ -1,4 +1,4 @@
-import type { AppDeps } from "../server/deps";
+import type { AppDeps } from "#server/deps";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {

@@ -8,6 +8,6 @@ export {
   removeDoNotCall,
   PAGE_SIZE,
   type BulkReport,
-} from "../server/core/dnc/dnc";
+} from "#server/core/dnc/dnc";
 export { readForm } from "./bases.server";
-export { removeUpload, uploadPath } from "../server/core/bases/uploads";
+export { removeUpload, uploadPath } from "#server/core/bases/uploads";

@@ -1,7 +1,7 @@
 import { data } from "@remix-run/node";
-import { isAppError } from "../server/core/errors";
+import { isAppError } from "#server/core/errors";
 
-import { isDatabaseUnavailable } from "../server/core/db-errors";
+import { isDatabaseUnavailable } from "#server/core/db-errors";
 import type { AppLoadContext } from "@remix-run/node";
 
 export { isAppError, isDatabaseUnavailable };

@@ -6,8 +6,8 @@ import { idSchema } from "../common/validation";
 import { actorOf, requireAdminUser } from "./auth.server";
 import { FILTER_FORM, FilterFormSchema } from "./components/filters/FilterForm";
 import { formIntent, formReply, readFormBody } from "./forms.server";
-import { isAppError } from "../server/core/errors";
-export { isAppError } from "../server/core/errors";
+import { isAppError } from "#server/core/errors";
+export { isAppError } from "#server/core/errors";
 import { actionError } from "./errors.server";
 import { redirectWithToast } from "./toast.server";
 import {
@@ -15,7 +15,7 @@ import {
   deleteFilter as remove,
   filterFormOptions as options,
   updateFilter as update,
-} from "../server/core/filters/filters";
+} from "#server/core/filters/filters";
 export {
   chooseFilter,
   createFilter,
@@ -26,8 +26,8 @@ export {
   listOpenFilters,
   toggleFilterActive,
   updateFilter,
-} from "../server/core/filters/filters";
-export type { PresentedFilter } from "../server/core/filters/filters";
+} from "#server/core/filters/filters";
+export type { PresentedFilter } from "#server/core/filters/filters";
 
 type ListName = "managers" | "databases" | "statuses" | "scripts";
 

@@ -1,7 +1,7 @@
 import type { Submission } from "@conform-to/react";
 import { data } from "@remix-run/node";
 import * as z from "zod";
-import { badRequest, isAppError } from "../server/core/errors";
+import { badRequest, isAppError } from "#server/core/errors";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { checkForm } from "./lib/form-check";
 

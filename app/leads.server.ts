@@ -4,11 +4,11 @@ import { idFields, idSchema } from "../common/validation";
 import { pairCard } from "./components/leadpanel/answer";
 import { firstError } from "./lib/form-check";
 // Server code for the lead-flow pages (/leadpanel): reaches route modules only through this file.
-export { findStatus, loadLeadPanel, leaveFilter } from "../server/core/leads/panel";
-export type { Autodial } from "../server/core/leads/autodial";
-export { leadView, type LeadView } from "../server/core/leads/lead-view";
-export type { LeadPanel, CardField } from "../server/core/leads/panel";
-export { pressedStatusNotFound, pressOutcomeMessage, pressStatus } from "../server/core/leads/record-status";
+export { findStatus, loadLeadPanel, leaveFilter } from "#server/core/leads/panel";
+export type { Autodial } from "#server/core/leads/autodial";
+export { leadView, type LeadView } from "#server/core/leads/lead-view";
+export type { LeadPanel, CardField } from "#server/core/leads/panel";
+export { pressedStatusNotFound, pressOutcomeMessage, pressStatus } from "#server/core/leads/record-status";
 export {
   callbackCounts,
   listAllCallbacks,
@@ -16,10 +16,10 @@ export {
   listMyCallbacks,
   reassignCallback,
   takeCallback,
-} from "../server/core/leads/callbacks";
-export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal } from "../server/core/leads/callback-time";
+} from "#server/core/leads/callbacks";
+export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal } from "#server/core/leads/callback-time";
 export { formatKyiv } from "../common/business-time";
-export { displayPhone } from "../server/core/bases/phone";
+export { displayPhone } from "#server/core/bases/phone";
 
 /**
  * /callbacks' forms: «Позвонить сейчас» names the callback; «Передать» also core's choice of manager and the list's

@@ -8,7 +8,7 @@ export {
   updateUser,
   FILL_ALL_FIELDS,
   LOGIN_NEEDED_FOR_SIP,
-} from "../server/core/users/managers";
-export { listUsersOnline } from "../server/core/users/presence";
+} from "#server/core/users/managers";
+export { listUsersOnline } from "#server/core/users/presence";
 export { generateAccessKey, generatePassword } from "../common/credentials";
-export { isAppError } from "../server/core/errors";
+export { isAppError } from "#server/core/errors";

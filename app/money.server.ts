@@ -6,15 +6,15 @@ import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from 
 import { adjustSchema, payoutSchema, ratesSchema } from "../common/schemas/money";
 import { idSchema } from "../common/validation";
 import { redirectWithToast } from "./toast.server";
-import { isAppError } from "../server/core/errors";
-import { adjustBalance } from "../server/core/money/balance";
-import { cancelPayout, processPayout } from "../server/core/money/payouts";
-import { setRates } from "../server/core/money/rates";
+import { isAppError } from "#server/core/errors";
+import { adjustBalance } from "#server/core/money/balance";
+import { cancelPayout, processPayout } from "#server/core/money/payouts";
+import { setRates } from "#server/core/money/rates";
 
 // Server code reaches route modules only through *.server.ts files (the browser bundle empties them).
-export { readBalance } from "../server/core/money/balance";
-export { paymentStats, payoutDetails, payoutHistory } from "../server/core/money/payouts";
-export { getRates } from "../server/core/money/rates";
+export { readBalance } from "#server/core/money/balance";
+export { paymentStats, payoutDetails, payoutHistory } from "#server/core/money/payouts";
+export { getRates } from "#server/core/money/rates";
 
 /** Where to go back to: /payments with the table's own query (search, sort, page), never another path. */
 function backTo(back: string, extra: Record<string, string> = {}) {

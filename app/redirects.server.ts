@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { safeLocalPath } from "../server/http/paths";
+import { safeLocalPath } from "#server/http/paths";
 
 /** Redirect targets that come from the client (a form's redirectTo or returnTo) go through this, never straight to redirect(). */
 export { safeLocalPath };

@@ -1,3 +1,3 @@
 // Server code for /basesettings.
-export { getDatabaseSettings, saveDatabaseSettings } from "../server/core/settings/settings";
-export { isAppError } from "../server/core/errors";
+export { getDatabaseSettings, saveDatabaseSettings } from "#server/core/settings/settings";
+export { isAppError } from "#server/core/errors";

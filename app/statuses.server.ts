@@ -9,5 +9,5 @@ export {
   toggleStatusTechnical,
   toggleStatusVisibility,
   updateStatus,
-} from "../server/core/statuses/statuses";
-export { withKeys } from "../server/core/statuses/keys";
+} from "#server/core/statuses/statuses";
+export { withKeys } from "#server/core/statuses/keys";

@@ -6,5 +6,5 @@ export {
   parseTemplateFields,
   toggleTemplateActive,
   updateTemplate,
-} from "../server/core/templates/templates";
-export { createLink, deleteLink, listLinks, toggleLinkActive, updateLink } from "../server/core/links/links";
+} from "#server/core/templates/templates";
+export { createLink, deleteLink, listLinks, toggleLinkActive, updateLink } from "#server/core/links/links";

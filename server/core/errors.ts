@@ -22,14 +22,5 @@ export const notFound = (message = "Не найдено", code = "not_found") =>
 export const conflict = (message: string, code = "conflict") => new AppError(409, code, message);
 export const tooManyRequests = (message: string, code = "too_many_requests") => new AppError(429, code, message);
 
-/**
- * By shape as well as by class: the Remix server build bundles its own copy of this module, so an AppError
- * thrown by a dependency built outside the bundle (the telephony client, the hub) is not `instanceof` the
- * bundle's class.
- */
-export const isAppError = (error: unknown): error is AppError =>
-  error instanceof AppError ||
-  (error instanceof Error &&
-    error.name === "AppError" &&
-    typeof (error as AppError).status === "number" &&
-    typeof (error as AppError).code === "string");
+/** One class at run time: the Remix build imports core rather than bundling a copy (package.json "imports", #server/). */
+export const isAppError = (error: unknown): error is AppError => error instanceof AppError;

@@ -23,12 +23,22 @@ function runtimeImports(file: string): string[] {
     ...text.matchAll(/\bimport\(\s*["']([^"']+)["']\s*\)/g),
   ].map((match) => match[1]);
   return specifiers
-    .filter((specifier) => specifier.startsWith(".") || specifier.startsWith("~/"))
+    .filter((specifier) => specifier.startsWith(".") || specifier.startsWith("~/") || specifier.startsWith("#server/"))
     .map((specifier) =>
       specifier.startsWith("~/")
         ? path.join("app", specifier.slice(2))
-        : path.relative(ROOT, path.resolve(ROOT, path.dirname(file), specifier)),
+        : specifier.startsWith("#server/")
+          ? path.join("server", specifier.slice("#server/".length))
+          : path.relative(ROOT, path.resolve(ROOT, path.dirname(file), specifier)),
     );
+}
+
+/** A file's relative imports (those the Remix build bundles), as paths from the repository's root. */
+function relativeImports(file: string): string[] {
+  const text = fs.readFileSync(path.join(ROOT, file), "utf8");
+  return [...text.matchAll(/^\s*(?:import|export)\s+(?!type\b)(?:[^"';]*?\sfrom\s+)?["'](\.[^"']*)["']/gm)].map((match) =>
+    path.relative(ROOT, path.resolve(ROOT, path.dirname(file), match[1])),
+  );
 }
 
 function violations(files: string[], forbidden: (target: string) => boolean): string[] {
@@ -65,6 +75,19 @@ describe("every arrow points down", () => {
   it("the browser bundle imports nothing from server/ or db/ (only *.server.ts files reach them)", () => {
     const browserFiles = sourceFiles("app").filter((file) => !/\.server\.tsx?$/.test(file));
     expect(violations(browserFiles, under("server", "db"))).toEqual([]);
+  });
+
+  it("the pages reach server/ through #server/ only, so the Remix build imports core instead of bundling a copy", () => {
+    // A relative import of server/ or db/ from app/ would put a second copy of core in build/index.js: its own
+    // AppError class, its own module state (package.json "imports" maps #server/ to the one server/).
+    const relative = sourceFiles("app").flatMap((file) => relativeImports(file).filter(under("server", "db")).map((target) => `${file} → ${target}`));
+    expect(relative, 'import these as "#server/…"').toEqual([]);
+  });
+
+  it("the Remix build holds no copy of core (the test command builds it first)", () => {
+    const build = fs.readFileSync(path.join(ROOT, process.env.BUILD_DIR || "build", "index.js"), "utf8");
+    expect(build).toContain('from "#server/core/errors"');
+    expect(build).not.toMatch(/\bAppError = class\b|class AppError\b/);
   });
 
   it("reads the imports it judges (a file known to import across is seen)", () => {
