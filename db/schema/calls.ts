@@ -52,6 +52,11 @@ export const calls = pgTable(
     /** The manager's topic when the call started: its recording and retention rules apply to this call. */
     filterId: integer("filter_id").references(() => filters.id, { onDelete: "set null" }),
     recording: text("recording", { enum: RECORDING_STATES }),
+    /**
+     * The topic's recording retention (days), copied here when the topic is deleted (filter_id goes null then), so
+     * its recordings still expire (issue 39); while the topic exists, its own current retention applies.
+     */
+    recordingRetentionDays: integer("recording_retention_days"),
     /** The audio file, relative to the recordings folder (RECORDINGS_DIR/audio). */
     recordingFile: text("recording_file"),
     /** Length of the audio in milliseconds. */

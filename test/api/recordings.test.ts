@@ -309,6 +309,39 @@ describe("who hears which recording", () => {
     await setTopic({ managersHearRecordings: false });
   });
 
+  it("writes a play down from the range as served: a suffix as long as the file and bytes=00- are plays, a seek within a play is not, bytes=1- with no play before it is", async () => {
+    const { id } = await recordedCall(owner, 2);
+    await t.app.deps.recordings.drain();
+    const plays = async () => (await t.db.select().from(recordingPlays).where(eq(recordingPlays.callId, id))).length;
+    const whole = await play(id, adminToken);
+    const fileSize = whole.body.length;
+    expect(fileSize).toBeLessThan(100_000);
+    await t.db.delete(recordingPlays).where(eq(recordingPlays.callId, id));
+
+    // `bytes=-100000` of a smaller file is the whole file, and a play.
+    const suffix = await play(id, adminToken, { Range: "bytes=-100000" });
+    expect(suffix.status).toBe(206);
+    expect(suffix.body).toEqual(whole.body);
+    expect(await plays()).toBe(1);
+    const padded = await play(id, adminToken, { Range: "bytes=00-" });
+    expect(padded.body.length).toBe(fileSize);
+    expect(await plays()).toBe(2);
+    // The player's seeks and a short tail within that play are that play.
+    await play(id, adminToken, { Range: "bytes=100-" });
+    await play(id, adminToken, { Range: "bytes=-50" });
+    expect(await plays()).toBe(2);
+    // An hour after his last play, a range past the start is a play of its own: bytes=1- is all but one byte.
+    await t.db.update(recordingPlays).set({ at: sql`now() - interval '61 minutes'` }).where(eq(recordingPlays.callId, id));
+    const skipped = await play(id, adminToken, { Range: "bytes=1-" });
+    expect(skipped.body.length).toBe(fileSize - 1);
+    expect(await plays()).toBe(3);
+    await play(id, adminToken, { Range: "bytes=2-" });
+    expect(await plays()).toBe(3);
+    // A range that cannot be served plays nothing.
+    expect((await play(id, adminToken, { Range: `bytes=${fileSize}-` })).status).toBe(416);
+    expect(await plays()).toBe(3);
+  });
+
   it("keeps who played which recording and when: a play once from its start, every download", async () => {
     const plays = await t.db.select().from(recordingPlays).where(eq(recordingPlays.callId, callId));
     const admin = (await t.db.select().from(users).where(eq(users.login, ADMIN.login)))[0];
@@ -400,5 +433,28 @@ describe("retention", () => {
     expect(gone.status).toBe(404);
     expect(gone.body.message).toBe("запись удалена по сроку хранения");
     await setTopic({ recordingRetentionDays: null });
+  });
+
+  it("a deleted topic's recordings keep its retention: they expire all the same, and one kept for ever stays", async () => {
+    const { sweepExpired } = await import("../../server/core/recordings/recordings");
+    const recordedIn = async (retention: number | null) => {
+      const topic = await createFilterRow(t.db, { name: `Удаляемая ${retention}`, managerIds: [], databaseIds: [], statusIds: [] });
+      await t.db.update(filters).set({ recordCalls: true, recordingRetentionDays: retention }).where(eq(filters.id, topic.id));
+      const m = await manager();
+      await t.db.update(users).set({ gettingFilter: topic.id }).where(eq(users.id, m.user.id));
+      const { id } = await recordedCall(m, 1);
+      await t.app.deps.recordings.drain();
+      expect(await rowOf(id)).toMatchObject({ filterId: topic.id, recording: "ready" });
+      await t.db.update(calls).set({ startedAt: sql`now() - interval '10 days'` }).where(eq(calls.id, id));
+      const deleted = await t.request.delete(`/api/v1/filters/${topic.id}`).set(bearer(adminToken));
+      expect(deleted.status).toBe(200);
+      expect((await rowOf(id)).filterId).toBeNull();
+      return id;
+    };
+    const expiring = await recordedIn(7);
+    const kept = await recordedIn(null);
+    expect(await sweepExpired(t.db, t.app.deps.recordings.folder)).toBe(1);
+    expect(await rowOf(expiring)).toMatchObject({ recording: "expired", recordingFile: null });
+    expect((await rowOf(kept)).recording).toBe("ready");
   });
 });

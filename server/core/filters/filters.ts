@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray, notInArray, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, notInArray, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import {
+  calls,
   contacts,
   databases,
   filterDatabases,
@@ -309,6 +310,11 @@ export async function deleteFilter(db: Db, actor: Actor, rawId: unknown) {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   await db.transaction(async (tx) => {
+    // Its calls keep its recording retention, so their recordings still expire once the topic is gone (issue 39).
+    await tx
+      .update(calls)
+      .set({ recordingRetentionDays: sql`(select f.recording_retention_days from ${filters} f where f.id = ${id})` })
+      .where(and(eq(calls.filterId, id), isNotNull(calls.recording)));
     const [deleted] = await tx.delete(filters).where(eq(filters.id, id)).returning({ id: filters.id });
     if (!deleted) throw filterNotFound();
     await releaseUsersOf(tx, id, null);

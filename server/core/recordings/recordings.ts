@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
-import { and, desc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import { calls, filters, recordingPlays, users, type RecordingState } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
@@ -255,20 +255,16 @@ export async function recentRecordedCalls(db: Db, actor: Actor, limit = 20): Pro
 
 /**
  * Deletes the audio of calls older than their topic's retention days; the row keeps «удалена по сроку хранения».
- * A batch at a time; answers how many went.
+ * The retention is the topic's as it is now; a deleted topic's stays with its calls (copied at the deletion,
+ * deleteFilter), so its recordings expire all the same. A batch at a time; answers how many went.
  */
 export async function sweepExpired(db: Db, folder: RecordingsFolder, batch = 500): Promise<number> {
+  const days = sql`coalesce(${filters.recordingRetentionDays}, ${calls.recordingRetentionDays})`;
   const due = await db
     .select({ id: calls.id, file: calls.recordingFile })
     .from(calls)
-    .innerJoin(filters, eq(filters.id, calls.filterId))
-    .where(
-      and(
-        eq(calls.recording, "ready"),
-        isNotNull(filters.recordingRetentionDays),
-        lt(calls.startedAt, sql`now() - make_interval(days => ${filters.recordingRetentionDays})`),
-      ),
-    )
+    .leftJoin(filters, eq(filters.id, calls.filterId))
+    .where(and(eq(calls.recording, "ready"), isNotNull(days), lt(calls.startedAt, sql`now() - make_interval(days => ${days})`)))
     .limit(batch);
   for (const row of due) if (row.file) fs.rmSync(path.join(folder.audio, row.file), { force: true });
   if (due.length > 0) {
@@ -339,7 +335,11 @@ export async function openRecording(
   folder: RecordingsFolder,
   actor: Actor,
   rawCallId: unknown,
-  purpose: { download: boolean; log: boolean; playKey?: string },
+  /**
+   * range: the request's Range header, which decides whether it starts a play (startsAPlay); playKey: a page's
+   * player's own key (issue 39), which makes all of that player's requests one play, found by its reports.
+   */
+  purpose: { download: boolean; range?: string; playKey?: string },
 ): Promise<{ file: string; size: number; name: string }> {
   const id = parseInput(recordingRequestSchema, rawCallId);
   const [row] = await db
@@ -368,13 +368,13 @@ export async function openRecording(
   const file = path.join(folder.audio, row.file);
   const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw notFound("Файл записи не найден в папке записей", "recording_not_found");
-  // A player's key makes all its requests one play (issue 39): the first logs it, the rest find it there.
-  if (purpose.log) {
-    await db
-      .insert(recordingPlays)
-      .values({ callId: id, userId: actor.id, download: purpose.download, playKey: purpose.download ? null : (purpose.playKey ?? null) })
-      .onConflictDoNothing();
-  }
+  if (purpose.download) await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: true });
+  else if (purpose.playKey !== undefined) {
+    // A named player: its first request that serves anything is its play, the rest find it there.
+    if (byteRange(purpose.range, size) !== "bad") {
+      await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false, playKey: purpose.playKey }).onConflictDoNothing();
+    }
+  } else if (await startsAPlay(db, id, actor.id, purpose.range, size)) await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false });
   const stamp = row.startedAt.toISOString().slice(0, 19).replace(/[T:]/g, "-");
   return { file, size, name: `zvonok-${id}-${stamp}.ogg` };
 }
@@ -385,8 +385,8 @@ export type RecordingAnswer =
 
 /**
  * GET of a recording for the <audio> element and downloads (the page's route and the API's): the whole file or
- * the one byte range asked (206), so the player seeks. A play is written down once, at its first request (from
- * byte 0); a download every time.
+ * the one byte range asked (206), so the player seeks. A play is written down when a request starts one
+ * (startsAPlay); a download every time.
  */
 export async function recordingAnswer(
   db: Db,
@@ -396,11 +396,8 @@ export async function recordingAnswer(
   request: { download: boolean; range: string | undefined; playKey?: string | null },
 ): Promise<RecordingAnswer> {
   const range = request.range;
-  const fromStart = !range || /^bytes=0-/.test(range.trim());
-  // A page's player names itself (?play=): its first request is its play, wherever it starts (issue 39).
   const playKey = request.playKey ? parseInput(playKeySchema, request.playKey) : undefined;
-  const log = request.download || fromStart || playKey !== undefined;
-  const { file, size, name } = await openRecording(db, folder, actor, rawCallId, { download: request.download, log, playKey });
+  const { file, size, name } = await openRecording(db, folder, actor, rawCallId, { download: request.download, range, playKey });
   const headers: Record<string, string> = {
     "Content-Type": "audio/ogg",
     "Accept-Ranges": "bytes",
@@ -417,6 +414,38 @@ export async function recordingAnswer(
     start: wanted.start,
     end: wanted.end,
   };
+}
+
+/** A range past the start with no play of this person's in this long before it starts one (see startsAPlay). */
+export const PLAY_GAP_SECONDS = 3600;
+
+/**
+ * Whether a GET of a recording with this Range header is a play to write down (issue 39: only the header's text
+ * `bytes=0-` counted, so `bytes=-100000` and `bytes=00-` fetched whole files unlogged). The header is read against
+ * the file's size, as it is served:
+ * - no Range, or a range that serves the file's first byte, is a play: `bytes=0-`, `bytes=00-10`, and a suffix
+ *   range at least as long as the file (`bytes=-100000` of a smaller file is the whole file);
+ * - a range past the start (a seek, a suffix shorter than the file) is the same play going on when this person
+ *   played this call within PLAY_GAP_SECONDS, and a play of its own otherwise (`bytes=1-` is nearly the whole file);
+ * - a range that cannot be served (416) plays nothing.
+ */
+export async function startsAPlay(db: Db, callId: number, userId: number, header: string | undefined, size: number): Promise<boolean> {
+  const wanted = byteRange(header, size);
+  if (wanted === "bad") return false;
+  if (wanted === "whole" || wanted.start === 0) return true;
+  const [recent] = await db
+    .select({ id: recordingPlays.id })
+    .from(recordingPlays)
+    .where(
+      and(
+        eq(recordingPlays.callId, callId),
+        eq(recordingPlays.userId, userId),
+        eq(recordingPlays.download, false),
+        gt(recordingPlays.at, sql`now() - make_interval(secs => ${PLAY_GAP_SECONDS})`),
+      ),
+    )
+    .limit(1);
+  return !recent;
 }
 
 /** An HTTP Range header against a file's size: the one range served (206), "whole" (200), or "bad" (416). */

@@ -1,0 +1,1 @@
+ALTER TABLE "calls" ADD COLUMN "recording_retention_days" integer;
