@@ -8,6 +8,6 @@ export {
   filterFieldOf,
   listAccessLog,
   readAccessFilters,
-} from "../server/core/audit/access-log";
-export type { AccessEntry, AccessFilterField, AccessKind } from "../server/core/audit/access-log";
-export { reportHeard, reportPlayed } from "../server/core/audit/heard";
+} from "#server/core/audit/access-log";
+export type { AccessEntry, AccessFilterField, AccessKind } from "#server/core/audit/access-log";
+export { reportHeard, reportPlayed } from "#server/core/audit/heard";
