@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { sipDigest, sipDigestSchema } from "../../../core/telephony/sip-digest";
 import { admitCall, admitCallSchema, callEventSchema, recordCallEvent } from "../../../core/telephony/proxy-calls";
+import { kamailioAnswer } from "../../../core/telephony/kamailio-answer";
 import { requireTelephonySecret } from "../../../core/telephony/shared-secret";
 import { errorSchema } from "../../schemas/common";
 
@@ -61,11 +62,8 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
         api.deps.recordings.hasRoom(),
       );
       void api.deps.hub.presenceChanged().catch(() => {});
-      reply.type("text/plain; charset=utf-8");
-      if (admission.allowed) return `id=${admission.callId};record=${admission.record ? 1 : 0}`;
-      reply.code(403);
-      // The reason phrase has spaces, which Kamailio's parameter parsing refuses: it has the second line.
-      return `id=${admission.callId ?? ""};sip=${admission.sipCode}\n${admission.phrase}`;
+      const answer = kamailioAnswer(admission);
+      return reply.code(answer.status).type("text/plain; charset=utf-8").send(answer.text);
     },
   );
 
