@@ -146,14 +146,21 @@ export async function readAccessFilters(db: Db, input: unknown): Promise<AccessF
   return out;
 }
 
-/** The union of both tables with the filters applied to each; its columns: kind, id, at, …, as plain numbers. */
+/**
+ * The union of both tables with the filters applied to each; its columns: kind, id, at, …. Ordered by `at` alone
+ * (and id), each branch is a backward walk of its `at` index that Postgres merges (Merge Append), so a page is read
+ * without sorting the tables; a branch joins its calls only when a filter needs them (every play has its call).
+ */
+/** A branch's WHERE, or none: a constant `where true` keeps Postgres from merging the branches' index walks. */
+const whereOf = (conditions: SQL[]) => (conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``);
+
 function entries(f: AccessFilters): SQL {
   const sessionKinds = f.kind === undefined ? ["listen", "whisper"] : f.kind === "listen" || f.kind === "whisper" ? [f.kind] : [];
   const playDownload = f.kind === "play" ? [false] : f.kind === "download" ? [true] : f.kind === undefined ? [false, true] : [];
   const parts: SQL[] = [];
   const ms = (column: SQL) => sql`(extract(epoch from ${column}) * 1000)::float8`;
   if (sessionKinds.length > 0) {
-    const where: SQL[] = [sessionKinds.length === 1 ? sql`ls.kind = ${sessionKinds[0]}` : sql`true`];
+    const where: SQL[] = sessionKinds.length === 1 ? [sql`ls.kind = ${sessionKinds[0]}`] : [];
     if (f.userId !== undefined) where.push(sql`ls.admin_id = ${f.userId}`);
     if (f.managerId !== undefined) where.push(sql`ls.manager_id = ${f.managerId}`);
     if (f.filterId !== undefined) where.push(sql`c.filter_id = ${f.filterId}`);
@@ -163,11 +170,11 @@ function entries(f: AccessFilters): SQL {
     parts.push(sql`select ls.kind as kind, ls.id as id, ls.started_at as at, ${ms(sql`ls.ended_at`)} as ended_ms,
         ls.admin_id as user_id, ls.manager_id as manager_id, ls.call_id as call_id, ls.heard_ms as heard_ms,
         ${ms(sql`ls.first_heard_at`)} as first_heard_ms, ${ms(sql`ls.last_heard_at`)} as last_heard_ms
-      from listen_sessions ls left join calls c on c.id = ls.call_id
-      where ${sql.join(where, sql` and `)}`);
+      from listen_sessions ls ${f.filterId === undefined ? sql`` : sql`join calls c on c.id = ls.call_id`}
+      ${whereOf(where)}`);
   }
   if (playDownload.length > 0) {
-    const where: SQL[] = [playDownload.length === 1 ? sql`rp.download = ${playDownload[0]}` : sql`true`];
+    const where: SQL[] = playDownload.length === 1 ? [sql`rp.download = ${playDownload[0]}`] : [];
     if (f.userId !== undefined) where.push(sql`rp.user_id = ${f.userId}`);
     if (f.managerId !== undefined) where.push(sql`c.user_id = ${f.managerId}`);
     if (f.filterId !== undefined) where.push(sql`c.filter_id = ${f.filterId}`);
@@ -175,10 +182,10 @@ function entries(f: AccessFilters): SQL {
     if (f.until) where.push(sql`rp.at < ${f.until.toISOString()}::timestamptz`);
     if (f.asOf) where.push(sql`rp.at <= ${f.asOf.toISOString()}::timestamptz`);
     parts.push(sql`select case when rp.download then 'download' else 'play' end as kind, rp.id as id, rp.at as at,
-        null::float8 as ended_ms, rp.user_id as user_id, c.user_id as manager_id, rp.call_id as call_id,
+        null::float8 as ended_ms, rp.user_id as user_id, null::int as manager_id, rp.call_id as call_id,
         rp.played_ms as heard_ms, null::float8 as first_heard_ms, null::float8 as last_heard_ms
-      from recording_plays rp join calls c on c.id = rp.call_id
-      where ${sql.join(where, sql` and `)}`);
+      from recording_plays rp ${f.filterId === undefined && f.managerId === undefined ? sql`` : sql`join calls c on c.id = rp.call_id`}
+      ${whereOf(where)}`);
   }
   return parts.length === 0 ? sql`select null where false` : sql.join(parts, sql` union all `);
 }
@@ -228,36 +235,39 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
   const raw = await queryRows<Record<string, unknown>>(
     db,
     sql`select kind, id, (extract(epoch from at) * 1000)::float8 as at_ms, ended_ms, user_id, manager_id, call_id, heard_ms, first_heard_ms, last_heard_ms
-        from (${entries(f)}) e order by at desc, kind, id desc limit ${page.limit} offset ${page.offset}`
+        from (${entries(f)}) e order by at desc, id desc limit ${page.limit} offset ${page.offset}`
   );
   const rows = raw.map((row) => rawEntry.parse(row));
-  const userIds = [...new Set(rows.flatMap((r) => [r.user_id, r.manager_id]).filter((id): id is number => id !== null))];
+  // A play's manager is its call's, read here with the call; a session's is its own.
   const callIds = [...new Set(rows.map((r) => r.call_id).filter((id): id is number => id !== null))];
-  const [people, callRows] = await Promise.all([
-    userIds.length
-      ? db.select({ id: users.id, login: users.login, displayName: users.displayName }).from(users).where(inArray(users.id, userIds))
-      : [],
-    callIds.length
-      ? db
-          .select({
-            id: calls.id,
-            number: calls.number,
-            startedAt: calls.startedAt,
-            recording: calls.recording,
-            recordingMs: calls.recordingMs,
-            topicId: filters.id,
-            topicName: filters.name,
-          })
-          .from(calls)
-          .leftJoin(filters, eq(filters.id, calls.filterId))
-          .where(inArray(calls.id, callIds))
-      : [],
-  ]);
-  const person = new Map(people.map((p) => [p.id, { id: p.id, name: nameOf(p) }]));
+  const callRows = callIds.length
+    ? await db
+        .select({
+          id: calls.id,
+          userId: calls.userId,
+          number: calls.number,
+          startedAt: calls.startedAt,
+          recording: calls.recording,
+          recordingMs: calls.recordingMs,
+          topicId: filters.id,
+          topicName: filters.name,
+        })
+        .from(calls)
+        .leftJoin(filters, eq(filters.id, calls.filterId))
+        .where(inArray(calls.id, callIds))
+    : [];
   const callOf = new Map(callRows.map((c) => [c.id, c]));
+  const managerOf = (r: (typeof rows)[number]) =>
+    r.kind === "listen" || r.kind === "whisper" ? r.manager_id : (callOf.get(r.call_id ?? 0)?.userId ?? null);
+  const userIds = [...new Set(rows.flatMap((r) => [r.user_id, managerOf(r)]).filter((id): id is number => id !== null))];
+  const people = userIds.length
+    ? await db.select({ id: users.id, login: users.login, displayName: users.displayName }).from(users).where(inArray(users.id, userIds))
+    : [];
+  const person = new Map(people.map((p) => [p.id, { id: p.id, name: nameOf(p) }]));
   return rows.map((r) => {
     const call = r.call_id === null ? undefined : callOf.get(r.call_id);
     const session = r.kind === "listen" || r.kind === "whisper";
+    const managerId = managerOf(r);
     const spanMs = session ? Math.max(0, (r.ended_ms ?? now) - r.at_ms) : call?.recordingMs ?? null;
     return {
       kind: r.kind,
@@ -265,7 +275,7 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
       at: new Date(r.at_ms).toISOString(),
       endedAt: iso(r.ended_ms),
       user: r.user_id === null ? null : person.get(r.user_id) ?? null,
-      manager: r.manager_id === null ? null : person.get(r.manager_id) ?? null,
+      manager: managerId === null ? null : (person.get(managerId) ?? null),
       topic: call?.topicId ? { id: call.topicId, name: call.topicName ?? "" } : null,
       call: call
         ? { id: call.id, number: call.number, startedAt: call.startedAt.toISOString(), recording: call.recording, recordingMs: call.recordingMs }
