@@ -3,6 +3,8 @@ export * from "./work";
 export * from "./bases";
 export * from "./filters";
 export * from "./events";
+export * from "./money";
+export * from "./exports";
 export * from "./calls";
 export * from "./dnc";
 export * from "./callbacks";
