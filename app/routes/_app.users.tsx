@@ -1,13 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useFetcher, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { AGENT_STATE_CLASS, AGENT_STATE_TEXT } from "../components/breaks/agentState";
 import { ListenButton, WhisperButton } from "../components/users/ListenButton";
+import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { Pager, readPaging, useHydrated } from "../components/ui/Pager";
-import { notify, ServerMessage } from "../components/ui/Toasts";
-import { formIntent, readFields, readFormBody, sentWithJs, unknownIntent } from "../forms.server";
+import { ServerMessage } from "../components/ui/Toasts";
+import { formIntent, readFields, readFormBody, unknownIntent } from "../forms.server";
 import { formatDateTime } from "../lib/format";
 import { getRealtimeClient, type PresentUser } from "../lib/realtime";
 import { idFields } from "../../common/validation";
@@ -20,36 +21,37 @@ export const meta: MetaFunction = () => [{ title: "Юзеры онлайн" }];
 /** SPEC §9: online page sizes 5, 10, 20. */
 const PAGE_SIZES = [5, 10, 20] as const;
 const DEFAULT_PAGE_SIZE = 10;
-const FORCED = "Сессия пользователя закрыта";
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const me = await requireAdminUser(request, context);
   const online = await listUsersOnline(context.deps.db, actorOf(me), context.deps.config.realtime.presenceGraceSeconds);
   const url = new URL(request.url);
   const { size, page } = readPaging(url, PAGE_SIZES, DEFAULT_PAGE_SIZE, online.length);
-  return { online, size, page, meId: me.id };
+  // «Завершить сессию» asks first (ConfirmAction): ?logout=<id> opens the question, a dialog with JavaScript and a
+  // section without; only its button posts (issue 39: one click logged a manager out and cut his call).
+  const logoutId = Number(url.searchParams.get("logout")) || null;
+  const loggingOut = online.find((user) => user.id === logoutId && user.id !== me.id) ?? null;
+  return { online, size, page, meId: me.id, loggingOut };
 }
-
-type ForceFetcher = ReturnType<typeof useFetcher<UsersActionData>>;
 
 interface UsersActionData {
-  ok?: boolean;
-  message?: string;
   error?: { code: string; message: string };
 }
+
+/** «менеджера Ольга», «администратора Иван»: whose session the question and the toast name. */
+const whose = (user: { displayName: string; isAdmin: boolean }) => `${user.isAdmin ? "администратора" : "менеджера"} ${user.displayName}`;
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const me = await requireAdminUser(request, context);
   const form = await readFormBody(request);
-  const js = sentWithJs(form);
   const { db, sessions, hub } = context.deps;
   try {
     if (formIntent(form) !== "forceLogout") throw unknownIntent();
     const { id } = readFields(form, idFields);
-    const result = await forceLogout(db, sessions, hub, actorOf(me), id);
-    if (js) return data<UsersActionData>({ ok: true, message: result.message });
+    const closed = await forceLogout(db, sessions, hub, actorOf(me), id);
     const url = new URL(request.url);
-    return redirectWithToast(`/users${url.search}`, { type: "success", message: result.message });
+    url.searchParams.delete("logout");
+    return redirectWithToast(`/users${url.search}`, { type: "success", message: `Сессия ${whose(closed)} закрыта` });
   } catch (error) {
     if (isAppError(error)) {
       return data<UsersActionData>({ error: { code: error.code, message: error.message } }, { status: error.status });
@@ -62,15 +64,8 @@ export default function UsersOnlinePage() {
   const loaded = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>() as UsersActionData | undefined;
   const [online, setOnline] = useState<PresentUser[]>(loaded.online);
-  const { size, meId } = loaded;
+  const { size, meId, loggingOut } = loaded;
   const hydrated = useHydrated();
-  // One fetcher for the page: the row goes away with the answer, the toast must not go with it.
-  const fetcher = useFetcher<UsersActionData>({ key: "force-logout" });
-  useEffect(() => {
-    if (fetcher.state !== "idle" || !fetcher.data) return;
-    if (fetcher.data.ok) notify("success", fetcher.data.message ?? FORCED);
-    else if (fetcher.data.error) notify("error", fetcher.data.error.message);
-  }, [fetcher.state, fetcher.data]);
 
   // A fresh list from the server (reload, revalidation) replaces the live one.
   useEffect(() => setOnline(loaded.online), [loaded.online]);
@@ -91,13 +86,15 @@ export default function UsersOnlinePage() {
   const pages = Math.max(1, Math.ceil(online.length / size));
   const page = Math.min(loaded.page, pages);
   const rows = online.slice((page - 1) * size, page * size);
-  const href = (p: number, s: number) => {
+  const href = (p: number, s: number, extra: Record<string, string> = {}) => {
     const params = new URLSearchParams();
     if (s !== DEFAULT_PAGE_SIZE) params.set("size", String(s));
     if (p > 1) params.set("page", String(p));
+    for (const [k, v] of Object.entries(extra)) params.set(k, v);
     const q = params.toString();
     return q ? `/users?${q}` : "/users";
   };
+  const here = href(page, size);
 
   return (
     <section>
@@ -140,15 +137,23 @@ export default function UsersOnlinePage() {
                   </td>
                   <td className="px-3 py-2" data-label="Действия" data-empty={user.id === meId ? "" : undefined}>
                     {user.id === meId ? null : (
-                      <div className="flex flex-wrap gap-2">
+                      <div className="flex flex-wrap items-center gap-x-8 gap-y-3">
                         {/* Listening is WebRTC: with JavaScript only. */}
                         {hydrated && user.state === "call" ? (
-                          <>
+                          <div className="flex flex-wrap gap-2">
                             <ListenButton managerId={user.id} login={user.login} />
                             <WhisperButton managerId={user.id} />
-                          </>
+                          </div>
                         ) : null}
-                        <ForceLogoutButton user={user} hydrated={hydrated} fetcher={fetcher} />
+                        {/* Apart from the listening buttons, not red, and it asks first (issue 39). */}
+                        <Link
+                          to={href(page, size, { logout: String(user.id) })}
+                          className="btn-secondary ml-auto whitespace-nowrap py-1"
+                          preventScrollReset
+                          data-testid="force-logout"
+                        >
+                          Завершить сессию
+                        </Link>
                       </div>
                     )}
                   </td>
@@ -159,21 +164,17 @@ export default function UsersOnlinePage() {
         </TableFrame>
       )}
       <Pager page={page} pages={pages} size={size} sizes={PAGE_SIZES} total={online.length} hrefFor={href} />
+      <ConfirmAction
+        open={loggingOut !== null}
+        title={loggingOut ? `Завершить сессию ${whose(loggingOut)}?` : ""}
+        closeHref={here}
+        intent="forceLogout"
+        fields={loggingOut ? { id: loggingOut.id } : {}}
+        confirmLabel="Завершить сессию"
+        testId="force-logout-confirm"
+      >
+        {loggingOut?.state === "call" ? "Его звонок прервётся." : "Его открытые страницы закроются; войти он сможет снова."}
+      </ConfirmAction>
     </section>
-  );
-}
-
-/** Ends the user's sessions everywhere: a plain form without JavaScript, the page's fetcher with it. */
-function ForceLogoutButton({ user, hydrated, fetcher }: { user: PresentUser; hydrated: boolean; fetcher: ForceFetcher }) {
-  const FormComponent = hydrated ? fetcher.Form : Form;
-  return (
-    <FormComponent method="post">
-      <input type="hidden" name="intent" value="forceLogout" />
-      <input type="hidden" name="id" value={user.id} />
-      {hydrated ? <input type="hidden" name="_js" value="1" /> : null}
-      <button type="submit" className="btn-danger py-1" disabled={fetcher.state !== "idle"} data-testid="force-logout">
-        Завершить сессию
-      </button>
-    </FormComponent>
   );
 }

@@ -427,6 +427,63 @@ describe("agent states on /users", () => {
   });
 });
 
+describe("«Завершить сессию» on /users asks first (issue 39)", () => {
+  it("without JavaScript: the link only asks «Завершить сессию менеджера …? Его звонок прервётся.», its button alone logs him out, and the toast names him; the rows keep their order", async () => {
+    const { a, b } = await scene(2);
+    await t.db.execute(sql`update users set display_name = 'Ольга', sip_login = '8772', sip_password = 'sip-8772' where id = ${a.id}`);
+    const sockets = [await present(a.token), await present(b.token), await present(adminToken)];
+    try {
+      const [{ phone_key }] = await queryRows<{ phone_key: string }>(t.db, sql`select phone_key from contacts where id = ${a.lead}`);
+      const proxy = (path: string, fields: Record<string, string>) =>
+        t.request.post(`/api/v1/telephony/${path}`).type("form").set("X-Sip-Auth-Secret", SIP_SECRET).send(fields);
+      const admitted = await proxy("calls", { login: "8772", number: phone_key, sipCallId: "logout-confirm@browser" });
+      await proxy("call-events", { id: /id=(\d+)/.exec(admitted.text)![1], event: "answer" });
+      await stateOf(a.login, "call");
+      await stateOf(b.login, "lead");
+      const cookie = await pageSessionCookie(t, ADMIN);
+
+      // The rows' order is the same at every read, whoever pinged last (it was by last seen).
+      const order = async () => [...(await getPage(t, "/users", cookie)).text.matchAll(/data-testid="online-row-([^"]+)"/g)].map((m) => m[1]);
+      const first = await order();
+      await t.db.execute(sql`update users set last_seen = now() where id = ${first[first.length - 1] === a.login ? a.id : b.id}`);
+      expect(await order()).toEqual(first);
+
+      // The row's «Завершить сессию» is a link to the question, not a post.
+      const list = await getPage(t, "/users", cookie);
+      const row = new RegExp(`data-testid="online-row-${a.login}"[^]*?</tr>`).exec(list.text)![0];
+      const link = /<a [^>]*data-testid="force-logout"[^>]*>/.exec(row)?.[0] ?? "";
+      expect(link).toContain(`href="/users?logout=${a.id}"`);
+      expect(row).not.toContain("btn-danger");
+      expect(list.text).not.toContain("Завершить сессию менеджера");
+
+      const asked = await getPage(t, `/users?logout=${a.id}`, cookie);
+      expect(asked.status).toBe(200);
+      expect(asked.text).toContain("Завершить сессию менеджера Ольга?");
+      expect(asked.text).toContain("Его звонок прервётся.");
+      // Asking changed nothing: he is still signed in.
+      expect((await t.request.get(`/api/v1/users/${a.id}`).set(a.auth)).status).toBe(200);
+      const question = /data-testid="force-logout-confirm"[^]*?<\/form>/.exec(asked.text)![0];
+      expect(question).toMatch(/name="intent" value="forceLogout"/);
+      expect(question).toMatch(new RegExp(`name="id" value="${a.id}"`));
+      expect(question).toMatch(/href="\/users"[^>]*>Отмена</);
+
+      // Its button posts: he is out, and the toast says whose session closed.
+      const posted = await postPageForm(t, "/users", cookie, { intent: "forceLogout", id: String(a.id) });
+      expect(posted.status).toBe(302);
+      expect(posted.headers.location).toBe("/users");
+      expect((await t.request.get(`/api/v1/users/${a.id}`).set(a.auth)).status).toBe(401);
+      const flash = ([] as string[]).concat(posted.headers["set-cookie"] ?? []).find((c) => c.startsWith("flash="))!.split(";")[0];
+      const after = await getPage(t, "/users", `${cookie}; ${flash}`);
+      expect(after.text).toContain("Сессия менеджера Ольга закрыта");
+      expect(after.text).not.toContain(`data-testid="online-row-${a.login}"`);
+      // The other manager was never touched.
+      expect((await t.request.get(`/api/v1/users/${b.id}`).set(b.auth)).status).toBe(200);
+    } finally {
+      for (const s of sockets) s.close();
+    }
+  });
+});
+
 describe("break time on the dashboard", () => {
   it("adds up each manager's breaks of the Kyiv day, a break over midnight counted only after it, an open one up to now", async () => {
     const m = await createUser(t.db, { login: "break-sum", displayName: "Ира" });

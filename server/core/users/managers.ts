@@ -199,5 +199,6 @@ export async function forceLogout(
   const user = await findUser(db, id);
   if (!user) throw userNotFound();
   await endSessions(db, sessions, signal, id);
-  return { success: true, message: "Сессия пользователя закрыта" };
+  // Who it was, for the page's toast (/users names whose session closed).
+  return { success: true, message: "Сессия пользователя закрыта", displayName: user.displayName, isAdmin: user.isAdmin };
 }

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, exists, gt, inArray, sql } from "drizzle-orm";
+import { and, asc, eq, exists, gt, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { sessions, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
@@ -33,7 +33,8 @@ export async function listPresentUsers(db: Db, graceSeconds: number): Promise<Pr
     })
     .from(users)
     .where(and(eq(users.isOnline, true), gt(users.lastSeen, since)))
-    .orderBy(desc(users.lastSeen), asc(users.id));
+    // By login: the same order at every refresh (by lastSeen, every ping reordered the rows under the admin's eyes).
+    .orderBy(asc(users.login), asc(users.id));
   const states = await agentStates(
     db,
     rows.map((r) => r.id),

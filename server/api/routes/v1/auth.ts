@@ -58,8 +58,10 @@ const auth: FastifyPluginAsyncZod = async (api) => {
         response: { 200: okSchema, ...errorResponses },
       },
     },
-    async (request) =>
-      forceLogout(api.deps.db, api.deps.sessions, api.deps.hub, actorOf(request), request.params.id),
+    async (request) => {
+      const { success, message } = await forceLogout(api.deps.db, api.deps.sessions, api.deps.hub, actorOf(request), request.params.id);
+      return { success, message };
+    },
   );
 };
 export default auth;
