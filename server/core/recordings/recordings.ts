@@ -4,7 +4,7 @@ import { and, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import { calls, filters, recordingPlays, users, type RecordingState } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
-import { forbidden, notFound } from "../errors";
+import { type AppError, forbidden, notFound } from "../errors";
 import { bigIdSchema, parseInput } from "../validation";
 import { playKeySchema } from "../audit/heard";
 import { callSpoolFiles } from "./spool";
@@ -318,17 +318,28 @@ export function recordingNote(state: RecordingState | null, error: string | null
   }
 }
 
-/** Whether this person may play this call's recording (openRecording's rule, for the pages' players). */
+/**
+ * Who may hear a call (the one rule, for the players and for openRecording): an admin any call; a manager his own
+ * call when its topic lets managers hear recordings, and never as a download. The refusal with its reason, or null.
+ */
+function hearingRefused(actor: Actor, call: { userId: number | null }, managersHear: boolean | null, download: boolean): AppError | null {
+  if (actor.isAdmin) return null;
+  if (call.userId !== actor.id) return forbidden("Это не ваш звонок: его запись слушает только администратор", "recording_forbidden");
+  if (!managersHear) return forbidden("В этой тематике записи слушают только администраторы", "recording_forbidden");
+  if (download) return forbidden("Скачать запись может только администратор", "recording_forbidden");
+  return null;
+}
+
+/** Whether this person may play this call's recording now (the pages show a player only then). */
 export function mayHear(actor: Actor, call: { userId: number | null; recording: RecordingState | null }, managersHear: boolean | null): boolean {
-  if (call.recording !== "ready") return false;
-  return actor.isAdmin || (call.userId === actor.id && Boolean(managersHear));
+  return call.recording === "ready" && hearingRefused(actor, call, managersHear, false) === null;
 }
 
 export const recordingRequestSchema = bigIdSchema("Неверный идентификатор звонка");
 
 /**
- * Who may hear a call (the one rule for every route): an admin any call; a manager his own call when its topic
- * lets managers hear recordings. Answers the file's full path; a play or a download is written down.
+ * A call's recording for whoever may hear it (hearingRefused): the file's full path; a play or a download is
+ * written down.
  */
 export async function openRecording(
   db: Db,
@@ -356,12 +367,8 @@ export async function openRecording(
     .leftJoin(filters, eq(filters.id, calls.filterId))
     .where(eq(calls.id, id));
   if (!row) throw notFound("Звонок не найден", "call_not_found");
-  // The same rule as mayHear, with the reason for each refusal.
-  if (!actor.isAdmin) {
-    if (row.userId !== actor.id) throw forbidden("Это не ваш звонок: его запись слушает только администратор", "recording_forbidden");
-    if (!row.managersHear) throw forbidden("В этой тематике записи слушают только администраторы", "recording_forbidden");
-    if (purpose.download) throw forbidden("Скачать запись может только администратор", "recording_forbidden");
-  }
+  const refused = hearingRefused(actor, row, row.managersHear, purpose.download);
+  if (refused) throw refused;
   if (row.recording !== "ready" || !row.file) {
     throw notFound(recordingNote(row.recording, row.error, row.attempts) ?? "Этот звонок не записывался", "recording_not_found");
   }
