@@ -350,7 +350,11 @@ interface TurnOptions {
  * A status press (DESIGN §4): checks the manager holds the contact, appends the lead event, sets the contact's
  * status and lets it go; for a report status stores the application and credits the manager; then claims and
  * returns the next lead, with its attempt under a retry rule (SPEC's answer of PUT /status/update-and-get-lead)
- * and what the lead panel shows of it. All of it is `turnStatement`: one statement, so one round trip and atomic.
+ * and what the lead panel shows of it. All of it is `turnStatement`: one statement, so one round trip and atomic,
+ * but for one case: a do-not-call status on a phone field that holds several numbers ("050…, 067…"). The statement
+ * lists the pressed contact's own key; the field's other numbers (libphonenumber reads them, not SQL) are listed
+ * after it, in a transaction of their own with the swap of a next lead that carries one of them (unlessJustListed).
+ * A process that dies between the two leaves the status recorded and the first number listed, the others not.
  */
 export async function recordStatus(db: Db, actor: Actor, holdMinutes: number, rawInput: unknown, options: TurnOptions): Promise<RecordStatusResult> {
   const { userId, filterId, ...input } = parseInput(recordStatusSchema, rawInput);
@@ -417,11 +421,17 @@ async function runTurn(
     const lead = presentLead(row as ContactRow);
     next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? (row as LeadViewFacts) : null };
   }
-  // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed.
-  if (row.dnc_phone && (await listContactPhones(db, actor, row.dnc_phone, options.phoneRegion)) > 0 && next) {
-    const other = await unlessJustListed(db, userId, filterId, holdMinutes, next.lead);
-    // Another lead, claimed after the statement (with its attempt): the panel reads its view apart.
-    if (other !== next.lead) next = other ? { lead: other, view: null } : null;
+  // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed. Listed
+  // and the next lead swapped together: a listed number is never handed out, even in the press that lists it.
+  const dncPhone = row.dnc_phone;
+  if (dncPhone) {
+    next = await db.transaction(async (tx) => {
+      const listed = await listContactPhones(tx, actor, dncPhone, options.phoneRegion);
+      if (listed === 0 || !next) return next;
+      const other = await unlessJustListed(tx, userId, filterId, holdMinutes, next.lead);
+      // Another lead, claimed after the statement (with its attempt): the panel reads its view apart.
+      return other === next.lead ? next : other ? { lead: other, view: null } : null;
+    });
   }
   const result: RecordStatusResult = {
     lead: next?.lead ?? null,
