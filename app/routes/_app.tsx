@@ -94,8 +94,6 @@ export default function AppLayout() {
   return (
     // The softphone runs for the whole layout (calls survive navigation), only in the browser (issue 6).
     <SoftphoneProvider settings={sipSettings} user={user}>
-    {/* An admin's whisper into this user's call plays here, whatever page is open. */}
-    <WhisperReceiver />
     <div className="flex min-h-screen">
       {/* Keyboard users jump over the menu to the page (the first Tab stop of every screen). */}
       <a
@@ -133,6 +131,8 @@ export default function AppLayout() {
             pause.mayBreak || pause.onBreak ? <BreakForm onBreak={pause.onBreak} elapsedSeconds={pause.elapsedSeconds} /> : null
           }
         />
+        {/* An admin's whisper into this user's call plays here, whatever page is open; its notice sits under the header. */}
+        <WhisperReceiver />
         {/* One content width for every screen (issue 17): wide tables fit at 1440 px, forms do not stretch past it. */}
         <main id="content" tabIndex={-1} className="mx-auto w-full max-w-screen-xl flex-1 p-4 outline-none desk:p-6">
           <Outlet />

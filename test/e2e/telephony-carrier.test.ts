@@ -331,6 +331,49 @@ describe("live listening from /users (issue 28)", () => {
     await a.page.context().close();
   });
 
+  /**
+   * «Подсказывает администратор» leaves the header usable (issue 39: fixed in the corner, it covered the header's
+   * controls at 390 px): at 390, 1024 and 1440 px it overlaps none of them and each control is what lies under its
+   * own centre. Screenshots (SCREENS_DIR) at 390 and 1440, light and dark.
+   */
+  async function noticeLeavesHeaderUsable(page: Page) {
+    const before = page.viewportSize();
+    for (const width of [390, 1024, 1440]) {
+      await page.setViewportSize({ width, height: width <= 390 ? 844 : 900 });
+      const faults = await page.evaluate(() => {
+        const notice = document.querySelector("[data-testid=whisper-on]")!.getBoundingClientRect();
+        const out: string[] = [];
+        if (notice.height === 0 || notice.width === 0) out.push("the notice is not shown");
+        for (const control of document.querySelectorAll<HTMLElement>("header a, header button, header label, header select, header input")) {
+          const r = control.getBoundingClientRect();
+          if (r.width === 0 || r.height === 0) continue;
+          const name = (control.textContent || control.getAttribute("aria-label") || control.tagName).trim().slice(0, 30);
+          if (r.left < notice.right && notice.left < r.right && r.top < notice.bottom && notice.top < r.bottom) out.push(`the notice covers «${name}»`);
+          const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          if (top && !control.contains(top) && !top.contains(control)) out.push(`«${name}» lies under ${top.tagName}`);
+        }
+        return out;
+      });
+      expect(faults, `${width} px`).toEqual([]);
+      if (process.env.SCREENS_DIR && width !== 1024) {
+        for (const theme of ["light", "dark"]) {
+          // The theme as the server renders it (root.tsx): the class and data-theme (reloading would end the call).
+          await page.evaluate((dark) => {
+            document.documentElement.classList.toggle("dark", dark);
+            document.documentElement.dataset.theme = dark ? "dark" : "light";
+          }, theme === "dark");
+          await new Promise((resolve) => setTimeout(resolve, 400)); // the buttons' colour transitions
+          await page.screenshot({ path: `${process.env.SCREENS_DIR}/whisper-notice-${width}-${theme}.png` });
+        }
+        await page.evaluate(() => {
+          document.documentElement.classList.remove("dark");
+          document.documentElement.dataset.theme = "light";
+        });
+      }
+    }
+    if (before) await page.setViewportSize(before);
+  }
+
   it("whispers the admin's voice to the manager only: the manager hears its tone, the carrier receives none of it", async () => {
     const carrier = await startCarrier({ answer: { ringMs: 300 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-91", { browser: says440 });
@@ -343,6 +386,7 @@ describe("live listening from /users (issue 28)", () => {
     await row.locator("[data-testid=whisper]").click();
     await row.locator("[data-testid=whisper-stop]").waitFor();
     await a.page.locator("[data-testid=whisper-on]").waitFor();
+    await noticeLeavesHeaderUsable(a.page);
     // The manager's page plays a second stream (the admin's), beside the call's…
     expect(await pcsOf(a.page)).toBe(2);
     await grows(() => inboundPackets(a.page), 50);

@@ -50,8 +50,14 @@ export function WhisperReceiver() {
     };
   }, []);
 
+  // A bar under the header, in the page's flow (sticky under it as the page scrolls), not over it: fixed in the top
+  // corner it covered the header's controls at 390 px (issue 39). The layout places it after the header.
   return on ? (
-    <p role="status" className="fixed right-3 top-3 z-40 rounded bg-amber-100 px-3 py-1 text-sm font-semibold text-amber-900 shadow dark:bg-amber-900 dark:text-amber-100" data-testid="whisper-on">
+    <p
+      role="status"
+      className="sticky top-14 z-10 border-b border-amber-300 bg-amber-100 px-4 py-1 text-center text-sm font-semibold text-amber-900 dark:border-amber-700 dark:bg-amber-900 dark:text-amber-100"
+      data-testid="whisper-on"
+    >
       Подсказывает администратор
     </p>
   ) : null;
