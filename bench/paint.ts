@@ -11,6 +11,7 @@ import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
 import { buildPages, startApp } from "./app";
 import { type Agent, driveInWorker } from "./lead-driver";
 import { median, percentile, printTable, type Row } from "./lib";
+import { PRESS_PATH } from "../common/press-path";
 
 /**
  * Issue 18, a keyboard-fast lead panel: the time from a status press to the next lead painted, in Chromium with
@@ -81,7 +82,7 @@ interface PageTools {
 
 /** Installs the in-page timers (once per document). */
 async function installTools(page: Page) {
-  await page.evaluate(() => {
+  await page.evaluate((pressPath: string) => {
     const w = window as unknown as PageTools & { __pressAt: number | null };
     w.__pressAt = null;
     // The press's own time: the real input event's timeStamp (performance.now() time base).
@@ -96,7 +97,7 @@ async function installTools(page: Page) {
     const posts: PerformanceResourceTiming[] = [];
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries() as PerformanceResourceTiming[]) {
-        if (new URL(entry.name).pathname === "/leadpanel/press") posts.push(entry);
+        if (new URL(entry.name).pathname === pressPath) posts.push(entry);
       }
     }).observe({ type: "resource" });
     (w as unknown as { __posts: PerformanceResourceTiming[] }).__posts = posts;
@@ -177,7 +178,7 @@ async function installTools(page: Page) {
         button.addEventListener("click", (event) => apiTurn(token, body, event.timeStamp).then(resolve, reject), { once: true }),
       );
     };
-  });
+  }, PRESS_PATH);
 }
 
 async function openPanel(page: Page) {

@@ -5,6 +5,7 @@ import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
+import { PRESS_PATH, PRESS_ROUTE_ID } from "../common/press-path";
 import type { AppDeps } from "./deps";
 import { clientAddress } from "./http/client-address";
 import { requestLog } from "./http/observe";
@@ -101,8 +102,6 @@ export async function createWebApp(deps: AppDeps) {
   return app;
 }
 
-/** The lead panel's status press with JavaScript (app/routes/leadpanel.press.ts). */
-const PRESS_PATH = "/leadpanel/press";
 /** A press is its card and a few ids: a few kilobytes. */
 const PRESS_BODY_LIMIT = "256kb";
 
@@ -114,8 +113,8 @@ const PRESS_BODY_LIMIT = "256kb";
  * answer, anything else goes to the build's handleError and answers 500.
  */
 function pressHandler(build: ServerBuild, loadContext: (req: express.Request, res: express.Response) => AppLoadContext): express.RequestHandler {
-  const route = build.routes["routes/leadpanel.press"]?.module;
-  if (!route?.action) throw new Error("routes/leadpanel.press has no action");
+  const route = build.routes[PRESS_ROUTE_ID]?.module;
+  if (!route?.action) throw new Error(`${PRESS_ROUTE_ID} has no action`);
   const action = route.action;
   // Express 4 does not catch an async handler's rejection: every path below answers, or ends the response.
   return async (req, res) => {

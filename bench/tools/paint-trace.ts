@@ -1,4 +1,5 @@
 import fs from "node:fs";
+import { PRESS_PATH } from "../../common/press-path";
 
 /**
  * Reads a Chromium trace taken by bench/paint.ts (BENCH_PAINT_TRACE=file.json) and prints, for each traced press,
@@ -73,7 +74,7 @@ for (const mark of painted) {
     const d = e.args?.data ?? {};
     if (e.name === "ResourceSendRequest") {
       const url = String(d.url ?? "");
-      if (!url.includes(".data") && !url.includes("/leadpanel/press") && !url.includes("/balance")) continue;
+      if (!url.includes(".data") && !url.includes(PRESS_PATH) && !url.includes("/balance")) continue;
       const id = d.requestId;
       const done = network.find((n) => n.name === "ResourceFinish" && n.args?.data?.requestId === id);
       const response = network.find((n) => n.name === "ResourceReceiveResponse" && n.args?.data?.requestId === id);

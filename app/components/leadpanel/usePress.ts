@@ -1,9 +1,7 @@
 import { useRef, useState } from "react";
 import { flushSync } from "react-dom";
+import { PRESS_PATH } from "../../../common/press-path";
 import type { PressAnswer } from "./answer";
-
-/** Where the page's script sends a press (app/routes/leadpanel.press.ts: the panel's action, answered as JSON). */
-const PRESS_URL = "/leadpanel/press";
 
 /**
  * A status press with JavaScript (decision 065). The request leaves in the press's own task (through the router
@@ -25,7 +23,7 @@ export function usePress() {
     inFlight.current = true;
     const body = new URLSearchParams();
     for (const [name, value] of form) body.append(name, String(value));
-    const request = fetch(PRESS_URL, { method: "POST", body, headers: { Accept: "application/json" } });
+    const request = fetch(PRESS_PATH, { method: "POST", body, headers: { Accept: "application/json" } });
     setState((s) => ({ ...s, pending: true }));
     request
       .then(async (response) => {
