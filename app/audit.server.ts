@@ -1,7 +1,5 @@
 // Server code for the access log (issue 39): the admin's page and its CSV, and the pages' reports of what they played.
 export {
-  ACCESS_KIND_TEXT,
-  ACCESS_KINDS,
   accessLogChoices,
   accessLogCsv,
   accessLogCsvName,

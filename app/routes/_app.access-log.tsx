@@ -1,8 +1,7 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { ACCESS_KIND_TEXT, ACCESS_KINDS } from "../../common/access-log";
 import {
-  ACCESS_KIND_TEXT,
-  ACCESS_KINDS,
   type AccessEntry,
   type AccessFilterField,
   accessLogChoices,
@@ -177,8 +176,11 @@ export default function AccessLogPage() {
                         <CallCell e={e} />
                       </td>
                       <td data-label="Звук" className="p-2" data-testid="access-heard">
-                        <span className="font-medium tabular-nums">{heard.main}</span>
-                        {heard.note ? <span className="block text-xs text-slate-600 dark:text-slate-400">{heard.note}</span> : null}
+                        {/* One child: on a phone the cell is a labelled row, and a second child would wrap under the label. */}
+                        <div>
+                          <span className="font-medium tabular-nums">{heard.main}</span>
+                          {heard.note ? <span className="block text-xs text-slate-600 dark:text-slate-400">{heard.note}</span> : null}
+                        </div>
                       </td>
                     </tr>
                   );
@@ -188,7 +190,7 @@ export default function AccessLogPage() {
           </TableFrame>
         </>
       )}
-      {page.error ? null : (
+      {page.error || page.total === 0 ? null : (
         <Pager page={page.page} pages={page.pages} total={page.total} size={page.size} hrefFor={href} sizes={SIZES} keep={{ ...page.sent }} />
       )}
     </section>

@@ -1,6 +1,7 @@
 import { TZDate } from "@date-fns/tz";
 import { asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
+import { ACCESS_KIND_TEXT, ACCESS_KINDS, type AccessKind } from "../../../common/access-log";
 import { BUSINESS_TIME_ZONE, kyivDate, kyivInstant } from "../../../common/business-time";
 import { type Db, queryRows } from "../../../db/client";
 import { calls, filters, type RecordingState, users } from "../../../db/schema";
@@ -16,16 +17,7 @@ import { CSV_BOM, csvLine } from "../exports/csv-writer";
  * and kind; the page, the API and the CSV read it here.
  */
 
-export const ACCESS_KINDS = ["listen", "whisper", "play", "download"] as const;
-export type AccessKind = (typeof ACCESS_KINDS)[number];
-
-/** What each kind is called on the page, in the menu of kinds and in the CSV. */
-export const ACCESS_KIND_TEXT: Record<AccessKind, string> = {
-  listen: "Прослушивание звонка",
-  whisper: "Подсказка менеджеру",
-  play: "Прослушивание записи",
-  download: "Скачивание записи",
-};
+export { ACCESS_KIND_TEXT, ACCESS_KINDS, type AccessKind };
 
 /** The filter each refusal is about: the page shows the message at that field. */
 export const ACCESS_FILTER_FIELDS = ["userId", "managerId", "filterId", "from", "to", "kind"] as const;

@@ -1,0 +1,13 @@
+// Run by the server (the access log's core, its CSV) and the browser (the log's page): the kinds of access.
+
+/** What the access log holds (issue 39): a live listening, a whisper, a recording played, a recording downloaded. */
+export const ACCESS_KINDS = ["listen", "whisper", "play", "download"] as const;
+export type AccessKind = (typeof ACCESS_KINDS)[number];
+
+/** What each kind is called on the page, in the menu of kinds and in the CSV. */
+export const ACCESS_KIND_TEXT: Record<AccessKind, string> = {
+  listen: "Прослушивание звонка",
+  whisper: "Подсказка менеджеру",
+  play: "Прослушивание записи",
+  download: "Скачивание записи",
+};
