@@ -16,6 +16,7 @@ import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 import { CARD_EMPTY } from "../../../common/client-card";
 import { formatKyiv } from "../../../common/business-time";
 import { FORWARD_FAILED, forwardApplication } from "./applications";
+import { sessionIsLive } from "../auth/live-session";
 
 export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
@@ -148,12 +149,11 @@ export type Presser = { userId: number; filterId: number } | { session: string }
 /** SQL: the `u` row of a presser, locked (the manager's row first: the order every lead call keeps). */
 function presserRow(presser: Presser): SQL {
   if ("session" in presser) {
-    // A live session is Lucia's: its row is there (logout, «Завершить сессию» and a new password delete it) and it
-    // has not expired (server/auth/sessions.ts). Its extension in the second half of its life is left to the page's
-    // own requests, which all validate through Lucia.
+    // A live session (sessionIsLive, Lucia's rule). Its extension in the second half of its life is left to the
+    // page's own requests, which all validate through Lucia.
     return sql`select users.id, users.getting_filter as filter_id, users.login, users.is_admin
       from sessions join users on users.id = sessions.user_id
-      where sessions.id = ${presser.session}::text and sessions.expires_at > now()
+      where sessions.id = ${presser.session}::text and ${sessionIsLive()}
       for update of users`;
   }
   return sql`select id, ${presser.filterId}::int as filter_id, login, is_admin from users where id = ${presser.userId}::int for update`;

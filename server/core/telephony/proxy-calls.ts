@@ -11,6 +11,7 @@ import { doNotCallKey, isListed } from "../dnc/dnc";
 import { hoursOfTopic, withinCallingHours } from "../filters/calling-hours";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
+import { sessionIsLive } from "../auth/live-session";
 
 /**
  * What the SIP proxy asks the app about calls (decision 049). Before an INVITE leaves for the carrier's trunk,
@@ -55,7 +56,7 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
   }>(
     db,
     sql`select u.id, f.id as topic, coalesce(f.record_calls, false) as record,
-      exists (select 1 from ${sessions} s where s.user_id = u.id and s.expires_at > now()) as signed_in,
+      exists (select 1 from ${sessions} s where s.user_id = u.id and ${sessionIsLive(sql`s`)}) as signed_in,
       ${onBreak(sql`u.id`)} as paused,
       ${isListed(sql`${key}`)} as listed,
       (f.id is null or ${withinCallingHours(sql`coalesce(${numberZone}::text, lead.tz)`, hoursOfTopic("f"))}) as in_hours,

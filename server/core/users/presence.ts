@@ -3,6 +3,7 @@ import type { Db } from "../../../db/client";
 import { sessions, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { agentStates, type AgentState } from "../breaks/agent-state";
+import { sessionIsLive } from "../auth/live-session";
 
 /**
  * Presence (DESIGN §7): a user is on /users while he has a live session (isOnline) and his realtime socket
@@ -81,7 +82,7 @@ export async function touchPresence(db: Db, userId: number, sessionToken: string
           db
             .select({ one: sql`1` })
             .from(sessions)
-            .where(and(eq(sessions.id, sessionToken), eq(sessions.userId, userId), gt(sessions.expiresAt, new Date()))),
+            .where(and(eq(sessions.id, sessionToken), eq(sessions.userId, userId), sessionIsLive())),
         ),
       ),
     )
