@@ -14,7 +14,9 @@ import { argon2Passwords } from "./auth/password";
 import { createSessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
 import type { AppDeps } from "./deps";
-import { createRealtimeHub, REALTIME_PATH } from "./realtime/hub";
+import { createRealtimeHub, REALTIME_PATH, type RealtimeHub } from "./realtime/hub";
+import { endSupervisionOfAdmin } from "./core/telephony/listening";
+import { tellSupervisionEnded } from "./telephony/supervision";
 import { startCallSweeper } from "./jobs/call-sweeper";
 import { startCallbackNotifier } from "./jobs/callback-notifier";
 import { startEmbeddedVacuum } from "./jobs/embedded-vacuum";
@@ -104,17 +106,22 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   });
 
   const sessions = createSessionStore(handle.db, config.sessionDays);
-  const hub = createRealtimeHub({
+  const mediaRelay = config.rtpengineNg ? rtpengineNg(config.rtpengineNg, config.rtpengineNgSecret) : null;
+  const hub: RealtimeHub = createRealtimeHub({
     db: handle.db,
     sessions,
     bus: handle,
     presenceGraceSeconds: config.realtime.presenceGraceSeconds,
     pingSeconds: config.realtime.pingSeconds,
+    // An admin's page gone without its «Стоп» (issue 39): nothing of his listening stays at rtpengine.
+    onUserGone: (userId, at) =>
+      void endSupervisionOfAdmin(handle.db, mediaRelay, userId, at)
+        .then((ended) => tellSupervisionEnded(hub, ended, null))
+        .catch((error) => app.log.error({ err: error }, "ending the listening of a page that went away failed")),
   });
   // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
-  const mediaRelay = config.rtpengineNg ? rtpengineNg(config.rtpengineNg, config.rtpengineNgSecret) : null;
   const recordings = startRecordings(
     handle.db,
     recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb),

@@ -47,10 +47,12 @@ export interface RealtimeEvents {
   whisper: { sessionId: number };
   /** The admin stopped whispering. */
   whisperEnded: { sessionId: number };
+  /** An admin's listening or whisper ended without his «Стоп» (the call ended), and why. */
+  listenEnded: { sessionId: number; message: string };
 }
 
 /** What the server may send; anything else is ignored. */
-const SERVER_EVENTS = new Set<string>(["usersOnline", "forceLogout", "error", "callbacksDue", "whisper", "whisperEnded"]);
+const SERVER_EVENTS = new Set<string>(["usersOnline", "forceLogout", "error", "callbacksDue", "whisper", "whisperEnded", "listenEnded"]);
 
 type Handler<K extends keyof RealtimeEvents> = (data: RealtimeEvents[K]) => void;
 

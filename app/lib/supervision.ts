@@ -8,12 +8,24 @@ import { candidatesGathered } from "./ice-candidates";
 /** The longest an offer or answer waits for ICE candidates. */
 const ICE_TIMEOUT_MS = 1_000;
 
-/** POST /listen; a refusal becomes an Error with the server's Russian message. */
+/** A refusal of POST /listen: the server's Russian message and its code ("call_not_answered"…). */
+export class ListenRefusal extends Error {
+  constructor(
+    message: string,
+    readonly code: string | null,
+  ) {
+    super(message);
+  }
+}
+
+/** POST /listen; a refusal becomes a ListenRefusal with the server's Russian message, no answer at all a Russian one too. */
 export async function postListen<T = void>(fields: Record<string, string>, fallback: string): Promise<T> {
-  const response = await fetch("/listen", { method: "POST", body: new URLSearchParams(fields) });
+  const response = await fetch("/listen", { method: "POST", body: new URLSearchParams(fields) }).catch(() => {
+    throw new ListenRefusal(`${fallback}: сервер недоступен`, null);
+  });
   if (!response.ok) {
-    const body = (await response.json().catch(() => null)) as { message?: string } | null;
-    throw new Error(body?.message ?? fallback);
+    const body = (await response.json().catch(() => null)) as { message?: string; error?: string } | null;
+    throw new ListenRefusal(body?.message ?? fallback, body?.error ?? null);
   }
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
@@ -22,6 +34,38 @@ export async function postListen<T = void>(fields: Record<string, string>, fallb
 export interface RelayLeg {
   pc: RTCPeerConnection;
   close(): void;
+}
+
+/** How long the leg may stay disconnected (no packets, no answers to ICE's checks) before it counts as lost. */
+const LOST_AFTER_MS = 3_000;
+
+/**
+ * Calls `lost` once when the leg's audio stops reaching rtpengine or coming from it for good: its connection
+ * failed, or stayed disconnected LOST_AFTER_MS (rtpengine stopped, frozen or unreachable). Answers the unwatch.
+ */
+export function watchLeg(pc: RTCPeerConnection, lost: () => void): () => void {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let done = false;
+  const fire = () => {
+    if (done) return;
+    done = true;
+    lost();
+  };
+  const check = () => {
+    const state = pc.connectionState;
+    if (state === "failed") fire();
+    else if (state === "disconnected") timer ??= setTimeout(fire, LOST_AFTER_MS);
+    else if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+  };
+  pc.addEventListener("connectionstatechange", check);
+  return () => {
+    done = true;
+    if (timer) clearTimeout(timer);
+    pc.removeEventListener("connectionstatechange", check);
+  };
 }
 
 /** Answers rtpengine's send-only offer and plays every audio section it carries (a stream's tracks are mixed). */

@@ -52,6 +52,8 @@ export interface HubOptions {
   bus?: Bus;
   presenceGraceSeconds?: number;
   pingSeconds?: number;
+  /** A user's last socket on this instance closed (his pages are gone: a closed tab, a killed browser), and when. */
+  onUserGone?: (userId: number, at: Date) => void;
 }
 
 /**
@@ -65,6 +67,7 @@ export function createRealtimeHub({
   bus,
   presenceGraceSeconds = 30,
   pingSeconds = 10,
+  onUserGone,
 }: HubOptions): RealtimeHub {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const connections = createConnections();
@@ -118,6 +121,10 @@ export function createRealtimeHub({
     });
     ws.on("error", () => {});
     ws.on("message", (raw) => route(client, raw));
+    // After connections' own close handler (added first): the user's sockets here are counted without this one.
+    ws.on("close", () => {
+      if (!closed && onUserGone && [...connections.ofUser(user.id)].length === 0) onUserGone(user.id, new Date());
+    });
     if (first) void relay.publish({ type: "presence" });
   }
 

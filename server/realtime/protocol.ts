@@ -34,7 +34,8 @@ export interface RealtimeMessage {
 
 /**
  * Client → server: updateStatus, getUsersOnline. Server → client: usersOnline, forceLogout, error, callbacksDue,
- * whisper and whisperEnded (an admin's whisper into the user's call starts or ends).
+ * whisper and whisperEnded (an admin's whisper into the user's call starts or ends), listenEnded (an admin's listening
+ * or whisper ended without his «Стоп»: the call ended; with the reason to show).
  */
 export type ClientEvent = "updateStatus" | "getUsersOnline";
-export type ServerEvent = "usersOnline" | "forceLogout" | "error" | "callbacksDue" | "whisper" | "whisperEnded";
+export type ServerEvent = "usersOnline" | "forceLogout" | "error" | "callbacksDue" | "whisper" | "whisperEnded" | "listenEnded";

@@ -68,6 +68,14 @@ describe("live listening's requests", () => {
     expect(stale.body.message).toBe("Прослушивание уже завершено");
   });
 
+  it("says a call that still rings is not answered yet", async () => {
+    const ringing = await createUser(t.db, { login: "ringing-manager" });
+    await t.db.insert(calls).values({ userId: ringing.user.id, number: "380671112266", direction: "out", sipCallId: "ringing@x", byProxy: true });
+    const answer = await listen(adminCookie, { intent: "start", managerId: String(ringing.user.id) });
+    expect(answer.status).toBe(409);
+    expect(answer.body).toMatchObject({ error: "call_not_answered", message: "Звонок ещё не принят" });
+  });
+
   it("is not set up without RTPENGINE_NG, and says which setting is missing", async () => {
     const bare = await createTestApp({ web: true });
     try {
@@ -79,5 +87,76 @@ describe("live listening's requests", () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+/**
+ * What a browser hands rtpengine (issue 39): a plain RTP/AVP answer with a chosen address made rtpengine send both
+ * parties' audio unencrypted there. Only WebRTC's own shape passes; each refusal says what is wrong, in Russian.
+ */
+describe("a browser's SDP", () => {
+  const ufrag = "a=ice-ufrag:Xk9q";
+  const pwd = "a=ice-pwd:0123456789abcdefghijklmn";
+  const fingerprint = "a=fingerprint:sha-256 " + Array.from({ length: 32 }, (_, i) => (i + 16).toString(16).toUpperCase()).join(":");
+  const candidate = "a=candidate:1 1 udp 2122260223 127.0.0.1 50123 typ host generation 0";
+  /** Chromium's answer to rtpengine's offer of two parties, as the listening page sends it (its shape). */
+  const chromiumAnswer = (change: (lines: string[]) => string[] = (l) => l) =>
+    change([
+      "v=0",
+      "o=- 4611731400430051336 2 IN IP4 127.0.0.1",
+      "s=-",
+      "t=0 0",
+      "a=group:BUNDLE 0 1",
+      ...[0, 1].flatMap((mid) => [
+        "m=audio 50123 UDP/TLS/RTP/SAVPF 111",
+        "c=IN IP4 127.0.0.1",
+        candidate,
+        ufrag,
+        pwd,
+        fingerprint,
+        "a=setup:active",
+        `a=mid:${mid}`,
+        "a=recvonly",
+        "a=rtcp-mux",
+        "a=rtpmap:111 opus/48000/2",
+      ]),
+    ]).join("\r\n") + "\r\n";
+  const answer = (sdp: string) => listen(adminCookie, { intent: "answer", sessionId: "777", sdp });
+
+  it("passes WebRTC's own answer on (here to a session that is over)", async () => {
+    const passed = await answer(chromiumAnswer());
+    expect(passed.status).toBe(400);
+    expect(passed.body.message).toBe("Прослушивание уже завершено");
+    const noAddress = await answer(chromiumAnswer((l) => l.map((line) => (line.startsWith("c=") ? "c=IN IP4 0.0.0.0" : line))));
+    expect(noAddress.body.message).toBe("Прослушивание уже завершено");
+  });
+
+  it("refuses plain RTP to an address of the sender's choosing, and every part of DTLS-SRTP or ICE missing", async () => {
+    const plain = ["v=0", "o=- 1 1 IN IP4 203.0.113.5", "s=-", "c=IN IP4 203.0.113.5", "t=0 0", "m=audio 40000 RTP/AVP 0 8", "a=rtpmap:0 PCMU/8000", "a=recvonly"].join("\r\n");
+    const cases: Array<[string, string]> = [
+      [plain, "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)"],
+      [chromiumAnswer((l) => l.map((line) => (line.startsWith("c=") ? "c=IN IP4 203.0.113.5" : line))), "Ответ браузера отклонён: адрес звука не из кандидатов ICE"],
+      [chromiumAnswer((l) => [...l, "a=rtcp:40001 IN IP4 203.0.113.5"]), "Ответ браузера отклонён: адрес звука не из кандидатов ICE"],
+      [chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=fingerprint"))), "Ответ браузера отклонён: нет отпечатка сертификата DTLS (a=fingerprint)"],
+      [chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=setup"))), "Ответ браузера отклонён: нет роли DTLS (a=setup)"],
+      [chromiumAnswer((l) => l.map((line) => (line.startsWith("a=setup") ? "a=setup:actpass" : line))), "Ответ браузера отклонён: нет роли DTLS (a=setup)"],
+      [chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=ice-pwd"))), "Ответ браузера отклонён: нет данных ICE (a=ice-ufrag, a=ice-pwd)"],
+      [chromiumAnswer((l) => l.map((line) => (line.startsWith("m=") ? "m=audio 50123 RTP/SAVP 111" : line))), "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)"],
+      [chromiumAnswer((l) => [...l, "m=video 9 UDP/TLS/RTP/SAVPF 96"]), "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)"],
+      ["hello, rtpengine", "Ответ браузера отклонён: это не описание сеанса SDP со звуком"],
+    ];
+    for (const [sdp, message] of cases) {
+      const refused = await answer(sdp);
+      expect(refused.status, message).toBe(400);
+      expect(refused.body.message, sdp).toBe(message);
+    }
+    // The manager's answer to the whisper's offer, and the admin's offer of his microphone, alike.
+    const managersAnswer = await listen(managerCookie, { intent: "heard", sessionId: "777", sdp: plain });
+    expect(managersAnswer.status).toBe(400);
+    expect(managersAnswer.body.message).toBe("Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)");
+    const offer = await listen(adminCookie, { intent: "whisper", managerId: String(manager.user.id), sdp: plain.replace("a=recvonly", "a=sendonly") });
+    expect(offer.status).toBe(400);
+    expect(offer.body.message).toBe("Предложение браузера отклонено: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)");
+    expect(await t.db.select().from(listenSessions).where(eq(listenSessions.managerId, manager.user.id))).toEqual([]);
   });
 });

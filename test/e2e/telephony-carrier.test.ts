@@ -13,6 +13,7 @@ import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
 import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, useCallPath } from "../sip/call-page";
 import { elementOutput } from "../sip/page-audio";
+import { relayForgets, relayParties } from "../sip/rtpengine-control";
 import { watchPeerConnections } from "../sip/peer-connections";
 
 /**
@@ -39,6 +40,37 @@ function messagesStarting(trace: string, start: RegExp): string[] {
 const cseqOf = (message: string) => Number(/^CSeq:\s*(\d+)/im.exec(message)![1]);
 /** The bytes a message takes on the wire (CRLF line ends, as sent). */
 const wireBytes = (message: string) => Buffer.byteLength(message.replace(/\r?\n/g, "\r\n"));
+
+/** The manager's topic records its calls (a recording's readiness shows when rtpengine let the call go). */
+async function recorded(managerId: number) {
+  const [{ topic }] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, managerId));
+  await e.db.update(filters).set({ recordCalls: true }).where(eq(filters.id, topic!));
+}
+/** The manager's call now (the proxy's row). */
+const callOf = async (managerId: number) => (await e.db.select().from(calls).where(eq(calls.userId, managerId)).orderBy(calls.id)).at(-1)!;
+/**
+ * After the hang-up at `hungUpAt`: rtpengine holds nothing of the call within 5 s, and its recording is ready within
+ * 5 s (issue 39: a listened or whispered call lingered in rtpengine and its recording came from the 30 s fallback).
+ */
+async function letGoOf(managerId: number, hungUpAt: number) {
+  const [call] = await endedCallsOf(e.db, managerId, 1);
+  await relayForgets(stack.ports.ng, call.sipCallId!, 5_000 - (Date.now() - hungUpAt));
+  let row = call;
+  while (row.recording === "pending" && Date.now() - hungUpAt < 5_000) {
+    await new Promise((r) => setTimeout(r, 100));
+    [row] = await e.db.select().from(calls).where(eq(calls.id, call.id));
+  }
+  if (process.env.DEBUG_LISTEN) console.log("recording", row.recording, Date.now() - hungUpAt, "ms after the hang-up");
+  expect(row.recording, `${Date.now() - hungUpAt} ms after the hang-up`).toBe("ready");
+  expect(Date.now() - hungUpAt).toBeLessThan(5_000);
+}
+/** Hangs the manager's call up from his page; answers when. */
+async function hangUp(page: Page) {
+  const at = Date.now();
+  await page.click("[data-testid=hang-up-button]");
+  await expectText(page, "call-state", "Звонок завершён");
+  return at;
+}
 
 describe("a strict carrier", () => {
   it("accepts the challenged INVITE's higher CSeq, its size and codecs, and a hold, a DTMF digit and a BYE after it", async () => {
@@ -301,15 +333,29 @@ describe("live listening from /users (issue 28)", () => {
   }
 
   it("plays both sides of a manager's call to the admin, each tone heard, with nothing sent to the manager or the carrier, until Стоп", async () => {
-    const carrier = await startCarrier({ answer: { ringMs: 300 } });
+    const carrier = await startCarrier({ answer: { ringMs: 2_500 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-90", { browser: says440 });
-    await a.page.click("[data-testid=call-button]");
-    await expectText(a.page, "call-state", "Разговор: 380671112290");
-
+    await recorded(a.manager.user.id);
     const admin = await adminOn(ADMIN);
     const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
-    await row.locator("[data-testid=listen]").click();
+    await a.page.click("[data-testid=call-button]");
+    // While it rings there is nothing to hear: no «Слушать» on the row, and a page that asks anyway is told so.
+    await carrier.waitForMessage(/INVITE sip:380671112290@/);
+    await expect.poll(() => callOf(a.manager.user.id).then((c) => c?.byProxy)).toBe(true);
+    allowRefusal(409);
+    const ringing = await admin.evaluate(async (id) => {
+      const response = await fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "start", managerId: String(id) }) });
+      return { status: response.status, body: await response.json() };
+    }, a.manager.user.id);
+    expect(ringing).toMatchObject({ status: 409, body: { message: "Звонок ещё не принят" } });
+    expect(await row.locator("[data-testid=listen]").count()).toBe(0);
+    await expectText(a.page, "call-state", "Разговор: 380671112290");
+    // Answered: the row offers «Слушать» by itself (the proxy's answer reaches /users at once).
+    await row.locator("[data-testid=listen]").click({ timeout: 5_000 });
     await row.locator("[data-testid=listen-stop]").waitFor();
+    // The row says how long the admin has listened, a running timer.
+    await expectText(admin, "listen-timer", "Слушаете · 0:0");
+    await expectText(admin, "listen-timer", "Слушаете · 0:02");
     // One audio section per party (the manager's browser, the carrier), each received by the admin's browser…
     await grows(() => partiesHeard(admin), 25);
     // …and played: the manager's 440 Hz in one, the client's 1000 Hz in the other.
@@ -319,15 +365,46 @@ describe("live listening from /users (issue 28)", () => {
     expect(await pcsOf(a.page)).toBe(1);
     await expectText(a.page, "call-state", "Разговор: 380671112290");
 
+    const call = await callOf(a.manager.user.id);
+    const [listening] = await sessionsOf(a.manager.user.id);
+    // rtpengine holds the admin's subscription as a party of the call.
+    const partiesNow = () => relayParties(stack.ports.ng, call.sipCallId!);
+    expect(await partiesNow()).toContain(listening.relayTag);
+
+    // «Слушать» asked twice (a second tab, a page that asks again) keeps one subscription, which «Стоп» ends.
+    const twice = await admin.evaluate(async (id) => {
+      const ids: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const response = await fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "start", managerId: String(id) }) });
+        ids.push(((await response.json()) as { sessionId: number }).sessionId);
+      }
+      return ids;
+    }, a.manager.user.id);
+    const open = (await sessionsOf(a.manager.user.id)).filter((s) => !s.endedAt);
+    expect(open.map((s) => s.id)).toEqual([twice[1]]);
+    const tagOf = async (id: number) => (await sessionsOf(a.manager.user.id)).find((s) => s.id === id)!.relayTag;
+    const [firstTag, secondTag] = [await tagOf(twice[0]), await tagOf(twice[1])];
+    expect(await partiesNow()).toContain(secondTag);
+    expect(await partiesNow()).not.toContain(firstTag);
+    expect(await partiesNow()).not.toContain(listening.relayTag);
+    await admin.evaluate((sessionId) => fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "stop", sessionId: String(sessionId) }) }), twice[1]);
+    expect(await partiesNow()).not.toContain(secondTag);
     await row.locator("[data-testid=listen-stop]").click();
     await row.locator("[data-testid=listen]").waitFor();
     expect(await admin.locator("audio[data-relay-leg]").count()).toBe(0);
-    const [call] = await e.db.select({ id: calls.id }).from(calls).where(eq(calls.userId, a.manager.user.id));
-    await expect.poll(() => sessionsOf(a.manager.user.id)).toEqual([expect.objectContaining({ callId: call.id, endedAt: expect.any(Date) })]);
-    const [session] = await sessionsOf(a.manager.user.id);
-    expect(session.adminId).not.toBeNull();
+    await expect.poll(() => sessionsOf(a.manager.user.id)).toEqual([0, 1, 2].map(() => expect.objectContaining({ callId: call.id, endedAt: expect.any(Date) })));
+    expect(listening.adminId).not.toBeNull();
+
+    // Listening again, then the hang-up: the admin's page says the call ended, and rtpengine lets it all go at once.
+    await row.locator("[data-testid=listen]").click();
+    await row.locator("[data-testid=listen-stop]").waitFor();
+    await grows(() => partiesHeard(admin), 25);
+    const hungUpAt = await hangUp(a.page);
+    await admin.getByText("Звонок завершён: прослушивание остановлено").waitFor();
+    await row.locator("[data-testid=listen-stop]").waitFor({ state: "detached" });
+    await letGoOf(a.manager.user.id, hungUpAt);
+    expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
     await admin.context().close();
-    await a.page.click("[data-testid=hang-up-button]");
     await a.page.context().close();
   });
 
@@ -377,6 +454,7 @@ describe("live listening from /users (issue 28)", () => {
   it("whispers the admin's voice to the manager only: the manager hears its tone, the carrier receives none of it", async () => {
     const carrier = await startCarrier({ answer: { ringMs: 300 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-91", { browser: says440 });
+    await recorded(a.manager.user.id);
     await a.page.click("[data-testid=call-button]");
     await expectText(a.page, "call-state", "Разговор: 380671112291");
     const admin = await adminOn(ADMIN, says660);
@@ -408,12 +486,35 @@ describe("live listening from /users (issue 28)", () => {
     expect([...media.sources().keys()]).toHaveLength(1);
     expect(messagesStarting(carrier.messages(), /^INVITE /)).toHaveLength(1);
 
+    // rtpengine holds the call's two parties, the admin's voice and the manager's subscription to it; a second
+    // `hear` (the manager's page told twice) replaces his subscription rather than adding one.
+    const call = await callOf(a.manager.user.id);
+    const partiesNow = () => relayParties(stack.ports.ng, call.sipCallId!);
+    const [whispering] = await sessionsOf(a.manager.user.id);
+    expect(await partiesNow()).toEqual(expect.arrayContaining([whispering.relayTag, whispering.hearTag]));
+    await a.page.evaluate((sessionId) => fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "hear", sessionId: String(sessionId) }) }), whispering.id);
+    const [heardAgain] = await sessionsOf(a.manager.user.id);
+    expect(heardAgain.hearTag).not.toBe(whispering.hearTag);
+    expect(await partiesNow()).toContain(heardAgain.hearTag);
+    expect(await partiesNow()).not.toContain(whispering.hearTag);
+
+    // «Стоп подсказки» removes both: the admin's published voice and the manager's subscription.
     await row.locator("[data-testid=whisper-stop]").click();
     await a.page.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
     await expect.poll(() => sessionsOf(a.manager.user.id)).toEqual([expect.objectContaining({ kind: "whisper", endedAt: expect.any(Date) })]);
+    expect(await partiesNow()).not.toContain(heardAgain.hearTag);
+    expect(await partiesNow()).not.toContain(whispering.relayTag);
     await expectText(a.page, "call-state", "Разговор: 380671112291");
+
+    // A whisper the hang-up ends: the manager's notice goes, the admin's page says so, rtpengine lets the call go.
+    await row.locator("[data-testid=whisper]").click();
+    await a.page.locator("[data-testid=whisper-on]").waitFor();
+    const hungUpAt = await hangUp(a.page);
+    await a.page.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
+    await admin.getByText("Звонок завершён: прослушивание остановлено").waitFor();
+    await letGoOf(a.manager.user.id, hungUpAt);
+    expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
     await admin.context().close();
-    await a.page.click("[data-testid=hang-up-button]");
     await a.page.context().close();
   });
 
@@ -421,6 +522,7 @@ describe("live listening from /users (issue 28)", () => {
     const carrier = await startCarrier({ answer: { ringMs: 300 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-92", { browser: says440 });
     const b = await managerWithLead(e, stack, "+38 (067) 111-22-93", { browser: says660 });
+    for (const m of [a, b]) await recorded(m.manager.user.id);
     await a.page.click("[data-testid=call-button]");
     await b.page.click("[data-testid=call-button]");
     await expectText(a.page, "call-state", "Разговор: 380671112292");
@@ -457,15 +559,22 @@ describe("live listening from /users (issue 28)", () => {
     expect(await rowOf(other, a).locator("[data-testid=listen-stop]").isVisible()).toBe(true);
     expect((await sessionsOf(b.manager.user.id)).map((s) => s.endedAt)).toEqual([null]);
 
-    await rowOf(other, a).locator("[data-testid=listen-stop]").click();
+    // The second admin closes his page without «Стоп»: his listening ends all the same, at rtpengine too.
+    const callA = await callOf(a.manager.user.id);
+    const partiesOfA = () => relayParties(stack.ports.ng, callA.sipCallId!);
+    let [firstOnA, otherOnA] = await sessionsOf(a.manager.user.id);
+    expect(await partiesOfA()).toContain(otherOnA.relayTag);
+    expect(await partiesOfA()).not.toContain(firstOnA.relayTag);
+    await other.context().close();
+    await expect.poll(async () => (await sessionsOf(a.manager.user.id)).map((s) => s.endedAt !== null)).toEqual([true, true]);
+    await expect.poll(partiesOfA).not.toContain(otherOnA.relayTag);
     await rowOf(first, b).locator("[data-testid=listen-stop]").click();
     await expect.poll(async () => [...(await sessionsOf(a.manager.user.id)), ...(await sessionsOf(b.manager.user.id))].every((s) => s.endedAt)).toBe(true);
     // A row for each listening, with its own from and until.
-    const [firstOnA, otherOnA] = await sessionsOf(a.manager.user.id);
+    [firstOnA, otherOnA] = await sessionsOf(a.manager.user.id);
     const [firstOnB] = await sessionsOf(b.manager.user.id);
     expect([firstOnA.adminId, otherOnA.adminId, firstOnB.adminId]).toEqual([firstId, second.user.id, firstId]);
-    const [callA] = await e.db.select({ id: calls.id }).from(calls).where(eq(calls.userId, a.manager.user.id));
-    const [callB] = await e.db.select({ id: calls.id }).from(calls).where(eq(calls.userId, b.manager.user.id));
+    const callB = await callOf(b.manager.user.id);
     expect([firstOnA.callId, otherOnA.callId, firstOnB.callId]).toEqual([callA.id, callA.id, callB.id]);
     for (const s of [firstOnA, otherOnA, firstOnB]) expect(s.endedAt!.getTime()).toBeGreaterThanOrEqual(s.startedAt.getTime());
     expect(firstOnA.endedAt!.getTime()).toBeLessThan(otherOnA.endedAt!.getTime());
@@ -474,12 +583,14 @@ describe("live listening from /users (issue 28)", () => {
     expect(messagesStarting(carrier.messages(), /^INVITE /)).toHaveLength(2);
     await expectText(a.page, "call-state", "Разговор: 380671112292");
     await expectText(b.page, "call-state", "Разговор: 380671112293");
-    await first.context().close();
-    await other.context().close();
+    // Both listened to again by the first admin, then hung up: rtpengine lets both calls go within 5 s.
     for (const m of [a, b]) {
-      await m.page.click("[data-testid=hang-up-button]");
-      await m.page.context().close();
+      await rowOf(first, m).locator("[data-testid=listen]").click();
+      await rowOf(first, m).locator("[data-testid=listen-stop]").waitFor();
     }
+    for (const m of [a, b]) await letGoOf(m.manager.user.id, await hangUp(m.page));
+    await first.context().close();
+    for (const m of [a, b]) await m.page.context().close();
     // Four browsers and two calls: on a machine kept busy (load 15 and more) the whole of it ran past a minute.
   }, 180_000);
 });
@@ -494,6 +605,7 @@ describe("a browser killed mid-call", () => {
       const browser = watchBrowser(await chromium.connect(server.wsEndpoint()));
       const phone = `+38067111230${run}`;
       const a = await managerWithLead(e, stack, phone, { browser });
+      if (run === 0) await recorded(a.manager.user.id);
       await a.page.click("[data-testid=call-button]");
       await expectText(a.page, "call-state", `Разговор: ${phone.slice(1)}`);
       await carrier.waitForMessage(/ACK sip:carrier@/);
@@ -507,6 +619,10 @@ describe("a browser killed mid-call", () => {
       });
       const byeAt = Date.now();
       expect(byeAt - killedAt, `run ${run}`).toBeLessThan(10_000);
+      // Kamailio's own BYE deletes nothing at rtpengine: the app's end of the call does, and the recording is
+      // ready at once (issue 39: it came ~32 s later, from the fallback).
+      if (run === 0) await letGoOf(a.manager.user.id, byeAt);
+      else await relayForgets(stack.ports.ng, (await callOf(a.manager.user.id)).sipCallId!, 5_000);
       await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
       const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
       // The real talk ran from the answer to the BYE the carrier got (each seen here within a poll of 100 ms).

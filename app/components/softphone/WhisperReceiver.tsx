@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from "react";
 import { getRealtimeClient } from "../../lib/realtime";
 import { meterHeardAudio } from "../../lib/heard-audio";
-import { postListen, type RelayLeg, receiveAudio } from "../../lib/supervision";
+import { ListenRefusal, postListen, type RelayLeg, receiveAudio, watchLeg } from "../../lib/supervision";
+import { notify } from "../ui/Toasts";
 
 /**
  * The manager's side of a whisper (issue 28): told by the server that an admin whispers into his call, his page
@@ -9,11 +10,12 @@ import { postListen, type RelayLeg, receiveAudio } from "../../lib/supervision";
  */
 export function WhisperReceiver() {
   const [on, setOn] = useState(false);
-  const live = useRef<{ sessionId: number; leg: RelayLeg } | null>(null);
+  const live = useRef<{ sessionId: number; leg: RelayLeg; unwatch: () => void } | null>(null);
 
   useEffect(() => {
     const client = getRealtimeClient();
     const end = () => {
+      live.current?.unwatch();
       live.current?.leg.close();
       live.current = null;
       setOn(false);
@@ -24,7 +26,13 @@ export function WhisperReceiver() {
         const failure = "Не удалось принять подсказку";
         const { sdp } = await postListen<{ sdp: string }>({ intent: "hear", sessionId: String(sessionId) }, failure);
         const leg = await receiveAudio(sdp, "whisper");
-        live.current = { sessionId, leg };
+        // The admin's voice stops coming for good (rtpengine stopped, frozen): said, not left as a silent banner.
+        const unwatch = watchLeg(leg.pc, () => {
+          if (live.current?.leg.pc !== leg.pc) return;
+          end();
+          notify("error", "Подсказка прервалась: голос администратора перестал приходить");
+        });
+        live.current = { sessionId, leg, unwatch };
         await postListen({ intent: "heard", sessionId: String(sessionId), sdp: leg.answerSdp }, failure);
         // The access log keeps how long the manager really heard the whisper (issue 39).
         const heard = meterHeardAudio(leg.pc, leg.audio, sessionId);
@@ -32,12 +40,12 @@ export function WhisperReceiver() {
           heard.stop();
           leg.close();
         };
-        if (live.current?.leg === leg) live.current = { sessionId, leg: { pc: leg.pc, close } };
+        if (live.current?.leg === leg) live.current = { sessionId, leg: { pc: leg.pc, close }, unwatch };
         else heard.stop();
         setOn(true);
       } catch (error) {
         end();
-        console.warn("[whisper]", error);
+        notify("error", error instanceof ListenRefusal ? error.message : "Не удалось принять подсказку: браузер не смог принять звук");
       }
     });
     const offEnd = client.on("whisperEnded", ({ sessionId }) => {

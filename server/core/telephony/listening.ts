@@ -1,10 +1,11 @@
-import { and, desc, eq, isNotNull, isNull, sql } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { calls, listenSessions, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { AppError, badRequest, conflict, notFound } from "../errors";
 import { bigIdSchema, idSchema, parseInput } from "../validation";
+import { checkBrowserSdp } from "./browser-sdp";
 
 /**
  * Live listening (issue 28): an admin hears both sides of a manager's call in his browser, and neither the manager
@@ -27,29 +28,135 @@ function relayOrRefuse(relay: MediaRelay | null): MediaRelay {
   return relay;
 }
 
+/**
+ * rtpengine's refusals as the page says them (issue 39): never its English reason. Its own answers are English
+ * ("Unknown call-ID"); what the client found (no answer) is already Russian.
+ */
+export function relayReason(reason: string): string {
+  if (/[а-яё]/i.test(reason)) return reason;
+  if (/unknown call-?id|call-id not found/i.test(reason)) return "rtpengine не знает этот звонок: он уже завершён, или rtpengine перезапускали";
+  if (/tag.*not found|unknown (from|to)-tag/i.test(reason)) return "rtpengine не знает этого участника звонка";
+  return "rtpengine отказал";
+}
+
 async function ask(relay: MediaRelay, request: Record<string, unknown>) {
   try {
     return await relay.command(request);
   } catch (error) {
-    throw unavailable(error instanceof Error ? error.message : String(error));
+    throw unavailable(relayReason(error instanceof Error ? error.message : String(error)));
   }
 }
 
+/**
+ * Removes one party of the call at rtpengine (a listener's subscription, a whisper's published voice, the
+ * manager's subscription to it) with its ports, at once. `unsubscribe` is not enough: it drops the copy but keeps
+ * the party in the call, and rtpengine destroys a call only when fewer than two parties remain after Kamailio's
+ * delete of the SIP dialogue, so a call with two listeners or a whisper stayed with its ports until rtpengine's
+ * timeout, and its recording waited for the 30 s fallback (issue 39). Errors are the caller's to ignore.
+ */
+async function dropParty(relay: MediaRelay, sipCallId: string, tag: string) {
+  await relay.command({ command: "delete", "call-id": sipCallId, "from-tag": tag, "delete-delay": 0 });
+}
+
+/** The parties a session added to the call: a listener's subscription; a whisper's manager's subscription and the admin's voice. */
+const partiesOf = (session: { relayTag: string | null; hearTag: string | null; kind: string }) =>
+  (session.kind === "whisper" ? [session.hearTag, session.relayTag] : [session.relayTag]).filter((tag): tag is string => !!tag);
+
+/** An open session closed in the log and its parties removed at rtpengine (a relay that cannot be told is not waited for twice). */
+async function closeSession(
+  db: Db,
+  relay: MediaRelay | null,
+  session: { id: number; sipCallId: string; relayTag: string | null; hearTag: string | null; kind: string },
+): Promise<boolean> {
+  const closed = await db
+    .update(listenSessions)
+    .set({ endedAt: sql`now()` })
+    .where(and(eq(listenSessions.id, session.id), isNull(listenSessions.endedAt)))
+    .returning({ id: listenSessions.id });
+  if (relay) {
+    for (const tag of partiesOf(session)) {
+      try {
+        await dropParty(relay, session.sipCallId, tag);
+      } catch (error) {
+        // rtpengine does not answer: the next party would wait as long again for nothing.
+        if (/не отвечает/.test(error instanceof Error ? error.message : "")) break;
+      }
+    }
+  }
+  return closed.length > 0;
+}
+
+/** What the pages are told when sessions end without their own «Стоп»: the admin who listened, the manager whispered to. */
+export interface EndedSession {
+  id: number;
+  kind: "listen" | "whisper";
+  adminId: number | null;
+  managerId: number | null;
+}
+
+const sessionColumns = {
+  id: listenSessions.id,
+  kind: listenSessions.kind,
+  adminId: listenSessions.adminId,
+  managerId: listenSessions.managerId,
+  relayTag: listenSessions.relayTag,
+  hearTag: listenSessions.hearTag,
+  sipCallId: sql<string>`${calls.sipCallId}`,
+};
+
+/**
+ * The call is over (the proxy's end or failure report): every listening and whisper on it ends, and rtpengine
+ * forgets the whole call at once (a browser killed mid-call is hung up by Kamailio's own BYE, which deletes nothing
+ * at rtpengine), so its recording is finished now rather than after rtpengine's timeout. Answers the sessions ended.
+ */
+export async function endSupervisionOfCall(db: Db, relay: MediaRelay | null, callId: number): Promise<EndedSession[]> {
+  const [call] = await db.select({ sipCallId: calls.sipCallId, byProxy: calls.byProxy }).from(calls).where(eq(calls.id, callId));
+  if (!call?.sipCallId) return [];
+  const open = await db
+    .select(sessionColumns)
+    .from(listenSessions)
+    .innerJoin(calls, eq(calls.id, listenSessions.callId))
+    .where(and(eq(listenSessions.callId, callId), isNull(listenSessions.endedAt)));
+  const ended: EndedSession[] = [];
+  for (const session of open) if (await closeSession(db, relay, session)) ended.push(session);
+  if (relay && call.byProxy) await relay.command({ command: "delete", "call-id": call.sipCallId, "delete-delay": 0 }).catch(() => {});
+  return ended;
+}
+
+/**
+ * The admin's page went away without a word (its realtime sockets closed: a closed tab, a killed browser): his
+ * sessions opened before that end. Answers them.
+ */
+export async function endSupervisionOfAdmin(db: Db, relay: MediaRelay | null, adminId: number, before: Date): Promise<EndedSession[]> {
+  const open = await db
+    .select(sessionColumns)
+    .from(listenSessions)
+    .innerJoin(calls, eq(calls.id, listenSessions.callId))
+    .where(and(eq(listenSessions.adminId, adminId), isNull(listenSessions.endedAt), lt(listenSessions.startedAt, before)));
+  const ended: EndedSession[] = [];
+  for (const session of open) if (await closeSession(db, relay, session)) ended.push(session);
+  return ended;
+}
+
 const startSchema = z.object({ managerId: idSchema });
+
+export const NOT_ANSWERED = "Звонок ещё не принят";
+/** What the admin's page says when the call it listened to ended. */
+export const CALL_ENDED = "Звонок завершён: прослушивание остановлено";
 
 /** The manager's call now: answered, not ended, relayed by the stack (the proxy's row, so rtpengine has its media). */
 async function liveCallOf(db: Db, managerId: number): Promise<{ id: number; sipCallId: string }> {
   const [manager] = await db.select({ id: users.id }).from(users).where(eq(users.id, managerId));
   if (!manager) throw notFound("Менеджер не найден");
   const [call] = await db
-    .select({ id: calls.id, sipCallId: calls.sipCallId })
+    .select({ id: calls.id, sipCallId: calls.sipCallId, answeredAt: calls.answeredAt })
     .from(calls)
-    .where(
-      and(eq(calls.userId, managerId), eq(calls.byProxy, true), isNull(calls.endedAt), isNotNull(calls.answeredAt), isNotNull(calls.sipCallId)),
-    )
+    .where(and(eq(calls.userId, managerId), eq(calls.byProxy, true), isNull(calls.endedAt), sql`${calls.sipCallId} is not null`))
     .orderBy(desc(calls.id))
     .limit(1);
   if (!call) throw conflict("Менеджер сейчас не разговаривает");
+  // Rings still: the page waits for the answer and starts then (ListenButton).
+  if (!call.answeredAt) throw conflict(NOT_ANSWERED, "call_not_answered");
   return { id: call.id, sipCallId: call.sipCallId! };
 }
 
@@ -88,7 +195,10 @@ export async function startListening(db: Db, relay: MediaRelay | null, actor: Ac
   requireAdmin(actor);
   const { managerId } = parseInput(startSchema, input);
   const call = await liveCallOf(db, managerId);
-  const { sdp, tag } = await subscribe(relayOrRefuse(relay), call.sipCallId, { flags: ["all", "generate mid"] });
+  const ready = relayOrRefuse(relay);
+  // One subscription per listener: a second «Слушать» (another tab, a page reloaded) ends the first.
+  await endOwnSessions(db, ready, actor.id, call.id, "listen");
+  const { sdp, tag } = await subscribe(ready, call.sipCallId, { flags: ["all", "generate mid"] });
   const [session] = await db
     .insert(listenSessions)
     .values({ adminId: actor.id, managerId, callId: call.id, relayTag: tag })
@@ -115,6 +225,7 @@ const answerSchema = z.object({
 export async function answerListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<void> {
   requireAdmin(actor);
   const { sessionId, sdp } = parseInput(answerSchema, input);
+  checkBrowserSdp(sdp, "answer");
   const session = await openSession(db, sessionId, { adminId: actor.id });
   await ask(relayOrRefuse(relay), { command: "subscribe answer", "call-id": session.sipCallId, "to-tag": session.relayTag, sdp });
 }
@@ -129,10 +240,14 @@ const stopSchema = z.object({ sessionId: bigIdSchema("Неверный иден�
 export async function stopListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<{ whisperedTo: number | null }> {
   requireAdmin(actor);
   const { sessionId } = parseInput(stopSchema, input);
+  // His own session ended already (the call's end, another tab's «Слушать»): nothing left to stop.
+  const [ended] = await db
+    .select({ id: listenSessions.id })
+    .from(listenSessions)
+    .where(and(eq(listenSessions.id, sessionId), eq(listenSessions.adminId, actor.id), sql`${listenSessions.endedAt} is not null`));
+  if (ended) return { whisperedTo: null };
   const session = await openSession(db, sessionId, { adminId: actor.id });
-  await db.update(listenSessions).set({ endedAt: sql`now()` }).where(eq(listenSessions.id, sessionId));
-  const toTag = session.kind === "whisper" ? session.hearTag : session.relayTag;
-  if (relay && toTag) await relay.command({ command: "unsubscribe", "call-id": session.sipCallId, "to-tag": toTag }).catch(() => {});
+  await closeSession(db, relay, { id: sessionId, ...session });
   return { whisperedTo: session.kind === "whisper" ? session.managerId : null };
 }
 
@@ -149,8 +264,10 @@ const whisperSchema = z.object({
 export async function startWhisper(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown) {
   requireAdmin(actor);
   const { managerId, sdp } = parseInput(whisperSchema, input);
+  checkBrowserSdp(sdp, "offer");
   const call = await liveCallOf(db, managerId);
   const ready = relayOrRefuse(relay);
+  await endOwnSessions(db, ready, actor.id, call.id, "whisper");
   const [session] = await db
     .insert(listenSessions)
     .values({ adminId: actor.id, managerId, callId: call.id, kind: "whisper" })
@@ -174,7 +291,10 @@ export async function hearWhisper(db: Db, relay: MediaRelay | null, actor: Actor
   const { sessionId } = parseInput(hearSchema, input);
   const session = await openSession(db, sessionId, { managerId: actor.id, kind: "whisper" });
   if (!session.relayTag) throw badRequest("Подсказка ещё не началась");
-  const { sdp, tag } = await subscribe(relayOrRefuse(relay), session.sipCallId, { "from-tag": session.relayTag, flags: ["generate mid"] });
+  const ready = relayOrRefuse(relay);
+  // One subscription for the manager: a second `hear` (his page reloaded, told twice) replaces the first.
+  if (session.hearTag) await dropParty(ready, session.sipCallId, session.hearTag).catch(() => {});
+  const { sdp, tag } = await subscribe(ready, session.sipCallId, { "from-tag": session.relayTag, flags: ["generate mid"] });
   await db.update(listenSessions).set({ hearTag: tag }).where(eq(listenSessions.id, sessionId));
   return { sdp };
 }
@@ -182,6 +302,7 @@ export async function hearWhisper(db: Db, relay: MediaRelay | null, actor: Actor
 /** The manager's browser's answer: the admin's voice starts flowing to him. */
 export async function answerWhisper(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<void> {
   const { sessionId, sdp } = parseInput(answerSchema, input);
+  checkBrowserSdp(sdp, "answer");
   const session = await openSession(db, sessionId, { managerId: actor.id, kind: "whisper" });
   await ask(relayOrRefuse(relay), { command: "subscribe answer", "call-id": session.sipCallId, "to-tag": session.hearTag, sdp });
 }
@@ -209,4 +330,15 @@ async function openSession(db: Db, sessionId: number, whose: { adminId?: number;
     );
   if (!session) throw badRequest(whose.kind === "whisper" ? "Подсказка уже завершена" : "Прослушивание уже завершено");
   return session;
+}
+
+/** This admin's open sessions of one kind on this call, ended (a second «Слушать» or «Подсказать» replaces the first). */
+async function endOwnSessions(db: Db, relay: MediaRelay, adminId: number, callId: number, kind: "listen" | "whisper") {
+  const open = await db
+    .select(sessionColumns)
+    .from(listenSessions)
+    .innerJoin(calls, eq(calls.id, listenSessions.callId))
+    .where(and(eq(listenSessions.adminId, adminId), eq(listenSessions.callId, callId), eq(listenSessions.kind, kind), isNull(listenSessions.endedAt)));
+  for (const session of open) await closeSession(db, relay, session);
+  return open;
 }

@@ -4,6 +4,8 @@ import { sipDigest, sipDigestSchema } from "../../../core/telephony/sip-digest";
 import { admitCall, admitCallSchema, callEventSchema, recordCallEvent } from "../../../core/telephony/proxy-calls";
 import { kamailioAnswer } from "../../../core/telephony/kamailio-answer";
 import { requireTelephonySecret } from "../../../core/telephony/shared-secret";
+import { CALL_ENDED, endSupervisionOfCall } from "../../../core/telephony/listening";
+import { tellSupervisionEnded } from "../../../telephony/supervision";
 import { errorSchema } from "../../schemas/common";
 
 const secretOf = (headers: Record<string, string | string[] | undefined>) => {
@@ -80,6 +82,14 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
     async (request, reply) => {
       await recordCallEvent(api.deps.db, secrets(request.headers), request.body);
       void api.deps.hub.presenceChanged().catch(() => {});
+      // The call is over: its listening and whisper end, and rtpengine lets it go at once (issue 39).
+      const { id, event } = callEventSchema.parse(request.body);
+      if (event !== "answer") {
+        const ended = await endSupervisionOfCall(api.deps.db, api.deps.mediaRelay, id);
+        await tellSupervisionEnded(api.deps.hub, ended, CALL_ENDED);
+        // rtpengine has written the call's recording by now: converted at once rather than at the queue's next look.
+        void api.deps.recordings.drain();
+      }
       return reply.code(204).send(null);
     },
   );
