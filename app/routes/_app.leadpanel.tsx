@@ -179,9 +179,9 @@ export async function action({ request, context }: ActionFunctionArgs) {
       // A few kilobytes the panel waits for: sent as they are, not through gzip (on an event loop busy with other
       // managers' turns, the compressor's last flush waited for its turn, ~10 ms a press on PGlite).
       const next: TurnView = { ...view, callbackTimes: callbackTimesNow(), readAt: Date.now() };
-      // The layout's figures this press may have changed: a report credits the balance; a client worked before
-      // may be a due callback of his that the press handed out (the menu's count).
-      const refreshLayout = result.applicationId !== null || next.history.length > 0;
+      // The layout's figures this press may have changed: a report credits the balance; a callback handed out
+      // changes the menu's count of due callbacks.
+      const refreshLayout = result.applicationId !== null || result.callbackHanded;
       return data<PressAnswer>(
         { error: null, confirm: null, callback: null, next, message, refreshLayout },
         { headers: { "Cache-Control": "no-store, no-transform" } },

@@ -190,7 +190,22 @@ describe("a contact comes back by its status's rule", () => {
     expect(next.lead).toMatchObject({ id: a.id, attempt: { number: 2, of: 5 } });
     expect(next.card.find((row: { key: string }) => row.key === "name")?.value).toBe(a.name);
     expect(next.history.map((e: { kind: string; attempt: string | null }) => [e.kind, e.attempt])).toEqual([["status", "Попытка 1 из 5"]]);
-    // A client something happened to may be a due callback of his: the menu's count is refreshed.
+    // A retried client is no callback: the layout's figures (the menu's count of due callbacks) stay as they are.
+    expect(res.body.refreshLayout).toBe(false);
+  });
+
+  it("asks the layout to refresh when the next lead is a due callback the press handed out (the menu's count changed)", async () => {
+    const { filterId, rows, manager } = await topicWith({ contacts: 3 });
+    const [a, b] = rows;
+    expect((await press(manager, filterId, (await leadOf(manager, filterId))!.id))?.id).toBe(b.id);
+    // A's callback, his, due a minute ago: the first tier of the next claim.
+    await t.db.insert(callbacks).values({ contactId: a.id, databaseId: a.databaseId, userId: manager.id, filterId, dueAt: new Date(Date.now() - 60_000) });
+    const cookie = await pageSessionCookie(t, manager.person);
+    const res = await postPageForm(t, "/leadpanel/press", cookie, {
+      intent: "status", statusId: String(s["Не дозвонился"].id), contactId: String(b.id), passport: "", answer: "panel",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.next.lead.id).toBe(a.id);
     expect(res.body.refreshLayout).toBe(true);
   });
 });

@@ -97,6 +97,8 @@ export interface RecordStatusResult {
   callback: { dueAt: string } | null;
   /** He is on a break: the press was recorded and no next lead was handed out (decision 038). */
   onBreak: boolean;
+  /** The next lead is a callback the turn handed out (the menu's count of due callbacks changed). */
+  callbackHanded: boolean;
 }
 
 /** A press that names no status there is (the panel's action asks the same before it asks anything). */
@@ -137,6 +139,8 @@ interface TurnRow
   held_by: number | null;
   event_id: number | string | null;
   application_id: number | null;
+  /** The claim handed out a callback (its `handed` CTE marked one taken). */
+  callback_handed: boolean;
 }
 
 /**
@@ -305,7 +309,7 @@ export function turnStatement(input: {
       (select is_do_not_call from s) as status_dnc, (select phone from ok where ok.is_do_not_call) as dnc_phone,
       (select asks_callback from s) as status_callback, (select due_at from later) as callback_at,
       exists (select 1 from c) as contact_found, (select held_by from c) as held_by,
-      (select id from ev) as event_id, (select id from app) as application_id,
+      (select id from ev) as event_id, (select id from app) as application_id, exists (select 1 from handed) as callback_handed,
       next.*, shown.*
     from (select 1) one left join (
       select * from claim
@@ -424,13 +428,17 @@ async function runTurn(
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed. Listed
   // and the next lead swapped together: a listed number is never handed out, even in the press that lists it.
   const dncPhone = row.dnc_phone;
+  let callbackHanded = Boolean(row.callback_handed);
   if (dncPhone) {
     next = await db.transaction(async (tx) => {
       const listed = await listContactPhones(tx, actor, dncPhone, options.phoneRegion);
       if (listed === 0 || !next) return next;
       const other = await unlessJustListed(tx, userId, filterId, holdMinutes, next.lead);
-      // Another lead, claimed after the statement (with its attempt): the panel reads its view apart.
-      return other === next.lead ? next : other ? { lead: other, view: null } : null;
+      if (other === next.lead) return next;
+      // Another lead, claimed after the statement (with its attempt; the panel reads its view apart): it may be a
+      // callback, which claimNext does not say, so the menu's count is read again.
+      callbackHanded = true;
+      return other ? { lead: other, view: null } : null;
     });
   }
   const result: RecordStatusResult = {
@@ -447,6 +455,7 @@ async function runTurn(
     },
     callback: row.callback_at == null ? null : { dueAt: new Date(row.callback_at).toISOString() },
     onBreak: Boolean(row.on_break),
+    callbackHanded,
   };
   return { result, actor };
 }
