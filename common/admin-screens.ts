@@ -19,6 +19,7 @@ export const ADMIN_SCREENS = [
   "/scripts",
   "/leadTemplate",
   "/payments",
+  "/quality",
 ] as const;
 
 /** Pages a manager with no topic may still open (SPEC §2 redirect rules; /auth lives outside the layout). */

@@ -10,6 +10,8 @@ import { CallNumbersToday } from "../components/statistics/CallNumbers";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
 import { TableFrame } from "../components/ui/Table";
+import { ScoreNumbersTable } from "../components/quality/QualityNumbers";
+import { scoreNumbers, type ScoreNumbers } from "../quality.server";
 
 export const meta: MetaFunction = () => [{ title: "Главная" }];
 
@@ -18,13 +20,14 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   if (user.isAdmin) {
-    const [stats, breaks, recordings] = await Promise.all([
+    const [stats, breaks, recordings, scores] = await Promise.all([
       getStatistics(context.deps.db, actor),
       breakTimeToday(context.deps.db, actor),
       recentRecordedCalls(context.deps.db, actor),
+      scoreNumbers(context.deps.db, actor, { weeks: 1 }),
     ]);
     const { recordings: rec } = context.deps;
-    return { view: "admin" as const, stats, breaks, recordings, diskWarning: diskWarning(rec.folder, rec.disk()) };
+    return { view: "admin" as const, stats, breaks, recordings, scores, diskWarning: diskWarning(rec.folder, rec.disk()) };
   }
   return {
     view: "manager" as const,
@@ -40,7 +43,7 @@ export default function HomePage() {
   const data = useLoaderData<typeof loader>();
   useBackgroundRefresh(STATISTICS_POLL_MS);
   return data.view === "admin" ? (
-    <Dashboard stats={data.stats} breaks={data.breaks} recordings={data.recordings} diskWarning={data.diskWarning} />
+    <Dashboard stats={data.stats} breaks={data.breaks} recordings={data.recordings} scores={data.scores} diskWarning={data.diskWarning} />
   ) : (
     <ManagerHome name={data.name} personal={data.personal} />
   );
@@ -50,11 +53,13 @@ function Dashboard({
   stats,
   breaks,
   recordings,
+  scores,
   diskWarning,
 }: {
   stats: Statistics;
   breaks: ManagerBreakDay[];
   recordings: RecordedCall[];
+  scores: ScoreNumbers[];
   diskWarning: string | null;
 }) {
   const cards: Array<[label: string, value: number, testId: string]> = [
@@ -111,6 +116,7 @@ function Dashboard({
         </div>
       </div>
       <CallNumbersToday calls={stats.calls} />
+      <WeekScores scores={scores} />
       <RecentRecordings recordings={recordings} />
       <BreaksToday breaks={breaks} />
     </section>
@@ -161,6 +167,21 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
           </table>
         </TableFrame>
       )}
+    </div>
+  );
+}
+
+/** This week's call scores per manager and topic (issue 39 §3); the rest is on /quality. */
+function WeekScores({ scores }: { scores: ScoreNumbers[] }) {
+  return (
+    <div className="card mt-4" data-testid="week-scores">
+      <div className="mb-3 flex flex-wrap items-baseline justify-between gap-2">
+        <h2 className="text-lg font-semibold">Оценка звонков за неделю</h2>
+        <Link to="/quality" className="text-sm text-blue-600 hover:underline dark:text-blue-400">
+          Что оценить дальше
+        </Link>
+      </div>
+      <ScoreNumbersTable rows={scores} testId="week-score-numbers" showWeek={false} />
     </div>
   );
 }

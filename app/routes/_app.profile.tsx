@@ -1,7 +1,12 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useLoaderData } from "@remix-run/react";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { PieChart } from "../components/charts/PieChart";
+import { disputeFormName, DisputeFormSchema, MyScores } from "../components/quality/MyScores";
+import { actionError } from "../errors.server";
+import { formIntent, readFormBody, submitForm, unknownIntent } from "../forms.server";
+import { disputeScore, listScores } from "../quality.server";
+import { redirectWithToast } from "../toast.server";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { getRealtimeClient } from "../lib/realtime";
 import { getPersonalStatistics } from "../statistics.server";
@@ -10,15 +15,32 @@ export const meta: MetaFunction = () => [{ title: "Профиль" }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
-  const personal = await getPersonalStatistics(context.deps.db, actorOf(user), user.id);
-  return { name: user.displayName || user.login, personal };
+  const actor = actorOf(user);
+  const [personal, scores] = await Promise.all([
+    getPersonalStatistics(context.deps.db, actor, user.id),
+    // A manager's own scored calls (issue 39); an admin's scores of everyone are on /quality.
+    user.isAdmin ? Promise.resolve(null) : listScores(context.deps.db, actor),
+  ]);
+  return { name: user.displayName || user.login, personal, scores };
+}
+
+/** The manager disputes one of his scores (once; core checks that it is his and the first). */
+export async function action({ request, context }: ActionFunctionArgs) {
+  const user = await requireUser(request, context);
+  const form = await readFormBody(request);
+  if (formIntent(form) !== "dispute") return actionError(unknownIntent());
+  return submitForm(form, { name: disputeFormName, schema: DisputeFormSchema }, async ({ id, comment }) => {
+    await disputeScore(context.deps.db, actorOf(user), id, { comment });
+    return redirectWithToast("/profile", { type: "success", message: "Оценка оспорена: администратор рассмотрит спор" });
+  });
 }
 
 /** SPEC §7: personal statistics are polled every 30 s. */
 const PERSONAL_POLL_MS = 30_000;
 
 export default function ProfilePage() {
-  const { name, personal } = useLoaderData<typeof loader>();
+  const { name, personal, scores } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>();
   useBackgroundRefresh(PERSONAL_POLL_MS);
   return (
     <section>
@@ -37,6 +59,11 @@ export default function ProfilePage() {
           </button>
         </Form>
       </div>
+      {scores ? (
+        <div className="mt-4">
+          <MyScores scores={scores} answer={answer} />
+        </div>
+      ) : null}
     </section>
   );
 }

@@ -1,5 +1,5 @@
 // Run by the server (core's scoring, the API) and the browser (the scorecard editor, the scoring and dispute forms
-// check the same schemas). Call scoring: issue 39, decision 070.
+// check the same schemas). Call scoring: issue 39, decision 073.
 import * as z from "zod";
 import { requiredText } from "../validation";
 
@@ -43,7 +43,7 @@ export interface ScoredCriterion {
 const VALUE: Record<Exclude<ScoreAnswer, "na">, number> = { yes: 1, partly: 0.5, no: 0 };
 
 /**
- * The score of a call, 0-100 (decision 070): a «нет» on a critical criterion makes it 0; otherwise
+ * The score of a call, 0-100 (decision 073): a «нет» on a critical criterion makes it 0; otherwise
  * round(100 × Σ weight × value ÷ Σ weight) over the applicable criteria (value: да 1, частично 0.5, нет 0; «не
  * применимо» leaves the criterion out of both sums). Null when no criterion applies (such a call cannot be scored).
  */
@@ -83,9 +83,8 @@ export function formatMoment(seconds: number): string {
 
 const MOMENT_MESSAGE = "Укажите момент записи как мм:сс, например 1:05";
 
-/** A moment of the recording: «мм:сс» (or «ч:мм:сс») from a form, or whole seconds from the API. */
-export const momentSchema = z.union([z.number().int().min(0).max(86_400), z.string()], { error: MOMENT_MESSAGE }).transform((value, ctx) => {
-  if (typeof value === "number") return value;
+/** A moment of the recording as typed: «мм:сс» (or «ч:мм:сс»), to seconds. */
+export const momentText = z.string({ error: MOMENT_MESSAGE }).transform((value, ctx) => {
   const match = /^\s*(?:(\d+):)?(\d{1,3}):([0-5]\d)\s*$/.exec(value);
   if (!match) {
     ctx.addIssue({ code: "custom", message: MOMENT_MESSAGE });
@@ -94,11 +93,17 @@ export const momentSchema = z.union([z.number().int().min(0).max(86_400), z.stri
   return Number(match[1] ?? 0) * 3600 + Number(match[2]) * 60 + Number(match[3]);
 });
 
+/** A moment of the recording: «мм:сс» from a form, or whole seconds from the API. */
+export const momentSchema = z.union([z.number().int().min(0).max(86_400), momentText], { error: MOMENT_MESSAGE });
+
 /** A comment pinned to a moment of the call. */
 export const callCommentSchema = z.object({
   at: momentSchema,
   text: requiredText("Введите текст комментария", 2000),
 });
+
+/** The page's comment form: the moment as typed only (conform would read «90» as the number 90 for the union). */
+export const commentFormSchema = callCommentSchema.extend({ at: momentText });
 
 /** The manager's dispute of his score: what he disagrees with. */
 export const disputeSchema = z.object({ comment: requiredText("Напишите, с чем вы не согласны", 2000) });
@@ -114,3 +119,25 @@ export const decisionSchema = z
     if (value.decision === "reject" && !value.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "Напишите причину отказа" });
     if (value.decision === "accept" && !value.answers) ctx.addIssue({ code: "custom", path: ["answers"], message: "Пересмотр требует новых ответов по пунктам" });
   });
+
+/**
+ * The scoring form of one scorecard (these criterion ids): every criterion answered, its own message under it. The
+ * page builds it from the loader's criteria and the action from the same call's, so both check alike.
+ */
+export const scoreFormSchema = (criterionIds: number[]) =>
+  z.object({
+    answers: z.object(
+      Object.fromEntries(criterionIds.map((id) => [String(id), z.enum(SCORE_ANSWERS, { error: "Выберите ответ по этому пункту" })])),
+      { error: "Ответьте на пункты оценочного листа" },
+    ),
+    comment: scoreCommentText.default(""),
+  });
+
+/** An admin's rejection of a dispute: the reason is required. */
+export const rejectFormSchema = z.object({ reason: requiredText("Напишите причину отказа", 2000) });
+
+/** An admin's rescore of a disputed call: new answers to the criteria it was scored on, and why (optional). */
+export const rescoreFormSchema = (criterionIds: number[]) =>
+  scoreFormSchema(criterionIds)
+    .omit({ comment: true })
+    .extend({ reason: scoreCommentText.default("") });

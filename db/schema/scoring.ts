@@ -8,7 +8,7 @@ import { users } from "./users";
 export { SCORE_ANSWERS, type ScoredCriterion };
 
 /**
- * A topic's scorecard (issue 39, decision 070): its criteria in order, each with a weight (1-100) and whether a «нет»
+ * A topic's scorecard (issue 39, decision 073): its criteria in order, each with a weight (1-100) and whether a «нет»
  * on it makes the call's score 0. A topic with no criteria has no scorecard and its calls are not scored.
  */
 export const scorecardCriteria = pgTable(
@@ -29,7 +29,7 @@ export const scorecardCriteria = pgTable(
 export const DISPUTE_DECISIONS = ["accepted", "rejected"] as const;
 
 /**
- * One call's score (decision 070): the answers as they were given, with each criterion's text, weight and
+ * One call's score (decision 073): the answers as they were given, with each criterion's text, weight and
  * criticality copied in (a scorecard edited later changes no past score), and the score 0-100 they make. The
  * manager may dispute it once; an admin accepts (a rescore: its answers and score kept beside the original) or
  * rejects it with a reason. One score per call.

@@ -126,6 +126,18 @@ const API_ROUTES: Record<string, Access> = {
   "PATCH /api/v1/users/{id}": "admin",
   "DELETE /api/v1/users/{id}": "admin",
   "POST /api/v1/users/logout/{id}": "self",
+  "GET /api/v1/scorecards/{filterId}": "admin",
+  "PUT /api/v1/scorecards/{filterId}": "admin",
+  // A manager's own scores only, another's 403 (every role's answer: test/api/scoring.test.ts).
+  "GET /api/v1/scores": "user",
+  "GET /api/v1/scores/calls/{callId}": "user",
+  "POST /api/v1/scores/{id}/dispute": "user",
+  "POST /api/v1/scores/calls/{callId}": "admin",
+  "POST /api/v1/scores/calls/{callId}/comments": "admin",
+  "DELETE /api/v1/scores/comments/{id}": "admin",
+  "POST /api/v1/scores/{id}/decision": "admin",
+  "GET /api/v1/scores/numbers": "admin",
+  "GET /api/v1/scores/next": "admin",
 };
 
 type PageAccess = Access | "layout" | "resource";
@@ -184,6 +196,10 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "_app.payments.pay.$workerId.tsx": { access: "admin", url: "/payments/pay/:worker" },
   "_app.payments.history.$workerId.tsx": { access: "admin", url: "/payments/history/:worker" },
   "_app.payments.balance.$workerId.tsx": { access: "admin", url: "/payments/balance/:worker" },
+  "_app.quality._index.tsx": { access: "admin", url: "/quality" },
+  "_app.quality.scorecard.$filterId.tsx": { access: "admin", url: "/quality/scorecard/:filter" },
+  // A call never made here: the admin gets 404, a manager 403 (the scoring screen: test/api/scoring-pages.test.ts).
+  "_app.quality.call.$callId.tsx": { access: "admin", url: "/quality/call/999999999" },
 };
 
 type Creds = { login: string; password: string; accessKey: string };

@@ -1,13 +1,16 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { calls } from "../../db/schema";
-import { ADMIN, createUser } from "../helpers/app";
+import { eq } from "drizzle-orm";
+import { calls, filters } from "../../db/schema";
+import { ADMIN, bearer, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createFilterRow } from "../helpers/leads";
 import { createBase, pressStatus } from "../helpers/money";
+import { toneWav } from "../helpers/recordings";
 import { setTheme } from "../helpers/screens";
 
 let e: E2E;
@@ -161,5 +164,97 @@ describe("personal statistics", () => {
     await page.getByText("Не хватает информации для сбора статистики").waitFor();
     expect(await page.locator("main a[href='/leadpanel']").textContent()).toBe("Клиенты");
     expect(await page.getByText("Statistics for Today").count()).toBe(0);
+  });
+});
+
+describe("call scoring (issue 39 §3)", () => {
+  it("a comment's moment seeks the scoring screen's player there; the scorecard, scoring and dispute screens look right", async () => {
+    const anna = await createUser(e.db, { login: "qc-anna", displayName: "Анна Оценкина" });
+    const topic = await createFilterRow(e.db, { name: "Кредитные карты", managerIds: [anna.user.id], databaseIds: [], statusIds: [] });
+    await e.db.update(filters).set({ managersHearRecordings: true }).where(eq(filters.id, topic.id));
+    // A recording as the app makes them (Ogg Opus by opusenc): 40 s of a tone.
+    const folder = e.app.deps.recordings.folder;
+    fs.mkdirSync(folder.audio, { recursive: true });
+    const file = `qc-${process.pid}.ogg`;
+    execFileSync("opusenc", ["--quiet", toneWav(440, 40), path.join(folder.audio, file)]);
+    const startedAt = new Date(Date.now() - 120_000);
+    const [call] = await e.db
+      .insert(calls)
+      .values({ userId: anna.user.id, filterId: topic.id, number: "+380671234567", direction: "out", startedAt, answeredAt: startedAt, endedAt: new Date(), talkSeconds: 40, outcome: "answered", recording: "ready", recordingFile: file, recordingMs: 40_000 })
+      .returning();
+    const admin = bearer(await e.adminToken());
+    const card = await e.request
+      .put(`/api/v1/scorecards/${topic.id}`)
+      .set(admin)
+      .send({
+        criteria: [
+          { text: "Поздоровался и представился", weight: 10 },
+          { text: "Выяснил потребность клиента", weight: 30 },
+          { text: "Не грубил и не перебивал клиента", weight: 20, critical: true },
+          { text: "Назвал условия и цену", weight: 40 },
+        ],
+      });
+    const ids: number[] = card.body.criteria.map((c: { id: number }) => c.id);
+    for (const [at, text] of [["0:05", "Хорошее приветствие"], ["0:25", "Здесь нужно было спросить о доходе"]]) {
+      await e.request.post(`/api/v1/scores/calls/${call.id}/comments`).set(admin).send({ at, text });
+    }
+
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await page.goto(`/quality/call/${call.id}`);
+    await waitForHydration(page);
+    const player = page.locator("audio[data-score-player]");
+    expect(await player.evaluate((audio: HTMLAudioElement) => audio.currentTime)).toBe(0);
+    await page.locator("[data-seek='25']").click();
+    await page.waitForFunction(() => {
+      const audio = document.querySelector<HTMLAudioElement>("audio[data-score-player]");
+      return audio !== null && !audio.seeking && audio.currentTime >= 25 && audio.currentTime < 30;
+    });
+    expect(new URL(page.url()).pathname).toBe(`/quality/call/${call.id}`);
+    // It plays from there.
+    await page.waitForFunction(() => (document.querySelector<HTMLAudioElement>("audio[data-score-player]")?.currentTime ?? 0) > 25.3);
+    await player.evaluate((audio: HTMLAudioElement) => audio.pause());
+
+    if (!process.env.SCREENS_DIR) return;
+    const dir = process.env.SCREENS_DIR;
+    fs.mkdirSync(dir, { recursive: true });
+    const manager = await e.newPage();
+    await loginThroughPage(manager, anna);
+    for (const theme of ["light", "dark"] as const) {
+      await setTheme(page.context(), e.baseUrl, theme);
+      await setTheme(manager.context(), e.baseUrl, theme);
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await manager.setViewportSize({ width, height: 900 });
+        await page.goto(`/quality/scorecard/${topic.id}`);
+        await waitForHydration(page);
+        await page.screenshot({ path: path.join(dir, `scorecard-${theme}-${width}.png`), fullPage: true });
+        await page.goto(`/quality/call/${call.id}`);
+        await waitForHydration(page);
+        await page.screenshot({ path: path.join(dir, `scoring-${theme}-${width}.png`), fullPage: true });
+      }
+    }
+    await e.request.post(`/api/v1/scores/calls/${call.id}`).set(admin).send({ answers: Object.fromEntries(ids.map((id, i) => [id, ["yes", "partly", "yes", "no"][i]])), comment: "Цену не назвал" });
+    await e.request.post(`/api/v1/scores/${(await e.request.get(`/api/v1/scores/calls/${call.id}`).set(admin)).body.score.id}/dispute`).set(bearer(await e.tokenFor(anna))).send({ comment: "Цену я назвал на 0:35, послушайте" });
+    for (const theme of ["light", "dark"] as const) {
+      await setTheme(page.context(), e.baseUrl, theme);
+      await setTheme(manager.context(), e.baseUrl, theme);
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: 900 });
+        await manager.setViewportSize({ width, height: 900 });
+        await manager.goto("/profile");
+        await waitForHydration(manager);
+        await manager.screenshot({ path: path.join(dir, `my-scores-${theme}-${width}.png`), fullPage: true });
+        await page.goto(`/quality/call/${call.id}`);
+        await waitForHydration(page);
+        await page.screenshot({ path: path.join(dir, `dispute-${theme}-${width}.png`), fullPage: true });
+        await page.goto("/quality");
+        await waitForHydration(page);
+        await page.screenshot({ path: path.join(dir, `quality-${theme}-${width}.png`), fullPage: true });
+        await page.goto("/");
+        await waitForHydration(page);
+        await page.locator("[data-testid=week-scores]").screenshot({ path: path.join(dir, `week-scores-${theme}-${width}.png`) });
+      }
+    }
   });
 });

@@ -35,9 +35,15 @@ export function CallRecording({ entry }: { entry: { id: number; playable: boolea
         <div className="flex flex-wrap items-center gap-2">
           <RecordingPlayer id={entry.id} />
           {entry.downloadable ? (
-            <a href={`/recordings/${entry.id}?download=1`} className="text-xs underline" download>
-              Скачать запись
-            </a>
+            <>
+              <a href={`/recordings/${entry.id}?download=1`} className="text-xs underline" download>
+                Скачать запись
+              </a>
+              {/* Whoever may download (an admin) may score the call too (issue 39). */}
+              <a href={`/quality/call/${entry.id}`} className="text-xs underline" data-testid="score-call-link">
+                Оценить звонок
+              </a>
+            </>
           ) : null}
         </div>
       ) : null}

@@ -117,6 +117,9 @@ export function Sidebar({ isAdmin, scripts, renderScript, callbacksDue = 0 }: Si
             <NavLink to="/access-log" className={linkClass}>
               Журнал доступа
             </NavLink>
+            <NavLink to="/quality" className={linkClass}>
+              Оценка звонков
+            </NavLink>
             <NavLink to="/scripts" className={linkClass}>
               Настройка скриптов
             </NavLink>
