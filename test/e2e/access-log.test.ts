@@ -2,6 +2,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { eq } from "drizzle-orm";
+import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, listenSessions, recordingPlays, users } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
@@ -80,6 +81,68 @@ describe("a recording played in the browser", () => {
     const row = page.getByTestId("access-row").first();
     await expect.poll(() => row.getAttribute("data-kind")).toBe("play");
     expect(await row.getByTestId("access-heard").textContent()).toMatch(/^\d(,\d)? с из \d(,\d)? сзаписи$/);
+  }, 60_000);
+});
+
+describe("a listening page's meter (app/lib/heard-audio.ts)", () => {
+  it("counts the seconds its element played while packets came, and stops counting when the audio dies", async () => {
+    // The meter as the app's bundle has it, in a page of the app (its reports go to /heard with the admin's cookie).
+    const { outputFiles } = await build({ entryPoints: ["app/lib/heard-audio.ts"], bundle: true, write: false, format: "iife", globalName: "heardAudio", external: ["react"], define: { "process.env.NODE_ENV": '"production"' } });
+    const [admin] = await e.db.select().from(users).where(eq(users.login, ADMIN.login));
+    const [session] = await e.db.insert(listenSessions).values({ adminId: admin.id, callId }).returning();
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/profile");
+    await waitForHydration(page);
+    // Evaluated by the test's driver (the page's CSP allows no inline script): the same code, in the same page.
+    await page.evaluate(`var require = () => ({});\n${outputFiles[0].text}\nwindow.heardAudio = heardAudio;`);
+    // A tone sent over a loopback WebRTC connection into an <audio> element, as rtpengine's copy reaches the admin.
+    await page.evaluate(async (sessionId) => {
+      const w = window as unknown as Record<string, unknown>;
+      const context = new AudioContext();
+      const tone = context.createOscillator();
+      const out = context.createMediaStreamDestination();
+      tone.connect(out);
+      tone.start();
+      const sender = new RTCPeerConnection();
+      const receiver = new RTCPeerConnection();
+      sender.onicecandidate = (ev) => ev.candidate && void receiver.addIceCandidate(ev.candidate);
+      receiver.onicecandidate = (ev) => ev.candidate && void sender.addIceCandidate(ev.candidate);
+      const rtpSender = sender.addTrack(out.stream.getAudioTracks()[0], out.stream);
+      const audio = document.createElement("audio");
+      audio.muted = true;
+      document.body.appendChild(audio);
+      const playing = new Promise<void>((resolve) => {
+        receiver.ontrack = (ev) => {
+          audio.srcObject = new MediaStream([ev.track]);
+          void audio.play().then(resolve);
+        };
+      });
+      await context.resume().catch(() => {});
+      await sender.setLocalDescription(await sender.createOffer());
+      await receiver.setRemoteDescription(sender.localDescription!);
+      await receiver.setLocalDescription(await receiver.createAnswer());
+      await sender.setRemoteDescription(receiver.localDescription!);
+      await playing;
+      const meter = (w.heardAudio as { meterHeardAudio(pc: RTCPeerConnection, a: HTMLAudioElement, id: number): { stop(): void } }).meterHeardAudio(receiver, audio, sessionId);
+      Object.assign(w, { meter, rtpSender, audio });
+    }, session.id);
+    const heardMs = async () => (await e.db.select().from(listenSessions).where(eq(listenSessions.id, session.id)))[0].heardMs;
+    await expect.poll(heardMs, { timeout: 10_000 }).toBeGreaterThan(0);
+    await page.waitForTimeout(4_000);
+    // The audio dies: the sender stops sending; the element plays on (silence), the meter counts nothing more.
+    await page.evaluate(() => (window as unknown as { rtpSender: RTCRtpSender }).rtpSender.replaceTrack(null));
+    const died = Date.now();
+    await page.waitForTimeout(4_000);
+    await page.evaluate(() => (window as unknown as { meter: { stop(): void } }).meter.stop());
+    await expect.poll(async () => (await e.db.select().from(listenSessions).where(eq(listenSessions.id, session.id)))[0].lastHeardAt).not.toBeNull();
+    const [row] = await e.db.select().from(listenSessions).where(eq(listenSessions.id, session.id));
+    const span = Date.now() - row.startedAt.getTime();
+    expect(row.heardMs!).toBeGreaterThan(3_000);
+    // Heard until the audio died (give or take the meter's 1 s ticks), not the 8 s the page was there.
+    expect(row.heardMs!).toBeLessThan(span - 2_500);
+    expect(Math.abs(row.lastHeardAt!.getTime() - died)).toBeLessThan(2_500);
+    await e.db.delete(listenSessions).where(eq(listenSessions.id, session.id));
   }, 60_000);
 });
 
