@@ -64,6 +64,28 @@ async function letGoOf(managerId: number, hungUpAt: number) {
   expect(row.recording, `${Date.now() - hungUpAt} ms after the hang-up`).toBe("ready");
   expect(Date.now() - hungUpAt).toBeLessThan(5_000);
 }
+/** Screenshots of the page as it is (SCREENS_DIR only): 390 and 1440 wide, light and dark, without reloading it. */
+async function shoot(page: Page, name: string) {
+  if (!process.env.SCREENS_DIR) return;
+  const before = page.viewportSize();
+  for (const width of [390, 1440]) {
+    await page.setViewportSize({ width, height: width <= 390 ? 844 : 900 });
+    for (const theme of ["light", "dark"]) {
+      await page.evaluate((dark) => {
+        document.documentElement.classList.toggle("dark", dark);
+        document.documentElement.dataset.theme = dark ? "dark" : "light";
+      }, theme === "dark");
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await page.screenshot({ path: `${process.env.SCREENS_DIR}/${name}-${width}-${theme}.png` });
+    }
+  }
+  await page.evaluate(() => {
+    document.documentElement.classList.remove("dark");
+    document.documentElement.dataset.theme = "light";
+  });
+  if (before) await page.setViewportSize(before);
+}
+
 /** Hangs the manager's call up from his page; answers when. */
 async function hangUp(page: Page) {
   const at = Date.now();
@@ -356,6 +378,7 @@ describe("live listening from /users (issue 28)", () => {
     // The row says how long the admin has listened, a running timer.
     await expectText(admin, "listen-timer", "Слушаете · 0:0");
     await expectText(admin, "listen-timer", "Слушаете · 0:02");
+    await shoot(admin, "users-listening");
     // One audio section per party (the manager's browser, the carrier), each received by the admin's browser…
     await grows(() => partiesHeard(admin), 25);
     // …and played: the manager's 440 Hz in one, the client's 1000 Hz in the other.
@@ -593,6 +616,80 @@ describe("live listening from /users (issue 28)", () => {
     for (const m of [a, b]) await m.page.context().close();
     // Four browsers and two calls: on a machine kept busy (load 15 and more) the whole of it ran past a minute.
   }, 180_000);
+
+  it("says on each page, in Russian, that rtpengine froze or stopped, and leaves nothing stuck; a reloaded page leaves nothing at rtpengine", async () => {
+    await startCarrier({ answer: { ringMs: 300 } });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-94", { browser: says440 });
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380671112294");
+    const call = await callOf(a.manager.user.id);
+    const partiesNow = () => relayParties(stack.ports.ng, call.sipCallId!);
+    const admin = await adminOn(ADMIN, says660);
+    const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
+    const listen = async () => {
+      await row.locator("[data-testid=listen]").click();
+      await row.locator("[data-testid=listen-stop]").waitFor();
+    };
+
+    // The page reloaded while listening: its session ends and rtpengine lets its party go; the row offers «Слушать».
+    await listen();
+    const [reloaded] = await sessionsOf(a.manager.user.id);
+    expect(await partiesNow()).toContain(reloaded.relayTag);
+    await admin.reload();
+    await waitForHydration(admin);
+    await row.locator("[data-testid=listen]").waitFor();
+    await expect.poll(async () => (await sessionsOf(a.manager.user.id)).map((s) => s.endedAt !== null)).toEqual([true]);
+    await expect.poll(partiesNow).not.toContain(reloaded.relayTag);
+
+    // rtpengine frozen (SIGSTOP) while the admin listens and whispers: each page says what it lost.
+    await listen();
+    await row.locator("[data-testid=whisper]").click();
+    await row.locator("[data-testid=whisper-stop]").waitFor();
+    await a.page.locator("[data-testid=whisper-on]").waitFor();
+    const rtpengine = stack.rtpengine.child.pid!;
+    process.kill(rtpengine, "SIGSTOP");
+    try {
+      await admin.getByText("Прослушивание прервалось: звук звонка перестал приходить (rtpengine не отвечает)").waitFor({ timeout: 20_000 });
+      await admin.getByText("Подсказка прервалась: ваш голос перестал доходить (rtpengine не отвечает)").waitFor({ timeout: 20_000 });
+      await a.page.getByText("Подсказка прервалась: голос администратора перестал приходить").waitFor({ timeout: 20_000 });
+      await shoot(admin, "users-rtpengine-frozen");
+      // Nothing stuck: the buttons are back, the log's sessions ended, the manager's notice gone.
+      await row.locator("[data-testid=listen]").waitFor();
+      await row.locator("[data-testid=whisper]").waitFor();
+      await a.page.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
+      await expect.poll(async () => (await sessionsOf(a.manager.user.id)).every((s) => s.endedAt), { timeout: 10_000 }).toBe(true);
+      // Asked again while it is frozen: «rtpengine не отвечает», and the button is not left waiting.
+      allowRefusal(503);
+      await row.locator("[data-testid=listen]").click();
+      await admin.getByText("Прослушивание недоступно: rtpengine не отвечает").waitFor();
+      await row.locator("[data-testid=listen]:not([disabled])").waitFor();
+    } finally {
+      process.kill(rtpengine, "SIGCONT");
+    }
+    expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
+
+    // rtpengine stopped while listening, then started again without the call: said, in Russian, on the admin's page.
+    const lost = admin.getByText("Прослушивание прервалось: звук звонка перестал приходить (rtpengine не отвечает)");
+    await lost.first().waitFor({ state: "detached" });
+    await listen();
+    await stack.stopRtpengine();
+    try {
+      await lost.first().waitFor({ timeout: 20_000 });
+      await row.locator("[data-testid=listen]").waitFor();
+    } finally {
+      await stack.startRtpengine();
+    }
+    await row.locator("[data-testid=listen]").click();
+    await admin.getByText("Прослушивание недоступно: rtpengine не знает этот звонок: он уже завершён, или rtpengine перезапускали").waitFor();
+    await shoot(admin, "users-rtpengine-restarted");
+    await row.locator("[data-testid=listen]:not([disabled])").waitFor();
+    expect(await admin.getByText(/Unknown|call-ID/).count()).toBe(0);
+    expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
+    await admin.context().close();
+    await a.page.context().close();
+    // Kamailio takes rtpengine back 5 s after it last failed to answer (rtpengine_disable_tout): later calls need it.
+    await new Promise((r) => setTimeout(r, 6_000));
+  }, 120_000);
 });
 
 describe("a browser killed mid-call", () => {

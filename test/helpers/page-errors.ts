@@ -53,7 +53,7 @@ export function allowPageError(pattern: RegExp) {
  * The browser logs every 4xx answer as a failed resource: a refusal the test provokes on purpose (a wrong password,
  * a manager on an admin page, a form the server sends back with its message) says so with its status.
  */
-export function allowRefusal(...statuses: Array<400 | 401 | 403 | 404 | 409 | 413 | 502>) {
+export function allowRefusal(...statuses: Array<400 | 401 | 403 | 404 | 409 | 413 | 502 | 503>) {
   for (const status of statuses) allowPageError(new RegExp(`Failed to load resource: the server responded with a status of ${status} `));
 }
 
