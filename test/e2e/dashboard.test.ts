@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { calls, filters } from "../../db/schema";
+import { calls, filters, scorecardCriteria } from "../../db/schema";
 import { ADMIN, bearer, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createFilterRow } from "../helpers/leads";
@@ -256,5 +256,33 @@ describe("call scoring (issue 39 §3)", () => {
         await page.locator("[data-testid=week-scores]").screenshot({ path: path.join(dir, `week-scores-${theme}-${width}.png`) });
       }
     }
+  });
+});
+
+describe("the scorecard editor with JavaScript (issue 39 §3)", () => {
+  it("adds and removes rows in place, checks in the browser (nothing sent), saves", async () => {
+    const topic = await createFilterRow(e.db, { name: "Редактор листа", managerIds: [], databaseIds: [], statusIds: [] });
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await page.goto(`/quality/scorecard/${topic.id}`);
+    await waitForHydration(page);
+    const posts: string[] = [];
+    page.on("request", (r) => r.method() === "POST" && posts.push(r.url()));
+    await page.getByTestId("add-criterion").click();
+    await page.getByTestId("add-criterion").click();
+    expect(await page.getByTestId("criterion-row").count()).toBe(2);
+    expect(posts).toEqual([]);
+    await page.locator("[name='criteria[1].text']").fill("Не грубил");
+    await page.locator("[name='criteria[1].critical']").check();
+    await page.getByRole("button", { name: "Сохранить" }).click();
+    // The first row's text is empty: said under it, nothing sent.
+    await page.locator("[data-field-error]", { hasText: "Введите текст пункта" }).waitFor();
+    expect(posts).toEqual([]);
+    await page.getByRole("button", { name: "Удалить пункт 1" }).click();
+    expect(await page.getByTestId("criterion-row").count()).toBe(1);
+    await page.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Оценочный лист сохранён").first().waitFor();
+    const stored = await e.db.select().from(scorecardCriteria).where(eq(scorecardCriteria.filterId, topic.id));
+    expect(stored.map((c) => [c.text, c.weight, c.critical])).toEqual([["Не грубил", 10, true]]);
   });
 });
