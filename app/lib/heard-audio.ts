@@ -55,7 +55,7 @@ export function meterHeardAudio(pc: RTCPeerConnection, audio: HTMLAudioElement, 
         firstAgoMs: String(Math.round(firstAt === null ? 0 : now - firstAt)),
         lastAgoMs: String(Math.round(lastAt === null ? 0 : now - lastAt)),
       },
-      leaving
+      leaving,
     );
   };
 

@@ -1,13 +1,7 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { ACCESS_KIND_TEXT, ACCESS_KINDS } from "../../common/access-log";
-import {
-  type AccessEntry,
-  type AccessFilterField,
-  accessLogChoices,
-  filterFieldOf,
-  listAccessLog,
-} from "../audit.server";
+import { type AccessEntry, type AccessFilterField, accessLogChoices, filterFieldOf, listAccessLog } from "../audit.server";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { formatTalkTime } from "../components/calls/ClientHistory";
 import { ListFilter } from "../components/ui/ListFilter";

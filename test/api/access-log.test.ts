@@ -42,16 +42,40 @@ beforeAll(async () => {
   for (const name of ["one.ogg", "two.ogg"]) fs.writeFileSync(path.join(t.app.deps.recordings.folder.audio, name), Buffer.alloc(4000, 7));
   const [call1] = await t.db
     .insert(calls)
-    .values({ userId: m1.user.id, number: "380671110001", direction: "out", startedAt: at("2026-11-20T10:00:00Z"), filterId: t1.id, recording: "ready", recordingFile: "one.ogg", recordingMs: 120_000 })
+    .values({
+      userId: m1.user.id,
+      number: "380671110001",
+      direction: "out",
+      startedAt: at("2026-11-20T10:00:00Z"),
+      filterId: t1.id,
+      recording: "ready",
+      recordingFile: "one.ogg",
+      recordingMs: 120_000,
+    })
     .returning();
   const [call2] = await t.db
     .insert(calls)
-    .values({ userId: m2.user.id, number: "380671110002", direction: "out", startedAt: at("2026-11-28T21:00:00Z"), filterId: t2.id, recording: "ready", recordingFile: "two.ogg", recordingMs: 60_000 })
+    .values({
+      userId: m2.user.id,
+      number: "380671110002",
+      direction: "out",
+      startedAt: at("2026-11-28T21:00:00Z"),
+      filterId: t2.id,
+      recording: "ready",
+      recordingFile: "two.ogg",
+      recordingMs: 60_000,
+    })
     .returning();
   // S1: the issue's session that says 41 s, its page never reporting; S2 a whisper at 23:30 Kyiv on the 28th.
   const [s1] = await t.db
     .insert(listenSessions)
-    .values({ adminId: admin.id, managerId: m1.user.id, callId: call1.id, startedAt: at("2026-11-20T10:00:05Z"), endedAt: at("2026-11-20T10:00:46Z") })
+    .values({
+      adminId: admin.id,
+      managerId: m1.user.id,
+      callId: call1.id,
+      startedAt: at("2026-11-20T10:00:05Z"),
+      endedAt: at("2026-11-20T10:00:46Z"),
+    })
     .returning();
   const [s2] = await t.db
     .insert(listenSessions)
@@ -68,9 +92,18 @@ beforeAll(async () => {
     })
     .returning();
   // P1 at 00:30 Kyiv on the 29th; P2 a download; P3 the manager playing his own call, with no report.
-  const [p1] = await t.db.insert(recordingPlays).values({ callId: call2.id, userId: admin.id, at: at("2026-11-28T22:30:00Z"), playedMs: 45_000 }).returning();
-  const [p2] = await t.db.insert(recordingPlays).values({ callId: call1.id, userId: other.user.id, at: at("2026-11-21T08:00:00Z"), download: true }).returning();
-  const [p3] = await t.db.insert(recordingPlays).values({ callId: call1.id, userId: m1.user.id, at: at("2026-11-22T09:00:00Z") }).returning();
+  const [p1] = await t.db
+    .insert(recordingPlays)
+    .values({ callId: call2.id, userId: admin.id, at: at("2026-11-28T22:30:00Z"), playedMs: 45_000 })
+    .returning();
+  const [p2] = await t.db
+    .insert(recordingPlays)
+    .values({ callId: call1.id, userId: other.user.id, at: at("2026-11-21T08:00:00Z"), download: true })
+    .returning();
+  const [p3] = await t.db
+    .insert(recordingPlays)
+    .values({ callId: call1.id, userId: m1.user.id, at: at("2026-11-22T09:00:00Z") })
+    .returning();
   Object.assign(id, {
     admin: admin.id,
     otherAdmin: other.user.id,
@@ -92,8 +125,7 @@ afterAll(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-const log = (query: Record<string, string | number> = {}, token = adminToken) =>
-  t.request.get("/api/v1/access-log").query(query).set(bearer(token));
+const log = (query: Record<string, string | number> = {}, token = adminToken) => t.request.get("/api/v1/access-log").query(query).set(bearer(token));
 /** The entries as "kind:id", in the order given. */
 const keys = (body: { entries: Array<{ kind: string; id: number }> }) => body.entries.map((e) => `${e.kind}:${e.id}`);
 const heard = (cookie: string, fields: Record<string, string | number>) =>
@@ -128,7 +160,13 @@ describe("the list", () => {
       heardMs: 45_000,
       spanMs: 60_000,
     });
-    expect(s2).toMatchObject({ user: { id: id.otherAdmin, name: "Виктор" }, heardMs: 12_000, spanMs: 30_000, firstHeardAt: "2026-11-28T21:30:01.000Z", lastHeardAt: "2026-11-28T21:30:13.000Z" });
+    expect(s2).toMatchObject({
+      user: { id: id.otherAdmin, name: "Виктор" },
+      heardMs: 12_000,
+      spanMs: 30_000,
+      firstHeardAt: "2026-11-28T21:30:01.000Z",
+      lastHeardAt: "2026-11-28T21:30:13.000Z",
+    });
     // The page that played a recording without JavaScript said nothing: no figure rather than a made-up one.
     expect(p3).toMatchObject({ user: { id: id.m1, name: "Ольга" }, manager: { id: id.m1 }, heardMs: null, spanMs: 120_000 });
     // A download is the whole file.
@@ -192,7 +230,9 @@ describe("the real duration of audio (POST /heard)", () => {
     expect((await heard(adminCookie, { intent: "listen", sessionId: session.id, heardMs: 0 })).status).toBe(204);
     expect(await entry()).toMatchObject({ heardMs: 0, firstHeardAt: null, endedAt: null });
     // The audio died after half a second.
-    expect((await heard(adminCookie, { intent: "listen", sessionId: session.id, heardMs: 500, firstAgoMs: 40_500, lastAgoMs: 40_000 })).status).toBe(204);
+    expect((await heard(adminCookie, { intent: "listen", sessionId: session.id, heardMs: 500, firstAgoMs: 40_500, lastAgoMs: 40_000 })).status).toBe(
+      204,
+    );
     const died = await entry();
     expect(died.heardMs).toBe(500);
     expect(died.spanMs).toBeGreaterThanOrEqual(41_000);
@@ -220,11 +260,16 @@ describe("the real duration of audio (POST /heard)", () => {
       .values({ kind: "whisper", adminId: id.admin, managerId: id.m1, callId: id.call1, startedAt: sql`now() - interval '20 seconds'` })
       .returning();
     expect((await heard(adminCookie, { intent: "listen", sessionId: whisper.id, heardMs: 5_000 })).status).toBe(400);
-    expect((await heard(managerCookie, { intent: "listen", sessionId: whisper.id, heardMs: 7_000, firstAgoMs: 15_000, lastAgoMs: 8_000 })).status).toBe(204);
+    expect(
+      (await heard(managerCookie, { intent: "listen", sessionId: whisper.id, heardMs: 7_000, firstAgoMs: 15_000, lastAgoMs: 8_000 })).status,
+    ).toBe(204);
     const [row] = await t.db.select().from(listenSessions).where(eq(listenSessions.id, whisper.id));
     expect(row.heardMs).toBe(7_000);
     // A session that ended five minutes ago takes no more reports.
-    await t.db.update(listenSessions).set({ endedAt: sql`now() - interval '5 minutes'`, startedAt: sql`now() - interval '6 minutes'` }).where(eq(listenSessions.id, whisper.id));
+    await t.db
+      .update(listenSessions)
+      .set({ endedAt: sql`now() - interval '5 minutes'`, startedAt: sql`now() - interval '6 minutes'` })
+      .where(eq(listenSessions.id, whisper.id));
     expect((await heard(managerCookie, { intent: "listen", sessionId: whisper.id, heardMs: 9_000 })).status).toBe(400);
     await t.db.delete(listenSessions).where(eq(listenSessions.id, whisper.id));
   });
@@ -288,7 +333,10 @@ describe("the CSV", () => {
   it("is the same from the page's link, with the page's filters", async () => {
     const res = await raw(getPage(t, `/access-log/csv?filterId=${id.t2}&kind=whisper`, adminCookie));
     expect(res.status).toBe(200);
-    const lines = (res.body as Buffer).toString("utf8").replace(/^\uFEFF/, "").split("\r\n");
+    const lines = (res.body as Buffer)
+      .toString("utf8")
+      .replace(/^\uFEFF/, "")
+      .split("\r\n");
     expect(lines.slice(1, -1)).toEqual([
       `28.11.2026 23:30:00;Виктор;Подсказка менеджеру;Пётр;Страховки;${id.call2};380671110002;28.11.2026 23:00:00;12;30;28.11.2026 23:30:01;28.11.2026 23:30:13`,
     ]);
@@ -328,7 +376,9 @@ describe("the page, without JavaScript", () => {
     const res = await getPage(t, "/access-log?from=2026-13-40&managerId=5", adminCookie);
     expect(res.status).toBe(400);
     expect(res.text).toMatch(/<input id="from"[^>]*aria-invalid="true"/);
-    expect(res.text).toContain('<p id="from-error" class="mt-1 max-w-xs text-sm text-red-700 dark:text-red-400" data-field-error="">Неверная дата «с»: 2026-13-40');
+    expect(res.text).toContain(
+      '<p id="from-error" class="mt-1 max-w-xs text-sm text-red-700 dark:text-red-400" data-field-error="">Неверная дата «с»: 2026-13-40',
+    );
     expect(rows(res.text)).toEqual([]);
     const manager = await getPage(t, "/access-log?managerId=999999", adminCookie);
     expect(manager.status).toBe(400);

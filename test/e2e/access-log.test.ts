@@ -87,7 +87,15 @@ describe("a recording played in the browser", () => {
 describe("a listening page's meter (app/lib/heard-audio.ts)", () => {
   it("counts the seconds its element played while packets came, and stops counting when the audio dies", async () => {
     // The meter as the app's bundle has it, in a page of the app (its reports go to /heard with the admin's cookie).
-    const { outputFiles } = await build({ entryPoints: ["app/lib/heard-audio.ts"], bundle: true, write: false, format: "iife", globalName: "heardAudio", external: ["react"], define: { "process.env.NODE_ENV": '"production"' } });
+    const { outputFiles } = await build({
+      entryPoints: ["app/lib/heard-audio.ts"],
+      bundle: true,
+      write: false,
+      format: "iife",
+      globalName: "heardAudio",
+      external: ["react"],
+      define: { "process.env.NODE_ENV": '"production"' },
+    });
     const [admin] = await e.db.select().from(users).where(eq(users.login, ADMIN.login));
     const [session] = await e.db.insert(listenSessions).values({ adminId: admin.id, callId }).returning();
     const page = await e.newPage();
@@ -124,7 +132,11 @@ describe("a listening page's meter (app/lib/heard-audio.ts)", () => {
       await receiver.setLocalDescription(await receiver.createAnswer());
       await sender.setRemoteDescription(receiver.localDescription!);
       await playing;
-      const meter = (w.heardAudio as { meterHeardAudio(pc: RTCPeerConnection, a: HTMLAudioElement, id: number): { stop(): void } }).meterHeardAudio(receiver, audio, sessionId);
+      const meter = (w.heardAudio as { meterHeardAudio(pc: RTCPeerConnection, a: HTMLAudioElement, id: number): { stop(): void } }).meterHeardAudio(
+        receiver,
+        audio,
+        sessionId,
+      );
       Object.assign(w, { meter, rtpSender, audio });
     }, session.id);
     const heardMs = async () => (await e.db.select().from(listenSessions).where(eq(listenSessions.id, session.id)))[0].heardMs;
@@ -171,8 +183,27 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
     const [olga] = await e.db.select().from(users).where(eq(users.login, "olga"));
     const ago = (s: number) => new Date(Date.now() - s * 1000);
     await e.db.insert(listenSessions).values([
-      { adminId: admin.id, managerId: olga.id, callId, startedAt: ago(7200), endedAt: ago(7159), heardMs: 500, firstHeardAt: ago(7199), lastHeardAt: ago(7198) },
-      { kind: "whisper", adminId: boss.user.id, managerId: olga.id, callId, startedAt: ago(5400), endedAt: ago(5370), heardMs: 12_000, firstHeardAt: ago(5399), lastHeardAt: ago(5387) },
+      {
+        adminId: admin.id,
+        managerId: olga.id,
+        callId,
+        startedAt: ago(7200),
+        endedAt: ago(7159),
+        heardMs: 500,
+        firstHeardAt: ago(7199),
+        lastHeardAt: ago(7198),
+      },
+      {
+        kind: "whisper",
+        adminId: boss.user.id,
+        managerId: olga.id,
+        callId,
+        startedAt: ago(5400),
+        endedAt: ago(5370),
+        heardMs: 12_000,
+        firstHeardAt: ago(5399),
+        lastHeardAt: ago(5387),
+      },
       { adminId: boss.user.id, managerId: olga.id, callId, startedAt: ago(3600), endedAt: ago(3000) },
     ]);
     await e.db.insert(recordingPlays).values({ callId, userId: boss.user.id, download: true, at: ago(600) });

@@ -34,7 +34,7 @@ const blankToUndefined = (value: unknown) => (value === "" || value === null ? u
 const idOf = (message: string) =>
   z.preprocess(
     blankToUndefined,
-    z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).max(2147483647, { error: message }).optional()
+    z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).max(2147483647, { error: message }).optional(),
   );
 
 /** A Kyiv calendar day "YYYY-MM-DD" that exists, as the instant it starts (`next`: the next day's start). */
@@ -54,7 +54,7 @@ const day = (label: string) =>
     z
       .string({ error: `Неверная дата «${label}»: нужна дата вида 2026-11-29` })
       .max(40, { error: `Неверная дата «${label}»: нужна дата вида 2026-11-29` })
-      .optional()
+      .optional(),
   );
 
 const querySchema = z.object({
@@ -71,7 +71,7 @@ const querySchema = z.object({
       .int({ error: "Неверный размер страницы" })
       .min(1, { error: "Неверный размер страницы" })
       .max(500, { error: "Неверный размер страницы (не более 500)" })
-      .default(100)
+      .default(100),
   ),
   offset: z.preprocess(
     blankToUndefined,
@@ -80,7 +80,7 @@ const querySchema = z.object({
       .int({ error: "Неверное смещение" })
       .min(0, { error: "Неверное смещение" })
       .max(10_000_000, { error: "Неверное смещение" })
-      .default(0)
+      .default(0),
   ),
 });
 
@@ -227,7 +227,7 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
   const raw = await queryRows<Record<string, unknown>>(
     db,
     sql`select kind, id, (extract(epoch from at) * 1000)::float8 as at_ms, ended_ms, user_id, manager_id, call_id, heard_ms, first_heard_ms, last_heard_ms
-        from (${entries(f)}) e order by at desc, id desc limit ${page.limit} offset ${page.offset}`
+        from (${entries(f)}) e order by at desc, id desc limit ${page.limit} offset ${page.offset}`,
   );
   const rows = raw.map((row) => rawEntry.parse(row));
   // A play's manager is its call's, read here with the call; a session's is its own.
@@ -260,19 +260,19 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
     const call = r.call_id === null ? undefined : callOf.get(r.call_id);
     const session = r.kind === "listen" || r.kind === "whisper";
     const managerId = managerOf(r);
-    const spanMs = session ? Math.max(0, (r.ended_ms ?? now) - r.at_ms) : call?.recordingMs ?? null;
+    const spanMs = session ? Math.max(0, (r.ended_ms ?? now) - r.at_ms) : (call?.recordingMs ?? null);
     return {
       kind: r.kind,
       id: r.id,
       at: new Date(r.at_ms).toISOString(),
       endedAt: iso(r.ended_ms),
-      user: r.user_id === null ? null : person.get(r.user_id) ?? null,
+      user: r.user_id === null ? null : (person.get(r.user_id) ?? null),
       manager: managerId === null ? null : (person.get(managerId) ?? null),
       topic: call?.topicId ? { id: call.topicId, name: call.topicName ?? "" } : null,
       call: call
         ? { id: call.id, number: call.number, startedAt: call.startedAt.toISOString(), recording: call.recording, recordingMs: call.recordingMs }
         : null,
-      heardMs: r.kind === "download" ? call?.recordingMs ?? null : r.heard_ms,
+      heardMs: r.kind === "download" ? (call?.recordingMs ?? null) : r.heard_ms,
       spanMs: session ? Math.round(spanMs ?? 0) : spanMs,
       firstHeardAt: iso(r.first_heard_ms),
       lastHeardAt: iso(r.last_heard_ms),
@@ -284,7 +284,7 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
 export async function listAccessLog(
   db: Db,
   actor: Actor,
-  input: unknown
+  input: unknown,
 ): Promise<{ total: number; entries: AccessEntry[]; filters: AccessFilters }> {
   requireAdmin(actor);
   const { limit, offset, ...f } = await readAccessFilters(db, input);

@@ -57,8 +57,8 @@ export async function reportHeard(db: Db, actor: Actor, input: unknown): Promise
       and(
         eq(listenSessions.id, sessionId),
         sql`(${listenSessions.kind} = 'listen' and ${listenSessions.adminId} = ${actor.id} or ${listenSessions.kind} = 'whisper' and ${listenSessions.managerId} = ${actor.id})`,
-        sql`(${listenSessions.endedAt} is null or ${listenSessions.endedAt} > now() - make_interval(secs => ${LATE_REPORT_SECONDS}))`
-      )
+        sql`(${listenSessions.endedAt} is null or ${listenSessions.endedAt} > now() - make_interval(secs => ${LATE_REPORT_SECONDS}))`,
+      ),
     )
     .returning({ id: listenSessions.id });
   if (updated.length === 0) throw badRequest(LISTEN_REPORT_GONE, "listen_session_gone");
@@ -88,8 +88,8 @@ export async function reportPlayed(db: Db, actor: Actor, input: unknown): Promis
         eq(recordingPlays.userId, actor.id),
         eq(recordingPlays.playKey, playKey),
         eq(recordingPlays.download, false),
-        sql`${recordingPlays.at} > now() - make_interval(hours => ${PLAY_REPORT_HOURS})`
-      )
+        sql`${recordingPlays.at} > now() - make_interval(hours => ${PLAY_REPORT_HOURS})`,
+      ),
     )
     .returning({ id: recordingPlays.id });
   if (updated.length === 0) throw badRequest(PLAY_REPORT_GONE, "play_gone");

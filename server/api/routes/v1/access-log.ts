@@ -31,7 +31,7 @@ const entrySchema = z
       .int()
       .nullable()
       .describe(
-        "сколько звук действительно играл, мс: у сеанса — на странице слушающего, у записи — сколько проиграл плеер, у скачивания — вся запись; null — страница не сообщила"
+        "сколько звук действительно играл, мс: у сеанса — на странице слушающего, у записи — сколько проиграл плеер, у скачивания — вся запись; null — страница не сообщила",
       ),
     spanMs: z.number().int().nullable().describe("сколько могло быть: длительность сеанса (до сейчас, пока идёт) или длина записи"),
     firstHeardAt: z.string().nullable(),
@@ -70,7 +70,7 @@ const accessLog: FastifyPluginAsyncZod = async (api) => {
     async (request) => {
       const { total, entries } = await listAccessLog(db, actorOf(request), request.query);
       return { total, entries };
-    }
+    },
   );
 
   api.get(
@@ -93,7 +93,7 @@ const accessLog: FastifyPluginAsyncZod = async (api) => {
       reply.header("Content-Disposition", `attachment; filename*=UTF-8''${encodeURIComponent(accessLogCsvName(filters))}`);
       reply.header("Cache-Control", "private, no-store");
       return reply.send(Readable.from(lines) as never);
-    }
+    },
   );
 };
 export default accessLog;
