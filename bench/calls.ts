@@ -18,6 +18,8 @@ import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
 import { startDaemon } from "../test/sip/daemon";
 import { watchCallPhases, watchPeerConnections } from "../test/sip/peer-connections";
 import { startStack, type Stack } from "../test/sip/stack";
+import { toneShare, toneWav } from "../test/helpers/recordings";
+import { elementOutput } from "../test/sip/page-audio";
 import { buildPages, startApp } from "./app";
 import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./lib";
 
@@ -45,6 +47,14 @@ import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./li
  *    CPU (the app's converter processes and their opusenc, as this process's children) and the audio's bytes, per
  *    call, and the recorded run's cost against the unrecorded one. BENCH_CALLS_ONLY=recorded runs this part alone.
  *
+ * 5. Supervision over a long call (issue 39): one recorded call of SUPERVISED_S seconds (5 minutes by default),
+ *    the manager's fake microphone saying 440 Hz, the client 1000 Hz, a second admin's 660 Hz. A second admin
+ *    listens and whispers from its start to its end; the first admin presses «Слушать» SUPERVISED_LISTENS times
+ *    meanwhile: from the click to both parties audible in the page's <audio> (its output: playing, currentTime
+ *    moving, both tones in it), and «Подсказать» to the admin's tone audible in the manager's element. At the
+ *    end, whether the long listening and whisper still play, and the recording's readiness after the hang-up,
+ *    and the same for a short call that is only listened to. BENCH_CALLS_ONLY=supervision runs this part alone.
+ *
  * Timestamps: SIPp's message trace, the page's Date.now() and this process share the host's clock.
  */
 const CALLS = Number(process.env.BENCH_CALLS || 20);
@@ -55,6 +65,11 @@ const LISTENS = Number(process.env.BENCH_LISTENS || 10);
 const RECORDED = Number(process.env.BENCH_RECORDED || 30);
 const RECORDED_HOLD_S = Number(process.env.BENCH_RECORDED_HOLD_S || 30);
 const SECRET = "bench-calls-shared-secret-0123456789";
+/** Part 5 (issue 39): the supervised call's length, and how many «Слушать» and «Подсказать» are timed in it. */
+const SUPERVISED_S = Number(process.env.BENCH_SUPERVISED_S || 300);
+const SUPERVISED_LISTENS = Number(process.env.BENCH_SUPERVISED_LISTENS || 10);
+const SUPERVISED_WHISPERS = Number(process.env.BENCH_SUPERVISED_WHISPERS || 5);
+const ADMIN_2 = { login: "bench-admin-2", password: "Bench-password-2", accessKey: "BENCHKEY00000002" };
 const DOMAIN = "127.0.0.1";
 const ADMIN = { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" };
 
@@ -413,6 +428,174 @@ function printRecordedCosts(plain: Awaited<ReturnType<typeof recordedRun>>, reco
   ]);
 }
 
+
+/** A tone's level in samples (the RMS of its part), full scale 1. */
+function toneLevel(samples: Float32Array, rate: number, hz: number): number {
+  const meanSquare = samples.reduce((sum, x) => sum + x * x, 0) / samples.length;
+  return Math.sqrt((toneShare(samples, rate, hz) || 0) * meanSquare);
+}
+/** Heard: the element plays, and each tone is above -46 dBFS in what it plays (test/e2e/telephony-carrier.test.ts). */
+async function hears(page: Page, label: string, hz: number[]): Promise<boolean> {
+  const output = await elementOutput(page, label).catch(() => null);
+  return !!output && output.playing && hz.every((f) => toneLevel(output.samples, output.rate, f) > 0.005);
+}
+
+/**
+ * From a click on `button` (in the page, by its clock) until the page's element `label` plays every tone of `hz`:
+ * polled every 50 ms on a short window of the element's output (2,048 samples), the element playing throughout.
+ */
+async function audibleAfterClick(page: Page, button: string, label: string, hz: number[], clicker: Page = page): Promise<number> {
+  // tsx names the page function's inner arrows with its __name helper, which the page lacks.
+  await page.evaluate("window.__name = window.__name || ((f) => f)");
+  const clickedAt = await clicker.evaluate((selector) => {
+    (document.querySelector(selector) as HTMLButtonElement).click();
+    return Date.now();
+  }, button);
+  const heardAt = await page.evaluate(
+    async ({ label, hz, deadline }) => {
+      const level = (samples: Float32Array, rate: number, f: number) => {
+        const k = (2 * Math.PI * f) / rate;
+        const c = 2 * Math.cos(k);
+        let s1 = 0;
+        let s2 = 0;
+        let power = 0;
+        for (const x of samples) {
+          const s0 = x + c * s1 - s2;
+          s2 = s1;
+          s1 = s0;
+          power += x * x;
+        }
+        const magnitude = s1 * s1 + s2 * s2 - c * s1 * s2;
+        return power > 0 ? Math.sqrt(((2 * magnitude) / samples.length / power) * (power / samples.length)) : 0;
+      };
+      const context = new AudioContext();
+      await context.resume();
+      try {
+        while (Date.now() < deadline) {
+          const audio = [...document.querySelectorAll("audio")].find((a) => a.dataset.relayLeg === label);
+          if (audio && !audio.paused && audio.readyState >= 2) {
+            const analyser = context.createAnalyser();
+            analyser.fftSize = 2048;
+            const captured = (audio as HTMLAudioElement & { captureStream(): MediaStream }).captureStream();
+            for (const track of captured.getAudioTracks()) context.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+            const from = audio.currentTime;
+            const started = performance.now();
+            await new Promise((r) => setTimeout(r, (1000 * 2048) / context.sampleRate + 10));
+            const samples = new Float32Array(2048);
+            analyser.getFloatTimeDomainData(samples);
+            analyser.disconnect();
+            const moved = audio.currentTime - from >= (0.8 * (performance.now() - started)) / 1000;
+            if (moved && !audio.paused && hz.every((f) => level(samples, context.sampleRate, f) > 0.005)) return Date.now();
+          } else await new Promise((r) => setTimeout(r, 50));
+        }
+        return null;
+      } finally {
+        await context.close();
+      }
+    },
+    { label, hz, deadline: Date.now() + 20_000 },
+  );
+  if (heardAt === null) throw new Error(`${label}: never heard ${hz.join(" and ")} Hz within 20 s of the click`);
+  return heardAt - clickedAt;
+}
+
+/** An admin's page on /users. */
+async function adminPage(browser: Browser, baseUrl: string, who: { login: string; password: string; accessKey: string }) {
+  const page = await (await browser.newContext({ baseURL: baseUrl })).newPage();
+  await signIn(page, who);
+  await page.goto("/users");
+  await page.waitForFunction(() => document.documentElement.dataset.hydrated === "true", null, { timeout: 60_000 });
+  return page;
+}
+
+/** After the hang-up: ms until the call's recording is ready (null: not within 60 s). */
+async function recordingReadyAfter(db: Db, userId: number, hungUpAt: number): Promise<number | null> {
+  while (Date.now() - hungUpAt < 60_000) {
+    const [call] = await db.select({ recording: calls.recording }).from(calls).where(eq(calls.userId, userId)).orderBy(sql`${calls.id} desc`).limit(1);
+    if (call?.recording === "ready") return Date.now() - hungUpAt;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return null;
+}
+
+/** Part 5: a long call listened to and whispered into from start to end, the delays timed meanwhile (issue 39). */
+async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnType<typeof startMediaEcho>>) {
+  const says440 = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440, 30)}`], headless: true });
+  const says660 = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(660, 30)}`], headless: true });
+  media.speak(1000);
+  try {
+    const m = await managerWithLead(db);
+    await db.update(filters).set({ recordCalls: true }).where(eq(filters.id, m.user.gettingFilter ?? (await db.select({ f: users.gettingFilter }).from(users).where(eq(users.id, m.user.id)))[0].f!));
+    const manager = await openLeadPanel(says440, baseUrl, m);
+    const first = await adminPage(says660, baseUrl, ADMIN);
+    const second = await adminPage(says660, baseUrl, ADMIN_2);
+    const label = `listening ${m.login}`;
+    const rowOf = (page: Page) => `[data-testid=online-row-${m.login}]`;
+    await manager.click("[data-testid=call-button]");
+    await stateShows(manager, `Разговор: ${m.digits}`);
+    const talkStarted = Date.now();
+    await second.locator(`${rowOf(second)} [data-testid=listen]`).waitFor();
+    // The second admin listens and whispers for the whole call.
+    const longListen = await audibleAfterClick(second, `${rowOf(second)} [data-testid=listen]`, label, [440, 1000]);
+    const longWhisper = await audibleAfterClick(manager, `${rowOf(second)} [data-testid=whisper]`, "whisper", [660], second);
+    const listens: number[] = [];
+    const samples = Math.max(1, SUPERVISED_LISTENS);
+    for (let i = 0; i < samples; i++) {
+      // Spread over the call: the last one well before its end.
+      const due = talkStarted + ((SUPERVISED_S * 1000 - 20_000) * i) / samples;
+      if (Date.now() < due) await new Promise((r) => setTimeout(r, due - Date.now()));
+      await first.locator(`${rowOf(first)} [data-testid=listen]`).waitFor();
+      listens.push(await audibleAfterClick(first, `${rowOf(first)} [data-testid=listen]`, label, [440, 1000]));
+      await first.locator(`${rowOf(first)} [data-testid=listen-stop]`).click();
+    }
+    const remaining = talkStarted + SUPERVISED_S * 1000 - Date.now();
+    if (remaining > 0) await new Promise((r) => setTimeout(r, remaining));
+    const talkedS = (Date.now() - talkStarted) / 1000;
+    const stillListened = await hears(second, label, [440, 1000]);
+    const stillWhispered = await hears(manager, "whisper", [660]);
+    // The first admin's whispers, timed at the end of the call (one whisper for the manager at a time: the long one ends).
+    const whispers: number[] = [longWhisper];
+    for (let i = 1; i < SUPERVISED_WHISPERS; i++) {
+      await first.locator(`${rowOf(first)} [data-testid=whisper]`).waitFor();
+      whispers.push(await audibleAfterClick(manager, `${rowOf(first)} [data-testid=whisper]`, "whisper", [660], first));
+      await first.locator(`${rowOf(first)} [data-testid=whisper-stop]`).click();
+      await manager.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
+    }
+    const hungUpAt = Date.now();
+    await manager.click("[data-testid=hang-up-button]");
+    const longReady = await recordingReadyAfter(db, m.user.id, hungUpAt);
+
+    // A short call, only listened to.
+    await stateShows(manager, "Звонок завершён");
+    await manager.click("[data-testid=call-button]");
+    await stateShows(manager, `Разговор: ${m.digits}`);
+    await first.locator(`${rowOf(first)} [data-testid=listen]`).waitFor();
+    const shortListen = await audibleAfterClick(first, `${rowOf(first)} [data-testid=listen]`, label, [440, 1000]);
+    await new Promise((r) => setTimeout(r, 5_000));
+    const shortHungUpAt = Date.now();
+    await manager.click("[data-testid=hang-up-button]");
+    const shortReady = await recordingReadyAfter(db, m.user.id, shortHungUpAt);
+
+    const all = [longListen, ...listens, shortListen];
+    const s = (ms: number) => ms / 1000;
+    printTable(`Supervision over a ${Math.round(talkedS)} s call (issue 39): what the page's <audio> plays (its output: playing, currentTime moving, the tones in it)`, [
+      { measurement: `«Слушать» → both parties audible in the admin's element, median s (${all.length} clicks)`, value: s(median(all)), target: median(all) <= 1000 ? "≤ 1 s: met" : "≤ 1 s: NOT met" },
+      { measurement: "«Слушать» → both parties audible, p95 s", value: s(percentile(all, 95)) },
+      { measurement: `«Подсказать» → the admin's voice audible in the manager's element, median s (${whispers.length} clicks)`, value: s(median(whispers)), target: median(whispers) <= 1000 ? "≤ 1 s: met" : "≤ 1 s: NOT met" },
+      { measurement: "«Подсказать» → audible, p95 s", value: s(percentile(whispers, 95)) },
+      { measurement: `the listening started with the call still audible after ${Math.round(talkedS)} s`, value: stillListened ? "yes" : "NO" },
+      { measurement: `the whisper started with the call still audible after ${Math.round(talkedS)} s`, value: stillWhispered ? "yes" : "NO" },
+      { measurement: "recording ready after the hang-up, listened and whispered call, s", value: longReady === null ? "not in 60 s" : s(longReady), target: longReady !== null && longReady <= 5000 ? "≤ 5 s: met" : "≤ 5 s: NOT met" },
+      { measurement: "recording ready after the hang-up, listened call, s", value: shortReady === null ? "not in 60 s" : s(shortReady), target: shortReady !== null && shortReady <= 5000 ? "≤ 5 s: met" : "≤ 5 s: NOT met" },
+    ]);
+    if (!stillListened || !stillWhispered || longReady === null || shortReady === null) process.exitCode = 1;
+  } finally {
+    media.speak(null);
+    await says440.close().catch(() => {});
+    await says660.close().catch(() => {});
+  }
+}
+
 async function main() {
   buildPages("calls");
   // rtpengine keeps a call's ports 30 s after its BYE (delete-delay): the sequential calls and then LOAD at once
@@ -422,6 +605,7 @@ async function main() {
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, ADMIN);
+  await handle.db.insert(users).values({ login: ADMIN_2.login, displayName: "Второй админ", accessKey: ADMIN_2.accessKey, passwordHash: await hashPassword(ADMIN_2.password), passwordHint: passwordHint(ADMIN_2.password), isAdmin: true });
   const config = loadConfig({
     LOG_LEVEL: "silent",
     SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,
@@ -453,6 +637,7 @@ async function main() {
       if (recorded.ready < RECORDED || plain.talking < RECORDED || recorded.talking < RECORDED) process.exitCode = 1;
     };
     if (process.env.BENCH_CALLS_ONLY === "recorded") return await recordedCalls();
+    if (process.env.BENCH_CALLS_ONLY === "supervision") return await supervisedCalls(baseUrl, handle.db, media);
 
     // 1 and 2: one manager, CALLS calls one after the other.
     const m = await managerWithLead(handle.db);
@@ -627,6 +812,7 @@ async function main() {
     }
     await phonesPage.context().close();
     await recordedCalls();
+    await supervisedCalls(baseUrl, handle.db, media);
   } finally {
     await browser.close().catch(() => {});
     await carrier.stop();

@@ -379,6 +379,16 @@ describe("live listening from /users (issue 28)", () => {
     await expectText(admin, "listen-timer", "Слушаете · 0:0");
     await expectText(admin, "listen-timer", "Слушаете · 0:02");
     await shoot(admin, "users-listening");
+    // Past the 90 s mark, cheaply: the call's row made 100 s older (started, answered, last seen), as a call 100 s
+    // in has it, and /users told to look again. The listening goes on, and the element still plays both people.
+    await e.db
+      .update(calls)
+      .set({ startedAt: sql`started_at - interval '100 seconds'`, answeredAt: sql`answered_at - interval '100 seconds'`, lastSeenAt: sql`last_seen_at - interval '100 seconds'` })
+      .where(eq(calls.userId, a.manager.user.id));
+    await e.app.deps.hub.presenceChanged();
+    await new Promise((r) => setTimeout(r, 1_000));
+    await expectText(admin, "agent-state", "Разговор");
+    expect(await row.locator("[data-testid=listen-stop]").isVisible()).toBe(true);
     // One audio section per party (the manager's browser, the carrier), each received by the admin's browser…
     await grows(() => partiesHeard(admin), 25);
     // …and played: the manager's 440 Hz in one, the client's 1000 Hz in the other.
