@@ -13,7 +13,6 @@ import { hashPassword } from "../server/auth/password";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
 import { freePort } from "../test/helpers/ports";
-import { inboundPackets } from "../test/sip/call-page";
 import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
 import { startDaemon } from "../test/sip/daemon";
 import { watchCallPhases, watchPeerConnections } from "../test/sip/peer-connections";
@@ -530,23 +529,23 @@ async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnTyp
     const first = await adminPage(says660, baseUrl, ADMIN);
     const second = await adminPage(says660, baseUrl, ADMIN_2);
     const label = `listening ${m.login}`;
-    const rowOf = (page: Page) => `[data-testid=online-row-${m.login}]`;
+    const row = `[data-testid=online-row-${m.login}]`;
     await manager.click("[data-testid=call-button]");
     await stateShows(manager, `Разговор: ${m.digits}`);
     const talkStarted = Date.now();
-    await second.locator(`${rowOf(second)} [data-testid=listen]`).waitFor();
+    await second.locator(`${row} [data-testid=listen]`).waitFor();
     // The second admin listens and whispers for the whole call.
-    const longListen = await audibleAfterClick(second, `${rowOf(second)} [data-testid=listen]`, label, [440, 1000]);
-    const longWhisper = await audibleAfterClick(manager, `${rowOf(second)} [data-testid=whisper]`, "whisper", [660], second);
+    const longListen = await audibleAfterClick(second, `${row} [data-testid=listen]`, label, [440, 1000]);
+    const longWhisper = await audibleAfterClick(manager, `${row} [data-testid=whisper]`, "whisper", [660], second);
     const listens: number[] = [];
     const samples = Math.max(1, SUPERVISED_LISTENS);
     for (let i = 0; i < samples; i++) {
       // Spread over the call: the last one well before its end.
       const due = talkStarted + ((SUPERVISED_S * 1000 - 20_000) * i) / samples;
       if (Date.now() < due) await new Promise((r) => setTimeout(r, due - Date.now()));
-      await first.locator(`${rowOf(first)} [data-testid=listen]`).waitFor();
-      listens.push(await audibleAfterClick(first, `${rowOf(first)} [data-testid=listen]`, label, [440, 1000]));
-      await first.locator(`${rowOf(first)} [data-testid=listen-stop]`).click();
+      await first.locator(`${row} [data-testid=listen]`).waitFor();
+      listens.push(await audibleAfterClick(first, `${row} [data-testid=listen]`, label, [440, 1000]));
+      await first.locator(`${row} [data-testid=listen-stop]`).click();
     }
     const remaining = talkStarted + SUPERVISED_S * 1000 - Date.now();
     if (remaining > 0) await new Promise((r) => setTimeout(r, remaining));
@@ -556,9 +555,9 @@ async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnTyp
     // The first admin's whispers, timed at the end of the call (one whisper for the manager at a time: the long one ends).
     const whispers: number[] = [longWhisper];
     for (let i = 1; i < SUPERVISED_WHISPERS; i++) {
-      await first.locator(`${rowOf(first)} [data-testid=whisper]`).waitFor();
-      whispers.push(await audibleAfterClick(manager, `${rowOf(first)} [data-testid=whisper]`, "whisper", [660], first));
-      await first.locator(`${rowOf(first)} [data-testid=whisper-stop]`).click();
+      await first.locator(`${row} [data-testid=whisper]`).waitFor();
+      whispers.push(await audibleAfterClick(manager, `${row} [data-testid=whisper]`, "whisper", [660], first));
+      await first.locator(`${row} [data-testid=whisper-stop]`).click();
       await manager.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
     }
     const hungUpAt = Date.now();
@@ -569,8 +568,8 @@ async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnTyp
     await stateShows(manager, "Звонок завершён");
     await manager.click("[data-testid=call-button]");
     await stateShows(manager, `Разговор: ${m.digits}`);
-    await first.locator(`${rowOf(first)} [data-testid=listen]`).waitFor();
-    const shortListen = await audibleAfterClick(first, `${rowOf(first)} [data-testid=listen]`, label, [440, 1000]);
+    await first.locator(`${row} [data-testid=listen]`).waitFor();
+    const shortListen = await audibleAfterClick(first, `${row} [data-testid=listen]`, label, [440, 1000]);
     await new Promise((r) => setTimeout(r, 5_000));
     const shortHungUpAt = Date.now();
     await manager.click("[data-testid=hang-up-button]");
