@@ -1,12 +1,13 @@
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { idFields } from "../../common/validation";
 import { commentFormSchema, rejectFormSchema, rescoreFormSchema, type ScoredCriterion, scoreFormSchema } from "../../common/schemas/scoring";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { formatTalkTime } from "../components/calls/ClientHistory";
 import { AnswerList, Decision, ScoreBadge, ScoreFormula } from "../components/quality/ScoreParts";
 import { AnswerRadios, COMMENT_FORM, CommentForm, CommentList, ScorePlayer } from "../components/quality/ScoringParts";
+import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { actionMessage, FieldError, formProps, resultOf, textareaProps, unshownError, useSchemaForm } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, isAppError } from "../errors.server";
@@ -87,8 +88,12 @@ export default function ScoreCallPage() {
   const answerKey = useAnswerKey(answer);
   const message = actionMessage(answer);
   const { call, score } = sheet;
+  const deleting = sheet.comments.find((c) => String(c.id) === useSearchParams()[0].get("deleteComment"));
   return (
     <section className="max-w-3xl space-y-4">
+      <ConfirmDelete row={deleting} title="Удалить комментарий?" closeHref={`/quality/call/${call.id}`} intent="comment-delete" testId="delete-comment">
+        Комментарий на {deleting?.at} «{deleting?.text}» будет удалён.
+      </ConfirmDelete>
       <p className="text-sm">
         <Link to="/quality" className="text-blue-600 hover:underline dark:text-blue-400">
           ← Оценка звонков

@@ -103,6 +103,16 @@ describe("the scoring screen without JavaScript", () => {
     const shown = await getPage(t, page(), admin);
     expect(shown.text).toMatch(new RegExp(`<a href="/recordings/${callId}#t=65"[^>]*data-seek="65"[^>]*>1:05</a>`));
     expect(shown.text).toContain("Перебил клиента");
+    // A delete asks first (its question in the URL), and only its button posts.
+    const extra = await postPageForm(t, page(), admin, { intent: "comment-add", at: "0:10", text: "Лишний" });
+    expect(extra.status).toBe(302);
+    const [row] = (await t.db.select().from(callComments)).filter((c) => c.text === "Лишний");
+    const asked = await getPage(t, `${page()}?deleteComment=${row.id}`, admin);
+    expect(asked.text).toContain("Удалить комментарий?");
+    expect(asked.text).toContain("Комментарий на <!-- -->0:10<!-- --> «<!-- -->Лишний<!-- -->» будет удалён.");
+    const gone = await postPageForm(t, page(), admin, { intent: "comment-delete", id: String(row.id) });
+    expect(gone.status).toBe(302);
+    expect((await t.db.select().from(callComments)).map((c) => c.text)).toEqual(["Перебил клиента"]);
   });
 
   it("asks for every answer under its criterion, then saves the score", async () => {

@@ -1,5 +1,5 @@
 import type { SubmissionResult } from "@conform-to/react";
-import { Form } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 import { useRef } from "react";
 import { ANSWER_TEXT, commentFormSchema, SCORE_ANSWERS, type ScoredCriterion } from "../../../common/schemas/scoring";
 import type { CommentView } from "../../quality.server";
@@ -86,12 +86,14 @@ export function CommentList({
             {c.author ? <span className="text-slate-600 dark:text-slate-400"> · {c.author}</span> : null}
           </span>
           {deletable ? (
-            <Form method="post" preventScrollReset>
-              <input type="hidden" name="id" value={c.id} />
-              <button type="submit" name="intent" value="comment-delete" className="text-xs text-red-700 hover:underline dark:text-red-400" aria-label={`Удалить комментарий ${c.at}`}>
-                Удалить
-              </button>
-            </Form>
+            <Link
+              to={`?deleteComment=${c.id}`}
+              preventScrollReset
+              className="text-xs text-red-700 hover:underline dark:text-red-400"
+              aria-label={`Удалить комментарий ${c.at}`}
+            >
+              Удалить
+            </Link>
           ) : null}
         </li>
       ))}
