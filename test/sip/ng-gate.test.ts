@@ -147,6 +147,7 @@ describe("rtpengine's control from another host, through the gate", () => {
         ["block", { command: "block media", "call-id": "any" }],
         ["record", { command: "start recording", "call-id": "any" }],
         ["offer", { command: "offer", "call-id": "any", "from-tag": "x", sdp: "v=0" }],
+        ["unsubscribe", { command: "unsubscribe", "call-id": "any", "to-tag": "x" }],
         // A second command key (rtpengine and the gate must not read different ones), JSON, something after the dictionary.
         ["twice", "d7:command4:ping7:command4:liste"],
         ["json", '{"command":"list"}'],
@@ -154,10 +155,10 @@ describe("rtpengine's control from another host, through the gate", () => {
       ] as const) {
         expect(await exchange(signed(cookie, body), "127.0.0.1", 600, app), cookie).toBeNull();
       }
-      // All eight are counted in the log (a second's refusals make one line, naming the last of them).
+      // All nine are counted in the log (a second's refusals make one line, naming the last of them).
       const counted = () =>
         [...gate.log().matchAll(new RegExp(`refused (\\d+) request\\(s\\), the last from 127\\.0\\.0\\.1:${port}: `, "g"))].reduce((sum, m) => sum + Number(m[1]), 0);
-      await expect.poll(counted, { timeout: 3000 }).toBe(8);
+      await expect.poll(counted, { timeout: 3000 }).toBe(9);
       expect(gate.log()).toMatch(new RegExp(`from 127\\.0\\.0\\.1:${port}: command "[a-z ]+" is not one the app sends`));
       // The same socket's signed ping is answered: only the commands were refused.
       expect((await exchange(signed("fine", { command: "ping" }), "127.0.0.1", 1500, app))?.toString()).toMatch(/ fine d6:result4:ponge$/);
