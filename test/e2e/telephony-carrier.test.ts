@@ -437,6 +437,11 @@ describe("live listening from /users (issue 28)", () => {
     await row.locator("[data-testid=listen-stop]").waitFor({ state: "detached" });
     await letGoOf(a.manager.user.id, hungUpAt);
     expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
+    // The access log keeps what the admin's element really played (decision 071): the first listening's seconds
+    // heard, never more than that session lasted.
+    await expect.poll(async () => (await sessionsOf(a.manager.user.id))[0].heardMs ?? 0, { timeout: 10_000 }).toBeGreaterThan(2_000);
+    const [heard] = await sessionsOf(a.manager.user.id);
+    expect(heard.heardMs!).toBeLessThanOrEqual(heard.endedAt!.getTime() - heard.startedAt.getTime() + 1);
     await admin.context().close();
     await a.page.context().close();
   });
