@@ -1,5 +1,5 @@
 import { data } from "@remix-run/node";
-import { isAppError } from "#server/core/errors";
+import { isAppError, unauthorized } from "#server/core/errors";
 
 import { isDatabaseUnavailable } from "#server/core/db-errors";
 import type { AppLoadContext } from "@remix-run/node";
@@ -60,6 +60,9 @@ export function resourceError(error: unknown): Response {
   if (isAppError(error)) return Response.json({ error: error.code, message: error.message }, { status: error.status });
   throw error;
 }
+
+/** A JSON resource's answer to a visitor without a session: core's 401, as the API gives it. */
+export const notSignedIn = (): Response => resourceError(unauthorized());
 
 /**
  * A loader's read that a hand-edited address can make the core refuse (?userId=abc): the result, or the core's

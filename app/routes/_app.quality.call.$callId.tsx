@@ -88,7 +88,8 @@ export default function ScoreCallPage() {
   const answerKey = useAnswerKey(answer);
   const message = actionMessage(answer);
   const { call, score } = sheet;
-  const deleting = sheet.comments.find((c) => String(c.id) === useSearchParams()[0].get("deleteComment"));
+  const [search] = useSearchParams();
+  const deleting = sheet.comments.find((c) => String(c.id) === search.get("deleteComment"));
   return (
     <section className="max-w-3xl space-y-4">
       <ConfirmDelete row={deleting} title="Удалить комментарий?" closeHref={`/quality/call/${call.id}`} intent="comment-delete" testId="delete-comment">

@@ -1,5 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
+import { notSignedIn } from "../errors.server";
 import { readBalance } from "../money.server";
 
 /**
@@ -8,7 +9,7 @@ import { readBalance } from "../money.server";
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await getUser(request, context);
-  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  if (!user) return notSignedIn();
   const balance = await readBalance(context.deps.db, actorOf(user), user.id);
   return Response.json(balance, { headers: { "Cache-Control": "no-store" } });
 }

@@ -1,13 +1,13 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
 import { answerCall, endCall, keepCallAlive, listCalls, startCall } from "../calls.server";
-import { resourceError } from "../errors.server";
+import { notSignedIn, resourceError } from "../errors.server";
 import { readFormBody, unknownIntent } from "../forms.server";
 
 /** The signed-in user's calls as JSON (an admin's: everyone's), with GET /api/v1/calls' filters. */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await getUser(request, context);
-  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  if (!user) return notSignedIn();
   try {
     return Response.json(await listCalls(context.deps.db, actorOf(user), Object.fromEntries(new URL(request.url).searchParams)));
   } catch (error) {
@@ -22,7 +22,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await getUser(request, context);
-  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  if (!user) return notSignedIn();
   const { db } = context.deps;
   const actor = actorOf(user);
   const form = Object.fromEntries(await readFormBody(request));

@@ -1,15 +1,12 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs } from "@remix-run/node";
 import { reportHeard, reportPlayed } from "../audit.server";
 import { actorOf, getUser } from "../auth.server";
-import { resourceError } from "../errors.server";
+import { notSignedIn, resourceError } from "../errors.server";
 import { readFormBody, unknownIntent } from "../forms.server";
+import { postOnlyResource } from "../resources.server";
 
-/** Nothing to read here: a GET says so (after the sign-in check every resource makes). */
-export async function loader({ request, context }: LoaderFunctionArgs) {
-  const user = await getUser(request, context);
-  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
-  return Response.json({ error: "method_not_allowed", message: "Сюда отправляют только формы (POST)" }, { status: 405, headers: { Allow: "POST" } });
-}
+/** Nothing to read here: a GET says so. */
+export const loader = postOnlyResource;
 
 /**
  * POST /heard (issue 39, decision 071): a page says what its audio really played, for the access log. intent
@@ -19,7 +16,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
  */
 export async function action({ request, context }: ActionFunctionArgs) {
   const user = await getUser(request, context);
-  if (!user) return Response.json({ error: "unauthorized", message: "Требуется вход в систему" }, { status: 401 });
+  if (!user) return notSignedIn();
   const { db } = context.deps;
   const form = Object.fromEntries(await readFormBody(request));
   try {
