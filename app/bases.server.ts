@@ -21,14 +21,7 @@ import { formIntent, readFields } from "./forms.server";
 export { listBases, deleteBase, baseOptions, statusColumns } from "#server/core/bases/bases";
 import { searchContacts, searchRowView } from "#server/core/bases/search";
 export { searchContacts, SEARCH_LIMIT, NOTHING_FOUND } from "#server/core/bases/search";
-export {
-  listExports,
-  createExport,
-  deleteExport,
-  deleteExports,
-  restartExport,
-  exportFile,
-} from "#server/core/exports/exports";
+export { listExports, createExport, deleteExport, deleteExports, restartExport, exportFile } from "#server/core/exports/exports";
 export { IMPORT_SUCCESS, IMPORT_FAILURE } from "#server/core/bases/import";
 export { importProgress } from "#server/core/bases/import-progress";
 
@@ -64,10 +57,7 @@ export async function readForm(request: Request): Promise<FormData> {
   const type = request.headers.get("Content-Type") ?? "";
   if (!type.startsWith("multipart/form-data")) return request.formData();
   refuseOversizedBody(request.headers.get("Content-Length"));
-  return parseMultipartFormData(
-    request,
-    composeUploadHandlers(fileUploadHandler, createMemoryUploadHandler({ maxPartSize: 64 * 1024 })),
-  );
+  return parseMultipartFormData(request, composeUploadHandlers(fileUploadHandler, createMemoryUploadHandler({ maxPartSize: 64 * 1024 })));
 }
 
 /** The `file` part as readForm leaves it: "uploadId:fileName" once stored, else "" (none sent, or not stored). */
@@ -78,11 +68,7 @@ const storedFileForm = z.object({ file: z.string().catch("") });
  * on): `preview` stores the file and answers its first rows with a suggested mapping; `import` imports the stored
  * file with the chosen mapping. Name and file are required (SPEC §5).
  */
-export async function handleImportPost(
-  request: Request,
-  context: AppLoadContext,
-  actor: Actor,
-): Promise<{ state: ImportState; status: number }> {
+export async function handleImportPost(request: Request, context: AppLoadContext, actor: Actor): Promise<{ state: ImportState; status: number }> {
   let form: FormData;
   try {
     form = await readForm(request);

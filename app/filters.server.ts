@@ -10,12 +10,7 @@ import { isAppError } from "#server/core/errors";
 export { isAppError } from "#server/core/errors";
 import { actionError } from "./errors.server";
 import { redirectWithToast } from "./toast.server";
-import {
-  createFilter as create,
-  deleteFilter as remove,
-  filterFormOptions as options,
-  updateFilter as update,
-} from "#server/core/filters/filters";
+import { createFilter as create, deleteFilter as remove, filterFormOptions as options, updateFilter as update } from "#server/core/filters/filters";
 export {
   chooseFilter,
   createFilter,

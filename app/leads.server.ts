@@ -9,14 +9,7 @@ export type { Autodial } from "#server/core/leads/autodial";
 export { leadView, type LeadView } from "#server/core/leads/lead-view";
 export type { LeadPanel, CardField } from "#server/core/leads/panel";
 export { pressedStatusNotFound, pressOutcomeMessage, pressStatus } from "#server/core/leads/record-status";
-export {
-  callbackCounts,
-  listAllCallbacks,
-  listCallbackChoices,
-  listMyCallbacks,
-  reassignCallback,
-  takeCallback,
-} from "#server/core/leads/callbacks";
+export { callbackCounts, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, takeCallback } from "#server/core/leads/callbacks";
 export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal } from "#server/core/leads/callback-time";
 export { formatKyiv } from "../common/business-time";
 export { displayPhone } from "#server/core/bases/phone";
@@ -50,7 +43,9 @@ export const PressFields = z
     answer: text(),
     contactId: text(),
     passport: text(),
-    confirmed: firstOf(z.unknown()).optional().transform((v) => v === "1"),
+    confirmed: firstOf(z.unknown())
+      .optional()
+      .transform((v) => v === "1"),
     callbackPreset: text(),
     callbackLocal: text(),
     cardLabel: texts,

@@ -55,10 +55,14 @@ export async function paymentsAction({ request, context }: ActionFunctionArgs) {
           return redirectWithToast(backTo(back), { type: "success", message: "Ставки сохранены" });
         });
       case "payout":
-        return await submitForm(form, { name: "payout", schema: payoutSchema, fieldOf: { payout_over_balance: "amount" } }, async ({ userId }, fields) => {
-          const result = await processPayout(db, actor, fields);
-          return redirectWithToast(backTo(back, { paid: String(userId) }), { type: "success", message: result.message });
-        });
+        return await submitForm(
+          form,
+          { name: "payout", schema: payoutSchema, fieldOf: { payout_over_balance: "amount" } },
+          async ({ userId }, fields) => {
+            const result = await processPayout(db, actor, fields);
+            return redirectWithToast(backTo(back, { paid: String(userId) }), { type: "success", message: result.message });
+          },
+        );
       case "add":
       case "rem":
       case "def": {

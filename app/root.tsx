@@ -30,10 +30,7 @@ export const meta: MetaFunction = () => [{ title: "Лиды" }];
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const theme = await readTheme(request);
   const { flash, clear } = await readFlash(request);
-  return data(
-    { theme, flash, publicSettings: context.deps.config.publicSettings },
-    { headers: clear ? { "Set-Cookie": clear } : undefined },
-  );
+  return data({ theme, flash, publicSettings: context.deps.config.publicSettings }, { headers: clear ? { "Set-Cookie": clear } : undefined });
 }
 
 export function Layout({ children }: { children: ReactNode }) {

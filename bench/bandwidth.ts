@@ -78,7 +78,10 @@ async function fillDatabase(db: Awaited<ReturnType<typeof createDb>>["db"]) {
       ]),
     })
     .returning();
-  const [filter] = await db.insert(filters).values({ name: "Кредиты", templateId: template.id, ...AROUND_THE_CLOCK }).returning();
+  const [filter] = await db
+    .insert(filters)
+    .values({ name: "Кредиты", templateId: template.id, ...AROUND_THE_CLOCK })
+    .returning();
   await db.insert(filterManagers).values({ filterId: filter.id, userId: manager.id });
   // Every seeded status belongs to the topic.
   const statusIds = (await db.select({ id: statuses.id }).from(statuses)).map((r) => r.id);

@@ -113,10 +113,16 @@ async function managerWithLead(db: Db) {
       sipPassword: `sip-${sipLogin}`,
     })
     .returning();
-  const [base] = await db.insert(databases).values({ name: `База ${n}`, contactsCount: 1 }).returning();
+  const [base] = await db
+    .insert(databases)
+    .values({ name: `База ${n}`, contactsCount: 1 })
+    .returning();
   const digits = `38067${String(1_000_000 + n).slice(1)}00`.slice(0, 12);
   await db.insert(contacts).values({ databaseId: base.id, name: "Клиент", phone: `+${digits}`, phoneKey: digits, city: "Киев" });
-  const [filter] = await db.insert(filters).values({ name: `Тематика ${n}`, isActive: true, ...AROUND_THE_CLOCK }).returning();
+  const [filter] = await db
+    .insert(filters)
+    .values({ name: `Тематика ${n}`, isActive: true, ...AROUND_THE_CLOCK })
+    .returning();
   await db.insert(filterManagers).values({ filterId: filter.id, userId: user.id });
   await db.insert(filterDatabases).values({ filterId: filter.id, databaseId: base.id });
   await db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, user.id));
@@ -150,7 +156,6 @@ async function openLeadPanel(browser: Browser, baseUrl: string, m: Awaited<Retur
 function stateShows(page: Page, text: string, timeout = 30_000) {
   return page.locator("[data-testid=call-state]").filter({ hasText: text }).first().waitFor({ timeout });
 }
-
 
 /** Starts a poll in the page that notes Date.now() when the next peer connection receives its first audio packet. */
 function watchFirstAudio(page: Page) {
@@ -216,17 +221,27 @@ async function openPhones(browser: Browser, baseUrl: string, managers: Array<{ s
   await page.addScriptTag({ content: bundle.stdout });
   await page.evaluate(
     async ({ managers, wsUrl, domain }) => {
-      const { Softphone } = (window as unknown as { LeadSoftphone: { Softphone: new (...args: unknown[]) => BenchPhones["__phones"][number] & { start(): Promise<void> } } }).LeadSoftphone;
-      const phones = managers.map((m) => new Softphone({ wsUrl, domain, sipLogin: m.sipLogin, sipPassword: `sip-${m.sipLogin}` }, { onNotice: () => {} }));
+      const { Softphone } = (
+        window as unknown as {
+          LeadSoftphone: { Softphone: new (...args: unknown[]) => BenchPhones["__phones"][number] & { start(): Promise<void> } };
+        }
+      ).LeadSoftphone;
+      const phones = managers.map(
+        (m) => new Softphone({ wsUrl, domain, sipLogin: m.sipLogin, sipPassword: `sip-${m.sipLogin}` }, { onNotice: () => {} }),
+      );
       (window as unknown as BenchPhones).__phones = phones;
       await Promise.all(phones.map((phone) => phone.start()));
     },
     { managers: managers.map((m) => ({ sipLogin: m.sipLogin })), wsUrl, domain: DOMAIN },
   );
-  await page.waitForFunction(() => (window as unknown as BenchPhones).__phones.every((phone) => phone.getState().registration === "registered"), null, {
-    timeout: 60_000,
-    polling: 200,
-  });
+  await page.waitForFunction(
+    () => (window as unknown as BenchPhones).__phones.every((phone) => phone.getState().registration === "registered"),
+    null,
+    {
+      timeout: 60_000,
+      polling: 200,
+    },
+  );
   return page;
 }
 
@@ -318,8 +333,27 @@ async function sippDirect(count: number): Promise<number[]> {
     const trace = path.join(dir, "uac.log");
     spawnSync(
       SIPP_PATH,
-      ["-sn", "uac", "-i", "127.0.0.1", "-p", String(await freePort()), `127.0.0.1:${uasPort}`, "-m", String(count), "-l", "1",
-        "-d", "100", "-nostdin", "-trace_msg", "-message_file", trace, "-timeout", "60"],
+      [
+        "-sn",
+        "uac",
+        "-i",
+        "127.0.0.1",
+        "-p",
+        String(await freePort()),
+        `127.0.0.1:${uasPort}`,
+        "-m",
+        String(count),
+        "-l",
+        "1",
+        "-d",
+        "100",
+        "-nostdin",
+        "-trace_msg",
+        "-message_file",
+        trace,
+        "-timeout",
+        "60",
+      ],
       { stdio: "ignore", env: { ...process.env, TERM: "dumb" }, timeout: 120_000 },
     );
     const messages = traced(fs.readFileSync(trace, "utf8"));
@@ -356,28 +390,47 @@ function bytesUnder(dir: string): number {
  * Part 4: the same simultaneous calls (the managers' softphones in `phonesPage`) unrecorded or recorded; what the
  * recording costs rtpengine, the disk and the app's conversion. Waits until every recording is converted.
  */
-async function recordedRun(db: Db, phonesPage: Page, managers: Array<Awaited<ReturnType<typeof managerWithLead>>>, stack: Stack, carrier: Awaited<ReturnType<typeof startCarrier>>, folder: { spool: string; audio: string }, recorded: boolean) {
+async function recordedRun(
+  db: Db,
+  phonesPage: Page,
+  managers: Array<Awaited<ReturnType<typeof managerWithLead>>>,
+  stack: Stack,
+  carrier: Awaited<ReturnType<typeof startCarrier>>,
+  folder: { spool: string; audio: string },
+  recorded: boolean,
+) {
   const ids = managers.map((m) => m.user.id);
   const topics = await db.select({ topic: users.gettingFilter }).from(users).where(inArray(users.id, ids));
-  await db.update(filters).set({ recordCalls: recorded }).where(inArray(filters.id, topics.map((t) => t.topic!)));
+  await db
+    .update(filters)
+    .set({ recordCalls: recorded })
+    .where(
+      inArray(
+        filters.id,
+        topics.map((t) => t.topic!),
+      ),
+    );
   const rtpenginePid = stack.rtpengine.child.pid!;
   const [firstCall] = await db.select({ id: sql<number>`coalesce(max(${calls.id}), 0)` }).from(calls);
   const byeBefore = (carrier.messages().match(/^BYE sip:carrier@/gm) ?? []).length;
   const audioBefore = bytesUnder(folder.audio);
   const from = { rtpengine: groupCpuMs(rtpenginePid), conversion: childrenCpuMs(), t: Date.now() };
-  await phonesPage.evaluate((numbers) => {
-    const w = window as unknown as BenchPhones;
-    w.__talkingAt = numbers.map(() => null);
-    w.__phones.forEach((phone, i) => {
-      const stop = phone.subscribe((state) => {
-        if (state.call === "inCall" && w.__talkingAt[i] === null) {
-          w.__talkingAt[i] = Date.now();
-          stop();
-        }
+  await phonesPage.evaluate(
+    (numbers) => {
+      const w = window as unknown as BenchPhones;
+      w.__talkingAt = numbers.map(() => null);
+      w.__phones.forEach((phone, i) => {
+        const stop = phone.subscribe((state) => {
+          if (state.call === "inCall" && w.__talkingAt[i] === null) {
+            w.__talkingAt[i] = Date.now();
+            stop();
+          }
+        });
+        phone.call(numbers[i]);
       });
-      phone.call(numbers[i]);
-    });
-  }, managers.map((m) => m.digits));
+    },
+    managers.map((m) => m.digits),
+  );
   await phonesPage
     .waitForFunction(() => (window as unknown as BenchPhones).__talkingAt.every((at) => at !== null), null, { timeout: 60_000, polling: 200 })
     .catch(() => {});
@@ -393,8 +446,11 @@ async function recordedRun(db: Db, phonesPage: Page, managers: Array<Awaited<Ret
   const hungUpAt = Date.now();
   // Every recording converted (or given up), at most two minutes.
   let rows: Array<{ recording: string | null; recordingMs: number | null }> = [];
-  for (const until = Date.now() + 120_000; Date.now() < until; ) {
-    rows = await db.select({ recording: calls.recording, recordingMs: calls.recordingMs }).from(calls).where(sql`${calls.id} > ${firstCall.id} and ${calls.userId} in ${ids}`);
+  for (const until = Date.now() + 120_000; Date.now() < until;) {
+    rows = await db
+      .select({ recording: calls.recording, recordingMs: calls.recordingMs })
+      .from(calls)
+      .where(sql`${calls.id} > ${firstCall.id} and ${calls.userId} in ${ids}`);
     if (rows.every((row) => row.recording !== "pending")) break;
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -417,16 +473,40 @@ function printRecordedCosts(plain: Awaited<ReturnType<typeof recordedRun>>, reco
   const ratio = (a: number, b: number) => (b > 0 ? `${(a / b).toFixed(2)}×` : "—");
   printTable(`${n} simultaneous calls, ${RECORDED_HOLD_S} s of two-way audio each: unrecorded, then recorded (per call)`, [
     { measurement: "calls talking", unrecorded: plain.talking, recorded: recorded.talking, "recorded / unrecorded": "" },
-    { measurement: "rtpengine CPU per call, ms", unrecorded: perCall(plain.rtpengineMs), recorded: perCall(recorded.rtpengineMs), "recorded / unrecorded": ratio(recorded.rtpengineMs, plain.rtpengineMs) },
-    { measurement: "spool (pcap) per call at the end of the talk, kB", unrecorded: perCall(plain.spoolBytes) / 1024, recorded: perCall(recorded.spoolBytes) / 1024, "recorded / unrecorded": "" },
-    { measurement: "audio kept per call, kB", unrecorded: perCall(plain.audioBytes) / 1024, recorded: perCall(recorded.audioBytes) / 1024, "recorded / unrecorded": "" },
-    { measurement: "conversion CPU per call, ms (converter + opusenc)", unrecorded: perCall(plain.conversionMs), recorded: perCall(recorded.conversionMs), "recorded / unrecorded": "" },
-    { measurement: "conversion CPU per minute of audio, s", unrecorded: "", recorded: recorded.audioMinutes ? recorded.conversionMs / 1000 / recorded.audioMinutes : NaN, "recorded / unrecorded": "" },
+    {
+      measurement: "rtpengine CPU per call, ms",
+      unrecorded: perCall(plain.rtpengineMs),
+      recorded: perCall(recorded.rtpengineMs),
+      "recorded / unrecorded": ratio(recorded.rtpengineMs, plain.rtpengineMs),
+    },
+    {
+      measurement: "spool (pcap) per call at the end of the talk, kB",
+      unrecorded: perCall(plain.spoolBytes) / 1024,
+      recorded: perCall(recorded.spoolBytes) / 1024,
+      "recorded / unrecorded": "",
+    },
+    {
+      measurement: "audio kept per call, kB",
+      unrecorded: perCall(plain.audioBytes) / 1024,
+      recorded: perCall(recorded.audioBytes) / 1024,
+      "recorded / unrecorded": "",
+    },
+    {
+      measurement: "conversion CPU per call, ms (converter + opusenc)",
+      unrecorded: perCall(plain.conversionMs),
+      recorded: perCall(recorded.conversionMs),
+      "recorded / unrecorded": "",
+    },
+    {
+      measurement: "conversion CPU per minute of audio, s",
+      unrecorded: "",
+      recorded: recorded.audioMinutes ? recorded.conversionMs / 1000 / recorded.audioMinutes : NaN,
+      "recorded / unrecorded": "",
+    },
     { measurement: "recordings ready", unrecorded: "", recorded: `${recorded.ready} of ${n}`, "recorded / unrecorded": "" },
     { measurement: "hang-up → every recording ready, s", unrecorded: "", recorded: recorded.allReadyS, "recorded / unrecorded": "" },
   ]);
 }
-
 
 /** A tone's level in samples (the RMS of its part), full scale 1. */
 function toneLevel(samples: Float32Array, rate: number, hz: number): number {
@@ -510,7 +590,12 @@ async function adminPage(browser: Browser, baseUrl: string, who: { login: string
 /** After the hang-up: ms until the call's recording is ready (null: not within 60 s). */
 async function recordingReadyAfter(db: Db, userId: number, hungUpAt: number): Promise<number | null> {
   while (Date.now() - hungUpAt < 60_000) {
-    const [call] = await db.select({ recording: calls.recording }).from(calls).where(eq(calls.userId, userId)).orderBy(sql`${calls.id} desc`).limit(1);
+    const [call] = await db
+      .select({ recording: calls.recording })
+      .from(calls)
+      .where(eq(calls.userId, userId))
+      .orderBy(sql`${calls.id} desc`)
+      .limit(1);
     if (call?.recording === "ready") return Date.now() - hungUpAt;
     await new Promise((r) => setTimeout(r, 50));
   }
@@ -519,12 +604,23 @@ async function recordingReadyAfter(db: Db, userId: number, hungUpAt: number): Pr
 
 /** Part 5: a long call listened to and whispered into from start to end, the delays timed meanwhile (issue 39). */
 async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnType<typeof startMediaEcho>>) {
-  const says440 = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440, 30)}`], headless: true });
-  const says660 = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(660, 30)}`], headless: true });
+  const says440 = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440, 30)}`],
+    headless: true,
+  });
+  const says660 = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(660, 30)}`],
+    headless: true,
+  });
   media.speak(1000);
   try {
     const m = await managerWithLead(db);
-    await db.update(filters).set({ recordCalls: true }).where(eq(filters.id, m.user.gettingFilter ?? (await db.select({ f: users.gettingFilter }).from(users).where(eq(users.id, m.user.id)))[0].f!));
+    await db
+      .update(filters)
+      .set({ recordCalls: true })
+      .where(eq(filters.id, m.user.gettingFilter ?? (await db.select({ f: users.gettingFilter }).from(users).where(eq(users.id, m.user.id)))[0].f!));
     const manager = await openLeadPanel(says440, baseUrl, m);
     const first = await adminPage(says660, baseUrl, ADMIN);
     const second = await adminPage(says660, baseUrl, ADMIN_2);
@@ -577,16 +673,35 @@ async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnTyp
 
     const all = [longListen, ...listens, shortListen];
     const s = (ms: number) => ms / 1000;
-    printTable(`Supervision over a ${Math.round(talkedS)} s call (issue 39): what the page's <audio> plays (its output: playing, currentTime moving, the tones in it)`, [
-      { measurement: `«Слушать» → both parties audible in the admin's element, median s (${all.length} clicks)`, value: s(median(all)), target: median(all) <= 1000 ? "≤ 1 s: met" : "≤ 1 s: NOT met" },
-      { measurement: "«Слушать» → both parties audible, p95 s", value: s(percentile(all, 95)) },
-      { measurement: `«Подсказать» → the admin's voice audible in the manager's element, median s (${whispers.length} clicks)`, value: s(median(whispers)), target: median(whispers) <= 1000 ? "≤ 1 s: met" : "≤ 1 s: NOT met" },
-      { measurement: "«Подсказать» → audible, p95 s", value: s(percentile(whispers, 95)) },
-      { measurement: `the listening started with the call still audible after ${Math.round(talkedS)} s`, value: stillListened ? "yes" : "NO" },
-      { measurement: `the whisper started with the call still audible after ${Math.round(talkedS)} s`, value: stillWhispered ? "yes" : "NO" },
-      { measurement: "recording ready after the hang-up, listened and whispered call, s", value: longReady === null ? "not in 60 s" : s(longReady), target: longReady !== null && longReady <= 5000 ? "≤ 5 s: met" : "≤ 5 s: NOT met" },
-      { measurement: "recording ready after the hang-up, listened call, s", value: shortReady === null ? "not in 60 s" : s(shortReady), target: shortReady !== null && shortReady <= 5000 ? "≤ 5 s: met" : "≤ 5 s: NOT met" },
-    ]);
+    printTable(
+      `Supervision over a ${Math.round(talkedS)} s call (issue 39): what the page's <audio> plays (its output: playing, currentTime moving, the tones in it)`,
+      [
+        {
+          measurement: `«Слушать» → both parties audible in the admin's element, median s (${all.length} clicks)`,
+          value: s(median(all)),
+          target: median(all) <= 1000 ? "≤ 1 s: met" : "≤ 1 s: NOT met",
+        },
+        { measurement: "«Слушать» → both parties audible, p95 s", value: s(percentile(all, 95)) },
+        {
+          measurement: `«Подсказать» → the admin's voice audible in the manager's element, median s (${whispers.length} clicks)`,
+          value: s(median(whispers)),
+          target: median(whispers) <= 1000 ? "≤ 1 s: met" : "≤ 1 s: NOT met",
+        },
+        { measurement: "«Подсказать» → audible, p95 s", value: s(percentile(whispers, 95)) },
+        { measurement: `the listening started with the call still audible after ${Math.round(talkedS)} s`, value: stillListened ? "yes" : "NO" },
+        { measurement: `the whisper started with the call still audible after ${Math.round(talkedS)} s`, value: stillWhispered ? "yes" : "NO" },
+        {
+          measurement: "recording ready after the hang-up, listened and whispered call, s",
+          value: longReady === null ? "not in 60 s" : s(longReady),
+          target: longReady !== null && longReady <= 5000 ? "≤ 5 s: met" : "≤ 5 s: NOT met",
+        },
+        {
+          measurement: "recording ready after the hang-up, listened call, s",
+          value: shortReady === null ? "not in 60 s" : s(shortReady),
+          target: shortReady !== null && shortReady <= 5000 ? "≤ 5 s: met" : "≤ 5 s: NOT met",
+        },
+      ],
+    );
     if (!stillListened || !stillWhispered || longReady === null || shortReady === null) process.exitCode = 1;
   } finally {
     media.speak(null);
@@ -604,7 +719,14 @@ async function main() {
   const handle = await createDb({ dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, ADMIN);
-  await handle.db.insert(users).values({ login: ADMIN_2.login, displayName: "Второй админ", accessKey: ADMIN_2.accessKey, passwordHash: await hashPassword(ADMIN_2.password), passwordHint: passwordHint(ADMIN_2.password), isAdmin: true });
+  await handle.db.insert(users).values({
+    login: ADMIN_2.login,
+    displayName: "Второй админ",
+    accessKey: ADMIN_2.accessKey,
+    passwordHash: await hashPassword(ADMIN_2.password),
+    passwordHint: passwordHint(ADMIN_2.password),
+    isAdmin: true,
+  });
   const config = loadConfig({
     LOG_LEVEL: "silent",
     SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,
@@ -621,7 +743,15 @@ async function main() {
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   const carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
   try {
-    stack = await startStack({ appUrl: baseUrl, secret: SECRET, domain: DOMAIN, trunk: `127.0.0.1:${carrierPort}`, ports, rtpPorts: 2_000, recordingsDir: config.recordings.dir });
+    stack = await startStack({
+      appUrl: baseUrl,
+      secret: SECRET,
+      domain: DOMAIN,
+      trunk: `127.0.0.1:${carrierPort}`,
+      ports,
+      rtpPorts: 2_000,
+      recordingsDir: config.recordings.dir,
+    });
 
     // 4: RECORDED calls at once, unrecorded and then recorded (issue 28): the recording's cost.
     const recordedCalls = async () => {
@@ -702,7 +832,10 @@ async function main() {
 
     // Live listening (issue 28): from the admin's click on «Слушать» to the first audio packet of both parties.
     printTable("Live listening: «Слушать» on /users → the first audio packet of both parties in the admin's browser", [
-      { measurement: "click → both parties heard (subscribe request, the browser's answer, ICE, DTLS-SRTP)", ...stats(await listeningDelays(browser, baseUrl, handle.db)) },
+      {
+        measurement: "click → both parties heard (subscribe request, the browser's answer, ICE, DTLS-SRTP)",
+        ...stats(await listeningDelays(browser, baseUrl, handle.db)),
+      },
     ]);
 
     // The app's call check (decision 049) as Kamailio asks it before each call, against the same HTTP stack alone.
@@ -739,16 +872,19 @@ async function main() {
     const byeBefore = (carrier.messages().match(/^BYE sip:carrier@/gm) ?? []).length;
     const callFrom = { k: groupCpuMs(kamailioPid), r: groupCpuMs(rtpenginePid) };
     const startedAt = Date.now();
-    await phonesPage.evaluate((numbers) => {
-      const w = window as unknown as BenchPhones;
-      w.__talkingAt = numbers.map(() => null);
-      w.__phones.forEach((phone, i) => {
-        phone.subscribe((state) => {
-          if (state.call === "inCall" && w.__talkingAt[i] === null) w.__talkingAt[i] = Date.now();
+    await phonesPage.evaluate(
+      (numbers) => {
+        const w = window as unknown as BenchPhones;
+        w.__talkingAt = numbers.map(() => null);
+        w.__phones.forEach((phone, i) => {
+          phone.subscribe((state) => {
+            if (state.call === "inCall" && w.__talkingAt[i] === null) w.__talkingAt[i] = Date.now();
+          });
+          phone.call(numbers[i]);
         });
-        phone.call(numbers[i]);
-      });
-    }, managers.map((m) => m.digits));
+      },
+      managers.map((m) => m.digits),
+    );
     await phonesPage
       .waitForFunction(() => (window as unknown as BenchPhones).__talkingAt.every((at) => at !== null), null, { timeout: 60_000, polling: 200 })
       .catch(() => {});
@@ -788,25 +924,45 @@ async function main() {
     const flowing = after.filter((packets, i) => packets - (before[i] ?? 0) >= HOLD_S * 25).length;
     const up = talkingAt.filter((at): at is number => at !== null).map((at) => at - startedAt);
     const failed = LOAD - Math.min(up.length, answered, flowing, byes);
-    printTable(`${LOAD} simultaneous calls through one Kamailio and one rtpengine (${LOAD} softphones in one Chromium page → SIPp carrier, ${HOLD_S} s of two-way audio)`, [
-      { measurement: "calls placed at once", value: LOAD },
-      { measurement: "answered by the carrier (200 OK to the INVITE)", value: answered },
-      { measurement: "talking in the softphone", value: up.length },
-      { measurement: "inbound audio growing in the browser during the hold (getStats)", value: flowing },
-      { measurement: "BYE received by the carrier after hang-up", value: byes },
-      { measurement: "failed calls", value: failed, target: failed === 0 ? "0: met" : "0: NOT met" },
-      { measurement: "all talking after, s", value: (allUpAt - startedAt) / 1000 },
-      { measurement: "median time to talking, s", value: up.length ? median(up) / 1000 : NaN },
-      { measurement: "RTP packets echoed by the carrier during the hold, per call per s", value: mediaDuring / LOAD / (hold.ms / 1000) },
-    ]);
+    printTable(
+      `${LOAD} simultaneous calls through one Kamailio and one rtpengine (${LOAD} softphones in one Chromium page → SIPp carrier, ${HOLD_S} s of two-way audio)`,
+      [
+        { measurement: "calls placed at once", value: LOAD },
+        { measurement: "answered by the carrier (200 OK to the INVITE)", value: answered },
+        { measurement: "talking in the softphone", value: up.length },
+        { measurement: "inbound audio growing in the browser during the hold (getStats)", value: flowing },
+        { measurement: "BYE received by the carrier after hang-up", value: byes },
+        { measurement: "failed calls", value: failed, target: failed === 0 ? "0: met" : "0: NOT met" },
+        { measurement: "all talking after, s", value: (allUpAt - startedAt) / 1000 },
+        { measurement: "median time to talking, s", value: up.length ? median(up) / 1000 : NaN },
+        { measurement: "RTP packets echoed by the carrier during the hold, per call per s", value: mediaDuring / LOAD / (hold.ms / 1000) },
+      ],
+    );
     const pct = (ms: number, over: number) => (100 * ms) / over;
     printTable("CPU of the stack (% of one core; user + system of all its processes, 10 ms resolution)", [
-      { daemon: "Kamailio", "idle, registered %": pct(idle.k, idle.ms), [`${LOAD} calls talking %`]: pct(hold.k, hold.ms), "whole load, CPU ms": callsCpu.k, "CPU ms per call": callsCpu.k / LOAD },
-      { daemon: "rtpengine", "idle, registered %": pct(idle.r, idle.ms), [`${LOAD} calls talking %`]: pct(hold.r, hold.ms), "whole load, CPU ms": callsCpu.r, "CPU ms per call": callsCpu.r / LOAD },
+      {
+        daemon: "Kamailio",
+        "idle, registered %": pct(idle.k, idle.ms),
+        [`${LOAD} calls talking %`]: pct(hold.k, hold.ms),
+        "whole load, CPU ms": callsCpu.k,
+        "CPU ms per call": callsCpu.k / LOAD,
+      },
+      {
+        daemon: "rtpengine",
+        "idle, registered %": pct(idle.r, idle.ms),
+        [`${LOAD} calls talking %`]: pct(hold.r, hold.ms),
+        "whole load, CPU ms": callsCpu.r,
+        "CPU ms per call": callsCpu.r / LOAD,
+      },
     ]);
     if (failed > 0) {
       process.exitCode = 1;
-      const problems = (log: string) => log.split("\n").filter((line) => /ERR|WARN|CRIT/.test(line)).slice(-15).join("\n");
+      const problems = (log: string) =>
+        log
+          .split("\n")
+          .filter((line) => /ERR|WARN|CRIT/.test(line))
+          .slice(-15)
+          .join("\n");
       console.error(`rtpengine:\n${problems(stack.rtpengine.log())}\nKamailio:\n${problems(stack.kamailio.log())}`);
     }
     await phonesPage.context().close();

@@ -269,14 +269,15 @@ async function main() {
     // BENCH_CAPACITY_ONLY=busy: the second table alone.
     const rows = process.env.BENCH_CAPACITY_ONLY === "busy" ? [] : await measure(dataDir, filterId, agents, "the app's own ANALYZE");
 
-    if (rows.length) printTable(
-      `Lead turns over HTTP on the embedded database (PGlite in the app's process, as npm start runs it), ` +
-        `${CONTACTS.toLocaleString("en-US")} contacts, ${DO_NOT_CALL.toLocaleString("en-US")} do-not-call numbers, ` +
-        `${CALLBACKS.toLocaleString("en-US")} pending callbacks (seeded in ${seededIn.toFixed(0)} s), ${SECONDS} s per run; ` +
-        `"node CPU" is the app's process (app and database), "driver" the simulated managers; machine: ${os.cpus().length} cores, ` +
-        `load average ${loadAtStart.map((l) => l.toFixed(1)).join(", ")} at the start`,
-      rows,
-    );
+    if (rows.length)
+      printTable(
+        `Lead turns over HTTP on the embedded database (PGlite in the app's process, as npm start runs it), ` +
+          `${CONTACTS.toLocaleString("en-US")} contacts, ${DO_NOT_CALL.toLocaleString("en-US")} do-not-call numbers, ` +
+          `${CALLBACKS.toLocaleString("en-US")} pending callbacks (seeded in ${seededIn.toFixed(0)} s), ${SECONDS} s per run; ` +
+          `"node CPU" is the app's process (app and database), "driver" the simulated managers; machine: ${os.cpus().length} cores, ` +
+          `load average ${loadAtStart.map((l) => l.toFixed(1)).join(", ")} at the start`,
+        rows,
+      );
     if (BUSY) {
       const busy = await measureBusy(dataDir, filterId, agents);
       printTable(

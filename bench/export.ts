@@ -98,7 +98,13 @@ async function onPostgres(): Promise<Row[]> {
       written = result.rows;
     }
     return [
-      { backend: "Postgres", step: "bare exceljs streaming write (rows in memory)", rows: memoryRows.length, "median s": median(bare) / 1000, ratio: 1 },
+      {
+        backend: "Postgres",
+        step: "bare exceljs streaming write (rows in memory)",
+        rows: memoryRows.length,
+        "median s": median(bare) / 1000,
+        ratio: 1,
+      },
       {
         backend: "Postgres",
         step: "export job (query pages + write + progress + store)",
@@ -146,7 +152,11 @@ async function onPglite(): Promise<Row[]> {
         await bareWrite(memoryRows);
         bare.push(performance.now() - started);
 
-        const created = await httpJson(api, { method: "POST", headers: { Authorization: auth }, body: { name: "bench", databaseIds: [1], statusIds: [statusId] } });
+        const created = await httpJson(api, {
+          method: "POST",
+          headers: { Authorization: auth },
+          body: { name: "bench", databaseIds: [1], statusIds: [statusId] },
+        });
         if (created.status !== 201) throw new Error(`export not created: ${created.status} ${created.text}`);
         const { id } = JSON.parse(created.text) as ExportView;
         for (;;) {

@@ -14,7 +14,16 @@ export function* importRows(rows: number, { phonePrefix = "067", knownPhones = f
   for (let i = 0; i < rows; i++) {
     const n = i % 50 === 7 ? i - 7 : i;
     const phone = knownPhones && i % 33 === 5 ? `050${String(i).padStart(7, "0")}` : `${phonePrefix}${String(n).padStart(7, "0")}`;
-    yield [`${names[n % 5]} ${n}`, phone, cities[n % 5], `ул. Садовая, ${n % 300}`, String(20 + (n % 50)), n % 3 ? "" : "перезвонить вечером", "реклама", ""];
+    yield [
+      `${names[n % 5]} ${n}`,
+      phone,
+      cities[n % 5],
+      `ул. Садовая, ${n % 300}`,
+      String(20 + (n % 50)),
+      n % 3 ? "" : "перезвонить вечером",
+      "реклама",
+      "",
+    ];
   }
 }
 

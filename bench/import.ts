@@ -82,25 +82,27 @@ async function bareSqlImport(file: string, url: string) {
   const started = performance.now();
   const escape = (v: string) => v.replace(/[\\\t\n\r]/g, (c) => (c === "\\" ? "\\\\" : c === "\t" ? "\\t" : c === "\n" ? "\\n" : "\\r"));
   try {
-    return await sql.begin(async (tx) => {
-      const [base] = await tx`insert into databases (name) values (${`Пол ${Date.now()}`}) returning id`;
-      await tx.unsafe(`create temp table floor_rows (name text, phone text, city text, address text, age text,
+    return await sql
+      .begin(async (tx) => {
+        const [base] = await tx`insert into databases (name) values (${`Пол ${Date.now()}`}) returning id`;
+        await tx.unsafe(`create temp table floor_rows (name text, phone text, city text, address text, age text,
                        info1 text, info2 text, info3 text) on commit drop`);
-      const copy = await tx.unsafe("copy floor_rows from stdin").writable();
-      const lines = new Transform({
-        objectMode: true,
-        transform(record: string[], _encoding, done) {
-          done(null, `${Array.from({ length: 8 }, (_, i) => escape(record[i] ?? "")).join("\t")}\n`);
-        },
-      });
-      const parser = parse({ delimiter: ";", bom: true, relax_column_count: true, from_line: 2 });
-      await pipeline(fs.createReadStream(file), parser, lines, copy);
-      const written = await tx.unsafe(`insert into contacts (database_id, name, phone, phone_key, city, address, age,
+        const copy = await tx.unsafe("copy floor_rows from stdin").writable();
+        const lines = new Transform({
+          objectMode: true,
+          transform(record: string[], _encoding, done) {
+            done(null, `${Array.from({ length: 8 }, (_, i) => escape(record[i] ?? "")).join("\t")}\n`);
+          },
+        });
+        const parser = parse({ delimiter: ";", bom: true, relax_column_count: true, from_line: 2 });
+        await pipeline(fs.createReadStream(file), parser, lines, copy);
+        const written = await tx.unsafe(`insert into contacts (database_id, name, phone, phone_key, city, address, age,
                                          additional_info1, additional_info2, additional_info3)
                                        select ${Number(base.id)}, name, phone, phone, city, address, age, info1, info2, info3
                                        from floor_rows`);
-      return written.count;
-    }).then((rows) => ({ rows, ms: performance.now() - started, ...cpu() }));
+        return written.count;
+      })
+      .then((rows) => ({ rows, ms: performance.now() - started, ...cpu() }));
   } finally {
     await sql.end();
   }
@@ -174,7 +176,12 @@ async function warmUp(beside: string) {
 async function measuredImport(handle: DbHandle, file: string) {
   await handle.db.update(settings).set({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: true });
   const started = performance.now();
-  const result = await importBase(handle.db, ADMIN_ACTOR, { name: `Импорт ${Date.now()}`, mappings: IMPORT_MAPPINGS, file: { path: file, name: path.basename(file) } }, { phoneRegion: "UA" });
+  const result = await importBase(
+    handle.db,
+    ADMIN_ACTOR,
+    { name: `Импорт ${Date.now()}`, mappings: IMPORT_MAPPINGS, file: { path: file, name: path.basename(file) } },
+    { phoneRegion: "UA" },
+  );
   const ms = performance.now() - started;
   return { ms, imported: result.imported, duplicates: result.duplicatesInfo.reduce((a, d) => a + d.count, 0) };
 }

@@ -60,16 +60,16 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   if (handle.kind === "postgres") {
     // DESIGN §10: claimed rows linger in the partial index until VACUUM; autovacuum runs often and without delay.
     // (PGlite has no autovacuum: the embedded app runs with what its turns leave behind.)
-    await run(
-      "alter table contacts set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000, autovacuum_vacuum_cost_delay = 0)",
-    );
+    await run("alter table contacts set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000, autovacuum_vacuum_cost_delay = 0)");
   }
 
   const [{ id: callBack }] = await run<{ id: number }>("select id from statuses where text = 'Перезвонить'");
   const users = await run<{ id: number }>(`
     insert into users (login, password_hash, access_key, display_name, is_online)
     select 'bench' || g, 'x', 'KEY' || g, 'Менеджер ' || g, true from generate_series(1, ${managers}) g returning id`);
-  const [{ id: filterId }] = await run<{ id: number }>("insert into filters (name, calls_from, calls_until) values ('Нагрузка', '00:00', '00:00') returning id");
+  const [{ id: filterId }] = await run<{ id: number }>(
+    "insert into filters (name, calls_from, calls_until) values ('Нагрузка', '00:00', '00:00') returning id",
+  );
   await run(`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`);
   await run(`insert into filter_statuses (filter_id, status_id) values (${filterId}, ${callBack})`);
   await run(`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'bench%' and not is_admin`);
@@ -99,9 +99,7 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   else await run("checkpoint");
 
   const sessions = createSessionStore(db, 1);
-  const agents = await Promise.all(
-    users.map(async (u) => ({ userId: u.id, auth: `Bearer ${(await sessions.create(u.id)).token}`, leadId: 0 })),
-  );
+  const agents = await Promise.all(users.map(async (u) => ({ userId: u.id, auth: `Bearer ${(await sessions.create(u.id)).token}`, leadId: 0 })));
   return { filterId, agents };
 }
 
@@ -152,7 +150,14 @@ export async function driveFloor(
       while (Date.now() < until && contactId) {
         await exec(sql`select s.id, s.expires_at, u.* from sessions s join users u on u.id = s.user_id where s.id = ${token}`);
         const [next] = await exec(
-          turnStatement({ presser: { userId: agent.userId, filterId }, contactId, status: { text: "Не интересно" }, clientInfo: "", withPassport: false, holdMinutes: 30 }),
+          turnStatement({
+            presser: { userId: agent.userId, filterId },
+            contactId,
+            status: { text: "Не интересно" },
+            clientInfo: "",
+            withPassport: false,
+            holdMinutes: 30,
+          }),
         );
         if (!next?.event_id) throw new Error("floor turn refused");
         contactId = next.id ? Number(next.id) : 0;

@@ -70,7 +70,14 @@ async function main() {
       // The turn's plan on this data (stderr, not in the table): one manager's first lead, then one press.
       await firstLead(base, filterId, agents[0]);
       const query = dialect.sqlToQuery(
-        turnStatement({ presser: { userId: agents[0].userId, filterId }, contactId: agents[0].leadId, status: { text: "Не интересно" }, clientInfo: "", withPassport: false, holdMinutes: 30 }),
+        turnStatement({
+          presser: { userId: agents[0].userId, filterId },
+          contactId: agents[0].leadId,
+          status: { text: "Не интересно" },
+          clientInfo: "",
+          withPassport: false,
+          holdMinutes: 30,
+        }),
       );
       const plan = await sql.unsafe(`explain (analyze, buffers) ${query.sql}`, query.params as never[]);
       console.error(plan.map((r) => Object.values(r)[0]).join("\n"));

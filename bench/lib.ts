@@ -119,10 +119,7 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 1024 });
  * A JSON request through node:http: the load generators' client. It costs the bench process a fraction of what
  * fetch (undici, web streams) does, so more of the shared CPU is left to the server being measured.
  */
-export function httpJson(
-  url: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<HttpAnswer> {
+export function httpJson(url: string, options: { method?: string; headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpAnswer> {
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   return new Promise((resolve, reject) => {
     const request = http.request(

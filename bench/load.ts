@@ -193,7 +193,9 @@ async function seedLoadWorld(url: string, sql: postgres.Sql, options: LoadOption
     insert into users (login, password_hash, password_hint, access_key, display_name, is_admin)
     select 'loadadmin' || g, ${hash}, ${PASSWORD.slice(0, 5)}, 'LOADADM' || lpad(g::text, 9, '0'), 'Админ ' || g, true
     from generate_series(1, ${adminCount}) g returning id, login, access_key`;
-  const [{ id: filterId }] = await sql<{ id: number }[]>`insert into filters (name, is_active, calls_from, calls_until) values ('Кредиты', true, '00:00', '00:00') returning id`;
+  const [{ id: filterId }] = await sql<
+    { id: number }[]
+  >`insert into filters (name, is_active, calls_from, calls_until) values ('Кредиты', true, '00:00', '00:00') returning id`;
   await sql`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`;
   await sql`insert into filter_statuses (filter_id, status_id) select ${filterId}, id from statuses where text = ${REWORK_STATUS}`;
   await sql`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'load%' and not is_admin`;
@@ -217,7 +219,9 @@ type AfterRun = Pick<LoadResult, "managersHoldingTwo" | "contactsPressedByTwo" |
 
 /** What must never have happened, read in SQL after the run. */
 async function checkAfterRun(sql: postgres.Sql): Promise<AfterRun> {
-  const [check] = await sql<{ holdingTwo: number; pressedByTwo: number; doNotCallHanded: number; callbacksHanded: number; callbacksMisHanded: number }[]>`
+  const [check] = await sql<
+    { holdingTwo: number; pressedByTwo: number; doNotCallHanded: number; callbacksHanded: number; callbacksMisHanded: number }[]
+  >`
     select
       (select count(*) from contacts c where exists (select 1 from do_not_call d where d.phone_key = c.phone_key)
          and (c.held_by is not null or exists (select 1 from lead_events e where e.contact_id = c.id)))::int as "doNotCallHanded",
@@ -292,10 +296,14 @@ async function startInstance(name: string, port: number, databaseUrl: string): P
 /** Free TCP ports for the two instances. */
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<net.Server>((resolve) => {
-      const s = net.createServer();
-      s.listen(0, "127.0.0.1", () => resolve(s));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve) => {
+          const s = net.createServer();
+          s.listen(0, "127.0.0.1", () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
@@ -519,10 +527,7 @@ async function openLoop(traffic: Traffic, people: Person[], admins: Person[], se
       await sleep(Math.max(0, Math.min(next, until) - Date.now()));
     }
   };
-  await Promise.all([
-    ...people.map((p) => actor(() => traffic.press(p))),
-    ...admins.map((a) => actor((n) => traffic.adminRead(a, n))),
-  ]);
+  await Promise.all([...people.map((p) => actor(() => traffic.press(p))), ...admins.map((a) => actor((n) => traffic.adminRead(a, n)))]);
   return traffic.finishPhase(`open loop, ${people.length} managers ~2 s apart`, people.length, (Date.now() - started) / 1000);
 }
 
@@ -647,10 +652,7 @@ export function printLoad(result: LoadResult, options: LoadOptions) {
       });
     }
   }
-  printTable(
-    `Load: two instances, one Postgres, ${options.contacts.toLocaleString("en-US")} contacts — latency per route (target: errors 0)`,
-    rows,
-  );
+  printTable(`Load: two instances, one Postgres, ${options.contacts.toLocaleString("en-US")} contacts — latency per route (target: errors 0)`, rows);
   printTable(
     "Load: turns (status presses) per second (closed loop: the highest rate with no error is the answer)",
     result.phases.slice(1).map((p) => ({
@@ -688,16 +690,20 @@ async function main() {
     managers: Number(process.env.BENCH_MANAGERS || 500),
     seconds: Number(process.env.BENCH_SECONDS || 60),
     admins: Number(process.env.BENCH_ADMINS || 3),
-    closedSteps: (process.env.BENCH_CLOSED_STEPS ?? "25,50,100,200")
-      .split(",")
-      .filter(Boolean)
-      .map(Number),
+    closedSteps: (process.env.BENCH_CLOSED_STEPS ?? "25,50,100,200").split(",").filter(Boolean).map(Number),
     closedSeconds: Number(process.env.BENCH_CLOSED_SECONDS || 15),
     log: (line) => console.error(`[load] ${line}`),
   };
   const result = await runLoad(options);
   printLoad(result, options);
-  if (result.errors || result.managersHoldingTwo || result.contactsPressedByTwo || result.handedTwice || result.doNotCallHanded || result.callbacksMisHanded) {
+  if (
+    result.errors ||
+    result.managersHoldingTwo ||
+    result.contactsPressedByTwo ||
+    result.handedTwice ||
+    result.doNotCallHanded ||
+    result.callbacksMisHanded
+  ) {
     process.exitCode = 1;
   }
 }

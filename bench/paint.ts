@@ -203,7 +203,11 @@ async function pressOnPage(page: Page, kind: "key" | "click"): Promise<Press> {
   return press;
 }
 
-const loadAverage = () => os.loadavg().map((v) => v.toFixed(2)).join(", ");
+const loadAverage = () =>
+  os
+    .loadavg()
+    .map((v) => v.toFixed(2))
+    .join(", ");
 
 async function main() {
   const loadBefore = loadAverage();
@@ -213,7 +217,9 @@ async function main() {
   await seed(handle.db, { login: "bench-admin", password: "Bench-password-1", accessKey: "BENCHKEY00000001" });
   const db = handle.db;
   const bases = 5;
-  await db.execute(sql.raw(`insert into databases (name, contacts_count) select 'База ' || g, ${CONTACTS / bases} from generate_series(1, ${bases}) g`));
+  await db.execute(
+    sql.raw(`insert into databases (name, contacts_count) select 'База ' || g, ${CONTACTS / bases} from generate_series(1, ${bases}) g`),
+  );
   await db.execute(
     sql.raw(`
     insert into contacts (database_id, name, phone, phone_key, city, address, additional_info1)
@@ -230,7 +236,10 @@ async function main() {
       from generate_series(1, ${MANAGERS}) g returning id`),
     )
   ).map((r) => Number(r.id));
-  const [filter] = await queryRows<{ id: number }>(db, sql`insert into filters (name, is_active, calls_from, calls_until) values ('Нагрузка', true, '00:00', '00:00') returning id`);
+  const [filter] = await queryRows<{ id: number }>(
+    db,
+    sql`insert into filters (name, is_active, calls_from, calls_until) values ('Нагрузка', true, '00:00', '00:00') returning id`,
+  );
   const filterId = Number(filter.id);
   await db.execute(sql`insert into filter_databases (filter_id, database_id) select ${filterId}, id from databases`);
   await db.execute(sql`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'bench-m%'`);
@@ -277,7 +286,7 @@ async function main() {
     await Promise.all([page.waitForURL((url) => !url.pathname.startsWith("/auth"), { timeout: 60_000 }), page.click("button[type=submit]")]);
     await openPanel(page);
     // The 19 other managers work for as long as the measured presses take (about 4 rounds of presses per s).
-    driverSeconds = Math.ceil((SAMPLES * 3 * 0.25) + 30);
+    driverSeconds = Math.ceil(SAMPLES * 3 * 0.25 + 30);
     let driving = true;
     const driver = driveInWorker({ base: `${origin}/api/v1`, filterId, agents, mode: "open", seconds: driverSeconds }).finally(() => {
       driving = false;
@@ -318,7 +327,10 @@ async function main() {
             leadId = turn.nextId;
             await page.waitForTimeout(50);
             if (!KINDS.includes("click")) continue;
-            const clicked = page.evaluate(({ token, body }) => (window as unknown as PageTools).__armApiClick(token, body), { ...args, body: { ...args.body, contactId: leadId } });
+            const clicked = page.evaluate(({ token, body }) => (window as unknown as PageTools).__armApiClick(token, body), {
+              ...args,
+              body: { ...args.body, contactId: leadId },
+            });
             await page.evaluate(() => new Promise((r) => setTimeout(r, 0)));
             await page.click("#bare-turn-button");
             const byClick = await clicked;

@@ -71,9 +71,7 @@ function main() {
     sections.set(name, `${runBench(name)}\n`);
   }
 
-  const body = all
-    .filter((name) => sections.has(name))
-    .map((name) => `<!-- bench:${name} -->\n${sections.get(name)}<!-- /bench:${name} -->\n`);
+  const body = all.filter((name) => sections.has(name)).map((name) => `<!-- bench:${name} -->\n${sections.get(name)}<!-- /bench:${name} -->\n`);
   const header = [
     "# Benchmarks",
     "",

@@ -89,7 +89,10 @@ async function main() {
                       from generate_series(1, ${CALLS}) g) x`;
       await sql`vacuum analyze calls`;
       const day = kyivDay(new Date());
-      const plan = await queryRows<{ "QUERY PLAN": string }>(handle.db, drizzleSql`explain (analyze, buffers) ${callNumbersStatement(day.start, day.end)}`);
+      const plan = await queryRows<{ "QUERY PLAN": string }>(
+        handle.db,
+        drizzleSql`explain (analyze, buffers) ${callNumbersStatement(day.start, day.end)}`,
+      );
       plans.push(`Call numbers' statement, ${label} (EXPLAIN ANALYZE):\n${plan.map((line) => line["QUERY PLAN"]).join("\n")}`);
       const baseline = await time(`/api/v1/users/${login.json().user.id}`);
       const stats = await time("/api/v1/statistics");

@@ -19,11 +19,7 @@ export const idSchema = z.coerce
 
 /** A bigint id (contacts, calls: up to 2^53 here), with its own Russian message. */
 export const bigIdSchema = (message: string) =>
-  z.coerce
-    .number({ error: message })
-    .int({ error: message })
-    .positive({ error: message })
-    .max(Number.MAX_SAFE_INTEGER, { error: message });
+  z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).max(Number.MAX_SAFE_INTEGER, { error: message });
 export const contactIdSchema = bigIdSchema("Неверный идентификатор клиента");
 
 /** A required, trimmed text with its own message for missing and blank. */

@@ -80,8 +80,7 @@ async function lockDataDir(dataDir: string): Promise<() => void> {
     while (holder && ownerAlive(holder)) {
       if (Date.now() >= deadline || holder.pid === process.pid) {
         throw new DataDirLockedError(
-          `Папка данных ${dataDir} уже используется другим процессом (pid ${holder.pid}). ` +
-            `Остановите его или укажите другой DATA_DIR.`,
+          `Папка данных ${dataDir} уже используется другим процессом (pid ${holder.pid}). ` + `Остановите его или укажите другой DATA_DIR.`,
         );
       }
       await new Promise((resolve) => setTimeout(resolve, 100));

@@ -1,12 +1,7 @@
 import fastifySwagger from "@fastify/swagger";
 import middie from "@fastify/middie";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
-import {
-  jsonSchemaTransform,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from "fastify-type-provider-zod";
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { DbHandle } from "../db/client";
 import { clientErrorHandler, frameworkErrorHandler, pathTooLong } from "./api/errors";
 import { apiV1 } from "./api/plugin";
@@ -122,15 +117,15 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   // Presence and forced logout reach the other instances through LISTEN/NOTIFY; stopped in onClose below.
   await hub.start();
   const telephony = createTelephony(handle.db, config.telephony);
-  const recordings = startRecordings(
-    handle.db,
-    recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb),
-    {
-      log: (message, error) => app.log.error({ err: error }, message),
-      onConversion: (outcome, seconds) => metrics.recordingConversion(outcome, seconds),
-    },
+  const recordings = startRecordings(handle.db, recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb), {
+    log: (message, error) => app.log.error({ err: error }, message),
+    onConversion: (outcome, seconds) => metrics.recordingConversion(outcome, seconds),
+  });
+  const metrics = createMetrics(
+    handle,
+    () => hub.connectionCount(),
+    () => recordings.disk(),
   );
-  const metrics = createMetrics(handle, () => hub.connectionCount(), () => recordings.disk());
   const deps: AppDeps = {
     handle,
     db: handle.db,

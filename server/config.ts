@@ -8,7 +8,10 @@ const flag = z
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
-  DATABASE_URL: z.string().optional().transform((v) => v || undefined),
+  DATABASE_URL: z
+    .string()
+    .optional()
+    .transform((v) => v || undefined),
   DATA_DIR: z.string().default("./data"),
   ADMIN_LOGIN: z.string().optional(),
   ADMIN_PASSWORD: z.string().optional(),
@@ -19,10 +22,7 @@ const envSchema = z.object({
    * How many proxies of ours stand in front of the app (0: none, the socket's address is the client's).
    * Login throttling then reads the client's address from X-Forwarded-For that many hops back; "true" means 1.
    */
-  TRUST_PROXY: z.preprocess(
-    (v) => (v === "true" ? 1 : v === "false" || v === undefined || v === "" ? 0 : v),
-    z.coerce.number().int().min(0).max(10),
-  ),
+  TRUST_PROXY: z.preprocess((v) => (v === "true" ? 1 : v === "false" || v === undefined || v === "" ? 0 : v), z.coerce.number().int().min(0).max(10)),
   SESSION_DAYS: z.coerce.number().int().min(1).default(30),
   /** An abandoned lead returns to the pool after this many minutes. */
   HOLD_MINUTES: z.coerce.number().int().min(1).default(30),

@@ -44,7 +44,9 @@ async function main() {
   await app.listen({ port: config.port, host: config.host });
   // The embedded database is locked to this process: `npm run backup` asks it for a copy (docs/operations.md).
   const stopBackups =
-    handle.kind === "pglite" && !config.dataDir.startsWith("memory://") ? await serveBackups(handle.db, config.dataDir, (message, error) => app.log.error({ err: error }, message)) : async () => {};
+    handle.kind === "pglite" && !config.dataDir.startsWith("memory://")
+      ? await serveBackups(handle.db, config.dataDir, (message, error) => app.log.error({ err: error }, message))
+      : async () => {};
   console.log(`Готово: http://localhost:${config.port} (база: ${handle.kind === "pglite" ? `PGlite в ${config.dataDir}` : "Postgres"})`);
 
   let stopping = false;

@@ -9,9 +9,11 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 function commit(): string | null {
   if (process.env.APP_COMMIT) return process.env.APP_COMMIT;
   try {
-    return execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: root, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 })
-      .toString()
-      .trim() || null;
+    return (
+      execFileSync("git", ["rev-parse", "--short=12", "HEAD"], { cwd: root, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 })
+        .toString()
+        .trim() || null
+    );
   } catch {
     return null; // no git, or not a checkout (a copied release)
   }

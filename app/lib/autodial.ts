@@ -40,7 +40,8 @@ export interface AutodialInputs {
 export const AUTODIAL_STOPPED = {
   break: "Автонабор не звонит во время перерыва",
   unregistered: "Автонабор ждёт, пока подключится телефон",
-  lineDown: "Похоже, линия не работает: два звонка подряд не прошли по сети. Автонабор остановлен до звонка, который пройдёт; звоните кнопкой «Позвонить»",
+  lineDown:
+    "Похоже, линия не работает: два звонка подряд не прошли по сети. Автонабор остановлен до звонка, который пройдёт; звоните кнопкой «Позвонить»",
   doNotCall: "Автонабор не звонит: номер в списке «Не звонить»",
   outsideHours: "Автонабор не звонит: у клиента сейчас нерабочее время",
   paused: "Автонабор на паузе",
@@ -81,7 +82,9 @@ export function autodialState(i: AutodialInputs): AutodialState {
  */
 export type CallVerdict = "network" | "through" | null;
 
-const POLICY_PHRASES = new Set(Object.keys(PROXY_REFUSALS).filter((phrase) => phrase !== "Carrier Not Responding" && phrase !== "Call Policy Unavailable"));
+const POLICY_PHRASES = new Set(
+  Object.keys(PROXY_REFUSALS).filter((phrase) => phrase !== "Carrier Not Responding" && phrase !== "Call Policy Unavailable"),
+);
 
 export function callVerdict(prev: PhoneState, next: PhoneState): CallVerdict {
   const report = callReport(prev, next);

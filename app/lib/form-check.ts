@@ -3,8 +3,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import type { z } from "zod";
 
 export type FormCheck<S extends z.ZodType> =
-  | { ok: true; value: z.output<S>; payload: Record<string, unknown> }
-  | { ok: false; message: string; payload: Record<string, unknown> };
+  { ok: true; value: z.output<S>; payload: Record<string, unknown> } | { ok: false; message: string; payload: Record<string, unknown> };
 
 /**
  * A form read through its schema (decision 063) as conform reads it (an emptied field is absent): the value, or the

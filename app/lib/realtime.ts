@@ -238,11 +238,7 @@ export function useRealtimeSession(userId: number, onForceLogout: () => void) {
  * answer sets the count again, even with the same figure (the hub's 1, then a press that took the callback and a
  * layout refresh that says 0 as before).
  */
-export function useCallbacksDue(
-  initial: number,
-  onDue: (callbacks: RealtimeEvents["callbacksDue"]["callbacks"]) => void,
-  loaded?: unknown,
-): number {
+export function useCallbacksDue(initial: number, onDue: (callbacks: RealtimeEvents["callbacksDue"]["callbacks"]) => void, loaded?: unknown): number {
   const [count, setCount] = useState(initial);
   const handler = useRef(onDue);
   handler.current = onDue;

@@ -85,7 +85,12 @@ export async function receiveAudio(offerSdp: string, label: string): Promise<Rel
     await pc.setRemoteDescription({ type: "offer", sdp: offerSdp });
     // The element gets its stream once the tracks exist (DESIGN §13): Chromium leaves an <audio autoplay> given an
     // empty MediaStream paused for good when tracks are added to it later, live as they are.
-    audio.srcObject = new MediaStream(pc.getReceivers().map((receiver) => receiver.track).filter((track) => track.kind === "audio"));
+    audio.srcObject = new MediaStream(
+      pc
+        .getReceivers()
+        .map((receiver) => receiver.track)
+        .filter((track) => track.kind === "audio"),
+    );
     audio.play().catch((error) => console.warn("[relay] the audio does not play", error));
     await pc.setLocalDescription(await pc.createAnswer());
     await candidatesGathered(pc, [], ICE_TIMEOUT_MS);

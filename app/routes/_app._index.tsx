@@ -76,7 +76,11 @@ function Dashboard({
     <section>
       <h1 className="page-title">Statistics for Today</h1>
       {diskWarning ? (
-        <p role="alert" className="mb-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200" data-testid="recordings-disk-warning">
+        <p
+          role="alert"
+          className="mb-4 rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-900 dark:border-amber-700 dark:bg-amber-950 dark:text-amber-200"
+          data-testid="recordings-disk-warning"
+        >
           {diskWarning}
         </p>
       ) : null}
@@ -157,7 +161,9 @@ function BreaksToday({ breaks }: { breaks: ManagerBreakDay[] }) {
                     <ManagerName {...row} />
                     {row.onBreak ? <span className="ml-2 text-xs text-amber-700 dark:text-amber-300">сейчас на перерыве</span> : null}
                   </td>
-                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Перерывов">{row.breaks}</td>
+                  <td className="py-1 pr-4 tabular-nums md:text-right" data-label="Перерывов">
+                    {row.breaks}
+                  </td>
                   <td className="py-1 tabular-nums md:text-right" data-label="Всего" data-testid="break-total">
                     {formatTalkTime(row.seconds)}
                   </td>

@@ -11,7 +11,6 @@ import { databaseSettingsSchema } from "../../common/schemas/settings";
 import { FieldError, formProps, inputProps, resultOf, textareaProps, useSchemaForm } from "../components/ui/forms";
 import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
 
-
 export const meta: MetaFunction = () => [{ title: "Настройки баз" }];
 
 const PAGE = "/basesettings";
@@ -138,68 +137,67 @@ function SettingsForm({
   const ticked = (name: "removeDuplicatesInBase" | "removeDuplicatesAcrossBases") =>
     lastResult ? fields[name].initialValue === "on" : settings[name];
   return (
-      <Form method="post" action={PAGE} preventScrollReset {...formProps(form)} className="card space-y-5">
-        <Switch name="removeDuplicatesInBase" label="Удалять дубликаты внутри базы" checked={ticked("removeDuplicatesInBase")} disabled={!editing} />
-        <Switch
-          name="removeDuplicatesAcrossBases"
-          label="Удалять дубликаты между базами"
-          checked={ticked("removeDuplicatesAcrossBases")}
-          disabled={!editing}
+    <Form method="post" action={PAGE} preventScrollReset {...formProps(form)} className="card space-y-5">
+      <Switch name="removeDuplicatesInBase" label="Удалять дубликаты внутри базы" checked={ticked("removeDuplicatesInBase")} disabled={!editing} />
+      <Switch
+        name="removeDuplicatesAcrossBases"
+        label="Удалять дубликаты между базами"
+        checked={ticked("removeDuplicatesAcrossBases")}
+        disabled={!editing}
+      />
+      <div>
+        <label className="label" htmlFor="defaultInfo">
+          Информация по умолчанию
+        </label>
+        <textarea
+          {...textareaProps(fields.defaultInfo)}
+          id="defaultInfo"
+          rows={5}
+          className={`input ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
+          readOnly={!editing}
+          // An empty box says what it is for (issue 17 walk).
+          placeholder={editing ? "Текст по умолчанию" : "Не задана. Нажмите «Изменить», чтобы добавить."}
         />
-        <div>
-          <label className="label" htmlFor="defaultInfo">
-            Информация по умолчанию
-          </label>
-          <textarea
-            {...textareaProps(fields.defaultInfo)}
-            id="defaultInfo"
-            rows={5}
-            className={`input ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
-            readOnly={!editing}
-            // An empty box says what it is for (issue 17 walk).
-            placeholder={editing ? "Текст по умолчанию" : "Не задана. Нажмите «Изменить», чтобы добавить."}
-          />
-          <FieldError field={fields.defaultInfo} />
-        </div>
-        <div>
-          <label className="label" htmlFor="callbackGraceMinutes">
-            Ожидание перезвона, минут
-          </label>
-          <input
-            {...inputProps(fields.callbackGraceMinutes, "number")}
-            id="callbackGraceMinutes"
-            min={1}
-            max={1440}
-            step={1}
-            className={`input w-32 ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
-            readOnly={!editing}
-            aria-describedby={fields.callbackGraceMinutes.errors ? `${fields.callbackGraceMinutes.errorId} callbackGraceHelp` : "callbackGraceHelp"}
-          />
-          <FieldError field={fields.callbackGraceMinutes} />
-          <p id="callbackGraceHelp" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
-            Если менеджер не работает, когда подошло время перезвона, дольше этого времени, клиент уходит любому менеджеру
-            тематики.
-          </p>
-        </div>
-        <div className="flex justify-end gap-2">
-          {editing ? (
-            <button type="submit" name="intent" value="save" className="btn-primary" disabled={busy}>
-              Сохранить
-            </button>
-          ) : (
-            <Link
-              to="?edit"
-              preventScrollReset
-              className="btn-primary"
-              onClick={(event) => {
-                event.preventDefault();
-                onEdit();
-              }}
-            >
-              Изменить
-            </Link>
-          )}
-        </div>
-      </Form>
+        <FieldError field={fields.defaultInfo} />
+      </div>
+      <div>
+        <label className="label" htmlFor="callbackGraceMinutes">
+          Ожидание перезвона, минут
+        </label>
+        <input
+          {...inputProps(fields.callbackGraceMinutes, "number")}
+          id="callbackGraceMinutes"
+          min={1}
+          max={1440}
+          step={1}
+          className={`input w-32 ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
+          readOnly={!editing}
+          aria-describedby={fields.callbackGraceMinutes.errors ? `${fields.callbackGraceMinutes.errorId} callbackGraceHelp` : "callbackGraceHelp"}
+        />
+        <FieldError field={fields.callbackGraceMinutes} />
+        <p id="callbackGraceHelp" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+          Если менеджер не работает, когда подошло время перезвона, дольше этого времени, клиент уходит любому менеджеру тематики.
+        </p>
+      </div>
+      <div className="flex justify-end gap-2">
+        {editing ? (
+          <button type="submit" name="intent" value="save" className="btn-primary" disabled={busy}>
+            Сохранить
+          </button>
+        ) : (
+          <Link
+            to="?edit"
+            preventScrollReset
+            className="btn-primary"
+            onClick={(event) => {
+              event.preventDefault();
+              onEdit();
+            }}
+          >
+            Изменить
+          </Link>
+        )}
+      </div>
+    </Form>
   );
 }

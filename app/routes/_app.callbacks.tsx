@@ -7,7 +7,17 @@ import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody } from "../forms.server";
-import { displayPhone, formatKyiv, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, ReassignFields, takeCallback, TakeFields } from "../leads.server";
+import {
+  displayPhone,
+  formatKyiv,
+  listAllCallbacks,
+  listCallbackChoices,
+  listMyCallbacks,
+  reassignCallback,
+  ReassignFields,
+  takeCallback,
+  TakeFields,
+} from "../leads.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Перезвоны" }];
@@ -125,10 +135,18 @@ export default function CallbacksPage() {
             <tbody>
               {page.callbacks.map((c) => (
                 <tr key={c.id} className="border-t border-slate-200 dark:border-slate-700" data-testid="callback-row">
-                  <td data-label="Когда (Киев)" className="p-2">{c.dueText}</td>
-                  <td data-label="Клиент" className="p-2">{c.name}</td>
-                  <td data-label="Телефон" className="p-2 whitespace-nowrap">{c.phone}</td>
-                  <td data-label="Тематика" className="p-2">{c.filter?.name ?? "—"}</td>
+                  <td data-label="Когда (Киев)" className="p-2">
+                    {c.dueText}
+                  </td>
+                  <td data-label="Клиент" className="p-2">
+                    {c.name}
+                  </td>
+                  <td data-label="Телефон" className="p-2 whitespace-nowrap">
+                    {c.phone}
+                  </td>
+                  <td data-label="Тематика" className="p-2">
+                    {c.filter?.name ?? "—"}
+                  </td>
                   <td data-label="Состояние" className="p-2">
                     {stateOf(c)}
                     {c.waitsForHours ? <span className="block text-xs text-amber-800 dark:text-amber-300">{c.waitsForHours}</span> : null}
@@ -142,7 +160,12 @@ export default function CallbacksPage() {
                         <input type="hidden" name="intent" value="reassign" />
                         <input type="hidden" name="id" value={c.id} />
                         <input type="hidden" name="back" value={back} />
-                        <select name="userId" defaultValue={c.user?.id ?? ""} className="input min-w-0 flex-1 py-1 text-sm md:w-auto md:flex-none" aria-label={`Менеджер для ${c.name || c.phone}`}>
+                        <select
+                          name="userId"
+                          defaultValue={c.user?.id ?? ""}
+                          className="input min-w-0 flex-1 py-1 text-sm md:w-auto md:flex-none"
+                          aria-label={`Менеджер для ${c.name || c.phone}`}
+                        >
                           {c.user ? null : (
                             <option value="" disabled>
                               — не назначен —

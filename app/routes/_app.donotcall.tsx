@@ -26,16 +26,7 @@ import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { formatKyiv } from "../../common/business-time";
 import { addOneSchema, pasteSchema } from "../../common/schemas/dnc";
-import {
-  FieldError,
-  formProps,
-  inputProps,
-  resultOf,
-  textareaProps,
-  unshownError,
-  useSchemaForm,
-  type AnyField,
-} from "../components/ui/forms";
+import { FieldError, formProps, inputProps, resultOf, textareaProps, unshownError, useSchemaForm, type AnyField } from "../components/ui/forms";
 
 export const meta: MetaFunction = () => [{ title: "Не звонить" }];
 
@@ -77,15 +68,23 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     switch (intent) {
       case "add":
-        return await submitForm(form, { name: "add", schema: addOneSchema, fieldOf: { phone_invalid: "phone", already_listed: "phone" } }, async (value) => {
-          const item = await addDoNotCall(db, actor, value, region);
-          return redirectWithToast(PAGE, { type: "success", message: `Номер ${item.phone} добавлен в список «Не звонить»` });
-        });
+        return await submitForm(
+          form,
+          { name: "add", schema: addOneSchema, fieldOf: { phone_invalid: "phone", already_listed: "phone" } },
+          async (value) => {
+            const item = await addDoNotCall(db, actor, value, region);
+            return redirectWithToast(PAGE, { type: "success", message: `Номер ${item.phone} добавлен в список «Не звонить»` });
+          },
+        );
       case "paste":
-        return await submitForm(form, { name: "paste", schema: pasteSchema, fieldOf: { numbers_required: "text", too_many_numbers: "text" } }, async (value) => {
-          const report = await pasteDoNotCall(db, actor, value, region);
-          return data<ActionAnswer>({ report, what: "Вставленный список" });
-        });
+        return await submitForm(
+          form,
+          { name: "paste", schema: pasteSchema, fieldOf: { numbers_required: "text", too_many_numbers: "text" } },
+          async (value) => {
+            const report = await pasteDoNotCall(db, actor, value, region);
+            return data<ActionAnswer>({ report, what: "Вставленный список" });
+          },
+        );
       case "import": {
         // The upload as readForm stored it: "uploadId:original name" (none: core says a file is needed).
         const stored = readFields(form, StoredFileField).file;
@@ -195,16 +194,33 @@ export default function DoNotCallPage() {
     <section className="max-w-5xl space-y-4">
       <h1 className="page-title">Не звонить</h1>
       <p className="text-sm text-slate-600 dark:text-slate-400">
-        Номера из этого списка никогда не выдаются менеджерам и не импортируются в новые базы. Номер узнаётся в любой
-        привычной записи.
+        Номера из этого списка никогда не выдаются менеджерам и не импортируются в новые базы. Номер узнаётся в любой привычной записи.
       </p>
       {answer && "error" in answer ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {answer && "report" in answer ? <Report report={answer.report} what={answer.what} /> : null}
       <div className="grid gap-4 md:grid-cols-3">
-        <OneFieldForm answer={answer} busy={busy} schema={addOneSchema} intent="add" field="phone" title="Добавить номер" label="Номер телефона" submit="Добавить">
+        <OneFieldForm
+          answer={answer}
+          busy={busy}
+          schema={addOneSchema}
+          intent="add"
+          field="phone"
+          title="Добавить номер"
+          label="Номер телефона"
+          submit="Добавить"
+        >
           {(field, id) => <input {...inputProps(field, "tel")} id={id} className="input w-full" placeholder="050 123 45 67" />}
         </OneFieldForm>
-        <OneFieldForm answer={answer} busy={busy} schema={pasteSchema} intent="paste" field="text" title="Вставить список" label="Номера, по одному в строке" submit="Добавить все">
+        <OneFieldForm
+          answer={answer}
+          busy={busy}
+          schema={pasteSchema}
+          intent="paste"
+          field="text"
+          title="Вставить список"
+          label="Номера, по одному в строке"
+          submit="Добавить все"
+        >
           {(field, id) => <textarea {...textareaProps(field)} id={id} rows={4} className="input w-full" />}
         </OneFieldForm>
         <Form method="post" encType="multipart/form-data" className="card space-y-2" preventScrollReset>
@@ -266,10 +282,18 @@ export default function DoNotCallPage() {
             <tbody>
               {list.items.map((item) => (
                 <tr key={item.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="dnc-row">
-                  <td data-label="Номер" className="px-3 py-2">{item.phone}</td>
-                  <td data-label="Нормализованный" className="px-3 py-2 font-mono">+{item.phoneKey}</td>
-                  <td data-label="Кто добавил" className="px-3 py-2">{item.addedBy || "—"}</td>
-                  <td data-label="Когда" className="px-3 py-2">{formatKyiv(item.addedAt)}</td>
+                  <td data-label="Номер" className="px-3 py-2">
+                    {item.phone}
+                  </td>
+                  <td data-label="Нормализованный" className="px-3 py-2 font-mono">
+                    +{item.phoneKey}
+                  </td>
+                  <td data-label="Кто добавил" className="px-3 py-2">
+                    {item.addedBy || "—"}
+                  </td>
+                  <td data-label="Когда" className="px-3 py-2">
+                    {formatKyiv(item.addedAt)}
+                  </td>
                   <td className="px-3 py-2 text-right" data-label="">
                     <Link
                       to={`${back}${back.includes("?") ? "&" : "?"}delete=${item.id}`}

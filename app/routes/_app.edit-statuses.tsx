@@ -94,9 +94,7 @@ export default function EditStatusesPage() {
   // Issue 31: the status just added comes first, under the button that made it, its name field focused; once
   // saved it takes its place in the list.
   const isNew = searchParams.has("new");
-  const visible = statuses
-    .filter((status) => !status.isHidden)
-    .sort((a, b) => Number(isNew && b.id === editId) - Number(isNew && a.id === editId));
+  const visible = statuses.filter((status) => !status.isHidden).sort((a, b) => Number(isNew && b.id === editId) - Number(isNew && a.id === editId));
   const hidden = statuses.filter((status) => status.isHidden);
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
 
@@ -110,9 +108,7 @@ export default function EditStatusesPage() {
           </button>
         </Form>
       </div>
-      {actionData && "error" in actionData ? (
-        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-      ) : null}
+      {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
       <ul className="space-y-2" data-testid="visible-statuses">
         {visible.map((status) => (
           <StatusRow

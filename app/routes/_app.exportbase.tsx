@@ -14,13 +14,7 @@ import {
   restartExport,
   statusColumns,
 } from "../bases.server";
-import {
-  CreateExportForm,
-  exportState,
-  isUnfinished,
-  LastExportSummary,
-  ProgressCell,
-} from "../components/bases/ExportParts";
+import { CreateExportForm, exportState, isUnfinished, LastExportSummary, ProgressCell } from "../components/bases/ExportParts";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { useBackgroundRefresh } from "../lib/background-refresh";
@@ -141,9 +135,7 @@ export default function ExportBasePage() {
         </noscript>
       ) : null}
       <h1 className="page-title">Экспорт баз</h1>
-      {actionData && "error" in actionData ? (
-        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-      ) : null}
+      {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
 
       <LastExportSummary last={exports[0] ?? null} />
 
@@ -163,83 +155,83 @@ export default function ExportBasePage() {
 
       <Form method="get" id="export-selection" className="card p-0" preventScrollReset>
         <TableFrame>
-        {/* On a phone one card per export, each value labelled (.stack-table). */}
-        <table className="stack-table min-w-full text-sm" data-testid="exports-table">
-          <thead className="bg-slate-50 text-left dark:bg-slate-900">
-            <tr>
-              <th className="p-2">
-                <span className="sr-only">Выбрать</span>
-              </th>
-              <th className="p-2">Название</th>
-              <th className="p-2">Создан</th>
-              <th className="p-2">Прогресс</th>
-              <th className="p-2">Начало</th>
-              <th className="p-2">Окончание</th>
-              <th className="p-2">Состояние</th>
-              <th className="p-2">
-                <span className="sr-only">Действия</span>
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {exports.length === 0 ? (
+          {/* On a phone one card per export, each value labelled (.stack-table). */}
+          <table className="stack-table min-w-full text-sm" data-testid="exports-table">
+            <thead className="bg-slate-50 text-left dark:bg-slate-900">
               <tr>
-                <td colSpan={8} className="p-4 text-center text-slate-600 dark:text-slate-400">
-                  Экспортов пока нет
-                </td>
+                <th className="p-2">
+                  <span className="sr-only">Выбрать</span>
+                </th>
+                <th className="p-2">Название</th>
+                <th className="p-2">Создан</th>
+                <th className="p-2">Прогресс</th>
+                <th className="p-2">Начало</th>
+                <th className="p-2">Окончание</th>
+                <th className="p-2">Состояние</th>
+                <th className="p-2">
+                  <span className="sr-only">Действия</span>
+                </th>
               </tr>
-            ) : (
-              exports.map((row) => (
-                <tr key={row.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="export-row">
-                  <td className="p-2" data-label="Выбрать">
-                    <input type="checkbox" name="ids" value={row.id} aria-label={`Выбрать ${row.name}`} />
-                  </td>
-                  <td className="p-2 font-medium" data-label="Название">
-                    <div>
-                      <OneLine text={row.name} className="max-w-[12rem]" />{" "}
-                      <span className="text-xs font-normal text-slate-500 dark:text-slate-400" data-testid="export-format">
-                        .{row.format}
-                      </span>
-                    </div>
-                  </td>
-                  <td className="p-2" data-label="Создан">
-                    <div>
-                      <DateTime at={row.createdAt} />
-                    </div>
-                  </td>
-                  <td className="p-2" data-label="Прогресс">
-                    <ProgressCell row={row} />
-                  </td>
-                  <td className="p-2" data-label="Начало">
-                    <div>{row.startTime ? <DateTime at={row.startTime} /> : "—"}</div>
-                  </td>
-                  <td className="p-2" data-label="Окончание">
-                    <div>{row.endTime ? <DateTime at={row.endTime} /> : "—"}</div>
-                  </td>
-                  <td className="p-2" title={row.error ?? undefined} data-testid="export-state" data-label="Состояние">
-                    {exportState(row)}
-                  </td>
-                  <td className="p-2 md:text-right" data-label="">
-                    {/* The actions wrap under each other when the row is narrow (no sideways scroll at 1280 px). */}
-                    <div className="flex flex-wrap gap-x-3 gap-y-1 md:justify-end">
-                      {row.isExported ? (
-                        <a href={`/exportbase/${row.id}/download`} className="text-blue-600 dark:text-blue-400 hover:underline" download>
-                          Скачать
-                        </a>
-                      ) : null}
-                      <button type="submit" form={`restart-${row.id}`} className="text-slate-700 hover:underline dark:text-slate-300">
-                        Перезапустить
-                      </button>
-                      <Link to={`/exportbase?confirm=${row.id}`} className="text-red-600 dark:text-red-400 hover:underline" preventScrollReset>
-                        Удалить
-                      </Link>
-                    </div>
+            </thead>
+            <tbody>
+              {exports.length === 0 ? (
+                <tr>
+                  <td colSpan={8} className="p-4 text-center text-slate-600 dark:text-slate-400">
+                    Экспортов пока нет
                   </td>
                 </tr>
-              ))
-            )}
-          </tbody>
-        </table>
+              ) : (
+                exports.map((row) => (
+                  <tr key={row.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="export-row">
+                    <td className="p-2" data-label="Выбрать">
+                      <input type="checkbox" name="ids" value={row.id} aria-label={`Выбрать ${row.name}`} />
+                    </td>
+                    <td className="p-2 font-medium" data-label="Название">
+                      <div>
+                        <OneLine text={row.name} className="max-w-[12rem]" />{" "}
+                        <span className="text-xs font-normal text-slate-500 dark:text-slate-400" data-testid="export-format">
+                          .{row.format}
+                        </span>
+                      </div>
+                    </td>
+                    <td className="p-2" data-label="Создан">
+                      <div>
+                        <DateTime at={row.createdAt} />
+                      </div>
+                    </td>
+                    <td className="p-2" data-label="Прогресс">
+                      <ProgressCell row={row} />
+                    </td>
+                    <td className="p-2" data-label="Начало">
+                      <div>{row.startTime ? <DateTime at={row.startTime} /> : "—"}</div>
+                    </td>
+                    <td className="p-2" data-label="Окончание">
+                      <div>{row.endTime ? <DateTime at={row.endTime} /> : "—"}</div>
+                    </td>
+                    <td className="p-2" title={row.error ?? undefined} data-testid="export-state" data-label="Состояние">
+                      {exportState(row)}
+                    </td>
+                    <td className="p-2 md:text-right" data-label="">
+                      {/* The actions wrap under each other when the row is narrow (no sideways scroll at 1280 px). */}
+                      <div className="flex flex-wrap gap-x-3 gap-y-1 md:justify-end">
+                        {row.isExported ? (
+                          <a href={`/exportbase/${row.id}/download`} className="text-blue-600 dark:text-blue-400 hover:underline" download>
+                            Скачать
+                          </a>
+                        ) : null}
+                        <button type="submit" form={`restart-${row.id}`} className="text-slate-700 hover:underline dark:text-slate-300">
+                          Перезапустить
+                        </button>
+                        <Link to={`/exportbase?confirm=${row.id}`} className="text-red-600 dark:text-red-400 hover:underline" preventScrollReset>
+                          Удалить
+                        </Link>
+                      </div>
+                    </td>
+                  </tr>
+                ))
+              )}
+            </tbody>
+          </table>
         </TableFrame>
       </Form>
       {exports.map((row) => (

@@ -41,9 +41,7 @@ export default function GetFiltersPage() {
       <h1 className="page-title">Выберите тематику:</h1>
       {answer?.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {filters.length === 0 ? (
-        <p className="card text-sm text-slate-600 dark:text-slate-400">
-          Для вас пока нет тематик. Обратитесь к администратору.
-        </p>
+        <p className="card text-sm text-slate-600 dark:text-slate-400">Для вас пока нет тематик. Обратитесь к администратору.</p>
       ) : (
         <Form method="post">
           <ul className="space-y-2" data-testid="topic-list">

@@ -132,25 +132,23 @@ export default function ImportBasePage() {
       <h1 className="page-title">Импорт базы</h1>
 
       {/* First under the title: without JavaScript the result is a section of the page, seen without scrolling on a phone. */}
-      {state?.step === "done" && showResult ? (
-        <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} />
-      ) : null}
+      {state?.step === "done" && showResult ? <ImportResultDialog result={state.result} onClose={() => setShowResult(false)} /> : null}
 
-      {state?.step === "error" ? (
-        <Banner kind={state.warning ? "warning" : "error"} title={state.message} detail={state.detail} />
-      ) : null}
+      {state?.step === "error" ? <Banner kind={state.warning ? "warning" : "error"} title={state.message} detail={state.detail} /> : null}
 
       <div className="card space-y-2 text-sm">
         <h2 className="text-base font-semibold">Как импортировать базу</h2>
         <ol className="list-decimal space-y-1 pl-5">
           <li>Введите название базы и выберите файл Excel (.xlsx или .xls), LibreOffice (.ods) или CSV (.csv, в UTF-8 или Windows-1251).</li>
           <li>Нажмите «Загрузить»: появится предпросмотр первых строк файла.</li>
-          <li>Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст, доп. поле 1–4 или часовой пояс. Столбец «Номер» нужен обязательно.</li>
+          <li>
+            Для каждого нужного столбца выберите тип: ФИО, номер, город, адрес, возраст, доп. поле 1–4 или часовой пояс. Столбец «Номер» нужен
+            обязательно.
+          </li>
           <li>Нажмите «Сохранить». Дубли удаляются по настройкам баз.</li>
         </ol>
         <p className="banner-warning" data-testid="import-warning">
-          Внимание: контакты, у которых нет ни телефона, ни ФИО, не импортируются. Столбцы, для которых не выбран тип,
-          не сохраняются.
+          Внимание: контакты, у которых нет ни телефона, ни ФИО, не импортируются. Столбцы, для которых не выбран тип, не сохраняются.
         </p>
       </div>
 
@@ -258,7 +256,6 @@ export default function ImportBasePage() {
           </button>
         </Form>
       ) : null}
-
     </section>
   );
 }

@@ -128,16 +128,28 @@ export default function LeadTemplatePage() {
               <li key={template.id} className="card space-y-3" data-testid="template-card">
                 <div className="flex items-start justify-between gap-2">
                   <h2 className="font-semibold">{template.name}</h2>
-                  <ActiveSwitch id={template.id} intent="template-activate" isActive={template.isActive} label={`Активность шаблона ${template.name}`} />
+                  <ActiveSwitch
+                    id={template.id}
+                    intent="template-activate"
+                    isActive={template.isActive}
+                    label={`Активность шаблона ${template.name}`}
+                  />
                 </div>
                 <p className="text-sm text-slate-600 dark:text-slate-400">
-                  {template.fields.length ? template.fields.map((field) => `${field.label} (${field.type === "textarea" ? "TextArea" : "Text"})`).join(", ") : "Без полей"}
+                  {template.fields.length
+                    ? template.fields.map((field) => `${field.label} (${field.type === "textarea" ? "TextArea" : "Text"})`).join(", ")
+                    : "Без полей"}
                 </p>
                 <div className="flex gap-2">
                   <Link to={`?template=${template.id}`} preventScrollReset className={cardButton} aria-label={`Изменить шаблон ${template.name}`}>
                     Изменить
                   </Link>
-                  <Link to={`?deleteTemplate=${template.id}`} preventScrollReset className="btn-danger px-2 py-1" aria-label={`Удалить шаблон ${template.name}`}>
+                  <Link
+                    to={`?deleteTemplate=${template.id}`}
+                    preventScrollReset
+                    className="btn-danger px-2 py-1"
+                    aria-label={`Удалить шаблон ${template.name}`}
+                  >
                     Удалить
                   </Link>
                 </div>
@@ -186,7 +198,12 @@ export default function LeadTemplatePage() {
                     {/* At least 16rem for the name and address: on a phone the switch and buttons go under them. */}
                     <div className="min-w-0 flex-[1_1_16rem]">
                       <p className="font-medium">{link.name}</p>
-                      <a href={link.link} target="_blank" rel="noopener noreferrer" className="break-all text-sm text-blue-600 hover:underline dark:text-blue-400">
+                      <a
+                        href={link.link}
+                        target="_blank"
+                        rel="noopener noreferrer"
+                        className="break-all text-sm text-blue-600 hover:underline dark:text-blue-400"
+                      >
                         {link.link}
                       </a>
                     </div>
@@ -194,7 +211,12 @@ export default function LeadTemplatePage() {
                     <Link to={`?link=${link.id}`} preventScrollReset className={cardButton} aria-label={`Изменить ссылку ${link.name}`}>
                       Изменить
                     </Link>
-                    <Link to={`?deleteLink=${link.id}`} preventScrollReset className="btn-danger px-2 py-1" aria-label={`Удалить ссылку ${link.name}`}>
+                    <Link
+                      to={`?deleteLink=${link.id}`}
+                      preventScrollReset
+                      className="btn-danger px-2 py-1"
+                      aria-label={`Удалить ссылку ${link.name}`}
+                    >
                       Удалить
                     </Link>
                   </div>

@@ -1,29 +1,13 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
-import {
-  Form,
-  Link,
-  useActionData,
-  useFetcher,
-  useLoaderData,
-  useNavigation,
-  useRevalidator,
-  type ShouldRevalidateFunction,
-} from "@remix-run/react";
+import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation, useRevalidator, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
 import { actorOf, loginAgain, readSessionToken, requireUser } from "../auth.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
 import { KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
-import {
-  announce,
-  NO_LEADS,
-  type CallbackTimes,
-  type ConfirmState,
-  type PressAnswer,
-  type TurnView,
-} from "../components/leadpanel/answer";
+import { announce, NO_LEADS, type CallbackTimes, type ConfirmState, type PressAnswer, type TurnView } from "../components/leadpanel/answer";
 import { LeadBody } from "../components/leadpanel/LeadBody";
 import { NoScriptQuestion } from "../components/leadpanel/NoScriptQuestion";
 import { PanelHeader } from "../components/leadpanel/PanelHeader";
@@ -105,7 +89,10 @@ function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
 
 /** A press refused (core's AppError or the page's own check) as the press's answer. */
 function refused(error: { code: string; message: string }, httpStatus: number, rest: Partial<PressAnswer> = {}) {
-  return data<PressAnswer>({ error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest }, { status: httpStatus });
+  return data<PressAnswer>(
+    { error, confirm: null, callback: null, next: null, message: null, refreshLayout: false, ...rest },
+    { status: httpStatus },
+  );
 }
 
 /** Core's refusal (an AppError; anything else is thrown on by actionError) as the press's answer. */
@@ -158,13 +145,19 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     // The turn checks the status itself (issue 31: no query before it): a report's card and confirmation, a
     // callback's time. What it refuses for want of them is asked below.
-    const turn = await pressStatus(db, token, config.holdMinutes, {
-      statusId,
-      contactId,
-      passport,
-      clientInfo: clientCardText(card),
-      callbackAt: callbackAt?.toISOString() ?? null,
-    }, { phoneRegion: config.phoneRegion, panelView: answerPanel, reportConfirmed: confirmed });
+    const turn = await pressStatus(
+      db,
+      token,
+      config.holdMinutes,
+      {
+        statusId,
+        contactId,
+        passport,
+        clientInfo: clientCardText(card),
+        callbackAt: callbackAt?.toISOString() ?? null,
+      },
+      { phoneRegion: config.phoneRegion, panelView: answerPanel, reportConfirmed: confirmed },
+    );
     // Not a live session (logged out, ended by an admin, expired): nothing was recorded.
     if (!turn) throw await loginAgain(context);
     const { result, actor } = turn;
@@ -262,7 +255,9 @@ export default function LeadPanelPage() {
   // Issue 29: autodial (decision 058). The lead counts down and is dialled as Позвонить would, unless the rule says not now.
   const softphone = useSoftphone();
   const breakPost = useFetcher({ key: BREAK_FETCHER });
-  const client = panel.lead ? [panel.lead.name, panel.card.find((row) => row.key === "phone")?.value || panel.lead.phone].filter(Boolean).join(", ") : "";
+  const client = panel.lead
+    ? [panel.lead.name, panel.card.find((row) => row.key === "phone")?.value || panel.lead.phone].filter(Boolean).join(", ")
+    : "";
   const autodial = useAutodial({
     // Without a softphone (no SIP login, JavaScript off) there is nothing to dial with: no autodial.
     seconds: softphone.configured ? (panel.autodial?.seconds ?? null) : null,

@@ -43,16 +43,9 @@ export default function EditFilterRoute() {
   const deleteError = actionMessage(answer);
   return (
     <div className="space-y-6">
-      <ConfirmAction
-        open={deleting}
-        title="Удалить тематику?"
-        closeHref={page}
-        intent="delete"
-        confirmLabel="Удалить"
-        testId="delete-topic"
-      >
-        Тематика «{filter.name}» будет удалена: её менеджеры вернутся к выбору тематики. Базы, клиенты и история звонков
-        сохранятся. Отменить это нельзя.
+      <ConfirmAction open={deleting} title="Удалить тематику?" closeHref={page} intent="delete" confirmLabel="Удалить" testId="delete-topic">
+        Тематика «{filter.name}» будет удалена: её менеджеры вернутся к выбору тематики. Базы, клиенты и история звонков сохранятся. Отменить это
+        нельзя.
       </ConfirmAction>
       {deleting ? null : (
         <FilterModal title={`Тематика «${filter.name}»`}>

@@ -12,10 +12,7 @@ export const meta: MetaFunction = () => [{ title: "Новая тематика" 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
-  const [filters, options] = await Promise.all([
-    listFilters(context.deps.db, actor),
-    filterFormOptions(context.deps.db, actor),
-  ]);
+  const [filters, options] = await Promise.all([listFilters(context.deps.db, actor), filterFormOptions(context.deps.db, actor)]);
   return { filters, options };
 }
 

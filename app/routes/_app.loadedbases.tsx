@@ -74,9 +74,7 @@ export default function LoadedBasesPage() {
       {/* The menu's and SPEC's name for this page; the topics (тематики, GLOSSARY) are its first section. */}
       <h1 className="page-title">Мои базы</h1>
       <Outlet />
-      {actionData && "error" in actionData ? (
-        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-      ) : null}
+      {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
       <BaseTable {...bases} />
     </div>
   );

@@ -46,8 +46,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const editId = Number(url.searchParams.get("edit")) || null;
   const confirmMatch = /^(admin|delete)-(\d+)$/.exec(url.searchParams.get("confirm") ?? "");
   const confirmUser = confirmMatch ? all.find((u) => u.id === Number(confirmMatch[2])) : undefined;
-  const confirm: Confirm | null =
-    confirmMatch && confirmUser ? { kind: confirmMatch[1] as Confirm["kind"], user: confirmUser } : null;
+  const confirm: Confirm | null = confirmMatch && confirmUser ? { kind: confirmMatch[1] as Confirm["kind"], user: confirmUser } : null;
   return { users, total: all.length, page, pages, size, meId: me.id, editId, confirm };
 }
 
@@ -64,7 +63,14 @@ const rowForm = z.object({
   id: idSchema,
   ...(Object.fromEntries(EDITABLE_FIELDS.map((field) => [field, sentText])) as Record<EditableField, typeof sentText>),
 });
-const adminForm = z.object({ id: idSchema, isAdmin: z.string().optional().catch("").transform((v) => v === "true") });
+const adminForm = z.object({
+  id: idSchema,
+  isAdmin: z
+    .string()
+    .optional()
+    .catch("")
+    .transform((v) => v === "true"),
+});
 
 /**
  * The add form again after a generator's button without JavaScript: what was typed, with what was generated in
@@ -106,10 +112,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     switch (intent) {
       case "create":
-        return await submitForm(form, { name: ADD_FORM, schema: AddManagerSchema, fieldOf: { login_taken: "login", sip_taken: "sipLogin" } }, async (value) => {
-          const created = await registerManager(db, passwords, actor, value);
-          return done(`Менеджер ${created.login} создан`);
-        });
+        return await submitForm(
+          form,
+          { name: ADD_FORM, schema: AddManagerSchema, fieldOf: { login_taken: "login", sip_taken: "sipLogin" } },
+          async (value) => {
+            const created = await registerManager(db, passwords, actor, value);
+            return done(`Менеджер ${created.login} создан`);
+          },
+        );
       // Without JavaScript the server generates (with it, the browser does, but for SIP).
       case "generatePassword":
         return addFormAgain(form, { password: generatePassword() });
@@ -135,9 +145,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       case "setAdmin": {
         const { id, isAdmin } = readFields(form, adminForm);
         const updated = await updateUser(db, sessions, passwords, hub, actor, id, { isAdmin });
-        const message = isAdmin
-          ? `${updated.login} теперь администратор`
-          : `${updated.login} больше не администратор`;
+        const message = isAdmin ? `${updated.login} теперь администратор` : `${updated.login} больше не администратор`;
         // Changing yourself: your session user changes at once; without the flag this page is closed to you.
         if (id === me.id && !isAdmin) return redirectWithToast("/leadpanel", { type: "success", message });
         return await done(message);
@@ -187,13 +195,7 @@ export default function ManagersPage() {
       <h1 className="page-title">Менеджеры</h1>
       <AddManagerForm actionData={addAnswer} />
       {tableError ? <ServerMessage key={tableError.message} kind="error" message={tableError.message} /> : null}
-      <ManagersTable
-        users={users}
-        meId={meId}
-        editId={editId}
-        returnTo={returnTo}
-        hrefWith={(name, value) => query({ [name]: value })}
-      />
+      <ManagersTable users={users} meId={meId} editId={editId} returnTo={returnTo} hrefWith={(name, value) => query({ [name]: value })} />
       <Pager
         page={page}
         pages={pages}

@@ -47,9 +47,7 @@ export default function BalanceDialog() {
         confirmLabel="Обнулить"
         testId="balance-dialog"
       >
-        {actionData && "error" in actionData ? (
-          <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-        ) : null}
+        {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
         {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
         Баланс {worker.login} ({formatUsd(worker.totalEarned)}) станет 0,00 $. Отменить это нельзя.
       </ConfirmAction>
@@ -59,16 +57,21 @@ export default function BalanceDialog() {
   const title = op === "add" ? `Добавить к балансу: ${worker.login}` : `Снять с баланса: ${worker.login}`;
   return (
     <DialogOrSection open title={title} closeHref={`/payments${query}`} width="medium" testId="balance-dialog">
-      {actionData && "error" in actionData ? (
-        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-      ) : null}
+      {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
       <p className="mb-3 text-sm">
         Сейчас на балансе: <span className="font-semibold">{formatUsd(worker.totalEarned)}</span>
       </p>
       {/* SPEC §5: add and subtract need a non-empty, non-zero number, checked before anything is sent (core's schema).
           The kind is there for that check; the action takes it from the intent. */}
-      <AmountForm schema={adjustSchema} name="balance" id={`balance-${worker.id}-${op}`} actionData={actionData} label="Сумма, $"
-        hidden={{ intent: op, kind: op, userId: worker.id, back: query.slice(1) }} submit={op === "add" ? "Добавить" : "Снять"} />
+      <AmountForm
+        schema={adjustSchema}
+        name="balance"
+        id={`balance-${worker.id}-${op}`}
+        actionData={actionData}
+        label="Сумма, $"
+        hidden={{ intent: op, kind: op, userId: worker.id, back: query.slice(1) }}
+        submit={op === "add" ? "Добавить" : "Снять"}
+      />
     </DialogOrSection>
   );
 }

@@ -94,8 +94,7 @@ export default function HistoryDialog() {
                   {confirmCancel ? (
                     <Form method="post" className="mt-3 rounded-md border border-red-300 bg-red-50 p-3 text-sm dark:bg-red-950" preventScrollReset>
                       <p className="mb-2">
-                        Отменить выплату {formatUsd(p.amount)}? Сумма вернётся на баланс сотрудника, а её заявки перейдут в
-                        следующую выплату.
+                        Отменить выплату {formatUsd(p.amount)}? Сумма вернётся на баланс сотрудника, а её заявки перейдут в следующую выплату.
                       </p>
                       <input type="hidden" name="intent" value="cancel" />
                       <input type="hidden" name="paymentId" value={p.id} />

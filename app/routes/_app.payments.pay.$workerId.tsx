@@ -30,15 +30,21 @@ export default function PayDialog() {
 
   return (
     <DialogOrSection open title={`Выплата: ${worker.login}`} closeHref={`/payments${query}`} width="medium" testId="pay-dialog">
-      {actionData && "error" in actionData ? (
-        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-      ) : null}
+      {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
       <p className="mb-3 text-sm">
         Заработано: <span className="font-semibold">{formatUsd(worker.totalEarned)}</span>
       </p>
       {/* SPEC §5: a payout of 0 is refused in the browser before anything is sent (core's schema; the server refuses too). */}
-      <AmountForm schema={payoutSchema} name="payout" id={`pay-${worker.id}`} actionData={actionData} amount={worker.totalEarned} label="Сумма выплаты, $"
-        hidden={{ intent: "payout", userId: worker.id, back: query.slice(1) }} submit="Выплатить" />
+      <AmountForm
+        schema={payoutSchema}
+        name="payout"
+        id={`pay-${worker.id}`}
+        actionData={actionData}
+        amount={worker.totalEarned}
+        label="Сумма выплаты, $"
+        hidden={{ intent: "payout", userId: worker.id, back: query.slice(1) }}
+        submit="Выплатить"
+      />
     </DialogOrSection>
   );
 }

@@ -5,15 +5,7 @@ import type { SubmissionResult } from "@conform-to/react";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
 import { ratesSchema } from "../../common/schemas/money";
-import {
-  PAGE_SIZES,
-  readTableParams,
-  sortChange,
-  tablePage,
-  tableQuery,
-  type SortKey,
-  type TableParams,
-} from "../components/money/workerTable";
+import { PAGE_SIZES, readTableParams, sortChange, tablePage, tableQuery, type SortKey, type TableParams } from "../components/money/workerTable";
 import { formatUsd } from "../lib/format";
 import { getRates, paymentsAction, paymentStats } from "../money.server";
 import { SortIcon } from "../components/ui/Icons";
@@ -53,9 +45,7 @@ export default function PaymentsPage() {
   return (
     <section>
       <h1 className="page-title">Выплаты</h1>
-      {actionData && "error" in actionData ? (
-        <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-      ) : null}
+      {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
 
       <div className="mb-6 grid gap-4 md:grid-cols-[1fr_1fr_2fr]">
         <div className="card" data-testid="count-with-passport">
@@ -85,7 +75,11 @@ export default function PaymentsPage() {
             <thead>
               <tr className="border-b border-slate-200 dark:border-slate-700">
                 {COLUMNS.map(([key, label]) => (
-                  <th key={key} className={`px-2 py-2 ${key === "login" ? stickyStart : ""}`} aria-sort={params.sort === key ? (params.dir === "asc" ? "ascending" : "descending") : undefined}>
+                  <th
+                    key={key}
+                    className={`px-2 py-2 ${key === "login" ? stickyStart : ""}`}
+                    aria-sort={params.sort === key ? (params.dir === "asc" ? "ascending" : "descending") : undefined}
+                  >
                     <SortLink params={params} column={key} label={label} />
                   </th>
                 ))}
@@ -108,20 +102,38 @@ export default function PaymentsPage() {
                       <td className={`px-2 py-2 font-medium ${stickyStart}`} data-label="Логин">
                         <OneLine text={w.login} className="max-w-[13rem] md:max-w-[8rem] desk:max-w-[16rem]" />
                       </td>
-                      <td className="px-2 py-2 tabular-nums" data-label="С паспортом">{w.withPassport}</td>
-                      <td className="px-2 py-2 tabular-nums" data-label="Без паспорта">{w.withoutPassport}</td>
-                      <td className="px-2 py-2 tabular-nums" data-label="Заработано">{formatUsd(w.totalEarned)}</td>
+                      <td className="px-2 py-2 tabular-nums" data-label="С паспортом">
+                        {w.withPassport}
+                      </td>
+                      <td className="px-2 py-2 tabular-nums" data-label="Без паспорта">
+                        {w.withoutPassport}
+                      </td>
+                      <td className="px-2 py-2 tabular-nums" data-label="Заработано">
+                        {formatUsd(w.totalEarned)}
+                      </td>
                       <td className="px-2 py-2" data-label="Действия">
                         <div className="flex flex-wrap gap-1 whitespace-nowrap md:flex-nowrap">
                           <RowLink paid={paid} to={`/payments/pay/${w.id}${query}`} label="Выплата" />
                           <RowLink paid={paid} to={`/payments/history/${w.id}${query}`} label="История" />
-                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=add`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
+                          <Link
+                            to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=add`}
+                            className="btn-secondary px-2 py-1 text-xs"
+                            preventScrollReset
+                          >
                             Добавить
                           </Link>
-                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
+                          <Link
+                            to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=rem`}
+                            className="btn-secondary px-2 py-1 text-xs"
+                            preventScrollReset
+                          >
                             Снять
                           </Link>
-                          <Link to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=def`} className="btn-secondary px-2 py-1 text-xs" preventScrollReset>
+                          <Link
+                            to={`/payments/balance/${w.id}${query}${query ? "&" : "?"}op=def`}
+                            className="btn-secondary px-2 py-1 text-xs"
+                            preventScrollReset
+                          >
                             Обнулить
                           </Link>
                         </div>

@@ -50,7 +50,11 @@ export default function ProfilePage() {
         {personal.length === 0 ? (
           <p className="text-sm text-slate-600 dark:text-slate-400">Не хватает информации для сбора статистики</p>
         ) : (
-          <PieChart entries={personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))} title="Моя статистика" testId="personal-pie" />
+          <PieChart
+            entries={personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))}
+            title="Моя статистика"
+            testId="personal-pie"
+          />
         )}
         {/* The realtime socket stops first: a connect due in that moment would meet no session (a 401 the browser logs). */}
         <Form method="post" action="/logout" onSubmit={() => getRealtimeClient().stop()}>

@@ -44,7 +44,10 @@ export default function QualityPage() {
         ) : (
           <ul className="space-y-2 text-sm" data-testid="open-disputes">
             {disputes.map((s) => (
-              <li key={s.id} className="flex flex-wrap items-center gap-2 border-t border-slate-200 pt-2 first:border-t-0 first:pt-0 dark:border-slate-700">
+              <li
+                key={s.id}
+                className="flex flex-wrap items-center gap-2 border-t border-slate-200 pt-2 first:border-t-0 first:pt-0 dark:border-slate-700"
+              >
                 <ScoreBadge score={s.score} />
                 <span>
                   {s.manager ?? "—"} · {s.topic ?? "—"} · <time dateTime={s.call.startedAt}>{formatDateTime(s.call.startedAt)}</time>
@@ -92,7 +95,11 @@ export default function QualityPage() {
                       {c.criteria === 0 ? <span className={muted}>нет листа</span> : c.criteria}
                     </td>
                     <td className="py-1 md:text-right">
-                      <Link to={`/quality/scorecard/${c.filterId}`} className={link} aria-label={`${c.criteria === 0 ? "Заполнить" : "Изменить"} оценочный лист тематики ${c.filterName}`}>
+                      <Link
+                        to={`/quality/scorecard/${c.filterId}`}
+                        className={link}
+                        aria-label={`${c.criteria === 0 ? "Заполнить" : "Изменить"} оценочный лист тематики ${c.filterName}`}
+                      >
                         {c.criteria === 0 ? "Заполнить" : "Изменить"}
                       </Link>
                     </td>

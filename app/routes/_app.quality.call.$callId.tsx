@@ -69,10 +69,14 @@ export async function action({ request, params, context }: ActionFunctionArgs) {
       }
       case "dispute-accept": {
         const score = (await callSheet(db, actor, params.callId)).score;
-        return submitForm(form, { name: RESCORE_FORM, schema: rescoreFormSchema((score?.answers ?? []).map((a) => a.id)) }, async ({ answers, reason }) => {
-          await decideDispute(db, actor, score?.id, { decision: "accept", reason, answers });
-          return redirectWithToast(page, { type: "success", message: "Оценка пересмотрена" });
-        });
+        return submitForm(
+          form,
+          { name: RESCORE_FORM, schema: rescoreFormSchema((score?.answers ?? []).map((a) => a.id)) },
+          async ({ answers, reason }) => {
+            await decideDispute(db, actor, score?.id, { decision: "accept", reason, answers });
+            return redirectWithToast(page, { type: "success", message: "Оценка пересмотрена" });
+          },
+        );
       }
       default:
         return actionError(unknownIntent());
@@ -92,7 +96,13 @@ export default function ScoreCallPage() {
   const deleting = sheet.comments.find((c) => String(c.id) === search.get("deleteComment"));
   return (
     <section className="max-w-3xl space-y-4">
-      <ConfirmDelete row={deleting} title="Удалить комментарий?" closeHref={`/quality/call/${call.id}`} intent="comment-delete" testId="delete-comment">
+      <ConfirmDelete
+        row={deleting}
+        title="Удалить комментарий?"
+        closeHref={`/quality/call/${call.id}`}
+        intent="comment-delete"
+        testId="delete-comment"
+      >
         Комментарий на {deleting?.at} «{deleting?.text}» будет удалён.
       </ConfirmDelete>
       <p className="text-sm">
@@ -113,7 +123,9 @@ export default function ScoreCallPage() {
         {call.playable ? (
           <ScorePlayer callId={call.id} />
         ) : (
-          <p className="text-sm text-slate-600 dark:text-slate-400">{call.recordingNote ? `Запись: ${call.recordingNote}.` : "Этот звонок не записывался."}</p>
+          <p className="text-sm text-slate-600 dark:text-slate-400">
+            {call.recordingNote ? `Запись: ${call.recordingNote}.` : "Этот звонок не записывался."}
+          </p>
         )}
       </div>
       <div className="card space-y-3">
@@ -128,7 +140,11 @@ export default function ScoreCallPage() {
 
 function ScoreForm({ sheet, lastResult }: { sheet: CallSheet; lastResult: SubmissionResult<string[]> | null }) {
   const ids = sheet.criteria.map((c) => c.id);
-  const [form, fields] = useSchemaForm(scoreFormSchema(ids), { id: `score-${sheet.call.id}`, lastResult, defaultValue: { answers: {}, comment: "" } });
+  const [form, fields] = useSchemaForm(scoreFormSchema(ids), {
+    id: `score-${sheet.call.id}`,
+    lastResult,
+    defaultValue: { answers: {}, comment: "" },
+  });
   const answers = fields.answers.getFieldset();
   const answerKey = useAnswerKey(lastResult);
   const unshown = unshownError(lastResult, [...ids.map((id) => `answers.${id}`), "comment"]);
@@ -193,11 +209,7 @@ function ScoreDone({ sheet, answer }: { sheet: CallSheet; answer: unknown }) {
             Менеджер оспорил оценку <time dateTime={score.dispute.at}>{formatDateTime(score.dispute.at)}</time>
           </p>
           <p className="whitespace-pre-wrap text-sm">{score.dispute.comment}</p>
-          {score.decision ? (
-            <Decision decision={score.decision} />
-          ) : (
-            <DecideForms answers={score.answers} answer={answer} scoreId={score.id} />
-          )}
+          {score.decision ? <Decision decision={score.decision} /> : <DecideForms answers={score.answers} answer={answer} scoreId={score.id} />}
         </div>
       ) : null}
     </div>

@@ -26,7 +26,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const result = await searchForPage(context, actorOf(user), { term, database });
   const { items, page, pages } = paginate(result.hits, asked, size);
   // The history of the hits on this page only (two queries for all of them).
-  const histories = await historiesOf(context.deps.db, actorOf(user), items.map((hit) => hit.id));
+  const histories = await historiesOf(
+    context.deps.db,
+    actorOf(user),
+    items.map((hit) => hit.id),
+  );
   const hits = items.map((hit) => ({ ...hit, history: histories.get(hit.id) ?? [] }));
   // The search stops at SEARCH_LIMIT hits: then there may be more than it shows.
   const limited = result.hits.length >= SEARCH_LIMIT;
@@ -119,9 +123,7 @@ export default function SearchLeadPage() {
         ) : (
           <div className="space-y-3" data-testid="search-results">
             <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="found-count">
-              {data.limited
-                ? `Найдено ${data.total} или больше: показаны первые ${data.total}, уточните поиск`
-                : `Найдено: ${data.total}`}
+              {data.limited ? `Найдено ${data.total} или больше: показаны первые ${data.total}, уточните поиск` : `Найдено: ${data.total}`}
             </p>
             {/*
               One compact row per hit (issue 17): the fields that have a value; history unfolds under its cell. On a

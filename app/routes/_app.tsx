@@ -2,14 +2,7 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useNavigationType, useRouteLoaderData, useSubmit } from "@remix-run/react";
 import { useEffect } from "react";
-import {
-  actorOf,
-  clearSessionCookieHeader,
-  listScriptsForUser,
-  presentSessionUser,
-  readSessionToken,
-  requireUser,
-} from "../auth.server";
+import { actorOf, clearSessionCookieHeader, listScriptsForUser, presentSessionUser, readSessionToken, requireUser } from "../auth.server";
 import { breakState } from "../breaks.server";
 import { BreakForm } from "../components/breaks/BreakToggle";
 import { mustChooseTopic } from "../../common/admin-screens";
@@ -64,14 +57,16 @@ export default function AppLayout() {
   useTopicRedirect(user);
 
   // SPEC §4: the realtime channel; a forced logout hangs up every call, then logs out after 200 ms to /auth.
-  useRealtimeSession(user.id, () =>
-    void hangUpAllCallsThenLogout(() => submit(null, { method: "post", action: "/logout" })),
-  );
+  useRealtimeSession(user.id, () => void hangUpAllCallsThenLogout(() => submit(null, { method: "post", action: "/logout" })));
 
   // Issue 18: a callback falling due is told at once on any page (a toast) and counted in the menu.
-  const callbacksDue = useCallbacksDue(callbacksDueLoaded, (due) => {
-    for (const callback of due) notify("info", `Пора перезвонить: ${callback.name || callback.phone} (${callback.phone})`);
-  }, layout);
+  const callbacksDue = useCallbacksDue(
+    callbacksDueLoaded,
+    (due) => {
+      for (const callback of due) notify("info", `Пора перезвонить: ${callback.name || callback.phone} (${callback.phone})`);
+    },
+    layout,
+  );
 
   // A client-side navigation can unmount the focused link or button (a form post, a redirect): the focus then
   // falls to <body> and the next Tab would start from where that element was. Put it on the new page's content,
@@ -94,56 +89,48 @@ export default function AppLayout() {
   return (
     // The softphone runs for the whole layout (calls survive navigation), only in the browser (issue 6).
     <SoftphoneProvider settings={sipSettings} user={user}>
-    <div className="flex min-h-screen">
-      {/* Keyboard users jump over the menu to the page (the first Tab stop of every screen). */}
-      <a
-        href="#content"
-        className="btn-primary sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50"
-      >
-        Перейти к содержимому
-      </a>
-      {/* The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). */}
-      <input id="menu-toggle" type="checkbox" className="peer sr-only" aria-label="Меню" />
-      <MenuBackdrop />
-      <aside
-        className="fixed inset-y-0 left-0 z-30 hidden w-64 shrink-0 flex-col border-r border-slate-200 bg-white peer-checked:flex dark:border-slate-700 dark:bg-slate-900 desk:sticky desk:top-0 desk:flex desk:h-screen desk:peer-checked:hidden"
-        data-testid="sidebar"
-      >
-        <div className="flex h-14 shrink-0 items-center px-4 text-lg font-semibold">
-          Лиды
-          <MenuCloseButton />
+      <div className="flex min-h-screen">
+        {/* Keyboard users jump over the menu to the page (the first Tab stop of every screen). */}
+        <a href="#content" className="btn-primary sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50">
+          Перейти к содержимому
+        </a>
+        {/* The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). */}
+        <input id="menu-toggle" type="checkbox" className="peer sr-only" aria-label="Меню" />
+        <MenuBackdrop />
+        <aside
+          className="fixed inset-y-0 left-0 z-30 hidden w-64 shrink-0 flex-col border-r border-slate-200 bg-white peer-checked:flex dark:border-slate-700 dark:bg-slate-900 desk:sticky desk:top-0 desk:flex desk:h-screen desk:peer-checked:hidden"
+          data-testid="sidebar"
+        >
+          <div className="flex h-14 shrink-0 items-center px-4 text-lg font-semibold">
+            Лиды
+            <MenuCloseButton />
+          </div>
+          <Sidebar isAdmin={user.isAdmin} scripts={scripts} renderScript={scriptViewer.renderScript} callbacksDue={callbacksDue} />
+        </aside>
+        <div className="flex min-w-0 flex-1 flex-col">
+          <Header
+            user={user}
+            theme={root?.theme ?? "light"}
+            helpUrl={helpUrl}
+            balanceSlot={<BalanceSlot initial={user.balance} />}
+            breakSlot={
+              // Issue 18: those who work leads take breaks from the header, on every page.
+              pause.mayBreak || pause.onBreak ? <BreakForm onBreak={pause.onBreak} elapsedSeconds={pause.elapsedSeconds} /> : null
+            }
+          />
+          {/* An admin's whisper into this user's call plays here, whatever page is open; its notice sits under the header. */}
+          <WhisperReceiver />
+          {/* One content width for every screen (issue 17): wide tables fit at 1440 px, forms do not stretch past it. */}
+          <main id="content" tabIndex={-1} className="mx-auto w-full max-w-screen-xl flex-1 p-4 outline-none desk:p-6">
+            <Outlet />
+            {scriptViewer.dialog}
+          </main>
+          <Footer helpUrl={helpUrl}>
+            <TestCallButton />
+          </Footer>
         </div>
-        <Sidebar
-          isAdmin={user.isAdmin}
-          scripts={scripts}
-          renderScript={scriptViewer.renderScript}
-          callbacksDue={callbacksDue}
-        />
-      </aside>
-      <div className="flex min-w-0 flex-1 flex-col">
-        <Header
-          user={user}
-          theme={root?.theme ?? "light"}
-          helpUrl={helpUrl}
-          balanceSlot={<BalanceSlot initial={user.balance} />}
-          breakSlot={
-            // Issue 18: those who work leads take breaks from the header, on every page.
-            pause.mayBreak || pause.onBreak ? <BreakForm onBreak={pause.onBreak} elapsedSeconds={pause.elapsedSeconds} /> : null
-          }
-        />
-        {/* An admin's whisper into this user's call plays here, whatever page is open; its notice sits under the header. */}
-        <WhisperReceiver />
-        {/* One content width for every screen (issue 17): wide tables fit at 1440 px, forms do not stretch past it. */}
-        <main id="content" tabIndex={-1} className="mx-auto w-full max-w-screen-xl flex-1 p-4 outline-none desk:p-6">
-          <Outlet />
-          {scriptViewer.dialog}
-        </main>
-        <Footer helpUrl={helpUrl}>
-          <TestCallButton />
-        </Footer>
+        <SoftphoneDock />
       </div>
-      <SoftphoneDock />
-    </div>
     </SoftphoneProvider>
   );
 }

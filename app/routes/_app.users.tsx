@@ -106,7 +106,10 @@ export default function UsersOnlinePage() {
         </p>
       ) : (
         <TableFrame className="rounded-lg border border-slate-200 dark:border-slate-700">
-          <table className="stack-table min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="users-online">
+          <table
+            className="stack-table min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800"
+            data-testid="users-online"
+          >
             <thead className="bg-slate-50 text-left text-xs font-semibold uppercase text-slate-600 dark:bg-slate-900 dark:text-slate-300">
               <tr>
                 <th className="px-3 py-2">Логин</th>
@@ -120,9 +123,15 @@ export default function UsersOnlinePage() {
             <tbody className="divide-y divide-slate-100 dark:divide-slate-700">
               {rows.map((user) => (
                 <tr key={user.id} data-testid={`online-row-${user.login}`}>
-                  <td className="px-3 py-2" data-label="Логин">{user.login}</td>
-                  <td className="px-3 py-2" data-label="Ник">{user.displayName}</td>
-                  <td className="px-3 py-2" data-label="Последний визит">{formatDateTime(user.lastSeen)}</td>
+                  <td className="px-3 py-2" data-label="Логин">
+                    {user.login}
+                  </td>
+                  <td className="px-3 py-2" data-label="Ник">
+                    {user.displayName}
+                  </td>
+                  <td className="px-3 py-2" data-label="Последний визит">
+                    {formatDateTime(user.lastSeen)}
+                  </td>
                   <td className="px-3 py-2" data-label="Состояние" data-testid="agent-state">
                     {user.state ? (
                       <span className={`whitespace-nowrap rounded px-2 py-0.5 text-xs font-semibold ${AGENT_STATE_CLASS[user.state]}`}>

@@ -55,22 +55,13 @@ export default function LoginPage() {
     <main className="flex min-h-screen items-center justify-center p-4">
       <div className="card w-full max-w-sm">
         <h1 className="page-title text-center">Вход в систему</h1>
-        {actionData?.error ? (
-          <ServerMessage key={answerKey} kind="error" message={actionData.error.message} />
-        ) : null}
+        {actionData?.error ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
         <Form method="post" noValidate onSubmit={checkFields} className="space-y-4">
           <div>
             <label className="label" htmlFor="login">
               Логин
             </label>
-            <input
-              id="login"
-              name="login"
-              className="input"
-              autoComplete="username"
-              autoFocus
-              defaultValue={actionData?.login ?? ""}
-            />
+            <input id="login" name="login" className="input" autoComplete="username" autoFocus defaultValue={actionData?.login ?? ""} />
           </div>
           <div>
             <label className="label" htmlFor="password">

@@ -38,7 +38,10 @@ const tasks = main.filter((e) => e.ph === "X" && TOP.has(e.name));
 function label(e: TraceEvent): string {
   const d = e.args?.data ?? {};
   if (e.name === "EventDispatch") return `EventDispatch ${String(d.type)}`;
-  if (e.name === "FunctionCall") return `FunctionCall ${String(d.functionName || "")} ${String(d.url || "").split("/").pop()}:${String(d.lineNumber ?? "")}`;
+  if (e.name === "FunctionCall")
+    return `FunctionCall ${String(d.functionName || "")} ${String(d.url || "")
+      .split("/")
+      .pop()}:${String(d.lineNumber ?? "")}`;
   if (e.name === "TimerFire") return "TimerFire";
   return e.name;
 }
@@ -62,7 +65,9 @@ function inside(task: TraceEvent): string {
 }
 
 for (const mark of painted) {
-  const press = [...main].reverse().find((e) => e.name === "EventDispatch" && e.ts < mark.ts && (e.args?.data?.type === "keydown" || e.args?.data?.type === "pointerdown"));
+  const press = [...main]
+    .reverse()
+    .find((e) => e.name === "EventDispatch" && e.ts < mark.ts && (e.args?.data?.type === "keydown" || e.args?.data?.type === "pointerdown"));
   if (!press) continue;
   const t0 = press.ts;
   const at = (ts: number) => `+${ms(ts - t0)}`;

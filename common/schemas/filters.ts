@@ -19,9 +19,12 @@ export const callingHoursSchema = z.object({
   from: clock("Укажите начало времени звонков в формате ЧЧ:ММ"),
   until: clock("Укажите конец времени звонков в формате ЧЧ:ММ"),
   days: z
-    .array(z.coerce.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }), {
-      error: "Выберите хотя бы один день звонков",
-    })
+    .array(
+      z.coerce.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }),
+      {
+        error: "Выберите хотя бы один день звонков",
+      },
+    )
     .min(1, { error: "Выберите хотя бы один день звонков" })
     .transform((days) => [...new Set(days)].sort()),
   timeZone: z
@@ -70,7 +73,9 @@ export const retryRuleSchema = z.object(
 );
 export type RetryRuleInput = z.infer<typeof retryRuleSchema>;
 
-export const retryRulesSchema = z.array(retryRuleSchema, { error: "Неверный список правил повтора" }).max(200, { error: "Слишком много правил повтора" });
+export const retryRulesSchema = z
+  .array(retryRuleSchema, { error: "Неверный список правил повтора" })
+  .max(200, { error: "Слишком много правил повтора" });
 export const retryCountedBySchema = z.enum(RETRY_COUNTED_BY, { error: RETRY_COUNTED_BY_ERROR });
 
 // ---- The topic ----
@@ -115,7 +120,18 @@ export const filterInputSchema = z.object({
     .optional()
     .describe("true: записывать разговоры (не указано: без изменений)"),
   recordingRetentionDays: z
-    .union([z.literal(""), z.null(), z.coerce.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR })], { error: RETENTION_ERROR })
+    .union(
+      [
+        z.literal(""),
+        z.null(),
+        z.coerce
+          .number({ error: RETENTION_ERROR })
+          .int({ error: RETENTION_ERROR })
+          .min(1, { error: RETENTION_ERROR })
+          .max(3650, { error: RETENTION_ERROR }),
+      ],
+      { error: RETENTION_ERROR },
+    )
     .optional()
     .transform((v) => (v === "" ? null : v))
     .describe("дней хранить записи, 1-3650; null: всегда"),
@@ -133,7 +149,17 @@ export const filterInputSchema = z.object({
     .describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
   /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
   autodialSeconds: z
-    .union([z.null(), z.coerce.number({ error: AUTODIAL_ERROR }).int({ error: AUTODIAL_ERROR }).min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR }).max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR })], { error: AUTODIAL_ERROR })
+    .union(
+      [
+        z.null(),
+        z.coerce
+          .number({ error: AUTODIAL_ERROR })
+          .int({ error: AUTODIAL_ERROR })
+          .min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR })
+          .max(AUTODIAL_MAX_SECONDS, { error: AUTODIAL_ERROR }),
+      ],
+      { error: AUTODIAL_ERROR },
+    )
     .optional()
     .describe("автонабор через N секунд, 3-120; null: выключен (не указано: без изменений, у новой выключен)"),
 });

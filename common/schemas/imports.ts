@@ -28,7 +28,12 @@ const COLUMNS_ERROR = "Неверное число столбцов";
 export const importPostSchema = sheetPostSchema
   .extend({
     hasHeader: storedText,
-    columns: z.coerce.number({ error: COLUMNS_ERROR }).int({ error: COLUMNS_ERROR }).min(0, { error: COLUMNS_ERROR }).max(1000, { error: COLUMNS_ERROR }).default(0),
+    columns: z.coerce
+      .number({ error: COLUMNS_ERROR })
+      .int({ error: COLUMNS_ERROR })
+      .min(0, { error: COLUMNS_ERROR })
+      .max(1000, { error: COLUMNS_ERROR })
+      .default(0),
     mappings: z.string({ error: "Сопоставление столбцов должно быть JSON-массивом" }).optional(),
   })
   .catchall(z.unknown())

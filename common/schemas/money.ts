@@ -70,7 +70,12 @@ export const adjustSchema = z
     const cents = parseCents(amount);
     const problem = cents === null || cents <= 0 ? ENTER_NUMBER : cents > MAX_AMOUNT_CENTS ? TOO_LARGE : null;
     if (problem) {
-      ctx.addIssue({ code: "custom", message: problem, path: ["amount"], params: { code: problem === TOO_LARGE ? "amount_too_large" : "validation" } });
+      ctx.addIssue({
+        code: "custom",
+        message: problem,
+        path: ["amount"],
+        params: { code: problem === TOO_LARGE ? "amount_too_large" : "validation" },
+      });
       return z.NEVER;
     }
     return { userId, kind, cents: cents! };

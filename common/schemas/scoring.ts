@@ -64,7 +64,10 @@ export const answerSchema = z.enum(SCORE_ANSWERS, { error: "Выберите о�
 /** Answers keyed by the criterion's id («answers.12»: a record, so the form's radio groups are named by it). */
 export const answersSchema = z.record(z.string(), answerSchema, { error: "Ответы должны быть объектом «id пункта: ответ»" });
 
-export const scoreCommentText = z.string({ error: "Комментарий должен быть текстом" }).trim().max(2000, { error: "Комментарий не длиннее 2000 символов" });
+export const scoreCommentText = z
+  .string({ error: "Комментарий должен быть текстом" })
+  .trim()
+  .max(2000, { error: "Комментарий не длиннее 2000 символов" });
 
 /** A score given to a call: an answer for each criterion of its topic's scorecard, and an overall comment. */
 export const scoreInputSchema = z.object({
@@ -117,7 +120,8 @@ export const decisionSchema = z
   })
   .superRefine((value, ctx) => {
     if (value.decision === "reject" && !value.reason) ctx.addIssue({ code: "custom", path: ["reason"], message: "Напишите причину отказа" });
-    if (value.decision === "accept" && !value.answers) ctx.addIssue({ code: "custom", path: ["answers"], message: "Пересмотр требует новых ответов по пунктам" });
+    if (value.decision === "accept" && !value.answers)
+      ctx.addIssue({ code: "custom", path: ["answers"], message: "Пересмотр требует новых ответов по пунктам" });
   });
 
 /**

@@ -7,8 +7,5 @@ export const SCRIPT_CONTENT_MAX = 200_000;
 
 export const scriptSchema = z.object({
   name: requiredText("Введите название скрипта", 200),
-  content: z
-    .string({ error: "Неверное содержимое скрипта" })
-    .max(SCRIPT_CONTENT_MAX, { error: "Скрипт слишком длинный" })
-    .default(""),
+  content: z.string({ error: "Неверное содержимое скрипта" }).max(SCRIPT_CONTENT_MAX, { error: "Скрипт слишком длинный" }).default(""),
 });

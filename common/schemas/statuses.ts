@@ -40,4 +40,3 @@ export const createStatusSchema = z.object({
 
 /** PUT sends the whole status (SPEC §7); every field is optional so a partial edit works too. */
 export const updateStatusSchema = createStatusSchema.partial().extend({ id: z.unknown().optional() });
-

@@ -11,7 +11,11 @@ export const SIP_TAKEN = "Такой SIP логин уже занят";
 
 const tooLong = (max: number) => `Слишком длинное значение (не более ${max} символов)`;
 const required = (max: number) =>
-  z.string({ error: FILL_ALL_FIELDS }).trim().min(1, { error: FILL_ALL_FIELDS }).max(max, { error: tooLong(max) });
+  z
+    .string({ error: FILL_ALL_FIELDS })
+    .trim()
+    .min(1, { error: FILL_ALL_FIELDS })
+    .max(max, { error: tooLong(max) });
 const optional = (max: number) =>
   z
     .string()

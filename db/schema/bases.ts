@@ -13,7 +13,10 @@ export const databases = pgTable("databases", {
    * The file's column headers the admin mapped to Доп. поле 1-4 at import (index 0 is field 1; "" when the column
    * had no header or was not mapped): the client card labels these fields with them.
    */
-  extraLabels: text("extra_labels").array().notNull().default(sql`'{}'::text[]`),
+  extraLabels: text("extra_labels")
+    .array()
+    .notNull()
+    .default(sql`'{}'::text[]`),
   /**
    * Set while an import is still writing this base (touched by each of its batches; decision 046): such a base is
    * in no list, search, topic or export until the import's last transaction clears it. NULL: a normal base.
@@ -79,14 +82,22 @@ export const contacts = pgTable(
     index("contacts_rework_idx")
       .on(t.databaseId, t.statusId, t.statusAt, t.id)
       .where(sql`${t.statusId} is not null`),
-    index("contacts_held_by_idx").on(t.heldBy).where(sql`${t.heldBy} is not null`),
+    index("contacts_held_by_idx")
+      .on(t.heldBy)
+      .where(sql`${t.heldBy} is not null`),
     // Expired holds: the first claim tier reads only the holds past their time, not every held row.
-    index("contacts_held_until_idx").on(t.heldUntil).where(sql`${t.heldBy} is not null`),
+    index("contacts_held_until_idx")
+      .on(t.heldUntil)
+      .where(sql`${t.heldBy} is not null`),
     index("contacts_phone_key_idx").on(t.phoneKey),
     // Search by a part of the name (docs/decisions: pg_trgm on both backends).
     index("contacts_name_trgm_idx").using("gin", sql`lower(${t.name}) gin_trgm_ops`),
-    index("contacts_status_id_idx").on(t.statusId).where(sql`${t.statusId} is not null`),
-    index("contacts_last_user_id_idx").on(t.lastUserId).where(sql`${t.lastUserId} is not null`),
+    index("contacts_status_id_idx")
+      .on(t.statusId)
+      .where(sql`${t.statusId} is not null`),
+    index("contacts_last_user_id_idx")
+      .on(t.lastUserId)
+      .where(sql`${t.lastUserId} is not null`),
   ],
 );
 

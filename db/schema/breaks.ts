@@ -23,7 +23,9 @@ export const managerBreaks = pgTable(
   },
   (t) => [
     // One open break per manager; the turn's "is he on a break?" probe reads this.
-    uniqueIndex("manager_breaks_open_idx").on(t.userId).where(sql`${t.endedAt} is null`),
+    uniqueIndex("manager_breaks_open_idx")
+      .on(t.userId)
+      .where(sql`${t.endedAt} is null`),
     // A manager's breaks in time order (his last break's end: /users' "idle since").
     index("manager_breaks_user_started_idx").on(t.userId, t.startedAt),
     // The dashboard's breaks of a day: every break that touches it is open or ended after the day began.

@@ -40,11 +40,17 @@ export const callbacks = pgTable(
   },
   (t) => [
     // The turn's own-callback tier: this manager's pending callbacks by due time.
-    index("callbacks_pending_user_idx").on(t.userId, t.dueAt).where(sql`${t.handedAt} is null`),
+    index("callbacks_pending_user_idx")
+      .on(t.userId, t.dueAt)
+      .where(sql`${t.handedAt} is null`),
     // The overdue tier and the scheduler: pending callbacks by due time.
-    index("callbacks_pending_due_idx").on(t.dueAt).where(sql`${t.handedAt} is null`),
+    index("callbacks_pending_due_idx")
+      .on(t.dueAt)
+      .where(sql`${t.handedAt} is null`),
     // The re-work tier leaves out contacts with a pending callback.
-    index("callbacks_pending_contact_idx").on(t.contactId).where(sql`${t.handedAt} is null`),
+    index("callbacks_pending_contact_idx")
+      .on(t.contactId)
+      .where(sql`${t.handedAt} is null`),
   ],
 );
 

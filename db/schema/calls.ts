@@ -70,12 +70,20 @@ export const calls = pgTable(
     index("calls_user_id_started_at_idx").on(t.userId, t.startedAt),
     index("calls_contact_id_started_at_idx").on(t.contactId, t.startedAt),
     index("calls_started_at_idx").on(t.startedAt),
-    index("calls_open_idx").on(t.lastSeenAt).where(sql`ended_at is null`),
+    index("calls_open_idx")
+      .on(t.lastSeenAt)
+      .where(sql`ended_at is null`),
     // One row per manager and SIP call: a call between two managers is a row for each, with the same Call-ID.
-    index("calls_recording_todo_idx").on(t.id).where(sql`recording = 'pending'`),
+    index("calls_recording_todo_idx")
+      .on(t.id)
+      .where(sql`recording = 'pending'`),
     // The retention sweeper's walk over the kept recordings, oldest first.
-    index("calls_recording_ready_idx").on(t.startedAt).where(sql`recording = 'ready'`),
-    uniqueIndex("calls_user_id_sip_call_id_idx").on(t.userId, t.sipCallId).where(sql`sip_call_id is not null`),
+    index("calls_recording_ready_idx")
+      .on(t.startedAt)
+      .where(sql`recording = 'ready'`),
+    uniqueIndex("calls_user_id_sip_call_id_idx")
+      .on(t.userId, t.sipCallId)
+      .where(sql`sip_call_id is not null`),
   ],
 );
 
@@ -144,6 +152,8 @@ export const recordingPlays = pgTable(
     index("recording_plays_call_id_idx").on(t.callId),
     index("recording_plays_at_idx").on(t.at),
     index("recording_plays_user_id_at_idx").on(t.userId, t.at),
-    uniqueIndex("recording_plays_user_id_play_key_idx").on(t.userId, t.playKey).where(sql`play_key is not null`),
+    uniqueIndex("recording_plays_user_id_play_key_idx")
+      .on(t.userId, t.playKey)
+      .where(sql`play_key is not null`),
   ],
 );

@@ -25,7 +25,10 @@ export const filters = pgTable(
      */
     callsFrom: time("calls_from").notNull().default("09:00"),
     callsUntil: time("calls_until").notNull().default("21:00"),
-    callDays: integer("call_days").array().notNull().default(sql`'{1,2,3,4,5,6,7}'::int[]`),
+    callDays: integer("call_days")
+      .array()
+      .notNull()
+      .default(sql`'{1,2,3,4,5,6,7}'::int[]`),
     timeZone: text("time_zone").notNull().default(BUSINESS_TIME_ZONE),
     /** «Записывать разговоры»: the proxy records this topic's calls through the trunk (issue 28, decision 054). */
     recordCalls: boolean("record_calls").notNull().default(false),
@@ -72,10 +75,7 @@ export const filterDatabases = pgTable(
       .notNull()
       .references(() => databases.id, { onDelete: "cascade" }),
   },
-  (t) => [
-    primaryKey({ columns: [t.filterId, t.databaseId] }),
-    index("filter_databases_database_id_idx").on(t.databaseId),
-  ],
+  (t) => [primaryKey({ columns: [t.filterId, t.databaseId] }), index("filter_databases_database_id_idx").on(t.databaseId)],
 );
 
 /** The statuses whose contacts this topic works again. */

@@ -23,7 +23,10 @@ export const scorecardCriteria = pgTable(
     weight: integer("weight").notNull(),
     critical: boolean("critical").notNull().default(false),
   },
-  (t) => [index("scorecard_criteria_filter_id_idx").on(t.filterId, t.position), check("scorecard_criteria_weight", sql`${t.weight} between 1 and 100`)],
+  (t) => [
+    index("scorecard_criteria_filter_id_idx").on(t.filterId, t.position),
+    check("scorecard_criteria_weight", sql`${t.weight} between 1 and 100`),
+  ],
 );
 
 export const DISPUTE_DECISIONS = ["accepted", "rejected"] as const;
@@ -63,7 +66,9 @@ export const callScores = pgTable(
     uniqueIndex("call_scores_call_id_idx").on(t.callId),
     index("call_scores_manager_id_scored_at_idx").on(t.managerId, t.scoredAt),
     index("call_scores_scored_at_idx").on(t.scoredAt),
-    index("call_scores_open_disputes_idx").on(t.disputedAt).where(sql`disputed_at is not null and decision is null`),
+    index("call_scores_open_disputes_idx")
+      .on(t.disputedAt)
+      .where(sql`disputed_at is not null and decision is null`),
     check("call_scores_score", sql`${t.score} between 0 and 100`),
   ],
 );

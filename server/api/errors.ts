@@ -47,7 +47,10 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: import(
 export function pathTooLong(request: FastifyRequest, reply: FastifyReply) {
   const message = "Слишком длинный адрес запроса";
   return isApiPath(request.raw.url ?? "")
-    ? reply.code(414).type("application/json; charset=utf-8").send(JSON.stringify({ error: "url_too_long", message }))
+    ? reply
+        .code(414)
+        .type("application/json; charset=utf-8")
+        .send(JSON.stringify({ error: "url_too_long", message }))
     : reply.code(414).type("text/plain; charset=utf-8").send(message);
 }
 

@@ -39,7 +39,9 @@ const bearer = (header: string | undefined) => {
 const hasNul = (value: unknown, depth = 0): boolean =>
   typeof value === "string"
     ? value.includes("\u0000")
-    : Boolean(value) && typeof value === "object" && depth < 8 &&
+    : Boolean(value) &&
+      typeof value === "object" &&
+      depth < 8 &&
       Object.entries(value as object).some(([k, v]) => k.includes("\u0000") || hasNul(v, depth + 1));
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];

@@ -4,7 +4,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (!e || typeof e !== "object") return false;
   const code = e.code ?? "";
   if (
-    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"].includes(code) ||
+    ["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "CONNECT_TIMEOUT", "CONNECTION_CLOSED", "CONNECTION_ENDED", "CONNECTION_DESTROYED"].includes(
+      code,
+    ) ||
     code === "57P01" || // admin_shutdown
     code === "57P02" ||
     code === "57P03" // cannot_connect_now

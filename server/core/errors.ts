@@ -14,10 +14,8 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string, code = "bad_request") => new AppError(400, code, message);
-export const unauthorized = (message = "Требуется вход в систему", code = "unauthorized") =>
-  new AppError(401, code, message);
-export const forbidden = (message = "Недостаточно прав для этого действия", code = "forbidden") =>
-  new AppError(403, code, message);
+export const unauthorized = (message = "Требуется вход в систему", code = "unauthorized") => new AppError(401, code, message);
+export const forbidden = (message = "Недостаточно прав для этого действия", code = "forbidden") => new AppError(403, code, message);
 export const notFound = (message = "Не найдено", code = "not_found") => new AppError(404, code, message);
 export const conflict = (message: string, code = "conflict") => new AppError(409, code, message);
 export const tooManyRequests = (message: string, code = "too_many_requests") => new AppError(429, code, message);

@@ -173,7 +173,10 @@ export function pageRouteLabel(url: string, status: number): string {
  */
 export function metricsAddresses(spec: string): BlockList {
   const list = new BlockList();
-  for (const item of spec.split(",").map((part) => part.trim()).filter(Boolean)) {
+  for (const item of spec
+    .split(",")
+    .map((part) => part.trim())
+    .filter(Boolean)) {
     const [address, prefix] = item.split("/");
     const family = isIP(address) === 6 ? "ipv6" : "ipv4";
     if (!isIP(address)) throw new Error(`Неверный адрес в METRICS_ADDRESSES: ${item}`);

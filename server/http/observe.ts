@@ -40,13 +40,10 @@ export function observeRequests(app: FastifyInstance, deps: AppDeps) {
   app.addHook("onResponse", async (request, reply) => {
     const url = request.raw.url ?? "/";
     const status = reply.statusCode;
-    const route = request.is404 ? (url.startsWith("/api/") ? "unmatched" : pageRouteLabel(url, status)) : request.routeOptions.url ?? "unmatched";
+    const route = request.is404 ? (url.startsWith("/api/") ? "unmatched" : pageRouteLabel(url, status)) : (request.routeOptions.url ?? "unmatched");
     const seconds = reply.elapsedTime / 1000;
     deps.metrics.request(route, request.method, status, seconds);
-    request.log.info(
-      { method: request.method, path: url.split("?")[0].slice(0, 200), route, status, ms: Math.round(reply.elapsedTime) },
-      "request",
-    );
+    request.log.info({ method: request.method, path: url.split("?")[0].slice(0, 200), route, status, ms: Math.round(reply.elapsedTime) }, "request");
   });
 
   // Prometheus: an address of METRICS_ADDRESSES, or an admin's bearer token.
@@ -59,6 +56,9 @@ export function observeRequests(app: FastifyInstance, deps: AppDeps) {
       if (!user) return reply.code(401).send({ error: "unauthorized", message: "Нужен токен администратора" });
       if (!user.isAdmin) return reply.code(403).send({ error: "forbidden", message: "Метрики доступны только администратору" });
     }
-    return reply.header("Cache-Control", "no-store").type(deps.metrics.contentType).send(await deps.metrics.text());
+    return reply
+      .header("Cache-Control", "no-store")
+      .type(deps.metrics.contentType)
+      .send(await deps.metrics.text());
   });
 }

@@ -7,11 +7,7 @@
  * A cross-site page cannot add that header to a form post or a WebSocket (custom headers need a CORS preflight
  * we never grant), so trusting it does not open a way around the check (docs/decisions/011).
  */
-export function sameOrigin(
-  origin: string | undefined,
-  host: string | undefined,
-  forwardedHost?: string | string[] | undefined,
-): boolean {
+export function sameOrigin(origin: string | undefined, host: string | undefined, forwardedHost?: string | string[] | undefined): boolean {
   if (!origin) return true;
   const forwarded = (Array.isArray(forwardedHost) ? forwardedHost.join(",") : (forwardedHost ?? ""))
     .split(",")

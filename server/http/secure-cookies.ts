@@ -9,7 +9,7 @@ export function cameOverHttps(request: IncomingMessage): boolean {
   if ((request.socket as { encrypted?: boolean } | undefined)?.encrypted) return true;
   const header = (name: string) => {
     const value = request.headers[name];
-    return Array.isArray(value) ? value.join(",") : value ?? "";
+    return Array.isArray(value) ? value.join(",") : (value ?? "");
   };
   if (header("x-forwarded-proto").split(",")[0].trim().toLowerCase() === "https") return true;
   return /(^|[;,\s])proto=("?)https\2(?=$|[;,\s])/i.test(header("forwarded"));

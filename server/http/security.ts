@@ -33,10 +33,7 @@ export function securityHeaders(config: AppConfig) {
         // Without SIP_WS_URL the softphone uses SPEC's default wss://<SIP_DOMAIN>:443/ws (app/lib/softphone/config.ts).
         connectSrc: [
           "'self'",
-          ...sipOrigin(
-            config.publicSettings.sipWsUrl ||
-              (config.publicSettings.sipDomain ? `wss://${config.publicSettings.sipDomain}:443/ws` : ""),
-          ),
+          ...sipOrigin(config.publicSettings.sipWsUrl || (config.publicSettings.sipDomain ? `wss://${config.publicSettings.sipDomain}:443/ws` : "")),
         ],
         mediaSrc: ["'self'", "blob:", "mediastream:"],
         objectSrc: ["'none'"],

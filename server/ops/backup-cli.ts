@@ -57,8 +57,7 @@ async function main() {
   const partial = `${file}.partial`;
   const lines = new PassThrough();
   const written = pipeline(lines, zlib.createGzip(), fs.createWriteStream(partial, { mode: 0o600 }));
-  const write = (line: string) =>
-    new Promise<void>((resolve) => (lines.write(`${line}\n`) ? resolve() : lines.once("drain", resolve)));
+  const write = (line: string) => new Promise<void>((resolve) => (lines.write(`${line}\n`) ? resolve() : lines.once("drain", resolve)));
 
   let complete = false;
   const socket = config.databaseUrl ? null : await fromRunningApp(config.dataDir);
@@ -96,7 +95,12 @@ async function main() {
   fs.renameSync(partial, file);
   console.log(`Резервная копия записана: ${file}`);
   if (isFolder && keep) {
-    const old = fs.readdirSync(target).filter((n) => n.startsWith(PREFIX) && n.endsWith(SUFFIX)).sort().reverse().slice(keep);
+    const old = fs
+      .readdirSync(target)
+      .filter((n) => n.startsWith(PREFIX) && n.endsWith(SUFFIX))
+      .sort()
+      .reverse()
+      .slice(keep);
     for (const name of old) fs.rmSync(path.join(target, name));
     if (old.length) console.log(`Удалены старые копии: ${old.length}`);
   }

@@ -30,7 +30,9 @@ const ident = (name: string) => sql.raw(`"${name.replaceAll('"', '""')}"`);
 
 /** Tables of `public`, parents before the tables whose foreign keys point at them. */
 async function tablesInForeignKeyOrder(db: Db): Promise<string[]> {
-  const tables = (await queryRows<{ name: string }>(db, sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`)).map((r) => r.name);
+  const tables = (await queryRows<{ name: string }>(db, sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`)).map(
+    (r) => r.name,
+  );
   const edges = await queryRows<{ child: string; parent: string }>(
     db,
     sql`select c.relname as child, p.relname as parent from pg_constraint k
@@ -92,7 +94,10 @@ export async function writeBackup(db: Db, write: (line: string) => Promise<void>
         }
         await t.execute(sql`close backup_rows`);
       }
-      const sequences = await queryRows<{ name: string }>(t, sql`select sequencename as name from pg_sequences where schemaname = 'public' order by 1`);
+      const sequences = await queryRows<{ name: string }>(
+        t,
+        sql`select sequencename as name from pg_sequences where schemaname = 'public' order by 1`,
+      );
       for (const { name } of sequences) {
         const [s] = await queryRows<{ last_value: string; is_called: boolean }>(t, sql`select last_value::text, is_called from ${ident(name)}`);
         await write(JSON.stringify(["sequence", name, s.last_value, s.is_called]));
@@ -174,7 +179,9 @@ export async function restoreBackup(handle: DbHandle, lines: AsyncIterable<strin
         await t.execute(sql`alter table ${ident(table)} disable trigger user`);
       } else if (line[0] === "sequence") {
         await flush();
-        await t.execute(sql`select setval(${`public."${String(line[1]).replaceAll('"', '""')}"`}::regclass, ${String(line[2])}::bigint, ${Boolean(line[3])})`);
+        await t.execute(
+          sql`select setval(${`public."${String(line[1]).replaceAll('"', '""')}"`}::regclass, ${String(line[2])}::bigint, ${Boolean(line[3])})`,
+        );
       } else if (line[0] === "end") {
         await flush();
         expected = (line[1] as { tables: TableSums }).tables;

@@ -21,9 +21,7 @@ async function main() {
   if (!config.databaseUrl) {
     const dir = path.resolve(config.dataDir);
     if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) {
-      throw new RestoreRefused(
-        `Папка данных ${dir} не пуста: восстановление делается только в новую папку. Укажите в DATA_DIR новую папку.`,
-      );
+      throw new RestoreRefused(`Папка данных ${dir} не пуста: восстановление делается только в новую папку. Укажите в DATA_DIR новую папку.`);
     }
   }
   // Two connections: migrating holds one for its advisory lock and runs on the other.

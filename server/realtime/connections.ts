@@ -1,12 +1,6 @@
 import type { WebSocket } from "ws";
 import type { User } from "../../db/schema";
-import {
-  CLOSE_TOO_MANY_MESSAGES,
-  MAX_SOCKETS_PER_SESSION,
-  MESSAGE_RATE,
-  TOO_MANY_MESSAGES,
-  type ServerEvent,
-} from "./protocol";
+import { CLOSE_TOO_MANY_MESSAGES, MAX_SOCKETS_PER_SESSION, MESSAGE_RATE, TOO_MANY_MESSAGES, type ServerEvent } from "./protocol";
 
 /** One open socket on this instance and what the hub keeps about it. */
 export interface Client {
@@ -34,10 +28,7 @@ export const send = (ws: WebSocket, event: ServerEvent, data?: unknown) => {
 /** Token bucket: false (and the socket closed, with the reason) once the socket sends faster than allowed. */
 export function withinRate(client: Client): boolean {
   const now = Date.now();
-  client.allowance = Math.min(
-    MESSAGE_RATE.burst,
-    client.allowance + ((now - client.allowanceAt) / 1000) * MESSAGE_RATE.perSecond,
-  );
+  client.allowance = Math.min(MESSAGE_RATE.burst, client.allowance + ((now - client.allowanceAt) / 1000) * MESSAGE_RATE.perSecond);
   client.allowanceAt = now;
   if (client.allowance >= 1) {
     client.allowance -= 1;

@@ -24,10 +24,7 @@ export function sessionTokenFromCookie(value: string | null): string | null {
  * Who asks for a socket: a bearer token (other clients), or the session cookie (browser; only when the Origin
  * matches, so another site's page cannot open a socket with the user's cookie). Null: nobody we know.
  */
-export async function authenticate(
-  sessions: SessionStore,
-  request: IncomingMessage,
-): Promise<{ user: User; token: string } | null> {
+export async function authenticate(sessions: SessionStore, request: IncomingMessage): Promise<{ user: User; token: string } | null> {
   const auth = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? "");
   const token = auth
     ? auth[1]
@@ -46,8 +43,7 @@ export function refuse(socket: Duplex, status: number, text: string, body = "") 
   socket.end(
     Buffer.concat([
       Buffer.from(
-        `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` +
-          `Content-Length: ${bytes.length}\r\n\r\n`,
+        `HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain; charset=utf-8\r\n` + `Content-Length: ${bytes.length}\r\n\r\n`,
       ),
       bytes,
     ]),

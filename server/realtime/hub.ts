@@ -61,14 +61,7 @@ export interface HubOptions {
  * the session cookie (browser; the Origin must match) or a bearer token (other clients).
  * A dropped socket never ends a session; it only lets presence lapse after the grace period.
  */
-export function createRealtimeHub({
-  db,
-  sessions,
-  bus,
-  presenceGraceSeconds = 30,
-  pingSeconds = 10,
-  onUserGone,
-}: HubOptions): RealtimeHub {
+export function createRealtimeHub({ db, sessions, bus, presenceGraceSeconds = 30, pingSeconds = 10, onUserGone }: HubOptions): RealtimeHub {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
   const connections = createConnections();
   const presence = createPresence({

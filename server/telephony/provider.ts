@@ -70,8 +70,7 @@ function proxyProvider(config: AppConfig["telephony"], fetchImpl: typeof fetch):
 }
 
 const SIP_PASSWORD_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
-const sipPassword = (length = 12) =>
-  Array.from({ length }, () => SIP_PASSWORD_ALPHABET[crypto.randomInt(SIP_PASSWORD_ALPHABET.length)]).join("");
+const sipPassword = (length = 12) => Array.from({ length }, () => SIP_PASSWORD_ALPHABET[crypto.randomInt(SIP_PASSWORD_ALPHABET.length)]).join("");
 
 function builtinProvider(db: Db): TelephonyProvider {
   return {

@@ -27,9 +27,7 @@ async function workInParallel(managers: number, turns: number, extra: number) {
     people.map(async (person, i) => {
       const auth = bearer(tokens[i]);
       const seen: number[] = [];
-      let lead = await t.request
-        .get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${person.user.id}`)
-        .set(auth);
+      let lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${person.user.id}`).set(auth);
       expect(lead.status).toBe(200);
       for (let turn = 0; turn < turns; turn++) {
         seen.push(lead.body.id);
@@ -107,7 +105,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () 
 
     // «Не интересно» comes back by a retry rule (decision 057), so the retry tier walks 450,000 candidates.
     const topic = await createFilterRow(t.db, { managerIds: [], databaseIds: bases, statusIds: [callBack, refused] });
-    await t.db.insert(filterRetryRules).values({ filterId: topic.id, statusId: refused, delayMinutes: 120, maxAttempts: 5, finalStatusId: s["Заявка"].id });
+    await t.db
+      .insert(filterRetryRules)
+      .values({ filterId: topic.id, statusId: refused, delayMinutes: 120, maxAttempts: 5, finalStatusId: s["Заявка"].id });
     await t.db.execute(sql`analyze filter_retry_rules`);
     const work = { filterId: topic.id, databaseIds: bases, statusIds: [s["Перезвонить"].id, s["Не дозвонился"].id], hours: DEFAULT_CALLING_HOURS };
     for (const tier of TIER_ORDER) {

@@ -38,9 +38,7 @@ describe("POST /api/v1/auth/login", () => {
 
   it("answers a wrong password, a wrong access key and an unknown login alike", async () => {
     const { login, password } = await createUser(t.db, { login: "wrongs" });
-    const wrongPassword = await t.request
-      .post("/api/v1/auth/login")
-      .send({ login, password: "nope", accessKey: "whatever" });
+    const wrongPassword = await t.request.post("/api/v1/auth/login").send({ login, password: "nope", accessKey: "whatever" });
     expect(wrongPassword.status).toBe(401);
     expect(wrongPassword.body).toEqual({ error: "invalid_credentials", message: "Неверный логин или пароль" });
 
@@ -88,9 +86,7 @@ describe("POST /api/v1/auth/login", () => {
 
   it("lets at most five of 150 parallel wrong passwords reach the check; the rest get 429", async () => {
     const { login, accessKey, password } = await createUser(t.db, { login: "parallel-guesses" });
-    const answers = await Promise.all(
-      Array.from({ length: 150 }, (_, i) => loginFrom("203.0.113.7", { login, password: `guess-${i}`, accessKey })),
-    );
+    const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => loginFrom("203.0.113.7", { login, password: `guess-${i}`, accessKey })));
     const counts = statusCounts(answers);
     expect(counts[401] ?? 0).toBeLessThanOrEqual(5);
     expect((counts[401] ?? 0) + (counts[429] ?? 0)).toBe(150);
@@ -126,7 +122,10 @@ describe("POST /api/v1/auth/login", () => {
     try {
       const user = await createUser(direct.db, { login: "no-proxy" });
       for (let i = 0; i < 5; i++) {
-        const res = await direct.request.post("/api/v1/auth/login").set("X-Forwarded-For", `10.0.0.${i}`).send({ ...user, password: `bad-${i}` });
+        const res = await direct.request
+          .post("/api/v1/auth/login")
+          .set("X-Forwarded-For", `10.0.0.${i}`)
+          .send({ ...user, password: `bad-${i}` });
         expect(res.status).toBe(401);
       }
       const spoofed = await direct.request.post("/api/v1/auth/login").set("X-Forwarded-For", "10.9.9.9").send(user);
@@ -143,10 +142,7 @@ describe("POST /api/v1/auth/login", () => {
   });
 
   it("answers bad JSON and a wrong content type with { error, message }, not a 500", async () => {
-    const badJson = await t.request
-      .post("/api/v1/auth/login")
-      .set("Content-Type", "application/json")
-      .send('{"login": ');
+    const badJson = await t.request.post("/api/v1/auth/login").set("Content-Type", "application/json").send('{"login": ');
     expect(badJson.status).toBe(400);
     expect(badJson.body.message).toBe("Некорректный JSON в теле запроса");
 
@@ -224,10 +220,7 @@ describe("GET /api/v1/users/{id} and POST /api/v1/users/logout/{id}", () => {
   it("logs out: the token stops working and isOnline turns false", async () => {
     const manager = await createUser(t.db, { login: "leaver" });
     const token = await t.tokenFor(manager);
-    const res = await t.request
-      .post(`/api/v1/users/logout/${manager.user.id}`)
-      .set(bearer(token))
-      .set("Content-Type", "application/json");
+    const res = await t.request.post(`/api/v1/users/logout/${manager.user.id}`).set(bearer(token)).set("Content-Type", "application/json");
     expect(res.status).toBe(200);
     expect((await t.request.get(`/api/v1/users/${manager.user.id}`).set(bearer(token))).status).toBe(401);
     expect((await reloadUser(t.db, manager.user.id)).isOnline).toBe(false);

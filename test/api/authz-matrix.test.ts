@@ -243,7 +243,10 @@ beforeAll(async () => {
   await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, a.user.id));
   await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, b.user.id));
   const auth = bearer(adminToken);
-  const link = await must(await t.request.post("/api/v1/links").set(auth).send({ name: "Сайт", link: "https://example.com", isActive: true }), "link");
+  const link = await must(
+    await t.request.post("/api/v1/links").set(auth).send({ name: "Сайт", link: "https://example.com", isActive: true }),
+    "link",
+  );
   const script = await must(await t.request.post("/api/v1/scripts").set(auth).send({ name: "Закрытый", content: "<p>секрет</p>" }), "script");
   const shared = await must(await t.request.post("/api/v1/scripts").set(auth).send({ name: "Общий", content: "<p>для всех</p>" }), "script");
   await t.db.insert(filterScripts).values({ filterId: filter.id, scriptId: (shared as { id: number }).id });
@@ -255,7 +258,10 @@ beforeAll(async () => {
     "template",
   );
   const exported = await must(
-    await t.request.post("/api/v1/database/exports").set(auth).send({ name: "Выгрузка", databaseIds: [base.id], statusIds: [statusIds[0]] }),
+    await t.request
+      .post("/api/v1/database/exports")
+      .set(auth)
+      .send({ name: "Выгрузка", databaseIds: [base.id], statusIds: [statusIds[0]] }),
     "export",
   );
   f = {
@@ -398,16 +404,18 @@ function pageUrl(url: string, mine: boolean): string {
 }
 
 const routesDir = path.resolve("app/routes");
-const hasAction = (file: string) => /export\s+(async\s+)?function\s+action\b|export\s+const\s+action\b/.test(fs.readFileSync(path.join(routesDir, file), "utf8"));
+const hasAction = (file: string) =>
+  /export\s+(async\s+)?function\s+action\b|export\s+const\s+action\b/.test(fs.readFileSync(path.join(routesDir, file), "utf8"));
 const pages = () =>
-  Object.entries(PAGE_ROUTES).filter(
-    (entry): entry is [string, { access: PageAccess; url: string; postOnly?: boolean }] => Boolean(entry[1].url),
-  );
+  Object.entries(PAGE_ROUTES).filter((entry): entry is [string, { access: PageAccess; url: string; postOnly?: boolean }] => Boolean(entry[1].url));
 
 describe("the page authorization matrix (from app/routes)", () => {
   it("classifies every route module, and only those", () => {
     const files = fs.readdirSync(routesDir).filter((file) => /\.(tsx|ts|jsx|js)$/.test(file));
-    expect(files.filter((file) => !(file in PAGE_ROUTES)), "new page routes: add them to PAGE_ROUTES").toEqual([]);
+    expect(
+      files.filter((file) => !(file in PAGE_ROUTES)),
+      "new page routes: add them to PAGE_ROUTES",
+    ).toEqual([]);
     expect(Object.keys(PAGE_ROUTES).filter((file) => !files.includes(file))).toEqual([]);
   });
 
@@ -426,7 +434,10 @@ describe("the page authorization matrix (from app/routes)", () => {
       }
       if (res.status !== 302 || res.headers.location !== "/auth") wrong.push(`${file} GET ${address} → ${res.status} ${res.headers.location}`);
       if (hasAction(file)) {
-        const post = await t.request.post(address).set("Content-Type", "application/x-www-form-urlencoded").send(form({ intent: "x" }));
+        const post = await t.request
+          .post(address)
+          .set("Content-Type", "application/x-www-form-urlencoded")
+          .send(form({ intent: "x" }));
         if (post.status !== 302 || post.headers.location !== "/auth") wrong.push(`${file} POST ${address} → ${post.status} ${post.headers.location}`);
       }
     }

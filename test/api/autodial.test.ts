@@ -16,7 +16,6 @@ beforeAll(async () => {
   adminToken = await t.adminToken();
 });
 
-
 const AUTODIAL_ERROR = "Автонабор: целое число секунд от 3 до 120";
 
 async function topicFixture(name: string) {
@@ -34,20 +33,35 @@ describe("the topic's autodial setting", () => {
     expect(created.status).toBe(200);
     expect(created.body.autodialSeconds).toBeNull();
     const id = created.body.id;
-    const on = await t.request.put(`/api/v1/filters/${id}`).set(bearer(adminToken)).send({ ...body, autodialSeconds: 5 });
+    const on = await t.request
+      .put(`/api/v1/filters/${id}`)
+      .set(bearer(adminToken))
+      .send({ ...body, autodialSeconds: 5 });
     expect(on.body.autodialSeconds).toBe(5);
     // An older client's body without the field changes nothing.
-    const kept = await t.request.put(`/api/v1/filters/${id}`).set(bearer(adminToken)).send({ ...body, name: "API автонабора 2" });
+    const kept = await t.request
+      .put(`/api/v1/filters/${id}`)
+      .set(bearer(adminToken))
+      .send({ ...body, name: "API автонабора 2" });
     expect(kept.body).toMatchObject({ name: "API автонабора 2", autodialSeconds: 5 });
     expect((await t.request.get("/api/v1/filters").set(bearer(adminToken))).body.find((f: { id: number }) => f.id === id).autodialSeconds).toBe(5);
     for (const bad of [2, 0, 3.5, 121, "скоро", true]) {
-      const refused = await t.request.put(`/api/v1/filters/${id}`).set(bearer(adminToken)).send({ ...body, autodialSeconds: bad });
+      const refused = await t.request
+        .put(`/api/v1/filters/${id}`)
+        .set(bearer(adminToken))
+        .send({ ...body, autodialSeconds: bad });
       expect(refused.status, String(bad)).toBe(400);
       expect(refused.body.message).toBe(AUTODIAL_ERROR);
     }
-    const off = await t.request.put(`/api/v1/filters/${id}`).set(bearer(adminToken)).send({ ...body, autodialSeconds: null });
+    const off = await t.request
+      .put(`/api/v1/filters/${id}`)
+      .set(bearer(adminToken))
+      .send({ ...body, autodialSeconds: null });
     expect(off.body.autodialSeconds).toBeNull();
-    const createdOn = await t.request.post("/api/v1/filters").set(bearer(adminToken)).send({ ...body, name: "Сразу с автонабором", autodialSeconds: 3 });
+    const createdOn = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(adminToken))
+      .send({ ...body, name: "Сразу с автонабором", autodialSeconds: 3 });
     expect(createdOn.body.autodialSeconds).toBe(3);
   });
 
@@ -90,7 +104,10 @@ describe("what the lead panel is told about its lead", () => {
     expect(await autodialFor(t.db, m.user.id, listed.id)).toEqual({ seconds: 4, block: "do_not_call" });
     // Today is not a calling day in the client's zone (the topic's, his own unknown).
     const [{ today }] = await queryRows<{ today: number }>(t.db, sql`select extract(isodow from now() at time zone 'Europe/Kyiv')::int as today`);
-    await t.db.update(filters).set({ callDays: [1, 2, 3, 4, 5, 6, 7].filter((d) => d !== Number(today)), timeZone: "Europe/Kyiv" }).where(eq(filters.id, topic.id));
+    await t.db
+      .update(filters)
+      .set({ callDays: [1, 2, 3, 4, 5, 6, 7].filter((d) => d !== Number(today)), timeZone: "Europe/Kyiv" })
+      .where(eq(filters.id, topic.id));
     expect(await autodialFor(t.db, m.user.id, lead.id)).toEqual({ seconds: 4, block: "outside_hours" });
   });
 });

@@ -64,8 +64,7 @@ describe("GET /api/v1/database", () => {
 describe("GET /api/v1/status/countsAllTime/{databaseName}", () => {
   it("counts every status press ever made on the base, from the event history", async () => {
     const admin = 1;
-    const rows = (text: string, n: number) =>
-      Array.from({ length: n }, () => ({ databaseId: north, userId: admin, statusText: text }));
+    const rows = (text: string, n: number) => Array.from({ length: n }, () => ({ databaseId: north, userId: admin, statusText: text }));
     await t.db.insert(leadEvents).values([...rows("Не дозвонился", 3), ...rows("Не интересно", 1), { databaseId: south, statusText: "Заявка" }]);
     const res = await t.request.get(`/api/v1/status/countsAllTime/${encodeURIComponent("Север")}`).set(bearer(token));
     expect(res.status).toBe(200);

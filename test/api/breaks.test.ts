@@ -37,8 +37,7 @@ beforeEach(async () => {
 });
 
 /** A topic with `count` fresh contacts (the callback status worked again too) and two managers holding a lead each. */
-const scene = async (count: number) =>
-  twoManagersHoldingLeads(t, count, [callbackStatus.id, (await statusesByText(t.db))["Перезвонить"].id]);
+const scene = async (count: number) => twoManagersHoldingLeads(t, count, [callbackStatus.id, (await statusesByText(t.db))["Перезвонить"].id]);
 const getLead = (m: ApiManager, filterId: number) => takeApiLead(t, m, filterId);
 const press = (m: ApiManager, filterId: number, statusText: string, extra?: Record<string, unknown>) => pressApi(t, m, filterId, statusText, extra);
 
@@ -317,7 +316,10 @@ describe("agent states on /users", () => {
       await press(me, filter.id, "Не интересно");
       await press(me, filter.id, "Не интересно");
       expect(me.lead).toBe(0);
-      const [{ last }] = await queryRows<{ last: Date | string }>(t.db, sql`select max(created_at) as last from lead_events where user_id = ${me.id}`);
+      const [{ last }] = await queryRows<{ last: Date | string }>(
+        t.db,
+        sql`select max(created_at) as last from lead_events where user_id = ${me.id}`,
+      );
       expect((await stateOf("state-watch", "idle")).stateSince).toBe(new Date(last).toISOString());
     } finally {
       socket.close();
@@ -396,7 +398,10 @@ describe("agent states on /users", () => {
         last_seen_at = now() - interval '100 seconds' where id = ${call.body.id}`);
       await stateOf(a.login, "lead");
       await closeSilentCalls(t.db);
-      const [row] = await queryRows<{ talk_seconds: number; ended_at: Date | null }>(t.db, sql`select talk_seconds, ended_at from calls where id = ${call.body.id}`);
+      const [row] = await queryRows<{ talk_seconds: number; ended_at: Date | null }>(
+        t.db,
+        sql`select talk_seconds, ended_at from calls where id = ${call.body.id}`,
+      );
       expect(row.ended_at).not.toBeNull();
       expect(row.talk_seconds).toBeGreaterThanOrEqual(89);
       expect(row.talk_seconds).toBeLessThanOrEqual(91);
@@ -472,7 +477,10 @@ describe("«Завершить сессию» on /users asks first (issue 39)", 
       expect(posted.status).toBe(302);
       expect(posted.headers.location).toBe("/users");
       expect((await t.request.get(`/api/v1/users/${a.id}`).set(a.auth)).status).toBe(401);
-      const flash = ([] as string[]).concat(posted.headers["set-cookie"] ?? []).find((c) => c.startsWith("flash="))!.split(";")[0];
+      const flash = ([] as string[])
+        .concat(posted.headers["set-cookie"] ?? [])
+        .find((c) => c.startsWith("flash="))!
+        .split(";")[0];
       const after = await getPage(t, "/users", `${cookie}; ${flash}`);
       expect(after.text).toContain("Сессия менеджера Ольга закрыта");
       expect(after.text).not.toContain(`data-testid="online-row-${a.login}"`);

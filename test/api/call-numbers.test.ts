@@ -35,7 +35,10 @@ async function call(
   const id = started.body.id as number;
   if (options.talk !== undefined) {
     expect((await t.request.post(`/api/v1/calls/${id}/answer`).set(bearer(token))).status).toBe(204);
-    await t.db.update(calls).set({ answeredAt: sql`now() - make_interval(secs => ${options.talk})` }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ answeredAt: sql`now() - make_interval(secs => ${options.talk})` })
+      .where(eq(calls.id, id));
   }
   const ended = await t.request
     .post(`/api/v1/calls/${id}/end`)
@@ -46,7 +49,8 @@ async function call(
   return id;
 }
 
-const admit = (fields: Record<string, string>) => t.request.post("/api/v1/telephony/calls").type("form").set("X-Sip-Auth-Secret", SECRET).send(fields);
+const admit = (fields: Record<string, string>) =>
+  t.request.post("/api/v1/telephony/calls").type("form").set("X-Sip-Auth-Secret", SECRET).send(fields);
 const proxyEvent = (fields: Record<string, string>) =>
   t.request.post("/api/v1/telephony/call-events").type("form").set("X-Sip-Auth-Secret", SECRET).send(fields);
 
@@ -56,7 +60,12 @@ function tableRows(html: string, testId: string): string[][] {
   if (!table) throw new Error(`no table ${testId}`);
   const body = /<tbody>([\s\S]*?)<\/tbody>/.exec(table[1])![1];
   return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map((row) =>
-    [...row[1].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) => cell[1].replace(/<[^>]+>/g, "").replace(/&nbsp;|\u00a0/g, " ").trim()),
+    [...row[1].matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((cell) =>
+      cell[1]
+        .replace(/<[^>]+>/g, "")
+        .replace(/&nbsp;|\u00a0/g, " ")
+        .trim(),
+    ),
   );
 }
 
@@ -81,14 +90,19 @@ describe("today's call numbers on the dashboard and in GET /api/v1/statistics", 
   });
 
   it("counts two managers' calls out in two topics, and one without a topic; not yesterday's, calls in or the call check's refusals", async () => {
-    const { contacts: [c1, c2, c3, c4] } = await createBase(t.db, { count: 4 });
+    const {
+      contacts: [c1, c2, c3, c4],
+    } = await createBase(t.db, { count: 4 });
     const anna = await createUser(t.db, { login: "anna", displayName: "Анна" });
     const boris = await createUser(t.db, { login: "boris", displayName: "Борис", sipLogin: "8201", sipPassword: "sip-8201" });
     const vera = await createUser(t.db, { login: "vera", displayName: "" });
     const credits = await createFilterRow(t.db, { name: "Кредиты", managerIds: [anna.user.id], databaseIds: [], statusIds: [] });
     const insurance = await createFilterRow(t.db, { name: "Страховки", managerIds: [anna.user.id, boris.user.id], databaseIds: [], statusIds: [] });
     const hold = (contactId: number, userId: number) =>
-      t.db.update(contacts).set({ heldBy: userId, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, contactId));
+      t.db
+        .update(contacts)
+        .set({ heldBy: userId, heldUntil: sql`now() + interval '30 minutes'` })
+        .where(eq(contacts.id, contactId));
     const topic = (userId: number, filterId: number) => t.db.update(users).set({ gettingFilter: filterId }).where(eq(users.id, userId));
     const [annaToken, borisToken, veraToken] = await Promise.all([t.tokenFor(anna), t.tokenFor(boris), t.tokenFor(vera)]);
 
@@ -136,20 +150,87 @@ describe("today's call numbers on the dashboard and in GET /api/v1/statistics", 
       day: kyivDate(new Date()),
       total: { attempts: 9, answered: 3, answeredPercent: 33.3, talkSeconds: 215, contacts: 4, attemptsPerContact: 1.75 },
       managers: [
-        { userId: anna.user.id, login: "anna", displayName: "Анна", manager: "Анна", attempts: 4, answered: 2, answeredPercent: 50, talkSeconds: 185, contacts: 2, attemptsPerContact: 2 },
-        { userId: boris.user.id, login: "boris", displayName: "Борис", manager: "Борис", attempts: 4, answered: 1, answeredPercent: 25, talkSeconds: 30, contacts: 2, attemptsPerContact: 1.5 },
-        { userId: vera.user.id, login: "vera", displayName: "", manager: "vera", attempts: 1, answered: 0, answeredPercent: 0, talkSeconds: 0, contacts: 0, attemptsPerContact: null },
+        {
+          userId: anna.user.id,
+          login: "anna",
+          displayName: "Анна",
+          manager: "Анна",
+          attempts: 4,
+          answered: 2,
+          answeredPercent: 50,
+          talkSeconds: 185,
+          contacts: 2,
+          attemptsPerContact: 2,
+        },
+        {
+          userId: boris.user.id,
+          login: "boris",
+          displayName: "Борис",
+          manager: "Борис",
+          attempts: 4,
+          answered: 1,
+          answeredPercent: 25,
+          talkSeconds: 30,
+          contacts: 2,
+          attemptsPerContact: 1.5,
+        },
+        {
+          userId: vera.user.id,
+          login: "vera",
+          displayName: "",
+          manager: "vera",
+          attempts: 1,
+          answered: 0,
+          answeredPercent: 0,
+          talkSeconds: 0,
+          contacts: 0,
+          attemptsPerContact: null,
+        },
       ],
       topics: [
-        { filterId: credits.id, topic: "Кредиты", attempts: 3, answered: 1, answeredPercent: 33.3, talkSeconds: 65, contacts: 2, attemptsPerContact: 1.5 },
-        { filterId: insurance.id, topic: "Страховки", attempts: 5, answered: 2, answeredPercent: 40, talkSeconds: 150, contacts: 3, attemptsPerContact: 1.33 },
-        { filterId: null, topic: "Без тематики", attempts: 1, answered: 0, answeredPercent: 0, talkSeconds: 0, contacts: 0, attemptsPerContact: null },
+        {
+          filterId: credits.id,
+          topic: "Кредиты",
+          attempts: 3,
+          answered: 1,
+          answeredPercent: 33.3,
+          talkSeconds: 65,
+          contacts: 2,
+          attemptsPerContact: 1.5,
+        },
+        {
+          filterId: insurance.id,
+          topic: "Страховки",
+          attempts: 5,
+          answered: 2,
+          answeredPercent: 40,
+          talkSeconds: 150,
+          contacts: 3,
+          attemptsPerContact: 1.33,
+        },
+        {
+          filterId: null,
+          topic: "Без тематики",
+          attempts: 1,
+          answered: 0,
+          answeredPercent: 0,
+          talkSeconds: 0,
+          contacts: 0,
+          attemptsPerContact: null,
+        },
       ],
     });
 
     // /calls/today reads the same numbers (its average call is talk time / answered).
     const today = await t.request.get("/api/v1/calls/today").set(bearer(adminToken));
-    expect(today.body.map((row: { login: string; attempts: number; answered: number; averageSeconds: number }) => [row.login, row.attempts, row.answered, row.averageSeconds])).toEqual([
+    expect(
+      today.body.map((row: { login: string; attempts: number; answered: number; averageSeconds: number }) => [
+        row.login,
+        row.attempts,
+        row.answered,
+        row.averageSeconds,
+      ]),
+    ).toEqual([
       ["anna", 4, 2, 93],
       ["boris", 4, 1, 30],
       ["vera", 1, 0, 0],
@@ -192,7 +273,18 @@ describe("today's call numbers on the dashboard and in GET /api/v1/statistics", 
     expect((await t.request.delete(`/api/v1/users/${gone.user.id}`).set(bearer(adminToken))).status).toBe(200);
     const numbers = await callNumbersOfDay(t.db, day);
     expect(numbers.managers).toEqual([
-      { userId: null, login: "", displayName: "", manager: "Неизвестно", attempts: 2, answered: 1, answeredPercent: 50, talkSeconds: 10, contacts: 0, attemptsPerContact: null },
+      {
+        userId: null,
+        login: "",
+        displayName: "",
+        manager: "Неизвестно",
+        attempts: 2,
+        answered: 1,
+        answeredPercent: 50,
+        talkSeconds: 10,
+        contacts: 0,
+        attemptsPerContact: null,
+      },
     ]);
     expect(numbers.topics.map((row) => [row.topic, row.attempts])).toEqual([["Без тематики", 2]]);
   });

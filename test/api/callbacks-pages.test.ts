@@ -43,7 +43,11 @@ describe("callbacks without JavaScript", () => {
     const s = await statusesByText(t.db);
     const manager = await createUser(t.db);
     const other = await createUser(t.db, { displayName: "Другой менеджер" });
-    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id, other.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id] });
+    const filter = await createFilterRow(t.db, {
+      managerIds: [manager.user.id, other.user.id],
+      databaseIds: [base.id],
+      statusIds: [s["Перезвонить"].id],
+    });
     await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
     const cookie = await pageSessionCookie(t, manager);
     const panel = await getPage(t, "/leadpanel", cookie);
@@ -69,7 +73,13 @@ describe("callbacks without JavaScript", () => {
     expect(past.text).toContain("Время перезвона уже прошло");
     // A date that does not exist is refused as such, never rolled over to 2 March (nor called past when it is).
     for (const callbackLocal of ["2027-02-30T10:00", "2020-02-30T10:00", "2027-04-31T10:00", "2027-01-10T25:00"]) {
-      const impossible = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId, passport: "", callbackLocal });
+      const impossible = await post("/leadpanel", cookie, {
+        intent: "status",
+        statusId: String(created.body.id),
+        contactId,
+        passport: "",
+        callbackLocal,
+      });
       expect({ callbackLocal, status: impossible.status }).toEqual({ callbackLocal, status: 400 });
       expect(impossible.text).toContain("Такой даты не существует");
       expect(impossible.text).not.toContain("Время перезвона уже прошло");
@@ -105,7 +115,12 @@ describe("callbacks without JavaScript", () => {
     // The admin sees it with its manager and topic, and gives it to the other manager.
     const list = await getPage(t, `/callbacks?filterId=${filter.id}`, admin);
     expect(list.text).toMatch(/data-testid="callback-row"[\s\S]*Перезвон-1[\s\S]*Тематика[\s\S]*Пора звонить/);
-    const moved = await post("/callbacks", admin, { intent: "reassign", id: String(cb.id), userId: String(other.user.id), back: `/callbacks?userId=&filterId=${filter.id}` });
+    const moved = await post("/callbacks", admin, {
+      intent: "reassign",
+      id: String(cb.id),
+      userId: String(other.user.id),
+      back: `/callbacks?userId=&filterId=${filter.id}`,
+    });
     expect(moved.status).toBe(302);
     expect(moved.headers.location).toBe(`/callbacks?userId=&filterId=${filter.id}`);
     expect((await getPage(t, "/callbacks", cookie)).text).toContain("Просроченных перезвонов нет");
@@ -148,7 +163,9 @@ describe("callbacks without JavaScript", () => {
     await t.db.execute(sql`update callbacks set due_at = now() - interval '1 minute' where id = ${cb.id}`);
     const phone = contacts.find((c) => c.id === contactId)!.phone;
     expect((await t.request.post("/api/v1/do-not-call").set(bearer(adminToken)).send({ phone })).status).toBe(200);
-    expect((await getPage(t, "/callbacks", cookie)).text).toMatch(/data-testid="callbacks-due-list"[\s\S]*Запрет-1[\s\S]*data-testid="callbacks-upcoming-list"/);
+    expect((await getPage(t, "/callbacks", cookie)).text).toMatch(
+      /data-testid="callbacks-due-list"[\s\S]*Запрет-1[\s\S]*data-testid="callbacks-upcoming-list"/,
+    );
 
     const refused = await post("/callbacks", cookie, { intent: "take", id: String(cb.id) });
     expect(refused.status).toBe(409);

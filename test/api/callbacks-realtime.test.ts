@@ -49,13 +49,16 @@ describe("callbacks on the realtime hub", () => {
     const filter = await createFilterRow(t.db, { managerIds: [a.user.id, b.user.id], databaseIds: [base.id], statusIds: [] });
     const aToken = await t.tokenFor(a);
     const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${a.user.id}`).set(bearer(aToken));
-    const pressed = await t.request.put("/api/v1/status/update-and-get-lead").set(bearer(aToken)).send({
-      statusText: "Перезвон",
-      contactId: lead.body.id,
-      userId: a.user.id,
-      filterId: filter.id,
-      callbackAt: new Date(Date.now() + 3600_000).toISOString(),
-    });
+    const pressed = await t.request
+      .put("/api/v1/status/update-and-get-lead")
+      .set(bearer(aToken))
+      .send({
+        statusText: "Перезвон",
+        contactId: lead.body.id,
+        userId: a.user.id,
+        filterId: filter.id,
+        callbackAt: new Date(Date.now() + 3600_000).toISOString(),
+      });
     expect(pressed.status).toBe(200);
 
     const aSocket = await listen(aToken);

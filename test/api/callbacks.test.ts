@@ -26,14 +26,15 @@ beforeAll(async () => {
 });
 
 /** A topic with `count` fresh contacts (the callback status worked again too) and two managers holding a lead each. */
-const scene = async (count = 6) =>
-  twoManagersHoldingLeads(t, count, [callbackStatus.id, (await statusesByText(t.db))["Перезвонить"].id]);
+const scene = async (count = 6) => twoManagersHoldingLeads(t, count, [callbackStatus.id, (await statusesByText(t.db))["Перезвонить"].id]);
 const press = (m: ApiManager, filterId: number, statusText: string, extra?: Record<string, unknown>) => pressApi(t, m, filterId, statusText, extra);
 
 const inOneHour = () => new Date(Date.now() + 3600_000).toISOString();
 
 async function setDue(contactId: number, minutesAgo: number) {
-  await t.db.execute(sql`update callbacks set due_at = now() - make_interval(mins => ${minutesAgo}) where contact_id = ${contactId} and handed_at is null`);
+  await t.db.execute(
+    sql`update callbacks set due_at = now() - make_interval(mins => ${minutesAgo}) where contact_id = ${contactId} and handed_at is null`,
+  );
 }
 
 beforeEach(async () => {
@@ -85,7 +86,10 @@ describe("scheduling a callback", () => {
     const [cb] = await queryRows<{ id: number; due_at: Date | string }>(t.db, sql`select id, due_at from callbacks where contact_id = ${before}`);
     expect(new Date(cb.due_at).toISOString()).toBe(inAMonth.toISOString());
     // The admin moving a callback is held to the same rule.
-    const moved = await t.request.put(`/api/v1/callbacks/${cb.id}`).set(bearer(adminToken)).send({ userId: a.id, dueAt: "2027-02-30T10:00:00+02:00" });
+    const moved = await t.request
+      .put(`/api/v1/callbacks/${cb.id}`)
+      .set(bearer(adminToken))
+      .send({ userId: a.id, dueAt: "2027-02-30T10:00:00+02:00" });
     expect(moved.status).toBe(400);
     expect(moved.body.message).toBe("Такой даты не существует");
   });

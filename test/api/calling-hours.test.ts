@@ -25,7 +25,6 @@ beforeAll(async () => {
   adminToken = await t.adminToken();
 });
 
-
 const MOSCOW = "+7 495 123-45-67";
 const NOVOSIBIRSK = "+7 383 212-34-56";
 const VLADIVOSTOK = "+7 423 222-33-44";
@@ -147,7 +146,10 @@ describe("the claim hands out a contact only inside its client's hours", () => {
     expect(first?.id).toBe(byPhone[NOVOSIBIRSK].id);
     // Nothing else is inside the window: the Novosibirsk client let go, no lead at all.
     await release(m.id);
-    await t.db.update(contacts).set({ statusId: (await statusesByText(t.db))["Не интересно"].id }).where(eq(contacts.id, first!.id));
+    await t.db
+      .update(contacts)
+      .set({ statusId: (await statusesByText(t.db))["Не интересно"].id })
+      .where(eq(contacts.id, first!.id));
     expect(await leadOf(m)).toBeNull();
 
     await setHours(m.filter.id, openIn("Asia/Vladivostok"));
@@ -248,7 +250,10 @@ describe("POST /api/v1/telephony/calls refuses a call outside the client's hours
   it("answers 403 Outside Calling Hours with the Russian reason in the call log, and lets the same call through in hours", async () => {
     const c = await caller();
     const lead = c.byPhone[VLADIVOSTOK];
-    await t.db.update(contacts).set({ heldBy: c.person.user.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, lead.id));
+    await t.db
+      .update(contacts)
+      .set({ heldBy: c.person.user.id, heldUntil: sql`now() + interval '30 minutes'` })
+      .where(eq(contacts.id, lead.id));
     await setHours(c.filter.id, openIn("Europe/Moscow"));
     const refused = await admit({ login: c.sipLogin, number: lead.phoneKey, sipCallId: "hours-1@browser" });
     expect(refused.status).toBe(403);
@@ -282,12 +287,18 @@ describe("the topic's calling hours through the API", () => {
 
   it("saves and shows the window, and refuses a bad one with a Russian message", async () => {
     const hours = { from: "10:00", until: "19:30", days: [1, 2, 3, 4, 5], timeZone: "Asia/Novosibirsk" };
-    const created = await t.request.post("/api/v1/filters").set(bearer(adminToken)).send(await topicBody(hours));
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(adminToken))
+      .send(await topicBody(hours));
     expect(created.status).toBe(200);
     expect(created.body.callingHours).toEqual(hours);
 
     const bad = async (callingHours: unknown, message: string) => {
-      const res = await t.request.put(`/api/v1/filters/${created.body.id}`).set(bearer(adminToken)).send(await topicBody(callingHours));
+      const res = await t.request
+        .put(`/api/v1/filters/${created.body.id}`)
+        .set(bearer(adminToken))
+        .send(await topicBody(callingHours));
       expect(res.status).toBe(400);
       expect(res.body.message).toBe(message);
     };
@@ -297,7 +308,10 @@ describe("the topic's calling hours through the API", () => {
     await bad({ ...hours, timeZone: "Europe/Atlantis" }, "Неизвестный часовой пояс «Europe/Atlantis»");
 
     // An edit without the window keeps it.
-    const kept = await t.request.put(`/api/v1/filters/${created.body.id}`).set(bearer(adminToken)).send(await topicBody());
+    const kept = await t.request
+      .put(`/api/v1/filters/${created.body.id}`)
+      .set(bearer(adminToken))
+      .send(await topicBody());
     expect(kept.status).toBe(200);
     expect(kept.body.callingHours).toEqual(hours);
   });
@@ -310,11 +324,18 @@ describe("contacts imported before calling hours get their zone at start", () =>
       (${base.id}, 'Москва', ${MOSCOW}, '74951234567'), (${base.id}, 'Владивосток', ${VLADIVOSTOK}, '74232223344'),
       (${base.id}, 'Никто', '12345', '12345')`);
     const [{ last }] = await queryRows<{ last: string }>(t.db, sql`select max(id) as last from contacts`);
-    await t.db.update(settings).set({ tzBackfilledTo: Number(last) - 3, tzBackfillEnd: Number(last) }).where(eq(settings.id, 1));
+    await t.db
+      .update(settings)
+      .set({ tzBackfilledTo: Number(last) - 3, tzBackfillEnd: Number(last) })
+      .where(eq(settings.id, 1));
     expect(await backfillZonesStep(t.db, "UA", 2)).toBe("more");
     expect(await backfillZonesStep(t.db, "UA", 2)).toBe("done");
     expect(await backfillZonesStep(t.db, "UA", 2)).toBe("done");
-    const rows = await t.db.select({ name: contacts.name, tz: contacts.tz }).from(contacts).where(eq(contacts.databaseId, base.id)).orderBy(contacts.id);
+    const rows = await t.db
+      .select({ name: contacts.name, tz: contacts.tz })
+      .from(contacts)
+      .where(eq(contacts.databaseId, base.id))
+      .orderBy(contacts.id);
     expect(rows).toEqual([
       { name: "Москва", tz: "Europe/Moscow" },
       { name: "Владивосток", tz: "Asia/Vladivostok" },

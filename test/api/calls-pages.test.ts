@@ -41,7 +41,10 @@ async function currentLead(): Promise<{ page: string; contactId: string; phone: 
   const page = await getPage(t, "/leadpanel", managerCookie);
   expect(page.status).toBe(200);
   const contactId = /name="contactId" value="(\d+)"/.exec(page.text)![1];
-  const [{ phone }] = await t.db.select({ phone: contacts.phone }).from(contacts).where(eq(contacts.id, Number(contactId)));
+  const [{ phone }] = await t.db
+    .select({ phone: contacts.phone })
+    .from(contacts)
+    .where(eq(contacts.id, Number(contactId)));
   return { page: page.text, contactId, phone };
 }
 
@@ -61,7 +64,10 @@ describe("the call log in the pages", () => {
     const talk = await report(managerCookie, { intent: "start", number: first.phone, contactId: first.contactId });
     expect((await report(managerCookie, { intent: "answer", id: String(talk.body.id) })).status).toBe(204);
     expect((await report(managerCookie, { intent: "alive", id: String(talk.body.id) })).status).toBe(204);
-    await t.db.update(calls).set({ answeredAt: sql`now() - interval '65 seconds'` }).where(eq(calls.id, talk.body.id));
+    await t.db
+      .update(calls)
+      .set({ answeredAt: sql`now() - interval '65 seconds'` })
+      .where(eq(calls.id, talk.body.id));
     expect((await report(managerCookie, { intent: "end", id: String(talk.body.id), cause: "hangup" })).body.talkSeconds).toBe(65);
 
     const own = await getPage(t, "/calls", managerCookie);
@@ -99,8 +105,11 @@ describe("the call log in the pages", () => {
     expect(/data-testid="page-of"[^>]*>([^<]*(?:<!-- -->[^<]*)*)</.exec(many.text)?.[1].replace(/<!-- -->/g, "")).toBe("Страница 2 из 40");
   });
 
-    it("refuses a report without a session, for a client who is not his, or that names no known action", async () => {
-    const anonymous = await t.request.post("/calls").set("Content-Type", "application/x-www-form-urlencoded").send(form({ intent: "start", number: "1" }));
+  it("refuses a report without a session, for a client who is not his, or that names no known action", async () => {
+    const anonymous = await t.request
+      .post("/calls")
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(form({ intent: "start", number: "1" }));
     expect(anonymous.status).toBe(401);
     const other = await createBase(t.db, { count: 1 });
     const foreign = await report(managerCookie, { intent: "start", number: "1", contactId: String(other.contacts[0].id) });

@@ -24,8 +24,14 @@ beforeAll(async () => {
   client = { id: Number(rows[0].id), phone: rows[0].phone };
   otherClient = { id: Number(rows[1].id), phone: rows[1].phone };
   // Ann works the first client (her lead), Bob the second.
-  await t.db.update(contacts).set({ heldBy: ann.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, client.id));
-  await t.db.update(contacts).set({ heldBy: bob.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, otherClient.id));
+  await t.db
+    .update(contacts)
+    .set({ heldBy: ann.id, heldUntil: sql`now() + interval '30 minutes'` })
+    .where(eq(contacts.id, client.id));
+  await t.db
+    .update(contacts)
+    .set({ heldBy: bob.id, heldUntil: sql`now() + interval '30 minutes'` })
+    .where(eq(contacts.id, otherClient.id));
 });
 
 const start = (token: string, body: object) => t.request.post("/api/v1/calls").set(bearer(token)).send(body);
@@ -50,7 +56,10 @@ describe("the call log", () => {
     const id = started.body.id as number;
     expect((await t.request.post(`/api/v1/calls/${id}/answer`).set(bearer(ann.token))).status).toBe(204);
     // The manager talked for 42 seconds.
-    await t.db.update(calls).set({ answeredAt: sql`now() - interval '42 seconds'` }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ answeredAt: sql`now() - interval '42 seconds'` })
+      .where(eq(calls.id, id));
     const ended = await end(ann.token, id, { cause: "hangup" });
     expect(ended.status).toBe(200);
     expect(ended.body).toMatchObject({
@@ -109,7 +118,11 @@ describe("the call log", () => {
     expect((await t.request.post(`/api/v1/calls/${fresh}/alive`).set(bearer(admin))).status).toBe(204);
 
     expect(await closeSilentCalls(t.db)).toBe(2);
-    const rows = await t.db.select().from(calls).where(sql`${calls.id} in (${talking}, ${ringing}, ${fresh})`).orderBy(calls.id);
+    const rows = await t.db
+      .select()
+      .from(calls)
+      .where(sql`${calls.id} in (${talking}, ${ringing}, ${fresh})`)
+      .orderBy(calls.id);
     expect(rows.map((r) => [r.outcome, r.reason, r.talkSeconds])).toEqual([
       ["answered", null, 200],
       ["failed", "Связь с браузером прервалась", 0],

@@ -107,7 +107,12 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
     // Open an hour either side of Moscow's now: Vladivostok (+7 h) and Novosibirsk (+4 h) are outside.
     await t.db
       .update(filters)
-      .set({ callsFrom: clockIn("Europe/Moscow", -60), callsUntil: clockIn("Europe/Moscow", 60), callDays: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Kyiv" })
+      .set({
+        callsFrom: clockIn("Europe/Moscow", -60),
+        callsUntil: clockIn("Europe/Moscow", 60),
+        callDays: [1, 2, 3, 4, 5, 6, 7],
+        timeZone: "Europe/Kyiv",
+      })
       .where(eq(filters.id, filterId));
 
     const managers = await Promise.all(
@@ -121,11 +126,21 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
     // Callbacks due: each manager's own (due a minute ago), two of the absent manager's past the grace time, one
     // outside its client's hours, one whose number is listed. Their contacts wait in «Перезвонить», no status of the topic.
     const callbackIds = idsOf("callback", "callbackOutside", "callbackListed");
-    await t.db.update(contacts).set({ statusId: s["Перезвонить"].id, statusAt: sql`now() - interval '1 day'` }).where(inArray(contacts.id, callbackIds));
+    await t.db
+      .update(contacts)
+      .set({ statusId: s["Перезвонить"].id, statusAt: sql`now() - interval '1 day'` })
+      .where(inArray(contacts.id, callbackIds));
     await t.db.insert(callbacks).values(
       callbackIds.map((contactId, i) => {
         const owner = i < 6 ? managers[i % 4].id : absent.user.id;
-        return { contactId, databaseId: baseId, userId: owner, filterId, statusText: "Перезвонить", dueAt: sql`now() - make_interval(mins => ${i < 6 ? 1 : 60})` };
+        return {
+          contactId,
+          databaseId: baseId,
+          userId: owner,
+          filterId,
+          statusText: "Перезвонить",
+          dueAt: sql`now() - make_interval(mins => ${i < 6 ? 1 : 60})`,
+        };
       }),
     );
     const listedIds = idsOf("listed", "callbackListed");
@@ -137,7 +152,7 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
     const delayOf: Record<string, number> = { "Не дозвонился": NO_ANSWER_DELAY, Занято: BUSY_DELAY };
     let retriesBack = 0;
     let seed = 29;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 
     const handed = (contactId: number, round: number) => {
       expect(forbidden.has(contactId), `round ${round}: contact ${contactId} (${kind.get(contactId)}) may not be called`).toBe(false);
@@ -160,7 +175,8 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
           }
           const contactId = m.lead;
           const roll = random();
-          const statusText = kind.get(contactId) === "callback" ? "Не интересно" : roll < 0.45 ? "Не дозвонился" : roll < 0.8 ? "Занято" : "Не интересно";
+          const statusText =
+            kind.get(contactId) === "callback" ? "Не интересно" : roll < 0.45 ? "Не дозвонился" : roll < 0.8 ? "Занято" : "Не интересно";
           lastPress.set(contactId, { round, status: statusText });
           const res = await m.api
             .put("/api/v1/status/update-and-get-lead")
@@ -183,7 +199,9 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
         Object.fromEntries(managers.filter((m) => m.lead !== null).map((m) => [m.id, m.lead])),
       );
       // A minute passes.
-      await t.db.execute(sql`update contacts set status_at = status_at - interval '1 minute' where database_id = ${baseId} and status_at is not null`);
+      await t.db.execute(
+        sql`update contacts set status_at = status_at - interval '1 minute' where database_id = ${baseId} and status_at is not null`,
+      );
     }
 
     // Each callback inside its client's hours was handed out once, and the database says to whom.

@@ -27,21 +27,17 @@ interface Raw {
 /** A plain HTTP GET that keeps the body as sent, the way a browser that accepts brotli and gzip asks. */
 function get(path: string, headers: Record<string, string> = {}): Promise<Raw> {
   return new Promise((resolve, reject) => {
-    const request = http.get(
-      { host: "127.0.0.1", port, path, headers: { "Accept-Encoding": "br, gzip, deflate", ...headers } },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on("data", (chunk: Buffer) => chunks.push(chunk));
-        res.on("end", () => {
-          const body = Buffer.concat(chunks);
-          const encoding = res.headers["content-encoding"];
-          const decoded =
-            encoding === "br" ? zlib.brotliDecompressSync(body) : encoding === "gzip" ? zlib.gunzipSync(body) : body;
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: decoded.toString("utf8") });
-        });
-        res.on("error", reject);
-      },
-    );
+    const request = http.get({ host: "127.0.0.1", port, path, headers: { "Accept-Encoding": "br, gzip, deflate", ...headers } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (chunk: Buffer) => chunks.push(chunk));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks);
+        const encoding = res.headers["content-encoding"];
+        const decoded = encoding === "br" ? zlib.brotliDecompressSync(body) : encoding === "gzip" ? zlib.gunzipSync(body) : body;
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, text: decoded.toString("utf8") });
+      });
+      res.on("error", reject);
+    });
     request.on("error", reject);
   });
 }

@@ -21,8 +21,7 @@ beforeEach(async () => {
   await t.db.update(statuses).set({ isDoNotCall: false });
 });
 
-const listed = async () =>
-  (await t.db.select().from(doNotCall).orderBy(doNotCall.id)).map((row) => ({ key: row.phoneKey, by: row.addedByLogin }));
+const listed = async () => (await t.db.select().from(doNotCall).orderBy(doNotCall.id)).map((row) => ({ key: row.phoneKey, by: row.addedByLogin }));
 
 const add = (phone: string, token = admin) => t.request.post("/api/v1/do-not-call").set(bearer(token)).send({ phone });
 
@@ -123,7 +122,10 @@ describe("the turn never hands out a listed number", () => {
     const someone = await createUser(t.db);
     // rows[0]: a re-work status; rows[1]: an expired hold of another manager; rows[2]: worked for good.
     await t.db.update(contacts).set({ statusId: s["Перезвонить"].id, statusAt: new Date() }).where(eq(contacts.id, rows[0].id));
-    await t.db.update(contacts).set({ heldBy: someone.user.id, heldUntil: new Date(Date.now() - 60_000) }).where(eq(contacts.id, rows[1].id));
+    await t.db
+      .update(contacts)
+      .set({ heldBy: someone.user.id, heldUntil: new Date(Date.now() - 60_000) })
+      .where(eq(contacts.id, rows[1].id));
     await t.db.update(contacts).set({ statusId: s["Не интересно"].id }).where(eq(contacts.id, rows[2].id));
     // The second base's contact has the same number as the re-work one.
     await t.db.update(contacts).set({ phone: rows[0].phone, phoneKey: rows[0].phoneKey }).where(eq(contacts.id, copies[0].id));
@@ -165,7 +167,14 @@ describe("import", () => {
       .set(bearer(admin))
       .field("name", "Только запреты")
       .field("mappings", JSON.stringify(["name", "phone"]))
-      .attach("file", await buildXlsx([["ФИО", "Телефон"], ["Нельзя", "0501112233"]]), "b.xlsx");
+      .attach(
+        "file",
+        await buildXlsx([
+          ["ФИО", "Телефон"],
+          ["Нельзя", "0501112233"],
+        ]),
+        "b.xlsx",
+      );
     expect(only.status).toBe(409);
     expect(only.body.message).toBe("Ничего не импортировано: все контакты файла — номера из списка «Не звонить» (1). База не создана");
     expect(await t.db.select().from(databases).where(eq(databases.name, "Только запреты"))).toEqual([]);
@@ -202,7 +211,10 @@ describe("the do-not-call status flag", () => {
     const { base, contacts: rows } = await createBase(t.db, { count: 1 });
     const phone = "050 200 00 01, 067 765 43 21";
     const region = t.config.phoneRegion;
-    await t.db.update(contacts).set({ phone, phoneKey: phoneKey(phone, region) }).where(eq(contacts.id, rows[0].id));
+    await t.db
+      .update(contacts)
+      .set({ phone, phoneKey: phoneKey(phone, region) })
+      .where(eq(contacts.id, rows[0].id));
     const m = await managerOn([base.id]);
     expect((await m.first()).body.id).toBe(rows[0].id);
     expect((await m.press(rows[0].id)).status).toBe(200);
@@ -223,7 +235,12 @@ describe("listed contacts leave the free index", () => {
     const paste = await t.request
       .post("/api/v1/do-not-call/paste")
       .set(bearer(admin))
-      .send({ text: rows.slice(0, 25).map((r) => r.phone).join("\n") });
+      .send({
+        text: rows
+          .slice(0, 25)
+          .map((r) => r.phone)
+          .join("\n"),
+      });
     expect(paste.status).toBe(200);
     expect(await marked()).toEqual(rows.slice(0, 25).map((r) => r.id));
     const m = await managerOn([base.id]);
@@ -243,7 +260,10 @@ describe("listed contacts leave the free index", () => {
     const { base, contacts: rows } = await createBase(t.db, { count: 1 });
     const { base: second, contacts: others } = await createBase(t.db, { count: 2 });
     const phone = "050 200 00 01, 067 765 43 21";
-    await t.db.update(contacts).set({ phone, phoneKey: phoneKey(phone, region) }).where(eq(contacts.id, rows[0].id));
+    await t.db
+      .update(contacts)
+      .set({ phone, phoneKey: phoneKey(phone, region) })
+      .where(eq(contacts.id, rows[0].id));
     // The next free contact in the topic's order has the second number alone.
     await t.db
       .update(contacts)
@@ -291,7 +311,15 @@ describe("the list", () => {
     const sheet = await t.request
       .post("/api/v1/do-not-call/import")
       .set(bearer(admin))
-      .attach("file", await buildXlsx([["Телефон", "Примечание"], ["0991000001", "просил не звонить"], [380991000002, ""]]), "dnc.xlsx");
+      .attach(
+        "file",
+        await buildXlsx([
+          ["Телефон", "Примечание"],
+          ["0991000001", "просил не звонить"],
+          [380991000002, ""],
+        ]),
+        "dnc.xlsx",
+      );
     expect(sheet.status).toBe(200);
     expect(sheet.body).toEqual({ added: 2, already: 0, invalid: 0, invalidSamples: [] });
 
@@ -302,9 +330,12 @@ describe("the list", () => {
     const part = await t.request.get("/api/v1/do-not-call?q=99100").set(bearer(admin));
     expect(part.body.total).toBe(2);
 
-    await t.request.post("/api/v1/do-not-call/paste").set(bearer(admin)).send({
-      text: Array.from({ length: 120 }, (_, i) => `0970000${String(i).padStart(3, "0")}`).join("\n"),
-    });
+    await t.request
+      .post("/api/v1/do-not-call/paste")
+      .set(bearer(admin))
+      .send({
+        text: Array.from({ length: 120 }, (_, i) => `0970000${String(i).padStart(3, "0")}`).join("\n"),
+      });
     const page3 = await t.request.get("/api/v1/do-not-call?page=3").set(bearer(admin));
     expect(page3.body).toMatchObject({ total: 127, page: 3, pages: 3 });
     expect(page3.body.items).toHaveLength(27);

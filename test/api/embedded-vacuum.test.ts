@@ -12,10 +12,7 @@ import { createBase, statusesByText } from "../helpers/leads";
 const t = useTestApp();
 const deadRows = async (table: string) => {
   await t.db.execute(sql`select pg_stat_force_next_flush()`);
-  const [row] = await queryRows<{ dead: string | number }>(
-    t.db,
-    sql`select n_dead_tup as dead from pg_stat_user_tables where relname = ${table}`,
-  );
+  const [row] = await queryRows<{ dead: string | number }>(t.db, sql`select n_dead_tup as dead from pg_stat_user_tables where relname = ${table}`);
   return Number(row?.dead ?? 0);
 };
 

@@ -75,7 +75,11 @@ async function download(id: number) {
     });
 }
 
-const create = (body: unknown) => t.request.post("/api/v1/database/exports").set(bearer(token)).send(body as object);
+const create = (body: unknown) =>
+  t.request
+    .post("/api/v1/database/exports")
+    .set(bearer(token))
+    .send(body as object);
 
 describe("POST /api/v1/database/exports", () => {
   it.each([
@@ -110,7 +114,22 @@ describe("POST /api/v1/database/exports", () => {
     expect(rows).toEqual([
       EXPORT_HEADER,
       ["Иванов Иван", "0501234567", "Киев", "", "", "0044", "", "", "", "База А", "Не интересно", "Ольга", "01.03.2026, 12:15:00", ""],
-      ["Петрова Мария", "0671112233", "Львов", "", "", "", "", "", "", "База А", "Заявка", "Ольга", "02.03.2026, 23:30:05", "Паспорт: есть\nСумма: 1000"],
+      [
+        "Петрова Мария",
+        "0671112233",
+        "Львов",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "",
+        "База А",
+        "Заявка",
+        "Ольга",
+        "02.03.2026, 23:30:05",
+        "Паспорт: есть\nСумма: 1000",
+      ],
     ]);
   });
 
@@ -134,11 +153,24 @@ describe("progress in rows", () => {
     holdWorkerId("test-worker");
     const [job] = await t.db
       .insert(exports)
-      .values({ name: "Большой", databaseIds: [big], statusIds: [0], claimedBy: "test-worker", claimedUntil: new Date(Date.now() + 60_000), startTime: new Date() })
+      .values({
+        name: "Большой",
+        databaseIds: [big],
+        statusIds: [0],
+        claimedBy: "test-worker",
+        claimedUntil: new Date(Date.now() + 60_000),
+        startTime: new Date(),
+      })
       .returning();
     let pages = 0;
     // Stop before the second page: the first page's 5,000 rows must be on record, of 6,000.
-    const run = runExportJob(t.db, { id: job.id, name: job.name, databaseIds: [big], statusIds: [0], format: "xlsx" }, "test-worker", 60, () => ++pages > 1);
+    const run = runExportJob(
+      t.db,
+      { id: job.id, name: job.name, databaseIds: [big], statusIds: [0], format: "xlsx" },
+      "test-worker",
+      60,
+      () => ++pages > 1,
+    );
     await expect(run).rejects.toBeInstanceOf(LostExportLease);
     // The stopped page's record may still be on its way.
     await expect

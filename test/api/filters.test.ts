@@ -52,7 +52,10 @@ const body = (overrides: Record<string, unknown> = {}) => ({
 
 describe("filters API", () => {
   it("creates a filter and answers it in the SPEC shape with totalManagers", async () => {
-    const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ managers: [olga.user.id, ivan.user.id] }));
+    const res = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ managers: [olga.user.id, ivan.user.id] }));
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       name: "Кредиты",
@@ -82,7 +85,10 @@ describe("filters API", () => {
   });
 
   it("refuses ids that do not exist with a Russian 400", async () => {
-    const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ databases: [999999] }));
+    const res = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ databases: [999999] }));
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("Выбранная база не найдена");
   });
@@ -96,8 +102,14 @@ describe("filters API", () => {
   });
 
   it("shows a manager only the active filters that list him", async () => {
-    const other = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Только Иван", managers: [ivan.user.id] }));
-    const inactive = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Выключенный" }));
+    const other = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Только Иван", managers: [ivan.user.id] }));
+    const inactive = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Выключенный" }));
     await t.request.put(`/api/v1/filters/${inactive.body.id}/activate`).set(bearer(admin)).expect(200);
 
     const forOlga = await t.request.get("/api/v1/filters").set(bearer(olgaToken));
@@ -113,7 +125,10 @@ describe("filters API", () => {
   });
 
   it("updates a filter; the activate call flips Активирован / Деактивирован", async () => {
-    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Старое имя" }));
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Старое имя" }));
     const updated = await t.request
       .put(`/api/v1/filters/${created.body.id}`)
       .set(bearer(admin))
@@ -146,15 +161,26 @@ describe("a deactivated template (decision 034: active means given to managers)"
 
   it("is refused for a new topic and as a new choice for a topic; a topic keeps the one it already has", async () => {
     const [{ id: off }] = await t.db.insert(templates).values({ name: "Выключенная анкета", isActive: false, templateFields: "[]" }).returning();
-    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "С выключенным шаблоном", template: off }));
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "С выключенным шаблоном", template: off }));
     expect(created.status).toBe(400);
     expect(created.body).toEqual({ error: "template_inactive", message: message("Выключенная анкета") });
-    expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.some((f: { name: string }) => f.name === "С выключенным шаблоном")).toBe(false);
+    expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.some((f: { name: string }) => f.name === "С выключенным шаблоном")).toBe(
+      false,
+    );
 
     // A topic with an active template may not switch to the deactivated one...
-    const topic = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Тематика с анкетой" }));
+    const topic = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Тематика с анкетой" }));
     expect(topic.status).toBe(200);
-    const switched = await t.request.put(`/api/v1/filters/${topic.body.id}`).set(bearer(admin)).send(body({ name: "Тематика с анкетой", template: off }));
+    const switched = await t.request
+      .put(`/api/v1/filters/${topic.body.id}`)
+      .set(bearer(admin))
+      .send(body({ name: "Тематика с анкетой", template: off }));
     expect(switched.status).toBe(400);
     expect(switched.body.message).toBe(message("Выключенная анкета"));
     expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === topic.body.id).template).toEqual({
@@ -165,12 +191,18 @@ describe("a deactivated template (decision 034: active means given to managers)"
     // ...but when its own template is switched off later, editing the topic's other fields keeps it.
     await t.db.update(templates).set({ isActive: false }).where(eq(templates.id, templateId));
     try {
-      const kept = await t.request.put(`/api/v1/filters/${topic.body.id}`).set(bearer(admin)).send(body({ name: "Тематика переименована" }));
+      const kept = await t.request
+        .put(`/api/v1/filters/${topic.body.id}`)
+        .set(bearer(admin))
+        .send(body({ name: "Тематика переименована" }));
       expect(kept.status).toBe(200);
       expect(kept.body.template).toEqual({ id: templateId, name: "Анкета" });
       // Switched on again, it is an ordinary choice.
       await t.db.update(templates).set({ isActive: true }).where(eq(templates.id, off));
-      const now = await t.request.put(`/api/v1/filters/${topic.body.id}`).set(bearer(admin)).send(body({ name: "Тематика переименована", template: off }));
+      const now = await t.request
+        .put(`/api/v1/filters/${topic.body.id}`)
+        .set(bearer(admin))
+        .send(body({ name: "Тематика переименована", template: off }));
       expect(now.status).toBe(200);
       expect(now.body.template).toEqual({ id: off, name: "Выключенная анкета" });
     } finally {
@@ -202,7 +234,16 @@ describe("a deactivated template (decision 034: active means given to managers)"
         .set("Origin", "http://127.0.0.1")
         .set("Accept-Encoding", "identity")
         .set("Content-Type", "application/x-www-form-urlencoded")
-        .send(formBody({ intent: "save", name: "Со спящей", template: String(off), managers: String(olga.user.id), databases: String(baseA), statuses: String(callBack) }));
+        .send(
+          formBody({
+            intent: "save",
+            name: "Со спящей",
+            template: String(off),
+            managers: String(olga.user.id),
+            databases: String(baseA),
+            statuses: String(callBack),
+          }),
+        );
       expect(posted.status).toBe(400);
       expect(posted.text).toContain(`Ошибка сохранения фильтра: ${message("Спящая анкета")}`);
       expect((await t.request.get("/api/v1/filters").set(bearer(admin))).body.some((f: { name: string }) => f.name === "Со спящей")).toBe(false);
@@ -215,7 +256,10 @@ describe("a deactivated template (decision 034: active means given to managers)"
 describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
   it("shows the window, saves it from a plain post, and refuses a bad one with a Russian message", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
-    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Часы в форме" }));
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Часы в форме" }));
     const page = `/loadedbases/filters/${created.body.id}`;
     const form = await getPage(t, page, cookie);
     expect(form.text).toContain("Время звонков (по местному времени клиента)");
@@ -228,8 +272,21 @@ describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
         .set("Accept-Encoding", "identity")
         .set("Content-Type", "application/x-www-form-urlencoded")
         .send(new URLSearchParams(fields).toString());
-    const topic = [["intent", "save"], ["name", "Часы в форме"], ["managers", String(olga.user.id)], ["databases", String(baseA)], ["statuses", String(callBack)]];
-    const saved = await post([...topic, ["callingHours.from", "10:00"], ["callingHours.until", "20:00"], ["callingHours.days", "1"], ["callingHours.days", "5"], ["callingHours.timeZone", "Asia/Omsk"]]);
+    const topic = [
+      ["intent", "save"],
+      ["name", "Часы в форме"],
+      ["managers", String(olga.user.id)],
+      ["databases", String(baseA)],
+      ["statuses", String(callBack)],
+    ];
+    const saved = await post([
+      ...topic,
+      ["callingHours.from", "10:00"],
+      ["callingHours.until", "20:00"],
+      ["callingHours.days", "1"],
+      ["callingHours.days", "5"],
+      ["callingHours.timeZone", "Asia/Omsk"],
+    ]);
     expect(saved.status).toBe(302);
     const shown = (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === created.body.id);
     expect(shown.callingHours).toEqual({ from: "10:00", until: "20:00", days: [1, 5], timeZone: "Asia/Omsk" });
@@ -259,7 +316,10 @@ describe("topic choice", () => {
     expect(forIvan.status).toBe(403);
     const wrongLogin = await t.request.post(`/api/v1/filters/${filter.id}/${olga.user.id}/ivan`).set(bearer(olgaToken));
     expect(wrongLogin.status).toBe(404);
-    const ivansOnly = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Чужой", managers: [ivan.user.id] }));
+    const ivansOnly = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Чужой", managers: [ivan.user.id] }));
     const closed = await t.request.post(`/api/v1/filters/${ivansOnly.body.id}/${olga.user.id}/olga`).set(bearer(olgaToken));
     expect(closed.status).toBe(403);
     expect(closed.body.message).toBe("Эта тематика вам недоступна");
@@ -267,11 +327,12 @@ describe("topic choice", () => {
   });
 
   it("sends managers back to topic choice when their topic is deactivated, and lets go of their lead", async () => {
-    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send(body({ name: "Временная" }));
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Временная" }));
     await t.request.post(`/api/v1/filters/${created.body.id}/${olga.user.id}/olga`).set(bearer(olgaToken)).expect(200);
-    const lead = await t.request
-      .get(`/api/v1/database/filtered-lead?filterId=${created.body.id}&userId=${olga.user.id}`)
-      .set(bearer(olgaToken));
+    const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${created.body.id}&userId=${olga.user.id}`).set(bearer(olgaToken));
     expect(lead.body.id).toEqual(expect.any(Number));
     await t.request.put(`/api/v1/filters/${created.body.id}/activate`).set(bearer(admin)).expect(200);
     expect((await reloadUser(t.db, olga.user.id)).gettingFilter).toBe(0);

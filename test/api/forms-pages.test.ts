@@ -46,10 +46,17 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(field(empty.text, "name", 'data-testid="link-form"')).toMatchObject({ invalid: true, message: "Заполните имя ссылки" });
     expect(field(empty.text, "link", 'data-testid="link-form"')).toMatchObject({ invalid: true, message: "Заполните URL ссылки" });
 
-    const named = await postPageForm(t, "/leadTemplate?link=new", cookie, { intent: "link-save", name: "CRM без адреса", link: "javascript:alert(1)" });
+    const named = await postPageForm(t, "/leadTemplate?link=new", cookie, {
+      intent: "link-save",
+      name: "CRM без адреса",
+      link: "javascript:alert(1)",
+    });
     expect(named.status).toBe(400);
     expect(field(named.text, "name", 'data-testid="link-form"')).toMatchObject({ invalid: false, message: null, value: "CRM без адреса" });
-    expect(field(named.text, "link", 'data-testid="link-form"')).toMatchObject({ invalid: true, message: "Ссылка должна быть адресом вида https://…" });
+    expect(field(named.text, "link", 'data-testid="link-form"')).toMatchObject({
+      invalid: true,
+      message: "Ссылка должна быть адресом вида https://…",
+    });
     expect((await t.db.select().from(links)).filter((l) => l.name === "CRM без адреса")).toHaveLength(0);
   });
 
@@ -98,7 +105,11 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     const res = await postPageForm(t, "/basesettings", cookie, { intent: "save", defaultInfo: "Новый текст", callbackGraceMinutes: "0" });
     expect(res.status).toBe(400);
     expect(res.text).toContain("Произошла ошибка при сохранении настроек");
-    expect(field(res.text, "callbackGraceMinutes")).toMatchObject({ invalid: true, message: "Время ожидания перезвона: от 1 до 1440 минут", value: "0" });
+    expect(field(res.text, "callbackGraceMinutes")).toMatchObject({
+      invalid: true,
+      message: "Время ожидания перезвона: от 1 до 1440 минут",
+      value: "0",
+    });
     // The form stays open with what was typed.
     expect(field(res.text, "defaultInfo").tag).not.toContain("readOnly");
     expect(res.text).toContain(">Новый текст</textarea>");
@@ -108,14 +119,31 @@ describe("forms without JavaScript: the schema's message next to its field", () 
   });
 
   it("/edit-statuses: a bad colour is refused in its row, and an emptied button text and key are saved as cleared", async () => {
-    const created = await t.request.post("/api/v1/status").set(bearer(admin)).send({ text: "Цветной", buttonText: "Кнопка", color: "#123456", hotkey: 4 });
+    const created = await t.request
+      .post("/api/v1/status")
+      .set(bearer(admin))
+      .send({ text: "Цветной", buttonText: "Кнопка", color: "#123456", hotkey: 4 });
     const id = (created.body as { id: number }).id;
-    const bad = await postPageForm(t, `/edit-statuses?edit=${id}`, cookie, { intent: "update", id: String(id), text: "Цветной", buttonText: "", color: "red", hotkey: "" });
+    const bad = await postPageForm(t, `/edit-statuses?edit=${id}`, cookie, {
+      intent: "update",
+      id: String(id),
+      text: "Цветной",
+      buttonText: "",
+      color: "red",
+      hotkey: "",
+    });
     expect(bad.status).toBe(400);
     const row = bad.text.slice(bad.text.indexOf(`data-status-id="${id}"`));
     expect(row.slice(0, row.indexOf("</li>"))).toContain("Неверный цвет: ожидается вид #rrggbb");
 
-    const cleared = await postPageForm(t, "/edit-statuses", cookie, { intent: "update", id: String(id), text: "Цветной", buttonText: "", color: "#654321", hotkey: "" });
+    const cleared = await postPageForm(t, "/edit-statuses", cookie, {
+      intent: "update",
+      id: String(id),
+      text: "Цветной",
+      buttonText: "",
+      color: "#654321",
+      hotkey: "",
+    });
     expect(cleared.status).toBe(302);
     const [saved] = (await t.db.select().from(statuses)).filter((s) => s.id === id);
     expect(saved).toMatchObject({ buttonText: "", color: "#654321", hotkey: null });
@@ -127,10 +155,18 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     const pay = (amount: string) => postPageForm(t, `/payments/pay/${id}?q=pay`, cookie, { intent: "payout", userId: id, back: "q=pay", amount });
     const zero = await pay("0");
     expect(zero.status).toBe(400);
-    expect(field(zero.text, "amount", 'data-testid="pay-dialog"')).toMatchObject({ invalid: true, message: "Сумма выплаты не может быть 0", value: "0" });
+    expect(field(zero.text, "amount", 'data-testid="pay-dialog"')).toMatchObject({
+      invalid: true,
+      message: "Сумма выплаты не может быть 0",
+      value: "0",
+    });
     const over = await pay("10,01");
     expect(over.status).toBe(400);
-    expect(field(over.text, "amount", 'data-testid="pay-dialog"')).toMatchObject({ invalid: true, message: "Сумма выплаты не может быть больше баланса", value: "10,01" });
+    expect(field(over.text, "amount", 'data-testid="pay-dialog"')).toMatchObject({
+      invalid: true,
+      message: "Сумма выплаты не может быть больше баланса",
+      value: "10,01",
+    });
     expect(await t.db.select().from(payments).where(eq(payments.userId, worker.user.id))).toHaveLength(0);
     const paid = await pay("2.50");
     expect(paid.status).toBe(302);
@@ -150,7 +186,10 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect((await reloadUser(t.db, worker.user.id)).balanceCents).toBe(650);
     // The reset's question sends no amount (and no kind).
     const reset = await change("def", { back: "q=pay" });
-    expect(reset.status, reset.text.slice(reset.text.indexOf('data-testid="balance-dialog"'), reset.text.indexOf('data-testid="balance-dialog"') + 3000)).toBe(302);
+    expect(
+      reset.status,
+      reset.text.slice(reset.text.indexOf('data-testid="balance-dialog"'), reset.text.indexOf('data-testid="balance-dialog"') + 3000),
+    ).toBe(302);
     expect(reset.headers.location).toBe("/payments?q=pay");
     expect((await reloadUser(t.db, worker.user.id)).balanceCents).toBe(0);
   });
@@ -159,7 +198,11 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     const [before] = await t.db.select().from(settings);
     const res = await postPageForm(t, "/payments", cookie, { intent: "rates", back: "", withPassport: "7,5", withoutPassport: "-1" });
     expect(res.status).toBe(400);
-    expect(field(res.text, "withoutPassport")).toMatchObject({ invalid: true, message: "Введите ставку в долларах, например 5 или 7.50", value: "-1" });
+    expect(field(res.text, "withoutPassport")).toMatchObject({
+      invalid: true,
+      message: "Введите ставку в долларах, например 5 или 7.50",
+      value: "-1",
+    });
     expect(field(res.text, "withPassport")).toMatchObject({ invalid: false, value: "7,5" });
     const [after] = await t.db.select().from(settings);
     expect(after.rateWithoutPassportCents).toBe(before.rateWithoutPassportCents);
@@ -169,11 +212,15 @@ describe("forms without JavaScript: the schema's message next to its field", () 
   });
 
   it("/managers add form: missing fields and a taken login under their fields; a generator keeps what was typed", async () => {
-    const add = (fields: Record<string, string>) => postPageForm(t, "/managers", cookie, { login: "", password: "", displayName: "", telegram: "", sipPrefix: "9000", ...fields });
+    const add = (fields: Record<string, string>) =>
+      postPageForm(t, "/managers", cookie, { login: "", password: "", displayName: "", telegram: "", sipPrefix: "9000", ...fields });
     const empty = await add({ intent: "create", telegram: "@tg" });
     expect(empty.status).toBe(400);
     for (const name of ["login", "password", "displayName"]) {
-      expect(field(empty.text, name, 'data-testid="add-manager-form"'), name).toMatchObject({ invalid: true, message: "Пожалуйста, заполните все поля" });
+      expect(field(empty.text, name, 'data-testid="add-manager-form"'), name).toMatchObject({
+        invalid: true,
+        message: "Пожалуйста, заполните все поля",
+      });
     }
     expect(field(empty.text, "telegram", 'data-testid="add-manager-form"')).toMatchObject({ invalid: false, value: "@tg" });
 
@@ -185,7 +232,10 @@ describe("forms without JavaScript: the schema's message next to its field", () 
 
     const noLogin = await add({ intent: "generateSip" });
     expect(noLogin.status).toBe(400);
-    expect(field(noLogin.text, "login", 'data-testid="add-manager-form"')).toMatchObject({ invalid: true, message: "Заполните логин, для генерации SIPa" });
+    expect(field(noLogin.text, "login", 'data-testid="add-manager-form"')).toMatchObject({
+      invalid: true,
+      message: "Заполните логин, для генерации SIPa",
+    });
 
     const taken = await add({ intent: "create", login: "admin", password: "pw", displayName: "Копия" });
     expect(taken.status).toBe(409);
@@ -214,8 +264,16 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(list("choice-databases")).toMatch(/data-field-error="">Виберите 1 базу данных</);
     expect(list("choice-statuses")).toMatch(/data-field-error="">Виберите 1 статус</);
     expect(list("choice-scripts")).not.toContain("data-field-error");
-    expect(field(res.text, "callingHours.from", topicForm)).toMatchObject({ invalid: true, message: "Укажите начало времени звонков в формате ЧЧ:ММ", value: "25:00" });
-    expect(field(res.text, "autodialSeconds", topicForm)).toMatchObject({ invalid: true, message: "Автонабор: целое число секунд от 3 до 120", value: "2" });
+    expect(field(res.text, "callingHours.from", topicForm)).toMatchObject({
+      invalid: true,
+      message: "Укажите начало времени звонков в формате ЧЧ:ММ",
+      value: "25:00",
+    });
+    expect(field(res.text, "autodialSeconds", topicForm)).toMatchObject({
+      invalid: true,
+      message: "Автонабор: целое число секунд от 3 до 120",
+      value: "2",
+    });
 
     // Выбрать все without JavaScript: the same form, every manager ticked, no message (nothing was checked or saved).
     const all = await postPageForm(t, "/loadedbases/filters/new", cookie, { intent: "all:managers", name: "Черновик" });
@@ -239,7 +297,13 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     // A lone row whose name was emptied is still a row, with its message.
     expect(field(bad.text, "fields[0].label", editor)).toMatchObject({ invalid: true, message: "У каждого поля шаблона должно быть имя" });
 
-    const fields = { intent: "template-save", name: "Анкета без JS", "fields[0].label": "Паспорт", "fields[0].type": "textarea", "fields[0].locked": "1" };
+    const fields = {
+      intent: "template-save",
+      name: "Анкета без JS",
+      "fields[0].label": "Паспорт",
+      "fields[0].type": "textarea",
+      "fields[0].locked": "1",
+    };
     const insert = { type: "insert", payload: { name: "fields", defaultValue: { label: "Имя поля", type: "text", locked: "0" } } };
     const added = await postPageForm(t, "/leadTemplate?template=new", cookie, { ...fields, __intent__: JSON.stringify(insert) });
     expect(added.status).toBe(200);
@@ -295,7 +359,18 @@ describe("forms without JavaScript: the schema's message next to its field", () 
   });
 
   it("a post with an intent the page does not know is answered alike everywhere: 400 and «Неизвестное действие» on the page", async () => {
-    const pages = ["/scripts", "/exportbase", "/edit-statuses", "/donotcall", "/loadedbases", "/leadTemplate", "/payments", "/importbase", "/users", "/managers"];
+    const pages = [
+      "/scripts",
+      "/exportbase",
+      "/edit-statuses",
+      "/donotcall",
+      "/loadedbases",
+      "/leadTemplate",
+      "/payments",
+      "/importbase",
+      "/users",
+      "/managers",
+    ];
     for (const path of pages) {
       const res = await postPageForm(t, path, cookie, { intent: "dance", id: "1" });
       expect(res.status, path).toBe(400);

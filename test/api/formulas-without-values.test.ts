@@ -22,7 +22,10 @@ beforeEach(async () => {
   await t.db.delete(databases);
 });
 
-type Answer = { status: number; body: { message?: string; code?: string; error?: string; formulas?: string; rows?: string[][]; [key: string]: unknown } };
+type Answer = {
+  status: number;
+  body: { message?: string; code?: string; error?: string; formulas?: string; rows?: string[][]; [key: string]: unknown };
+};
 
 const preview = (file: Buffer, filename: string) =>
   t.request.post("/api/v1/database/preview").set(bearer(token)).attach("file", file, filename) as unknown as Promise<Answer>;
@@ -133,7 +136,11 @@ describe("formulas without a held value", () => {
       expect(shown.status).toBe(200);
       const all = variant.includes("all-empty");
       // xlwt's files hold every formula's result empty: the total in D4 too.
-      expect(shown.body.formulas).toMatch(all ? /^В показанных строках 3 формулы без сохранённого значения \(C2, C3, D4\)/ : /^В показанных строках 2 формулы без сохранённого значения \(C2, C3\)/);
+      expect(shown.body.formulas).toMatch(
+        all
+          ? /^В показанных строках 3 формулы без сохранённого значения \(C2, C3, D4\)/
+          : /^В показанных строках 2 формулы без сохранённого значения \(C2, C3\)/,
+      );
       const refused = await importFile(file, "база.xls", `xls ${variant}`, ["name", "skip", "phone", "skip"]);
       expect(refused.status).toBe(400);
       expect(refused.body.message).toMatch(/^В импортируемых столбцах 2 формулы без сохранённого значения \(C2, C3\)/);

@@ -64,7 +64,15 @@ beforeAll(async () => {
     .set(bearer(adminToken))
     .field("name", "База для мусора")
     .field("mappings", JSON.stringify(["name", "phone"]))
-    .attach("file", await buildXlsx([["ФИО", "Телефон"], ["Иван", "0501234567"], ["Пётр", "0671234567"]]), "a.xlsx");
+    .attach(
+      "file",
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["Иван", "0501234567"],
+        ["Пётр", "0671234567"],
+      ]),
+      "a.xlsx",
+    );
   expect(imported.status).toBe(200);
   baseId = imported.body.id;
   statusId = (await t.request.get("/api/v1/status").set(bearer(adminToken))).body[0].id;
@@ -226,20 +234,86 @@ const garbageValue = fc.oneof(
   { weight: 4, arbitrary: leaf },
   { weight: 1, arbitrary: fc.array(leaf, { maxLength: 5 }) },
   { weight: 1, arbitrary: fc.dictionary(fc.string({ maxLength: 8 }), leaf, { maxKeys: 4 }) },
-  { weight: 1, arbitrary: fc.constantFrom([[[[[1]]]]], Array.from({ length: 5000 }, (_, i) => i), { toString: 1, valueOf: 2 }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      [[[[[1]]]]],
+      Array.from({ length: 5000 }, (_, i) => i),
+      { toString: 1, valueOf: 2 },
+    ),
+  },
 );
 
 /** Field names the core reads somewhere (for loosely declared bodies), and the usual suspects. */
 const COMMON_FIELDS = [
-  "name", "text", "buttonText", "color", "link", "content", "label", "prefix", "order", "type", "kind",
-  "isActive", "isHidden", "isTechnical", "isReportStatus", "holdMinutes", "templateFields",
-  "login", "password", "displayName", "accessKey", "telegram", "sipLogin", "sipPassword", "isAdmin",
-  "amount", "userId", "workerId", "user", "processTime", "withPassport", "withoutPassport",
-  "filterId", "contactId", "statusText", "passport", "clientInfo", "date", "phone", "applicationText",
-  "databaseIds", "statusIds", "managers", "databases", "statuses", "scripts", "template",
-  "removeDuplicatesInBase", "removeDuplicatesAcrossBases", "defaultInfo", "term", "mappings", "hasHeader", "id",
+  "name",
+  "text",
+  "buttonText",
+  "color",
+  "link",
+  "content",
+  "label",
+  "prefix",
+  "order",
+  "type",
+  "kind",
+  "isActive",
+  "isHidden",
+  "isTechnical",
+  "isReportStatus",
+  "holdMinutes",
+  "templateFields",
+  "login",
+  "password",
+  "displayName",
+  "accessKey",
+  "telegram",
+  "sipLogin",
+  "sipPassword",
+  "isAdmin",
+  "amount",
+  "userId",
+  "workerId",
+  "user",
+  "processTime",
+  "withPassport",
+  "withoutPassport",
+  "filterId",
+  "contactId",
+  "statusText",
+  "passport",
+  "clientInfo",
+  "date",
+  "phone",
+  "applicationText",
+  "databaseIds",
+  "statusIds",
+  "managers",
+  "databases",
+  "statuses",
+  "scripts",
+  "template",
+  "removeDuplicatesInBase",
+  "removeDuplicatesAcrossBases",
+  "defaultInfo",
+  "term",
+  "mappings",
+  "hasHeader",
+  "id",
 ];
-const EXTRA_KEYS = ["__proto__", "constructor", "prototype", "isAdmin", "id", "createdAt", "balanceCents", "passwordHash", "x".repeat(500), "\u0000", "\uD800"];
+const EXTRA_KEYS = [
+  "__proto__",
+  "constructor",
+  "prototype",
+  "isAdmin",
+  "id",
+  "createdAt",
+  "balanceCents",
+  "passwordHash",
+  "x".repeat(500),
+  "\u0000",
+  "\uD800",
+];
 
 /** A plausible value of a schema: the starting point that garbage then breaks field by field. */
 function plausible(schema: JsonSchema | undefined, field = ""): unknown {
@@ -268,12 +342,27 @@ function plausibleBody(route: Route): Record<string, unknown> {
     [/^\/database\/settings$/, { removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "по умолчанию" }],
     [/^\/database\/exports$/, { name: "Экспорт мусора", databaseIds: [baseId], statusIds: [statusId] }],
     [/^\/filters(\/\{id\})?$/, { name: "Фильтр", managers: [victim.id], databases: [baseId], statuses: [statusId], scripts: [], template: null }],
-    [/^\/status(\/\{id\})?$/, { text: "Мусорный", buttonText: "Мусорный", color: "#123456", isHidden: false, description: "", order: 5, isReportStatus: false, isTechnical: false }],
+    [
+      /^\/status(\/\{id\})?$/,
+      {
+        text: "Мусорный",
+        buttonText: "Мусорный",
+        color: "#123456",
+        isHidden: false,
+        description: "",
+        order: 5,
+        isReportStatus: false,
+        isTechnical: false,
+      },
+    ],
     [/^\/scripts(\/\{id\})?$/, { name: "Скрипт", content: "<p>Здравствуйте</p>" }],
     [/^\/templates(\/\{id\})?$/, { name: "Шаблон", isActive: false, templateFields: [{ label: "Поле", type: "text" }] }],
     [/^\/links(\/\{id\})?$/, { name: "Ссылка", link: "https://example.com/", isActive: false }],
     [/^\/status\/update-and-get-lead$/, { statusText: "Мусорный", contactId: 1, userId: victim.id, passport: "", filterId: 1, clientInfo: "" }],
-    [/^\/status\/proxy-application$/, { date: "2026-01-01", user: { id: victim.id, login: victim.login }, applicationText: "Заявка", phone: "0501234567" }],
+    [
+      /^\/status\/proxy-application$/,
+      { date: "2026-01-01", user: { id: victim.id, login: victim.login }, applicationText: "Заявка", phone: "0501234567" },
+    ],
     [/^\/payments\/history\/\{workerId\}\/history$/, { processTime: 1_700_000_000_000 }],
     [/^\/payments\/process$/, { userId: victim.id, amount: 1 }],
     [/^\/payments\/rates$/, { withPassport: 1, withoutPassport: 2 }],
@@ -307,9 +396,28 @@ function queryArbitrary(route: Route) {
   const names = [...route.queryParams, "id", "limit", "page", "__proto__", "term", "database"];
   return fc.oneof(
     fc
-      .array(fc.tuple(fc.constantFrom(...names), fc.oneof(fc.string({ maxLength: 30, unit: "binary" }), oddText, fc.constantFrom("x".repeat(8_000), "-1", "0", "1e999", "[]", "{}"))), { maxLength: 4 })
+      .array(
+        fc.tuple(
+          fc.constantFrom(...names),
+          fc.oneof(fc.string({ maxLength: 30, unit: "binary" }), oddText, fc.constantFrom("x".repeat(8_000), "-1", "0", "1e999", "[]", "{}")),
+        ),
+        { maxLength: 4 },
+      )
       .map((pairs) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v.replace(/[\uD800-\uDFFF]/g, "\uFFFD"))}`).join("&")),
-    fc.constantFrom("%", "%zz=1", "a=%E0%A4%A", "a[b][c][d][e][f]=1", "a=1&a=2&a=3", "term=%00", "term=%D8%00", "=&=&", "&&&", "ids=1,2,x&all=false", "all=true&all=true", "term=%E2%80%AE"),
+    fc.constantFrom(
+      "%",
+      "%zz=1",
+      "a=%E0%A4%A",
+      "a[b][c][d][e][f]=1",
+      "a=1&a=2&a=3",
+      "term=%00",
+      "term=%D8%00",
+      "=&=&",
+      "&&&",
+      "ids=1,2,x&all=false",
+      "all=true&all=true",
+      "term=%E2%80%AE",
+    ),
   );
 }
 
@@ -336,14 +444,14 @@ const rawPayload = fc.oneof(
         "null",
         "\u0000",
         "--x\r\n",
-        "--x\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.xlsx\"\r\n\r\nPK",
+        '--x\r\nContent-Disposition: form-data; name="file"; filename="a.xlsx"\r\n\r\nPK',
         '{"__proto__":{"isAdmin":true},"constructor":{"prototype":{"isAdmin":true}}}',
         '{"name":"\\ud800","login":"\\u0000"}',
         "\uFEFF{}",
         '{"a":1}{"b":2}',
         "[".repeat(5000) + "]".repeat(5000),
         '{"name":' + "1".repeat(400) + "}",
-        "<?xml version=\"1.0\"?><!DOCTYPE a [<!ENTITY x SYSTEM \"file:///etc/passwd\">]><a>&x;</a>",
+        '<?xml version="1.0"?><!DOCTYPE a [<!ENTITY x SYSTEM "file:///etc/passwd">]><a>&x;</a>',
         "name=1&name=2&login[]=x",
       ),
       fc.string({ maxLength: 200, unit: "binary" }),
@@ -468,74 +576,104 @@ describe("garbage on every route of /api/v1", () => {
     );
   });
 
-  it("as anonymous: every non-public route is a 401 with a message whatever is sent, and public ones hold", async ({ signal }) => {
-    const anonymous = callerOf("anonymous", null, signal);
-    for (const route of routes) {
-      if (route.isPublic) {
-        await garbageRuns(anonymous, route, 40);
-        if (route.method !== "get") await rawRuns(anonymous, route, 20);
-        continue;
+  it(
+    "as anonymous: every non-public route is a 401 with a message whatever is sent, and public ones hold",
+    async ({ signal }) => {
+      const anonymous = callerOf("anonymous", null, signal);
+      for (const route of routes) {
+        if (route.isPublic) {
+          await garbageRuns(anonymous, route, 40);
+          if (route.method !== "get") await rawRuns(anonymous, route, 20);
+          continue;
+        }
+        const res = await t.request[route.method](fillPath(route.path, "1"));
+        const where = `${route.method.toUpperCase()} ${route.path}`;
+        expect(res.status, where).toBe(401);
+        expect(res.body, where).toMatchObject({ error: "unauthorized", message: "Требуется вход в систему" });
+        await garbageRuns(anonymous, route, 2);
       }
-      const res = await t.request[route.method](fillPath(route.path, "1"));
-      const where = `${route.method.toUpperCase()} ${route.path}`;
-      expect(res.status, where).toBe(401);
-      expect(res.body, where).toMatchObject({ error: "unauthorized", message: "Требуется вход в систему" });
-      await garbageRuns(anonymous, route, 2);
-    }
-    // A URL over Node's 16 KB header limit never reaches a route: the parser's answer is the same shape.
-    await check(routes[0], "a 20 KB URL", () => t.request.get(`/api/v1/users?term=${"x".repeat(20_000)}`));
-    // A bogus bearer token is the same as none.
-    for (const token of ["x", "x".repeat(5000), "%00", "\u00ff\u00fe", "Bearer", "' or 1=1 --"]) {
-      await check(routes[0], `token ${token.slice(0, 20)}`, () => t.request.get("/api/v1/users").set("Authorization", `Bearer ${token}`));
-    }
-  }, LONG);
+      // A URL over Node's 16 KB header limit never reaches a route: the parser's answer is the same shape.
+      await check(routes[0], "a 20 KB URL", () => t.request.get(`/api/v1/users?term=${"x".repeat(20_000)}`));
+      // A bogus bearer token is the same as none.
+      for (const token of ["x", "x".repeat(5000), "%00", "\u00ff\u00fe", "Bearer", "' or 1=1 --"]) {
+        await check(routes[0], `token ${token.slice(0, 20)}`, () => t.request.get("/api/v1/users").set("Authorization", `Bearer ${token}`));
+      }
+    },
+    LONG,
+  );
 
   for (const role of ["manager", "admin"] as const) {
-    it(`as ${role}: garbage JSON bodies, query strings and ids`, async ({ signal }) => {
-      const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
-      for (const route of routes) {
-        if (route.isPublic || route.multipart) continue; // the multipart routes have their own runs below
-        await garbageRuns(caller, route, (route.method === "get" || route.method === "delete" ? 8 : 20) * RUNS);
-      }
-    }, LONG);
+    it(
+      `as ${role}: garbage JSON bodies, query strings and ids`,
+      async ({ signal }) => {
+        const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
+        for (const route of routes) {
+          if (route.isPublic || route.multipart) continue; // the multipart routes have their own runs below
+          await garbageRuns(caller, route, (route.method === "get" || route.method === "delete" ? 8 : 20) * RUNS);
+        }
+      },
+      LONG,
+    );
 
-    it(`as ${role}: broken payloads and wrong content types`, async ({ signal }) => {
-      const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
-      for (const route of routes.filter((r) => !r.isPublic && r.method !== "get")) {
-        await rawRuns(caller, route, (route.multipart ? 16 : 6) * RUNS);
-      }
-    }, LONG);
+    it(
+      `as ${role}: broken payloads and wrong content types`,
+      async ({ signal }) => {
+        const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
+        for (const route of routes.filter((r) => !r.isPublic && r.method !== "get")) {
+          await rawRuns(caller, route, (route.multipart ? 16 : 6) * RUNS);
+        }
+      },
+      LONG,
+    );
 
-    it(`as ${role}: the upload routes refuse broken forms`, async ({ signal }) => {
-      const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
-      for (const route of routes.filter((r) => r.multipart)) {
-        await holds(
-          fc.asyncProperty(
-            fc.dictionary(fc.constantFrom("name", "mappings", "hasHeader", "file", "x", "\u0000"), fc.oneof(anyText, fc.constantFrom("[", '["name","phone"]', '"name"', "[1,2,3]", "null", "true", "{}")), { maxKeys: 4 }),
-            fc.option(fc.tuple(fc.uint8Array({ maxLength: 300 }), fc.constantFrom("a.xlsx", "a.xls", "", "..\\..\\x.xlsx", "я\u0000.xlsx", "\u202Exslx.exe")), { nil: undefined }),
-            async (fields, file) => {
-              const where = `${role} POST ${route.path} ${JSON.stringify(fields).slice(0, 150)} file=${file ? file[1] : "none"}`;
-              await check(route, where, () => {
-                const req = authorize(t.request.post(route.path), caller);
-                for (const [k, v] of Object.entries(fields)) req.field(k, v.replace(/[\uD800-\uDFFF]/g, "\uFFFD"));
-                if (file) req.attach("file", Buffer.from(file[0]), file[1] || "blob");
-                return req;
-              });
-            },
-          ) as fc.IAsyncProperty<unknown[]>,
-          15,
-        );
-      }
-    }, LONG);
+    it(
+      `as ${role}: the upload routes refuse broken forms`,
+      async ({ signal }) => {
+        const caller = callerOf(role, role === "admin" ? adminToken : managerToken, signal);
+        for (const route of routes.filter((r) => r.multipart)) {
+          await holds(
+            fc.asyncProperty(
+              fc.dictionary(
+                fc.constantFrom("name", "mappings", "hasHeader", "file", "x", "\u0000"),
+                fc.oneof(anyText, fc.constantFrom("[", '["name","phone"]', '"name"', "[1,2,3]", "null", "true", "{}")),
+                { maxKeys: 4 },
+              ),
+              fc.option(
+                fc.tuple(
+                  fc.uint8Array({ maxLength: 300 }),
+                  fc.constantFrom("a.xlsx", "a.xls", "", "..\\..\\x.xlsx", "я\u0000.xlsx", "\u202Exslx.exe"),
+                ),
+                { nil: undefined },
+              ),
+              async (fields, file) => {
+                const where = `${role} POST ${route.path} ${JSON.stringify(fields).slice(0, 150)} file=${file ? file[1] : "none"}`;
+                await check(route, where, () => {
+                  const req = authorize(t.request.post(route.path), caller);
+                  for (const [k, v] of Object.entries(fields)) req.field(k, v.replace(/[\uD800-\uDFFF]/g, "\uFFFD"));
+                  if (file) req.attach("file", Buffer.from(file[0]), file[1] || "blob");
+                  return req;
+                });
+              },
+            ) as fc.IAsyncProperty<unknown[]>,
+            15,
+          );
+        }
+      },
+      LONG,
+    );
   }
 
-  it("as admin: a NUL in every path parameter and in the query string", async ({ signal }) => {
-    const caller = callerOf("admin", adminToken, signal);
-    for (const route of routes.filter((r) => !r.isPublic)) {
-      const url = route.path.includes("{") ? fillPath(route.path, "1%00") : `${route.path}?term=a%00b&database=%00`;
-      await check(route, `admin ${route.method.toUpperCase()} ${url}`, () => authorize(t.request[route.method](url), caller));
-    }
-  }, LONG);
+  it(
+    "as admin: a NUL in every path parameter and in the query string",
+    async ({ signal }) => {
+      const caller = callerOf("admin", adminToken, signal);
+      for (const route of routes.filter((r) => !r.isPublic)) {
+        const url = route.path.includes("{") ? fillPath(route.path, "1%00") : `${route.path}?term=a%00b&database=%00`;
+        await check(route, `admin ${route.method.toUpperCase()} ${url}`, () => authorize(t.request[route.method](url), caller));
+      }
+    },
+    LONG,
+  );
 
   it("got past the schema checks: some garbage was valid, and refusals came from many different rules", () => {
     if (process.env.GARBAGE_STATS) console.log(JSON.stringify([...seen].sort((a, b) => b[1] - a[1])));
@@ -598,7 +736,25 @@ const slashRun = fc.oneof(
   fc.constantFrom("/", "//", "///", "\\", "/\\", "\\\\"),
   fc.integer({ min: 2, max: 16_000 }).map((n) => "/".repeat(n)),
 );
-const segment = fc.constantFrom("a", "api", "v1", "health", "users", "1", "realtime", "build", "auth", "managers", ".", "..", "%2F", "%2e%2e", "%00", "%D0%AF", "x".repeat(300));
+const segment = fc.constantFrom(
+  "a",
+  "api",
+  "v1",
+  "health",
+  "users",
+  "1",
+  "realtime",
+  "build",
+  "auth",
+  "managers",
+  ".",
+  "..",
+  "%2F",
+  "%2e%2e",
+  "%00",
+  "%D0%AF",
+  "x".repeat(300),
+);
 /** A path of page, API and realtime prefixes, runs of slashes and segments, sometimes a query. */
 const oddPath = fc
   .tuple(
@@ -611,8 +767,39 @@ const oddPath = fc
   .map((path) => (path.startsWith("/") ? path : `/${path}`).slice(0, 14_000));
 
 /** Methods beyond the usual: WebDAV, TRACE, and the ones no page form uses. */
-const ODD_METHODS = ["OPTIONS", "TRACE", "PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK", "SEARCH", "REPORT", "PURGE", "PUT", "PATCH", "DELETE"];
-const PAGES = ["/", "/auth", "/auth/recovery", "/leadpanel", "/managers", "/payments", "/payments/history/1", "/theme", "/logout", "/webPhone", "/balance", "/importbase/progress", "/no/such/page", "/build/x.js"];
+const ODD_METHODS = [
+  "OPTIONS",
+  "TRACE",
+  "PROPFIND",
+  "PROPPATCH",
+  "MKCOL",
+  "COPY",
+  "MOVE",
+  "LOCK",
+  "UNLOCK",
+  "SEARCH",
+  "REPORT",
+  "PURGE",
+  "PUT",
+  "PATCH",
+  "DELETE",
+];
+const PAGES = [
+  "/",
+  "/auth",
+  "/auth/recovery",
+  "/leadpanel",
+  "/managers",
+  "/payments",
+  "/payments/history/1",
+  "/theme",
+  "/logout",
+  "/webPhone",
+  "/balance",
+  "/importbase/progress",
+  "/no/such/page",
+  "/build/x.js",
+];
 
 describe("garbage at the HTTP edge (pages, /api/v1, /realtime)", () => {
   let cookie = "";
@@ -621,9 +808,17 @@ describe("garbage at the HTTP edge (pages, /api/v1, /realtime)", () => {
   beforeAll(async () => {
     await t.app.listen({ port: 0, host: "127.0.0.1" });
     port = (t.app.server.address() as AddressInfo).port;
-    const login = await raw("POST", "/auth?index", { "Content-Type": "application/x-www-form-urlencoded", Host: HOST }, new URLSearchParams(ADMIN).toString());
+    const login = await raw(
+      "POST",
+      "/auth?index",
+      { "Content-Type": "application/x-www-form-urlencoded", Host: HOST },
+      new URLSearchParams(ADMIN).toString(),
+    );
     expect(login.status).toBe(302);
-    cookie = ([] as string[]).concat(login.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="))!.split(";")[0];
+    cookie = ([] as string[])
+      .concat(login.headers["set-cookie"] ?? [])
+      .find((c) => c.startsWith("session="))!
+      .split(";")[0];
     // Garbage is the caller's fault: none of it may write a stack trace to the log.
     vi.spyOn(console, "error").mockImplementation((...args) => void logged.push(args));
   });
@@ -631,113 +826,167 @@ describe("garbage at the HTTP edge (pages, /api/v1, /realtime)", () => {
     vi.restoreAllMocks();
   });
 
-  it("paths of many slashes, backslashes and dot segments: 414 or a redirect that stays here, never a 5xx", async () => {
-    const before = await fingerprint();
-    await holds(
-      fc.asyncProperty(oddPath, fc.constantFrom("GET", "HEAD", "POST"), fc.boolean(), async (path, method, loggedIn) => {
-        const where = `${method} ${path.slice(0, 120)} (${path.length} chars${loggedIn ? ", logged in" : ""})`;
-        const headers: Record<string, string> = { Host: HOST, ...(loggedIn ? { Cookie: cookie } : {}) };
-        if (method === "POST") headers["Content-Type"] = "application/x-www-form-urlencoded";
-        const res = await raw(method, path, headers);
-        edgeAnswer(path, res, where);
-        // Refused or redirected before any router (where they cost Remix up to seconds of CPU each).
-        const pathPart = path.split("?")[0];
-        if (pathPart.length > MAX_PATH_LENGTH) expect(res.status, where).toBe(414);
-        else if (/\/\/|\\/.test(pathPart)) expect([308, 414], where).toContain(res.status);
-      }) as fc.IAsyncProperty<unknown[]>,
-      120 * RUNS,
-    );
-    expect(changedTables(before, await fingerprint(), ["login_throttle", "sessions"])).toEqual([]);
-    expect(logged).toEqual([]);
-  }, LONG);
-
-  it("odd methods on every page and every API route: 405 with Allow (or the API's 404), never a 5xx or a logged stack", async () => {
-    const before = await fingerprint();
-    // The methods each API address really serves are not odd there (and would act, with the admin's token).
-    const served = new Map<string, string[]>();
-    for (const r of routes) served.set(fillPath(r.path, "1"), [...(served.get(fillPath(r.path, "1")) ?? []), r.method.toUpperCase()]);
-    for (const method of ODD_METHODS) {
-      for (const path of [...PAGES, ...served.keys()]) {
-        if (served.get(path)?.includes(method)) continue;
-        for (const auth of [{}, { Cookie: cookie }, bearer(adminToken)] as Array<Record<string, string>>) {
-          const where = `${method} ${path} ${Object.keys(auth).join("")}`;
-          const res = await raw(method, path, { Host: HOST, ...auth });
+  it(
+    "paths of many slashes, backslashes and dot segments: 414 or a redirect that stays here, never a 5xx",
+    async () => {
+      const before = await fingerprint();
+      await holds(
+        fc.asyncProperty(oddPath, fc.constantFrom("GET", "HEAD", "POST"), fc.boolean(), async (path, method, loggedIn) => {
+          const where = `${method} ${path.slice(0, 120)} (${path.length} chars${loggedIn ? ", logged in" : ""})`;
+          const headers: Record<string, string> = { Host: HOST, ...(loggedIn ? { Cookie: cookie } : {}) };
+          if (method === "POST") headers["Content-Type"] = "application/x-www-form-urlencoded";
+          const res = await raw(method, path, headers);
           edgeAnswer(path, res, where);
-          if (!path.startsWith("/api/v1")) expect(res.status, where).toBe(405);
-          if (res.status === 405) expect(res.headers.allow, where).toMatch(/^(GET|HEAD|POST|PUT|PATCH|DELETE)(, [A-Z]+)*$/);
-        }
-      }
-    }
-    expect(changedTables(before, await fingerprint())).toEqual([]);
-    expect(logged).toEqual([]);
-  }, LONG);
+          // Refused or redirected before any router (where they cost Remix up to seconds of CPU each).
+          const pathPart = path.split("?")[0];
+          if (pathPart.length > MAX_PATH_LENGTH) expect(res.status, where).toBe(414);
+          else if (/\/\/|\\/.test(pathPart)) expect([308, 414], where).toContain(res.status);
+        }) as fc.IAsyncProperty<unknown[]>,
+        120 * RUNS,
+      );
+      expect(changedTables(before, await fingerprint(), ["login_throttle", "sessions"])).toEqual([]);
+      expect(logged).toEqual([]);
+    },
+    LONG,
+  );
 
-  it("posts to every page action with bodies that are not forms (415), or broken forms: never a 5xx or a logged stack", async () => {
-    const actions = [
-      "/auth?index", "/auth/recovery", "/theme", "/logout", "/leadpanel", "/managers", "/users", "/payments", "/scripts",
-      "/edit-statuses", "/leadTemplate", "/basesettings", "/getFilters", "/exportbase", "/loadedbases", "/loadedbases?index",
-      "/loadedbases/filters/new", "/loadedbases/filters/1", "/importbase", "/importbase/upload", "/payments/balance/1",
-      "/payments/pay/1", "/payments/history/1",
-    ];
-    const bodies: Array<[string | undefined, string]> = [
-      ["application/json", '{"intent":"delete","id":1}'],
-      ["text/plain", "intent=delete&id=1"],
-      [undefined, "intent=delete&id=1"],
-      ["multipart/form-data", "intent=delete"],
-      ["application/xml", "<a/>"],
-      ["garbage", "\u0000"],
-      // A form type, but a body that is not one.
-      ["multipart/form-data; boundary=zzz", "--zzz\r\nbroken"],
-      ["multipart/form-data; boundary=zzz", "intent=delete&id=1"],
-    ];
-    const before = await fingerprint();
-    for (const action of actions) {
-      for (const path of [action, action.replace(/(\?|$)/, ".data$1")]) {
-        for (const [type, body] of bodies) {
-          // Logout reads no body: with the cookie it would end the session the other cases use.
-          for (const auth of (action === "/logout" ? [{}] : [{}, { Cookie: cookie }]) as Array<Record<string, string>>) {
-            const res = await raw("POST", path, { Host: HOST, ...auth, ...(type ? { "Content-Type": type } : {}) }, body);
-            const where = `POST ${path} [${type}] ${Object.keys(auth).join("")}`;
+  it(
+    "odd methods on every page and every API route: 405 with Allow (or the API's 404), never a 5xx or a logged stack",
+    async () => {
+      const before = await fingerprint();
+      // The methods each API address really serves are not odd there (and would act, with the admin's token).
+      const served = new Map<string, string[]>();
+      for (const r of routes) served.set(fillPath(r.path, "1"), [...(served.get(fillPath(r.path, "1")) ?? []), r.method.toUpperCase()]);
+      for (const method of ODD_METHODS) {
+        for (const path of [...PAGES, ...served.keys()]) {
+          if (served.get(path)?.includes(method)) continue;
+          for (const auth of [{}, { Cookie: cookie }, bearer(adminToken)] as Array<Record<string, string>>) {
+            const where = `${method} ${path} ${Object.keys(auth).join("")}`;
+            const res = await raw(method, path, { Host: HOST, ...auth });
             edgeAnswer(path, res, where);
-            if (!type?.startsWith("multipart/form-data; boundary")) expect(res.status, where).toBe(415);
-            if (res.status >= 400) expect(res.text, where).toMatch(CYRILLIC);
+            if (!path.startsWith("/api/v1")) expect(res.status, where).toBe(405);
+            if (res.status === 405) expect(res.headers.allow, where).toMatch(/^(GET|HEAD|POST|PUT|PATCH|DELETE)(, [A-Z]+)*$/);
           }
         }
       }
-    }
-    expect(changedTables(before, await fingerprint())).toEqual([]);
-    expect(logged).toEqual([]);
-  }, LONG);
+      expect(changedTables(before, await fingerprint())).toEqual([]);
+      expect(logged).toEqual([]);
+    },
+    LONG,
+  );
 
-  it("hostile redirect targets in the theme switch and the managers page never send a browser elsewhere", async () => {
-    const hostile = fc.oneof(
-      fc.constantFrom(
-        "//evil.example", "/.//evil.example", "/..//evil.example", "/./\\evil.example", "/\\evil.example", "\\/evil.example",
-        "/\t/evil.example", "/%2e//evil.example", "https://evil.example", "http:evil.example", "javascript:alert(1)",
-        "/managers/..//evil.example", "/managers/../..//evil.example", "/managers\\..\\..\\/evil.example", "/managers@evil.example",
-        "/" + "/".repeat(5000) + "evil.example", "/" + "a/".repeat(2000), "", " //evil.example", "/\u0000/evil.example",
-      ),
-      fc
-        .tuple(fc.constantFrom("/", "/managers", "//", "\\", "/.", "/.."), fc.array(fc.constantFrom("/", "\\", ".", "..", "%2f", "%5c", "evil.example", "@", ":", "\t", "?", "#"), { maxLength: 8 }))
-        .map(([head, tail]) => head + tail.join("")),
-      fc.string({ maxLength: 30, unit: "binary" }),
-    );
-    const before = await fingerprint();
-    await holds(
-      fc.asyncProperty(hostile, async (target) => {
-        const form = { "Content-Type": "application/x-www-form-urlencoded", Host: HOST, Cookie: cookie };
-        const theme = await raw("POST", "/theme", form, new URLSearchParams({ theme: "dark", redirectTo: target }).toString());
-        expect(theme.status, `theme ${JSON.stringify(target)}`).toBe(302);
-        staysHere(theme.headers.location, `theme ${JSON.stringify(target)}`);
-        // The same harmless edit each time, answered without JavaScript by a redirect back.
-        const body = new URLSearchParams({ intent: "updateRow", id: String(victim.id), displayName: "Жертва мусора", returnTo: target }).toString();
-        const managers = await raw("POST", "/managers", form, body);
-        expect(managers.status, `managers ${JSON.stringify(target)}`).toBe(302);
-        staysHere(managers.headers.location, `managers ${JSON.stringify(target)}`);
-      }) as fc.IAsyncProperty<unknown[]>,
-      60 * RUNS,
-    );
-    expect(changedTables(before, await fingerprint(), ["users"])).toEqual([]);
-    expect(logged).toEqual([]);
-  }, LONG);
+  it(
+    "posts to every page action with bodies that are not forms (415), or broken forms: never a 5xx or a logged stack",
+    async () => {
+      const actions = [
+        "/auth?index",
+        "/auth/recovery",
+        "/theme",
+        "/logout",
+        "/leadpanel",
+        "/managers",
+        "/users",
+        "/payments",
+        "/scripts",
+        "/edit-statuses",
+        "/leadTemplate",
+        "/basesettings",
+        "/getFilters",
+        "/exportbase",
+        "/loadedbases",
+        "/loadedbases?index",
+        "/loadedbases/filters/new",
+        "/loadedbases/filters/1",
+        "/importbase",
+        "/importbase/upload",
+        "/payments/balance/1",
+        "/payments/pay/1",
+        "/payments/history/1",
+      ];
+      const bodies: Array<[string | undefined, string]> = [
+        ["application/json", '{"intent":"delete","id":1}'],
+        ["text/plain", "intent=delete&id=1"],
+        [undefined, "intent=delete&id=1"],
+        ["multipart/form-data", "intent=delete"],
+        ["application/xml", "<a/>"],
+        ["garbage", "\u0000"],
+        // A form type, but a body that is not one.
+        ["multipart/form-data; boundary=zzz", "--zzz\r\nbroken"],
+        ["multipart/form-data; boundary=zzz", "intent=delete&id=1"],
+      ];
+      const before = await fingerprint();
+      for (const action of actions) {
+        for (const path of [action, action.replace(/(\?|$)/, ".data$1")]) {
+          for (const [type, body] of bodies) {
+            // Logout reads no body: with the cookie it would end the session the other cases use.
+            for (const auth of (action === "/logout" ? [{}] : [{}, { Cookie: cookie }]) as Array<Record<string, string>>) {
+              const res = await raw("POST", path, { Host: HOST, ...auth, ...(type ? { "Content-Type": type } : {}) }, body);
+              const where = `POST ${path} [${type}] ${Object.keys(auth).join("")}`;
+              edgeAnswer(path, res, where);
+              if (!type?.startsWith("multipart/form-data; boundary")) expect(res.status, where).toBe(415);
+              if (res.status >= 400) expect(res.text, where).toMatch(CYRILLIC);
+            }
+          }
+        }
+      }
+      expect(changedTables(before, await fingerprint())).toEqual([]);
+      expect(logged).toEqual([]);
+    },
+    LONG,
+  );
+
+  it(
+    "hostile redirect targets in the theme switch and the managers page never send a browser elsewhere",
+    async () => {
+      const hostile = fc.oneof(
+        fc.constantFrom(
+          "//evil.example",
+          "/.//evil.example",
+          "/..//evil.example",
+          "/./\\evil.example",
+          "/\\evil.example",
+          "\\/evil.example",
+          "/\t/evil.example",
+          "/%2e//evil.example",
+          "https://evil.example",
+          "http:evil.example",
+          "javascript:alert(1)",
+          "/managers/..//evil.example",
+          "/managers/../..//evil.example",
+          "/managers\\..\\..\\/evil.example",
+          "/managers@evil.example",
+          "/" + "/".repeat(5000) + "evil.example",
+          "/" + "a/".repeat(2000),
+          "",
+          " //evil.example",
+          "/\u0000/evil.example",
+        ),
+        fc
+          .tuple(
+            fc.constantFrom("/", "/managers", "//", "\\", "/.", "/.."),
+            fc.array(fc.constantFrom("/", "\\", ".", "..", "%2f", "%5c", "evil.example", "@", ":", "\t", "?", "#"), { maxLength: 8 }),
+          )
+          .map(([head, tail]) => head + tail.join("")),
+        fc.string({ maxLength: 30, unit: "binary" }),
+      );
+      const before = await fingerprint();
+      await holds(
+        fc.asyncProperty(hostile, async (target) => {
+          const form = { "Content-Type": "application/x-www-form-urlencoded", Host: HOST, Cookie: cookie };
+          const theme = await raw("POST", "/theme", form, new URLSearchParams({ theme: "dark", redirectTo: target }).toString());
+          expect(theme.status, `theme ${JSON.stringify(target)}`).toBe(302);
+          staysHere(theme.headers.location, `theme ${JSON.stringify(target)}`);
+          // The same harmless edit each time, answered without JavaScript by a redirect back.
+          const body = new URLSearchParams({ intent: "updateRow", id: String(victim.id), displayName: "Жертва мусора", returnTo: target }).toString();
+          const managers = await raw("POST", "/managers", form, body);
+          expect(managers.status, `managers ${JSON.stringify(target)}`).toBe(302);
+          staysHere(managers.headers.location, `managers ${JSON.stringify(target)}`);
+        }) as fc.IAsyncProperty<unknown[]>,
+        60 * RUNS,
+      );
+      expect(changedTables(before, await fingerprint(), ["users"])).toEqual([]);
+      expect(logged).toEqual([]);
+    },
+    LONG,
+  );
 });

@@ -184,7 +184,11 @@ describe("answers that depend on a session are never stored", () => {
       leadpanel: await getPage(t, "/leadpanel", cookie),
       anonymousRedirect: await getPage(t, "/managers"),
       login: await getPage(t, "/auth"),
-      themeRedirect: await t.request.post("/theme").set("Cookie", cookie).type("form").send(form({ theme: "dark", redirectTo: "/managers" })),
+      themeRedirect: await t.request
+        .post("/theme")
+        .set("Cookie", cookie)
+        .type("form")
+        .send(form({ theme: "dark", redirectTo: "/managers" })),
       notFound: await getPage(t, "/no/such/page", cookie),
     };
     expect(answers.managers.status).toBe(200);

@@ -117,7 +117,11 @@ describe("CSV preview", () => {
     const png = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.alloc(200, 7)]);
     const cases: Array<[Buffer, string, string]> = [
       [png, "картинка.csv", "Файл не похож на текстовую таблицу .csv: в нём двоичные данные. Загрузите файл .csv, .xlsx или .xls"],
-      [Buffer.from('ФИО;Телефон\nИван;"0501234567\nПётр;0671234567\n'), "a.csv", "Строка 2: кавычка в ячейке не закрыта до конца файла. Исправьте файл и загрузите его снова"],
+      [
+        Buffer.from('ФИО;Телефон\nИван;"0501234567\nПётр;0671234567\n'),
+        "a.csv",
+        "Строка 2: кавычка в ячейке не закрыта до конца файла. Исправьте файл и загрузите его снова",
+      ],
       [
         Buffer.concat([Buffer.from("ФИО;Телефон\nИванов Иван;0501234567\n"), windows1251("Петров Пётр;0671234567\n")]),
         "склеенный.csv",
@@ -132,7 +136,13 @@ describe("CSV preview", () => {
   });
 
   it("a workbook named .csv is still read as a workbook", async () => {
-    const res = await preview(await buildXlsx([["ФИО", "Телефон"], ["Иван", "0501234567"]]), "на самом деле xlsx.csv");
+    const res = await preview(
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["Иван", "0501234567"],
+      ]),
+      "на самом деле xlsx.csv",
+    );
     expect(res.status).toBe(200);
     expect(res.body.rows).toEqual([["Иван", "0501234567"]]);
   });
@@ -174,7 +184,11 @@ describe("CSV import", () => {
   });
 
   it("all or nothing: a cell too long in row 3 refuses the whole file with its row and column, and writes nothing", async () => {
-    const rows = [["ФИО", "Телефон", "Примечание"], ["Иван", "0501234567", "ок"], ["Пётр", "0671234567", "ж".repeat(1001)]];
+    const rows = [
+      ["ФИО", "Телефон", "Примечание"],
+      ["Иван", "0501234567", "ок"],
+      ["Пётр", "0671234567", "ж".repeat(1001)],
+    ];
     const before = await totals();
     const res = await importFile(windows1251(csvText(rows, ";")), "a.csv", "Слишком длинная", ["name", "phone", "additionalInfo1"]);
     expect(res.status).toBe(400);
@@ -203,7 +217,11 @@ describe("CSV import", () => {
 
   it("a file of several batches: in-file repeats, other bases' phones and do-not-call numbers left out and counted exactly, the rest in file order", async () => {
     // Another base: phones 050 000 00 00-99, and name-only contacts (no phone: never a duplicate of anything).
-    const other = [["ФИО", "Телефон"], ...Array.from({ length: 100 }, (_, i) => [`Старый ${i}`, `050${String(i).padStart(7, "0")}`]), ["Без телефона", ""]];
+    const other = [
+      ["ФИО", "Телефон"],
+      ...Array.from({ length: 100 }, (_, i) => [`Старый ${i}`, `050${String(i).padStart(7, "0")}`]),
+      ["Без телефона", ""],
+    ];
     expect((await importFile(Buffer.from(csvText(other)), "old.csv", "Старая", ["name", "phone"])).status).toBe(200);
     await t.db.insert(doNotCall).values([
       { phoneKey: "380670000003", phone: "067 000 00 03" },
@@ -215,8 +233,10 @@ describe("CSV import", () => {
     const rows = [["ФИО", "Телефон"]];
     const expected: string[] = [];
     for (let i = 0; i < 12_000; i++) {
-      if (i % 1000 === 10) rows.push([`Повтор ${i}`, `+38 (067) ${String(i - 1).padStart(7, "0")}`]); // in the file already
-      else if (i % 1000 === 20) rows.push([`Из старой ${i}`, `050${String(20 + Math.floor(i / 1000)).padStart(7, "0")}`]); // 050…20-31: in "Старая"
+      if (i % 1000 === 10)
+        rows.push([`Повтор ${i}`, `+38 (067) ${String(i - 1).padStart(7, "0")}`]); // in the file already
+      else if (i % 1000 === 20)
+        rows.push([`Из старой ${i}`, `050${String(20 + Math.floor(i / 1000)).padStart(7, "0")}`]); // 050…20-31: in "Старая"
       else if (i === 3 || i === 7015) rows.push([`Не звонить ${i}`, i === 3 ? "0670000003" : "0500000010"]);
       else if (i % 1000 === 30) rows.push([`Только имя ${i}`, ""]);
       else rows.push([`Клиент ${i}`, `067${String(i).padStart(7, "0")}`]);

@@ -126,10 +126,16 @@ describe("an import under way", () => {
     const [list, found, linked, again, statsDuring, exported] = await Promise.all([
       t.request.get("/api/v1/database").set(bearer(token)),
       t.request.get("/api/v1/database/search").query({ term: "0670000001" }).set(bearer(token)),
-      t.request.post("/api/v1/filters").set(bearer(token)).send(topic([hidden.id])),
+      t.request
+        .post("/api/v1/filters")
+        .set(bearer(token))
+        .send(topic([hidden.id])),
       startImport(bigCsv(10), "Скрытая"),
       stats(),
-      t.request.post("/api/v1/database/exports").set(bearer(token)).send({ name: "Выгрузка", databaseIds: [hidden.id], statusIds: [0] }),
+      t.request
+        .post("/api/v1/database/exports")
+        .set(bearer(token))
+        .send({ name: "Выгрузка", databaseIds: [hidden.id], statusIds: [0] }),
     ]);
     // All of it was answered while the import was still writing.
     expect(ended).toBe(false);
@@ -151,8 +157,13 @@ describe("an import under way", () => {
     const after = await t.request.get("/api/v1/database").set(bearer(token));
     expect(after.body.find((b: { name: string }) => b.name === "Скрытая")).toMatchObject({ id: hidden.id, contactsCount: ROWS, freeCount: ROWS });
     const foundAfter = await t.request.get("/api/v1/database/search").query({ term: "0670000001" }).set(bearer(token));
-    expect(foundAfter.body.map((h: { databaseName: string; data: { name: string } }) => [h.databaseName, h.data.name])).toEqual([["Скрытая", "Клиент 1"]]);
-    const linkedAfter = await t.request.post("/api/v1/filters").set(bearer(token)).send(topic([hidden.id]));
+    expect(foundAfter.body.map((h: { databaseName: string; data: { name: string } }) => [h.databaseName, h.data.name])).toEqual([
+      ["Скрытая", "Клиент 1"],
+    ]);
+    const linkedAfter = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(token))
+      .send(topic([hidden.id]));
     expect(linkedAfter.status).toBe(200);
     expect(await stats()).toMatchObject({
       databases: statsBefore.databases + 1,
@@ -179,7 +190,10 @@ describe("an import under way", () => {
     await t.db.delete(databases).where(eq(databases.name, "Удалённая"));
     const done = await importing;
     expect(done.status).toBe(409);
-    expect(done.body).toEqual({ error: "import_base_removed", message: "Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова" });
+    expect(done.body).toEqual({
+      error: "import_base_removed",
+      message: "Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова",
+    });
     expect(await totals()).toEqual(before);
   }, 180_000);
 });
@@ -221,7 +235,10 @@ describe("a failing import", () => {
 
   it("with a cell too long deep in the file leaves nothing, and its name is free again", async () => {
     const before = await totals();
-    const res = await startImport(bigCsv(9000, 0, (i) => (i === 8500 ? "ж".repeat(1001) : "")), "Длинная");
+    const res = await startImport(
+      bigCsv(9000, 0, (i) => (i === 8500 ? "ж".repeat(1001) : "")),
+      "Длинная",
+    );
     expect(res.status).toBe(400);
     expect(res.body.error).toBe("contact_cell_too_long");
     expect(await totals()).toEqual(before);
@@ -234,8 +251,14 @@ describe("abandoned imports", () => {
     await createBase(t.db, { name: "Обычная", count: 30 });
     const old = await createBase(t.db, { name: "Брошенная", count: 12_000 });
     const fresh = await createBase(t.db, { name: "Идущая", count: 40 });
-    await t.db.update(databases).set({ importingSince: sql`now() - interval '11 minutes'` }).where(eq(databases.id, old.base.id));
-    await t.db.update(databases).set({ importingSince: sql`now() - interval '1 minute'` }).where(eq(databases.id, fresh.base.id));
+    await t.db
+      .update(databases)
+      .set({ importingSince: sql`now() - interval '11 minutes'` })
+      .where(eq(databases.id, old.base.id));
+    await t.db
+      .update(databases)
+      .set({ importingSince: sql`now() - interval '1 minute'` })
+      .where(eq(databases.id, fresh.base.id));
 
     const removed = await sweepAbandonedImports(t.db);
     // (The app's own sweeper may be removing it at the same moment: the rows left are what counts.)
@@ -260,11 +283,17 @@ describe("abandoned imports", () => {
 
   it("on the embedded database's start, every import marked before it is taken, however fresh", async () => {
     const left = await createBase(t.db, { name: "Оставленная", count: 50 });
-    await t.db.update(databases).set({ importingSince: sql`now() - interval '1 minute'` }).where(eq(databases.id, left.base.id));
+    await t.db
+      .update(databases)
+      .set({ importingSince: sql`now() - interval '1 minute'` })
+      .where(eq(databases.id, left.base.id));
     const startedAt = new Date(Date.now() - 30_000);
     // Marked 1 minute ago, before a start 30 s ago: taken. Marked after that start: kept.
     const later = await createBase(t.db, { name: "После старта", count: 5 });
-    await t.db.update(databases).set({ importingSince: sql`now() - interval '10 seconds'` }).where(eq(databases.id, later.base.id));
+    await t.db
+      .update(databases)
+      .set({ importingSince: sql`now() - interval '10 seconds'` })
+      .where(eq(databases.id, later.base.id));
     const removed = await sweepAbandonedImports(t.db, { markedBefore: startedAt });
     expect(removed.map((b) => b.name)).toEqual(["Оставленная"]);
     const names = (await t.db.select({ name: databases.name }).from(databases)).map((b) => b.name);

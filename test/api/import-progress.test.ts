@@ -26,7 +26,12 @@ function bigCsv(rows: number): Buffer {
 }
 
 const pagePost = (cookie: string) =>
-  t.request.post("/importbase/upload").set("Cookie", cookie).set("Host", "127.0.0.1").set("Origin", "http://127.0.0.1").set("Accept-Encoding", "identity");
+  t.request
+    .post("/importbase/upload")
+    .set("Cookie", cookie)
+    .set("Host", "127.0.0.1")
+    .set("Origin", "http://127.0.0.1")
+    .set("Accept-Encoding", "identity");
 
 const progressOf = async (uploadId: string, cookie = adminCookie) => {
   const res = await getPage(t, `/importbase/progress?uploadId=${encodeURIComponent(uploadId)}`, cookie);

@@ -29,7 +29,12 @@ function clockIn(zone: string, shift = 0): string {
   return `${get("hour")}:${get("minute")}`;
 }
 /** A window open now in `zone` (an hour either side): Vladivostok, seven hours ahead of Moscow, is outside it. */
-const openIn = (zone: string): CallingHours => ({ from: clockIn(zone, -60), until: clockIn(zone, 60), days: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Kyiv" });
+const openIn = (zone: string): CallingHours => ({
+  from: clockIn(zone, -60),
+  until: clockIn(zone, 60),
+  days: [1, 2, 3, 4, 5, 6, 7],
+  timeZone: "Europe/Kyiv",
+});
 
 const ROWS: Array<[string, string, string]> = [
   ["Владивосток по столбцу", moscow(1), "Asia/Vladivostok"],
@@ -114,7 +119,12 @@ describe("a base's «Часовой пояс» column", () => {
   it("works with JavaScript off: the page's column choice and the report's Russian count", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
     const post = () =>
-      t.request.post("/importbase").set("Cookie", cookie).set("Host", "127.0.0.1").set("Origin", "http://127.0.0.1").set("Accept-Encoding", "identity");
+      t.request
+        .post("/importbase")
+        .set("Cookie", cookie)
+        .set("Host", "127.0.0.1")
+        .set("Origin", "http://127.0.0.1")
+        .set("Accept-Encoding", "identity");
     const preview = await post().field("intent", "preview").field("name", "Пояса без JS").attach("file", file(), "base.csv");
     expect(preview.status).toBe(200);
     expect(preview.text).toContain('<option value="timeZone" selected="">Часовой пояс</option>');
@@ -137,7 +147,11 @@ describe("a base's «Часовой пояс» column", () => {
     expect(saved.text).toContain("Часовой пояс не распознан, взят по номеру телефона");
     expect(saved.text).toMatch(/data-testid="unreadable-zones-count">2</);
     const [base] = await t.db.query.databases.findMany({ where: (d, { eq }) => eq(d.name, "Пояса без JS") });
-    const [vlad] = await t.db.select().from(contacts).where(eq(contacts.databaseId, base.id)).then((rows) => rows.filter((r) => r.name === "Владивосток по столбцу"));
+    const [vlad] = await t.db
+      .select()
+      .from(contacts)
+      .where(eq(contacts.databaseId, base.id))
+      .then((rows) => rows.filter((r) => r.name === "Владивосток по столбцу"));
     expect(vlad.tz).toBe("Asia/Vladivostok");
   });
 });

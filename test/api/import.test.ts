@@ -93,7 +93,14 @@ describe("POST /api/v1/database/preview", () => {
     const res = await t.request
       .post("/api/v1/database/preview")
       .set(bearer(token))
-      .attach("file", await buildXlsx([["x1", "Сидоров Пётр", "0501112233"], ["x2", "Орлова Юлия", "0672223344"]]), "a.xlsx");
+      .attach(
+        "file",
+        await buildXlsx([
+          ["x1", "Сидоров Пётр", "0501112233"],
+          ["x2", "Орлова Юлия", "0672223344"],
+        ]),
+        "a.xlsx",
+      );
     expect(res.status).toBe(200);
     expect(res.body.hasHeader).toBe(false);
     expect(res.body.columns.map((c: { suggested: string }) => c.suggested)).toEqual(["skip", "name", "phone"]);
@@ -120,7 +127,15 @@ describe("POST /api/v1/database/import", () => {
     expect(base.contactsCount).toBe(6);
     const rows = await contactsOf(res.body.id);
     expect(rows).toEqual([
-      { name: "Иванов Иван Иванович", phone: "0501234567", phoneKey: "380501234567", city: "Київ", address: "ул. Крещатик, 1", age: "42", additionalInfo1: "перезвонить после 18:00" },
+      {
+        name: "Иванов Иван Иванович",
+        phone: "0501234567",
+        phoneKey: "380501234567",
+        city: "Київ",
+        address: "ул. Крещатик, 1",
+        age: "42",
+        additionalInfo1: "перезвонить после 18:00",
+      },
       { name: "Петрова Мария", phone: "380671112233", phoneKey: "380671112233", city: "Львов", address: "", age: "", additionalInfo1: "" },
       { name: "Ёлкина Анна", phone: "+380 (63) 555-44-33", phoneKey: "380635554433", city: "Одеса", address: "", age: "031", additionalInfo1: "" },
       { name: "Только Имя", phone: "", phoneKey: "", city: "", address: "", age: "", additionalInfo1: "" },
@@ -157,7 +172,11 @@ describe("POST /api/v1/database/import", () => {
     ]);
 
     // Without a header row there is nothing to keep: the fields are labelled Доп. поле N.
-    const bare = await importFile(await buildXlsx([["Без Заголовка", "0501112233", "заметка"]]), "голый.xlsx", "Без заголовка", ["name", "phone", "additionalInfo1"]);
+    const bare = await importFile(await buildXlsx([["Без Заголовка", "0501112233", "заметка"]]), "голый.xlsx", "Без заголовка", [
+      "name",
+      "phone",
+      "additionalInfo1",
+    ]);
     expect(bare.status).toBe(200);
     const [noHeader] = await t.db.select().from(databases).where(eq(databases.id, bare.body.id));
     const [lead] = await t.db.select().from(contacts).where(eq(contacts.databaseId, bare.body.id));
@@ -175,8 +194,24 @@ describe("POST /api/v1/database/import", () => {
 
   it("drops phones already in other bases and reports them per base", async () => {
     await t.db.update(settings).set({ removeDuplicatesAcrossBases: true }).where(eq(settings.id, 1));
-    const first = await importFile(await buildXlsx([["ФИО", "Телефон"], ["А", "0501234567"], ["Б", "0671112233"]]), "1.xlsx", "Первая");
-    const second = await importFile(await buildXlsx([["ФИО", "Телефон"], ["В", "0631111111"], ["Г", "0990000000"]]), "2.xlsx", "Вторая");
+    const first = await importFile(
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["А", "0501234567"],
+        ["Б", "0671112233"],
+      ]),
+      "1.xlsx",
+      "Первая",
+    );
+    const second = await importFile(
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["В", "0631111111"],
+        ["Г", "0990000000"],
+      ]),
+      "2.xlsx",
+      "Вторая",
+    );
     expect([first.status, second.status]).toEqual([200, 200]);
 
     const third = await importFile(
@@ -204,10 +239,23 @@ describe("POST /api/v1/database/import", () => {
 
   it("creates no base and answers a warning when every contact was a duplicate (issue 17)", async () => {
     await t.db.update(settings).set({ removeDuplicatesAcrossBases: true }).where(eq(settings.id, 1));
-    const first = await importFile(await buildXlsx([["ФИО", "Телефон"], ["А", "0501234567"], ["Б", "0671112233"]]), "1.xlsx", "Первая");
+    const first = await importFile(
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["А", "0501234567"],
+        ["Б", "0671112233"],
+      ]),
+      "1.xlsx",
+      "Первая",
+    );
     expect(first.status).toBe(200);
     const again = await importFile(
-      await buildXlsx([["ФИО", "Телефон"], ["а", "+380501234567"], ["б", "067 111 22 33"], ["б2", "0671112233"]]),
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["а", "+380501234567"],
+        ["б", "067 111 22 33"],
+        ["б2", "0671112233"],
+      ]),
       "2.xlsx",
       "Повтор",
       ["name", "phone"],
@@ -241,13 +289,65 @@ describe("POST /api/v1/database/import", () => {
 
   describe("refuses bad input with a Russian message and writes nothing", () => {
     const cases: Array<[string, () => Promise<Buffer>, string, number, string]> = [
-      ["a renamed text file", async () => Buffer.from("ФИО;Телефон\nИван;0501234567\n"), "база.xlsx", 400, "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv"],
-      ["a zip that is not a workbook (a renamed .docx)", async () => buildZip([{ name: "word/document.xml", data: "<w/>" }]), "база.xlsx", 400, "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv"],
-      ["a zip bomb", async () => buildZip([{ name: "xl/workbook.xml", data: "<w/>" }, { name: "xl/worksheets/sheet1.xml", data: "<x/>", declaredSize: 0xfffffff0 }]), "бомба.xlsx", 400, "Файл повреждён или подозрительно сильно сжат: импорт отменён"],
-      ["an oversized file", async () => { const b = Buffer.alloc(50 * 1024 * 1024 + 10); b.write("PK\u0003\u0004", 0, "latin1"); return b; }, "big.xlsx", 400, "Файл слишком большой: не более 50 МБ"],
-      ["an oversized .xls", async () => { const b = Buffer.alloc(21 * 1024 * 1024); Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b); return b; }, "big.xls", 400, "Файл .xls слишком большой: не более 20 МБ. Сохраните его как .xlsx"],
+      [
+        "a renamed text file",
+        async () => Buffer.from("ФИО;Телефон\nИван;0501234567\n"),
+        "база.xlsx",
+        400,
+        "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv",
+      ],
+      [
+        "a zip that is not a workbook (a renamed .docx)",
+        async () => buildZip([{ name: "word/document.xml", data: "<w/>" }]),
+        "база.xlsx",
+        400,
+        "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv",
+      ],
+      [
+        "a zip bomb",
+        async () =>
+          buildZip([
+            { name: "xl/workbook.xml", data: "<w/>" },
+            { name: "xl/worksheets/sheet1.xml", data: "<x/>", declaredSize: 0xfffffff0 },
+          ]),
+        "бомба.xlsx",
+        400,
+        "Файл повреждён или подозрительно сильно сжат: импорт отменён",
+      ],
+      [
+        "an oversized file",
+        async () => {
+          const b = Buffer.alloc(50 * 1024 * 1024 + 10);
+          b.write("PK\u0003\u0004", 0, "latin1");
+          return b;
+        },
+        "big.xlsx",
+        400,
+        "Файл слишком большой: не более 50 МБ",
+      ],
+      [
+        "an oversized .xls",
+        async () => {
+          const b = Buffer.alloc(21 * 1024 * 1024);
+          Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b);
+          return b;
+        },
+        "big.xls",
+        400,
+        "Файл .xls слишком большой: не более 20 МБ. Сохраните его как .xlsx",
+      ],
       ["an empty sheet", async () => buildXlsx([]), "empty.xlsx", 400, "Файл пустой: в первом листе нет строк"],
-      ["a damaged .xls", async () => { const b = Buffer.alloc(4096, 7); Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b); return b; }, "bad.xls", 400, "Не удалось прочитать файл: он повреждён или сохранён в неподдерживаемом формате"],
+      [
+        "a damaged .xls",
+        async () => {
+          const b = Buffer.alloc(4096, 7);
+          Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]).copy(b);
+          return b;
+        },
+        "bad.xls",
+        400,
+        "Не удалось прочитать файл: он повреждён или сохранён в неподдерживаемом формате",
+      ],
     ];
     it.each(cases)("%s", async (_label, make, filename, status, message) => {
       const before = await totals();
@@ -258,7 +358,15 @@ describe("POST /api/v1/database/import", () => {
     });
 
     it("a file with only rows without phone and name", async () => {
-      const res = await importFile(await buildXlsx([["ФИО", "Телефон", "Город"], ["", "", "Киев"]]), "a.xlsx", "Пустая", ["name", "phone", "city"]);
+      const res = await importFile(
+        await buildXlsx([
+          ["ФИО", "Телефон", "Город"],
+          ["", "", "Киев"],
+        ]),
+        "a.xlsx",
+        "Пустая",
+        ["name", "phone", "city"],
+      );
       expect(res.status).toBe(400);
       expect(res.body.message).toBe("В файле нет ни одного контакта с телефоном или ФИО: база не создана");
       expect(await totals()).toEqual({ bases: 0, rows: 0 });
@@ -286,7 +394,11 @@ describe("POST /api/v1/database/import", () => {
       const noName = await importFile(file, "a.xlsx", "  ");
       expect([noName.status, noName.body.message]).toEqual([400, "Введите название базы"]);
 
-      const noFile = await t.request.post("/api/v1/database/import").set(bearer(token)).field("name", "Без файла").field("mappings", JSON.stringify(MAPPING));
+      const noFile = await t.request
+        .post("/api/v1/database/import")
+        .set(bearer(token))
+        .field("name", "Без файла")
+        .field("mappings", JSON.stringify(MAPPING));
       expect([noFile.status, noFile.body.message]).toEqual([400, "Выберите файл для импорта"]);
 
       const notJson = await t.request.post("/api/v1/database/import").set(bearer(token)).send({ name: "x" });

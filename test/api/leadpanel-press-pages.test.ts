@@ -38,7 +38,12 @@ describe("a press without JavaScript", () => {
   it("answers a status id that names no status «Такого статуса нет» (400), and records nothing", async () => {
     const { cookie, contactId } = await managerOnPanel();
     for (const statusId of [null, "", "abc", "0", "-3", "1.5", "99999999999", "987654"]) {
-      const res = await postPageForm(t, "/leadpanel", cookie, { intent: "status", contactId, passport: "", ...(statusId === null ? {} : { statusId }) });
+      const res = await postPageForm(t, "/leadpanel", cookie, {
+        intent: "status",
+        contactId,
+        passport: "",
+        ...(statusId === null ? {} : { statusId }),
+      });
       expect({ statusId, status: res.status }).toEqual({ statusId, status: 400 });
       expect(res.text).toContain("Такого статуса нет");
     }
@@ -63,7 +68,14 @@ describe("a press without JavaScript", () => {
 
   it("records a confirmed report when its forward fails, and the next page says «Ошибка при отправке»", async () => {
     const { s, cookie, contactId } = await managerOnPanel();
-    const report = { intent: "status", statusId: String(s["Заявка"].id), contactId, passport: "", cardLabel: "Комментарий", cardValue: "Хочет тариф" };
+    const report = {
+      intent: "status",
+      statusId: String(s["Заявка"].id),
+      contactId,
+      passport: "",
+      cardLabel: "Комментарий",
+      cardValue: "Хочет тариф",
+    };
     const asked = await postPageForm(t, "/leadpanel", cookie, report);
     expect(asked.status).toBe(200);
     expect(await eventsOf(contactId)).toHaveLength(0);
@@ -107,7 +119,14 @@ describe("a press from the panel's script", () => {
     await t.db.execute(sql`update statuses set asks_callback = true where id = ${s["Перезвонить"].id}`);
     const card = { cardLabel: "Сумма", cardValue: "15000" };
     const send = (statusId: number, extra: Record<string, string>) =>
-      postPageForm(t, "/leadpanel/press", cookie, { intent: "status", statusId: String(statusId), contactId, passport: "", answer: "panel", ...extra });
+      postPageForm(t, "/leadpanel/press", cookie, {
+        intent: "status",
+        statusId: String(statusId),
+        contactId,
+        passport: "",
+        answer: "panel",
+        ...extra,
+      });
     // A report with an empty card: said, not asked.
     const empty = await send(s["Заявка"].id, { cardLabel: "Сумма", cardValue: " ", confirmed: "1" });
     expect(empty.status).toBe(400);
@@ -120,7 +139,10 @@ describe("a press from the panel's script", () => {
     const callback = await send(s["Перезвонить"].id, card);
     expect(callback.body).toMatchObject({ error: null, next: null, callback: { statusText: "Перезвонить", contactId, confirmed: false } });
     expect(await eventsOf(contactId)).toHaveLength(0);
-    const held = await queryRows<{ n: number }>(t.db, sql`select count(*)::int as n from contacts where held_by = (select held_by from contacts where id = ${contactId})`);
+    const held = await queryRows<{ n: number }>(
+      t.db,
+      sql`select count(*)::int as n from contacts where held_by = (select held_by from contacts where id = ${contactId})`,
+    );
     expect(held[0].n).toBe(1);
     // Confirmed, it is recorded and the next lead comes.
     const done = await send(s["Заявка"].id, { ...card, confirmed: "1" });
@@ -148,7 +170,8 @@ describe("a press from the panel's script", () => {
   it("checks the session in the press itself: an expired or ended one is sent to log in, and nothing is recorded", async () => {
     const { s, cookie, managerId, contactId } = await managerOnPanel();
     const statusId = String(s["Не интересно"].id);
-    const heldBy = async () => (await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${contactId}`))[0].held_by;
+    const heldBy = async () =>
+      (await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${contactId}`))[0].held_by;
     const toLogin = (res: { status: number; headers: Record<string, string | string[] | undefined> }) => {
       expect(res.status).toBe(302);
       expect(res.headers.location).toBe("/auth");
@@ -184,7 +207,13 @@ describe("a press from the panel's script", () => {
   it("refuses a body over its limit «Слишком большой запрос» (413), and records nothing", async () => {
     const { s, cookie, contactId } = await managerOnPanel();
     const res = await postPageForm(t, "/leadpanel/press", cookie, {
-      intent: "status", statusId: String(s["Не интересно"].id), contactId, passport: "", answer: "panel", cardLabel: "Сумма", cardValue: "x".repeat(300_000),
+      intent: "status",
+      statusId: String(s["Не интересно"].id),
+      contactId,
+      passport: "",
+      answer: "panel",
+      cardLabel: "Сумма",
+      cardValue: "x".repeat(300_000),
     });
     expect(res.status).toBe(413);
     expect(res.text).toBe("Слишком большой запрос");

@@ -41,8 +41,7 @@ async function setup(count = 3, options: { statuses?: string[] } = {}) {
     databaseIds: [base.id],
     statusIds: (options.statuses ?? ["Перезвонить"]).map((text) => s[text].id),
   });
-  const getLead = () =>
-    t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(token));
+  const getLead = () => t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(token));
   const press = (contactId: number, statusText: string, extra: Record<string, unknown> = {}) =>
     t.request
       .put("/api/v1/status/update-and-get-lead")
@@ -82,25 +81,24 @@ describe("GET /api/v1/database/filtered-lead", () => {
 
   it("gives nothing from an inactive filter (403) nor to a manager the filter does not list", async () => {
     const { filter, getLead, manager, token } = await setup();
-    await t.request.put(`/api/v1/filters/${filter.id}/activate`).set(bearer(await t.adminToken())).expect(200);
+    await t.request
+      .put(`/api/v1/filters/${filter.id}/activate`)
+      .set(bearer(await t.adminToken()))
+      .expect(200);
     const res = await getLead();
     expect(res.status).toBe(403);
     expect(res.body.message).toBe("Эта тематика вам недоступна");
     const held = await t.db.select().from(contacts).where(eq(contacts.heldBy, manager.user.id));
     expect(held).toHaveLength(0);
     const other = await setup();
-    const foreign = await t.request
-      .get(`/api/v1/database/filtered-lead?filterId=${other.filter.id}&userId=${manager.user.id}`)
-      .set(bearer(token));
+    const foreign = await t.request.get(`/api/v1/database/filtered-lead?filterId=${other.filter.id}&userId=${manager.user.id}`).set(bearer(token));
     expect(foreign.status).toBe(403);
   });
 
   it("refuses another user's id with 403 and bad query values with 400", async () => {
     const a = await setup();
     const b = await setup();
-    const res = await t.request
-      .get(`/api/v1/database/filtered-lead?filterId=${b.filter.id}&userId=${b.manager.user.id}`)
-      .set(bearer(a.token));
+    const res = await t.request.get(`/api/v1/database/filtered-lead?filterId=${b.filter.id}&userId=${b.manager.user.id}`).set(bearer(a.token));
     expect(res.status).toBe(403);
     expect(res.body.message).toBe("Можно работать только со своими данными");
     const bad = await t.request.get("/api/v1/database/filtered-lead?filterId=x&userId=1").set(bearer(a.token));
@@ -116,11 +114,13 @@ describe("GET /api/v1/database/filtered-lead", () => {
     const other = await createUser(t.db);
     const otherToken = await t.tokenFor(other);
     await t.db.execute(sql`insert into filter_managers (filter_id, user_id) values (${filter.id}, ${other.user.id})`);
-    const otherLead = () =>
-      t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${other.user.id}`).set(bearer(otherToken));
+    const otherLead = () => t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${other.user.id}`).set(bearer(otherToken));
     expect((await otherLead()).text).toBe('""');
 
-    await t.db.update(contacts).set({ heldUntil: sql`now() - interval '1 minute'` }).where(eq(contacts.databaseId, base.id));
+    await t.db
+      .update(contacts)
+      .set({ heldUntil: sql`now() - interval '1 minute'` })
+      .where(eq(contacts.databaseId, base.id));
     const taken = await otherLead();
     expect(taken.body.id).toBe(first.body.id);
     const [row] = await t.db.select().from(contacts).where(eq(contacts.id, first.body.id));
@@ -225,7 +225,9 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
   it("documents statusId next to SPEC's statusText in the OpenAPI description", async () => {
     const doc = (await t.request.get("/api/v1/openapi.json")).body;
     const body = doc.paths["/api/v1/status/update-and-get-lead"].put.requestBody.content["application/json"].schema;
-    expect(Object.keys(body.properties)).toEqual(expect.arrayContaining(["statusId", "statusText", "contactId", "userId", "filterId", "clientInfo", "callbackAt"]));
+    expect(Object.keys(body.properties)).toEqual(
+      expect.arrayContaining(["statusId", "statusText", "contactId", "userId", "filterId", "clientInfo", "callbackAt"]),
+    );
   });
 
   it("answers 409 for a contact the caller does not hold, 403 for another user's id, 400 for an unknown status", async () => {
@@ -286,7 +288,12 @@ describe("the report flow", () => {
     const sent = await t.request
       .post("/api/v1/status/proxy-application")
       .set(bearer(token))
-      .send({ date: new Date().toISOString(), user: { id: manager.user.id, login: manager.login }, applicationText: clientInfo, phone: rows[0].phone });
+      .send({
+        date: new Date().toISOString(),
+        user: { id: manager.user.id, login: manager.login },
+        applicationText: clientInfo,
+        phone: rows[0].phone,
+      });
     expect(sent.status).toBe(200);
     expect(sent.body).toEqual({ success: true, message: "Данные отправлены", forwarded: true });
     expect(forwarded).toHaveLength(1);

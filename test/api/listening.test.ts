@@ -51,14 +51,18 @@ describe("live listening's requests", () => {
     expect(idle.status).toBe(409);
     expect(idle.body.message).toBe("Менеджер сейчас не разговаривает");
     // A call the browser reported but the proxy never relayed has no media in rtpengine to copy.
-    await t.db.insert(calls).values({ userId: manager.user.id, number: "380671112233", direction: "out", answeredAt: new Date(), sipCallId: "browser-only@x" });
+    await t.db
+      .insert(calls)
+      .values({ userId: manager.user.id, number: "380671112233", direction: "out", answeredAt: new Date(), sipCallId: "browser-only@x" });
     expect((await listen(adminCookie, { intent: "start", managerId: String(manager.user.id) })).status).toBe(409);
     expect((await listen(adminCookie, { intent: "start", managerId: "abc" })).body.message).toBe("Неверный идентификатор");
     expect((await listen(adminCookie, { intent: "whisper" })).status).toBe(400);
   });
 
   it("answer 503 with the reason when rtpengine does not answer, and open no session", async () => {
-    await t.db.insert(calls).values({ userId: manager.user.id, number: "380671112244", direction: "out", answeredAt: new Date(), sipCallId: "relayed@x", byProxy: true });
+    await t.db
+      .insert(calls)
+      .values({ userId: manager.user.id, number: "380671112244", direction: "out", answeredAt: new Date(), sipCallId: "relayed@x", byProxy: true });
     const answer = await listen(adminCookie, { intent: "start", managerId: String(manager.user.id) });
     expect(answer.status).toBe(503);
     expect(answer.body.message).toBe("Прослушивание недоступно: rtpengine не отвечает");
@@ -80,7 +84,9 @@ describe("live listening's requests", () => {
     const bare = await createTestApp({ web: true });
     try {
       const m = await createUser(bare.db, { login: "unlistened-manager" });
-      await bare.db.insert(calls).values({ userId: m.user.id, number: "380671112255", direction: "out", answeredAt: new Date(), sipCallId: "c@x", byProxy: true });
+      await bare.db
+        .insert(calls)
+        .values({ userId: m.user.id, number: "380671112255", direction: "out", answeredAt: new Date(), sipCallId: "c@x", byProxy: true });
       const answer = await postPageForm(bare, "/listen", await pageSessionCookie(bare, ADMIN), { intent: "start", managerId: String(m.user.id) });
       expect(answer.status).toBe(503);
       expect(answer.body.message).toBe("Прослушивание недоступно: не задан адрес управления rtpengine (RTPENGINE_NG)");
@@ -132,17 +138,41 @@ describe("a browser's SDP", () => {
   });
 
   it("refuses plain RTP to an address of the sender's choosing, and every part of DTLS-SRTP or ICE missing", async () => {
-    const plain = ["v=0", "o=- 1 1 IN IP4 203.0.113.5", "s=-", "c=IN IP4 203.0.113.5", "t=0 0", "m=audio 40000 RTP/AVP 0 8", "a=rtpmap:0 PCMU/8000", "a=recvonly"].join("\r\n");
+    const plain = [
+      "v=0",
+      "o=- 1 1 IN IP4 203.0.113.5",
+      "s=-",
+      "c=IN IP4 203.0.113.5",
+      "t=0 0",
+      "m=audio 40000 RTP/AVP 0 8",
+      "a=rtpmap:0 PCMU/8000",
+      "a=recvonly",
+    ].join("\r\n");
     const cases: Array<[string, string]> = [
       [plain, "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)"],
-      [chromiumAnswer((l) => l.map((line) => (line.startsWith("c=") ? "c=IN IP4 203.0.113.5" : line))), "Ответ браузера отклонён: адрес звука не из кандидатов ICE"],
+      [
+        chromiumAnswer((l) => l.map((line) => (line.startsWith("c=") ? "c=IN IP4 203.0.113.5" : line))),
+        "Ответ браузера отклонён: адрес звука не из кандидатов ICE",
+      ],
       [chromiumAnswer((l) => [...l, "a=rtcp:40001 IN IP4 203.0.113.5"]), "Ответ браузера отклонён: адрес звука не из кандидатов ICE"],
-      [chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=fingerprint"))), "Ответ браузера отклонён: нет отпечатка сертификата DTLS (a=fingerprint)"],
+      [
+        chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=fingerprint"))),
+        "Ответ браузера отклонён: нет отпечатка сертификата DTLS (a=fingerprint)",
+      ],
       [chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=setup"))), "Ответ браузера отклонён: нет роли DTLS (a=setup)"],
-      [chromiumAnswer((l) => l.map((line) => (line.startsWith("a=setup") ? "a=setup:actpass" : line))), "Ответ браузера отклонён: нет роли DTLS (a=setup)"],
+      [
+        chromiumAnswer((l) => l.map((line) => (line.startsWith("a=setup") ? "a=setup:actpass" : line))),
+        "Ответ браузера отклонён: нет роли DTLS (a=setup)",
+      ],
       [chromiumAnswer((l) => l.filter((line) => !line.startsWith("a=ice-pwd"))), "Ответ браузера отклонён: нет данных ICE (a=ice-ufrag, a=ice-pwd)"],
-      [chromiumAnswer((l) => l.map((line) => (line.startsWith("m=") ? "m=audio 50123 RTP/SAVP 111" : line))), "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)"],
-      [chromiumAnswer((l) => [...l, "m=video 9 UDP/TLS/RTP/SAVPF 96"]), "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)"],
+      [
+        chromiumAnswer((l) => l.map((line) => (line.startsWith("m=") ? "m=audio 50123 RTP/SAVP 111" : line))),
+        "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)",
+      ],
+      [
+        chromiumAnswer((l) => [...l, "m=video 9 UDP/TLS/RTP/SAVPF 96"]),
+        "Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)",
+      ],
       ["hello, rtpengine", "Ответ браузера отклонён: это не описание сеанса SDP со звуком"],
     ];
     for (const [sdp, message] of cases) {
@@ -154,7 +184,11 @@ describe("a browser's SDP", () => {
     const managersAnswer = await listen(managerCookie, { intent: "heard", sessionId: "777", sdp: plain });
     expect(managersAnswer.status).toBe(400);
     expect(managersAnswer.body.message).toBe("Ответ браузера отклонён: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)");
-    const offer = await listen(adminCookie, { intent: "whisper", managerId: String(manager.user.id), sdp: plain.replace("a=recvonly", "a=sendonly") });
+    const offer = await listen(adminCookie, {
+      intent: "whisper",
+      managerId: String(manager.user.id),
+      sdp: plain.replace("a=recvonly", "a=sendonly"),
+    });
     expect(offer.status).toBe(400);
     expect(offer.body.message).toBe("Предложение браузера отклонено: звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)");
     expect(await t.db.select().from(listenSessions).where(eq(listenSessions.managerId, manager.user.id))).toEqual([]);

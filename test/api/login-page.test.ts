@@ -22,7 +22,10 @@ describe("the login page without JavaScript (issue 17)", () => {
 describe("/loadedbases words (issue 17)", () => {
   it("is headed «Мои базы» like the menu, and adds a «тематика», not a «фильтр»", async () => {
     const res = await t.request.post("/auth?index").set("Content-Type", "application/x-www-form-urlencoded").send(form(ADMIN));
-    const cookie = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("session="))!.split(";")[0];
+    const cookie = ([] as string[])
+      .concat(res.headers["set-cookie"] ?? [])
+      .find((c) => c.startsWith("session="))!
+      .split(";")[0];
     const page = await t.request.get("/loadedbases").set("Cookie", cookie).set("Accept-Encoding", "identity");
     expect(page.status).toBe(200);
     expect(/<h1[^>]*>([^<]*)<\/h1>/.exec(page.text)?.[1]).toBe("Мои базы");

@@ -28,9 +28,7 @@ describe("POST /api/v1/auth/register", () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ id: expect.any(Number), login: "ivan", displayName: "Иван" });
 
-    const login = await t.request
-      .post("/api/v1/auth/login")
-      .send({ login: "ivan", password: "Secret-pass-123", accessKey: "ABCDEFGH12345678" });
+    const login = await t.request.post("/api/v1/auth/login").send({ login: "ivan", password: "Secret-pass-123", accessKey: "ABCDEFGH12345678" });
     expect(login.status).toBe(200);
     expect(login.body.user).toMatchObject({ login: "ivan", isAdmin: false, sipLogin: "9001", sipPassword: "sippass" });
 
@@ -41,15 +39,24 @@ describe("POST /api/v1/auth/register", () => {
   });
 
   it("refuses a taken login with 409 and a Russian message, spaces around it or not", async () => {
-    const res = await t.request.post("/api/v1/auth/register").set(bearer(admin)).send(newManager({ login: "  ivan " }));
+    const res = await t.request
+      .post("/api/v1/auth/register")
+      .set(bearer(admin))
+      .send(newManager({ login: "  ivan " }));
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: "login_taken", message: "Такой логин уже занят" });
-    const adminTaken = await t.request.post("/api/v1/auth/register").set(bearer(admin)).send(newManager({ login: ADMIN.login }));
+    const adminTaken = await t.request
+      .post("/api/v1/auth/register")
+      .set(bearer(admin))
+      .send(newManager({ login: ADMIN.login }));
     expect(adminTaken.status).toBe(409);
   });
 
   it("refuses an extension another manager already carries", async () => {
-    const res = await t.request.post("/api/v1/auth/register").set(bearer(admin)).send(newManager({ login: "petr", sipLogin: "9001" }));
+    const res = await t.request
+      .post("/api/v1/auth/register")
+      .set(bearer(admin))
+      .send(newManager({ login: "petr", sipLogin: "9001" }));
     expect(res.status).toBe(409);
     expect(res.body).toEqual({ error: "sip_taken", message: "Такой SIP логин уже занят" });
     const other = await createUser(t.db, { login: "sip-editor", sipLogin: "9002" });
@@ -59,29 +66,30 @@ describe("POST /api/v1/auth/register", () => {
     expect((await t.request.patch(`/api/v1/users/${other.user.id}`).set(bearer(admin)).send({ sipLogin: "9002" })).status).toBe(200);
   });
 
-  it.each([
-    [{ login: "" }],
-    [{ password: "" }],
-    [{ displayName: "   " }],
-    [{ login: undefined }],
-  ])("answers Пожалуйста, заполните все поля for %j", async (fields) => {
-    const res = await t.request.post("/api/v1/auth/register").set(bearer(admin)).send(newManager({ login: "nobody", ...fields }));
-    expect(res.status).toBe(400);
-    expect(res.body).toEqual({ error: "validation", message: "Пожалуйста, заполните все поля" });
-  });
+  it.each([[{ login: "" }], [{ password: "" }], [{ displayName: "   " }], [{ login: undefined }]])(
+    "answers Пожалуйста, заполните все поля for %j",
+    async (fields) => {
+      const res = await t.request
+        .post("/api/v1/auth/register")
+        .set(bearer(admin))
+        .send(newManager({ login: "nobody", ...fields }));
+      expect(res.status).toBe(400);
+      expect(res.body).toEqual({ error: "validation", message: "Пожалуйста, заполните все поля" });
+    },
+  );
 
   it("generates a 16-character alphanumeric access key when none is sent", async () => {
-    const res = await t.request
-      .post("/api/v1/auth/register")
-      .set(bearer(admin))
-      .send({ login: "nokey", password: "p", displayName: "Без ключа" });
+    const res = await t.request.post("/api/v1/auth/register").set(bearer(admin)).send({ login: "nokey", password: "p", displayName: "Без ключа" });
     expect(res.status).toBe(201);
     expect((await reloadUser(t.db, res.body.id)).accessKey).toMatch(/^[A-Za-z0-9]{16}$/);
   });
 
   it("is for admins only: 401 without a token, 403 for a manager", async () => {
     expect((await t.request.post("/api/v1/auth/register").send(newManager({ login: "x1" }))).status).toBe(401);
-    const res = await t.request.post("/api/v1/auth/register").set(bearer(managerToken)).send(newManager({ login: "x1" }));
+    const res = await t.request
+      .post("/api/v1/auth/register")
+      .set(bearer(managerToken))
+      .send(newManager({ login: "x1" }));
     expect(res.status).toBe(403);
     expect(res.body.message).toBe("Недостаточно прав для этого действия");
   });
@@ -192,7 +200,10 @@ describe("the generators (SPEC §5)", () => {
 
   // One generator serves the add-manager form in the browser and the server (common/credentials.ts).
   it("a password always has 16 characters with upper, lower, digit and symbol", () => {
-    fc.assert(fc.property(fc.integer(), () => passwordRules(generatePassword())), { numRuns: 2000 });
+    fc.assert(
+      fc.property(fc.integer(), () => passwordRules(generatePassword())),
+      { numRuns: 2000 },
+    );
   });
 
   it("an access key is always 16 alphanumeric characters", () => {

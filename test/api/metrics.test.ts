@@ -61,7 +61,9 @@ describe("/metrics", () => {
     expect(delta("leaddesk_http_requests_total", { route: "/auth", method: "GET", status: "200" })).toBe(1);
     // A page path's numbers become :id, so each export's download is one series.
     expect(series(after, "leaddesk_http_requests_total", { route: "/exportbase/:id/download", method: "GET" })).toBeGreaterThan(0);
-    expect(after).toContain('leaddesk_http_request_duration_seconds_bucket{le="0.005",app="leaddesk",route="/api/v1/status/update-and-get-lead",method="PUT"}');
+    expect(after).toContain(
+      'leaddesk_http_request_duration_seconds_bucket{le="0.005",app="leaddesk",route="/api/v1/status/update-and-get-lead",method="PUT"}',
+    );
     expect(after).toMatch(/^leaddesk_realtime_connections\{app="leaddesk"\} 0$/m);
     expect(after).toMatch(new RegExp(`^leaddesk_db_pool_size\\{app="leaddesk"\\} ${t.handle.kind === "pglite" ? 1 : "\\d+"}$`, "m"));
     expect(after).toContain("leaddesk_process_resident_memory_bytes");

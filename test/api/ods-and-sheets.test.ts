@@ -229,14 +229,26 @@ describe("hostile .ods files are refused in Russian while the server keeps answe
 
   it("a row of text repeated a million times (a few bytes for 200 million characters)", async () => {
     const file = path.join(dir, "rows.ods");
-    await writeZipFile(file, odsEntries(() => [HEADER, `<table:table-row table:number-rows-repeated="1000000">${odsText("Я".repeat(100), 2)}</table:table-row></table:table>`]));
+    await writeZipFile(
+      file,
+      odsEntries(() => [
+        HEADER,
+        `<table:table-row table:number-rows-repeated="1000000">${odsText("Я".repeat(100), 2)}</table:table-row></table:table>`,
+      ]),
+    );
     expect(fs.statSync(file).size).toBeLessThan(4096);
     await expectRefused(file, BOMB);
   });
 
   it("a cell of two billion spaces (text:s)", async () => {
     const file = path.join(dir, "spaces.ods");
-    await writeZipFile(file, odsEntries(() => [HEADER, `<table:table-row><table:table-cell office:value-type="string"><text:p>a<text:s text:c="2000000000"/></text:p></table:table-cell></table:table-row></table:table>`]));
+    await writeZipFile(
+      file,
+      odsEntries(() => [
+        HEADER,
+        `<table:table-row><table:table-cell office:value-type="string"><text:p>a<text:s text:c="2000000000"/></text:p></table:table-cell></table:table-row></table:table>`,
+      ]),
+    );
     await expectRefused(file, CELL);
   });
 

@@ -5,10 +5,7 @@ const t = useTestApp({ web: true });
 const form = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
 
 async function loginCookie(credentials: { login: string; password: string; accessKey: string }) {
-  const res = await t.request
-    .post("/auth?index")
-    .set("Content-Type", "application/x-www-form-urlencoded")
-    .send(form(credentials));
+  const res = await t.request.post("/auth?index").set("Content-Type", "application/x-www-form-urlencoded").send(form(credentials));
   expect(res.status).toBe(302);
   const cookies = ([] as string[]).concat(res.headers["set-cookie"] ?? []);
   const session = cookies.find((c) => c.startsWith("session="))!;

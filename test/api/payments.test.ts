@@ -100,7 +100,10 @@ describe("payouts", () => {
     [{ amount: 100 }, 400, "Сумма выплаты не может быть больше баланса"],
   ])("refuses %j with %i %s and leaves the balance alone", async (body, status, message) => {
     const worker = await createUser(t.db, { balanceCents: 500 });
-    const res = await t.request.post("/api/v1/payments/process").set(bearer(admin)).send({ userId: worker.user.id, ...body });
+    const res = await t.request
+      .post("/api/v1/payments/process")
+      .set(bearer(admin))
+      .send({ userId: worker.user.id, ...body });
     expect(res.status).toBe(status);
     expect(res.body.message).toBe(message);
     expect((await reloadUser(t.db, worker.user.id)).balanceCents).toBe(500);
@@ -124,10 +127,7 @@ describe("payouts", () => {
     const noTime = await t.request.post(`/api/v1/payments/history/${worker.user.id}/history`).set(bearer(admin)).send({});
     expect(noTime.status).toBe(400);
     expect(noTime.body.message).toBe("Укажите время выплаты (processTime)");
-    const wrongTime = await t.request
-      .post(`/api/v1/payments/history/${worker.user.id}/history`)
-      .set(bearer(admin))
-      .send({ processTime: 1 });
+    const wrongTime = await t.request.post(`/api/v1/payments/history/${worker.user.id}/history`).set(bearer(admin)).send({ processTime: 1 });
     expect(wrongTime.status).toBe(404);
     expect(wrongTime.body.message).toBe("Выплата не найдена");
     expect((await t.request.delete("/api/v1/payments/history/99999").set(bearer(admin))).status).toBe(404);

@@ -25,7 +25,9 @@ describe("planner statistics", () => {
         insert into contacts (database_id, name, phone, phone_key, status_id)
         select ${base.id}, 'Клиент ' || g, '+380' || g, '380' || g, case when g % 2 = 0 then ${s["Не интересно"].id}::int end
         from generate_series(1, 30000) g`);
-      const expiredHold = claimStatement(1, 30, { filterId: 0, databaseIds: [base.id], statusIds: [], hours: DEFAULT_CALLING_HOURS }, ["expiredHold"]);
+      const expiredHold = claimStatement(1, 30, { filterId: 0, databaseIds: [base.id], statusIds: [], hours: DEFAULT_CALLING_HOURS }, [
+        "expiredHold",
+      ]);
       const heldIndex = /Index Scan using contacts_held_(by|until)_idx on contacts/;
       // Before the tick the planner has no figures for the new rows and walks the contacts another way (not
       // asserted: the app's own job may tick meanwhile on a slow machine).

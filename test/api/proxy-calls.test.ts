@@ -31,7 +31,10 @@ async function managerWithLead() {
   const manager = await createUser(t.db, { login: `proxy-${sequence}`, sipLogin, sipPassword: `sip-${sipLogin}` });
   const token = await t.tokenFor(manager);
   const { contacts: rows } = await createBase(t.db, { count: 1 });
-  await t.db.update(contacts).set({ heldBy: manager.user.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, rows[0].id));
+  await t.db
+    .update(contacts)
+    .set({ heldBy: manager.user.id, heldUntil: sql`now() + interval '30 minutes'` })
+    .where(eq(contacts.id, rows[0].id));
   return { manager, token, sipLogin, lead: rows[0], digits: rows[0].phoneKey };
 }
 
@@ -42,7 +45,14 @@ describe("POST /api/v1/telephony/calls: may this manager call this number now", 
     expect(answer.status).toBe(200);
     expect(answer.text).toMatch(/^id=\d+;record=0$/);
     const row = await rowOf(idOf(answer.text));
-    expect(row).toMatchObject({ userId: m.manager.user.id, contactId: Number(m.lead.id), number: m.digits, direction: "out", byProxy: true, endedAt: null });
+    expect(row).toMatchObject({
+      userId: m.manager.user.id,
+      contactId: Number(m.lead.id),
+      number: m.digits,
+      direction: "out",
+      byProxy: true,
+      endedAt: null,
+    });
   });
 
   it("refuses a number on the do-not-call list, a manager on a break and one who is not signed in, and logs why", async () => {
@@ -94,18 +104,27 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     const { text } = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "dialog-1@browser" });
     const id = idOf(text);
     // The browser reports the same call (after the proxy, here): the proxy's row is its row.
-    const started = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-1@browser" });
+    const started = await t.request
+      .post("/api/v1/calls")
+      .set(bearer(m.token))
+      .send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-1@browser" });
     expect(started.status).toBe(200);
     expect(started.body.id).toBe(id);
 
     expect((await report({ id: String(id), event: "answer" })).status).toBe(204);
-    await t.db.update(calls).set({ answeredAt: sql`now() - interval '7 seconds'` }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ answeredAt: sql`now() - interval '7 seconds'` })
+      .where(eq(calls.id, id));
     // A browser cannot end or re-time a call the proxy vouches for.
     const browserEnd = await t.request.post(`/api/v1/calls/${id}/end`).set(bearer(m.token)).send({ cause: "lost" });
     expect(browserEnd.status).toBe(200);
     expect(browserEnd.body.endedAt).toBeNull();
     // Nor does its silence: the sweep leaves the proxy's calls alone until the proxy's longest dialog is over.
-    await t.db.update(calls).set({ lastSeenAt: sql`now() - interval '10 minutes'` }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ lastSeenAt: sql`now() - interval '10 minutes'` })
+      .where(eq(calls.id, id));
     await closeSilentCalls(t.db);
     expect((await rowOf(id)).endedAt).toBeNull();
 
@@ -121,7 +140,10 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
 
   it("a browser that reported first keeps its row: the proxy takes it over", async () => {
     const m = await managerWithLead();
-    const started = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-2@browser" });
+    const started = await t.request
+      .post("/api/v1/calls")
+      .set(bearer(m.token))
+      .send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-2@browser" });
     const { text } = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "dialog-2@browser" });
     expect(idOf(text)).toBe(started.body.id);
     expect(await rowOf(started.body.id)).toMatchObject({ byProxy: true, number: m.digits, contactId: Number(m.lead.id) });
@@ -132,7 +154,10 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     const caller = await managerWithLead();
     const callee = await managerWithLead();
     const out = await t.request.post("/api/v1/calls").set(bearer(caller.token)).send({ number: callee.sipLogin, sipCallId: "between@browser" });
-    const into = await t.request.post("/api/v1/calls").set(bearer(callee.token)).send({ number: caller.sipLogin, direction: "in", sipCallId: "between@browser" });
+    const into = await t.request
+      .post("/api/v1/calls")
+      .set(bearer(callee.token))
+      .send({ number: caller.sipLogin, direction: "in", sipCallId: "between@browser" });
     expect([out.status, into.status]).toEqual([200, 200]);
     expect(into.body.id).not.toBe(out.body.id);
     expect(await rowOf(into.body.id)).toMatchObject({ userId: callee.manager.user.id, direction: "in" });

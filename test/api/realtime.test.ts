@@ -262,10 +262,7 @@ describe("the realtime hub on one instance", () => {
     // Grace 2 s: still listed right after the drop, gone after it, and the watcher is told without asking.
     const online = await t.request.get("/api/v1/users/online").set(bearer(admin));
     expect(logins(online.body)).toContain("rt-dropped");
-    await until(
-      async () => watcher.events.some((e) => e.event === "usersOnline" && !logins(e.data).includes("rt-dropped")),
-      6000,
-    );
+    await until(async () => watcher.events.some((e) => e.event === "usersOnline" && !logins(e.data).includes("rt-dropped")), 6000);
     const later = await t.request.get("/api/v1/users/online").set(bearer(admin));
     expect(logins(later.body)).not.toContain("rt-dropped");
 
@@ -367,9 +364,8 @@ describe.runIf(process.env.TEST_DATABASE_URL)("two app instances on one Postgres
     const apiA = supertest(`http://${a.base}`);
     const second = await createUser(handle.db, { login: "two-demoted", isAdmin: true });
     const adminToken = (await apiA.post("/api/v1/auth/login").send(ADMIN)).body.access_token as string;
-    const secondToken = (
-      await apiA.post("/api/v1/auth/login").send({ login: second.login, password: second.password, accessKey: second.accessKey })
-    ).body.access_token as string;
+    const secondToken = (await apiA.post("/api/v1/auth/login").send({ login: second.login, password: second.password, accessKey: second.accessKey }))
+      .body.access_token as string;
     const demoted = await openSocket(`ws://${b.base}/realtime`, secondToken);
     demoted.send("getUsersOnline");
     await demoted.next("usersOnline");

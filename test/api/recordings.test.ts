@@ -23,7 +23,10 @@ let sequence = 0;
 
 beforeAll(async () => {
   // The folder is missing at start: the app makes it (and rtpengine's spool in it).
-  t = await createTestApp({ web: true, env: { SIP_AUTH_SECRET: SECRET, RECORDINGS_DIR: path.join(dir, "missing", "recordings"), RECORDINGS_MIN_FREE_MB: "0" } });
+  t = await createTestApp({
+    web: true,
+    env: { SIP_AUTH_SECRET: SECRET, RECORDINGS_DIR: path.join(dir, "missing", "recordings"), RECORDINGS_MIN_FREE_MB: "0" },
+  });
   adminToken = await t.adminToken();
   const statuses = await statusesByText(t.db);
   const { base } = await createBase(t.db, { count: 1 });
@@ -54,7 +57,10 @@ async function manager() {
   const { base, contacts: rows } = await createBase(t.db, { count: 1 });
   await t.db.insert(filterDatabases).values({ filterId: topicId, databaseId: base.id });
   await t.db.insert(filterManagers).values({ filterId: topicId, userId: m.user.id });
-  await t.db.update(contacts).set({ heldBy: m.user.id, heldUntil: sql`now() + interval '30 minutes'` }).where(eq(contacts.id, rows[0].id));
+  await t.db
+    .update(contacts)
+    .set({ heldBy: m.user.id, heldUntil: sql`now() + interval '30 minutes'` })
+    .where(eq(contacts.id, rows[0].id));
   return { ...m, token, sipLogin, lead: rows[0] };
 }
 
@@ -116,7 +122,9 @@ describe("recording a call", () => {
   });
 
   it("with the disk full the call goes on unrecorded, and its row says so", async () => {
-    const full = await createTestApp({ env: { SIP_AUTH_SECRET: SECRET, RECORDINGS_DIR: path.join(dir, "full"), RECORDINGS_MIN_FREE_MB: String(2 ** 40) } });
+    const full = await createTestApp({
+      env: { SIP_AUTH_SECRET: SECRET, RECORDINGS_DIR: path.join(dir, "full"), RECORDINGS_MIN_FREE_MB: String(2 ** 40) },
+    });
     try {
       // The same database is not shared: the manager is made again in this app's.
       const again = await createUser(full.db, { login: "full-disk", sipLogin: "8999", sipPassword: "sip-8999" });
@@ -125,12 +133,19 @@ describe("recording a call", () => {
       const topic = await createFilterRow(full.db, { managerIds: [], databaseIds: [], statusIds: [Object.values(statuses)[0].id] });
       await full.db.update(filters).set({ recordCalls: true }).where(eq(filters.id, topic.id));
       await full.db.update(users).set({ gettingFilter: topic.id }).where(eq(users.id, again.user.id));
-      const answer = await full.request.post("/api/v1/telephony/calls").type("form").set("X-Sip-Auth-Secret", SECRET).send({ login: "8999", number: "380501112233", sipCallId: "full@browser" });
+      const answer = await full.request
+        .post("/api/v1/telephony/calls")
+        .type("form")
+        .set("X-Sip-Auth-Secret", SECRET)
+        .send({ login: "8999", number: "380501112233", sipCallId: "full@browser" });
       expect(answer.status).toBe(200);
       expect(answer.text).toMatch(/;record=0$/);
       const id = Number(/^id=(\d+)/.exec(answer.text)![1]);
       const list = await full.request.get(`/api/v1/calls?userId=${again.user.id}`).set(bearer(await full.adminToken()));
-      expect(list.body.calls.find((c: { id: number }) => c.id === id)).toMatchObject({ recording: "disk_full", recordingNote: "разговор не записан: нет места в папке записей" });
+      expect(list.body.calls.find((c: { id: number }) => c.id === id)).toMatchObject({
+        recording: "disk_full",
+        recordingNote: "разговор не записан: нет места в папке записей",
+      });
     } finally {
       await full.close();
     }
@@ -149,7 +164,10 @@ describe("recording a call", () => {
     const list = await t.request.get(`/api/v1/calls?userId=${m.user.id}`).set(bearer(adminToken));
     expect(list.body.calls[0].recordingNote).toBe(`запись не готова: не pcap: неизвестная сигнатура файла (попытка 1 из ${MAX_ATTEMPTS})`);
     // The tries between, skipped (each is the same): the last one gives up.
-    await t.db.update(calls).set({ recordingLeaseUntil: null, recordingAttempts: MAX_ATTEMPTS - 1 }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ recordingLeaseUntil: null, recordingAttempts: MAX_ATTEMPTS - 1 })
+      .where(eq(calls.id, id));
     await t.app.deps.recordings.drain();
     row = await rowOf(id);
     expect(row).toMatchObject({ recording: "failed", recordingAttempts: MAX_ATTEMPTS });
@@ -165,7 +183,10 @@ describe("recording a call", () => {
     await t.app.deps.recordings.drain();
     // rtpengine may still be writing: not yet, and not counted as a try.
     expect(await rowOf(id)).toMatchObject({ recording: "pending", recordingAttempts: 0 });
-    await t.db.update(calls).set({ endedAt: sql`now() - interval '1 minute'`, recordingLeaseUntil: null }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now() - interval '1 minute'`, recordingLeaseUntil: null })
+      .where(eq(calls.id, id));
     await t.app.deps.recordings.drain();
     const row = await rowOf(id);
     expect(row.recording).toBe("ready");
@@ -180,10 +201,13 @@ describe("recording a call", () => {
     const whole = fs.readFileSync(pcap);
     const firstPart = Math.floor(whole.length / 3) + 7; // cut inside a packet, as a write in progress is
     fs.writeFileSync(pcap, whole.subarray(0, firstPart));
-    await t.db.update(calls).set({ endedAt: sql`now() - interval '1 minute'` }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now() - interval '1 minute'` })
+      .where(eq(calls.id, id));
     const row = () => rowOf(id);
     // It grows in pieces while the worker looks at it: never converted meanwhile, never counted as a failed try.
-    for (let written = firstPart; written < whole.length; ) {
+    for (let written = firstPart; written < whole.length;) {
       const next = Math.min(whole.length, written + Math.ceil(whole.length / 8));
       fs.appendFileSync(pcap, whole.subarray(written, next));
       written = next;
@@ -277,7 +301,10 @@ describe("who hears which recording", () => {
     expect(missing.status).toBe(404);
     expect(missing.body.message).toBe("Звонок не найден");
     const plain = await admit({ login: other.sipLogin, number: other.lead.phoneKey, sipCallId: `plain-${sequence}@browser` });
-    await t.db.update(calls).set({ recording: null }).where(eq(calls.id, Number(/^id=(\d+)/.exec(plain.text)![1])));
+    await t.db
+      .update(calls)
+      .set({ recording: null })
+      .where(eq(calls.id, Number(/^id=(\d+)/.exec(plain.text)![1])));
     const unrecorded = await t.request.get(`/api/v1/calls/${/^id=(\d+)/.exec(plain.text)![1]}/recording`).set(bearer(adminToken));
     expect(unrecorded.status).toBe(404);
     expect(unrecorded.body.message).toBe("Этот звонок не записывался");
@@ -331,7 +358,10 @@ describe("who hears which recording", () => {
     await play(id, adminToken, { Range: "bytes=-50" });
     expect(await plays()).toBe(2);
     // An hour after his last play, a range past the start is a play of its own: bytes=1- is all but one byte.
-    await t.db.update(recordingPlays).set({ at: sql`now() - interval '61 minutes'` }).where(eq(recordingPlays.callId, id));
+    await t.db
+      .update(recordingPlays)
+      .set({ at: sql`now() - interval '61 minutes'` })
+      .where(eq(recordingPlays.callId, id));
     const skipped = await play(id, adminToken, { Range: "bytes=1-" });
     expect(skipped.body.length).toBe(fileSize - 1);
     expect(await plays()).toBe(3);
@@ -366,21 +396,43 @@ describe("the admin's side", () => {
     const form = await getPage(t, `/loadedbases/filters/${topic.id}`, cookie);
     expect(form.text).toContain("Записывать разговоры");
     expect(form.text).toContain("Хранить записи, дней");
-    const saved = await postForm(`/loadedbases/filters/${topic.id}`, cookie, { ...fields, recordCalls: "on", managersHearRecordings: "on", recordingRetentionDays: "90" });
+    const saved = await postForm(`/loadedbases/filters/${topic.id}`, cookie, {
+      ...fields,
+      recordCalls: "on",
+      managersHearRecordings: "on",
+      recordingRetentionDays: "90",
+    });
     expect(saved.status).toBe(302);
-    expect((await t.db.select().from(filters).where(eq(filters.id, topic.id)))[0]).toMatchObject({ recordCalls: true, managersHearRecordings: true, recordingRetentionDays: 90 });
+    expect((await t.db.select().from(filters).where(eq(filters.id, topic.id)))[0]).toMatchObject({
+      recordCalls: true,
+      managersHearRecordings: true,
+      recordingRetentionDays: 90,
+    });
     const bad = await postForm(`/loadedbases/filters/${topic.id}`, cookie, { ...fields, recordCalls: "on", recordingRetentionDays: "месяц" });
     expect(bad.status).toBe(400);
     expect(bad.text).toContain("Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)");
     // Unchecked boxes and an empty field: off, and kept for ever.
     await postForm(`/loadedbases/filters/${topic.id}`, cookie, { ...fields, recordingRetentionDays: "" });
-    expect((await t.db.select().from(filters).where(eq(filters.id, topic.id)))[0]).toMatchObject({ recordCalls: false, managersHearRecordings: false, recordingRetentionDays: null });
+    expect((await t.db.select().from(filters).where(eq(filters.id, topic.id)))[0]).toMatchObject({
+      recordCalls: false,
+      managersHearRecordings: false,
+      recordingRetentionDays: null,
+    });
     // The API: a field left out is kept; each is read back.
-    const put = await t.request.put(`/api/v1/filters/${topic.id}`).set(bearer(adminToken)).send({ name: "Форма записей", managers: [m.user.id], databases: [base.id], statuses: [status.id], recordCalls: true });
+    const put = await t.request
+      .put(`/api/v1/filters/${topic.id}`)
+      .set(bearer(adminToken))
+      .send({ name: "Форма записей", managers: [m.user.id], databases: [base.id], statuses: [status.id], recordCalls: true });
     expect(put.body).toMatchObject({ recordCalls: true, managersHearRecordings: false, recordingRetentionDays: null });
-    const kept = await t.request.put(`/api/v1/filters/${topic.id}`).set(bearer(adminToken)).send({ name: "Форма записей", managers: [m.user.id], databases: [base.id], statuses: [status.id], recordingRetentionDays: 30 });
+    const kept = await t.request
+      .put(`/api/v1/filters/${topic.id}`)
+      .set(bearer(adminToken))
+      .send({ name: "Форма записей", managers: [m.user.id], databases: [base.id], statuses: [status.id], recordingRetentionDays: 30 });
     expect(kept.body).toMatchObject({ recordCalls: true, recordingRetentionDays: 30 });
-    const refused = await t.request.put(`/api/v1/filters/${topic.id}`).set(bearer(adminToken)).send({ name: "Форма записей", managers: [m.user.id], databases: [base.id], statuses: [status.id], recordingRetentionDays: 0 });
+    const refused = await t.request
+      .put(`/api/v1/filters/${topic.id}`)
+      .set(bearer(adminToken))
+      .send({ name: "Форма записей", managers: [m.user.id], databases: [base.id], statuses: [status.id], recordingRetentionDays: 0 });
     expect(refused.status).toBe(400);
     expect(refused.body.message).toBe("Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)");
   });
@@ -418,7 +470,10 @@ describe("retention", () => {
     const { id } = await recordedCall(m, 1);
     await t.app.deps.recordings.drain();
     const file = path.join(t.app.deps.recordings.folder.audio, (await rowOf(id)).recordingFile!);
-    await t.db.update(calls).set({ startedAt: sql`now() - interval '10 days'` }).where(eq(calls.id, id));
+    await t.db
+      .update(calls)
+      .set({ startedAt: sql`now() - interval '10 days'` })
+      .where(eq(calls.id, id));
     const { sweepExpired } = await import("../../server/core/recordings/recordings");
     expect(await sweepExpired(t.db, t.app.deps.recordings.folder)).toBe(0); // kept for ever by default
     await setTopic({ recordingRetentionDays: 11 });
@@ -445,7 +500,10 @@ describe("retention", () => {
       const { id } = await recordedCall(m, 1);
       await t.app.deps.recordings.drain();
       expect(await rowOf(id)).toMatchObject({ filterId: topic.id, recording: "ready" });
-      await t.db.update(calls).set({ startedAt: sql`now() - interval '10 days'` }).where(eq(calls.id, id));
+      await t.db
+        .update(calls)
+        .set({ startedAt: sql`now() - interval '10 days'` })
+        .where(eq(calls.id, id));
       const deleted = await t.request.delete(`/api/v1/filters/${topic.id}`).set(bearer(adminToken));
       expect(deleted.status).toBe(200);
       expect((await rowOf(id)).filterId).toBeNull();

@@ -27,7 +27,6 @@ beforeAll(async () => {
   gaveUp = final.id;
 });
 
-
 type Rule = { status: number; delayMinutes: number; maxAttempts: number; finalStatus: number };
 
 /** A topic saved through the API with these rules (re-working «Не дозвонился» and «Перезвонить»), and its manager. */
@@ -183,7 +182,11 @@ describe("a contact comes back by its status's rule", () => {
     // B is pressed on the page (its script's request): the answer's next lead is A, back on its 2nd attempt.
     const cookie = await pageSessionCookie(t, manager.person);
     const res = await postPageForm(t, "/leadpanel/press", cookie, {
-      intent: "status", statusId: String(s["Перезвонить"].id), contactId: String(b.id), passport: "", answer: "panel",
+      intent: "status",
+      statusId: String(s["Перезвонить"].id),
+      contactId: String(b.id),
+      passport: "",
+      answer: "panel",
     });
     expect(res.status).toBe(200);
     const next = res.body.next;
@@ -199,10 +202,16 @@ describe("a contact comes back by its status's rule", () => {
     const [a, b] = rows;
     expect((await press(manager, filterId, (await leadOf(manager, filterId))!.id))?.id).toBe(b.id);
     // A's callback, his, due a minute ago: the first tier of the next claim.
-    await t.db.insert(callbacks).values({ contactId: a.id, databaseId: a.databaseId, userId: manager.id, filterId, dueAt: new Date(Date.now() - 60_000) });
+    await t.db
+      .insert(callbacks)
+      .values({ contactId: a.id, databaseId: a.databaseId, userId: manager.id, filterId, dueAt: new Date(Date.now() - 60_000) });
     const cookie = await pageSessionCookie(t, manager.person);
     const res = await postPageForm(t, "/leadpanel/press", cookie, {
-      intent: "status", statusId: String(s["Не дозвонился"].id), contactId: String(b.id), passport: "", answer: "panel",
+      intent: "status",
+      statusId: String(s["Не дозвонился"].id),
+      contactId: String(b.id),
+      passport: "",
+      answer: "panel",
     });
     expect(res.status).toBe(200);
     expect(res.body.next.lead.id).toBe(a.id);
@@ -215,7 +224,11 @@ describe("what a press's own statement reads of the next lead (issue 31)", () =>
   async function pressOnPanel(manager: Manager, filterId: number, contactId: number, statusId: number) {
     const cookie = await pageSessionCookie(t, manager.person);
     const res = await postPageForm(t, "/leadpanel/press", cookie, {
-      intent: "status", statusId: String(statusId), contactId: String(contactId), passport: "", answer: "panel",
+      intent: "status",
+      statusId: String(statusId),
+      contactId: String(contactId),
+      passport: "",
+      answer: "panel",
     });
     expect(res.status).toBe(200);
     const { readAt: _readAt, callbackTimes: _times, ...next } = res.body.next;
@@ -226,8 +239,13 @@ describe("what a press's own statement reads of the next lead (issue 31)", () =>
   }
   const logCall = (m: Manager, contactId: number, minutesAgo: number) =>
     t.db.insert(calls).values({
-      userId: m.id, contactId, number: "+380500000000", direction: "out", outcome: "no_answer",
-      startedAt: new Date(Date.now() - minutesAgo * 60_000), endedAt: new Date(Date.now() - minutesAgo * 60_000 + 20_000),
+      userId: m.id,
+      contactId,
+      number: "+380500000000",
+      direction: "out",
+      outcome: "no_answer",
+      startedAt: new Date(Date.now() - minutesAgo * 60_000),
+      endedAt: new Date(Date.now() - minutesAgo * 60_000 + 20_000),
     });
 
   it("is what a read of the lead apart says: a fresh lead, one back by its rule with calls and history, and the pressed one kept", async () => {
@@ -296,7 +314,14 @@ describe("the retry tier of the claim", () => {
 
     const [cb] = await t.db
       .insert(callbacks)
-      .values({ contactId: a.id, databaseId: a.databaseId, userId: manager.id, filterId, statusText: "Перезвонить", dueAt: new Date(Date.now() + 3600_000) })
+      .values({
+        contactId: a.id,
+        databaseId: a.databaseId,
+        userId: manager.id,
+        filterId,
+        statusText: "Перезвонить",
+        dueAt: new Date(Date.now() + 3600_000),
+      })
       .returning();
     expect(await claim(manager.id, filterId, ["retry"])).toBeNull();
     await t.db.delete(callbacks).where(eq(callbacks.id, cb.id));
@@ -311,9 +336,14 @@ describe("the retry tier of the claim", () => {
     await worked(due1.id, 180);
     await worked(due2.id, 300);
     await worked(notYet.id, 10);
-    await t.db
-      .insert(callbacks)
-      .values({ contactId: called.id, databaseId: called.databaseId, userId: manager.id, filterId, statusText: "Перезвонить", dueAt: new Date(Date.now() - 60_000) });
+    await t.db.insert(callbacks).values({
+      contactId: called.id,
+      databaseId: called.databaseId,
+      userId: manager.id,
+      filterId,
+      statusText: "Перезвонить",
+      dueAt: new Date(Date.now() - 60_000),
+    });
     await t.db.execute(sql`update contacts set status_id = ${s["Перезвонить"].id}, status_at = now() where id = ${called.id}`);
     const order: number[] = [];
     for (let i = 0; i < 4; i++) {
@@ -331,7 +361,10 @@ describe("the retry tier of the claim", () => {
     const leads = await Promise.all(managers.map((m) => claim(m.id, filterId, ["retry"])));
     const ids = leads.filter((l) => l !== null).map((l) => l!.id);
     expect(ids.sort()).toEqual(rows.map((r) => r.id).sort());
-    const held = await t.db.select({ id: contacts.id, by: contacts.heldBy }).from(contacts).where(and(eq(contacts.databaseId, rows[0].databaseId)));
+    const held = await t.db
+      .select({ id: contacts.id, by: contacts.heldBy })
+      .from(contacts)
+      .where(and(eq(contacts.databaseId, rows[0].databaseId)));
     expect(new Set(held.map((h) => h.by)).size).toBe(3);
   });
 });
@@ -342,7 +375,9 @@ describe.runIf(process.env.TEST_DATABASE_URL)("the retry tier racing other turns
     const [a, b] = managers;
     const [due, held] = rows;
     await t.db.execute(sql`update contacts set status_id = ${noAnswer}, status_at = now() - interval '200 minutes' where id = ${due.id}`);
-    await t.db.execute(sql`update contacts set held_by = ${b.id}, held_until = now() + interval '30 minutes', held_since = now() where id = ${held.id}`);
+    await t.db.execute(
+      sql`update contacts set held_by = ${b.id}, held_until = now() + interval '30 minutes', held_since = now() where id = ${held.id}`,
+    );
 
     // B's press starts (its statement's snapshot: the contact still due and free) and waits on B's own row, which
     // another connection holds; meanwhile A takes the contact and presses it, which leaves it free with another status.
@@ -401,13 +436,19 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
 
   it("saves and shows them; an edit without them keeps them; a status taken off the topic takes its rule along", async () => {
     const fields = await topic();
-    const created = await t.request.post("/api/v1/filters").set(bearer(admin)).send({ ...fields, retryRules: [rule()], retryCountedBy: "calls" });
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send({ ...fields, retryRules: [rule()], retryCountedBy: "calls" });
     expect(created.status).toBe(200);
     expect(created.body.retryCountedBy).toBe("calls");
     expect(created.body.retryRules).toEqual([
       { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },
     ]);
-    const kept = await t.request.put(`/api/v1/filters/${created.body.id}`).set(bearer(admin)).send({ ...fields, name: "Переименована" });
+    const kept = await t.request
+      .put(`/api/v1/filters/${created.body.id}`)
+      .set(bearer(admin))
+      .send({ ...fields, name: "Переименована" });
     expect(kept.status).toBe(200);
     expect(kept.body.retryRules).toHaveLength(1);
     expect(kept.body.retryCountedBy).toBe("calls");
@@ -418,7 +459,10 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
     expect(moved.status).toBe(200);
     expect(moved.body.retryRules).toEqual([]);
     // A topic saved without rules (an older client) has none, and counts by presses.
-    const plain = await t.request.post("/api/v1/filters").set(bearer(admin)).send(await topic());
+    const plain = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(await topic());
     expect(plain.body).toMatchObject({ retryRules: [], retryCountedBy: "presses" });
   });
 
@@ -437,7 +481,10 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
       ["пять", "Неверный список правил повтора"],
     ];
     for (const [retryRules, message] of cases) {
-      const res = await t.request.post("/api/v1/filters").set(bearer(admin)).send({ ...fields, retryRules });
+      const res = await t.request
+        .post("/api/v1/filters")
+        .set(bearer(admin))
+        .send({ ...fields, retryRules });
       expect(res.status, message).toBe(400);
       expect(res.body.message).toBe(message);
     }
@@ -447,7 +494,10 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
       .send({ ...fields, statuses: [noAnswer, gaveUp], retryRules: [rule()] });
     expect(finalInTopic.status).toBe(400);
     expect(finalInTopic.body.message).toBe("Итоговый статус «Недозвон» тематика берёт в работу снова: выберите статус, которого нет в её статусах");
-    const countedBy = await t.request.post("/api/v1/filters").set(bearer(admin)).send({ ...fields, retryCountedBy: "звонки" });
+    const countedBy = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send({ ...fields, retryCountedBy: "звонки" });
     expect(countedBy.status).toBe(400);
     expect(countedBy.body.message).toBe("Попытки считаются по нажатиям статусов (presses) или по звонкам (calls)");
     const all = (await t.request.get("/api/v1/filters").set(bearer(admin))).body as Array<{ name: string }>;
@@ -495,9 +545,14 @@ describe("the rules in the topic form (JavaScript off)", () => {
 
     const saved = await postPageForm(t, "/loadedbases/filters/new", cookie, fields);
     expect(saved.status).toBe(302);
-    const topic = ((await t.request.get("/api/v1/filters").set(bearer(admin))).body as Array<{ id: number; name: string; retryRules: unknown; retryCountedBy: string }>).find(
-      (f) => f.name === name,
-    )!;
+    const topic = (
+      (await t.request.get("/api/v1/filters").set(bearer(admin))).body as Array<{
+        id: number;
+        name: string;
+        retryRules: unknown;
+        retryCountedBy: string;
+      }>
+    ).find((f) => f.name === name)!;
     expect(topic.retryCountedBy).toBe("calls");
     expect(topic.retryRules).toEqual([
       { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },

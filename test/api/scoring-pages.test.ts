@@ -33,7 +33,20 @@ beforeAll(async () => {
   const startedAt = new Date(Date.now() - 600_000);
   const [row] = await t.db
     .insert(calls)
-    .values({ userId: m.user.id, filterId: topic, number: "+380501112233", direction: "out", startedAt, answeredAt: startedAt, endedAt: new Date(), talkSeconds: 95, outcome: "answered", recording: "ready", recordingFile: "none.ogg", recordingMs: 95_000 })
+    .values({
+      userId: m.user.id,
+      filterId: topic,
+      number: "+380501112233",
+      direction: "out",
+      startedAt,
+      answeredAt: startedAt,
+      endedAt: new Date(),
+      talkSeconds: 95,
+      outcome: "answered",
+      recording: "ready",
+      recordingFile: "none.ogg",
+      recordingMs: 95_000,
+    })
     .returning();
   callId = row.id;
 });
@@ -51,13 +64,25 @@ describe("the scorecard editor without JavaScript", () => {
     expect(empty.text).toContain("Оценочный лист: Кредиты");
     expect(empty.text).toContain("Пунктов нет: звонки этой тематики не оцениваются");
     const insert = { type: "insert", payload: { name: "criteria", defaultValue: { text: "", weight: "10" } } };
-    const added = await postPageForm(t, page(), admin, { intent: "scorecard-save", "criteria[0].text": "Поздоровался", "criteria[0].weight": "10", __intent__: JSON.stringify(insert) });
+    const added = await postPageForm(t, page(), admin, {
+      intent: "scorecard-save",
+      "criteria[0].text": "Поздоровался",
+      "criteria[0].weight": "10",
+      __intent__: JSON.stringify(insert),
+    });
     expect(added.status).toBe(200);
     expect(field(added.text, "criteria[0].text").value).toBe("Поздоровался");
     expect(field(added.text, "criteria[1].weight")).toMatchObject({ value: "10", invalid: false });
     expect(await t.db.select().from(scorecardCriteria)).toHaveLength(0);
 
-    const rows = { intent: "scorecard-save", "criteria[0].text": "Поздоровался", "criteria[0].weight": "10", "criteria[1].text": "Не грубил", "criteria[1].weight": "200", "criteria[1].critical": "on" };
+    const rows = {
+      intent: "scorecard-save",
+      "criteria[0].text": "Поздоровался",
+      "criteria[0].weight": "10",
+      "criteria[1].text": "Не грубил",
+      "criteria[1].weight": "200",
+      "criteria[1].critical": "on",
+    };
     const bad = await postPageForm(t, page(), admin, rows);
     expect(bad.status).toBe(400);
     expect(field(bad.text, "criteria[1].weight")).toMatchObject({ invalid: true, message: "Вес пункта — целое число от 1 до 100", value: "200" });
@@ -116,7 +141,9 @@ describe("the scoring screen without JavaScript", () => {
   });
 
   it("asks for every answer under its criterion, then saves the score", async () => {
-    const ids = (await t.db.select().from(scorecardCriteria).where(eq(scorecardCriteria.filterId, topic)).orderBy(scorecardCriteria.position)).map((c) => c.id);
+    const ids = (await t.db.select().from(scorecardCriteria).where(eq(scorecardCriteria.filterId, topic)).orderBy(scorecardCriteria.position)).map(
+      (c) => c.id,
+    );
     const partial = await postPageForm(t, page(), admin, { intent: "score-save", [`answers.${ids[0]}`]: "yes" });
     expect(partial.status).toBe(400);
     const fieldset = /<fieldset[^>]*data-testid="criterion-answer"[^>]*aria-describedby="([^"]+)"[^>]*><legend[^>]*>Не грубил/.exec(partial.text);
@@ -124,7 +151,12 @@ describe("the scoring screen without JavaScript", () => {
     expect(partial.text).toMatch(new RegExp(`id="${escapeRegExp(fieldset![1])}"[^>]*data-field-error="">Выберите ответ по этому пункту<`));
     // The given answer stays chosen.
     expect(partial.text).toMatch(new RegExp(`name="answers.${ids[0]}"[^>]*checked=""[^>]*value="yes"`));
-    const saved = await postPageForm(t, page(), admin, { intent: "score-save", [`answers.${ids[0]}`]: "partly", [`answers.${ids[1]}`]: "yes", comment: "Неплохо" });
+    const saved = await postPageForm(t, page(), admin, {
+      intent: "score-save",
+      [`answers.${ids[0]}`]: "partly",
+      [`answers.${ids[1]}`]: "yes",
+      comment: "Неплохо",
+    });
     expect(saved.status).toBe(302);
     const [score] = await t.db.select().from(callScores).where(eq(callScores.callId, callId));
     // (10 × 0.5 + 20) / 30 = 83
@@ -166,10 +198,18 @@ describe("the manager's scores on /profile without JavaScript", () => {
     expect(quality.text).toContain("Я поздоровался полностью");
     const noReason = await postPageForm(t, page, admin, { intent: "dispute-reject", reason: "" });
     expect(noReason.status).toBe(400);
-    expect(field(noReason.text.slice(noReason.text.indexOf('data-testid="reject-form"')), "reason")).toMatchObject({ invalid: true, message: "Напишите причину отказа" });
+    expect(field(noReason.text.slice(noReason.text.indexOf('data-testid="reject-form"')), "reason")).toMatchObject({
+      invalid: true,
+      message: "Напишите причину отказа",
+    });
     const [score] = await t.db.select().from(callScores).where(eq(callScores.callId, callId));
     const ids = score.answers.map((a) => a.id);
-    const rescored = await postPageForm(t, page, admin, { intent: "dispute-accept", [`answers.${ids[0]}`]: "yes", [`answers.${ids[1]}`]: "yes", reason: "Да, поздоровался" });
+    const rescored = await postPageForm(t, page, admin, {
+      intent: "dispute-accept",
+      [`answers.${ids[0]}`]: "yes",
+      [`answers.${ids[1]}`]: "yes",
+      reason: "Да, поздоровался",
+    });
     expect(rescored.status).toBe(302);
     const shown = await getPage(t, "/profile", manager);
     expect(shown.text).toContain('data-testid="my-score-value">100<');

@@ -20,7 +20,18 @@ async function call(userId: number, filterId: number | null, fields: Partial<typ
   const startedAt = new Date(Date.now() - 5_000);
   const [row] = await t.db
     .insert(calls)
-    .values({ userId, filterId, number: "+380501112233", direction: "out", startedAt, answeredAt: startedAt, endedAt: new Date(), talkSeconds: 95, outcome: "answered", ...fields })
+    .values({
+      userId,
+      filterId,
+      number: "+380501112233",
+      direction: "out",
+      startedAt,
+      answeredAt: startedAt,
+      endedAt: new Date(),
+      talkSeconds: 95,
+      outcome: "answered",
+      ...fields,
+    })
     .returning();
   return row.id;
 }
@@ -69,10 +80,16 @@ describe("scorecards", () => {
     expect((await t.request.get(`/api/v1/scorecards/${topic}`).set(bearer(annaToken))).status).toBe(403);
     const managerPut = await t.request.put(`/api/v1/scorecards/${topic}`).set(bearer(annaToken)).send(CARD);
     expect(managerPut.status).toBe(403);
-    const weight = await t.request.put(`/api/v1/scorecards/${topic}`).set(bearer(admin)).send({ criteria: [{ text: "Пункт", weight: 0 }] });
+    const weight = await t.request
+      .put(`/api/v1/scorecards/${topic}`)
+      .set(bearer(admin))
+      .send({ criteria: [{ text: "Пункт", weight: 0 }] });
     expect(weight.status).toBe(400);
     expect(weight.body.message).toBe("Вес пункта — целое число от 1 до 100");
-    const blank = await t.request.put(`/api/v1/scorecards/${topic}`).set(bearer(admin)).send({ criteria: [{ text: "  ", weight: 5 }] });
+    const blank = await t.request
+      .put(`/api/v1/scorecards/${topic}`)
+      .set(bearer(admin))
+      .send({ criteria: [{ text: "  ", weight: 5 }] });
     expect(blank.body.message).toBe("Введите текст пункта");
     const missing = await t.request.put(`/api/v1/scorecards/999999`).set(bearer(admin)).send(CARD);
     expect(missing.status).toBe(404);
@@ -99,7 +116,10 @@ describe("scoring a call", () => {
   it("a «нет» on a critical criterion makes the score 0", async () => {
     const ids = await criteriaIds();
     const id = await call(anna, topic);
-    const res = await t.request.post(`/api/v1/scores/calls/${id}`).set(bearer(admin)).send({ answers: answersOf(ids, ["yes", "yes", "no", "yes"]) });
+    const res = await t.request
+      .post(`/api/v1/scores/calls/${id}`)
+      .set(bearer(admin))
+      .send({ answers: answersOf(ids, ["yes", "yes", "no", "yes"]) });
     expect(res.status).toBe(200);
     expect(res.body.score.score).toBe(0);
   });
@@ -118,7 +138,10 @@ describe("scoring a call", () => {
     const noCard = await post({ answers: {} }, await call(anna, bare));
     expect(noCard.status).toBe(400);
     expect(noCard.body.message).toMatch(/^У тематики этого звонка нет оценочного листа/);
-    const unanswer = await post({ answers: answersOf(ids, ["yes", "yes", "yes", "yes"]) }, await call(anna, topic, { answeredAt: null, talkSeconds: 0, outcome: "busy" }));
+    const unanswer = await post(
+      { answers: answersOf(ids, ["yes", "yes", "yes", "yes"]) },
+      await call(anna, topic, { answeredAt: null, talkSeconds: 0, outcome: "busy" }),
+    );
     expect([unanswer.status, unanswer.body.message]).toEqual([400, "Разговора не было: оценивать нечего"]);
     expect((await post({ answers: {} }, 999_999_999)).status).toBe(404);
     expect((await post({ answers: answersOf(ids, ["yes", "yes", "yes", "yes"]) })).status).toBe(200);
@@ -151,7 +174,10 @@ describe("what a manager sees, and disputes", () => {
   beforeAll(async () => {
     const ids = await criteriaIds();
     callId = await call(anna, topic);
-    const res = await t.request.post(`/api/v1/scores/calls/${callId}`).set(bearer(admin)).send({ answers: answersOf(ids, ["yes", "no", "yes", "yes"]) });
+    const res = await t.request
+      .post(`/api/v1/scores/calls/${callId}`)
+      .set(bearer(admin))
+      .send({ answers: answersOf(ids, ["yes", "no", "yes", "yes"]) });
     scoreId = res.body.score.id;
     await t.request.post(`/api/v1/scores/calls/${callId}/comments`).set(bearer(admin)).send({ at: "0:30", text: "Здесь нужно было спросить бюджет" });
   });
@@ -204,15 +230,25 @@ describe("what a manager sees, and disputes", () => {
   it("an admin rejects with a reason (required); an undisputed score has nothing to decide", async () => {
     const ids = await criteriaIds();
     const other = await call(anna, topic);
-    const res = await t.request.post(`/api/v1/scores/calls/${other}`).set(bearer(admin)).send({ answers: answersOf(ids, ["no", "no", "yes", "no"]) });
+    const res = await t.request
+      .post(`/api/v1/scores/calls/${other}`)
+      .set(bearer(admin))
+      .send({ answers: answersOf(ids, ["no", "no", "yes", "no"]) });
     const id = res.body.score.id;
     const early = await t.request.post(`/api/v1/scores/${id}/decision`).set(bearer(admin)).send({ decision: "reject", reason: "x" });
     expect([early.status, early.body.message]).toEqual([409, "Эту оценку не оспаривали: решать нечего"]);
     await t.request.post(`/api/v1/scores/${id}/dispute`).set(bearer(annaToken)).send({ comment: "Несправедливо" });
     const noReason = await t.request.post(`/api/v1/scores/${id}/decision`).set(bearer(admin)).send({ decision: "reject" });
     expect([noReason.status, noReason.body.message]).toEqual([400, "Напишите причину отказа"]);
-    const rejected = await t.request.post(`/api/v1/scores/${id}/decision`).set(bearer(admin)).send({ decision: "reject", reason: "Цену не назвал: 1:10" });
-    expect(rejected.body).toMatchObject({ score: 20, finalScore: 20, decision: { decision: "rejected", reason: "Цену не назвал: 1:10", rescore: null } });
+    const rejected = await t.request
+      .post(`/api/v1/scores/${id}/decision`)
+      .set(bearer(admin))
+      .send({ decision: "reject", reason: "Цену не назвал: 1:10" });
+    expect(rejected.body).toMatchObject({
+      score: 20,
+      finalScore: 20,
+      decision: { decision: "rejected", reason: "Цену не назвал: 1:10", rescore: null },
+    });
   });
 
   it("deletes a comment (admins only)", async () => {
@@ -262,7 +298,10 @@ describe("the numbers and which calls to score next", () => {
     expect(res.body[0].managerId).toBe(boris);
     // A scored call leaves the list.
     const ids = await criteriaIds();
-    await t.request.post(`/api/v1/scores/calls/${long}`).set(bearer(admin)).send({ answers: answersOf(ids, ["yes", "yes", "yes", "yes"]) });
+    await t.request
+      .post(`/api/v1/scores/calls/${long}`)
+      .set(bearer(admin))
+      .send({ answers: answersOf(ids, ["yes", "yes", "yes", "yes"]) });
     const after = (await t.request.get("/api/v1/scores/next").set(bearer(admin))).body.find((m: { managerId: number }) => m.managerId === boris);
     expect(after).toMatchObject({ unscored: 3, scored: 1 });
     expect(after.calls.find((c: { reasons: string[] }) => c.reasons.includes("longest")).id).toBe(middle);

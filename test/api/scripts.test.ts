@@ -124,13 +124,58 @@ describe("sanitising (XSS corpus)", () => {
 describe("the sanitising policy on generated markup", () => {
   // Fragments an attacker would splice together, in any order and nesting.
   const fragment = fc.constantFrom(
-    "<script>", "</script>", "<img src=x onerror=alert(1)>", "<svg onload=alert(1)>", "<a href=\"javascript:alert(1)\">",
-    "<a href=\"https://example.com\">", "</a>", "<p>", "</p>", "<strong>", "</strong>", "<iframe>", "<style>", "</style>",
-    "<math>", "<!--", "-->", "<![CDATA[", "\"", "'", "<", ">", "onclick=alert(1)", "javascript:", "текст", " ", "<p title=\"",
+    "<script>",
+    "</script>",
+    "<img src=x onerror=alert(1)>",
+    "<svg onload=alert(1)>",
+    '<a href="javascript:alert(1)">',
+    '<a href="https://example.com">',
+    "</a>",
+    "<p>",
+    "</p>",
+    "<strong>",
+    "</strong>",
+    "<iframe>",
+    "<style>",
+    "</style>",
+    "<math>",
+    "<!--",
+    "-->",
+    "<![CDATA[",
+    '"',
+    "'",
+    "<",
+    ">",
+    "onclick=alert(1)",
+    "javascript:",
+    "текст",
+    " ",
+    '<p title="',
   );
   const markup = fc.array(fragment, { maxLength: 30 }).map((parts) => parts.join(""));
 
-  const ALLOWED_TAGS = new Set(["p", "br", "h1", "h2", "h3", "h4", "strong", "b", "em", "i", "u", "s", "code", "pre", "blockquote", "ul", "ol", "li", "a", "hr"]);
+  const ALLOWED_TAGS = new Set([
+    "p",
+    "br",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "strong",
+    "b",
+    "em",
+    "i",
+    "u",
+    "s",
+    "code",
+    "pre",
+    "blockquote",
+    "ul",
+    "ol",
+    "li",
+    "a",
+    "hr",
+  ]);
 
   /** Every "<" left is a real tag from the allowlist; attributes are href/target/rel and hrefs are web or mail links. */
   function assertOnlySafeMarkup(html: string) {
@@ -146,7 +191,10 @@ describe("the sanitising policy on generated markup", () => {
   }
 
   it("never lets code through, whatever the fragments", () => {
-    fc.assert(fc.property(markup, (html) => assertOnlySafeMarkup(sanitizeScriptHtml(html))), { numRuns: 500 });
+    fc.assert(
+      fc.property(markup, (html) => assertOnlySafeMarkup(sanitizeScriptHtml(html))),
+      { numRuns: 500 },
+    );
   });
 
   it("is stable: sanitising again (as the viewer does) changes nothing", () => {

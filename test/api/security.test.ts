@@ -276,7 +276,11 @@ describe("Origin checks on cookie-authenticated posts to pages", () => {
 
   it("does not apply to the bearer-token API, which never reads the cookie", async () => {
     const token = await t.adminToken();
-    const res = await t.request.post("/api/v1/links").set("Origin", "https://evil.example").set(bearer(token)).send({ name: "API", link: "https://example.com" });
+    const res = await t.request
+      .post("/api/v1/links")
+      .set("Origin", "https://evil.example")
+      .set(bearer(token))
+      .send({ name: "API", link: "https://example.com" });
     expect(res.status).toBe(200);
     // The cookie alone is refused there whatever the Origin.
     const session = await adminSession();
@@ -345,10 +349,16 @@ describe("login throttling", () => {
     for (let i = 0; i < 5; i++) expect((await formLogin(secure, { ...victim, password: `wrong-${i}` }, fromA)).status).toBe(401);
     expect((await formLogin(secure, victim, fromA)).status).toBe(429);
     // Both login paths read the address the same way: the API refuses A as well.
-    const apiA = await secure.request.post("/api/v1/auth/login").set(fromA).send({ login: victim.login, password: victim.password, accessKey: victim.accessKey });
+    const apiA = await secure.request
+      .post("/api/v1/auth/login")
+      .set(fromA)
+      .send({ login: victim.login, password: victim.password, accessKey: victim.accessKey });
     expect(apiA.status).toBe(429);
     expect((await formLogin(secure, victim, fromB)).status).toBe(302);
-    const apiB = await secure.request.post("/api/v1/auth/login").set(fromB).send({ login: victim.login, password: victim.password, accessKey: victim.accessKey });
+    const apiB = await secure.request
+      .post("/api/v1/auth/login")
+      .set(fromB)
+      .send({ login: victim.login, password: victim.password, accessKey: victim.accessKey });
     expect(apiB.status).toBe(200);
   });
 
@@ -411,10 +421,21 @@ describe("no stack traces or SQL text in any answer", () => {
       t.request.post("/api/v1/links").set(auth).set("Content-Type", "application/json").send("[1,2,3]"),
       t.request.post("/api/v1/links").set(auth).set("Content-Type", "application/json").send('"just a string"'),
       t.request.post("/api/v1/links").set(auth).set("Content-Type", "text/xml").send("<a/>"),
-      t.request.post("/api/v1/links").set(auth).send({ name: { $gt: "" }, link: ["x"] }),
-      t.request.post("/api/v1/links").set(auth).send({ name: "x".repeat(100_000), link: "https://e.x" }),
+      t.request
+        .post("/api/v1/links")
+        .set(auth)
+        .send({ name: { $gt: "" }, link: ["x"] }),
+      t.request
+        .post("/api/v1/links")
+        .set(auth)
+        .send({ name: "x".repeat(100_000), link: "https://e.x" }),
       t.request.post("/api/v1/database/preview").set(auth).set("Content-Type", "multipart/form-data; boundary=zzz").send("--zzz\r\nbroken"),
-      t.request.post("/api/v1/database/import").set(auth).attach("file", Buffer.from("not a spreadsheet"), "base.xlsx").field("name", "x").field("mappings", "{"),
+      t.request
+        .post("/api/v1/database/import")
+        .set(auth)
+        .attach("file", Buffer.from("not a spreadsheet"), "base.xlsx")
+        .field("name", "x")
+        .field("mappings", "{"),
       t.request.post("/api/v1/auth/login").send({ login: "'; drop table users; --", password: "x", accessKey: "y" }),
       t.request.put("/api/v1/status/update-and-get-lead").set(auth).send({ statusText: 1, contactId: "x", userId: {}, filterId: [] }),
       t.request.post("/api/v1/payments/process").set(auth).send({ userId: 1, amount: "1e400" }),
@@ -483,7 +504,11 @@ describe("no stack traces or SQL text in any answer", () => {
         expect(res.text, url).toContain("Что-то пошло не так");
         expectNoLeak(url, res.text);
         // The client-side data request (what a navigation with JavaScript fetches) says nothing more.
-        const dataRequest = await getPage(t, `${url}?_data=${encodeURIComponent(url === "/leadTemplate" ? "routes/_app.leadTemplate" : "routes/_app.leadpanel")}`, session);
+        const dataRequest = await getPage(
+          t,
+          `${url}?_data=${encodeURIComponent(url === "/leadTemplate" ? "routes/_app.leadTemplate" : "routes/_app.leadpanel")}`,
+          session,
+        );
         expect(dataRequest.status, `${url} _data`).toBe(500);
         expectNoLeak(`${url} _data`, dataRequest.text);
       }
@@ -517,7 +542,7 @@ describe("no stack traces or SQL text in any answer", () => {
       ["/auth?index", "multipart/form-data; boundary=zzz", "--zzz\r\nbroken"],
       ["/auth?index", "application/x-www-form-urlencoded", "login=%E0%A4%A&password=%&accessKey=%ZZ"],
       ["/auth?index", "application/json", '{"login": '],
-      ["/edit-statuses", "multipart/form-data; boundary=zzz", "--zzz\r\nContent-Disposition: form-data; name=\"intent\"\r\n\r\ncre"],
+      ["/edit-statuses", "multipart/form-data; boundary=zzz", '--zzz\r\nContent-Disposition: form-data; name="intent"\r\n\r\ncre'],
       ["/edit-statuses", "application/x-www-form-urlencoded", "intent=save&id=abc&color=%3Cscript%3E"],
       ["/leadTemplate", "application/x-www-form-urlencoded", "intent=template-save&name=x&fields=%7B%7D%7D"],
       ["/managers", "application/x-www-form-urlencoded", "intent=delete&id=1%27--"],
@@ -542,9 +567,7 @@ describe("no stack traces or SQL text in any answer", () => {
 describe("secrets only from the environment", () => {
   const roots = ["server", "app", "db"];
   const files = roots.flatMap((root) =>
-    (fs.readdirSync(root, { recursive: true }) as string[])
-      .filter((file) => /\.(ts|tsx)$/.test(file))
-      .map((file) => path.join(root, file)),
+    (fs.readdirSync(root, { recursive: true }) as string[]).filter((file) => /\.(ts|tsx)$/.test(file)).map((file) => path.join(root, file)),
   );
 
   it("no secret literal in the code: cookie secrets, keys, passwords, tokens, private keys", () => {

@@ -55,18 +55,12 @@ describe("GET /api/v1/telephony/sip-digest", () => {
     // A logged-in manager's own token opens nothing here either.
     const manager = await createUser(t.db, { sipLogin: "7004", sipPassword: "p-7004" });
     const token = await t.tokenFor(manager);
-    const withToken = await t.request
-      .get("/api/v1/telephony/sip-digest")
-      .query({ login: "7003", realm: "pbx.example.com" })
-      .set(bearer(token));
+    const withToken = await t.request.get("/api/v1/telephony/sip-digest").query({ login: "7003", realm: "pbx.example.com" }).set(bearer(token));
     expect(withToken.status).toBe(403);
   });
 
   it("answers 400 with a Russian message for a missing login", async () => {
-    const response = await t.request
-      .get("/api/v1/telephony/sip-digest")
-      .query({ realm: "pbx.example.com" })
-      .set("X-Sip-Auth-Secret", SECRET);
+    const response = await t.request.get("/api/v1/telephony/sip-digest").query({ realm: "pbx.example.com" }).set("X-Sip-Auth-Secret", SECRET);
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/[а-я]/i);
   });

@@ -138,7 +138,10 @@ describe("zip bombs", () => {
   }, 120_000);
 
   it("an entry whose local header claims other sizes than the directory", async () => {
-    const good = await buildXlsx([["ФИО", "Телефон"], ["Иван", "0501234567"]]);
+    const good = await buildXlsx([
+      ["ФИО", "Телефон"],
+      ["Иван", "0501234567"],
+    ]);
     const bad = Buffer.from(good);
     // exceljs' writer stores sizes in the local headers only through data descriptors; patch the first
     // local header to claim a size and drop the descriptor flag, so it disagrees with the directory.
@@ -248,7 +251,7 @@ describe("formulas", () => {
       { name: "Иван по ссылке", phone: "0501234567", city: "" },
       { name: "Пётр", phone: "0671234567", city: "" },
       // Text that looks like a formula stays exactly that text.
-      { name: "=HYPERLINK(\"http://evil.example/\",\"Нажми\")", phone: "0631234567", city: "=cmd|' /C calc'!A0" },
+      { name: '=HYPERLINK("http://evil.example/","Нажми")', phone: "0631234567", city: "=cmd|' /C calc'!A0" },
       { name: "+7 (495) 000-00-00", phone: "0991234567", city: "@SUM(1+1)*cmd|' /C notepad'!A1" },
     ]);
     await t.db.delete(databases).where(eq(databases.id, res.body.id as number));
@@ -266,7 +269,7 @@ async function buildXlsxWithFormulas(): Promise<Buffer> {
     null,
     { formula: "cmd|' /C calc'!A0" },
   ]);
-  sheet.addRow(["Пётр", "0671234567", null, { formula: "WEBSERVICE(\"http://evil.example/\")" }]);
+  sheet.addRow(["Пётр", "0671234567", null, { formula: 'WEBSERVICE("http://evil.example/")' }]);
   sheet.addRow(['=HYPERLINK("http://evil.example/","Нажми")', "0631234567", "=cmd|' /C calc'!A0"]);
   sheet.addRow(["+7 (495) 000-00-00", "0991234567", "@SUM(1+1)*cmd|' /C notepad'!A1"]);
   return Buffer.from(await workbook.xlsx.writeBuffer());
@@ -417,7 +420,10 @@ describe("legacy .xls", () => {
   });
 
   it("an OLE header whose allocation table points at itself", async () => {
-    const data = buildXls([["ФИО", "Телефон"], ["Иван", "0501234567"]]);
+    const data = buildXls([
+      ["ФИО", "Телефон"],
+      ["Иван", "0501234567"],
+    ]);
     const bad = Buffer.from(data);
     // The first FAT sector number in the header points at sector 0 and the directory chain starts there too.
     bad.writeUInt32LE(0, 0x4c);
@@ -433,7 +439,8 @@ describe("legacy .xls", () => {
 
   it("a large real .xls (65,000 rows, the format's most) is previewed with bounded memory", async () => {
     const rows = [["ФИО", "Телефон", "Город", "Адрес", "Комментарий"]];
-    for (let i = 0; i < 65_000; i++) rows.push([`Клиент Длинноимённый ${i}`, `050${String(1000000 + i)}`, "Київ", `ул. Крещатик, ${i}`, "перезвонить".repeat(3)]);
+    for (let i = 0; i < 65_000; i++)
+      rows.push([`Клиент Длинноимённый ${i}`, `050${String(1000000 + i)}`, "Київ", `ул. Крещатик, ${i}`, "перезвонить".repeat(3)]);
     const file = path.join(dir, "big.xls");
     fs.writeFileSync(file, buildLargeXls(rows));
     rows.length = 0;
@@ -501,14 +508,13 @@ describe("the server keeps answering while a file is read (issue 14)", () => {
     return Math.max(healthMs, leadMs);
   }
 
-  it("a number format of 200,000 \"[\" (a 14 KB file) stalls neither the health check nor the lead turn", async () => {
+  it('a number format of 200,000 "[" (a 14 KB file) stalls neither the health check nor the lead turn', async () => {
     const manager = await createUser(t.db);
     const managerToken = await t.tokenFor(manager);
     const { base } = await createBase(t.db, { count: 50 });
     const s = await statusesByText(t.db);
     const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id] });
-    const getLead = () =>
-      t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(managerToken));
+    const getLead = () => t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(managerToken));
 
     const file = path.join(dir, "brackets.xlsx");
     await writeZipFile(
@@ -555,7 +561,10 @@ describe("the server keeps answering while a file is read (issue 14)", () => {
             yield parts.join("");
           }
         },
-        sheet: () => [`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>`, `<row r="2">${inlineCell("A2", "Иван")}${inlineCell("B2", "0501234567")}</row>`],
+        sheet: () => [
+          `<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c></row>`,
+          `<row r="2">${inlineCell("A2", "Иван")}${inlineCell("B2", "0501234567")}</row>`,
+        ],
       }),
     );
     const limits = SHEET_LIMITS as typeof SHEET_LIMITS & { maxWorkSeconds: number };
@@ -582,7 +591,8 @@ describe("what one import may hold (issue 14)", () => {
         sharedStrings: () => [`<si><t>${"Ж".repeat(32_000)}</t></si>`],
         sheet: function* () {
           yield `<row r="1">${inlineCell("A1", "ФИО")}${inlineCell("B1", "Телефон")}${inlineCell("C1", "Адрес")}</row>`;
-          for (let r = 2; r < 15_002; r++) yield `<row r="${r}">${inlineCell(`A${r}`, `Клиент ${r}`)}${inlineCell(`B${r}`, `050${1_000_000 + r}`)}<c r="C${r}" t="s"><v>0</v></c></row>`;
+          for (let r = 2; r < 15_002; r++)
+            yield `<row r="${r}">${inlineCell(`A${r}`, `Клиент ${r}`)}${inlineCell(`B${r}`, `050${1_000_000 + r}`)}<c r="C${r}" t="s"><v>0</v></c></row>`;
         },
       }),
     );

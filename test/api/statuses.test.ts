@@ -15,13 +15,7 @@ describe("GET /api/v1/status and /status/visible", () => {
   it("lists every seeded status for an admin, technical first and report last", async () => {
     const res = await t.request.get("/api/v1/status").set(bearer(admin));
     expect(res.status).toBe(200);
-    expect(res.body.map((s: { text: string }) => s.text)).toEqual([
-      "Не дозвонился",
-      "Занято",
-      "Перезвонить",
-      "Не интересно",
-      "Заявка",
-    ]);
+    expect(res.body.map((s: { text: string }) => s.text)).toEqual(["Не дозвонился", "Занято", "Перезвонить", "Не интересно", "Заявка"]);
     expect(res.body[0]).toEqual({
       id: expect.any(Number),
       text: "Не дозвонился",
@@ -200,7 +194,12 @@ describe("PUT, DELETE and the toggles", () => {
 
 describe("the lead panel's key of a status (issue 31)", () => {
   const create = async (text: string, hotkey?: number) =>
-    (await t.request.post("/api/v1/status").set(bearer(admin)).send({ text, color: "#123456", ...(hotkey ? { hotkey } : {}) })).body as { id: number; hotkey: number | null };
+    (
+      await t.request
+        .post("/api/v1/status")
+        .set(bearer(admin))
+        .send({ text, color: "#123456", ...(hotkey ? { hotkey } : {}) })
+    ).body as { id: number; hotkey: number | null };
 
   it("sets a digit, takes it from the status that had it, clears it with null, and refuses anything but 1-9", async () => {
     const first = await create("Клавиша один", 7);
@@ -225,12 +224,26 @@ describe("/edit-statuses without JavaScript (issue 31)", () => {
   it("refuses an empty name with a Russian message and keeps the status's text", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
     const { id } = (await t.request.post("/api/v1/status").set(bearer(admin)).send({ text: "Не пустой", color: "#123456" })).body as { id: number };
-    const res = await postPageForm(t, `/edit-statuses?edit=${id}`, cookie, { intent: "update", id: String(id), text: "  ", buttonText: "", color: "#123456", hotkey: "" });
+    const res = await postPageForm(t, `/edit-statuses?edit=${id}`, cookie, {
+      intent: "update",
+      id: String(id),
+      text: "  ",
+      buttonText: "",
+      color: "#123456",
+      hotkey: "",
+    });
     expect(res.status).toBe(400);
     expect(res.text).toContain("Введите текст статуса");
     const all = (await t.request.get("/api/v1/status").set(bearer(admin))).body as Array<{ id: number; text: string }>;
     expect(all.find((s) => s.id === id)?.text).toBe("Не пустой");
-    const keyed = await postPageForm(t, "/edit-statuses", cookie, { intent: "update", id: String(id), text: "Не пустой", buttonText: "", color: "#123456", hotkey: "3" });
+    const keyed = await postPageForm(t, "/edit-statuses", cookie, {
+      intent: "update",
+      id: String(id),
+      text: "Не пустой",
+      buttonText: "",
+      color: "#123456",
+      hotkey: "3",
+    });
     expect(keyed.status).toBe(302);
     const after = (await t.request.get("/api/v1/status").set(bearer(admin))).body as Array<{ id: number; hotkey: number | null }>;
     expect(after.find((s) => s.id === id)?.hotkey).toBe(3);

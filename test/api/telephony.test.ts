@@ -117,17 +117,14 @@ describe("the provider client (SPEC §7 Other calls)", () => {
     ]);
   });
 
-  it.each<[Mode]>([["error-status"], ["error-answer"], ["garbage"]])(
-    "turns a provider error (%s) into Proxy API error",
-    async (mode) => {
-      fake.mode = mode;
-      const telephony = createTelephony(t.db, providerConfig(fake.url));
-      await expect(telephony.createAccount({ prefix: 9000, name: "x" })).rejects.toMatchObject({
-        status: 502,
-        message: "Proxy API error",
-      });
-    },
-  );
+  it.each<[Mode]>([["error-status"], ["error-answer"], ["garbage"]])("turns a provider error (%s) into Proxy API error", async (mode) => {
+    fake.mode = mode;
+    const telephony = createTelephony(t.db, providerConfig(fake.url));
+    await expect(telephony.createAccount({ prefix: 9000, name: "x" })).rejects.toMatchObject({
+      status: 502,
+      message: "Proxy API error",
+    });
+  });
 
   it("turns no answer within the timeout into Fetch error", async () => {
     fake.mode = "hang";

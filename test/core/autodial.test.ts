@@ -65,7 +65,14 @@ describe("autodialState", () => {
 
 /** An outgoing call from the panel, through the machine, ending with `events`. */
 function endedCall(...events: PhoneEvent[]): [PhoneState, PhoneState] {
-  let state: PhoneState = { ...initialPhoneState, registration: "registered", call: "calling", direction: "out", lineActive: true, peer: "380501234567" };
+  let state: PhoneState = {
+    ...initialPhoneState,
+    registration: "registered",
+    call: "calling",
+    direction: "out",
+    lineActive: true,
+    peer: "380501234567",
+  };
   let prev = state;
   for (const event of events) {
     prev = state;
@@ -117,6 +124,15 @@ describe("the countdown's one announcement", () => {
     expect(countdownAnnouncement(5, "Иван, +380 50 123 45 67")).toBe(
       "Автонабор: звонок клиенту Иван, +380 50 123 45 67 начнётся через 5 секунд. Пропустить — клавиша S, пауза — клавиша P.",
     );
-    expect([1, 3, 5, 11, 21, 22, 12, 104].map(secondsWord)).toEqual(["секунду", "секунды", "секунд", "секунд", "секунду", "секунды", "секунд", "секунды"]);
+    expect([1, 3, 5, 11, 21, 22, 12, 104].map(secondsWord)).toEqual([
+      "секунду",
+      "секунды",
+      "секунд",
+      "секунд",
+      "секунду",
+      "секунды",
+      "секунд",
+      "секунды",
+    ]);
   });
 });

@@ -62,7 +62,10 @@ describe("contacts and their base (decision 017)", () => {
     const handle = await createTestDb();
     try {
       const { db } = handle;
-      const [north, south] = await db.insert(databases).values([{ name: "Север" }, { name: "Юг" }]).returning();
+      const [north, south] = await db
+        .insert(databases)
+        .values([{ name: "Север" }, { name: "Юг" }])
+        .returning();
       await db.insert(contacts).values([
         { databaseId: north.id, name: "Иван", phone: "0501234567" },
         { databaseId: south.id, name: "Олег", phone: "0507654321" },
@@ -72,10 +75,17 @@ describe("contacts and their base (decision 017)", () => {
       // One statement with a good and a missing base: nothing of it is written.
       const missing = await db
         .insert(contacts)
-        .values([{ databaseId: north.id, name: "Пётр" }, { databaseId: 9999, name: "Никто" }])
+        .values([
+          { databaseId: north.id, name: "Пётр" },
+          { databaseId: 9999, name: "Никто" },
+        ])
         .catch((error: unknown) => error);
       expect(code(missing)).toBe("23503");
-      const moved = await db.update(contacts).set({ databaseId: south.id }).where(eq(contacts.name, "Иван")).catch((error: unknown) => error);
+      const moved = await db
+        .update(contacts)
+        .set({ databaseId: south.id })
+        .where(eq(contacts.name, "Иван"))
+        .catch((error: unknown) => error);
       expect(code(moved)).toBe("23503");
       // Updates that leave the base alone (a status press, a card) pass.
       await db.update(contacts).set({ clientInfo: "перезвонить" }).where(eq(contacts.name, "Иван"));
@@ -97,9 +107,7 @@ describe.runIf(process.env.TEST_DATABASE_URL)("queries on Postgres (decision 014
         (await db.execute(sql`select statement from pg_prepared_statements`)) as unknown as { statement: string }[];
       await handle.db.transaction(async (tx) => {
         await tx.select().from(users).where(eq(users.login, "nobody"));
-        await tx.insert(statuses).values(
-          Array.from({ length: 30 }, (_, i) => ({ text: `Пакет ${i}`, buttonText: `Пакет ${i}`, color: "#123456" })),
-        );
+        await tx.insert(statuses).values(Array.from({ length: 30 }, (_, i) => ({ text: `Пакет ${i}`, buttonText: `Пакет ${i}`, color: "#123456" })));
         const statements = (await prepared(tx)).map((row) => row.statement);
         // One connection, one transaction: the select was prepared, the 90-parameter insert was not.
         expect(statements.some((text) => text.includes('from "users"') && text.includes('"login" = $1'))).toBe(true);
@@ -172,7 +180,10 @@ describe("the embedded database (PGlite) in DATA_DIR", { timeout: 180_000 }, () 
     const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
     let healthy = false;
     for (let i = 0; i < 600 && !healthy; i++) {
-      healthy = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then((r) => r.ok, () => false);
+      healthy = await fetch(`http://127.0.0.1:${port}/api/v1/health`).then(
+        (r) => r.ok,
+        () => false,
+      );
       if (!healthy) await new Promise((r) => setTimeout(r, 200));
     }
     expect(healthy).toBe(true);

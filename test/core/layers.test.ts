@@ -10,7 +10,8 @@ import { describe, expect, it } from "vitest";
 const ROOT = path.resolve(__dirname, "../..");
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
+  return fs
+    .readdirSync(path.join(ROOT, dir), { withFileTypes: true, recursive: true })
     .filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name))
     .map((entry) => path.relative(ROOT, path.join(entry.parentPath, entry.name)));
 }
@@ -42,10 +43,17 @@ function relativeImports(file: string): string[] {
 }
 
 function violations(files: string[], forbidden: (target: string) => boolean): string[] {
-  return files.flatMap((file) => runtimeImports(file).filter(forbidden).map((target) => `${file} → ${target}`));
+  return files.flatMap((file) =>
+    runtimeImports(file)
+      .filter(forbidden)
+      .map((target) => `${file} → ${target}`),
+  );
 }
 
-const under = (...dirs: string[]) => (target: string) => dirs.some((dir) => target === dir || target.startsWith(`${dir}/`));
+const under =
+  (...dirs: string[]) =>
+  (target: string) =>
+    dirs.some((dir) => target === dir || target.startsWith(`${dir}/`));
 
 /**
  * What core must not import: the adapters, the entry points, and server/auth (argon2, Lucia), which implements the
@@ -80,7 +88,11 @@ describe("every arrow points down", () => {
   it("the pages reach server/ through #server/ only, so the Remix build imports core instead of bundling a copy", () => {
     // A relative import of server/ or db/ from app/ would put a second copy of core in build/index.js: its own
     // AppError class, its own module state (package.json "imports" maps #server/ to the one server/).
-    const relative = sourceFiles("app").flatMap((file) => relativeImports(file).filter(under("server", "db")).map((target) => `${file} → ${target}`));
+    const relative = sourceFiles("app").flatMap((file) =>
+      relativeImports(file)
+        .filter(under("server", "db"))
+        .map((target) => `${file} → ${target}`),
+    );
     expect(relative, 'import these as "#server/…"').toEqual([]);
   });
 

@@ -59,7 +59,10 @@ describe("pieSlices", () => {
     // Each named slice keeps its own colour whatever its rank; Другое is grey.
     expect(slices.map((s) => s.color)).toEqual(["#000000", "#000001", "#000002", "#000003", "#000004", "#000005", "#000006", "#000007", "#64748b"]);
     const reversed = pieSlices([{ label: "S2", value: 99, color: "#000001" }, ...entries.slice(0, 1)]);
-    expect(reversed.map((s) => [s.label, s.color])).toEqual([["S2", "#000001"], ["S1", "#000000"]]);
+    expect(reversed.map((s) => [s.label, s.color])).toEqual([
+      ["S2", "#000001"],
+      ["S1", "#000000"],
+    ]);
     expect(pieSlices([{ label: "a", value: 0, color: "#111111" }])).toEqual([]);
     expect(pieSlices([{ label: "a", value: 3, color: "#111111" }]).map((s) => s.percent)).toEqual([100]);
   });

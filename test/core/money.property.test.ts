@@ -100,9 +100,7 @@ describe("money adds up to the cent", () => {
           const ids = chain.map((p) => p.id);
           const unsettled =
             apps.filter((a) => a.paymentId === null).reduce((sum, a) => sum + a.amountCents, 0) +
-            adjustments
-              .filter((a) => a.paymentId === null)
-              .reduce((sum, a) => sum + (a.kind === "add" ? a.amountCents : -a.amountCents), 0);
+            adjustments.filter((a) => a.paymentId === null).reduce((sum, a) => sum + (a.kind === "add" ? a.amountCents : -a.amountCents), 0);
           expect((chain.at(-1)?.carriedOutCents ?? 0) + unsettled).toBe(user.balanceCents);
           // Settled items belong to this worker's payouts only.
           for (const a of [...apps, ...adjustments]) if (a.paymentId !== null) expect(ids).toContain(a.paymentId);

@@ -29,16 +29,32 @@ describe("an offer's ICE candidates are enough for the PBX (the INVITE leaves wi
 const sdp = (...lines: string[]) => [...lines, ""].join("\r\n");
 /** An answer to rtpengine's live-listening offer: one unbundled receive-only section per party. */
 const listeningAnswer = sdp(
-  "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
-  "m=audio 9 UDP/TLS/RTP/SAVPF 0", "c=IN IP4 0.0.0.0", "a=mid:0", "a=recvonly",
-  "m=audio 9 UDP/TLS/RTP/SAVPF 0", "c=IN IP4 0.0.0.0", "a=mid:1", "a=recvonly",
+  "v=0",
+  "o=- 1 2 IN IP4 127.0.0.1",
+  "s=-",
+  "t=0 0",
+  "m=audio 9 UDP/TLS/RTP/SAVPF 0",
+  "c=IN IP4 0.0.0.0",
+  "a=mid:0",
+  "a=recvonly",
+  "m=audio 9 UDP/TLS/RTP/SAVPF 0",
+  "c=IN IP4 0.0.0.0",
+  "a=mid:1",
+  "a=recvonly",
 );
 /** An offer with audio and video bundled on one transport, and a rejected third section. */
 const bundledOffer = sdp(
-  "v=0", "o=- 1 2 IN IP4 127.0.0.1", "s=-", "t=0 0", "a=group:BUNDLE 0 1",
-  "m=audio 9 UDP/TLS/RTP/SAVPF 111", "a=mid:0",
-  "m=video 9 UDP/TLS/RTP/SAVPF 96", "a=mid:1",
-  "m=application 0 UDP/DTLS/SCTP webrtc-datachannel", "a=mid:2",
+  "v=0",
+  "o=- 1 2 IN IP4 127.0.0.1",
+  "s=-",
+  "t=0 0",
+  "a=group:BUNDLE 0 1",
+  "m=audio 9 UDP/TLS/RTP/SAVPF 111",
+  "a=mid:0",
+  "m=video 9 UDP/TLS/RTP/SAVPF 96",
+  "a=mid:1",
+  "m=application 0 UDP/DTLS/SCTP webrtc-datachannel",
+  "a=mid:2",
 );
 
 describe("an answer with a section per party has a candidate in each (live listening on a loaded machine)", () => {

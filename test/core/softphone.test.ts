@@ -273,7 +273,13 @@ describe("what the call log is told", () => {
   it("a call from the lead panel: start with its client, answer, end", () => {
     const request = requestCall(ready, "+380 (50) 123-45-67", 42, "abc@browser");
     expect(request.ok).toBe(true);
-    expect(callReport(ready, request.state)).toEqual({ type: "start", number: "380501234567", direction: "out", contactId: 42, sipCallId: "abc@browser" });
+    expect(callReport(ready, request.state)).toEqual({
+      type: "start",
+      number: "380501234567",
+      direction: "out",
+      contactId: 42,
+      sipCallId: "abc@browser",
+    });
     expect(reports(request.state, { type: "established" }, { type: "terminated" })).toEqual([{ type: "answer" }, { type: "end", cause: "hangup" }]);
   });
 
@@ -364,9 +370,7 @@ describe("webPhoneRedirectUrl", () => {
 
   it("adds the timestamp and keeps the page's own query", () => {
     expect(webPhoneRedirectUrl("https://phone.example.com/app", now)).toBe(`https://phone.example.com/app?t=${now.getTime()}`);
-    expect(webPhoneRedirectUrl("https://phone.example.com/app?lang=ru", now)).toBe(
-      `https://phone.example.com/app?lang=ru&t=${now.getTime()}`,
-    );
+    expect(webPhoneRedirectUrl("https://phone.example.com/app?lang=ru", now)).toBe(`https://phone.example.com/app?lang=ru&t=${now.getTime()}`);
   });
 
   it("is null when unset or not an http(s) address", () => {

@@ -1,7 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { withButtonLabels, withKeys } from "../../server/core/statuses/keys";
 
-const status = (id: number, text: string, rest: Partial<{ order: number; isReportStatus: boolean; isTechnical: boolean; hotkey: number | null; buttonText: string }> = {}) => ({
+const status = (
+  id: number,
+  text: string,
+  rest: Partial<{ order: number; isReportStatus: boolean; isTechnical: boolean; hotkey: number | null; buttonText: string }> = {},
+) => ({
   id,
   text,
   buttonText: rest.buttonText ?? text,
@@ -31,7 +35,10 @@ describe("the lead panel's keys (issue 31)", () => {
   });
 
   it("keeps the digits the admin gave, fills the rest in order, and leaves statuses past the ninth without one", () => {
-    const many = [...seeded.map((s) => (s.text === "Перезвонить" ? { ...s, hotkey: 1 } : s)), ...Array.from({ length: 10 }, (_, i) => status(10 + i, `Статус ${i}`))];
+    const many = [
+      ...seeded.map((s) => (s.text === "Перезвонить" ? { ...s, hotkey: 1 } : s)),
+      ...Array.from({ length: 10 }, (_, i) => status(10 + i, `Статус ${i}`)),
+    ];
     const keyed = withKeys(many);
     expect(keyed.slice(0, 3).map((s) => [s.text, s.key])).toEqual([
       ["Перезвонить", 1],

@@ -190,7 +190,9 @@ describe.each(["light", "dark"] as Theme[])("axe-core, %s theme", (theme) => {
         return layers.reduceRight<Rgba>((under, top) => over(top, under), [255, 255, 255, 1]);
       };
       const luminance = ([r, g, b]: Rgba) =>
-        [r, g, b].map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4)).reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
+        [r, g, b]
+          .map((v) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4))
+          .reduce((sum, v, i) => sum + v * [0.2126, 0.7152, 0.0722][i], 0);
       const ratio = (a: Rgba, b: Rgba) => {
         const [l1, l2] = [luminance(a), luminance(b)].sort((x, y) => y - x);
         return Math.round(((l1 + 0.05) / (l2 + 0.05)) * 100) / 100;

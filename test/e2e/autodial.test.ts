@@ -13,7 +13,12 @@ const SECONDS = 3;
 const { e, stack, startCarrier, carrier: testCarrier } = useCallPath("autodial", SECRET, { firstExtension: 6000 });
 
 const digits = (phone: string) => phone.replace(/\D/g, "");
-const invitesTo = (phone: string) => (testCarrier()?.messages().match(new RegExp(`^INVITE sip:${digits(phone)}@`, "gm")) ?? []).length;
+const invitesTo = (phone: string) =>
+  (
+    testCarrier()
+      ?.messages()
+      .match(new RegExp(`^INVITE sip:${digits(phone)}@`, "gm")) ?? []
+  ).length;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -99,7 +104,9 @@ describe("Пауза", () => {
     await expectText(a.page, "autodial-stopped", "Автонабор на паузе");
     // «Клавиши» lists autodial's keys where the topic has it.
     await a.page.keyboard.press("Shift+Slash");
-    const rows = await a.page.locator("[data-testid=keys-dialog] tr").evaluateAll((trs) => trs.map((tr) => tr.textContent?.replace(/\s+/g, " ").trim()));
+    const rows = await a.page
+      .locator("[data-testid=keys-dialog] tr")
+      .evaluateAll((trs) => trs.map((tr) => tr.textContent?.replace(/\s+/g, " ").trim()));
     expect(rows).toContain("SАвтонабор: не звонить этому клиенту по таймеру (русская раскладка: Ы)");
     expect(rows).toContain("PАвтонабор: пауза и продолжение (русская раскладка: З)");
     await a.page.keyboard.press("Escape");

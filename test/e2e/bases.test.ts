@@ -25,8 +25,7 @@ afterAll(async () => {
   await e?.close();
 });
 
-const names = (page: import("playwright-core").Page) =>
-  page.locator("[data-testid=base-row] td:first-child").allTextContents();
+const names = (page: import("playwright-core").Page) => page.locator("[data-testid=base-row] td:first-child").allTextContents();
 
 describe.each([true, false])("client search with JavaScript %s", (javaScript) => {
   it("finds a phone written another way, pages a name search by 5, and says Ничего не найдено", async () => {
@@ -91,9 +90,9 @@ describe.each([true, false])("the base table with JavaScript %s", (javaScript) =
     await page.getByTestId("sort-contactsCount").click();
     await page.waitForURL(/sort=contactsCount/);
     // The JavaScript run goes first and deletes База 7; the run without it then deletes База 6.
-    await expect.poll(() => names(page)).toEqual(
-      javaScript ? ["База 7", "База 6", "База 5", "База 4", "База 3"] : ["База 6", "База 5", "База 4", "База 3", "База 2"],
-    );
+    await expect
+      .poll(() => names(page))
+      .toEqual(javaScript ? ["База 7", "База 6", "База 5", "База 4", "База 3"] : ["База 6", "База 5", "База 4", "База 3", "База 2"]);
     await page.getByTestId("sort-contactsCount").click();
     await page.waitForURL(/dir=asc/);
     await expect.poll(async () => (await names(page))[0]).toBe("База 1");

@@ -93,7 +93,10 @@ describe("a break from the header", () => {
     await notice.getByRole("button", { name: "Закончить перерыв" }).click();
     await page.getByTestId("lead-form").waitFor();
     expect(await leadId(page)).not.toBe(first);
-    await page.getByText(/^Перерыв закончен, он длился \d+:\d\d$/).first().waitFor();
+    await page
+      .getByText(/^Перерыв закончен, он длился \d+:\d\d$/)
+      .first()
+      .waitFor();
     await expect(toggleLabel(page)).resolves.toBe("Перерыв");
     expect(await page.getByTestId("break-elapsed").count()).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);

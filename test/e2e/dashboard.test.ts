@@ -23,11 +23,14 @@ afterAll(async () => {
 
 /** Legend rows as "label percent" (the colour swatch is an empty span). */
 const legend = async (page: Page, chart: string) =>
-  page
-    .locator(`[data-testid=${chart}] [data-testid=legend-item]`)
-    .evaluateAll((items) =>
-      items.map((li) => [...li.querySelectorAll("span")].map((s) => s.textContent?.trim()).filter(Boolean).join(" ")),
-    );
+  page.locator(`[data-testid=${chart}] [data-testid=legend-item]`).evaluateAll((items) =>
+    items.map((li) =>
+      [...li.querySelectorAll("span")]
+        .map((s) => s.textContent?.trim())
+        .filter(Boolean)
+        .join(" "),
+    ),
+  );
 
 describe("the admin dashboard", () => {
   it("shows today's numbers, the top managers and the status shares, rendered on the server", async () => {
@@ -80,9 +83,9 @@ describe("the admin dashboard", () => {
     await slice.hover();
     await page.locator('[data-testid=status-pie] path[data-active="true"]').waitFor();
     expect(await slice.getAttribute("fill")).toBe(original);
-    const others = await page.locator('[data-testid=status-pie] path:not([data-label="Отказ"])').evaluateAll((paths) =>
-      paths.map((p) => p.getAttribute("fill")),
-    );
+    const others = await page
+      .locator('[data-testid=status-pie] path:not([data-label="Отказ"])')
+      .evaluateAll((paths) => paths.map((p) => p.getAttribute("fill")));
     expect(new Set(others)).toEqual(new Set(["#cbd5e1"]));
     await page.mouse.move(0, 0);
     await page.locator('[data-testid=status-pie] path[data-active="true"]').waitFor({ state: "detached" });
@@ -94,7 +97,12 @@ describe("the admin dashboard", () => {
 describe("today's call numbers (issue 29)", () => {
   it("are a table per breakdown at 1440 px and cards at 390 px, where nothing scrolls sideways, in both themes", async () => {
     const ruslan = await createUser(e.db, { displayName: "Руслан Длиннофамильный-Константинопольский" });
-    const topic = await createFilterRow(e.db, { name: "Кредиты наличными для пенсионеров", managerIds: [ruslan.user.id], databaseIds: [], statusIds: [] });
+    const topic = await createFilterRow(e.db, {
+      name: "Кредиты наличными для пенсионеров",
+      managerIds: [ruslan.user.id],
+      databaseIds: [],
+      statusIds: [],
+    });
     const now = new Date();
     await e.db.insert(calls).values(
       [null, 65, null, 3600].map((talk) => ({
@@ -180,7 +188,20 @@ describe("call scoring (issue 39 §3)", () => {
     const startedAt = new Date(Date.now() - 120_000);
     const [call] = await e.db
       .insert(calls)
-      .values({ userId: anna.user.id, filterId: topic.id, number: "+380671234567", direction: "out", startedAt, answeredAt: startedAt, endedAt: new Date(), talkSeconds: 40, outcome: "answered", recording: "ready", recordingFile: file, recordingMs: 40_000 })
+      .values({
+        userId: anna.user.id,
+        filterId: topic.id,
+        number: "+380671234567",
+        direction: "out",
+        startedAt,
+        answeredAt: startedAt,
+        endedAt: new Date(),
+        talkSeconds: 40,
+        outcome: "answered",
+        recording: "ready",
+        recordingFile: file,
+        recordingMs: 40_000,
+      })
       .returning();
     const admin = bearer(await e.adminToken());
     const card = await e.request
@@ -195,7 +216,10 @@ describe("call scoring (issue 39 §3)", () => {
         ],
       });
     const ids: number[] = card.body.criteria.map((c: { id: number }) => c.id);
-    for (const [at, text] of [["0:05", "Хорошее приветствие"], ["0:25", "Здесь нужно было спросить о доходе"]]) {
+    for (const [at, text] of [
+      ["0:05", "Хорошее приветствие"],
+      ["0:25", "Здесь нужно было спросить о доходе"],
+    ]) {
       await e.request.post(`/api/v1/scores/calls/${call.id}/comments`).set(admin).send({ at, text });
     }
 
@@ -234,8 +258,14 @@ describe("call scoring (issue 39 §3)", () => {
         await page.screenshot({ path: path.join(dir, `scoring-${theme}-${width}.png`), fullPage: true });
       }
     }
-    await e.request.post(`/api/v1/scores/calls/${call.id}`).set(admin).send({ answers: Object.fromEntries(ids.map((id, i) => [id, ["yes", "partly", "yes", "no"][i]])), comment: "Цену не назвал" });
-    await e.request.post(`/api/v1/scores/${(await e.request.get(`/api/v1/scores/calls/${call.id}`).set(admin)).body.score.id}/dispute`).set(bearer(await e.tokenFor(anna))).send({ comment: "Цену я назвал на 0:35, послушайте" });
+    await e.request
+      .post(`/api/v1/scores/calls/${call.id}`)
+      .set(admin)
+      .send({ answers: Object.fromEntries(ids.map((id, i) => [id, ["yes", "partly", "yes", "no"][i]])), comment: "Цену не назвал" });
+    await e.request
+      .post(`/api/v1/scores/${(await e.request.get(`/api/v1/scores/calls/${call.id}`).set(admin)).body.score.id}/dispute`)
+      .set(bearer(await e.tokenFor(anna)))
+      .send({ comment: "Цену я назвал на 0:35, послушайте" });
     for (const theme of ["light", "dark"] as const) {
       await setTheme(page.context(), e.baseUrl, theme);
       await setTheme(manager.context(), e.baseUrl, theme);

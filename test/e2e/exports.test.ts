@@ -14,7 +14,15 @@ beforeAll(async () => {
     .set(bearer(await e.adminToken()))
     .field("name", "Экспортная")
     .field("mappings", JSON.stringify(["name", "phone", "city"]))
-    .attach("file", await buildXlsx([["ФИО", "Телефон", "Город"], ["Иванов Иван", "0501234567", "Киев"], ["Петрова Анна", "0671234567", "Львов"]]), "e.xlsx");
+    .attach(
+      "file",
+      await buildXlsx([
+        ["ФИО", "Телефон", "Город"],
+        ["Иванов Иван", "0501234567", "Киев"],
+        ["Петрова Анна", "0671234567", "Львов"],
+      ]),
+      "e.xlsx",
+    );
   if (res.status !== 200) throw new Error(JSON.stringify(res.body));
 });
 afterAll(async () => {

@@ -59,9 +59,7 @@ describe("an admin builds a filter from /loadedbases", () => {
     await page.waitForFunction(() => !document.querySelector("[data-testid=filter-card] form[data-state=loading]"));
     await expect.poll(async () => (await e.db.select().from(filters).where(eq(filters.name, "Кредиты Одесса")))[0]?.isActive).toBe(false);
     await page.reload();
-    expect(await page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" }).getByRole("switch").textContent()).toBe(
-      "Деактивирован",
-    );
+    expect(await page.locator("[data-testid=filter-card]", { hasText: "Кредиты Одесса" }).getByRole("switch").textContent()).toBe("Деактивирован");
   });
 
   it("without JavaScript: the form is a page section; Выбрать все, save, edit and toggle are plain posts", async () => {
@@ -106,9 +104,7 @@ describe("an admin builds a filter from /loadedbases", () => {
 
     await renamed.getByRole("switch").click();
     await page.waitForURL((url) => url.pathname === "/loadedbases");
-    expect(await page.locator("[data-testid=filter-card]", { hasText: "Без скриптов 2" }).getByRole("switch").textContent()).toBe(
-      "Деактивирован",
-    );
+    expect(await page.locator("[data-testid=filter-card]", { hasText: "Без скриптов 2" }).getByRole("switch").textContent()).toBe("Деактивирован");
   });
 
   it("keeps the filter pages from a manager (403), and sends him to /getFilters from /leadpanel", async () => {

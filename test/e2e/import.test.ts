@@ -74,7 +74,10 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     allowRefusal(409);
     await e.db.update(settings).set({ removeDuplicatesAcrossBases: true }).where(eq(settings.id, 1));
     try {
-      const rows = [["Телефон", "ФИО"], [`05077700${javaScript ? "01" : "02"}`, "Старый клиент"]];
+      const rows = [
+        ["Телефон", "ФИО"],
+        [`05077700${javaScript ? "01" : "02"}`, "Старый клиент"],
+      ];
       const first = await e.request
         .post("/api/v1/database/import")
         .set(bearer(await e.adminToken()))
@@ -132,7 +135,11 @@ describe.each([true, false])("import with JavaScript %s", (javaScript) => {
     // A text of notes is read as CSV, and refused: it has no column of phones (issue 31).
     if (!javaScript) await page.goto("/importbase");
     await page.fill("#base-name", "Текстовый файл");
-    await page.setInputFiles("#base-file", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("Позвонить Ивану после обеда\nКупить бумагу\n") });
+    await page.setInputFiles("#base-file", {
+      name: "notes.txt",
+      mimeType: "text/plain",
+      buffer: Buffer.from("Позвонить Ивану после обеда\nКупить бумагу\n"),
+    });
     await page.getByRole("button", { name: "Загрузить", exact: true }).click();
     await page.getByText("В файле нет столбца с номерами телефонов: база не создана.", { exact: false }).first().waitFor();
     expect(await page.getByTestId("mapping-form").count()).toBe(0);

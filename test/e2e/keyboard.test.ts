@@ -54,7 +54,10 @@ function focused(page: Page): Promise<Focused> {
       (labels && labels.length ? (labels[0].textContent ?? "") : "") ||
       el.getAttribute("placeholder") ||
       // Content hidden from screen readers (a status button's keycap) is not part of the name.
-      [...el.childNodes].filter((n) => !(n instanceof Element && n.getAttribute("aria-hidden") === "true")).map((n) => n.textContent).join("") ||
+      [...el.childNodes]
+        .filter((n) => !(n instanceof Element && n.getAttribute("aria-hidden") === "true"))
+        .map((n) => n.textContent)
+        .join("") ||
       "";
     return {
       tag: el.tagName.toLowerCase(),
@@ -70,13 +73,7 @@ function focused(page: Page): Promise<Focused> {
  * Presses Tab until the focus is on the element `wanted` describes (fails after `max` presses: the control is
  * unreachable). Records every stop that showed no focus indicator in `unmarked`.
  */
-async function tabTo(
-  page: Page,
-  wanted: (f: Focused) => boolean,
-  unmarked: string[],
-  max = 80,
-  key: "Tab" | "Shift+Tab" = "Tab",
-): Promise<Focused> {
+async function tabTo(page: Page, wanted: (f: Focused) => boolean, unmarked: string[], max = 80, key: "Tab" | "Shift+Tab" = "Tab"): Promise<Focused> {
   for (let i = 0; i < max; i++) {
     await page.keyboard.press(key);
     const f = await focused(page);

@@ -71,7 +71,8 @@ function layoutFaults(page: Page): Promise<string[]> {
       if (el.scrollWidth <= el.clientWidth + 1 || !visible(el)) continue;
       if (!el.hasAttribute("data-scroll-x")) faults.push(`${describe(el).slice(0, 60)} scrolls sideways (${el.scrollWidth} > ${el.clientWidth})`);
       // A "wide" frame has a column per data item (a status): it may scroll, its controls must still show.
-      else if (vw >= 1100 && el.getAttribute("data-scroll-x") !== "wide") faults.push(`a table scrolls sideways at ${vw} px (${el.scrollWidth} > ${el.clientWidth}): ${describe(el).slice(0, 60)}`);
+      else if (vw >= 1100 && el.getAttribute("data-scroll-x") !== "wide")
+        faults.push(`a table scrolls sideways at ${vw} px (${el.scrollWidth} > ${el.clientWidth}): ${describe(el).slice(0, 60)}`);
     }
     const controls = document.querySelectorAll("button, a[href], input:not([type=hidden]), select, textarea, summary, label[for]");
     for (const el of Array.from(controls)) {
@@ -80,7 +81,8 @@ function layoutFaults(page: Page): Promise<string[]> {
       if (r.left < -1 || r.right > vw + 1) {
         // Inside a sideways scroller meant for it (a wide table on a phone) a control may wait to the right.
         const scroller = el.closest("[data-scroll-x]");
-        if (!scroller || (vw >= 1100 && scroller.getAttribute("data-scroll-x") === "wide")) faults.push(`${describe(el)} lies outside the window (${Math.round(r.left)}..${Math.round(r.right)} of ${vw})`);
+        if (!scroller || (vw >= 1100 && scroller.getAttribute("data-scroll-x") === "wide"))
+          faults.push(`${describe(el)} lies outside the window (${Math.round(r.left)}..${Math.round(r.right)} of ${vw})`);
       }
       for (let box = el.parentElement; box && box !== document.body; box = box.parentElement) {
         const style = getComputedStyle(box);
@@ -259,18 +261,28 @@ describe("layout at 1280 and 390 px, light and dark", () => {
         if (said !== 1) found.push(`${size.width}: the phone's state shown ${said} times`);
         const call = page.getByTestId("call-button");
         if ((await call.getAttribute("aria-disabled")) !== "true") found.push(`${size.width}: Позвонить does not look disabled`);
-        if (!/^Позвонить (пока )?нельзя: телефон/.test((await call.getAttribute("title")) ?? "")) found.push(`${size.width}: Позвонить does not say why`);
+        if (!/^Позвонить (пока )?нельзя: телефон/.test((await call.getAttribute("title")) ?? ""))
+          found.push(`${size.width}: Позвонить does not say why`);
         // Greyed with aria-disabled, which Playwright will not click; a person still can (and so can the C key).
         await call.click({ force: true });
-        await page.locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ }).first().waitFor();
+        await page
+          .locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ })
+          .first()
+          .waitFor();
         // Each status button, scrolled to the bottom edge of the window (where a docked panel sits), is on top.
         for (const button of await page.locator("[data-testid=status-buttons] button").all()) {
           const covered = await button.evaluate((el) => {
             el.scrollIntoView({ block: "end" });
             const r = el.getBoundingClientRect();
-            const points = [[r.left + 4, r.bottom - 4], [r.right - 4, r.bottom - 4], [r.left + r.width / 2, r.top + r.height / 2]];
+            const points = [
+              [r.left + 4, r.bottom - 4],
+              [r.right - 4, r.bottom - 4],
+              [r.left + r.width / 2, r.top + r.height / 2],
+            ];
             const over = points.map(([x, y]) => document.elementFromPoint(x, y)).find((hit) => hit && hit !== el && !el.contains(hit));
-            return over ? `${el.textContent!.trim().slice(0, 30)} under ${over.closest("[data-testid]")?.getAttribute("data-testid") ?? over.tagName}` : null;
+            return over
+              ? `${el.textContent!.trim().slice(0, 30)} under ${over.closest("[data-testid]")?.getAttribute("data-testid") ?? over.tagName}`
+              : null;
           });
           if (covered) found.push(`${size.width}: ${covered}`);
         }
@@ -301,7 +313,10 @@ describe("layout at 1280 and 390 px, light and dark", () => {
         await menu.waitFor({ state: "visible" });
         const closed = await close()
           .then(() => menu.waitFor({ state: "hidden", timeout: 2000 }))
-          .then(() => true, () => false);
+          .then(
+            () => true,
+            () => false,
+          );
         if (!closed) {
           found.push(`${javaScript ? "JS" : "no-JS"}: ${how} does not close the menu`);
           await page.goto("/users");
@@ -345,7 +360,9 @@ describe("layout at 1280 and 390 px, light and dark", () => {
             const style = getComputedStyle(el);
             const surface = surfaceOf(el);
             // Rings are box-shadows with no offset and no blur: "rgb(...) 0px 0px 0px 1px".
-            const rings = Array.from(style.boxShadow.matchAll(/(rgba?\([^)]+\)) 0px 0px 0px ([\d.]+)px/g)).filter((m) => Number(m[2]) >= 1).map((m) => rgb(m[1]));
+            const rings = Array.from(style.boxShadow.matchAll(/(rgba?\([^)]+\)) 0px 0px 0px ([\d.]+)px/g))
+              .filter((m) => Number(m[2]) >= 1)
+              .map((m) => rgb(m[1]));
             const edge = Math.max(contrast(rgb(style.backgroundColor), surface), ...rings.map((ring) => contrast(ring, surface)));
             return edge < 3 ? [`«${el.textContent!.trim()}» ${edge.toFixed(2)}:1`] : [];
           });
@@ -354,7 +371,8 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       }
     } finally {
       await context.close();
-      for (const { text, color } of before.filter((s) => s.text in changed)) await e.db.update(statuses).set({ color }).where(eq(statuses.text, text));
+      for (const { text, color } of before.filter((s) => s.text in changed))
+        await e.db.update(statuses).set({ color }).where(eq(statuses.text, text));
     }
     expect(found).toEqual([]);
   }, 60_000);
@@ -363,7 +381,14 @@ describe("layout at 1280 and 390 px, light and dark", () => {
     const have = (await e.db.select({ id: statuses.id }).from(statuses)).length;
     const added = await e.db
       .insert(statuses)
-      .values(Array.from({ length: Math.max(0, 17 - have) }, (_, i) => ({ text: `Статус для экспорта номер ${i + 1}`, buttonText: `Экспорт ${i + 1}`, color: "#64748b", order: 100 + i })))
+      .values(
+        Array.from({ length: Math.max(0, 17 - have) }, (_, i) => ({
+          text: `Статус для экспорта номер ${i + 1}`,
+          buttonText: `Экспорт ${i + 1}`,
+          color: "#64748b",
+          order: 100 + i,
+        })),
+      )
       .returning({ id: statuses.id });
     const { context, page } = await contextFor(ADMIN, true);
     try {
@@ -375,7 +400,13 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       expect(fit.hidden).toBeLessThanOrEqual(1);
     } finally {
       await context.close();
-      if (added.length) await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
+      if (added.length)
+        await e.db.delete(statuses).where(
+          inArray(
+            statuses.id,
+            added.map((s) => s.id),
+          ),
+        );
     }
   }, 60_000);
 
@@ -384,7 +415,15 @@ describe("layout at 1280 and 390 px, light and dark", () => {
     await e.db.update(users).set({ isOnline: true, lastSeen: new Date() }).where(eq(users.id, manager.user.id));
     const [call] = await e.db
       .insert(calls)
-      .values({ userId: manager.user.id, number: "+380501234567", direction: "out", answeredAt: new Date(), endedAt: new Date(), talkSeconds: 95, outcome: "answered" })
+      .values({
+        userId: manager.user.id,
+        number: "+380501234567",
+        direction: "out",
+        answeredAt: new Date(),
+        endedAt: new Date(),
+        talkSeconds: 95,
+        outcome: "answered",
+      })
       .returning({ id: calls.id });
     const found: string[] = [];
     try {
@@ -403,13 +442,17 @@ describe("layout at 1280 and 390 px, light and dark", () => {
               // A table the phone does not show (its rows come as a list of cards instead) is not judged.
               if (!table.querySelector("tbody td") || table.getClientRects().length === 0) return out;
               const frame = table.closest("[data-scroll-x]");
-              if (frame && frame.scrollWidth > frame.clientWidth + 1) out.push(`${name} scrolls sideways (${frame.scrollWidth} > ${frame.clientWidth})`);
+              if (frame && frame.scrollWidth > frame.clientWidth + 1)
+                out.push(`${name} scrolls sideways (${frame.scrollWidth} > ${frame.clientWidth})`);
               const head = table.querySelector("thead");
               if (head && getComputedStyle(head).display !== "none") out.push(`${name} keeps its header row (not cards)`);
               for (const control of Array.from(table.querySelectorAll("button, a[href], select, input:not([type=hidden])"))) {
                 const r = control.getBoundingClientRect();
                 if (r.width <= 1) continue;
-                if (r.left < -1 || r.right > vw + 1) out.push(`${name}: «${(control.textContent || control.getAttribute("aria-label") || "").trim().slice(0, 30)}» off screen (${Math.round(r.left)}..${Math.round(r.right)})`);
+                if (r.left < -1 || r.right > vw + 1)
+                  out.push(
+                    `${name}: «${(control.textContent || control.getAttribute("aria-label") || "").trim().slice(0, 30)}» off screen (${Math.round(r.left)}..${Math.round(r.right)})`,
+                  );
               }
               return out;
             });
@@ -462,13 +505,16 @@ describe("layout at 1280 and 390 px, light and dark", () => {
               const lineHeight = parseFloat(getComputedStyle(text).lineHeight);
               const lines = Math.round(text.getBoundingClientRect().height / lineHeight);
               if (lines > 2) out.push(`«${th.textContent!.trim().slice(0, 30)}» takes ${lines} lines`);
-              if (th.getBoundingClientRect().width > 8 * 16 + 16 + 1) out.push(`«${th.textContent!.trim().slice(0, 30)}» header is ${Math.round(th.getBoundingClientRect().width)} px wide`);
+              if (th.getBoundingClientRect().width > 8 * 16 + 16 + 1)
+                out.push(`«${th.textContent!.trim().slice(0, 30)}» header is ${Math.round(th.getBoundingClientRect().width)} px wide`);
               const cut = text.scrollHeight > text.clientHeight + 1 || text.scrollWidth > text.clientWidth + 1;
-              if (cut && text.getAttribute("title") !== th.textContent!.trim()) out.push(`«${th.textContent!.trim().slice(0, 30)}» is cut without its whole name on hover`);
+              if (cut && text.getAttribute("title") !== th.textContent!.trim())
+                out.push(`«${th.textContent!.trim().slice(0, 30)}» is cut without its whole name on hover`);
             }
             const scrolls = frame.scrollWidth > frame.clientWidth + 1;
             const cue = document.querySelector<HTMLElement>("[data-testid=scroll-cue]");
-            const cueShown = cue !== null && cue.getBoundingClientRect().height > 1 && cue.getBoundingClientRect().right <= document.documentElement.clientWidth + 1;
+            const cueShown =
+              cue !== null && cue.getBoundingClientRect().height > 1 && cue.getBoundingClientRect().right <= document.documentElement.clientWidth + 1;
             if (scrolls && !cueShown) out.push("the table scrolls sideways with no cue");
             // The date of each row is whole: inside the frame, not under the sticky name or action column.
             for (const row of Array.from(frame.querySelectorAll("[data-testid=base-row]"))) {
@@ -489,17 +535,28 @@ describe("layout at 1280 and 390 px, light and dark", () => {
             // The cue says how many columns wait and scrolls to them.
             if (!/ещё \d+ столб\S* справа/.test(measured.cue)) found.push(`${label}: the cue says «${measured.cue}»`);
             const before = await page.getByTestId("bases-scroll").evaluate((el) => el.scrollLeft);
-            await page.getByRole("button", { name: "Прокрутить таблицу вправо" }).click({ timeout: 2000 }).catch(() => found.push(`${label}: no button to scroll right`));
+            await page
+              .getByRole("button", { name: "Прокрутить таблицу вправо" })
+              .click({ timeout: 2000 })
+              .catch(() => found.push(`${label}: no button to scroll right`));
             await page.waitForTimeout(600);
             const after = await page.getByTestId("bases-scroll").evaluate((el) => el.scrollLeft);
             if (after <= before) found.push(`${label}: the cue's button does not scroll`);
-            await page.getByRole("button", { name: "Прокрутить таблицу влево" }).waitFor({ timeout: 2000 }).catch(() => found.push(`${label}: no cue for the columns now on the left`));
+            await page
+              .getByRole("button", { name: "Прокрутить таблицу влево" })
+              .waitFor({ timeout: 2000 })
+              .catch(() => found.push(`${label}: no cue for the columns now on the left`));
           }
         }
         await context.close();
       }
     } finally {
-      await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
+      await e.db.delete(statuses).where(
+        inArray(
+          statuses.id,
+          added.map((s) => s.id),
+        ),
+      );
     }
     expect(found).toEqual([]);
   }, 120_000);
@@ -542,12 +599,15 @@ describe("layout at 1280 and 390 px, light and dark", () => {
           await page.goto("/edit-statuses");
           if (javaScript) await waitForHydration(page);
           // A touch screen has no hover: each action's name is on it, not only in a title.
-          const mute = await page.locator("[data-testid=status-row]").first().evaluate((row) =>
-            Array.from(row.querySelectorAll<HTMLElement>("button, a[href]"))
-              .filter((el) => el.getBoundingClientRect().width > 1)
-              .filter((el) => el.innerText.trim() === "")
-              .map((el) => el.getAttribute("aria-label") ?? el.outerHTML.slice(0, 60)),
-          );
+          const mute = await page
+            .locator("[data-testid=status-row]")
+            .first()
+            .evaluate((row) =>
+              Array.from(row.querySelectorAll<HTMLElement>("button, a[href]"))
+                .filter((el) => el.getBoundingClientRect().width > 1)
+                .filter((el) => el.innerText.trim() === "")
+                .map((el) => el.getAttribute("aria-label") ?? el.outerHTML.slice(0, 60)),
+            );
           found.push(...mute.map((m) => `${label} ${size.width}: «${m}» shows no text`));
           found.push(...(await layoutFaults(page)).map((f) => `${label} ${size.width}: ${f}`));
         }
@@ -571,13 +631,18 @@ describe("layout at 1280 and 390 px, light and dark", () => {
         const id = Number(await row.getAttribute("data-status-id"));
         await row.getByLabel("Текст статуса").fill("   ");
         await row.getByRole("button", { name: "Сохранить" }).click();
-        await page.getByText("Введите текст статуса").first().waitFor({ timeout: 5000 }).catch(() => found.push(`${label}: no «Введите текст статуса»`));
-        const blank = await page.evaluate(() =>
-          Array.from(document.querySelectorAll("[data-testid=status-row]")).filter((r) => {
-            const field = r.querySelector<HTMLInputElement>("input[aria-label='Текст статуса']");
-            const shown = field && field.type !== "hidden" ? "field" : r.querySelector(".input-static")?.textContent?.trim();
-            return shown === "";
-          }).length,
+        await page
+          .getByText("Введите текст статуса")
+          .first()
+          .waitFor({ timeout: 5000 })
+          .catch(() => found.push(`${label}: no «Введите текст статуса»`));
+        const blank = await page.evaluate(
+          () =>
+            Array.from(document.querySelectorAll("[data-testid=status-row]")).filter((r) => {
+              const field = r.querySelector<HTMLInputElement>("input[aria-label='Текст статуса']");
+              const shown = field && field.type !== "hidden" ? "field" : r.querySelector(".input-static")?.textContent?.trim();
+              return shown === "";
+            }).length,
         );
         if (blank) found.push(`${label}: ${blank} blank rows`);
         const [saved] = await e.db.select({ text: statuses.text }).from(statuses).where(eq(statuses.id, id));
@@ -601,11 +666,13 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       ])
       .returning({ id: statuses.id, text: statuses.text });
     const keysOnPanel = async (page: Page) =>
-      page.locator("[data-testid=status-buttons] button").evaluateAll((list) =>
-        Object.fromEntries(
-          list.map((b) => [b.childNodes[0]?.textContent?.trim() ?? "", b.querySelector("[data-testid=keycap]")?.textContent ?? null]),
-        ),
-      );
+      page
+        .locator("[data-testid=status-buttons] button")
+        .evaluateAll((list) =>
+          Object.fromEntries(
+            list.map((b) => [b.childNodes[0]?.textContent?.trim() ?? "", b.querySelector("[data-testid=keycap]")?.textContent ?? null]),
+          ),
+        );
     const found: string[] = [];
     try {
       const { context, page } = await contextFor(manager, true);
@@ -635,7 +702,12 @@ describe("layout at 1280 and 390 px, light and dark", () => {
       await context.close();
     } finally {
       await e.db.update(statuses).set({ hotkey: null });
-      await e.db.delete(statuses).where(inArray(statuses.id, added.map((s) => s.id)));
+      await e.db.delete(statuses).where(
+        inArray(
+          statuses.id,
+          added.map((s) => s.id),
+        ),
+      );
     }
     expect(found).toEqual([]);
   }, 120_000);

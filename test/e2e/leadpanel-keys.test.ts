@@ -86,7 +86,9 @@ describe("the lead panel's keys", () => {
           const cap = b.querySelector<HTMLElement>("[data-testid=keycap]")!;
           const channel = (c: string) => c.match(/\d+/g)!.slice(0, 3).map(Number);
           const lum = (c: string) => {
-            const [r, g, bl] = channel(c).map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+            const [r, g, bl] = channel(c)
+              .map((v) => v / 255)
+              .map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
             return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
           };
           const fg = lum(getComputedStyle(cap).color);
@@ -96,7 +98,8 @@ describe("the lead panel's keys", () => {
             key: cap.textContent,
             shortcut: b.getAttribute("aria-keyshortcuts"),
             hidden: cap.getAttribute("aria-hidden"),
-            sameColour: getComputedStyle(cap).color === getComputedStyle(b).color && getComputedStyle(cap).borderTopColor === getComputedStyle(b).color,
+            sameColour:
+              getComputedStyle(cap).color === getComputedStyle(b).color && getComputedStyle(cap).borderTopColor === getComputedStyle(b).color,
             contrast: Math.round(((Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05)) * 10) / 10,
             visible: box.width > 8 && box.height > 8,
           };
@@ -173,7 +176,8 @@ describe("the lead panel's keys", () => {
 
     // Two presses in the same instant (the second while the first is in flight): one press is sent.
     await page.evaluate(() => {
-      for (let i = 0; i < 2; i++) document.dispatchEvent(new KeyboardEvent("keydown", { code: "Numpad2", key: "2", bubbles: true, cancelable: true }));
+      for (let i = 0; i < 2; i++)
+        document.dispatchEvent(new KeyboardEvent("keydown", { code: "Numpad2", key: "2", bubbles: true, cancelable: true }));
     });
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[2].name);
     await page.waitForTimeout(500);
@@ -303,7 +307,10 @@ describe("a callback scheduled from the keyboard", () => {
     const before = Date.now();
     await page.keyboard.press("Enter");
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
-    await page.getByText(/^Перезвон запланирован на \d\d\.\d\d\.\d{4}, \d\d:\d\d$/).first().waitFor(SLOW);
+    await page
+      .getByText(/^Перезвон запланирован на \d\d\.\d\d\.\d{4}, \d\d:\d\d$/)
+      .first()
+      .waitFor(SLOW);
     const [first] = await e.db.select().from(callbacks).where(eq(callbacks.contactId, contacts[0].id));
     expect(first).toMatchObject({ userId: manager.user.id, statusText: "Перезвонить", handedAt: null });
     expect(first.dueAt.getTime()).toBeGreaterThanOrEqual(before + 15 * 60_000 - 2_000);

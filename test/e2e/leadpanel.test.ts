@@ -115,9 +115,7 @@ describe("the client card", () => {
       await loginThroughPage(page, manager);
       await page.goto("/leadpanel");
       const rows = () =>
-        page.locator("[data-testid=lead-card] dl > div").evaluateAll((divs) =>
-          divs.map((d) => [...d.children].map((c) => c.textContent).join(": ")),
-        );
+        page.locator("[data-testid=lead-card] dl > div").evaluateAll((divs) => divs.map((d) => [...d.children].map((c) => c.textContent).join(": ")));
       expect(await rows()).toEqual(["Имя: Первый Карточкин", "Телефон: 073 175 4684", "Сумма кредита: 15000"]);
       expect(await page.getByText("Доп. информация").count()).toBe(0);
       await page.getByRole("button", { name: "Отказ" }).click();
@@ -260,7 +258,13 @@ describe("a manager works leads", () => {
     // Status buttons in their keys' order (issue 31: report statuses first, then technical, then normal); text
     // colour by brightness. Each shows its key (issue 18), hidden from its accessible name.
     const buttons = page.locator("[data-testid=status-buttons] button");
-    expect(await buttons.evaluateAll((list) => list.map((b) => b.firstChild?.textContent))).toEqual(["Заявка", "Недозвон", "Занято", "Перезвонить", "Отказ"]);
+    expect(await buttons.evaluateAll((list) => list.map((b) => b.firstChild?.textContent))).toEqual([
+      "Заявка",
+      "Недозвон",
+      "Занято",
+      "Перезвонить",
+      "Отказ",
+    ]);
     expect(await buttons.locator("[data-testid=keycap]").allTextContents()).toEqual(["1", "2", "3", "4", "5"]);
     expect(await page.getByRole("button", { name: "Отказ" }).evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
 

@@ -33,9 +33,7 @@ describe("earning, the popup and a payout, with JavaScript", () => {
     const s = await statusesByText(e.db);
     const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id] });
     const token = await e.tokenFor(manager);
-    const lead = await e.request
-      .get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`)
-      .set(bearer(token));
+    const lead = await e.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(token));
     expect(lead.status).toBe(200);
     const pressed = await e.request.put("/api/v1/status/update-and-get-lead").set(bearer(token)).send({
       statusText: "Заявка",
@@ -201,7 +199,15 @@ describe("/payments with JavaScript off", () => {
   });
 
   it("searches by login, sorts by a column click and pages by 5", async () => {
-    for (const [login, cents] of [["pg-a", 100], ["pg-b", 700], ["pg-c", 300], ["pg-d", 500], ["pg-e", 200], ["pg-f", 600], ["pg-g", 400]] as const) {
+    for (const [login, cents] of [
+      ["pg-a", 100],
+      ["pg-b", 700],
+      ["pg-c", 300],
+      ["pg-d", 500],
+      ["pg-e", 200],
+      ["pg-f", 600],
+      ["pg-g", 400],
+    ] as const) {
       await createUser(e.db, { login, balanceCents: cents });
     }
     const page = await e.newPage({ javaScript: false });
@@ -213,20 +219,38 @@ describe("/payments with JavaScript off", () => {
     };
     const logins = () => page.locator("[data-testid=workers] tbody td:first-child").allTextContents();
     await page.fill("input[name=q]", "pg-");
-    await step(() => page.click("text=Найти"), (p) => p.get("q") === "pg-");
+    await step(
+      () => page.click("text=Найти"),
+      (p) => p.get("q") === "pg-",
+    );
     expect(await logins()).toEqual(["pg-a", "pg-b", "pg-c", "pg-d", "pg-e"]);
-    await step(() => page.click("nav[aria-label=Страницы] >> text=2"), (p) => p.get("page") === "2");
+    await step(
+      () => page.click("nav[aria-label=Страницы] >> text=2"),
+      (p) => p.get("page") === "2",
+    );
     expect(await logins()).toEqual(["pg-f", "pg-g"]);
 
-    await step(() => page.click("th >> text=Заработано"), (p) => p.get("sort") === "totalEarned" && !p.has("dir"));
+    await step(
+      () => page.click("th >> text=Заработано"),
+      (p) => p.get("sort") === "totalEarned" && !p.has("dir"),
+    );
     expect(await logins()).toEqual(["pg-a", "pg-e", "pg-c", "pg-g", "pg-d"]);
-    await step(() => page.click("th >> text=Заработано"), (p) => p.get("dir") === "desc");
+    await step(
+      () => page.click("th >> text=Заработано"),
+      (p) => p.get("dir") === "desc",
+    );
     expect(await logins()).toEqual(["pg-b", "pg-f", "pg-d", "pg-g", "pg-c"]);
-    await step(() => page.click("th >> text=Логин"), (p) => !p.has("sort") && !p.has("dir"));
+    await step(
+      () => page.click("th >> text=Логин"),
+      (p) => !p.has("sort") && !p.has("dir"),
+    );
     expect(await logins()).toEqual(["pg-a", "pg-b", "pg-c", "pg-d", "pg-e"]);
 
     await page.selectOption("select[name=size]", "10");
-    await step(() => page.click("text=Найти"), (p) => p.get("size") === "10");
+    await step(
+      () => page.click("text=Найти"),
+      (p) => p.get("size") === "10",
+    );
     expect(await logins()).toHaveLength(7);
   });
 

@@ -102,7 +102,9 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
     await loginThroughPage(manager, m);
     await waitForHydration(manager);
     // In a call the proxy logged, answered: «Разговор», with «Слушать» and «Подсказать» offered.
-    await e.db.insert(calls).values({ userId: m.user.id, number: "380501112233", direction: "out", byProxy: true, sipCallId: "screens@browser", answeredAt: new Date() });
+    await e.db
+      .insert(calls)
+      .values({ userId: m.user.id, number: "380501112233", direction: "out", byProxy: true, sipCallId: "screens@browser", answeredAt: new Date() });
     for (const javaScript of [true, false]) {
       for (const theme of ["light", "dark"]) {
         for (const width of [390, 1440]) {

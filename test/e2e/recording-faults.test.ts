@@ -47,7 +47,11 @@ beforeAll(async () => {
   path = await startCallPath(SECRET, {}, { RECORDINGS_DIR: folder, RECORDINGS_MIN_FREE_MB: "2" });
   ({ e, stack, media, carrierPort } = path);
   // The manager says 440 Hz (Chromium's fake microphone plays a file); the client answers 1000 Hz.
-  browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440)}`], headless: true });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440)}`],
+    headless: true,
+  });
   media.speak(1000);
 });
 afterEach(async () => {
@@ -131,7 +135,9 @@ describe("rtpengine restarted during a recorded call", () => {
     expect(played.status).toBe(200);
     expect(played.headers["content-type"]).toBe("audio/ogg");
     // Nothing of the call is left in the spool.
-    expect(fs.readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps")).filter((f) => f.startsWith(escapedCallId(row.sipCallId!)))).toEqual([]);
+    expect(
+      fs.readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps")).filter((f) => f.startsWith(escapedCallId(row.sipCallId!))),
+    ).toEqual([]);
     await carrier!.stop();
     carrier = undefined;
 
@@ -177,8 +183,13 @@ describe.skipIf(!AS_ROOT)("the disk filling during a recorded call (as root: it 
 
     // No room for the audio: the pcap is kept and the row says why, without using up the conversion's tries.
     const waiting = await recordingOf(id, 60_000, (row) => row.recording !== "pending" || row.recordingError !== null);
-    expect(waiting, stack.rtpengine.log().slice(-1500)).toMatchObject({ recording: "pending", recordingError: WAITING_FOR_ROOM, recordingAttempts: 0 });
-    const pcaps = () => fs.readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps")).filter((f) => f.startsWith(escapedCallId(waiting.sipCallId!)));
+    expect(waiting, stack.rtpengine.log().slice(-1500)).toMatchObject({
+      recording: "pending",
+      recordingError: WAITING_FOR_ROOM,
+      recordingAttempts: 0,
+    });
+    const pcaps = () =>
+      fs.readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps")).filter((f) => f.startsWith(escapedCallId(waiting.sipCallId!)));
     expect(pcaps()).toHaveLength(1);
     const admin = bearer(await e.adminToken());
     const log = await e.request.get(`/api/v1/calls?userId=${a.manager.user.id}`).set(admin);
@@ -192,7 +203,11 @@ describe.skipIf(!AS_ROOT)("the disk filling during a recorded call (as root: it 
     expect(refused.text).toMatch(/;record=0$/);
     const unrecorded = await rowOf(Number(/^id=(\d+)/.exec(refused.text)![1]));
     expect(unrecorded.recording).toBe("disk_full");
-    await e.request.post("/api/v1/telephony/call-events").type("form").set("X-Sip-Auth-Secret", SECRET).send({ id: String(unrecorded.id), event: "end" });
+    await e.request
+      .post("/api/v1/telephony/call-events")
+      .type("form")
+      .set("X-Sip-Auth-Secret", SECRET)
+      .send({ id: String(unrecorded.id), event: "end" });
 
     // Room again: the waiting call is converted (looked at every 30 s), holding the talk until the disk filled.
     fs.rmSync(filler);

@@ -47,12 +47,53 @@ const WIDTHS = [
  */
 const LATIN_ALLOWED = new Set(
   [
-    "Statistics", "for", "Today", "Text", "TextArea", "USD", "SIP", "CRM", "https", "http", "example", "crm", "old",
-    "very", "long", "path", "the", "archive", "query", "admin", "layout", "manager", "with", "login", "operator",
-    "kyiv", "night", "shift", "newcomer", "Telegram", "xlsx", "xls", "ods", "csv", "Excel", "LibreOffice", "Enter",
-    "Ctrl", "Shift", "Esc", "Tab", "UTF", "Windows", "UTC",
+    "Statistics",
+    "for",
+    "Today",
+    "Text",
+    "TextArea",
+    "USD",
+    "SIP",
+    "CRM",
+    "https",
+    "http",
+    "example",
+    "crm",
+    "old",
+    "very",
+    "long",
+    "path",
+    "the",
+    "archive",
+    "query",
+    "admin",
+    "layout",
+    "manager",
+    "with",
+    "login",
+    "operator",
+    "kyiv",
+    "night",
+    "shift",
+    "newcomer",
+    "Telegram",
+    "xlsx",
+    "xls",
+    "ods",
+    "csv",
+    "Excel",
+    "LibreOffice",
+    "Enter",
+    "Ctrl",
+    "Shift",
+    "Esc",
+    "Tab",
+    "UTF",
+    "Windows",
+    "UTC",
     // The seeded managers' passwords (shown cut to 5 characters, SPEC §2) and access keys (test/helpers/app.ts).
-    "Passw", "KEY",
+    "Passw",
+    "KEY",
   ].map((w) => w.toLowerCase()),
 );
 
@@ -132,7 +173,10 @@ async function visit(page: Page, url: string, label: string, javaScript: boolean
     await waitForHydration(page);
     await page.waitForLoadState("networkidle").catch(() => {});
   }
-  const slug = `${label} ${url}`.replace(/[^\p{L}\p{N}]+/gu, "_").replace(/^_|_$/g, "").slice(0, 120);
+  const slug = `${label} ${url}`
+    .replace(/[^\p{L}\p{N}]+/gu, "_")
+    .replace(/^_|_$/g, "")
+    .slice(0, 120);
   await screenshot(page, path.join(DIR, `${slug}.png`));
   const seen = await readPage(page);
   const latin = seen.latin.filter((w) => !LATIN_ALLOWED.has(w.toLowerCase()) && !/^op\d*$/i.test(w));
@@ -142,7 +186,6 @@ async function visit(page: Page, url: string, label: string, javaScript: boolean
   if (seen.emptyTables) found.push(`${label} ${url}: ${seen.emptyTables} empty table(s) saying nothing`);
   if (seen.errorScreen) found.push(`${label} ${url}: the error screen`);
 }
-
 
 const MANAGER_SCREENS = () => ["/leadpanel", "/", "/profile", "/callbacks", `/scripts/view/${seeded.ids.script}`, "/no-such-page"];
 

@@ -126,7 +126,9 @@ describe("XSS corpus on the page", () => {
         const html = root.querySelector(".script-html")!;
         const bad = html.querySelectorAll("script, iframe, object, embed, img, svg, math, style, form, input, meta, base, video");
         const handlers = Array.from(html.querySelectorAll("*")).flatMap((el) =>
-          Array.from(el.attributes).filter((a) => /^on/i.test(a.name) || /javascript:|data:/i.test(a.value)).map((a) => a.name),
+          Array.from(el.attributes)
+            .filter((a) => /^on/i.test(a.name) || /javascript:|data:/i.test(a.value))
+            .map((a) => a.name),
         );
         return { tags: bad.length, handlers };
       });
@@ -139,10 +141,19 @@ describe("XSS corpus on the page", () => {
 
 describe("the script viewer from the sidebar", () => {
   async function managerWithScript(login: string) {
-    const [filter] = await e.db.insert(filters).values({ name: `Тематика ${login}` }).returning();
+    const [filter] = await e.db
+      .insert(filters)
+      .values({ name: `Тематика ${login}` })
+      .returning();
     const manager = await createUser(e.db, { login, displayName: `Оператор ${login}`, gettingFilter: filter.id });
-    const [given] = await e.db.insert(scripts).values({ name: `Скрипт для ${login}`, content: "<p>Текст для оператора</p>" }).returning();
-    const [other] = await e.db.insert(scripts).values({ name: `Чужой для ${login}`, content: "<p>секрет</p>" }).returning();
+    const [given] = await e.db
+      .insert(scripts)
+      .values({ name: `Скрипт для ${login}`, content: "<p>Текст для оператора</p>" })
+      .returning();
+    const [other] = await e.db
+      .insert(scripts)
+      .values({ name: `Чужой для ${login}`, content: "<p>секрет</p>" })
+      .returning();
     await e.db.insert(filterManagers).values({ filterId: filter.id, userId: manager.user.id });
     await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: given.id });
     return { manager, given, other };
@@ -152,8 +163,16 @@ describe("the script viewer from the sidebar", () => {
     const manager = await createUser(e.db, { login: "beside", displayName: "Оператор beside" });
     const { base } = await createBase(e.db, { count: 3 });
     const s = await statusesByText(e.db);
-    const [template] = await e.db.insert(templates).values({ name: "Анкета рядом", templateFields: JSON.stringify([{ label: "Сумма", type: "text" }]) }).returning();
-    const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id], templateId: template.id });
+    const [template] = await e.db
+      .insert(templates)
+      .values({ name: "Анкета рядом", templateFields: JSON.stringify([{ label: "Сумма", type: "text" }]) })
+      .returning();
+    const filter = await createFilterRow(e.db, {
+      managerIds: [manager.user.id],
+      databaseIds: [base.id],
+      statusIds: [s["Перезвонить"].id],
+      templateId: template.id,
+    });
     const [script] = await e.db.insert(scripts).values({ name: "Скрипт рядом", content: "<p>Здравствуйте, это скрипт</p>" }).returning();
     await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: script.id });
     await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
@@ -314,9 +333,15 @@ describe("a long script", () => {
   const expected = { scrolled: true, endInView: true, covers: true, over: true, copyBlocked: true };
 
   async function managerWithLongScript(login: string) {
-    const [filter] = await e.db.insert(filters).values({ name: `Тематика ${login}` }).returning();
+    const [filter] = await e.db
+      .insert(filters)
+      .values({ name: `Тематика ${login}` })
+      .returning();
     const manager = await createUser(e.db, { login, displayName: `Оператор ${login}`, gettingFilter: filter.id });
-    const [script] = await e.db.insert(scripts).values({ name: `Длинный скрипт ${login}`, content: LONG_SCRIPT }).returning();
+    const [script] = await e.db
+      .insert(scripts)
+      .values({ name: `Длинный скрипт ${login}`, content: LONG_SCRIPT })
+      .returning();
     await e.db.insert(filterManagers).values({ filterId: filter.id, userId: manager.user.id });
     await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: script.id });
     return { manager, script };
@@ -373,7 +398,9 @@ describe("blocked inspection shortcuts", () => {
       }, keys);
       expect(prevented).toBe(true);
     }
-    const plain = await page.evaluate(() => !document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "a", bubbles: true, cancelable: true })));
+    const plain = await page.evaluate(
+      () => !document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "a", bubbles: true, cancelable: true })),
+    );
     expect(plain).toBe(false);
   });
 

@@ -13,7 +13,11 @@ afterAll(async () => {
 
 const stored = async () => {
   const [row] = await e.db.select().from(settings);
-  return { removeDuplicatesInBase: row.removeDuplicatesInBase, removeDuplicatesAcrossBases: row.removeDuplicatesAcrossBases, defaultInfo: row.defaultInfo };
+  return {
+    removeDuplicatesInBase: row.removeDuplicatesInBase,
+    removeDuplicatesAcrossBases: row.removeDuplicatesAcrossBases,
+    defaultInfo: row.defaultInfo,
+  };
 };
 
 describe.each([true, false])("/basesettings with JavaScript %s", (javaScript) => {

@@ -43,9 +43,12 @@ async function managerWithPhone(options: { sipLogin?: string; path?: string } = 
 
 async function expectText(page: Page, testId: string, text: string, timeout = 15_000) {
   const locator = page.locator(`[data-testid=${testId}]`);
-  await locator.filter({ hasText: text }).waitFor({ timeout }).catch(async () => {
-    throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.textContent().catch(() => null)}"`);
-  });
+  await locator
+    .filter({ hasText: text })
+    .waitFor({ timeout })
+    .catch(async () => {
+      throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.textContent().catch(() => null)}"`);
+    });
 }
 
 /** The remote party's audio is attached and playing in this page. */
@@ -191,10 +194,11 @@ async function managerWithLead(phone: string, options: { sip?: boolean; javaScri
   extension += 1;
   const sipLogin = String(extension);
   const manager = await createUser(e.db, sip_ ? { sipLogin, sipPassword: `sip-${sipLogin}` } : {});
-  const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
-  await e.db
-    .insert(contacts)
-    .values({ databaseId: base.id, name: "Иван Петров", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" });
+  const [base] = await e.db
+    .insert(databases)
+    .values({ name: `База ${sipLogin}`, contactsCount: 1 })
+    .returning();
+  await e.db.insert(contacts).values({ databaseId: base.id, name: "Иван Петров", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" });
   const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
   await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
   const page = await e.newPage({ javaScript: options.javaScript ?? true });
@@ -273,9 +277,7 @@ describe("Позвонить on the lead panel", () => {
     expect(invites()).toBe(1);
 
     // The Russian layout: the same physical key types «с»; KeyboardEvent.code is still KeyC. It hangs up.
-    await a.page.evaluate(() =>
-      document.dispatchEvent(new KeyboardEvent("keydown", { code: "KeyC", key: "с", bubbles: true, cancelable: true })),
-    );
+    await a.page.evaluate(() => document.dispatchEvent(new KeyboardEvent("keydown", { code: "KeyC", key: "с", bubbles: true, cancelable: true })));
     await expectText(a.page, "call-state", "Звонок завершён");
     await expectText(b.page, "softphone-state", "Звонок завершён");
     expect(invites()).toBe(1);
@@ -361,7 +363,12 @@ describe("a SIP server that is down", () => {
     await expectText(page, "softphone-state", "Телефон не подключён");
     await page.click("[data-testid=test-call]");
     // Not a vague Ошибка набора (issue 31): the phone is down, or reconnecting at that moment.
-    await expect(page.locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон (не подключён|подключается)/ }).first().waitFor()).resolves.toBeUndefined();
+    await expect(
+      page
+        .locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон (не подключён|подключается)/ })
+        .first()
+        .waitFor(),
+    ).resolves.toBeUndefined();
 
     // The PBX comes back: the softphone reconnects on its own (every 5 s) and registers.
     late = await startSipServer({ port });

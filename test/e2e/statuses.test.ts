@@ -76,7 +76,9 @@ describe.each([true, false])("/edit-statuses with JavaScript %s", (javaScript) =
     // Technical goes first, report goes last.
     await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Технический статус" }));
     await expect.poll(() => rowByText(page, `Автоответчик ${javaScript}`).getAttribute("data-kind")).toBe("технический");
-    const kinds = await page.locator("[data-testid=visible-statuses] [data-testid=status-row]").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")));
+    const kinds = await page
+      .locator("[data-testid=visible-statuses] [data-testid=status-row]")
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")));
     const texts = await rowTexts(page, "[data-testid=visible-statuses]");
     expect(kinds.lastIndexOf("технический")).toBeLessThan(kinds.indexOf("обычный"));
     expect(texts.indexOf(`Автоответчик ${javaScript}`)).toBeLessThan(kinds.indexOf("обычный"));
@@ -84,9 +86,9 @@ describe.each([true, false])("/edit-statuses with JavaScript %s", (javaScript) =
     await expect.poll(() => rowByText(page, `Автоответчик ${javaScript}`).getAttribute("data-kind")).toBe("обычный");
     await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Отчётный статус" }));
     await expect.poll(async () => (await rowTexts(page, "[data-testid=visible-statuses]")).at(-1)).toBe(`Автоответчик ${javaScript}`);
-    await expect.poll(() => 
-      rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Отчётный статус" }).getAttribute("aria-pressed"),
-    ).toBe("true");
+    await expect
+      .poll(() => rowByText(page, `Автоответчик ${javaScript}`).getByRole("button", { name: "Отчётный статус" }).getAttribute("aria-pressed"))
+      .toBe("true");
 
     // Deleting asks first (issue 17).
     await clickAndSettle(page, rowByText(page, `Автоответчик ${javaScript}`).getByRole("link", { name: "Удалить" }));

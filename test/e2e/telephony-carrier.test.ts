@@ -34,7 +34,12 @@ const { e, stack, media, startCarrier } = useCallPath("carrier", SECRET, {
 function messagesStarting(trace: string, start: RegExp): string[] {
   return trace
     .split(/^-{20,}.*$/m)
-    .map((part) => part.trim().replace(/^UDP message (?:sent|received)[^\n]*\n/, "").trim())
+    .map((part) =>
+      part
+        .trim()
+        .replace(/^UDP message (?:sent|received)[^\n]*\n/, "")
+        .trim(),
+    )
     .filter((part) => start.test(part.split("\n")[0]));
 }
 const cseqOf = (message: string) => Number(/^CSeq:\s*(\d+)/im.exec(message)![1]);
@@ -191,7 +196,12 @@ describe("a recorded call (issue 28)", () => {
       const talkMs = call.endedAt!.getTime() - call.answeredAt!.getTime();
       const { rate, channels } = decodeRecording(pathModule.join(e.app.deps.recordings.folder.audio, call.recordingFile!));
       expect(Math.abs(channels[0].length / rate - talkMs / 1000), `recording ${channels[0].length / rate} s, talk ${talkMs} ms`).toBeLessThan(0.5);
-      const shares = { managerOwn: toneShare(channels[0], rate, 440), managerOther: toneShare(channels[0], rate, 1000), clientOwn: toneShare(channels[1], rate, 1000), clientOther: toneShare(channels[1], rate, 440) };
+      const shares = {
+        managerOwn: toneShare(channels[0], rate, 440),
+        managerOther: toneShare(channels[0], rate, 1000),
+        clientOwn: toneShare(channels[1], rate, 1000),
+        clientOther: toneShare(channels[1], rate, 440),
+      };
       const said = JSON.stringify(shares);
       // The manager's tone went through Chromium's audio processing (its fake microphone feeds WebRTC's noise
       // suppression and gain control): measured 0.62 of its channel here, the client's plain tone 0.98.
@@ -201,7 +211,11 @@ describe("a recorded call (issue 28)", () => {
       expect(shares.clientOther, said).toBeLessThan(0.05);
       if (process.env.DEBUG_RECORDINGS) console.log(said, "recording", channels[0].length / rate, "s, talk", talkMs, "ms");
       // rtpengine's pcap is gone once converted.
-      expect(fs.readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps")).filter((f) => f.startsWith(`${escapedCallId(call.sipCallId!)}-`))).toEqual([]);
+      expect(
+        fs
+          .readdirSync(pathModule.join(e.app.deps.recordings.folder.spool, "pcaps"))
+          .filter((f) => f.startsWith(`${escapedCallId(call.sipCallId!)}-`)),
+      ).toEqual([]);
     } finally {
       media.speak(null);
       await browser.close();
@@ -321,7 +335,9 @@ describe("live listening from /users (issue 28)", () => {
     for (let attempt = 0; attempt < 3; attempt++) {
       const output = await elementOutput(page, label);
       const meanSquare = output.samples.reduce((sum, x) => sum + x * x, 0) / output.samples.length;
-      const levels = Object.fromEntries(hz.map((f) => [f, Number(Math.sqrt((toneShare(output.samples, output.rate, f) || 0) * meanSquare).toFixed(4))]));
+      const levels = Object.fromEntries(
+        hz.map((f) => [f, Number(Math.sqrt((toneShare(output.samples, output.rate, f) || 0) * meanSquare).toFixed(4))]),
+      );
       const state = `paused ${output.paused}, readyState ${output.readyState}, currentTime +${output.advanced.toFixed(2)} s in ${output.elapsed.toFixed(2)} s`;
       played = { playing: output.playing, levels, state };
       if (process.env.DEBUG_LISTEN) console.log(label, JSON.stringify(played));
@@ -344,7 +360,8 @@ describe("live listening from /users (issue 28)", () => {
     expect(played.levels[client], said).toBeGreaterThan(AUDIBLE);
     expect(played.levels[absent], said).toBeLessThan(SILENT);
   }
-  const sessionsOf = (managerId: number) => e.db.select().from(listenSessions).where(eq(listenSessions.managerId, managerId)).orderBy(listenSessions.id);
+  const sessionsOf = (managerId: number) =>
+    e.db.select().from(listenSessions).where(eq(listenSessions.managerId, managerId)).orderBy(listenSessions.id);
   async function adminOn(credentials: { login: string; password: string; accessKey: string }, browser?: Browser) {
     const page = browser ? await (await browser.newContext({ baseURL: e.baseUrl })).newPage() : await e.newPage();
     await watchPeerConnections(page);
@@ -383,7 +400,11 @@ describe("live listening from /users (issue 28)", () => {
     // in has it, and /users told to look again. The listening goes on, and the element still plays both people.
     await e.db
       .update(calls)
-      .set({ startedAt: sql`started_at - interval '100 seconds'`, answeredAt: sql`answered_at - interval '100 seconds'`, lastSeenAt: sql`last_seen_at - interval '100 seconds'` })
+      .set({
+        startedAt: sql`started_at - interval '100 seconds'`,
+        answeredAt: sql`answered_at - interval '100 seconds'`,
+        lastSeenAt: sql`last_seen_at - interval '100 seconds'`,
+      })
       .where(eq(calls.userId, a.manager.user.id));
     await e.app.deps.hub.presenceChanged();
     await new Promise((r) => setTimeout(r, 1_000));
@@ -420,12 +441,17 @@ describe("live listening from /users (issue 28)", () => {
     expect(await partiesNow()).toContain(secondTag);
     expect(await partiesNow()).not.toContain(firstTag);
     expect(await partiesNow()).not.toContain(listening.relayTag);
-    await admin.evaluate((sessionId) => fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "stop", sessionId: String(sessionId) }) }), twice[1]);
+    await admin.evaluate(
+      (sessionId) => fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "stop", sessionId: String(sessionId) }) }),
+      twice[1],
+    );
     expect(await partiesNow()).not.toContain(secondTag);
     await row.locator("[data-testid=listen-stop]").click();
     await row.locator("[data-testid=listen]").waitFor();
     expect(await admin.locator("audio[data-relay-leg]").count()).toBe(0);
-    await expect.poll(() => sessionsOf(a.manager.user.id)).toEqual([0, 1, 2].map(() => expect.objectContaining({ callId: call.id, endedAt: expect.any(Date) })));
+    await expect
+      .poll(() => sessionsOf(a.manager.user.id))
+      .toEqual([0, 1, 2].map(() => expect.objectContaining({ callId: call.id, endedAt: expect.any(Date) })));
     expect(listening.adminId).not.toBeNull();
 
     // Listening again, then the hang-up: the admin's page says the call ended, and rtpengine lets it all go at once.
@@ -463,7 +489,8 @@ describe("live listening from /users (issue 28)", () => {
           const r = control.getBoundingClientRect();
           if (r.width === 0 || r.height === 0) continue;
           const name = (control.textContent || control.getAttribute("aria-label") || control.tagName).trim().slice(0, 30);
-          if (r.left < notice.right && notice.left < r.right && r.top < notice.bottom && notice.top < r.bottom) out.push(`the notice covers «${name}»`);
+          if (r.left < notice.right && notice.left < r.right && r.top < notice.bottom && notice.top < r.bottom)
+            out.push(`the notice covers «${name}»`);
           const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
           if (top && !control.contains(top) && !top.contains(control)) out.push(`«${name}» lies under ${top.tagName}`);
         }
@@ -530,7 +557,10 @@ describe("live listening from /users (issue 28)", () => {
     const partiesNow = () => relayParties(stack.ports.ng, call.sipCallId!);
     const [whispering] = await sessionsOf(a.manager.user.id);
     expect(await partiesNow()).toEqual(expect.arrayContaining([whispering.relayTag, whispering.hearTag]));
-    await a.page.evaluate((sessionId) => fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "hear", sessionId: String(sessionId) }) }), whispering.id);
+    await a.page.evaluate(
+      (sessionId) => fetch("/listen", { method: "POST", body: new URLSearchParams({ intent: "hear", sessionId: String(sessionId) }) }),
+      whispering.id,
+    );
     const [heardAgain] = await sessionsOf(a.manager.user.id);
     expect(heardAgain.hearTag).not.toBe(whispering.hearTag);
     expect(await partiesNow()).toContain(heardAgain.hearTag);
@@ -572,7 +602,11 @@ describe("live listening from /users (issue 28)", () => {
     const other = await adminOn(second);
     const rowOf = (page: Page, m: typeof a) => page.locator(`[data-testid=online-row-${m.manager.user.login}]`);
     // The first admin listens to both calls, the second to the first call.
-    for (const [page, m] of [[first, a], [first, b], [other, a]] as const) {
+    for (const [page, m] of [
+      [first, a],
+      [first, b],
+      [other, a],
+    ] as const) {
       await rowOf(page, m).locator("[data-testid=listen]").click();
       await rowOf(page, m).locator("[data-testid=listen-stop]").waitFor();
     }
@@ -586,10 +620,12 @@ describe("live listening from /users (issue 28)", () => {
     // The first admin's «Стоп» on the first call ends his listening only.
     await rowOf(first, a).locator("[data-testid=listen-stop]").click();
     await rowOf(first, a).locator("[data-testid=listen]").waitFor();
-    await expect.poll(async () => (await sessionsOf(a.manager.user.id)).map((s) => [s.adminId, s.endedAt !== null])).toEqual([
-      [firstId, true],
-      [second.user.id, false],
-    ]);
+    await expect
+      .poll(async () => (await sessionsOf(a.manager.user.id)).map((s) => [s.adminId, s.endedAt !== null]))
+      .toEqual([
+        [firstId, true],
+        [second.user.id, false],
+      ]);
     const stillHeard = await partiesHeard(other, 0);
     await grows(() => partiesHeard(other, 0), stillHeard + 10);
     await expectParties(other, `listening ${a.manager.user.login}`, 440, 1000, 660);
@@ -607,7 +643,9 @@ describe("live listening from /users (issue 28)", () => {
     await expect.poll(async () => (await sessionsOf(a.manager.user.id)).map((s) => s.endedAt !== null)).toEqual([true, true]);
     await expect.poll(partiesOfA).not.toContain(otherOnA.relayTag);
     await rowOf(first, b).locator("[data-testid=listen-stop]").click();
-    await expect.poll(async () => [...(await sessionsOf(a.manager.user.id)), ...(await sessionsOf(b.manager.user.id))].every((s) => s.endedAt)).toBe(true);
+    await expect
+      .poll(async () => [...(await sessionsOf(a.manager.user.id)), ...(await sessionsOf(b.manager.user.id))].every((s) => s.endedAt))
+      .toBe(true);
     // A row for each listening, with its own from and until.
     [firstOnA, otherOnA] = await sessionsOf(a.manager.user.id);
     const [firstOnB] = await sessionsOf(b.manager.user.id);
@@ -727,7 +765,14 @@ describe("a browser killed mid-call", () => {
       const killedAt = Date.now();
       process.kill(-server.process().pid!, "SIGKILL");
       await carrier.waitForMessage(/BYE sip:carrier@/, 10_000).catch((error) => {
-        throw new Error(`run ${run}: ${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|BYE/i.test(l)).slice(-20).join("\n")}`);
+        throw new Error(
+          `run ${run}: ${error.message.slice(0, 200)}\n${stack.kamailio
+            .log()
+            .split("\n")
+            .filter((l) => /websocket|closed|ERROR|WARN|BYE/i.test(l))
+            .slice(-20)
+            .join("\n")}`,
+        );
       });
       const byeAt = Date.now();
       expect(byeAt - killedAt, `run ${run}`).toBeLessThan(10_000);

@@ -16,8 +16,13 @@ const SECRET = "telephony-e2e-shared-secret-0123456789";
 // (a number of the trunk) that rings one manager.
 const TRUNK = { login: "trunk-login", password: "trunk-secret-1", callerId: "380441234567" };
 const DID = { number: "380449990000", extension: "4900" };
-const { e, stack, media, startCarrier } = useCallPath("telephony", SECRET, { ringTimeoutSeconds: 6, callerId: TRUNK.callerId,
-  trunkLogin: TRUNK.login, trunkPassword: TRUNK.password, dids: { [DID.number]: DID.extension } });
+const { e, stack, media, startCarrier } = useCallPath("telephony", SECRET, {
+  ringTimeoutSeconds: 6,
+  callerId: TRUNK.callerId,
+  trunkLogin: TRUNK.login,
+  trunkPassword: TRUNK.password,
+  dids: { [DID.number]: DID.extension },
+});
 
 /** A manager whose current lead has `phone`, logged in on /leadpanel, softphone registered through Kamailio. */
 const managerWithLead = (phone: string, options: ManagerOptions = {}) => managerWithLeadOn(e, stack, phone, options);
@@ -132,7 +137,12 @@ describe("Kamailio stopped before the page loads", () => {
       await expectText(a.page, "call-state", "Телефон не подключён");
       // Greyed and saying why (issue 31); it may be reconnecting at that moment.
       await a.page.click("[data-testid=call-button]", { force: true });
-      await expect(a.page.locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ }).first().waitFor()).resolves.toBeUndefined();
+      await expect(
+        a.page
+          .locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ })
+          .first()
+          .waitFor(),
+      ).resolves.toBeUndefined();
     } finally {
       await stack.startKamailio();
     }
@@ -168,7 +178,14 @@ describe("Kamailio stopped in the middle of a call", () => {
     // The carrier's leg outlived the old Kamailio. The new one read the call back (written at shutdown) and,
     // its browser being gone with the old WebSocket, hangs up at the carrier (decision 029).
     await carrier.waitForMessage(/BYE sip:carrier@/, 40_000).catch((error) => {
-      throw new Error(`${error.message.slice(0, 300)}\n${stack.kamailio.log().split("\n").filter((l) => /dlg|dialog|htable|stale|db_text|ERROR|WARN/i.test(l)).slice(-30).join("\n")}`);
+      throw new Error(
+        `${error.message.slice(0, 300)}\n${stack.kamailio
+          .log()
+          .split("\n")
+          .filter((l) => /dlg|dialog|htable|stale|db_text|ERROR|WARN/i.test(l))
+          .slice(-30)
+          .join("\n")}`,
+      );
     });
     await stack.kamailio.waitForLog(/ending call \S+ left over from before the restart/);
     await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
@@ -179,32 +196,35 @@ describe("a trunk whose carrier demands digest authentication", () => {
   it.each([
     [407, "Proxy Authentication Required", "Proxy-Authorization"],
     [401, "Unauthorized", "Authorization"],
-  ] as const)("answers the carrier's %i with the trunk login's digest and sends the caller ID in From and P-Asserted-Identity", async (code, reason, header) => {
-    const carrier = await startCarrier({ answer: { challenge: code } });
-    const digits = code === 407 ? "380670000011" : "380670000013";
-    const a = await managerWithLead(`+${digits}`);
-    await a.page.click("[data-testid=call-button]");
-    await carrier.waitForMessage(new RegExp(`SIP/2.0 ${code} ${reason}`));
-    // The repeated INVITE: the carrier's own check of the digest, done here with the trunk's password.
-    const authorised = await carrier.waitForMessage(new RegExp(`INVITE sip:${digits}@[^\\n]*\\n(?:[^\\n]+\\n)*?${header}:[^\\n]*`));
-    const credentials = authorised.split("\n").find((line) => line.startsWith(`${header}:`))!;
-    const field = (name: string) => credentials.match(new RegExp(`${name}="?([^",]*)"?`))?.[1] ?? "";
-    expect({ username: field("username"), realm: field("realm") }).toEqual({ username: TRUNK.login, realm: "carrier.example" });
-    const md5 = (text: string) => createHash("md5").update(text).digest("hex");
-    const expected = md5(`${md5(`${TRUNK.login}:carrier.example:${TRUNK.password}`)}:${field("nonce")}:${md5(`INVITE:${field("uri")}`)}`);
-    expect(field("response")).toBe(expected);
-    expect(authorised).not.toContain(TRUNK.password);
-    // The client sees the trunk's number, never the manager's extension.
-    const headers = authorised.split("\n");
-    expect(headers.find((h) => /^From:/i.test(h))).toMatch(new RegExp(`<sip:${TRUNK.callerId}@`));
-    expect(headers.find((h) => /^P-Asserted-Identity:/i.test(h))).toMatch(new RegExp(`<sip:${TRUNK.callerId}@`));
-    expect(authorised).not.toMatch(new RegExp(`sip:${a.sipLogin}@`));
-    await expectText(a.page, "call-state", `Разговор: ${digits}`);
-    await a.page.click("[data-testid=hang-up-button]");
-    await expectText(a.page, "call-state", "Звонок завершён");
-    await carrier.waitForMessage(/BYE sip:carrier@/);
-    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", number: digits });
-  });
+  ] as const)(
+    "answers the carrier's %i with the trunk login's digest and sends the caller ID in From and P-Asserted-Identity",
+    async (code, reason, header) => {
+      const carrier = await startCarrier({ answer: { challenge: code } });
+      const digits = code === 407 ? "380670000011" : "380670000013";
+      const a = await managerWithLead(`+${digits}`);
+      await a.page.click("[data-testid=call-button]");
+      await carrier.waitForMessage(new RegExp(`SIP/2.0 ${code} ${reason}`));
+      // The repeated INVITE: the carrier's own check of the digest, done here with the trunk's password.
+      const authorised = await carrier.waitForMessage(new RegExp(`INVITE sip:${digits}@[^\\n]*\\n(?:[^\\n]+\\n)*?${header}:[^\\n]*`));
+      const credentials = authorised.split("\n").find((line) => line.startsWith(`${header}:`))!;
+      const field = (name: string) => credentials.match(new RegExp(`${name}="?([^",]*)"?`))?.[1] ?? "";
+      expect({ username: field("username"), realm: field("realm") }).toEqual({ username: TRUNK.login, realm: "carrier.example" });
+      const md5 = (text: string) => createHash("md5").update(text).digest("hex");
+      const expected = md5(`${md5(`${TRUNK.login}:carrier.example:${TRUNK.password}`)}:${field("nonce")}:${md5(`INVITE:${field("uri")}`)}`);
+      expect(field("response")).toBe(expected);
+      expect(authorised).not.toContain(TRUNK.password);
+      // The client sees the trunk's number, never the manager's extension.
+      const headers = authorised.split("\n");
+      expect(headers.find((h) => /^From:/i.test(h))).toMatch(new RegExp(`<sip:${TRUNK.callerId}@`));
+      expect(headers.find((h) => /^P-Asserted-Identity:/i.test(h))).toMatch(new RegExp(`<sip:${TRUNK.callerId}@`));
+      expect(authorised).not.toMatch(new RegExp(`sip:${a.sipLogin}@`));
+      await expectText(a.page, "call-state", `Разговор: ${digits}`);
+      await a.page.click("[data-testid=hang-up-button]");
+      await expectText(a.page, "call-state", "Звонок завершён");
+      await carrier.waitForMessage(/BYE sip:carrier@/);
+      expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", number: digits });
+    },
+  );
 });
 
 describe("call controls in the lead panel (issue 15 part 2)", () => {
@@ -282,9 +302,9 @@ describe("the microphone choice", () => {
     await expectText(a.page, "call-state", "Звонок завершён");
     const select = a.page.getByRole("combobox", { name: "Микрофон" });
     await select.waitFor();
-    const options = await select.locator("option").evaluateAll((all) =>
-      all.map((option) => ({ value: (option as HTMLOptionElement).value, label: option.textContent ?? "" })),
-    );
+    const options = await select
+      .locator("option")
+      .evaluateAll((all) => all.map((option) => ({ value: (option as HTMLOptionElement).value, label: option.textContent ?? "" })));
     const chosen = options.filter((option) => option.value !== "").at(-1)!;
     expect(chosen).toBeTruthy();
     await select.selectOption(chosen.value);
@@ -357,7 +377,14 @@ describe("a browser that dies mid-call", () => {
     const cdp = await a.page.context().newCDPSession(a.page);
     void cdp.send("Page.crash").catch(() => {});
     await stack.kamailio.waitForLog(/browser connection \S+ closed mid-call/, 20_000).catch((error) => {
-      throw new Error(`${error.message.slice(0, 200)}\n${stack.kamailio.log().split("\n").filter((l) => /websocket|closed|ERROR|WARN|dlg|BYE/i.test(l)).slice(-30).join("\n")}`);
+      throw new Error(
+        `${error.message.slice(0, 200)}\n${stack.kamailio
+          .log()
+          .split("\n")
+          .filter((l) => /websocket|closed|ERROR|WARN|dlg|BYE/i.test(l))
+          .slice(-30)
+          .join("\n")}`,
+      );
     });
     await carrier.waitForMessage(/BYE sip:carrier@/, 20_000);
     // The crashed page never ended its call in the log: the proxy did, as answered, with no sweep needed.

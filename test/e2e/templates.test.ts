@@ -26,7 +26,8 @@ async function openPage(javaScript: boolean) {
 const noReload = (page: Page) => page.evaluate(() => (window as unknown as { __noReload?: boolean }).__noReload);
 const storedTemplate = async (name: string) => (await e.db.select().from(templates)).find((t) => t.name === name);
 const storedLink = async (name: string) => (await e.db.select().from(links)).find((l) => l.name === name);
-const card = (page: Page, name: string) => page.locator("[data-testid=template-card]").filter({ has: page.getByRole("heading", { name, exact: true }) });
+const card = (page: Page, name: string) =>
+  page.locator("[data-testid=template-card]").filter({ has: page.getByRole("heading", { name, exact: true }) });
 const linkCard = (page: Page, name: string) => page.locator("[data-testid=link-card]").filter({ hasText: name });
 
 describe.each([true, false])("/leadTemplate templates with JavaScript %s", (javaScript) => {
@@ -79,7 +80,9 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     expect(await card(page, name).getByRole("switch").textContent()).toBe("Активирован");
 
     // Edit: existing fields open locked; unlock one and rename it.
-    await card(page, name).getByRole("link", { name: `Изменить шаблон ${name}` }).click();
+    await card(page, name)
+      .getByRole("link", { name: `Изменить шаблон ${name}` })
+      .click();
     await dialog.waitFor();
     expect(await dialog.getByLabel("Имя шаблона").inputValue()).toBe(name);
     await fields.nth(1).getByRole("button", { name: "Разблокировать поле" }).click();
@@ -90,7 +93,9 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     await expect.poll(async () => JSON.parse((await storedTemplate(name))!.templateFields)[1]).toEqual({ label: "Примечание", type: "textarea" });
 
     // A field without a name: the server's message, the draft kept.
-    await card(page, name).getByRole("link", { name: `Изменить шаблон ${name}` }).click();
+    await card(page, name)
+      .getByRole("link", { name: `Изменить шаблон ${name}` })
+      .click();
     await fields.nth(0).getByRole("button", { name: "Разблокировать поле" }).click();
     await fields.nth(0).getByLabel("Имя поля").fill("");
     await dialog.getByRole("button", { name: "Сохранить" }).click();
@@ -105,13 +110,17 @@ describe.each([true, false])("/leadTemplate templates with JavaScript %s", (java
     await expect.poll(async () => (await storedTemplate(name))!.isActive).toBe(false);
 
     // Deleting asks first (issue 30): a dialog with JavaScript, a section of the page without; Отмена keeps it.
-    await card(page, name).getByRole("link", { name: `Удалить шаблон ${name}` }).click();
+    await card(page, name)
+      .getByRole("link", { name: `Удалить шаблон ${name}` })
+      .click();
     const question = page.locator("[role=alertdialog][data-testid=delete-template]");
     await (await parsed(question)).getByText(`Шаблон «${name}» будет удалён`).waitFor();
     await question.getByRole("link", { name: "Отмена" }).click();
     await question.waitFor({ state: "detached" });
     expect(await storedTemplate(name)).toBeTruthy();
-    await card(page, name).getByRole("link", { name: `Удалить шаблон ${name}` }).click();
+    await card(page, name)
+      .getByRole("link", { name: `Удалить шаблон ${name}` })
+      .click();
     await question.getByRole("button", { name: "Удалить" }).click();
     await page.getByText("Шаблон удален").first().waitFor();
     await expect.poll(() => card(page, name).count()).toBe(0);
@@ -152,7 +161,9 @@ describe.each([true, false])("/leadTemplate links with JavaScript %s", (javaScri
     expect(await linkCard(page, name).getByRole("switch").textContent()).toBe("Активирован");
 
     const linkId = (await storedLink(name))!.id;
-    await linkCard(page, name).getByRole("link", { name: `Изменить ссылку ${name}` }).click();
+    await linkCard(page, name)
+      .getByRole("link", { name: `Изменить ссылку ${name}` })
+      .click();
     const editForm = page.locator(`[data-testid=link-card][data-link-id="${linkId}"] [data-testid=link-form]`);
     expect(await editForm.getByPlaceholder("Имя ссылки").inputValue()).toBe(name);
     await editForm.getByPlaceholder("Ссылка на ресурс").fill("https://crm2.example.com/");
@@ -166,7 +177,9 @@ describe.each([true, false])("/leadTemplate links with JavaScript %s", (javaScri
     await expect.poll(async () => (await storedLink(name))!.isActive).toBe(false);
 
     // Deleting asks first (issue 17).
-    await linkCard(page, name).getByRole("link", { name: `Удалить ссылку ${name}` }).click();
+    await linkCard(page, name)
+      .getByRole("link", { name: `Удалить ссылку ${name}` })
+      .click();
     const question = page.locator("[data-testid=delete-link]");
     await question.getByText(`Ссылка «${name}» будет удалена. Отменить это нельзя.`).waitFor();
     expect(await storedLink(name)).toBeTruthy();

@@ -78,8 +78,17 @@ beforeAll(async () => {
   // Statuses: text, button text and description.
   const statusIds: number[] = [];
   for (const [i, p] of PAYLOADS.entries()) {
-    const created = await must(await api.post("/api/v1/status").set(auth).send({ text: p, color: "#f59e0b", isHidden: false, description: p, order: 10 + i }), "status");
-    await must(await api.put(`/api/v1/status/${created.id}`).set(auth).send({ text: p, buttonText: p, color: "#1d4ed8", description: p }), "status put");
+    const created = await must(
+      await api
+        .post("/api/v1/status")
+        .set(auth)
+        .send({ text: p, color: "#f59e0b", isHidden: false, description: p, order: 10 + i }),
+      "status",
+    );
+    await must(
+      await api.put(`/api/v1/status/${created.id}`).set(auth).send({ text: p, buttonText: p, color: "#1d4ed8", description: p }),
+      "status put",
+    );
     statusIds.push(created.id);
   }
   const seeded = (await api.get("/api/v1/status").set(auth)).body as Array<{ id: number; text: string; isReportStatus: boolean }>;
@@ -88,9 +97,18 @@ beforeAll(async () => {
 
   // Links: the name, and the payload inside an (allowed) https address.
   for (const p of PAYLOADS) {
-    await must(await api.post("/api/v1/links").set(auth).send({ name: p, link: `https://example.com/?q=${p}`, isActive: true }), "link");
+    await must(
+      await api
+        .post("/api/v1/links")
+        .set(auth)
+        .send({ name: p, link: `https://example.com/?q=${p}`, isActive: true }),
+      "link",
+    );
   }
-  await must(await api.post("/api/v1/links").set(auth).send({ name: "кавычки", link: `https://example.com/"onmouseover="__x=1`, isActive: true }), "link");
+  await must(
+    await api.post("/api/v1/links").set(auth).send({ name: "кавычки", link: `https://example.com/"onmouseover="__x=1`, isActive: true }),
+    "link",
+  );
   // A link to anything but http(s) is refused outright.
   for (const bad of ["javascript:__x=1", "JaVaScRiPt:__x=1", "data:text/html,<script>__x=1</script>", "vbscript:msgbox(1)"]) {
     const res = await api.post("/api/v1/links").set(auth).send({ name: "плохая", link: bad, isActive: true });
@@ -111,12 +129,29 @@ beforeAll(async () => {
   );
   ids.templateId = template.id;
   for (const p of PAYLOADS.slice(1)) {
-    await must(await api.post("/api/v1/templates").set(auth).send({ name: p, isActive: true, templateFields: JSON.stringify([{ label: p, type: "text" }]) }), "template");
+    await must(
+      await api
+        .post("/api/v1/templates")
+        .set(auth)
+        .send({ name: p, isActive: true, templateFields: JSON.stringify([{ label: p, type: "text" }]) }),
+      "template",
+    );
   }
 
   // Scripts: names (the sidebar, the list, the viewer's title).
   const scriptIds: number[] = [];
-  for (const p of PAYLOADS) scriptIds.push((await must(await api.post("/api/v1/scripts").set(auth).send({ name: p, content: `<p>${"текст"}</p>` }), "script")).id);
+  for (const p of PAYLOADS)
+    scriptIds.push(
+      (
+        await must(
+          await api
+            .post("/api/v1/scripts")
+            .set(auth)
+            .send({ name: p, content: `<p>${"текст"}</p>` }),
+          "script",
+        )
+      ).id,
+    );
   ids.scriptId = scriptIds[0];
 
   // An import: contact fields (name, city, address, extra fields) and the base name.
@@ -128,15 +163,27 @@ beforeAll(async () => {
     .set(auth)
     .attach("file", file, "xss.xlsx")
     .field("name", PAYLOADS[2])
-    .field("mappings", JSON.stringify(["name", "phone", "city", "address", "additionalInfo1", "additionalInfo2", "additionalInfo3", "additionalInfo4"]))
+    .field(
+      "mappings",
+      JSON.stringify(["name", "phone", "city", "address", "additionalInfo1", "additionalInfo2", "additionalInfo3", "additionalInfo4"]),
+    )
     .field("hasHeader", "true");
   await must(imported, "import");
   // More base names (a one-row file each).
   for (const [i, p] of PAYLOADS.entries()) {
     if (i === 2) continue;
-    const one = await buildXlsx([["ФИО", "Телефон"], [`Другой ${i}`, `+38067${String(1000000 + i)}`]]);
+    const one = await buildXlsx([
+      ["ФИО", "Телефон"],
+      [`Другой ${i}`, `+38067${String(1000000 + i)}`],
+    ]);
     await must(
-      await api.post("/api/v1/database/import").set(auth).attach("file", one, "one.xlsx").field("name", p).field("mappings", JSON.stringify(["name", "phone"])).field("hasHeader", "true"),
+      await api
+        .post("/api/v1/database/import")
+        .set(auth)
+        .attach("file", one, "one.xlsx")
+        .field("name", p)
+        .field("mappings", JSON.stringify(["name", "phone"]))
+        .field("hasHeader", "true"),
       `import ${i}`,
     );
   }
@@ -150,7 +197,14 @@ beforeAll(async () => {
       await api
         .post("/api/v1/filters")
         .set(auth)
-        .send({ name: p, managers: managers.map((m) => m.id), databases: [ids.baseId], statuses: statusIds, scripts: scriptIds, template: ids.templateId }),
+        .send({
+          name: p,
+          managers: managers.map((m) => m.id),
+          databases: [ids.baseId],
+          statuses: statusIds,
+          scripts: scriptIds,
+          template: ids.templateId,
+        }),
       "filter",
     );
     filterIds.push(filter.id);
@@ -159,32 +213,52 @@ beforeAll(async () => {
 
   // The settings text.
   await must(
-    await api.post("/api/v1/database/settings").set(auth).send({ removeDuplicatesInBase: false, removeDuplicatesAcrossBases: false, defaultInfo: PAYLOADS.join("\n") }),
+    await api
+      .post("/api/v1/database/settings")
+      .set(auth)
+      .send({ removeDuplicatesInBase: false, removeDuplicatesAcrossBases: false, defaultInfo: PAYLOADS.join("\n") }),
     "settings",
   );
 
   // Exports: names.
-  for (const p of PAYLOADS) await must(await api.post("/api/v1/database/exports").set(auth).send({ name: p, databaseIds: [ids.baseId], statusIds: [statusIds[0]] }), "export");
+  for (const p of PAYLOADS)
+    await must(
+      await api
+        .post("/api/v1/database/exports")
+        .set(auth)
+        .send({ name: p, databaseIds: [ids.baseId], statusIds: [statusIds[0]] }),
+      "export",
+    );
 
   // A report with the payloads as its application text, some presses for the statistics, and a payout covering it.
   await must(await api.put("/api/v1/payments/rates").set(auth).send({ withPassport: 5, withoutPassport: 3 }), "rates");
   const managerToken = await e.tokenFor(ids.manager);
   const mAuth = bearer(managerToken);
   await must(await api.post(`/api/v1/filters/${ids.filterId}/${ids.manager.id}/${ids.manager.login}`).set(mAuth), "choose");
-  let lead = (await api.get("/api/v1/database/filtered-lead").query({ filterId: ids.filterId, userId: ids.manager.id }).set(mAuth)).body as { id: number };
-  lead = (
-    await must(
-      await api
-        .put("/api/v1/status/update-and-get-lead")
-        .set(mAuth)
-        .send({ statusText: report.text, contactId: lead.id, userId: ids.manager.id, passport: PAYLOADS[3], filterId: ids.filterId, clientInfo: PAYLOADS.join("\n") }),
-      "report",
-    )
-  ) as unknown as { id: number };
+  let lead = (await api.get("/api/v1/database/filtered-lead").query({ filterId: ids.filterId, userId: ids.manager.id }).set(mAuth)).body as {
+    id: number;
+  };
+  lead = (await must(
+    await api
+      .put("/api/v1/status/update-and-get-lead")
+      .set(mAuth)
+      .send({
+        statusText: report.text,
+        contactId: lead.id,
+        userId: ids.manager.id,
+        passport: PAYLOADS[3],
+        filterId: ids.filterId,
+        clientInfo: PAYLOADS.join("\n"),
+      }),
+    "report",
+  )) as unknown as { id: number };
   for (const p of PAYLOADS.slice(0, 8)) {
     if (!lead?.id) break;
     lead = (await must(
-      await api.put("/api/v1/status/update-and-get-lead").set(mAuth).send({ statusText: p, contactId: lead.id, userId: ids.manager.id, passport: "", filterId: ids.filterId, clientInfo: "" }),
+      await api
+        .put("/api/v1/status/update-and-get-lead")
+        .set(mAuth)
+        .send({ statusText: p, contactId: lead.id, userId: ids.manager.id, passport: "", filterId: ids.filterId, clientInfo: "" }),
       "press",
     )) as unknown as { id: number };
   }
@@ -232,9 +306,9 @@ async function inspect(page: Page) {
         }
       }
     }
-    const injected = Array.from(document.querySelectorAll("iframe, object, embed, base, meta[http-equiv], img[src='x'], body script:not([nonce]):not([src])")).map(
-      (el) => el.outerHTML.slice(0, 80),
-    );
+    const injected = Array.from(
+      document.querySelectorAll("iframe, object, embed, base, meta[http-equiv], img[src='x'], body script:not([nonce]):not([src])"),
+    ).map((el) => el.outerHTML.slice(0, 80));
     // What the user reads: the text, plus what form fields hold (a textarea's value is not innerText).
     const values = Array.from(document.querySelectorAll("input, textarea")).map((el) => (el as HTMLInputElement).value);
     return { flag: w.__x, csp: w.__csp, handlers, injected, text: [document.body.innerText, ...values].join("\n") };
@@ -309,13 +383,11 @@ describe("stored XSS payloads render inert in Chromium", () => {
     for (const [url, least] of pages) {
       if (url.startsWith("/scripts/view/")) continue;
       await page.evaluate((to) => (window as unknown as { __remixRouter: { navigate(to: string): Promise<void> } }).__remixRouter.navigate(to), url);
-      await page.waitForFunction(
-        (to) => {
-          const router = (window as unknown as { __remixRouter: { state: { navigation: { state: string }; location: { pathname: string } } } }).__remixRouter;
-          return router.state.navigation.state === "idle" && router.state.location.pathname === new URL(to, location.href).pathname;
-        },
-        url,
-      );
+      await page.waitForFunction((to) => {
+        const router = (window as unknown as { __remixRouter: { state: { navigation: { state: string }; location: { pathname: string } } } })
+          .__remixRouter;
+        return router.state.navigation.state === "idle" && router.state.location.pathname === new URL(to, location.href).pathname;
+      }, url);
       const state = await inspect(page);
       expect(state.flag, `${url} (client-side)`).toBeUndefined();
       expect(page.dialogs, `${url} (client-side)`).toEqual([]);
@@ -328,7 +400,12 @@ describe("stored XSS payloads render inert in Chromium", () => {
     // Payloads in the address (reflected): search fields echo the query.
     for (const p of PAYLOADS.slice(0, 6)) {
       const q = encodeURIComponent(p);
-      for (const url of [`/searchlead?term=${q}&database=${ids.baseId}`, `/loadedbases?q=${q}`, `/payments?q=${q}`, `/managers?size=${q}&page=${q}`]) {
+      for (const url of [
+        `/searchlead?term=${q}&database=${ids.baseId}`,
+        `/loadedbases?q=${q}`,
+        `/payments?q=${q}`,
+        `/managers?size=${q}&page=${q}`,
+      ]) {
         await expectInert(page, url);
       }
     }
@@ -338,7 +415,11 @@ describe("stored XSS payloads render inert in Chromium", () => {
     await waitForHydration(page);
     const href = await page.locator("a[href*='open=']").first().getAttribute("href");
     expect(href, "a payout to open").toBeTruthy();
-    const detailsText = await expectInert(page, new URL(href!, `${e.baseUrl}/payments/history/${ids.manager.id}`).pathname + new URL(href!, e.baseUrl + `/payments/history/${ids.manager.id}`).search);
+    const detailsText = await expectInert(
+      page,
+      new URL(href!, `${e.baseUrl}/payments/history/${ids.manager.id}`).pathname +
+        new URL(href!, e.baseUrl + `/payments/history/${ids.manager.id}`).search,
+    );
     expectShown("payout details", detailsText, 10);
   }, 480_000);
 

@@ -4,7 +4,20 @@ import zlib from "node:zlib";
 import { afterAll, describe, expect, it } from "vitest";
 import { createDb, type Db } from "../../db/client";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
-import { ADMIN, AROUND_THE_CLOCK, api, createPgDatabase, faultBackend, login, sleep, startServer, runOpsTool, tableChecksums as sums, tempDataDir, type ServerProcess } from "./server";
+import {
+  ADMIN,
+  AROUND_THE_CLOCK,
+  api,
+  createPgDatabase,
+  faultBackend,
+  login,
+  sleep,
+  startServer,
+  runOpsTool,
+  tableChecksums as sums,
+  tempDataDir,
+  type ServerProcess,
+} from "./server";
 import { onPostgres } from "../helpers/backends";
 
 /**

@@ -56,7 +56,13 @@ async function insertInFlight(url: string): Promise<boolean> {
 async function importBegun(server: ServerProcess, token: string): Promise<boolean> {
   const probe = await api(server, "POST", "/database/import", {
     token,
-    form: importForm(await buildXlsx([["ФИО", "Телефон"], ["Проба", "+380671111111"]]), BIG_NAME),
+    form: importForm(
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["Проба", "+380671111111"],
+      ]),
+      BIG_NAME,
+    ),
   });
   if (probe.status === 200) throw new GiveUp("the probe took the name before the big import began");
   return probe.status === 409;
@@ -69,7 +75,7 @@ async function countsInDatabase(): Promise<Array<{ name: string; stored: number;
     const rows = await queryRows<{ name: string; stored: number; real: string | number }>(
       handle.db,
       // The visible bases only: a hidden one (an import under way or abandoned) is no base yet.
-    sql`select d.name, d.contacts_count as stored, (select count(*) from contacts c where c.database_id = d.id) as real
+      sql`select d.name, d.contacts_count as stored, (select count(*) from contacts c where c.database_id = d.id) as real
           from databases d where d.importing_since is null order by d.id`,
     );
     const [{ orphans }] = await queryRows<{ orphans: string | number }>(
@@ -128,13 +134,26 @@ describe("SIGKILL half-way through a large import", { timeout: 120_000 }, () => 
     // the name until its mark is 10 minutes old.
     const small = await api(second, "POST", "/database/import", {
       token: adminToken,
-      form: importForm(await buildXlsx([["ФИО", "Телефон", "Город"], ["Иванов Иван", "+380671234567", "Львов"], ["Петров Пётр", "+380671234568", "Одесса"]]), "Малая база"),
+      form: importForm(
+        await buildXlsx([
+          ["ФИО", "Телефон", "Город"],
+          ["Иванов Иван", "+380671234567", "Львов"],
+          ["Петров Пётр", "+380671234568", "Одесса"],
+        ]),
+        "Малая база",
+      ),
     });
     expect(small.status).toBe(200);
     expect(small.body).toMatchObject({ success: true, message: "База данных успешно импортирована", imported: 2 });
     const sameName = await api(second, "POST", "/database/import", {
       token: adminToken,
-      form: importForm(await buildXlsx([["ФИО", "Телефон"], ["Сидоров Сидор", "+380671234569"]]), BIG_NAME),
+      form: importForm(
+        await buildXlsx([
+          ["ФИО", "Телефон"],
+          ["Сидоров Сидор", "+380671234569"],
+        ]),
+        BIG_NAME,
+      ),
     });
     const nameHeld = Boolean(big) || Boolean(backend.pg);
     expect(sameName.status).toBe(nameHeld ? 409 : 200);

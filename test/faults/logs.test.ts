@@ -27,7 +27,10 @@ describe("the server's log", () => {
     const ids = [page.headers.get("x-request-id"), api.headers.get("x-request-id")];
     await sleep(300); // the line is written when the answer ends
 
-    const lines = server.output().split("\n").filter((line) => ids.some((id) => id && line.includes(id)));
+    const lines = server
+      .output()
+      .split("\n")
+      .filter((line) => ids.some((id) => id && line.includes(id)));
     expect(lines).toHaveLength(2);
     const [pageLine, apiLine] = lines.map((line) => JSON.parse(line));
     expect(pageLine).toMatchObject({ reqId: ids[0], msg: "request", method: "GET", path: "/auth", route: "/auth", status: 200 });

@@ -116,26 +116,23 @@ describe.skipIf(Boolean(process.env.TEST_DATABASE_URL))("PGlite: two processes o
     },
   );
 
-  it.runIf(fs.existsSync("/proc/self/stat"))(
-    "a restart takes over a lock whose pid now belongs to another program, started later",
-    async () => {
-      const dataDir = tempDataDir("leaddesk-fault-reuse-");
-      dirs.push(dataDir);
-      const first = await startServer({ dataDir });
-      children.push(first);
-      await first.kill9();
-      // The killed server's pid given to another program: the lock names it as it was, with its start time.
-      const other = sleeper();
-      const lockPath = path.join(dataDir, "app.lock");
-      const written = fs.readFileSync(lockPath, "utf8").trim();
-      expect(written.startsWith(`${first.child.pid}`)).toBe(true);
-      fs.writeFileSync(lockPath, written.replace(String(first.child.pid), String(other.pid)));
+  it.runIf(fs.existsSync("/proc/self/stat"))("a restart takes over a lock whose pid now belongs to another program, started later", async () => {
+    const dataDir = tempDataDir("leaddesk-fault-reuse-");
+    dirs.push(dataDir);
+    const first = await startServer({ dataDir });
+    children.push(first);
+    await first.kill9();
+    // The killed server's pid given to another program: the lock names it as it was, with its start time.
+    const other = sleeper();
+    const lockPath = path.join(dataDir, "app.lock");
+    const written = fs.readFileSync(lockPath, "utf8").trim();
+    expect(written.startsWith(`${first.child.pid}`)).toBe(true);
+    fs.writeFileSync(lockPath, written.replace(String(first.child.pid), String(other.pid)));
 
-      const again = await startServer({ dataDir });
-      children.push(again);
-      expect((await api(again, "GET", "/health")).status).toBe(200);
-      expect(procState(other.pid!)).not.toBeNull(); // the other program was left alone
-      await again.stop();
-    },
-  );
+    const again = await startServer({ dataDir });
+    children.push(again);
+    expect((await api(again, "GET", "/health")).status).toBe(200);
+    expect(procState(other.pid!)).not.toBeNull(); // the other program was left alone
+    await again.stop();
+  });
 });

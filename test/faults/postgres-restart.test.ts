@@ -57,8 +57,15 @@ async function createCluster(): Promise<Cluster> {
   run("initdb", ["-D", data, "-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8"]);
   const start = () => {
     run("pg_ctl", [
-      "-D", data, "-l", path.join(dir, "server.log"), "-w", "-t", "60",
-      "-o", `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
+      "-D",
+      data,
+      "-l",
+      path.join(dir, "server.log"),
+      "-w",
+      "-t",
+      "60",
+      "-o",
+      `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`,
       "start",
     ]);
   };
@@ -126,7 +133,13 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
     const statuses = (await api(server, "GET", "/status", { token: admin })).body as Array<{ id: number; text: string }>;
     const filter = await api(server, "POST", "/filters", {
       token: admin,
-      body: { name: "Смена", managers: managers.map((m) => m.id), databases: [base.body.id], statuses: statuses.map((s) => s.id), callingHours: AROUND_THE_CLOCK },
+      body: {
+        name: "Смена",
+        managers: managers.map((m) => m.id),
+        databases: [base.body.id],
+        statuses: statuses.map((s) => s.id),
+        callingHours: AROUND_THE_CLOCK,
+      },
     });
     expect(filter.status).toBe(200);
     const filterId = filter.body.id as number;

@@ -224,9 +224,7 @@ export function faultBackend(tag: string) {
     /** `options` may add environment (env) or, for a second PGlite instance, its own dataDir. */
     async start(options: Pick<ServerOptions, "env" | "dataDir"> = {}): Promise<ServerProcess> {
       const server = await startServer(
-        backend.pg
-          ? { databaseUrl: backend.pg.url, env: options.env }
-          : { dataDir: options.dataDir ?? backend.dataDir, env: options.env },
+        backend.pg ? { databaseUrl: backend.pg.url, env: options.env } : { dataDir: options.dataDir ?? backend.dataDir, env: options.env },
       );
       children.push(server);
       return server;
@@ -251,7 +249,9 @@ export async function tableChecksums(db: Db): Promise<Record<string, { rows: num
   for (const { name } of tables) {
     const [row] = await queryRows<{ rows: number; checksum: string | null }>(
       db,
-      sql.raw(`select count(*)::int as rows, md5(string_agg(h, '' order by h)) as checksum from (select md5(to_jsonb(t)::text) as h from "${name}" t) r`),
+      sql.raw(
+        `select count(*)::int as rows, md5(string_agg(h, '' order by h)) as checksum from (select md5(to_jsonb(t)::text) as h from "${name}" t) r`,
+      ),
     );
     out[name] = { rows: Number(row.rows), checksum: row.checksum ?? "" };
   }
@@ -262,7 +262,11 @@ export async function tableChecksums(db: Db): Promise<Record<string, { rows: num
 export function runOpsTool(script: string, args: string[], target: { databaseUrl?: string; dataDir?: string }) {
   const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: target.databaseUrl ?? "", DATA_DIR: target.dataDir ?? "" };
   delete env.TEST_DATABASE_URL;
-  const child = spawn(process.execPath, ["--import", "tsx", `server/ops/${script}.ts`, ...args], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, ["--import", "tsx", `server/ops/${script}.ts`, ...args], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   endWithTheRun(child);
   let output = "";
   child.stdout!.on("data", (c) => (output += c));

@@ -37,8 +37,7 @@ function slowUpload(server: ServerProcess, token: string) {
   });
   status.catch(() => {}); // a killed server resets it: awaited only where it must answer
   req.write(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="база.xlsx"\r\n` +
-      `Content-Type: application/octet-stream\r\n\r\n`,
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="база.xlsx"\r\n` + `Content-Type: application/octet-stream\r\n\r\n`,
   );
   // A zip's signature, then junk: it passes the first-bytes check (upload-kind.ts) and stays on disk while it comes.
   const body = Buffer.alloc(256 * 1024, 7);

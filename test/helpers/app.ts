@@ -30,7 +30,11 @@ export interface TestApp {
 export async function createTestApp(options: { web?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
   const handle = await createTestDb();
   // Recordings go to a folder of the test run's, never to ./data of the worktree.
-  const config = loadConfig({ LOG_LEVEL: "silent", RECORDINGS_DIR: path.join(os.tmpdir(), `leaddesk-test-recordings-${process.pid}`), ...options.env });
+  const config = loadConfig({
+    LOG_LEVEL: "silent",
+    RECORDINGS_DIR: path.join(os.tmpdir(), `leaddesk-test-recordings-${process.pid}`),
+    ...options.env,
+  });
   await seed(handle.db, ADMIN);
   const app = await buildApp({ handle, config, web: options.web ?? false });
   await app.ready();

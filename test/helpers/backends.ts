@@ -8,8 +8,4 @@ export const onPostgres = Boolean(process.env.TEST_DATABASE_URL);
  * Every rule that touches the database (test/api, test/core, test/faults, test/load, test/sip) runs on both.
  * Why: on a slow machine the two runs took about 50 minutes each, over CI's 90-minute limit.
  */
-export const EMBEDDED_ONLY = [
-  "test/e2e/!(leadpanel.test.ts|auth.test.ts)",
-  "test/core/spreadsheets/**",
-  "test/api/spreadsheet-abuse.test.ts",
-];
+export const EMBEDDED_ONLY = ["test/e2e/!(leadpanel.test.ts|auth.test.ts)", "test/core/spreadsheets/**", "test/api/spreadsheet-abuse.test.ts"];

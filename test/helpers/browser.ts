@@ -6,7 +6,6 @@ import { watchBrowser } from "./page-errors";
 
 export { allowPageError, allowRefusal } from "./page-errors";
 
-
 export interface E2E extends TestApp {
   baseUrl: string;
   browser: Browser;
@@ -38,7 +37,8 @@ export async function startE2E(options: { env?: Record<string, string> } = {}): 
       contexts.push(context);
       const page = await context.newPage();
       // DEBUG_HTTP=1: every answer of 400 or more the page gets, with what it sent.
-      if (process.env.DEBUG_HTTP) page.on("response", (r) => r.status() >= 400 && console.log("HTTP", r.status(), r.request().method(), r.url(), r.request().postData()));
+      if (process.env.DEBUG_HTTP)
+        page.on("response", (r) => r.status() >= 400 && console.log("HTTP", r.status(), r.request().method(), r.url(), r.request().postData()));
       return page;
     },
     async close() {

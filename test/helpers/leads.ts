@@ -39,8 +39,7 @@ export async function createFilterRow(
   if (fields.managerIds.length) await db.insert(filterManagers).values(fields.managerIds.map((userId) => ({ filterId: filter.id, userId })));
   if (fields.databaseIds.length)
     await db.insert(filterDatabases).values(fields.databaseIds.map((databaseId) => ({ filterId: filter.id, databaseId })));
-  if (fields.statusIds.length)
-    await db.insert(filterStatuses).values(fields.statusIds.map((statusId) => ({ filterId: filter.id, statusId })));
+  if (fields.statusIds.length) await db.insert(filterStatuses).values(fields.statusIds.map((statusId) => ({ filterId: filter.id, statusId })));
   return filter;
 }
 

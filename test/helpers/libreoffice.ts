@@ -12,7 +12,12 @@ import { endWithTheRun } from "./children";
  * second a file), with a profile of its own so parallel runs and other users' soffice do not share a lock;
  * `readFods` parses the flat ODF it writes, which holds every cell's type and exact value.
  */
-export async function convert(files: string[], to: string, outDir: string, options: { infilter?: string; recalculate?: boolean } = {}): Promise<void> {
+export async function convert(
+  files: string[],
+  to: string,
+  outDir: string,
+  options: { infilter?: string; recalculate?: boolean } = {},
+): Promise<void> {
   if (!files.length) return;
   fs.mkdirSync(outDir, { recursive: true });
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), "soffice-profile-"));
@@ -238,7 +243,8 @@ export function readFods(file: string): LoSheet[] {
             const shown = cell.paragraphs?.join("\n") ?? "";
             const boolean = cell.type === "float" && /^(0|1)$/.test(cell.value) && /^(TRUE|FALSE|ИСТИНА|ЛОЖЬ)$/i.test(shown);
             for (let i = 0; i < repeat; i++) {
-              const value = cell.type === "string" && cell.paragraphs ? cell.paragraphs.join("\n") : boolean ? String(cell.value === "1") : cell.value;
+              const value =
+                cell.type === "string" && cell.paragraphs ? cell.paragraphs.join("\n") : boolean ? String(cell.value === "1") : cell.value;
               rowCells.push([column + i, { type: (boolean ? "boolean" : cell.type) as LoCell["type"], value }]);
             }
             column += cell.repeat;

@@ -7,21 +7,14 @@ type Db = DbHandle["db"];
 
 /** Sets the two earning rates (cents) straight in the settings row. */
 export async function setRatesCents(db: Db, withPassport: number, withoutPassport: number) {
-  await db
-    .update(settings)
-    .set({ rateWithPassportCents: withPassport, rateWithoutPassportCents: withoutPassport })
-    .where(eq(settings.id, 1));
+  await db.update(settings).set({ rateWithPassportCents: withPassport, rateWithoutPassportCents: withoutPassport }).where(eq(settings.id, 1));
 }
 
 /**
  * What the lead flow does when a manager presses a report status: the event, the credit at the rate in force
  * and the application holding what it earned, in one transaction (the real creditReport, no fake).
  */
-export async function sendReport(
-  db: Db,
-  userId: number,
-  options: { withPassport?: boolean; text?: string; at?: Date; statusText?: string } = {},
-) {
+export async function sendReport(db: Db, userId: number, options: { withPassport?: boolean; text?: string; at?: Date; statusText?: string } = {}) {
   const withPassport = options.withPassport ?? false;
   return db.transaction(async (tx) => {
     const [event] = await tx

@@ -46,7 +46,10 @@ const ODS_NS =
 
 const MANIFEST = `<?xml version="1.0" encoding="UTF-8"?><manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>`;
 /** LibreOffice refuses a package with a part its manifest does not list. */
-const MANIFEST_WITH_STYLES = MANIFEST.replace("</manifest:manifest>", '<manifest:file-entry manifest:full-path="styles.xml" manifest:media-type="text/xml"/></manifest:manifest>');
+const MANIFEST_WITH_STYLES = MANIFEST.replace(
+  "</manifest:manifest>",
+  '<manifest:file-entry manifest:full-path="styles.xml" manifest:media-type="text/xml"/></manifest:manifest>',
+);
 
 /** The XML of content.xml around these tables (`<table:table>` elements written by the caller), and its automatic styles. */
 export function odsContent(tables: string, automaticStyles = ""): string {

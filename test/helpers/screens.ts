@@ -1,6 +1,20 @@
 import { eq, sql } from "drizzle-orm";
 import type { BrowserContext } from "playwright-core";
-import { callbacks, calls, contacts, databases, doNotCall, exports, filterScripts, leadEvents, links, scripts, statuses, templates, users } from "../../db/schema";
+import {
+  callbacks,
+  calls,
+  contacts,
+  databases,
+  doNotCall,
+  exports,
+  filterScripts,
+  leadEvents,
+  links,
+  scripts,
+  statuses,
+  templates,
+  users,
+} from "../../db/schema";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { createUser } from "./app";
 import type { E2E } from "./browser";
@@ -30,10 +44,12 @@ export async function seedScreens(e: E2E) {
   // A realistic team: enough managers for a second page, some with long names and logins.
   let newest = 0;
   for (let i = 1; i <= 24; i += 1) {
-    newest = (await createUser(e.db, {
-      login: i % 5 === 0 ? `operator.kyiv.night-shift.${i}` : `op${i}`,
-      displayName: i % 4 === 0 ? `${LONG_NAME} ${i}` : `Оператор ${i}`,
-    })).user.id;
+    newest = (
+      await createUser(e.db, {
+        login: i % 5 === 0 ? `operator.kyiv.night-shift.${i}` : `op${i}`,
+        displayName: i % 4 === 0 ? `${LONG_NAME} ${i}` : `Оператор ${i}`,
+      })
+    ).user.id;
   }
   const { base, contacts: rows } = await createBase(e.db, { name: "База Киев, Харьков и Днепр — ноябрь 2026, повторный обзвон", count: 40 });
   // The import's headers of the extra fields, and long values in them (the card and the search show them).
@@ -91,8 +107,22 @@ export async function seedScreens(e: E2E) {
     });
   }
   await e.db.insert(callbacks).values([
-    { contactId: rows[30].id, databaseId: base.id, userId: manager.user.id, filterId: filter.id, statusText: "Перезвонить", dueAt: new Date(Date.now() - 60_000) },
-    { contactId: rows[31].id, databaseId: base.id, userId: manager.user.id, filterId: filter.id, statusText: "Перезвонить", dueAt: new Date(Date.now() + 86_400_000) },
+    {
+      contactId: rows[30].id,
+      databaseId: base.id,
+      userId: manager.user.id,
+      filterId: filter.id,
+      statusText: "Перезвонить",
+      dueAt: new Date(Date.now() - 60_000),
+    },
+    {
+      contactId: rows[31].id,
+      databaseId: base.id,
+      userId: manager.user.id,
+      filterId: filter.id,
+      statusText: "Перезвонить",
+      dueAt: new Date(Date.now() + 86_400_000),
+    },
   ]);
   // Today's calls out (issue 29's numbers on the dashboard): the long-named manager in the long-named topic, two
   // operators, one of them outside any topic; some answered, some not.
@@ -109,11 +139,13 @@ export async function seedScreens(e: E2E) {
     talkSeconds: talkSeconds ?? 0,
     outcome: talkSeconds === null ? ("no_answer" as const) : ("answered" as const),
   });
-  await e.db.insert(calls).values([
-    ...[null, 312, null, 95, null, 1804].map((talk, i) => callOf(manager.user.id, rows[i % 4].id, filter.id, talk)),
-    ...[47, null, null].map((talk, i) => callOf(newest, rows[10 + i].id, filter.id, talk)),
-    callOf(newest - 1, null, null, null),
-  ]);
+  await e.db
+    .insert(calls)
+    .values([
+      ...[null, 312, null, 95, null, 1804].map((talk, i) => callOf(manager.user.id, rows[i % 4].id, filter.id, talk)),
+      ...[47, null, null].map((talk, i) => callOf(newest, rows[10 + i].id, filter.id, talk)),
+      callOf(newest - 1, null, null, null),
+    ]);
   await e.db.insert(doNotCall).values([
     { phoneKey: rows[39].phoneKey, phone: rows[39].phone, addedBy: manager.user.id, addedByLogin: manager.login },
     { phoneKey: "380671112233", phone: "067 111 22 33", addedByLogin: "admin" },

@@ -40,13 +40,7 @@ export interface CorpusFile {
 }
 
 export type Cell =
-  | string
-  | number
-  | boolean
-  | Date
-  | null
-  | { formula: string; result: number | string | boolean | { error: string } }
-  | { rich: string[] };
+  string | number | boolean | Date | null | { formula: string; result: number | string | boolean | { error: string } } | { rich: string[] };
 
 export interface Book {
   name: string;
@@ -70,9 +64,25 @@ export function seeded(seed: number) {
   };
 }
 
-const NAMES = ["Иван Петров", "Мария Сидорова", "Ольга Кузнецова-Иванова", "Пётр Ёлкин", "Анна Смирнова", "Сергей Ли", "Наталья", "Дмитрий Васильевич Орлов"];
+const NAMES = [
+  "Иван Петров",
+  "Мария Сидорова",
+  "Ольга Кузнецова-Иванова",
+  "Пётр Ёлкин",
+  "Анна Смирнова",
+  "Сергей Ли",
+  "Наталья",
+  "Дмитрий Васильевич Орлов",
+];
 const CITIES = ["Москва", "Санкт-Петербург", "Нижний Новгород", "Ростов-на-Дону", "Улан-Удэ", "Екатеринбург"];
-const NOTES = ['перезвонить после 18:00', 'ООО "Ромашка" & партнёры', "<важно> не звонить", "ул. Ленина, д. 5, кв. 12", "l'hôtel «Звезда»", "тест\tтаб"];
+const NOTES = [
+  "перезвонить после 18:00",
+  'ООО "Ромашка" & партнёры',
+  "<важно> не звонить",
+  "ул. Ленина, д. 5, кв. 12",
+  "l'hôtel «Звезда»",
+  "тест\tтаб",
+];
 
 const utcDate = (y: number, m: number, d: number, h = 0, min = 0) => new Date(Date.UTC(y, m - 1, d, h, min));
 
@@ -140,10 +150,20 @@ export function baseBooks(): Book[] {
   // strings: the cached result is what a reader shows (LibreOffice recalculates an .xls's formulas on loading it).
   const textFormulas: Cell[][] = [
     ["Число", "Текст", "Ещё текст", "Разное"],
-    [123, { formula: 'CONCATENATE("0",A2)', result: "0123" }, { formula: 'A2&"x"', result: "123x" }, { formula: 'TEXT(A2,"00000")', result: "00123" }],
+    [
+      123,
+      { formula: 'CONCATENATE("0",A2)', result: "0123" },
+      { formula: 'A2&"x"', result: "123x" },
+      { formula: 'TEXT(A2,"00000")', result: "00123" },
+    ],
     [0.5, { formula: "A3>0", result: true }, { formula: "A3>1", result: false }, { formula: "1/0", result: { error: "#DIV/0!" } }],
     ["Иван", { formula: '""', result: "" }, { formula: 'IF(A3>0,"","нет")', result: "" }, { formula: '"+7"&"9161234567"', result: "+79161234567" }],
-    [79161234567, { formula: 'A5&""', result: "79161234567" }, { formula: "UPPER(A4)", result: "ИВАН" }, { formula: "NA()", result: { error: "#N/A" } }],
+    [
+      79161234567,
+      { formula: 'A5&""', result: "79161234567" },
+      { formula: "UPPER(A4)", result: "ИВАН" },
+      { formula: "NA()", result: { error: "#N/A" } },
+    ],
   ];
   const rich: Cell[][] = [
     ["Имя", "Заметка"],
@@ -161,11 +181,30 @@ export function baseBooks(): Book[] {
     { name: "formulas", sheets: [{ name: "Формулы", rows: formulas }] },
     { name: "text-formulas", sheets: [{ name: "Формулы", rows: textFormulas }] },
     { name: "rich", sheets: [{ name: "Лист1", rows: rich }] },
-    { name: "merged", sheets: [{ name: "Лист1", rows: [["Объединено", null, "C1"], [null, null, "C2"], ["A3", "B3", "C3"]], merges: ["A1:B2"] }] },
+    {
+      name: "merged",
+      sheets: [
+        {
+          name: "Лист1",
+          rows: [
+            ["Объединено", null, "C1"],
+            [null, null, "C2"],
+            ["A3", "B3", "C3"],
+          ],
+          merges: ["A1:B2"],
+        },
+      ],
+    },
     {
       name: "several-sheets",
       sheets: [
-        { name: "Первый", rows: [["Лист", "первый"], ["Иван", 1]] },
+        {
+          name: "Первый",
+          rows: [
+            ["Лист", "первый"],
+            ["Иван", 1],
+          ],
+        },
         { name: "Второй", rows: [["Лист", "второй"]] },
         { name: "Третий", rows: [["Лист", "третий"]] },
       ],
@@ -174,7 +213,13 @@ export function baseBooks(): Book[] {
       name: "empty-first-sheet",
       sheets: [
         { name: "Пустой", rows: [] },
-        { name: "Данные", rows: [["ФИО", "Телефон"], ["Иван", "+79161234567"]] },
+        {
+          name: "Данные",
+          rows: [
+            ["ФИО", "Телефон"],
+            ["Иван", "+79161234567"],
+          ],
+        },
       ],
     },
   ];
@@ -207,7 +252,15 @@ export async function exceljsXlsx(book: Book): Promise<Buffer> {
 }
 
 /** Excel's error codes, as the `xlsx` package takes them. */
-const XLSX_ERRORS: Record<string, number> = { "#NULL!": 0x00, "#DIV/0!": 0x07, "#VALUE!": 0x0f, "#REF!": 0x17, "#NAME?": 0x1d, "#NUM!": 0x24, "#N/A": 0x2a };
+const XLSX_ERRORS: Record<string, number> = {
+  "#NULL!": 0x00,
+  "#DIV/0!": 0x07,
+  "#VALUE!": 0x0f,
+  "#REF!": 0x17,
+  "#NAME?": 0x1d,
+  "#NUM!": 0x24,
+  "#N/A": 0x2a,
+};
 
 function xlsxPackageBook(book: Book): XLSX.WorkBook {
   const workbook = XLSX.utils.book_new();
@@ -219,7 +272,8 @@ function xlsxPackageBook(book: Book): XLSX.WorkBook {
         if (cell === null) return;
         width = Math.max(width, c + 1);
         const address = XLSX.utils.encode_cell({ r, c });
-        if (cell instanceof Date) sheet[address] = { t: "n", v: serial(cell), z: cell.getUTCHours() || cell.getUTCMinutes() ? "dd.mm.yyyy hh:mm" : "dd.mm.yyyy" };
+        if (cell instanceof Date)
+          sheet[address] = { t: "n", v: serial(cell), z: cell.getUTCHours() || cell.getUTCMinutes() ? "dd.mm.yyyy hh:mm" : "dd.mm.yyyy" };
         else if (typeof cell === "object" && "rich" in cell) sheet[address] = { t: "s", v: cell.rich.join("") };
         else if (typeof cell === "object") {
           const { result, formula: f } = cell;
@@ -227,8 +281,7 @@ function xlsxPackageBook(book: Book): XLSX.WorkBook {
             typeof result === "object"
               ? { t: "e", v: XLSX_ERRORS[result.error] ?? 0x0f, f }
               : { t: typeof result === "number" ? "n" : typeof result === "boolean" ? "b" : "s", v: result, f };
-        }
-        else sheet[address] = { t: typeof cell === "number" ? "n" : typeof cell === "boolean" ? "b" : "s", v: cell };
+        } else sheet[address] = { t: typeof cell === "number" ? "n" : typeof cell === "boolean" ? "b" : "s", v: cell };
       }),
     );
     if (rows.length) sheet["!ref"] = XLSX.utils.encode_range({ s: { r: 0, c: 0 }, e: { r: rows.length - 1, c: Math.max(width - 1, 0) } });
@@ -246,8 +299,7 @@ const CSV_WRITES: Array<{ key: string; encoding: NonNullable<CorpusFile["csv"]>[
 ];
 const csvFilter = (write: (typeof CSV_WRITES)[number]) => `${write.separator.charCodeAt(0)},34,${write.charset},1`;
 /** Reading a CSV, every column is text (column/format pairs, 2 = text): the file's characters, as a CSV reader keeps them. */
-const csvReadFilter = (write: (typeof CSV_WRITES)[number]) =>
-  `${csvFilter(write)},${Array.from({ length: 40 }, (_, i) => `${i + 1}/2`).join("/")}`;
+const csvReadFilter = (write: (typeof CSV_WRITES)[number]) => `${csvFilter(write)},${Array.from({ length: 40 }, (_, i) => `${i + 1}/2`).join("/")}`;
 
 /**
  * Sources LibreOffice saves as .xlsx, .xls and .ods, as flat ODF: a sheet protected against changes (which must still
@@ -261,7 +313,11 @@ function protectedSources(): Array<{ name: string; fods: string }> {
     typeof value === "number"
       ? `<table:table-cell office:value-type="float" office:value="${value}"><text:p>${value}</text:p></table:table-cell>`
       : `<table:table-cell office:value-type="string"><text:p>${value}</text:p></table:table-cell>`;
-  const rows = [["ФИО", "Телефон"], ["Иван Петров", "+79161234567"], ["Мария", 79031234567]]
+  const rows = [
+    ["ФИО", "Телефон"],
+    ["Иван Петров", "+79161234567"],
+    ["Мария", 79031234567],
+  ]
     .map((row) => `<table:table-row>${row.map(cell).join("")}</table:table-row>`)
     .join("");
   const doc = (spreadsheet: string, table: string) =>
@@ -380,7 +436,8 @@ export async function buildCorpus(): Promise<CorpusFile[]> {
   ].map((save) => ({ ...save, input: loSources[0], output: path.join(saved, "password", `contacts.${save.ext}`), password: "секрет" }));
   fs.mkdirSync(path.join(saved, "password"), { recursive: true });
   await saveWithPassword(passwordSaves);
-  for (const save of passwordSaves) add(`libreoffice-password-${save.ext}-contacts`, save.format, "libreoffice", fs.readFileSync(save.output), undefined, true);
+  for (const save of passwordSaves)
+    add(`libreoffice-password-${save.ext}-contacts`, save.format, "libreoffice", fs.readFileSync(save.output), undefined, true);
 
   for (const broken of brokenFiles(fs.readFileSync(loSources[0]))) add(`broken-${broken.name}`, broken.format, "broken", broken.data);
 
@@ -415,7 +472,10 @@ export async function buildCorpus(): Promise<CorpusFile[]> {
   fs.rmSync(saved, { recursive: true, force: true });
   fs.rmSync(readings, { recursive: true, force: true });
   const final = files.map((file) => ({ ...file, file: path.join(folder, path.basename(file.file)) }));
-  fs.writeFileSync(path.join(work, "manifest.json"), JSON.stringify(final, (key, value) => (value instanceof Map ? { map: [...value] } : value)));
+  fs.writeFileSync(
+    path.join(work, "manifest.json"),
+    JSON.stringify(final, (key, value) => (value instanceof Map ? { map: [...value] } : value)),
+  );
   try {
     fs.renameSync(work, folder);
   } catch {
@@ -426,5 +486,7 @@ export async function buildCorpus(): Promise<CorpusFile[]> {
 }
 
 function reviveCells(_key: string, value: unknown) {
-  return value && typeof value === "object" && "map" in value && Array.isArray((value as { map: unknown }).map) ? new Map((value as { map: Array<[string, unknown]> }).map) : value;
+  return value && typeof value === "object" && "map" in value && Array.isArray((value as { map: unknown }).map)
+    ? new Map((value as { map: Array<[string, unknown]> }).map)
+    : value;
 }

@@ -147,22 +147,23 @@ function buildPackage(options: PackageOptions): Buffer {
   ];
   const mode = options.contentTypes ?? "full";
   const types =
-    mode === "defaults-only"
-      ? [...defaults]
-      : mode === "reversed"
-        ? [...overrides.reverse(), ...defaults.reverse()]
-        : [...defaults, ...overrides];
+    mode === "defaults-only" ? [...defaults] : mode === "reversed" ? [...overrides.reverse(), ...defaults.reverse()] : [...defaults, ...overrides];
   parts.push(["[Content_Types].xml", `${bom}${XML}<Types xmlns="${CT}">${types.join("")}</Types>`]);
   const target = (from: string, to: string) => (options.absoluteTargets ? `/${to}` : relative(from, to));
   const rootRels = [`<Relationship Id="rId1" Type="${rel}/officeDocument" Target="${options.absoluteTargets ? "/" : ""}${workbookPath}"/>`];
   if (options.docProps) {
-    rootRels.push(`<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>`);
+    rootRels.push(
+      `<Relationship Id="rId2" Type="http://schemas.openxmlformats.org/package/2006/relationships/metadata/core-properties" Target="docProps/core.xml"/>`,
+    );
     rootRels.push(`<Relationship Id="rId3" Type="${REL}/extended-properties" Target="docProps/app.xml"/>`);
     parts.push([
       "docProps/core.xml",
       `${XML}<cp:coreProperties xmlns:cp="http://schemas.openxmlformats.org/package/2006/metadata/core-properties" xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:creator>generator</dc:creator></cp:coreProperties>`,
     ]);
-    parts.push(["docProps/app.xml", `${XML}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>${esc(options.application ?? "SomeGenerator")}</Application></Properties>`]);
+    parts.push([
+      "docProps/app.xml",
+      `${XML}<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/extended-properties"><Application>${esc(options.application ?? "SomeGenerator")}</Application></Properties>`,
+    ]);
   }
   parts.push(["_rels/.rels", `${bom}${XML}<Relationships xmlns="${PKG}">${rootRels.join("")}</Relationships>`]);
 
@@ -172,7 +173,8 @@ function buildPackage(options: PackageOptions): Buffer {
     `${bom}${XML}<${p}workbook ${ns}="${main}" xmlns:r="${rel}">${options.workbookPr ?? ""}<${p}sheets>${sheetsXml}</${p}sheets></${p}workbook>`,
   ]);
   const workbookRels = sheetPaths.map(
-    (sheet, i) => `<Relationship Id="rId${i + 1}" Type="${rel}/${options.sheets[i].chart ? "chartsheet" : "worksheet"}" Target="${target(workbookPath, sheet)}"/>`,
+    (sheet, i) =>
+      `<Relationship Id="rId${i + 1}" Type="${rel}/${options.sheets[i].chart ? "chartsheet" : "worksheet"}" Target="${target(workbookPath, sheet)}"/>`,
   );
   if (sharedPath) workbookRels.push(`<Relationship Id="rIdS" Type="${rel}/sharedStrings" Target="${target(workbookPath, sharedPath)}"/>`);
   if (stylesPath) workbookRels.push(`<Relationship Id="rIdT" Type="${rel}/styles" Target="${target(workbookPath, stylesPath)}"/>`);
@@ -186,7 +188,8 @@ function buildPackage(options: PackageOptions): Buffer {
   if (stylesPath) {
     let styles = options.styles ?? STYLES_WITH_DATES;
     if (options.strict) styles = styles.replace(MAIN, STRICT_MAIN);
-    if (options.prefix) styles = styles.replace(/<(\/?)(\w)/g, `<$1${p}$2`).replace(`xmlns="${options.strict ? STRICT_MAIN : MAIN}"`, `${ns}="${main}"`);
+    if (options.prefix)
+      styles = styles.replace(/<(\/?)(\w)/g, `<$1${p}$2`).replace(`xmlns="${options.strict ? STRICT_MAIN : MAIN}"`, `${ns}="${main}"`);
     parts.push([stylesPath, `${bom}${styles}`]);
   }
   const sheetParts: Array<[string, string | Buffer]> = options.sheets.map((sheet, i) => {
@@ -206,7 +209,8 @@ function buildPackage(options: PackageOptions): Buffer {
 /** Text cells, inline. */
 const inline = (ref: string, text: string, p = "") =>
   `<${p}c r="${ref}" t="inlineStr"><${p}is><${p}t xml:space="preserve">${esc(text)}</${p}t></${p}is></${p}c>`;
-const num = (ref: string, value: number | string, style?: number, p = "") => `<${p}c r="${ref}"${style ? ` s="${style}"` : ""}><${p}v>${value}</${p}v></${p}c>`;
+const num = (ref: string, value: number | string, style?: number, p = "") =>
+  `<${p}c r="${ref}"${style ? ` s="${style}"` : ""}><${p}v>${value}</${p}v></${p}c>`;
 const shared = (ref: string, index: number, p = "") => `<${p}c r="${ref}" t="s"><${p}v>${index}</${p}v></${p}c>`;
 const row = (r: number, cells: string, p = "") => `<${p}row r="${r}">${cells}</${p}row>`;
 const si = (text: string) => `<t xml:space="preserve">${esc(text)}</t>`;
@@ -232,13 +236,19 @@ const contactRows = (p = "") =>
   row(4, inline("A4", "Ольга", p) + num("B4", 79031234567, 0, p) + num("C4", 36526, 2, p), p);
 
 /** LibreOffice 7.4 reads a prefixed sheet (x:c) but not a prefixed shared-string table (x:sst, x:si, x:t). */
-const PREFIXED_SST = "LibreOffice leaves the strings of a prefixed shared-string table (x:sst, as .NET's Open XML SDK writes it) empty; Excel reads them";
+const PREFIXED_SST =
+  "LibreOffice leaves the strings of a prefixed shared-string table (x:sst, as .NET's Open XML SDK writes it) empty; Excel reads them";
 
 export function handBuiltXlsx(): Variant[] {
   const plain = (name: string, options: Partial<PackageOptions>, alsoAsXls = false): Variant => ({
     name,
     alsoAsXls,
-    data: buildPackage({ sheets: [{ name: "Лист1", data: contactRows(options.prefix ? `${options.prefix}:` : "") }], sharedStrings: CONTACT_STRINGS.map(si), docProps: true, ...options }),
+    data: buildPackage({
+      sheets: [{ name: "Лист1", data: contactRows(options.prefix ? `${options.prefix}:` : "") }],
+      sharedStrings: CONTACT_STRINGS.map(si),
+      docProps: true,
+      ...options,
+    }),
   });
   const variants: Variant[] = [
     plain("plain", {}),
@@ -293,7 +303,11 @@ export function handBuiltXlsx(): Variant[] {
             name: "Лист1",
             data:
               row(1, inline("A1", "ФИО") + inline("B1", "  с пробелами  ")) +
-              row(2, `<c r="A2" t="inlineStr"><is><r><rPr><b/></rPr><t>Анна </t></r><r><t>Сидорова</t></r></is></c>` + `<c r="B2" t="inlineStr"><is><t>0501234567</t></is></c>`) +
+              row(
+                2,
+                `<c r="A2" t="inlineStr"><is><r><rPr><b/></rPr><t>Анна </t></r><r><t>Сидорова</t></r></is></c>` +
+                  `<c r="B2" t="inlineStr"><is><t>0501234567</t></is></c>`,
+              ) +
               row(3, `<c r="A3" t="inlineStr"><is><t>Строка_x000D__x000A_вторая</t></is></c><c r="B3" t="inlineStr"><is/></c>`),
           },
         ],
@@ -317,7 +331,11 @@ export function handBuiltXlsx(): Variant[] {
             name: "Лист1",
             data:
               row(1, inline("A1", "Число") + inline("B1", "Удвоенное") + inline("C1", "Текст")) +
-              row(2, num("A2", 1) + `<c r="B2"><f t="shared" ref="B2:B4" si="0">A2*2</f><v>2</v></c><c r="C2" t="str"><f t="shared" ref="C2:C4" si="1">"№"&amp;A2</f><v>№1</v></c>`) +
+              row(
+                2,
+                num("A2", 1) +
+                  `<c r="B2"><f t="shared" ref="B2:B4" si="0">A2*2</f><v>2</v></c><c r="C2" t="str"><f t="shared" ref="C2:C4" si="1">"№"&amp;A2</f><v>№1</v></c>`,
+              ) +
               row(3, num("A3", 5) + `<c r="B3"><f t="shared" si="0"/><v>10</v></c><c r="C3" t="str"><f t="shared" si="1"/><v>№5</v></c>`) +
               row(4, num("A4", 0.25) + `<c r="B4"><f t="shared" si="0"/><v>0.5</v></c><c r="C4" t="str"><f t="shared" si="1"/><v>№0.25</v></c>`) +
               row(5, `<c r="A5"><f>SUM(A2:A4)</f><v>6.25</v></c><c r="B5" t="b"><v>1</v></c><c r="C5" t="e"><f>1/0</f><v>#DIV/0!</v></c>`),
@@ -353,7 +371,10 @@ export function handBuiltXlsx(): Variant[] {
         sheets: [
           {
             name: "Лист1",
-            data: row(1, inline("A1", "Объединено") + `<c r="B1"/>` + inline("C1", "C1")) + row(2, `<c r="A2"/><c r="B2"/>` + num("C2", 2)) + row(3, inline("A3", "A3") + num("B3", 3)),
+            data:
+              row(1, inline("A1", "Объединено") + `<c r="B1"/>` + inline("C1", "C1")) +
+              row(2, `<c r="A2"/><c r="B2"/>` + num("C2", 2)) +
+              row(3, inline("A3", "A3") + num("B3", 3)),
             extra: `<mergeCells count="1"><mergeCell ref="A1:B2"/></mergeCells>`,
           },
         ],
@@ -384,7 +405,12 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "no-cell-addresses",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: `<row><c t="s"><v>0</v></c><c t="s"><v>1</v></c></row><row><c t="s"><v>3</v></c><c/><c s="1"><v>45292</v></c></row><row r="5"><c><v>5</v></c></row><row><c t="inlineStr"><is><t>шесть</t></is></c></row>` }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: `<row><c t="s"><v>0</v></c><c t="s"><v>1</v></c></row><row><c t="s"><v>3</v></c><c/><c s="1"><v>45292</v></c></row><row r="5"><c><v>5</v></c></row><row><c t="inlineStr"><is><t>шесть</t></is></c></row>`,
+          },
+        ],
         sharedStrings: CONTACT_STRINGS.map(si),
       }),
     },
@@ -397,7 +423,10 @@ export function handBuiltXlsx(): Variant[] {
             data:
               row(1, `<c r="A1" t="b"><v>1</v></c><c r="B1" t="b"><v>0</v></c><c r="C1" t="e"><v>#N/A</v></c><c r="D1" t="n"><v>7</v></c>`) +
               row(2, `<c r="A2"><v>1.5E+3</v></c><c r="B2"><v>-0</v></c><c r="C2"><v>1E-3</v></c><c r="D2" t="str"><v>00123</v></c>`) +
-              row(3, `<c r="A3" t="d" s="3"><v>2024-03-08T09:30:00</v></c><c r="B3" t="d" s="1"><v>2024-03-08</v></c><c r="C3" s="5"><v>1234.5</v></c>`),
+              row(
+                3,
+                `<c r="A3" t="d" s="3"><v>2024-03-08T09:30:00</v></c><c r="B3" t="d" s="1"><v>2024-03-08</v></c><c r="C3" s="5"><v>1234.5</v></c>`,
+              ),
           },
         ],
       }),
@@ -427,7 +456,12 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "wide-and-sparse",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: row(1, inline("A1", "A") + inline("Z1", "Z") + inline("AA1", "AA") + inline("CV1", "CV")) + row(1000, num("B1000", 1000)) }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: row(1, inline("A1", "A") + inline("Z1", "Z") + inline("AA1", "AA") + inline("CV1", "CV")) + row(1000, num("B1000", 1000)),
+          },
+        ],
       }),
     },
     {
@@ -466,7 +500,10 @@ export function handBuiltXlsx(): Variant[] {
     ...formulaVariants(),
     {
       name: "dimension-past-data",
-      data: buildPackage({ sheets: [{ name: "Лист1", head: `<dimension ref="B2:XFD1048576"/>`, data: contactRows() }], sharedStrings: CONTACT_STRINGS.map(si) }),
+      data: buildPackage({
+        sheets: [{ name: "Лист1", head: `<dimension ref="B2:XFD1048576"/>`, data: contactRows() }],
+        sharedStrings: CONTACT_STRINGS.map(si),
+      }),
     },
     {
       name: "addresses-mixed",
@@ -487,7 +524,12 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "rows-out-of-order",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: row(1, inline("A1", "ФИО")) + row(3, inline("A3", "третья")) + row(2, inline("A2", "вторая")) + row(4, inline("A4", "четвёртая")) }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: row(1, inline("A1", "ФИО")) + row(3, inline("A3", "третья")) + row(2, inline("A2", "вторая")) + row(4, inline("A4", "четвёртая")),
+          },
+        ],
       }),
     },
     {
@@ -531,7 +573,8 @@ export function handBuiltXlsx(): Variant[] {
       data: (() => {
         const strings = Array.from({ length: 30_000 }, (_, i) => si(`Клиент ${i + 1} ${CITIES_SHORT[i % CITIES_SHORT.length]}`));
         let rows = "";
-        for (let r = 1; r <= 1500; r++) rows += row(r, shared(`A${r}`, (r * 19) % 30_000) + shared(`B${r}`, 30_000 - r) + num(`C${r}`, 79160000000 + r));
+        for (let r = 1; r <= 1500; r++)
+          rows += row(r, shared(`A${r}`, (r * 19) % 30_000) + shared(`B${r}`, 30_000 - r) + num(`C${r}`, 79160000000 + r));
         return buildPackage({ sheets: [{ name: "Лист1", data: rows }], sharedStrings: strings });
       })(),
     },
@@ -547,7 +590,12 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "style-index-out-of-range",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: row(1, inline("A1", "Число")) + row(2, num("A2", 45292, 99) + num("B2", 12.5, 6) + `<c r="C2" s="-1"><v>7</v></c>`) }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: row(1, inline("A1", "Число")) + row(2, num("A2", 45292, 99) + num("B2", 12.5, 6) + `<c r="C2" s="-1"><v>7</v></c>`),
+          },
+        ],
       }),
     },
     {
@@ -566,7 +614,7 @@ export function handBuiltXlsx(): Variant[] {
           "[$-F800]dddd\\,\\ mmmm\\ dd\\,\\ yyyy",
           "[$-409]mmmm d, yyyy h:mm AM/PM",
           "yyyy\\-mm\\-dd;@",
-          '[Red]0.00;[Blue]-0.00',
+          "[Red]0.00;[Blue]-0.00",
           "[h]:mm:ss",
           "mmm\\-yy",
           "0.00%",
@@ -578,7 +626,12 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "booleans",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: row(1, `<c r="A1" t="b"><v>1</v></c><c r="B1" t="b"><v>0</v></c><c r="C1" t="b"><v> 1 </v></c><c r="D1" t="b"><v>0</v></c>`) }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: row(1, `<c r="A1" t="b"><v>1</v></c><c r="B1" t="b"><v>0</v></c><c r="C1" t="b"><v> 1 </v></c><c r="D1" t="b"><v>0</v></c>`),
+          },
+        ],
         styles: null,
       }),
     },
@@ -586,10 +639,18 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "booleans-spelt",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: row(1, `<c r="A1" t="b"><v>true</v></c><c r="B1" t="b"><v>false</v></c><c r="C1" t="b"><v> 1 </v></c><c r="D1" t="b"><v>0</v></c>`) }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: row(1, `<c r="A1" t="b"><v>true</v></c><c r="B1" t="b"><v>false</v></c><c r="C1" t="b"><v> 1 </v></c><c r="D1" t="b"><v>0</v></c>`),
+          },
+        ],
         styles: null,
       }),
-      sameAs: { variant: "booleans", why: "LibreOffice reads a boolean written as true as FALSE (its bug 155046); Excel reads true and false as xsd:boolean" },
+      sameAs: {
+        variant: "booleans",
+        why: "LibreOffice reads a boolean written as true as FALSE (its bug 155046); Excel reads true and false as xsd:boolean",
+      },
     },
     {
       name: "utf16-sheet",
@@ -598,7 +659,12 @@ export function handBuiltXlsx(): Variant[] {
     {
       name: "duplicate-cells",
       data: buildPackage({
-        sheets: [{ name: "Лист1", data: row(1, inline("A1", "первое") + inline("A1", "второе") + inline("B1", "B")) + row(2, num("A2", 1)) + row(2, num("B2", 2)) }],
+        sheets: [
+          {
+            name: "Лист1",
+            data: row(1, inline("A1", "первое") + inline("A1", "второе") + inline("B1", "B")) + row(2, num("A2", 1)) + row(2, num("B2", 2)),
+          },
+        ],
       }),
     },
   ];
@@ -610,7 +676,10 @@ const CITIES_SHORT = ["Москва", "Тверь", "Омск", "Сочи", "У�
 /** A styles part whose cell formats 1, 2, … are these custom number formats (164 and up), 0 General. */
 function stylesWith(formats: string[]): string {
   const numFmts = formats.map((code, i) => `<numFmt numFmtId="${164 + i}" formatCode="${esc(code)}"/>`).join("");
-  const xfs = [`<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>`, ...formats.map((_, i) => `<xf numFmtId="${164 + i}" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>`)];
+  const xfs = [
+    `<xf numFmtId="0" fontId="0" fillId="0" borderId="0" xfId="0"/>`,
+    ...formats.map((_, i) => `<xf numFmtId="${164 + i}" fontId="0" fillId="0" borderId="0" xfId="0" applyNumberFormat="1"/>`),
+  ];
   return `${XML}<styleSheet xmlns="${MAIN}"><numFmts count="${formats.length}">${numFmts}</numFmts><fonts count="1"><font><sz val="11"/><name val="Calibri"/></font></fonts><fills count="2"><fill><patternFill patternType="none"/></fill><fill><patternFill patternType="gray125"/></fill></fills><borders count="1"><border><left/><right/><top/><bottom/><diagonal/></border></borders><cellStyleXfs count="1"><xf numFmtId="0" fontId="0" fillId="0" borderId="0"/></cellStyleXfs><cellXfs count="${xfs.length}">${xfs.join("")}</cellXfs></styleSheet>`;
 }
 
@@ -621,16 +690,24 @@ function formulaVariants(): Variant[] {
     row(2, inline("A2", "Иван Петров") + num("B2", 9161234567) + phone(2) + num("D2", 10)) +
     row(3, inline("A3", "Мария") + num("B3", 9031234567) + phone(3) + num("D3", 5)) +
     row(4, inline("A4", "Итого") + total);
-  const text = (r: number, value?: string) =>
-    `<c r="C${r}" t="str"><f>"+7"&amp;B${r}</f>${value === undefined ? "" : `<v>${esc(value)}</v>`}</c>`;
+  const text = (r: number, value?: string) => `<c r="C${r}" t="str"><f>"+7"&amp;B${r}</f>${value === undefined ? "" : `<v>${esc(value)}</v>`}</c>`;
   const sum = (value?: string) => `<c r="D4"><f>SUM(D2:D3)</f>${value === undefined ? "" : `<v>${value}</v>`}</c>`;
   const sheet = (data: string) => [{ name: "Лист1", data }];
   return [
     // openpyxl (its app.xml says "Microsoft Excel"), xlsxwriter-like libraries without results, hand-edited XML.
-    { name: "formulas-without-values", data: buildPackage({ sheets: sheet(contacts((r) => text(r), sum())), docProps: true, application: "Microsoft Excel" }) },
-    { name: "formulas-empty-values", data: buildPackage({ sheets: sheet(contacts((r) => text(r, ""), sum(""))), docProps: true, application: "SomeGenerator" }) },
+    {
+      name: "formulas-without-values",
+      data: buildPackage({ sheets: sheet(contacts((r) => text(r), sum())), docProps: true, application: "Microsoft Excel" }),
+    },
+    {
+      name: "formulas-empty-values",
+      data: buildPackage({ sheets: sheet(contacts((r) => text(r, ""), sum(""))), docProps: true, application: "SomeGenerator" }),
+    },
     // Another program's text results: LibreOffice computes them (a stale one here), keeps its numbers (a stale one).
-    { name: "formulas-stale-other-program", data: buildPackage({ sheets: sheet(contacts((r) => text(r, "+70000000000"), sum("99"))), docProps: true }) },
+    {
+      name: "formulas-stale-other-program",
+      data: buildPackage({ sheets: sheet(contacts((r) => text(r, "+70000000000"), sum("99"))), docProps: true }),
+    },
     // Excel's and LibreOffice's held results are kept as they are, stale or not: we agree without a flag.
     {
       name: "formulas-stale-excel",
@@ -661,13 +738,20 @@ export function odsFormulasWithoutValues(): Buffer {
     [text("ФИО"), text("Номер"), text("Телефон"), text("Сумма")],
     [text("Иван Петров"), number(9161234567), phone(2), number(10)],
     [text("Мария"), number(9031234567), phone(3), number(5)],
-    [text("Итого"), `<table:table-cell table:number-columns-repeated="2"/>`, `${cell('table:formula="of:=SUM([.D2:.D3])" office:value-type="float" office:value="15"')}><text:p>15</text:p></table:table-cell>`],
+    [
+      text("Итого"),
+      `<table:table-cell table:number-columns-repeated="2"/>`,
+      `${cell('table:formula="of:=SUM([.D2:.D3])" office:value-type="float" office:value="15"')}><text:p>15</text:p></table:table-cell>`,
+    ],
   ];
   const content = `${XML}<office:document-content xmlns:office="urn:oasis:names:tc:opendocument:xmlns:office:1.0" xmlns:table="urn:oasis:names:tc:opendocument:xmlns:table:1.0" xmlns:text="urn:oasis:names:tc:opendocument:xmlns:text:1.0" xmlns:of="urn:oasis:names:tc:opendocument:xmlns:of:1.2" office:version="1.2"><office:body><office:spreadsheet><table:table table:name="Лист1">${rows.map((r) => `<table:table-row>${r.join("")}</table:table-row>`).join("")}</table:table></office:spreadsheet></office:body></office:document-content>`;
   const manifest = `${XML}<manifest:manifest xmlns:manifest="urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.2"><manifest:file-entry manifest:full-path="/" manifest:media-type="application/vnd.oasis.opendocument.spreadsheet"/><manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml"/></manifest:manifest>`;
-  return zip([
-    ["mimetype", "application/vnd.oasis.opendocument.spreadsheet"],
-    ["META-INF/manifest.xml", manifest],
-    ["content.xml", content],
-  ], { stored: true });
+  return zip(
+    [
+      ["mimetype", "application/vnd.oasis.opendocument.spreadsheet"],
+      ["META-INF/manifest.xml", manifest],
+      ["content.xml", content],
+    ],
+    { stored: true },
+  );
 }

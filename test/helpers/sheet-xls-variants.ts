@@ -77,8 +77,15 @@ export function handBuiltXls(): XlsVariant[] {
   numbers.forEach((n, i) => {
     const r = i + 1;
     shared.push(x8.number(r, 0, n));
-    shared.push(...x8.formula(r, 1, [p8.exp(1, 1)], n * 2, { flags: 0x08, after: r === 1 ? [x8.shared(1, 3, 1, 1, [p8.refN(0, -1), p8.int(2), p8.mul])] : [] }));
-    shared.push(...x8.formula(r, 2, [p8.exp(1, 2)], `№${n}`, { flags: 0x08, after: r === 1 ? [x8.shared(1, 3, 2, 2, [p8.str("№"), p8.refN(0, -2), p8.concat])] : [] }));
+    shared.push(
+      ...x8.formula(r, 1, [p8.exp(1, 1)], n * 2, { flags: 0x08, after: r === 1 ? [x8.shared(1, 3, 1, 1, [p8.refN(0, -1), p8.int(2), p8.mul])] : [] }),
+    );
+    shared.push(
+      ...x8.formula(r, 2, [p8.exp(1, 2)], `№${n}`, {
+        flags: 0x08,
+        after: r === 1 ? [x8.shared(1, 3, 2, 2, [p8.str("№"), p8.refN(0, -2), p8.concat])] : [],
+      }),
+    );
   });
 
   // An array formula: FORMULA (PtgExp), ARRAY, then STRING.
@@ -93,7 +100,13 @@ export function handBuiltXls(): XlsVariant[] {
   for (let i = 0; i < 700; i++) sst.push(`Клиент ${i + 1}`);
   const splitAt = sst.length;
   sst.push("A".repeat(5000) + "Б".repeat(3000));
-  sst.push({ text: "Анна Сидорова", runs: [[0, 1], [5, 2]] });
+  sst.push({
+    text: "Анна Сидорова",
+    runs: [
+      [0, 1],
+      [5, 2],
+    ],
+  });
   sst.push("0501234567");
   const strings = [x8.labelSst(0, 0, 0), x8.labelSst(0, 1, 1), x8.labelSst(0, 2, 2)];
   for (let i = 0; i < 700; i += 7) strings.push(x8.labelSst(1 + i / 7, 0, 3 + i), x8.number(1 + i / 7, 1, 79160000000 + i));
@@ -123,14 +136,23 @@ export function handBuiltXls(): XlsVariant[] {
   const biff5 = [
     x5.label(0, 0, "ФИО"),
     x5.label(0, 1, "Телефон"),
-    x5.rstring(1, 0, "Анна Сидорова", [[0, 1], [5, 2]]),
+    x5.rstring(1, 0, "Анна Сидорова", [
+      [0, 1],
+      [5, 2],
+    ]),
     x5.label(1, 1, "0501234567"),
     x5.number(2, 1, 79161234567),
     x5.rk(2, 2, 45292, XF.date),
     ...x5.formula(2, 0, [x5.w.ptg.str("Пётр "), x5.w.ptg.str("Ёлкин"), x5.w.ptg.concat], "Пётр Ёлкин"),
   ];
 
-  const contacts = (x: Cells) => [x.label(0, 0, "ФИО"), x.label(0, 1, "Телефон"), x.label(1, 0, "Иван Петров"), x.label(1, 1, "+79161234567"), x.number(2, 1, 79031234567)];
+  const contacts = (x: Cells) => [
+    x.label(0, 0, "ФИО"),
+    x.label(0, 1, "Телефон"),
+    x.label(1, 0, "Иван Петров"),
+    x.label(1, 1, "+79161234567"),
+    x.number(2, 1, 79031234567),
+  ];
   const encrypted = (kind: "rc4" | "rc4-cryptoapi", password: string) => book(8, contacts(x8), { encryption: { kind, password } });
 
   return [
@@ -142,7 +164,17 @@ export function handBuiltXls(): XlsVariant[] {
     { name: "biff8-array-formula", data: book(8, array) },
     { name: "biff8-sst-continued", data: book(8, strings, { sst }) },
     { name: "biff8-rk-mulrk-bool", data: book(8, rk) },
-    { name: "biff5-cp1251", data: writeBiff({ biff: 5, codepage: 1251, sheets: [{ name: "Контакты", records: biff5 }, { name: "Второй", records: contacts(x5) }] }) },
+    {
+      name: "biff5-cp1251",
+      data: writeBiff({
+        biff: 5,
+        codepage: 1251,
+        sheets: [
+          { name: "Контакты", records: biff5 },
+          { name: "Второй", records: contacts(x5) },
+        ],
+      }),
+    },
     // 1C's Excel 5.0 files: Cyrillic text and no CODEPAGE record, the fonts' character set Cyrillic (204).
     {
       name: "biff5-no-codepage",
@@ -163,9 +195,18 @@ export function handBuiltXls(): XlsVariant[] {
     { name: "biff8-small-dimensions", data: writeBiff({ biff: 8, sheets: [{ name: "Лист1", records: contacts(x8), dimensions: [0, 1, 0, 1] }] }) },
     {
       name: "biff8-hidden-first-sheet",
-      data: writeBiff({ biff: 8, sheets: [{ name: "Скрытый", records: [x8.label(0, 0, "служебный")], hidden: true }, { name: "Данные", records: contacts(x8) }] }),
+      data: writeBiff({
+        biff: 8,
+        sheets: [
+          { name: "Скрытый", records: [x8.label(0, 0, "служебный")], hidden: true },
+          { name: "Данные", records: contacts(x8) },
+        ],
+      }),
     },
-    { name: "biff8-1904", data: book(8, [x8.label(0, 0, "Дата"), x8.number(1, 0, 43830, XF.date), x8.number(2, 0, 43830.5, XF.dateTime)], { date1904: true }) },
+    {
+      name: "biff8-1904",
+      data: book(8, [x8.label(0, 0, "Дата"), x8.number(1, 0, 43830, XF.date), x8.number(2, 0, 43830.5, XF.dateTime)], { date1904: true }),
+    },
     // Excel saves a workbook whose structure is protected encrypted with its default password; anyone opens it.
     { name: "biff8-rc4-default-password", data: encrypted("rc4", "VelvetSweatshop") },
     { name: "biff8-cryptoapi-default-password", data: encrypted("rc4-cryptoapi", "VelvetSweatshop") },
@@ -173,7 +214,15 @@ export function handBuiltXls(): XlsVariant[] {
     // opens it; with another password it cannot.
     {
       name: "biff5-xor-default-password",
-      data: writeBiff({ biff: 5, codepage: 1251, sheets: [{ name: "Контакты", records: biff5 }, { name: "Второй", records: contacts(x5) }], encryption: { kind: "xor", password: "VelvetSweatshop" } }),
+      data: writeBiff({
+        biff: 5,
+        codepage: 1251,
+        sheets: [
+          { name: "Контакты", records: biff5 },
+          { name: "Второй", records: contacts(x5) },
+        ],
+        encryption: { kind: "xor", password: "VelvetSweatshop" },
+      }),
     },
     { name: "biff8-xor-default-password", data: book(8, textFormulas(8), { encryption: { kind: "xor", password: "VelvetSweatshop" } }) },
     { name: "biff5-xor-password", data: book(5, contacts(x5), { encryption: { kind: "xor", password: "sekret" } }), encrypted: true },
@@ -210,8 +259,26 @@ function formulaXls(biff: 5 | 8): XlsVariant[] {
     ...x.formula(3, 3, sum, sumResult),
   ];
   return [
-    { name: `biff${biff}-formula-text-without-string`, data: book(biff, sheet(() => "", 15, true)) },
-    { name: `biff${biff}-formula-text-held-as-zero`, data: book(biff, sheet(() => 0, 15)) },
-    { name: `biff${biff}-formulas-all-empty-text`, data: book(biff, sheet(() => ({ emptyString: true }), { emptyString: true })) },
+    {
+      name: `biff${biff}-formula-text-without-string`,
+      data: book(
+        biff,
+        sheet(() => "", 15, true),
+      ),
+    },
+    {
+      name: `biff${biff}-formula-text-held-as-zero`,
+      data: book(
+        biff,
+        sheet(() => 0, 15),
+      ),
+    },
+    {
+      name: `biff${biff}-formulas-all-empty-text`,
+      data: book(
+        biff,
+        sheet(() => ({ emptyString: true }), { emptyString: true }),
+      ),
+    },
   ];
 }

@@ -10,11 +10,7 @@ import { onPostgres } from "./backends";
  * Above it, the ten slowest files: CI shows only the tail of its output, and the suite's length is watched.
  */
 export default class SummaryReporter implements Reporter {
-  onTestRunEnd(
-    testModules: ReadonlyArray<TestModule>,
-    unhandledErrors: ReadonlyArray<SerializedError>,
-    reason: TestRunEndReason,
-  ) {
+  onTestRunEnd(testModules: ReadonlyArray<TestModule>, unhandledErrors: ReadonlyArray<SerializedError>, reason: TestRunEndReason) {
     let passed = 0;
     let failed = unhandledErrors.length;
     let skipped = 0;
@@ -39,7 +35,9 @@ export default class SummaryReporter implements Reporter {
       .slice(0, 10);
     process.stdout.write(`\nSlowest files:\n${slowest.map((f) => `  ${(f.ms / 1000).toFixed(1).padStart(6)} s  ${f.file}`).join("\n")}\n`);
     if (onPostgres) {
-      process.stdout.write("\nOn Postgres: the browser tests (but the lead panel's and the login's) and the spreadsheet readers run on the embedded database only (test/helpers/backends.ts).\n");
+      process.stdout.write(
+        "\nOn Postgres: the browser tests (but the lead panel's and the login's) and the spreadsheet readers run on the embedded database only (test/helpers/backends.ts).\n",
+      );
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

@@ -167,7 +167,10 @@ export const XF = { general: 15, date: 16, dateTime: 17, custom: 18, fixed2: 19 
 /** The records of a cell, of every kind an .xls holds. */
 export class Cells {
   readonly w: BiffWriter;
-  constructor(readonly biff: Biff, codepage = 1251) {
+  constructor(
+    readonly biff: Biff,
+    codepage = 1251,
+  ) {
     this.w = new BiffWriter(biff, codepage);
   }
   private head(r: number, c: number, xf: number) {
@@ -234,7 +237,10 @@ export class Cells {
               ? Buffer.from([0x02, 0, result.error, 0, 0, 0, 0xff, 0xff])
               : Buffer.from([0x03, 0, 0, 0, 0, 0, 0xff, 0xff]);
     const records: BiffRecord[] = [
-      { type: 0x0006, data: Buffer.concat([this.head(r, c, options.xf ?? XF.general), value, u16(options.flags ?? 0), u32(0), u16(rgce.length), rgce]) },
+      {
+        type: 0x0006,
+        data: Buffer.concat([this.head(r, c, options.xf ?? XF.general), value, u16(options.flags ?? 0), u32(0), u16(rgce.length), rgce]),
+      },
       ...(options.after ?? []),
     ];
     if (typeof result === "string" && options.stringRecord !== false) records.push(...this.stringRecord(result));
@@ -353,12 +359,20 @@ export function writeBiff(book: BiffBook): Buffer {
   const w = new BiffWriter(biff, codepage);
   const bof = (dt: number): BiffRecord => ({
     type: 0x0809,
-    data: biff === 8 ? Buffer.concat([u16(0x0600), u16(dt), u16(0x0dbb), u16(0x07cc), u32(0), u32(6)]) : Buffer.concat([u16(0x0500), u16(dt), u16(0x0dbb), u16(0x07cc)]),
+    data:
+      biff === 8
+        ? Buffer.concat([u16(0x0600), u16(dt), u16(0x0dbb), u16(0x07cc), u32(0), u32(6)])
+        : Buffer.concat([u16(0x0500), u16(dt), u16(0x0dbb), u16(0x07cc)]),
     plain: true,
   });
   const eof: BiffRecord = { type: 0x000a, data: Buffer.alloc(0) };
   const globals: BiffRecord[] = [bof(0x0005)];
-  const encryption = book.encryption?.kind === "xor" ? xorObfuscation(book.encryption.password, biff) : book.encryption && biff === 8 ? encryptionHeader(book.encryption) : null;
+  const encryption =
+    book.encryption?.kind === "xor"
+      ? xorObfuscation(book.encryption.password, biff)
+      : book.encryption && biff === 8
+        ? encryptionHeader(book.encryption)
+        : null;
   if (encryption) globals.push({ type: 0x002f, data: encryption.filePass, plain: true });
   globals.push({ type: 0x00e1, data: u16(0x04b0), plain: true });
   if (biff === 8) globals.push({ type: 0x005c, data: Buffer.concat([w.string("leaddesk", 2), Buffer.alloc(101, 0x20)]) });
@@ -384,7 +398,15 @@ export function writeBiff(book: BiffBook): Buffer {
   const streams: BiffRecord[][] = book.sheets.map((sheet) => {
     const dims = sheet.dimensions === undefined ? dimensionsOf(sheet.records) : sheet.dimensions;
     const dimensions: BiffRecord[] = dims
-      ? [{ type: 0x0200, data: biff === 8 ? Buffer.concat([u32(dims[0]), u32(dims[1]), u16(dims[2]), u16(dims[3]), u16(0)]) : Buffer.concat([u16(dims[0]), u16(dims[1]), u16(dims[2]), u16(dims[3]), u16(0)]) }]
+      ? [
+          {
+            type: 0x0200,
+            data:
+              biff === 8
+                ? Buffer.concat([u32(dims[0]), u32(dims[1]), u16(dims[2]), u16(dims[3]), u16(0)])
+                : Buffer.concat([u16(dims[0]), u16(dims[1]), u16(dims[2]), u16(dims[3]), u16(0)]),
+          },
+        ]
       : [];
     const window2: BiffRecord =
       biff === 8
@@ -483,7 +505,19 @@ function encryptionHeader({ kind, password, keyBits = 128 }: NonNullable<BiffBoo
     const csp = Buffer.from("Microsoft Enhanced Cryptographic Provider v1.0\u0000", "utf16le");
     const header = Buffer.concat([u32(0x04), u32(0), u32(0x6801), u32(0x8004), u32(keyBits), u32(1), u32(0), u32(0), csp]);
     // Version 4.2 (Excel 2007 SP2 and later), CryptoAPI, RC4 and SHA-1.
-    filePass = Buffer.concat([u16(1), u16(4), u16(2), u32(0x04), u32(header.length), header, u32(16), salt, encrypted.subarray(0, 16), u32(20), encrypted.subarray(16)]);
+    filePass = Buffer.concat([
+      u16(1),
+      u16(4),
+      u16(2),
+      u32(0x04),
+      u32(header.length),
+      header,
+      u32(16),
+      salt,
+      encrypted.subarray(0, 16),
+      u32(20),
+      encrypted.subarray(16),
+    ]);
   }
   const blocks = new Map<number, Buffer>();
   const stream = (block: number) => {

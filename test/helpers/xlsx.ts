@@ -215,11 +215,15 @@ export function workbookEntries(options: {
     },
     {
       name: "_rels/.rels",
-      chunks: fixed(`<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`),
+      chunks: fixed(
+        `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="${PKG_REL_NS}"><Relationship Id="rId1" Type="${REL_NS}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+      ),
     },
     {
       name: "xl/workbook.xml",
-      chunks: fixed(`<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="Лист1" sheetId="1" r:id="rId1"/></sheets></workbook>`),
+      chunks: fixed(
+        `<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="${MAIN_NS}" xmlns:r="${REL_NS}"><sheets><sheet name="Лист1" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      ),
     },
     {
       name: "xl/_rels/workbook.xml.rels",

@@ -145,7 +145,10 @@ export async function managerWithLead(e: E2E, stack: Stack, phone: string, optio
   extension += 1;
   const sipLogin = options.sipLogin ?? String(extension);
   const manager = await createUser(e.db, { sipLogin, sipPassword: `sip-${sipLogin}` });
-  const [base] = await e.db.insert(databases).values({ name: `База ${sipLogin}`, contactsCount: 1 }).returning();
+  const [base] = await e.db
+    .insert(databases)
+    .values({ name: `База ${sipLogin}`, contactsCount: 1 })
+    .returning();
   const [lead] = await e.db
     .insert(contacts)
     .values({ databaseId: base.id, name: "Клиент", phone, phoneKey: phone.replace(/\D/g, ""), city: "Киев" })
@@ -168,9 +171,18 @@ export async function managerWithLead(e: E2E, stack: Stack, phone: string, optio
 
 export async function expectText(page: Page, testId: string, text: string, timeout = 15_000) {
   const locator = page.locator(`[data-testid=${testId}]`);
-  await locator.filter({ hasText: text }).first().waitFor({ timeout }).catch(async () => {
-    throw new Error(`[data-testid=${testId}] never showed "${text}"; it shows "${await locator.first().textContent().catch(() => null)}"`);
-  });
+  await locator
+    .filter({ hasText: text })
+    .first()
+    .waitFor({ timeout })
+    .catch(async () => {
+      throw new Error(
+        `[data-testid=${testId}] never showed "${text}"; it shows "${await locator
+          .first()
+          .textContent()
+          .catch(() => null)}"`,
+      );
+    });
 }
 
 /**

@@ -143,8 +143,12 @@ function digestChallenge(code: 401 | 407, strict: boolean) {
   const [reason, header] = code === 401 ? ["Unauthorized", "WWW-Authenticate"] : ["Proxy Authentication Required", "Proxy-Authenticate"];
   return `<recv request="INVITE" crlf="true">
     <action>
-      ${strict ? `<ereg regexp="[0-9]+" search_in="hdr" header="CSeq:" check_it="false" assign_to="challengedtext"/>
-      <todouble assign_to="challengedcseq" variable="challengedtext"/>` : ""}
+      ${
+        strict
+          ? `<ereg regexp="[0-9]+" search_in="hdr" header="CSeq:" check_it="false" assign_to="challengedtext"/>
+      <todouble assign_to="challengedcseq" variable="challengedtext"/>`
+          : ""
+      }
     </action>
   </recv>
   <send><![CDATA[
@@ -195,9 +199,13 @@ function strictness(strict: boolean, challenged: boolean): Record<string, string
       <todouble assign_to="lastcseq" variable="cseqtext"/>
       ${matched("toolarge", "[[:print:][:space:]]{1301}", "msg")}
       ${matched("foreign", "[[:print:][:space:]]*a=rtpmap:[0-9]+ (opus|red|G722|ISAC|CN|ILBC|iLBC|rtx|G729)/", "body")}
-      ${challenged ? `<todouble assign_to="cseqstep" variable="cseqtext"/>
+      ${
+        challenged
+          ? `<todouble assign_to="cseqstep" variable="cseqtext"/>
       <subtract assign_to="cseqstep" variable="challengedcseq"/>
-      <test assign_to="samecseq" variable="cseqstep" compare="less_than" value="1"/>` : ""}`,
+      <test assign_to="samecseq" variable="cseqstep" compare="less_than" value="1"/>`
+          : ""
+      }`,
     strictRefusals: `<nop next="toolarge" test="toolarge"/>
   <nop next="foreign" test="foreign"/>
   ${challenged ? `<nop next="samecseq" test="samecseq"/>` : ""}`,
@@ -226,8 +234,19 @@ function strictness(strict: boolean, challenged: boolean): Record<string, string
 export async function startCarrier(port: number, media: MediaEcho, behaviour: CarrierBehaviour): Promise<Carrier> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-carrier-"));
   const trace = path.join(dir, "messages.log");
-  const args = ["-i", "127.0.0.1", "-p", String(port), "-nostdin", "-trace_msg", "-message_file", trace, "-trace_err",
-    "-error_file", path.join(dir, "errors.log")];
+  const args = [
+    "-i",
+    "127.0.0.1",
+    "-p",
+    String(port),
+    "-nostdin",
+    "-trace_msg",
+    "-message_file",
+    trace,
+    "-trace_err",
+    "-error_file",
+    path.join(dir, "errors.log"),
+  ];
   // SIPp reads pauses and reply codes when it loads the scenario: they are filled in here, not with -set.
   const fill = (file: string, values: Record<string, string>) => {
     const text = fs.readFileSync(path.join(HERE, file), "utf8").replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key]);
@@ -237,20 +256,30 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
   };
   if ("answer" in behaviour) {
     const { challenge, strict = false } = behaviour.answer;
-    args.push("-sf", fill("carrier-answer.xml", {
-      ring: String(behaviour.answer.ringMs ?? 200),
-      mip: "127.0.0.1",
-      mport: String(media.port),
-      challenge: challenge ? digestChallenge(challenge, strict) : "",
-      ...strictness(strict, challenge !== undefined),
-    }));
+    args.push(
+      "-sf",
+      fill("carrier-answer.xml", {
+        ring: String(behaviour.answer.ringMs ?? 200),
+        mip: "127.0.0.1",
+        mport: String(media.port),
+        challenge: challenge ? digestChallenge(challenge, strict) : "",
+        ...strictness(strict, challenge !== undefined),
+      }),
+    );
   } else if ("hangUp" in behaviour) {
     args.push("-sf", fill("carrier-hangs-up.xml", { mip: "127.0.0.1", mport: String(media.port), after: String(behaviour.hangUp.afterMs) }));
   } else if ("silent" in behaviour) {
     args.push("-sf", fill("carrier-silent.xml", {}));
   } else if ("callIn" in behaviour) {
-    args.push("-sf", fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
-      "-s", behaviour.callIn.extension, "-m", "1", behaviour.callIn.kamailio);
+    args.push(
+      "-sf",
+      fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
+      "-s",
+      behaviour.callIn.extension,
+      "-m",
+      "1",
+      behaviour.callIn.kamailio,
+    );
   } else {
     args.push("-sf", fill("carrier-reject.xml", { code: String(behaviour.reject.code), reason: behaviour.reject.reason }));
   }

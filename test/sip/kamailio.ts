@@ -31,13 +31,20 @@ export async function startSipServer(options: { port?: number } = {}): Promise<S
   const port = options.port ?? (await freePort());
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), "leaddesk-kamailio-"));
   const args = [
-    "-f", CONFIG,
-    "-L", MODULES_DIR,
-    "-Y", runDir,
-    "-P", path.join(runDir, "kamailio.pid"),
-    "-l", `tcp:127.0.0.1:${port}`,
-    "-m", "64",
-    "-M", "8",
+    "-f",
+    CONFIG,
+    "-L",
+    MODULES_DIR,
+    "-Y",
+    runDir,
+    "-P",
+    path.join(runDir, "kamailio.pid"),
+    "-l",
+    `tcp:127.0.0.1:${port}`,
+    "-m",
+    "64",
+    "-M",
+    "8",
     "-DD",
     "-E",
   ];

@@ -75,9 +75,7 @@ describe("rtpengine's control from another host, through the gate", () => {
     const relay = rtpengineNg(`127.0.0.1:${gatePort}`, secret);
     try {
       expect(await relay.command({ command: "ping" })).toMatchObject({ result: "pong" });
-      await expect(relay.command({ command: "subscribe request", "call-id": "no-such-call", flags: ["all"] })).rejects.toThrow(
-        /Unknown call-id/i,
-      );
+      await expect(relay.command({ command: "subscribe request", "call-id": "no-such-call", flags: ["all"] })).rejects.toThrow(/Unknown call-id/i);
     } finally {
       relay.close();
     }
@@ -157,7 +155,10 @@ describe("rtpengine's control from another host, through the gate", () => {
       }
       // All nine are counted in the log (a second's refusals make one line, naming the last of them).
       const counted = () =>
-        [...gate.log().matchAll(new RegExp(`refused (\\d+) request\\(s\\), the last from 127\\.0\\.0\\.1:${port}: `, "g"))].reduce((sum, m) => sum + Number(m[1]), 0);
+        [...gate.log().matchAll(new RegExp(`refused (\\d+) request\\(s\\), the last from 127\\.0\\.0\\.1:${port}: `, "g"))].reduce(
+          (sum, m) => sum + Number(m[1]),
+          0,
+        );
       await expect.poll(counted, { timeout: 3000 }).toBe(9);
       expect(gate.log()).toMatch(new RegExp(`from 127\\.0\\.0\\.1:${port}: command "[a-z ]+" is not one the app sends`));
       // The same socket's signed ping is answered: only the commands were refused.

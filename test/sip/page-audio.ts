@@ -49,7 +49,16 @@ export async function elementOutput(page: Page, label: string): Promise<ElementO
     const rate = context.sampleRate;
     // The captured tracks are left to the garbage collector: stopping them silenced the element's own stream.
     await context.close();
-    return { rate, samples: [...samples], paused: audio.paused, readyState: audio.readyState, advanced, elapsed, muted: audio.muted, volume: audio.volume };
+    return {
+      rate,
+      samples: [...samples],
+      paused: audio.paused,
+      readyState: audio.readyState,
+      advanced,
+      elapsed,
+      muted: audio.muted,
+      volume: audio.volume,
+    };
   }, label);
   // Moving with the clock: a jitter buffer may hold the clock back a little, a stalled element not at all.
   const playing = !result.paused && !result.muted && result.volume > 0 && result.readyState >= 2 && result.advanced >= 0.8 * result.elapsed;

@@ -60,7 +60,10 @@ export async function relayForgets(port: number, callId: string, timeoutMs = 5_0
   for (;;) {
     const held = await relayCalls(port);
     if (!held.includes(callId)) return Date.now() - started;
-    if (Date.now() - started > timeoutMs) throw new Error(`rtpengine still holds ${callId} ${timeoutMs} ms on (it holds ${held.length} call(s); parties ${JSON.stringify(await relayParties(port, callId))})`);
+    if (Date.now() - started > timeoutMs)
+      throw new Error(
+        `rtpengine still holds ${callId} ${timeoutMs} ms on (it holds ${held.length} call(s); parties ${JSON.stringify(await relayParties(port, callId))})`,
+      );
     await new Promise((r) => setTimeout(r, 100));
   }
 }

@@ -44,7 +44,12 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
     const active = query.sort === column;
     const dir = active ? (query.dir === "asc" ? "desc" : "asc") : column === "name" ? "asc" : "desc";
     return (
-      <Link to={href({ sort: column, dir, page: 1 })} preventScrollReset className="inline-flex items-center gap-1 hover:underline" data-testid={`sort-${column}`}>
+      <Link
+        to={href({ sort: column, dir, page: 1 })}
+        preventScrollReset
+        className="inline-flex items-center gap-1 hover:underline"
+        data-testid={`sort-${column}`}
+      >
         {label}
         <span aria-hidden="true" className={active ? "" : "opacity-50"}>
           <SortIcon dir={active ? query.dir : null} />
@@ -170,8 +175,7 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
       <Pager page={query.page} pages={query.pages} total={total} hrefFor={(page) => href({ page })} />
 
       <ConfirmDelete row={confirm} title="Удалить базу?" closeHref={closeHref} intent="delete-base" testId="delete-base">
-        База «{confirm?.name}» будет удалена вместе со всеми её контактами. История звонков и статистика сохранятся.
-        Отменить это нельзя.
+        База «{confirm?.name}» будет удалена вместе со всеми её контактами. История звонков и статистика сохранятся. Отменить это нельзя.
       </ConfirmDelete>
     </section>
   );

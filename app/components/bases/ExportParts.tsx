@@ -123,7 +123,12 @@ export function CreateExportForm({
         <div className={CHOICE_LIST}>
           {bases.map((base) => (
             <label key={base.id} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name={fields.databaseIds.name} value={base.id} defaultChecked={isChosen(fields.databaseIds.initialValue, base.id)} />
+              <input
+                type="checkbox"
+                name={fields.databaseIds.name}
+                value={base.id}
+                defaultChecked={isChosen(fields.databaseIds.initialValue, base.id)}
+              />
               {base.name}
             </label>
           ))}
@@ -135,7 +140,12 @@ export function CreateExportForm({
         <div className={CHOICE_LIST} data-testid="export-status-list">
           {statuses.map((status) => (
             <label key={status.id} className="flex items-center gap-2 text-sm">
-              <input type="checkbox" name={fields.statusIds.name} value={status.id} defaultChecked={isChosen(fields.statusIds.initialValue, status.id)} />
+              <input
+                type="checkbox"
+                name={fields.statusIds.name}
+                value={status.id}
+                defaultChecked={isChosen(fields.statusIds.initialValue, status.id)}
+              />
               {status.name}
             </label>
           ))}

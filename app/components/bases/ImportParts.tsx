@@ -28,8 +28,16 @@ export function MappingTable({ preview, fields }: { preview: Preview; fields: Ar
       {preview.columns.map((column) => {
         const title = `${column.letter}${column.header ? `: ${column.header}` : ""}`;
         return (
-          <div key={column.index} className="min-w-0 rounded-md border border-slate-200 p-2 dark:border-slate-700" data-testid={`mapping-column-${column.index}`}>
-            <label className="mb-1 block truncate text-xs font-semibold text-slate-600 dark:text-slate-300" htmlFor={`map_${column.index}`} title={title}>
+          <div
+            key={column.index}
+            className="min-w-0 rounded-md border border-slate-200 p-2 dark:border-slate-700"
+            data-testid={`mapping-column-${column.index}`}
+          >
+            <label
+              className="mb-1 block truncate text-xs font-semibold text-slate-600 dark:text-slate-300"
+              htmlFor={`map_${column.index}`}
+              title={title}
+            >
               <span className="sr-only">Тип столбца </span>
               {title}
             </label>
@@ -120,9 +128,20 @@ export function ImportResultDialog({ result, onClose }: { result: ImportResult; 
 /** Upload progress, then an indeterminate bar while the server reads and writes the file. */
 export function ImportProgress({ phase, percent, rows }: { phase: "upload" | "processing"; percent: number; rows?: number }) {
   return (
-    <div className="my-3" role="progressbar" aria-valuemin={0} aria-valuemax={100} aria-valuenow={phase === "upload" ? percent : undefined} data-testid="import-progress">
+    <div
+      className="my-3"
+      role="progressbar"
+      aria-valuemin={0}
+      aria-valuemax={100}
+      aria-valuenow={phase === "upload" ? percent : undefined}
+      data-testid="import-progress"
+    >
       <div className="mb-1 text-sm text-slate-600 dark:text-slate-300">
-        {phase === "upload" ? `Загрузка файла: ${percent}%` : rows ? `Обработка файла... строк: ${rows.toLocaleString("ru-RU")}` : "Обработка файла..."}
+        {phase === "upload"
+          ? `Загрузка файла: ${percent}%`
+          : rows
+            ? `Обработка файла... строк: ${rows.toLocaleString("ru-RU")}`
+            : "Обработка файла..."}
       </div>
       <div className="h-2 overflow-hidden rounded bg-slate-200 dark:bg-slate-700">
         <div

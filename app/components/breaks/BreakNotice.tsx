@@ -4,8 +4,7 @@ import { BREAK_FETCHER, END_BREAK } from "./BreakToggle";
 
 export const ON_BREAK_TITLE = "Вы на перерыве";
 export const ON_BREAK_NO_LEADS = "Новые лиды не выдаются, пока вы не закончите перерыв.";
-export const ON_BREAK_HOLDING =
-  "Этот клиент остаётся за вами. Статус сохранится, но следующий лид не выдаётся, пока вы не закончите перерыв.";
+export const ON_BREAK_HOLDING = "Этот клиент остаётся за вами. Статус сохранится, но следующий лид не выдаётся, пока вы не закончите перерыв.";
 
 /**
  * The lead panel during a break (issue 18): in place of a new lead, or above the lead he kept, with the button

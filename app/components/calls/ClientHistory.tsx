@@ -57,7 +57,14 @@ function RecordingPlayer({ id }: { id: number }) {
   const audio = useRef<HTMLAudioElement>(null);
   const key = usePlayReport(audio);
   return (
-    <audio ref={audio} controls preload="none" src={`/recordings/${id}${key ? `?play=${key}` : ""}`} className="h-8 max-w-full" aria-label="Запись разговора">
+    <audio
+      ref={audio}
+      controls
+      preload="none"
+      src={`/recordings/${id}${key ? `?play=${key}` : ""}`}
+      className="h-8 max-w-full"
+      aria-label="Запись разговора"
+    >
       <a href={`/recordings/${id}`}>Запись разговора</a>
     </audio>
   );

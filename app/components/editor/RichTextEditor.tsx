@@ -114,15 +114,35 @@ function Toolbar() {
 function renderElement({ attributes, children, element }: RenderElementProps) {
   switch (element.type) {
     case "heading-one":
-      return <h1 {...attributes} className="text-2xl font-bold">{children}</h1>;
+      return (
+        <h1 {...attributes} className="text-2xl font-bold">
+          {children}
+        </h1>
+      );
     case "heading-two":
-      return <h2 {...attributes} className="text-xl font-semibold">{children}</h2>;
+      return (
+        <h2 {...attributes} className="text-xl font-semibold">
+          {children}
+        </h2>
+      );
     case "block-quote":
-      return <blockquote {...attributes} className="border-l-4 border-slate-300 pl-3 italic">{children}</blockquote>;
+      return (
+        <blockquote {...attributes} className="border-l-4 border-slate-300 pl-3 italic">
+          {children}
+        </blockquote>
+      );
     case "bulleted-list":
-      return <ul {...attributes} className="list-disc pl-6">{children}</ul>;
+      return (
+        <ul {...attributes} className="list-disc pl-6">
+          {children}
+        </ul>
+      );
     case "numbered-list":
-      return <ol {...attributes} className="list-decimal pl-6">{children}</ol>;
+      return (
+        <ol {...attributes} className="list-decimal pl-6">
+          {children}
+        </ol>
+      );
     case "list-item":
       return <li {...attributes}>{children}</li>;
     case "link":

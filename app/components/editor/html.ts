@@ -4,9 +4,7 @@ import type { ReactEditor } from "slate-react";
 
 /** The node shapes the script editor works with (bold, italic, underline; headings, lists, quotes, links). */
 export type BlockType = "paragraph" | "heading-one" | "heading-two" | "block-quote" | "bulleted-list" | "numbered-list" | "list-item";
-export type ScriptElement =
-  | { type: BlockType; children: Descendant[] }
-  | { type: "link"; url: string; children: Descendant[] };
+export type ScriptElement = { type: BlockType; children: Descendant[] } | { type: "link"; url: string; children: Descendant[] };
 export type ScriptText = { text: string; bold?: true; italic?: true; underline?: true };
 
 declare module "slate" {
@@ -17,8 +15,7 @@ declare module "slate" {
   }
 }
 
-const escapeHtml = (text: string) =>
-  text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 const BLOCK_TAGS: Record<BlockType, string> = {
   paragraph: "p",

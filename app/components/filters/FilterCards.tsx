@@ -96,7 +96,11 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
               <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
               {filter.autodialSeconds !== null ? <Line title="Автонабор" items={[`через ${filter.autodialSeconds} с`]} /> : null}
-              <Link to={`/quality/scorecard/${filter.id}`} className="inline-block text-sm text-blue-600 hover:underline dark:text-blue-400" aria-label={`Оценочный лист тематики ${filter.name}`}>
+              <Link
+                to={`/quality/scorecard/${filter.id}`}
+                className="inline-block text-sm text-blue-600 hover:underline dark:text-blue-400"
+                aria-label={`Оценочный лист тематики ${filter.name}`}
+              >
                 Оценочный лист
               </Link>
             </li>
@@ -106,4 +110,3 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
     </section>
   );
 }
-

@@ -219,8 +219,7 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
       </div>
       <FieldError field={hours.days} />
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
-        Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь;
-        одинаковое время — круглосуточно.
+        Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь; одинаковое время — круглосуточно.
       </p>
     </fieldset>
   );
@@ -240,8 +239,8 @@ function RetryRulesFields({ statuses, fields }: { statuses: Option[]; fields: Fi
     <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="retry-rules">
       <legend className="px-1 text-sm font-medium">Повтор недозвона</legend>
       <p className="mb-2 text-xs text-slate-600 dark:text-slate-400">
-        Для статуса, который тематика берёт в работу снова: через сколько вернуть клиента в работу, сколько попыток
-        всего и какой статус поставить после последней. Пустая строка — без правила.
+        Для статуса, который тематика берёт в работу снова: через сколько вернуть клиента в работу, сколько попыток всего и какой статус поставить
+        после последней. Пустая строка — без правила.
       </p>
       <div className="mb-3 flex flex-wrap gap-4 text-sm" role="radiogroup" aria-label="Попытки считать">
         <span>Попытки считать:</span>
@@ -295,7 +294,12 @@ function RetryRulesFields({ statuses, fields }: { statuses: Option[]; fields: Fi
                     <FieldError field={row.delay} />
                   </td>
                   <td className="p-1" data-label="Не более, попыток">
-                    <input {...inputProps(row.maxAttempts)} inputMode="numeric" className="input w-16 md:w-20" aria-label={`${status.name}: не более попыток`} />
+                    <input
+                      {...inputProps(row.maxAttempts)}
+                      inputMode="numeric"
+                      className="input w-16 md:w-20"
+                      aria-label={`${status.name}: не более попыток`}
+                    />
                     <FieldError field={row.maxAttempts} />
                   </td>
                   <td className="p-1" data-label="Затем статус">
@@ -377,7 +381,11 @@ function MultiChoice({
         {title} <span className="text-slate-600 dark:text-slate-400">({chosen.length})</span>
       </legend>
       <div className="mb-2 flex gap-2">
-        {button(`all:${name}`, "Выбрать все", options.map((o) => String(o.id)))}
+        {button(
+          `all:${name}`,
+          "Выбрать все",
+          options.map((o) => String(o.id)),
+        )}
         {button(`none:${name}`, "Очистить", [])}
       </div>
       {options.length === 0 ? (
@@ -461,7 +469,10 @@ export function FilterForm({
           {...selectProps(fields.template)}
           id="filter-template"
           className="input"
-          aria-describedby={[fields.template.errors?.length ? fields.template.errorId : "", chosenInactive ? "filter-template-inactive" : ""].join(" ").trim() || undefined}
+          aria-describedby={
+            [fields.template.errors?.length ? fields.template.errorId : "", chosenInactive ? "filter-template-inactive" : ""].join(" ").trim() ||
+            undefined
+          }
         >
           <option value="">Без шаблона</option>
           {templates.map((t) => (
@@ -473,8 +484,8 @@ export function FilterForm({
         <FieldError field={fields.template} />
         {chosenInactive ? (
           <p id="filter-template-inactive" className="mt-1 text-xs text-amber-800 dark:text-amber-300" data-testid="template-inactive">
-            Шаблон деактивирован: менеджеры этой тематики работают без карточки клиента. Включите его на странице
-            «Настройка шаблона» или выберите другой.
+            Шаблон деактивирован: менеджеры этой тематики работают без карточки клиента. Включите его на странице «Настройка шаблона» или выберите
+            другой.
           </p>
         ) : options.templates.length > 0 && templates.length === 0 ? (
           <p className="mt-1 text-xs text-slate-600 dark:text-slate-400">Активных шаблонов нет: включите шаблон на странице «Настройка шаблона».</p>
@@ -531,8 +542,8 @@ export function FilterForm({
         </div>
         <FieldError field={fields.autodialSeconds} />
         <p id="filter-autodial-hint" className="text-xs text-slate-600 dark:text-slate-400">
-          Следующему клиенту звонок начнётся сам через столько секунд после показа карточки (от 3 до 120); менеджер может
-          пропустить звонок или поставить автонабор на паузу.
+          Следующему клиенту звонок начнётся сам через столько секунд после показа карточки (от 3 до 120); менеджер может пропустить звонок или
+          поставить автонабор на паузу.
         </p>
       </fieldset>
       <div className="flex flex-wrap justify-end gap-2">

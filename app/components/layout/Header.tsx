@@ -19,11 +19,7 @@ export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderP
   const nextTheme = theme === "dark" ? "light" : "dark";
   return (
     <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900">
-      <label
-        htmlFor="menu-toggle"
-        className="btn-secondary cursor-pointer select-none px-2 py-1.5"
-        title="Меню"
-      >
+      <label htmlFor="menu-toggle" className="btn-secondary cursor-pointer select-none px-2 py-1.5" title="Меню">
         <MenuIcon />
         <span className="sr-only">Меню</span>
       </label>

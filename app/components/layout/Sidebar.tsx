@@ -14,9 +14,7 @@ interface SidebarProps {
 // Compact enough that an admin's whole menu shows on a 1280x800 laptop without scrolling it (issue 17 walk).
 const linkClass = ({ isActive }: { isActive: boolean }) =>
   `block rounded-md px-3 py-1.5 text-sm ${
-    isActive
-      ? "bg-blue-600 text-white"
-      : "text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700"
+    isActive ? "bg-blue-600 text-white" : "text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700"
   }`;
 
 function Group({ title, children }: { title: string; children: ReactNode }) {

@@ -95,7 +95,13 @@ export function CallbackChoices({
       <div className="flex flex-wrap gap-2">
         {times.presets.map((preset, i) =>
           on ? (
-            <button key={preset.value} type="button" ref={i === 0 ? firstRef : undefined} className="btn-primary" onClick={() => on.preset(preset.value)}>
+            <button
+              key={preset.value}
+              type="button"
+              ref={i === 0 ? firstRef : undefined}
+              className="btn-primary"
+              onClick={() => on.preset(preset.value)}
+            >
               {preset.label}
             </button>
           ) : (

@@ -51,7 +51,8 @@ export function usePanelPress({
     if (said.error) notify("error", said.error.message);
     if (said.message) notify(said.message.type as ToastKind, said.message.message);
     if (said.confirm) setPendingReport({ statusId: Number(said.confirm.statusId), text: said.confirm.statusText });
-    else if (said.callback) setPendingCallback({ statusId: Number(said.callback.statusId), text: said.callback.statusText, report: Boolean(said.callback.confirmed) });
+    else if (said.callback)
+      setPendingCallback({ statusId: Number(said.callback.statusId), text: said.callback.statusText, report: Boolean(said.callback.confirmed) });
     if (!said.next || said.refreshLayout) {
       const frame = requestAnimationFrame(() => (said.next ? refreshRef.current.layout() : refreshRef.current.all()));
       return () => cancelAnimationFrame(frame);

@@ -110,13 +110,7 @@ export function useAutodial(options: AutodialOptions) {
 }
 
 /** The autodial strip under the status buttons: the countdown with Пропустить and Пауза, or why it does not dial. */
-export function AutodialBar({
-  autodial,
-  client,
-}: {
-  autodial: ReturnType<typeof useAutodial>;
-  client: string;
-}) {
+export function AutodialBar({ autodial, client }: { autodial: ReturnType<typeof useAutodial>; client: string }) {
   const { state, paused, left, skip, togglePause } = autodial;
   if (state.kind === "off") return null;
   const counting = state.kind === "countdown";

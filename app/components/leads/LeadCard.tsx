@@ -29,10 +29,7 @@ export function LeadCard({ rows, action, attempt = null }: { rows: LeadCardRow[]
             <dt className="text-sm text-slate-600 dark:text-slate-400" data-testid={`lead-${row.key}-label`}>
               {row.label}
             </dt>
-            <dd
-              className={`break-words text-sm font-medium ${row.key === "phone" ? "tabular-nums" : ""}`}
-              data-testid={`lead-${row.key}`}
-            >
+            <dd className={`break-words text-sm font-medium ${row.key === "phone" ? "tabular-nums" : ""}`} data-testid={`lead-${row.key}`}>
               {row.value || "—"}
             </dd>
           </div>

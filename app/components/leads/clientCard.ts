@@ -1,7 +1,6 @@
 // The lead panel's report question and the status buttons' text colour. The card's text and SPEC §5's report check
 // are in common/client-card.ts (the press's action and core read them too).
-export const REPORT_CONFIRM =
-  "Вы точно хотите отправить заявку? Проверьте, что б все поля в шаблоне, были заполнены!";
+export const REPORT_CONFIRM = "Вы точно хотите отправить заявку? Проверьте, что б все поля в шаблоне, были заполнены!";
 
 /** SPEC /edit-statuses: black or white text by brightness (luma weights 299, 587, 114; threshold 128). */
 export function textColorFor(hex: string): "#000000" | "#ffffff" {

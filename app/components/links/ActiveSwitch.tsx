@@ -25,7 +25,9 @@ export function ActiveSwitch({ id, intent, isActive, label }: { id: number; inte
         >
           <span className={`absolute top-0.5 h-4 w-4 rounded-full bg-white shadow transition ${shown ? "left-4" : "left-0.5"}`} />
         </span>
-        <span className={shown ? "text-green-700 dark:text-green-400" : "text-slate-600 dark:text-slate-400"}>{shown ? "Активирован" : "Деактивирован"}</span>
+        <span className={shown ? "text-green-700 dark:text-green-400" : "text-slate-600 dark:text-slate-400"}>
+          {shown ? "Активирован" : "Деактивирован"}
+        </span>
       </button>
     </fetcher.Form>
   );

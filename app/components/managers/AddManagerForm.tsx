@@ -145,12 +145,25 @@ export function AddManagerForm({ actionData }: AddManagerFormProps) {
           Добавить менеджера
         </button>
         {field(fields.login, "Логин")}
-        {field(fields.password, "Пароль", { className: "input min-w-0 font-mono", autoComplete: "new-password" },
-          <Generator intent="generatePassword" title="Сгенерировать пароль" onClick={hydrated ? onGeneratePassword : undefined} testId="generate-password" />)}
+        {field(
+          fields.password,
+          "Пароль",
+          { className: "input min-w-0 font-mono", autoComplete: "new-password" },
+          <Generator
+            intent="generatePassword"
+            title="Сгенерировать пароль"
+            onClick={hydrated ? onGeneratePassword : undefined}
+            testId="generate-password"
+          />,
+        )}
         {field(fields.displayName, "Имя")}
         {field(fields.telegram, "Telegram")}
-        {field(fields.accessKey, "Ключ доступа", { className: "input min-w-0 font-mono", readOnly: true, placeholder: "Автоматически" },
-          <Generator intent="generateAccessKey" title="Сгенерировать ключ доступа" onClick={hydrated ? onGenerateAccessKey : undefined} />)}
+        {field(
+          fields.accessKey,
+          "Ключ доступа",
+          { className: "input min-w-0 font-mono", readOnly: true, placeholder: "Автоматически" },
+          <Generator intent="generateAccessKey" title="Сгенерировать ключ доступа" onClick={hydrated ? onGenerateAccessKey : undefined} />,
+        )}
         <div>
           <label className="label" htmlFor="add-sipPrefix">
             Префикс SIP

@@ -23,8 +23,7 @@ const rowAction =
 /** How wide a cell's text may run before it is cut (the whole table fits at 1440 px, issue 17). */
 const cellWidth: Partial<Record<EditableField, string>> = { login: "max-w-[10rem]", displayName: "max-w-[11rem]" };
 
-const shown = (user: ManagerRow, field: EditableField) =>
-  field === "password" ? (user.password ? `${user.password}•••` : "") : user[field];
+const shown = (user: ManagerRow, field: EditableField) => (field === "password" ? (user.password ? `${user.password}•••` : "") : user[field]);
 
 /** SPEC /managers table: click a cell to edit it, the check icon saves; access key read-only. */
 export function ManagersTable({ users, meId, editId, returnTo, hrefWith }: ManagersTableProps) {
@@ -34,7 +33,10 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith }: Manag
   }
   return (
     <TableFrame className="rounded-lg border border-slate-200 dark:border-slate-700">
-      <table className="stack-table min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800" data-testid="managers-table">
+      <table
+        className="stack-table min-w-full divide-y divide-slate-200 bg-white text-sm dark:divide-slate-700 dark:bg-slate-800"
+        data-testid="managers-table"
+      >
         <thead className="bg-slate-50 text-left text-xs font-semibold uppercase text-slate-600 dark:bg-slate-900 dark:text-slate-300">
           <tr>
             {EDITABLE_FIELDS.slice(0, 4).map((f) => (

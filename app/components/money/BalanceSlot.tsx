@@ -67,8 +67,7 @@ export function BalanceSlot({ initial }: { initial: number }) {
               data-testid="balance-popup"
             >
               <span>
-                <span className="font-semibold">Поздравляем!</span> Вам начислено{" "}
-                <span className="font-semibold">{formatUsd(congrats)}</span>
+                <span className="font-semibold">Поздравляем!</span> Вам начислено <span className="font-semibold">{formatUsd(congrats)}</span>
               </span>
               <button type="button" className="btn-primary px-2 py-1 text-xs" onClick={() => setCongrats(null)}>
                 Отлично

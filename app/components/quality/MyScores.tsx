@@ -31,7 +31,11 @@ export function MyScores({ scores, answer }: { scores: MyScore[]; answer: unknow
       ) : (
         <ol className="space-y-4">
           {scores.map((s) => (
-            <li key={s.id} className="space-y-3 border-t border-slate-200 pt-3 first:border-t-0 first:pt-0 dark:border-slate-700" data-testid="my-score">
+            <li
+              key={s.id}
+              className="space-y-3 border-t border-slate-200 pt-3 first:border-t-0 first:pt-0 dark:border-slate-700"
+              data-testid="my-score"
+            >
               <div className="flex flex-wrap items-center gap-2">
                 <ScoreBadge score={s.finalScore} testId="my-score-value" />
                 {s.decision?.rescore != null ? <span className="text-sm text-slate-600 dark:text-slate-400">(было {s.score})</span> : null}
@@ -54,7 +58,11 @@ export function MyScores({ scores, answer }: { scores: MyScore[]; answer: unknow
                     <strong>Вы оспорили оценку</strong> <time dateTime={s.dispute.at}>{formatDateTime(s.dispute.at)}</time>
                   </p>
                   <p className="whitespace-pre-wrap">{s.dispute.comment}</p>
-                  {s.decision ? <Decision decision={s.decision} /> : <p className="text-slate-600 dark:text-slate-400">Ждёт решения администратора.</p>}
+                  {s.decision ? (
+                    <Decision decision={s.decision} />
+                  ) : (
+                    <p className="text-slate-600 dark:text-slate-400">Ждёт решения администратора.</p>
+                  )}
                 </div>
               ) : (
                 <DisputeForm scoreId={s.id} lastResult={resultFor(answer, s.id)} />
@@ -94,7 +102,12 @@ function DisputeForm({ scoreId, lastResult }: { scoreId: number; lastResult: Sub
       <label className="label" htmlFor={fields.comment.id}>
         Не согласны? Оспорить оценку можно один раз
       </label>
-      <textarea {...textareaProps(fields.comment)} rows={2} className="input" placeholder="Что в оценке неверно (можно указать момент, например 0:40)" />
+      <textarea
+        {...textareaProps(fields.comment)}
+        rows={2}
+        className="input"
+        placeholder="Что в оценке неверно (можно указать момент, например 0:40)"
+      />
       <FieldError field={fields.comment} />
       <button type="submit" name="intent" value="dispute" className="btn-secondary">
         Оспорить оценку

@@ -22,7 +22,15 @@ function weekLabel(monday: string): string {
 }
 
 /** Scores per week, manager and topic: average, scored, disputed. */
-export function ScoreNumbersTable({ rows, testId = "score-numbers", showWeek = true }: { rows: ScoreNumbers[]; testId?: string; showWeek?: boolean }) {
+export function ScoreNumbersTable({
+  rows,
+  testId = "score-numbers",
+  showWeek = true,
+}: {
+  rows: ScoreNumbers[];
+  testId?: string;
+  showWeek?: boolean;
+}) {
   if (rows.length === 0) {
     return (
       <p className={muted} data-testid={`${testId}-empty`}>
@@ -45,7 +53,11 @@ export function ScoreNumbersTable({ rows, testId = "score-numbers", showWeek = t
         </thead>
         <tbody>
           {rows.map((r) => (
-            <tr key={`${r.week}-${r.managerId}-${r.filterId}`} className="border-t border-slate-200 dark:border-slate-700" data-testid="score-numbers-row">
+            <tr
+              key={`${r.week}-${r.managerId}-${r.filterId}`}
+              className="border-t border-slate-200 dark:border-slate-700"
+              data-testid="score-numbers-row"
+            >
               {showWeek ? (
                 <td className="py-1 pr-4 whitespace-nowrap" data-label="Неделя">
                   {weekLabel(r.week)}
@@ -86,7 +98,11 @@ export function ScoreNextList({ next }: { next: NextForManager[] }) {
   return (
     <ul className="space-y-3 text-sm" data-testid="score-next">
       {next.map((m) => (
-        <li key={m.managerId} className="border-t border-slate-200 pt-2 first:border-t-0 first:pt-0 dark:border-slate-700" data-testid="score-next-manager">
+        <li
+          key={m.managerId}
+          className="border-t border-slate-200 pt-2 first:border-t-0 first:pt-0 dark:border-slate-700"
+          data-testid="score-next-manager"
+        >
           <p>
             <strong>{m.manager}</strong>
             <span className={muted}>

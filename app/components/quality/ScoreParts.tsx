@@ -6,8 +6,8 @@ import type { ScoreView } from "../../quality.server";
 export function ScoreFormula() {
   return (
     <p className="text-sm text-slate-600 dark:text-slate-400" data-testid="score-formula">
-      Оценка звонка от 0 до 100: сумма весов пунктов с ответом «да» плюс половина весов пунктов «частично», делённая на сумму
-      весов всех применимых пунктов (пункты «не применимо» не считаются). «Нет» по критичному пункту — оценка 0.
+      Оценка звонка от 0 до 100: сумма весов пунктов с ответом «да» плюс половина весов пунктов «частично», делённая на сумму весов всех применимых
+      пунктов (пункты «не применимо» не считаются). «Нет» по критичному пункту — оценка 0.
     </p>
   );
 }
@@ -53,12 +53,11 @@ export function Decision({ decision }: { decision: NonNullable<ScoreView["decisi
   return (
     <div className="space-y-2 text-sm" data-testid="decision">
       <p>
-        <strong>{decision.decision === "accepted" ? "Спор принят, оценка пересмотрена" : "Спор отклонён"}</strong> · {decision.by ?? "Администратор"} ·{" "}
-        <time dateTime={decision.at}>{formatDateTime(decision.at)}</time>
+        <strong>{decision.decision === "accepted" ? "Спор принят, оценка пересмотрена" : "Спор отклонён"}</strong> · {decision.by ?? "Администратор"}{" "}
+        · <time dateTime={decision.at}>{formatDateTime(decision.at)}</time>
       </p>
       {decision.reason ? <p className="whitespace-pre-wrap">{decision.reason}</p> : null}
       {decision.answers ? <AnswerList answers={decision.answers} testId="rescore-answers" /> : null}
     </div>
   );
 }
-

@@ -41,7 +41,10 @@ export function ScorecardForm({
   });
   const rows = fields.criteria.getFieldList();
   const answerKey = useAnswerKey(lastResult);
-  const unshown = unshownError(lastResult, rows.flatMap((row) => ["text", "weight", "critical"].map((name) => `${row.name}.${name}`)));
+  const unshown = unshownError(
+    lastResult,
+    rows.flatMap((row) => ["text", "weight", "critical"].map((name) => `${row.name}.${name}`)),
+  );
   return (
     <Form method="post" preventScrollReset {...formProps(form)} className="space-y-4" data-testid="scorecard-form">
       <input type="hidden" name="intent" value="scorecard-save" />
@@ -103,7 +106,11 @@ export function ScorecardForm({
         </ol>
       )}
       <FieldError field={fields.criteria} />
-      <button {...form.insert.getButtonProps({ name: fields.criteria.name, defaultValue: NEW_CRITERION })} className="btn-secondary" data-testid="add-criterion">
+      <button
+        {...form.insert.getButtonProps({ name: fields.criteria.name, defaultValue: NEW_CRITERION })}
+        className="btn-secondary"
+        data-testid="add-criterion"
+      >
         Добавить пункт
       </button>
       <div className="flex justify-end gap-2">

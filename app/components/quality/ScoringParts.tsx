@@ -158,7 +158,11 @@ function formatNow(seconds: number): string {
 /** One criterion's four answers as radio buttons (a fieldset named by the criterion), its error under it. */
 export function AnswerRadios({ criterion, field }: { criterion: Pick<ScoredCriterion, "text" | "weight" | "critical">; field: AnyField }) {
   return (
-    <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="criterion-answer" aria-describedby={field.errors?.length ? field.errorId : undefined}>
+    <fieldset
+      className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
+      data-testid="criterion-answer"
+      aria-describedby={field.errors?.length ? field.errorId : undefined}
+    >
       <legend className="px-1 text-sm font-medium">
         {criterion.text}
         <span className="font-normal text-slate-600 dark:text-slate-400">
@@ -179,4 +183,3 @@ export function AnswerRadios({ criterion, field }: { criterion: Pick<ScoredCrite
     </fieldset>
   );
 }
-

@@ -9,8 +9,7 @@ interface ViewerData {
   watermark: string;
 }
 
-const entryClass =
-  "block rounded-md px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700";
+const entryClass = "block rounded-md px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-200 dark:text-slate-300 dark:hover:bg-slate-700";
 
 /** The side panel's width on a wide screen: dragged by its left edge, remembered in this browser. */
 const WIDTH_KEY = "scriptPanelWidth";

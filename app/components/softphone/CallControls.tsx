@@ -28,9 +28,7 @@ function MicrophonePicker() {
         .enumerateDevices()
         // Before the browser was allowed a microphone it lists one nameless entry; the picker mounts again after
         // each call, by which time it names them all.
-        .then((all) =>
-          setDevices(all.filter((d) => d.kind === "audioinput" && d.deviceId !== "" && d.deviceId !== "default")),
-        )
+        .then((all) => setDevices(all.filter((d) => d.kind === "audioinput" && d.deviceId !== "" && d.deviceId !== "default")))
         .catch(() => {});
     load();
     media.addEventListener?.("devicechange", load);
@@ -40,12 +38,7 @@ function MicrophonePicker() {
   return (
     <label className="flex items-center gap-1 text-sm">
       <span>Микрофон</span>
-      <select
-        className="input py-1"
-        value={microphone}
-        onChange={(event) => setMicrophone(event.target.value)}
-        data-testid="microphone-select"
-      >
+      <select className="input py-1" value={microphone} onChange={(event) => setMicrophone(event.target.value)} data-testid="microphone-select">
         <option value="">По умолчанию</option>
         {devices.map((device, index) => (
           <option key={device.deviceId} value={device.deviceId}>

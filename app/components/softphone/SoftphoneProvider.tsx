@@ -90,10 +90,7 @@ export function SoftphoneProvider({
     import("../../lib/softphone/softphone")
       .then(({ Softphone }) => {
         if (cancelled) return;
-        instance = new Softphone(
-          { wsUrl, domain, sipLogin, sipPassword },
-          { onNotice: (notice) => notify(notice.kind, notice.text) },
-        );
+        instance = new Softphone({ wsUrl, domain, sipLogin, sipPassword }, { onNotice: (notice) => notify(notice.kind, notice.text) });
         // Before start(): the call log's pagehide beacon must run before the softphone's own pagehide stop.
         stopReporting = reportCalls(instance);
         instance.setMicrophone(storedMicrophone() || null);

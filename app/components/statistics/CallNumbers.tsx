@@ -59,7 +59,17 @@ export function CallNumbersToday({ calls }: { calls: CallDayNumbers }) {
   );
 }
 
-function Breakdown({ title, nameHeader, testId, rows }: { title: string; nameHeader: string; testId: string; rows: Array<{ key: string; name: ReactNode; numbers: CallNumbers }> }) {
+function Breakdown({
+  title,
+  nameHeader,
+  testId,
+  rows,
+}: {
+  title: string;
+  nameHeader: string;
+  testId: string;
+  rows: Array<{ key: string; name: ReactNode; numbers: CallNumbers }>;
+}) {
   return (
     <section className="mt-4">
       <h3 className="mb-2 font-semibold">{title}</h3>

@@ -56,7 +56,14 @@ function StatusKey({
     return (
       <label className="inline-flex items-center gap-1 text-sm">
         Клавиша
-        <select name="hotkey" form={formId} value={value} onChange={(event) => onChange(event.target.value)} className="input w-auto py-1" data-testid="status-hotkey">
+        <select
+          name="hotkey"
+          form={formId}
+          value={value}
+          onChange={(event) => onChange(event.target.value)}
+          className="input w-auto py-1"
+          data-testid="status-hotkey"
+        >
           <option value="">по порядку</option>
           {[1, 2, 3, 4, 5, 6, 7, 8, 9].map((digit) => (
             <option key={digit} value={digit}>
@@ -241,7 +248,13 @@ export function StatusRow({
   const [key, setKey] = useState(status.hotkey === null ? "" : String(status.hotkey));
   const textField = useRef<HTMLInputElement>(null);
   // The first refused field's message, under the row (the text's, then the others').
-  const rowError = fields.text.errors?.[0] ?? fields.buttonText.errors?.[0] ?? fields.color.errors?.[0] ?? fields.hotkey.errors?.[0] ?? form.errors?.[0] ?? fields.id.errors?.[0];
+  const rowError =
+    fields.text.errors?.[0] ??
+    fields.buttonText.errors?.[0] ??
+    fields.color.errors?.[0] ??
+    fields.hotkey.errors?.[0] ??
+    form.errors?.[0] ??
+    fields.id.errors?.[0];
   const textError = fields.text.errors?.[0] ?? "";
   // The pencil opens the row with the focus in its name field.
   const [focusText, setFocusText] = useState(false);

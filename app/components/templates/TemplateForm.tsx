@@ -27,7 +27,8 @@ export const EMPTY_TEMPLATE_NAME = "Выберите базу данных";
 /** SPEC §5: a new field is "Имя поля", type text (unlocked: it is there to be named). */
 const NEW_FIELD = { label: NEW_FIELD_LABEL, type: "text" as const, locked: "0" };
 
-const small = "inline-flex h-9 w-9 shrink-0 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
+const small =
+  "inline-flex h-9 w-9 shrink-0 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
 
 /**
  * The template editor (SPEC /leadTemplate modal): Имя шаблона, fields with lock/unlock and delete, Новое поле,
@@ -57,10 +58,7 @@ export function TemplateForm({
   const rows = fields.fields.getFieldList();
   // A new answer speaks again, even with the same message.
   const answerKey = useAnswerKey(lastResult);
-  const unshown = unshownError(lastResult, [
-    "name",
-    ...rows.flatMap((row) => ["label", "type"].map((name) => `${row.name}.${name}`)),
-  ]);
+  const unshown = unshownError(lastResult, ["name", ...rows.flatMap((row) => ["label", "type"].map((name) => `${row.name}.${name}`))]);
   const props = formProps(form);
 
   return (

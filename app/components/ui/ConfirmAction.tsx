@@ -72,6 +72,9 @@ export function ConfirmAction({
  * The question before deleting a row (the page names it in its URL, `?delete=7`): open while there is one, it posts
  * the row's id under `intent` with «Удалить».
  */
-export function ConfirmDelete({ row, ...question }: Omit<ConfirmActionProps, "open" | "fields" | "confirmLabel"> & { row: { id: number } | null | undefined }) {
+export function ConfirmDelete({
+  row,
+  ...question
+}: Omit<ConfirmActionProps, "open" | "fields" | "confirmLabel"> & { row: { id: number } | null | undefined }) {
   return <ConfirmAction {...question} open={Boolean(row)} fields={{ id: row?.id ?? "" }} confirmLabel="Удалить" />;
 }

@@ -58,7 +58,11 @@ export function DialogOrSection({ open, title, onClose, closeHref, children, wid
         >
           <div className="mb-3 flex items-start justify-between gap-4">
             <Dialog.Title className="text-lg font-semibold">{title}</Dialog.Title>
-            <Dialog.Close className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200" aria-label="Закрыть" title="Закрыть">
+            <Dialog.Close
+              className="text-xl leading-none text-slate-600 dark:text-slate-400 hover:text-slate-800 dark:hover:text-slate-200"
+              aria-label="Закрыть"
+              title="Закрыть"
+            >
               <CloseIcon />
             </Dialog.Close>
           </div>

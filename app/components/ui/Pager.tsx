@@ -44,7 +44,12 @@ export function Pager({ page, pages, hrefFor, maxButtons = 5, total, size = 0, s
   return (
     <div className="mt-3 flex flex-wrap items-center gap-3 text-sm" data-testid="pager-bar">
       {sizes ? (
-        <Form method="get" className="flex items-center gap-2" preventScrollReset onChange={(event) => submit(event.currentTarget, { preventScrollReset: true })}>
+        <Form
+          method="get"
+          className="flex items-center gap-2"
+          preventScrollReset
+          onChange={(event) => submit(event.currentTarget, { preventScrollReset: true })}
+        >
           {Object.entries(keep ?? {}).map(([name, value]) => (value ? <input key={name} type="hidden" name={name} value={value} /> : null))}
           <label htmlFor="page-size">Показывать по:</label>
           <select id="page-size" name="size" defaultValue={String(size)} className="input w-20 py-1" data-testid="page-size">

@@ -79,12 +79,22 @@ function SideScrollCue({ frame }: { frame: RefObject<HTMLDivElement> }) {
   return (
     <div className={cue} data-testid="scroll-cue">
       {hidden.left > 0 ? (
-        <button type="button" className="btn-secondary px-2 py-1 text-xs" onClick={() => scroll(-1)} aria-label={`Прокрутить таблицу влево: ещё ${columns(hidden.left)} слева`}>
+        <button
+          type="button"
+          className="btn-secondary px-2 py-1 text-xs"
+          onClick={() => scroll(-1)}
+          aria-label={`Прокрутить таблицу влево: ещё ${columns(hidden.left)} слева`}
+        >
           <ChevronLeftIcon /> ещё {columns(hidden.left)} слева
         </button>
       ) : null}
       {hidden.right > 0 ? (
-        <button type="button" className="btn-secondary px-2 py-1 text-xs" onClick={() => scroll(1)} aria-label={`Прокрутить таблицу вправо: ещё ${columns(hidden.right)} справа`}>
+        <button
+          type="button"
+          className="btn-secondary px-2 py-1 text-xs"
+          onClick={() => scroll(1)}
+          aria-label={`Прокрутить таблицу вправо: ещё ${columns(hidden.right)} справа`}
+        >
           ещё {columns(hidden.right)} справа <ChevronRightIcon />
         </button>
       ) : null}

@@ -58,7 +58,10 @@ export function Toasts() {
     <Toaster
       position="top-center"
       containerClassName="max-xl:!top-16"
-      toastOptions={{ duration: 2000, style: { background: "var(--toast-bg)", color: "var(--toast-fg)", border: "1px solid rgb(100 116 139 / 0.3)" } }}
+      toastOptions={{
+        duration: 2000,
+        style: { background: "var(--toast-bg)", color: "var(--toast-fg)", border: "1px solid rgb(100 116 139 / 0.3)" },
+      }}
     >
       {(t) => (
         <ToastBar toast={t}>

@@ -63,7 +63,15 @@ export function selectProps(field: AnyField) {
 }
 
 /** A field's first error, right under it; the input names it in aria-describedby (conform sets that and aria-invalid). */
-export function FieldError({ field, className = "", testId }: { field: { errorId: string; errors?: string[] }; className?: string; testId?: string }) {
+export function FieldError({
+  field,
+  className = "",
+  testId,
+}: {
+  field: { errorId: string; errors?: string[] };
+  className?: string;
+  testId?: string;
+}) {
   if (!field.errors?.length) return null;
   return (
     <p id={field.errorId} className={`mt-1 text-sm text-red-700 dark:text-red-400 ${className}`} data-field-error="" data-testid={testId}>

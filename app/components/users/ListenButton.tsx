@@ -123,7 +123,11 @@ function Elapsed({ since, label }: { since: number; label: string }) {
   const seconds = Math.max(0, Math.floor((now - since) / 1000));
   const text = `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
   return (
-    <span className="inline-flex items-center whitespace-nowrap rounded bg-emerald-100 px-2 py-0.5 text-xs font-semibold text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100" role="status" data-testid="listen-timer">
+    <span
+      className="inline-flex items-center whitespace-nowrap rounded bg-emerald-100 px-2 py-0.5 text-xs font-semibold text-emerald-900 dark:bg-emerald-900 dark:text-emerald-100"
+      role="status"
+      data-testid="listen-timer"
+    >
       {label} · {text}
     </span>
   );
@@ -174,7 +178,11 @@ export function ListenButton({ managerId, login }: { managerId: number; login: s
   if (phase === "waiting")
     return (
       <>
-        <span className="inline-flex items-center whitespace-nowrap text-xs text-slate-600 dark:text-slate-300" role="status" data-testid="listen-waiting">
+        <span
+          className="inline-flex items-center whitespace-nowrap text-xs text-slate-600 dark:text-slate-300"
+          role="status"
+          data-testid="listen-waiting"
+        >
           Ждём ответа…
         </span>
         <button type="button" className="btn-secondary py-1" onClick={stop} data-testid="listen-cancel">
@@ -199,7 +207,10 @@ export function WhisperButton({ managerId }: { managerId: number }) {
     async () => {
       const microphone = await sendMicrophone();
       try {
-        const answer = await postListen<{ sessionId: number; sdp: string }>({ intent: "whisper", managerId: String(managerId), sdp: microphone.offerSdp }, failure);
+        const answer = await postListen<{ sessionId: number; sdp: string }>(
+          { intent: "whisper", managerId: String(managerId), sdp: microphone.offerSdp },
+          failure,
+        );
         await microphone.accept(answer.sdp).catch(async (error) => {
           await postListen({ intent: "stop", sessionId: String(answer.sessionId) }, failure).catch(() => {});
           throw error;

@@ -52,13 +52,11 @@ export function reportCalls(phone: Phone): () => void {
         direction: report.direction,
         contactId: report.contactId,
         sipCallId: report.sipCallId,
-      }).then(
-        async (res) => {
-          if (!res?.ok) return null;
-          known = ((await res.json()) as { id: number }).id;
-          return known;
-        },
-      );
+      }).then(async (res) => {
+        if (!res?.ok) return null;
+        known = ((await res.json()) as { id: number }).id;
+        return known;
+      });
       clearInterval(keepAlive);
       keepAlive = setInterval(() => withCall((id) => post({ intent: "alive", id })), KEEP_ALIVE_MS);
     } else if (report.type === "answer") {

@@ -4,16 +4,7 @@
  * realtime client can call `hangUpAllCalls` without pulling sip.js into its bundle.
  */
 export { softphoneConfig, type SoftphoneConfig, type SoftphoneSettings } from "./config";
-export {
-  CALL_BUSY,
-  CALL_ERROR,
-  DIAL_ERROR,
-  TEST_CALL_NUMBER,
-  describePhone,
-  dialableNumber,
-  initialPhoneState,
-  type PhoneState,
-} from "./machine";
+export { CALL_BUSY, CALL_ERROR, DIAL_ERROR, TEST_CALL_NUMBER, describePhone, dialableNumber, initialPhoneState, type PhoneState } from "./machine";
 
 /** What the running softphone offers to code outside React (forced logout). */
 export interface CallTerminator {

@@ -153,7 +153,11 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
       if (!lineBusy(state.call)) return { state };
       if (event.statusCode === REQUEST_TERMINATED) return { state: ended(state, null) };
       return {
-        state: { ...ended(state, callErrorFor(event.statusCode, event.reasonPhrase)), endCode: event.statusCode, endPhrase: event.reasonPhrase ?? null },
+        state: {
+          ...ended(state, callErrorFor(event.statusCode, event.reasonPhrase)),
+          endCode: event.statusCode,
+          endPhrase: event.reasonPhrase ?? null,
+        },
         notice: { kind: "error", text: callErrorFor(event.statusCode, event.reasonPhrase) },
       };
     case "failed":
@@ -199,9 +203,7 @@ export function transition(state: PhoneState, event: PhoneEvent): Transition {
   }
 }
 
-export type CallRequest =
-  | { ok: true; state: PhoneState; target: string }
-  | { ok: false; state: PhoneState; notice: Notice };
+export type CallRequest = { ok: true; state: PhoneState; target: string } | { ok: false; state: PhoneState; notice: Notice };
 
 /**
  * Pressing Позвонить (or the footer's test call). The line-active flag is set here, before anything is sent,

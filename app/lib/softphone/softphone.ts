@@ -3,29 +3,11 @@
  * Browser only: the provider imports this file after hydration, never during server rendering. The rules (line
  * flag, error messages) live in `machine.ts`; this file turns sip.js callbacks into its events.
  */
-import {
-  Invitation,
-  Inviter,
-  Registerer,
-  RegistererState,
-  SessionState,
-  UserAgent,
-  type LogLevel,
-  type Session,
-  type Web,
-} from "sip.js";
+import { Invitation, Inviter, Registerer, RegistererState, SessionState, UserAgent, type LogLevel, type Session, type Web } from "sip.js";
 import type { SoftphoneConfig } from "./config";
 import { promptOfferFactory } from "./ice";
 import { setActiveSoftphone, type CallTerminator } from "./index";
-import {
-  acceptsIncoming,
-  initialPhoneState,
-  requestCall,
-  transition,
-  type Notice,
-  type PhoneEvent,
-  type PhoneState,
-} from "./machine";
+import { acceptsIncoming, initialPhoneState, requestCall, transition, type Notice, type PhoneEvent, type PhoneState } from "./machine";
 
 /** A REGISTER challenged twice is tried once more after this long. */
 const CHALLENGE_RETRY_MS = 1_000;

@@ -23,13 +23,7 @@ const wrongCredentials = () => new AppError(401, "invalid_credentials", "Нев�
  * Checks login, password and access key; opens a session and marks the user as having one. `address` is the
  * client's, as the adapter read it (server/http/client-address.ts). docs/decisions/021.
  */
-export async function login(
-  db: Db,
-  sessions: SessionStore,
-  passwords: PasswordHasher,
-  input: unknown,
-  address: string,
-) {
+export async function login(db: Db, sessions: SessionStore, passwords: PasswordHasher, input: unknown, address: string) {
   const { login, password, accessKey } = parseInput(loginSchema, input);
   await countAttempt(db, login, address);
 
@@ -39,11 +33,7 @@ export async function login(
   if (!user || !passwordOk || !sameSecret(user.accessKey, accessKey)) throw wrongCredentials();
 
   await forgetAttempt(db, login, address);
-  const [online] = await db
-    .update(users)
-    .set({ isOnline: true, updatedAt: new Date() })
-    .where(eq(users.id, user.id))
-    .returning();
+  const [online] = await db.update(users).set({ isOnline: true, updatedAt: new Date() }).where(eq(users.id, user.id)).returning();
   const session = await sessions.create(user.id);
   return { access_token: session.token, expiresAt: session.expiresAt, user: presentSessionUser(online) };
 }

@@ -96,7 +96,10 @@ export async function deleteBase(db: Db, actor: Actor, rawId: unknown) {
 export async function countsAllTime(db: Db, actor: Actor, rawName: unknown): Promise<Array<{ status: string; count: number }>> {
   requireAdmin(actor);
   const name = parseInput(requiredText("Укажите название базы", 200), rawName);
-  const bases = await db.select({ id: databases.id }).from(databases).where(and(eq(databases.name, name), baseVisible));
+  const bases = await db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(eq(databases.name, name), baseVisible));
   if (bases.length === 0) throw baseNotFound();
   const ids = bases.map((b) => b.id);
   const rows = await queryRows<{ status: string; n: string | number }>(

@@ -102,14 +102,12 @@ function formulaCount(n: number): string {
 export const IMPORT_SUCCESS = "База данных успешно импортирована";
 /** The code of the answer when every contact of the file was a duplicate (the page shows it as a warning). */
 export const ONLY_DUPLICATES = "only_duplicates";
-const onlyDuplicates = (removed: number) =>
-  `Ничего не импортировано: все контакты файла (${removed}) — дубли. База не создана`;
+const onlyDuplicates = (removed: number) => `Ничего не импортировано: все контакты файла (${removed}) — дубли. База не создана`;
 const onlyLeftOut = (duplicates: number, doNotCall: number) =>
   `Ничего не импортировано: все контакты файла — ${duplicates ? `дубли (${duplicates}) или ` : ""}номера из списка «Не звонить» (${doNotCall}). База не создана`;
 export const IMPORT_FAILURE = "Произошла ошибка при импорте базы данных";
 /** The base was removed while the import wrote it (by an admin, or by the sweeper after a long stop). */
-const baseRemoved = () =>
-  conflict("Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова", "import_base_removed");
+const baseRemoved = () => conflict("Импорт остановлен: базу удалили, пока она загружалась. Загрузите файл снова", "import_base_removed");
 /** The client went away (a closed tab, a cut connection) before the import ended: nothing is created. */
 const clientGone = () => badRequest("Импорт прерван: соединение закрыто до конца импорта. База не создана", "import_cancelled");
 /** The column mapped to phones holds none (a column of notes chosen as «Номер»): nobody could be called. */
@@ -174,7 +172,11 @@ export async function previewBase(_db: Db, actor: Actor, input: { file?: Uploade
   const head: string[][] = [];
   let choice: SheetChoice = { index: 0 };
   const computed: string[] = [];
-  for await (const row of readRows(input.file.path, { limit: PREVIEW_ROWS + 1, sheet, listSheets: true, name: input.file.name }, (c) => (choice = c))) {
+  for await (const row of readRows(
+    input.file.path,
+    { limit: PREVIEW_ROWS + 1, sheet, listSheets: true, name: input.file.name },
+    (c) => (choice = c),
+  )) {
     head.push(row.cells);
     for (const column of row.computed ?? []) computed.push(`${columnLetter(column)}${row.number}`);
   }
@@ -205,9 +207,7 @@ export async function previewBase(_db: Db, actor: Actor, input: { file?: Uploade
       header: header[index] ?? "",
       suggested,
     })),
-    rows: (hasHeader ? head.slice(1) : head.slice(0, PREVIEW_ROWS)).map((row) =>
-      Array.from({ length: columnCount }, (_, i) => row[i] ?? ""),
-    ),
+    rows: (hasHeader ? head.slice(1) : head.slice(0, PREVIEW_ROWS)).map((row) => Array.from({ length: columnCount }, (_, i) => row[i] ?? "")),
   };
 }
 
@@ -357,7 +357,12 @@ export async function importBase(
   options: ImportOptions,
 ): Promise<ImportResult> {
   requireAdmin(actor);
-  const { name, mappings, hasHeader: givenHeader, sheet } = parseInput(importInputSchema, {
+  const {
+    name,
+    mappings,
+    hasHeader: givenHeader,
+    sheet,
+  } = parseInput(importInputSchema, {
     name: input.name,
     mappings: input.mappings,
     hasHeader: input.hasHeader,
@@ -418,7 +423,10 @@ async function createHiddenBase(db: Db, name: string): Promise<number> {
       .where(and(eq(databases.name, name), or(isNull(databases.importingSince), sql`not ${staleImport("databases")}`)))
       .limit(1);
     if (same) throw conflict(BASE_NAME_TAKEN, "base_name_taken");
-    const [base] = await tx.insert(databases).values({ name, importingSince: sql`now()` }).returning({ id: databases.id });
+    const [base] = await tx
+      .insert(databases)
+      .values({ name, importingSince: sql`now()` })
+      .returning({ id: databases.id });
     return base.id;
   });
 }
@@ -497,7 +505,7 @@ async function importRows(
       // came meanwhile (a press) would not even be read until the import ends. After it, their queries are queued
       // ahead of this batch's transaction.
       await new Promise((resolve) => setImmediate(resolve));
-      for (const until = performance.now() + YIELD_MS; input.othersBusy?.() && performance.now() < until; ) {
+      for (const until = performance.now() + YIELD_MS; input.othersBusy?.() && performance.now() < until;) {
         await new Promise((resolve) => setTimeout(resolve, 2));
       }
       if (input.signal?.aborted) throw clientGone();
@@ -600,7 +608,17 @@ async function importRows(
           duplicatesInfo.push({ baseName: other.name, count: acrossCounts.get(other.id) ?? 0 });
         }
       }
-      const result: ImportResult = { success: true, message: IMPORT_SUCCESS, id: base.id, name, imported, skipped, duplicatesInfo, doNotCall, unreadableZones };
+      const result: ImportResult = {
+        success: true,
+        message: IMPORT_SUCCESS,
+        id: base.id,
+        name,
+        imported,
+        skipped,
+        duplicatesInfo,
+        doNotCall,
+        unreadableZones,
+      };
       return result;
     });
   } catch (error) {

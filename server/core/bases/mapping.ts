@@ -80,7 +80,25 @@ const normalise = (header: string) =>
 
 const HEADERS: Array<[Exclude<ContactField, `additionalInfo${number}`>, string[]]> = [
   ["name", ["фио", "ф и о", "имя", "фамилия имя отчество", "фамилия", "клиент", "имя клиента", "name", "full name", "fullname", "client"]],
-  ["phone", ["телефон", "тел", "номер", "номер телефона", "телефон клиента", "мобильный", "моб", "моб телефон", "мобильный телефон", "phone", "phone number", "tel", "telephone", "mobile"]],
+  [
+    "phone",
+    [
+      "телефон",
+      "тел",
+      "номер",
+      "номер телефона",
+      "телефон клиента",
+      "мобильный",
+      "моб",
+      "моб телефон",
+      "мобильный телефон",
+      "phone",
+      "phone number",
+      "tel",
+      "telephone",
+      "mobile",
+    ],
+  ],
   ["city", ["город", "нас пункт", "населенный пункт", "city", "town"]],
   ["address", ["адрес", "адрес клиента", "улица", "address"]],
   ["age", ["возраст", "лет", "age"]],

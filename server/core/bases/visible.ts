@@ -29,5 +29,4 @@ export const inVisibleBase = (contact: string): SQL =>
 export const IMPORT_STALE_MINUTES = 10;
 
 /** The mark of an abandoned import (raw SQL over an alias of `databases`). */
-export const staleImport = (alias: string): SQL =>
-  sql`${sql.raw(alias)}.importing_since < now() - make_interval(mins => ${IMPORT_STALE_MINUTES})`;
+export const staleImport = (alias: string): SQL => sql`${sql.raw(alias)}.importing_since < now() - make_interval(mins => ${IMPORT_STALE_MINUTES})`;

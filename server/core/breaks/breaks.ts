@@ -102,9 +102,7 @@ export async function startBreak(db: Db, signal: PresenceSignal | null, actor: A
     const before = await readState(tx, actor.id);
     if (before.onBreak) return before;
     if (!before.mayBreak) throw conflict(BREAK_NOT_FOR_YOU, "not_working_leads");
-    await tx.execute(
-      sql`insert into manager_breaks (user_id) values (${actor.id}) on conflict (user_id) where ended_at is null do nothing`,
-    );
+    await tx.execute(sql`insert into manager_breaks (user_id) values (${actor.id}) on conflict (user_id) where ended_at is null do nothing`);
     return readState(tx, actor.id);
   });
   await signal?.presenceChanged().catch(() => {});

@@ -1,7 +1,17 @@
 import { and, count, desc, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { CALL_DIRECTIONS, CALL_OUTCOMES, calls, contacts, filters, users, type CallDirection, type CallOutcome, type RecordingState } from "../../../db/schema";
+import {
+  CALL_DIRECTIONS,
+  CALL_OUTCOMES,
+  calls,
+  contacts,
+  filters,
+  users,
+  type CallDirection,
+  type CallOutcome,
+  type RecordingState,
+} from "../../../db/schema";
 import { recordingNote } from "../recordings/recordings";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
@@ -42,7 +52,12 @@ export const startCallSchema = z.object({
  * cause: hung up here, ended by the other side, nobody answered in time, could not be dialled, connection lost.
  */
 export const endCallSchema = z.object({
-  sipCode: z.coerce.number({ error: "Неверный код SIP" }).int().min(300, { error: "Неверный код SIP" }).max(699, { error: "Неверный код SIP" }).optional(),
+  sipCode: z.coerce
+    .number({ error: "Неверный код SIP" })
+    .int()
+    .min(300, { error: "Неверный код SIP" })
+    .max(699, { error: "Неверный код SIP" })
+    .optional(),
   cause: z.enum(["hangup", "remote", "timeout", "dial", "lost"], { error: "Неверная причина завершения" }).default("remote"),
   /** The reason phrase that came with sipCode: the telephony stack's own refusals are told apart by it. */
   phrase: z.string().trim().max(100, { error: "Неверная причина SIP" }).optional(),
@@ -131,7 +146,10 @@ const topicOf = (userId: number) => sql`(select f.id from ${filters} f join ${us
 /** The actor's own call (404 for anyone else's, so ids reveal nothing). */
 async function ownCall(db: Db, actor: Actor, rawId: unknown) {
   const id = parseInput(callIdSchema, rawId);
-  const [call] = await db.select().from(calls).where(and(eq(calls.id, id), eq(calls.userId, actor.id)));
+  const [call] = await db
+    .select()
+    .from(calls)
+    .where(and(eq(calls.id, id), eq(calls.userId, actor.id)));
   if (!call) throw notFound(CALL_NOT_FOUND);
   return call;
 }
@@ -151,7 +169,10 @@ export async function answerCall(db: Db, actor: Actor, id: unknown): Promise<voi
 /** The softphone's "still on" every KEEP_ALIVE_SECONDS during a call. */
 export async function keepCallAlive(db: Db, actor: Actor, id: unknown): Promise<void> {
   const call = await ownCall(db, actor, id);
-  await db.update(calls).set({ lastSeenAt: sql`now()` }).where(browsersToWrite(call.id));
+  await db
+    .update(calls)
+    .set({ lastSeenAt: sql`now()` })
+    .where(browsersToWrite(call.id));
 }
 
 /** The call ended: its outcome, reason and talk time. Ending it twice keeps the first ending. */
@@ -264,7 +285,12 @@ export const listCallsSchema = z.object({
   outcome: z.enum(CALL_OUTCOMES, { error: "Неверный итог звонка" }).optional(),
   from: isoInstant("Неверная дата начала").optional(),
   to: isoInstant("Неверная дата конца").optional(),
-  limit: z.coerce.number({ error: "Неверный размер страницы" }).int().min(1, { error: "Неверный размер страницы" }).max(500, { error: "Неверный размер страницы (не более 500)" }).default(100),
+  limit: z.coerce
+    .number({ error: "Неверный размер страницы" })
+    .int()
+    .min(1, { error: "Неверный размер страницы" })
+    .max(500, { error: "Неверный размер страницы (не более 500)" })
+    .default(100),
   offset: z.coerce.number({ error: "Неверное смещение" }).int().min(0, { error: "Неверное смещение" }).max(10_000_000).default(0),
 });
 

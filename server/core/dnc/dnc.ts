@@ -41,8 +41,7 @@ const INSERT_BATCH = 5000;
 
 // The inputs' shapes are shared with the page forms (common/schemas/dnc.ts).
 export { addOneSchema, pasteSchema, PHONE_REQUIRED } from "../../../common/schemas/dnc";
-export const phoneInvalid = (raw: string) =>
-  badRequest(`«${raw.slice(0, 50)}» не похоже на номер телефона`, "phone_invalid");
+export const phoneInvalid = (raw: string) => badRequest(`«${raw.slice(0, 50)}» не похоже на номер телефона`, "phone_invalid");
 export const ALREADY_LISTED = "Этот номер уже в списке «Не звонить»";
 export const dncNotFound = () => notFound("Номера нет в списке «Не звонить»", "do_not_call_not_found");
 
@@ -100,22 +99,13 @@ export interface DoNotCallPage {
 }
 
 /** A page of the list, newest first; `q` finds a number however it is written, or by a run of its digits. */
-export async function listDoNotCall(
-  db: Db,
-  actor: Actor,
-  rawInput: unknown,
-  options: { phoneRegion: string },
-): Promise<DoNotCallPage> {
+export async function listDoNotCall(db: Db, actor: Actor, rawInput: unknown, options: { phoneRegion: string }): Promise<DoNotCallPage> {
   requireAdmin(actor);
   const { q, page: asked } = parseInput(listQuerySchema, rawInput ?? {});
   const digits = q.replace(/\D/g, "");
   if (q && !digits) throw badRequest("Для поиска введите цифры номера", "term_not_digits");
   const key = q ? doNotCallKey(q, options.phoneRegion) : null;
-  const where = !q
-    ? sql`true`
-    : key
-      ? sql`(d.phone_key = ${key} or d.phone_key like ${`%${digits}%`})`
-      : sql`d.phone_key like ${`%${digits}%`}`;
+  const where = !q ? sql`true` : key ? sql`(d.phone_key = ${key} or d.phone_key like ${`%${digits}%`})` : sql`d.phone_key like ${`%${digits}%`}`;
   const [{ total }] = await queryRows<{ total: number | string }>(db, sql`select count(*) as total from do_not_call d where ${where}`);
   const pages = Math.max(1, Math.ceil(Number(total) / PAGE_SIZE));
   const page = Math.min(asked, pages);
@@ -130,14 +120,8 @@ export async function listDoNotCall(
   return { items: rows.map(present), total: Number(total), page, pages, q };
 }
 
-
 /** Adds one number; 409 when it is already on the list (however it was written then). */
-export async function addDoNotCall(
-  db: Db,
-  actor: Actor,
-  rawInput: unknown,
-  options: { phoneRegion: string },
-): Promise<DoNotCallItem> {
+export async function addDoNotCall(db: Db, actor: Actor, rawInput: unknown, options: { phoneRegion: string }): Promise<DoNotCallItem> {
   requireAdmin(actor);
   const { phone } = parseInput(addOneSchema, rawInput);
   const key = doNotCallKey(phone, options.phoneRegion);
@@ -206,14 +190,8 @@ async function addLines(db: Db, actor: Actor, lines: Iterable<string>, region: s
   return { added, already: seen - invalid - added, invalid, invalidSamples };
 }
 
-
 /** Paste many: one number a line. */
-export async function pasteDoNotCall(
-  db: Db,
-  actor: Actor,
-  rawInput: unknown,
-  options: { phoneRegion: string },
-): Promise<BulkReport> {
+export async function pasteDoNotCall(db: Db, actor: Actor, rawInput: unknown, options: { phoneRegion: string }): Promise<BulkReport> {
   requireAdmin(actor);
   const { text } = parseInput(pasteSchema, rawInput);
   return addLines(db, actor, text.split(/\r?\n/), options.phoneRegion);
@@ -283,12 +261,7 @@ export async function getDoNotCall(db: Db, actor: Actor, rawId: unknown): Promis
  * kept it out of that turn's claim); this adds the other numbers its phone field holds, with the manager as the
  * one who added them.
  */
-export async function listContactPhones(
-  db: Db,
-  manager: { id: number; login: string },
-  phone: string,
-  region: string,
-): Promise<number> {
+export async function listContactPhones(db: Db, manager: { id: number; login: string }, phone: string, region: string): Promise<number> {
   const numbers = new Map<string, string>();
   for (const part of phonesIn(phone)) {
     const key = doNotCallKey(part, region);

@@ -106,7 +106,10 @@ async function announce(db: Db, id: number) {
 export async function createExport(db: Db, actor: Actor, input: unknown): Promise<ExportView> {
   requireAdmin(actor);
   const { name, databaseIds, statusIds, format } = parseInput(createExportSchema, input);
-  const knownBases = await db.select({ id: databases.id }).from(databases).where(and(inArray(databases.id, databaseIds), baseVisible));
+  const knownBases = await db
+    .select({ id: databases.id })
+    .from(databases)
+    .where(and(inArray(databases.id, databaseIds), baseVisible));
   if (knownBases.length !== databaseIds.length) throw badRequest("Выбранная база не найдена: обновите страницу", "base_not_found");
   const realStatuses = statusIds.filter((id) => id !== NO_STATUS_ID);
   if (realStatuses.length) {
@@ -115,10 +118,7 @@ export async function createExport(db: Db, actor: Actor, input: unknown): Promis
   }
   // Counted now, so the list says "0 of N rows" from the first second (the worker counts again when it starts).
   const rowsTotal = await countExportRows(db, { databaseIds, statusIds });
-  const [row] = await db
-    .insert(exports)
-    .values({ name, databaseIds, statusIds, format, rowsTotal, createdBy: actor.id })
-    .returning(columns);
+  const [row] = await db.insert(exports).values({ name, databaseIds, statusIds, format, rowsTotal, createdBy: actor.id }).returning(columns);
   await announce(db, row.id);
   return present(row);
 }
@@ -178,13 +178,8 @@ export async function restartExport(db: Db, actor: Actor, rawId: unknown): Promi
   return present(row);
 }
 
-
 /** The finished file: `export-{date}.xlsx` or `.csv` (the Kyiv date it was finished), with its content type. */
-export async function exportFile(
-  db: Db,
-  actor: Actor,
-  rawId: unknown,
-): Promise<{ filename: string; contentType: string; data: Buffer }> {
+export async function exportFile(db: Db, actor: Actor, rawId: unknown): Promise<{ filename: string; contentType: string; data: Buffer }> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   const [row] = await db

@@ -136,7 +136,6 @@ interface ExportRow {
   client_info: string;
 }
 
-
 /**
  * Stores the file while it is written, in parts of about PART_BYTES with at most one in flight: the database
  * stores one part while exceljs produces the next (decision 018). A part is stored only while this worker holds
@@ -267,21 +266,21 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
     next = rows.length === PAGE ? page(Number(rows[rows.length - 1].id)) : null;
     for (const r of rows) {
       file.add([
-          r.name,
-          r.phone,
-          r.city,
-          r.address,
-          r.age,
-          r.additional_info1,
-          r.additional_info2,
-          r.additional_info3,
-          r.additional_info4,
-          r.base,
-          r.status ?? "",
-          r.manager ?? "",
-          r.status_at ?? "",
-          r.client_info,
-        ]);
+        r.name,
+        r.phone,
+        r.city,
+        r.address,
+        r.age,
+        r.additional_info1,
+        r.additional_info2,
+        r.additional_info3,
+        r.additional_info4,
+        r.base,
+        r.status ?? "",
+        r.manager ?? "",
+        r.status_at ?? "",
+        r.client_info,
+      ]);
     }
     file.flush();
     written += rows.length;

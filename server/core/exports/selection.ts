@@ -11,7 +11,7 @@ export function exportSelection(job: { databaseIds: number[]; statusIds: number[
   const parts = [];
   if (real.length) parts.push(sql`c.status_id in ${real}`);
   if (job.statusIds.includes(NO_STATUS_ID)) parts.push(sql`c.status_id is null`);
-  const statusCond = parts.length === 2 ? sql`(${parts[0]} or ${parts[1]})` : parts[0] ?? sql`false`;
+  const statusCond = parts.length === 2 ? sql`(${parts[0]} or ${parts[1]})` : (parts[0] ?? sql`false`);
   const bases = job.databaseIds.length ? sql`c.database_id in ${job.databaseIds}` : sql`false`;
   return sql`${bases} and ${statusCond}`;
 }

@@ -32,10 +32,7 @@ export { callingHoursSchema } from "../../../common/schemas/filters";
  * would fail every claim of the topic, so the zone is checked where it is used.
  */
 export async function requireKnownZone(db: Pick<Db, "execute">, zone: string) {
-  const [row] = await queryRows<{ known: boolean }>(
-    db as Db,
-    sql`select exists (select 1 from pg_timezone_names where name = ${zone}) as known`,
-  );
+  const [row] = await queryRows<{ known: boolean }>(db as Db, sql`select exists (select 1 from pg_timezone_names where name = ${zone}) as known`);
   if (!row?.known) throw badRequest(`Неизвестный часовой пояс «${zone.slice(0, 64)}»`, "time_zone_unknown");
 }
 

@@ -20,14 +20,7 @@ import { baseVisible } from "../bases/visible";
 import { badRequest, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
-import {
-  checkRetryRules,
-  loadRetryRules,
-  type PresentedRetryRule,
-  type RetryCountedBy,
-  rulesToSave,
-  writeRetryRules,
-} from "./retry-rules";
+import { checkRetryRules, loadRetryRules, type PresentedRetryRule, type RetryCountedBy, rulesToSave, writeRetryRules } from "./retry-rules";
 import { type CallingHours, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
 import { type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
 
@@ -285,11 +278,7 @@ export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInpu
   const id = parseInput(idSchema, rawId);
   const input = parseInput(filterInputSchema, rawInput);
   await db.transaction(async (tx) => {
-    const [existing] = await tx
-      .select({ id: filters.id, templateId: filters.templateId })
-      .from(filters)
-      .where(eq(filters.id, id))
-      .for("update");
+    const [existing] = await tx.select({ id: filters.id, templateId: filters.templateId }).from(filters).where(eq(filters.id, id)).for("update");
     if (!existing) throw filterNotFound();
     await checkReferences(tx, input, existing.templateId);
     const rules = await rulesToSave(tx, id, input.retryRules, input.statuses);
@@ -375,14 +364,8 @@ export async function chooseFilter(db: Db, actor: Actor, rawInput: unknown) {
     if (!user || user.login !== input.login) throw notFound("Пользователь не найден", "user_not_found");
     await requireOpenFilter(tx, input.filterId, user.id);
     if (user.gettingFilter === input.filterId) return { success: true, message: "Тематика выбрана", gettingFilter: input.filterId };
-    await tx
-      .update(users)
-      .set({ gettingFilter: input.filterId, updatedAt: new Date() })
-      .where(eq(users.id, user.id));
-    await tx
-      .update(contacts)
-      .set({ heldBy: null, heldUntil: null })
-      .where(eq(contacts.heldBy, user.id));
+    await tx.update(users).set({ gettingFilter: input.filterId, updatedAt: new Date() }).where(eq(users.id, user.id));
+    await tx.update(contacts).set({ heldBy: null, heldUntil: null }).where(eq(contacts.heldBy, user.id));
     return { success: true, message: "Тематика выбрана", gettingFilter: input.filterId };
   });
 }
@@ -394,20 +377,11 @@ export async function chooseFilter(db: Db, actor: Actor, rawInput: unknown) {
 export async function filterFormOptions(db: Db, actor: Actor) {
   requireAdmin(actor);
   const [managerRows, baseRows, statusRows, scriptRows, templateRows] = await Promise.all([
-    db
-      .select({ id: users.id, login: users.login, displayName: users.displayName })
-      .from(users)
-      .orderBy(asc(users.login)),
+    db.select({ id: users.id, login: users.login, displayName: users.displayName }).from(users).orderBy(asc(users.login)),
     db.select({ id: databases.id, name: databases.name }).from(databases).where(baseVisible).orderBy(asc(databases.id)),
-    db
-      .select({ id: statuses.id, text: statuses.text, isHidden: statuses.isHidden })
-      .from(statuses)
-      .orderBy(asc(statuses.order), asc(statuses.id)),
+    db.select({ id: statuses.id, text: statuses.text, isHidden: statuses.isHidden }).from(statuses).orderBy(asc(statuses.order), asc(statuses.id)),
     db.select({ id: scripts.id, name: scripts.name }).from(scripts).orderBy(asc(scripts.name)),
-    db
-      .select({ id: templates.id, name: templates.name, isActive: templates.isActive })
-      .from(templates)
-      .orderBy(asc(templates.name)),
+    db.select({ id: templates.id, name: templates.name, isActive: templates.isActive }).from(templates).orderBy(asc(templates.name)),
   ]);
   return {
     managers: managerRows.map((m) => ({ id: m.id, name: m.displayName ? `${m.displayName} (${m.login})` : m.login })),
@@ -433,10 +407,12 @@ export function zoneChoices(zones: string[], at = new Date()): Array<{ id: strin
     const m = /GMT([+-])(\d+)(?::(\d+))?/.exec(offset);
     return m ? (m[1] === "-" ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3] ?? 0)) : 0;
   };
-  return [...new Set(zones)]
-    .map((id) => ({ id, offset: part(id, "shortOffset"), name: part(id, "long") }))
-    .sort((a, b) => minutes(a.offset) - minutes(b.offset) || a.id.localeCompare(b.id))
-    // «UTC+3», the way Russian texts write an offset (ICU's Russian short offset says GMT).
-    // Where ICU has no Russian name, its long name is the offset again («GMT+04:00»): left out.
-    .map(({ id, offset, name }) => ({ id, label: [offset.replace(/^GMT/, "UTC"), id, /^GMT/.test(name) ? "" : name].filter(Boolean).join(" · ") }));
+  return (
+    [...new Set(zones)]
+      .map((id) => ({ id, offset: part(id, "shortOffset"), name: part(id, "long") }))
+      .sort((a, b) => minutes(a.offset) - minutes(b.offset) || a.id.localeCompare(b.id))
+      // «UTC+3», the way Russian texts write an offset (ICU's Russian short offset says GMT).
+      // Where ICU has no Russian name, its long name is the offset again («GMT+04:00»): left out.
+      .map(({ id, offset, name }) => ({ id, label: [offset.replace(/^GMT/, "UTC"), id, /^GMT/.test(name) ? "" : name].filter(Boolean).join(" · ") }))
+  );
 }

@@ -90,10 +90,7 @@ export async function checkRetryRules(tx: Tx, rules: RetryRuleInput[], topicStat
     if (seen.has(rule.status)) throw badRequest(`Для статуса «${status.text}» правило повтора задано дважды`, "retry_rule_twice");
     seen.add(rule.status);
     if (!topicStatuses.includes(rule.status)) {
-      throw badRequest(
-        `Правило повтора для статуса «${status.text}»: отметьте этот статус в статусах тематики`,
-        "retry_status_not_in_topic",
-      );
+      throw badRequest(`Правило повтора для статуса «${status.text}»: отметьте этот статус в статусах тематики`, "retry_status_not_in_topic");
     }
     if (status.asksCallback) {
       throw badRequest(`Статус «${status.text}» спрашивает время перезвона: правило повтора к нему не задаётся`, "retry_status_asks_callback");
@@ -114,9 +111,11 @@ export async function checkRetryRules(tx: Tx, rules: RetryRuleInput[], topicStat
 export async function writeRetryRules(tx: Tx, filterId: number, rules: RetryRuleInput[]) {
   await tx.delete(filterRetryRules).where(eq(filterRetryRules.filterId, filterId));
   if (rules.length === 0) return;
-  await tx.insert(filterRetryRules).values(
-    rules.map((r) => ({ filterId, statusId: r.status, delayMinutes: r.delayMinutes, maxAttempts: r.maxAttempts, finalStatusId: r.finalStatus })),
-  );
+  await tx
+    .insert(filterRetryRules)
+    .values(
+      rules.map((r) => ({ filterId, statusId: r.status, delayMinutes: r.delayMinutes, maxAttempts: r.maxAttempts, finalStatusId: r.finalStatus })),
+    );
 }
 
 export type { RetryCountedBy };

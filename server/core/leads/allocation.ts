@@ -167,9 +167,7 @@ async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkS
     await tx.execute(sql`update contacts set held_by = null, held_until = null where id in (${list(release)})`);
   }
   if (!keep) return null;
-  await tx.execute(
-    sql`update contacts set held_until = now() + make_interval(mins => ${holdMinutes}) where id = ${Number(keep.id)}`,
-  );
+  await tx.execute(sql`update contacts set held_until = now() + make_interval(mins => ${holdMinutes}) where id = ${Number(keep.id)}`);
   return presentWithAttempt(keep);
 }
 

@@ -14,10 +14,7 @@ const FORWARD_TIMEOUT_MS = 5_000;
 /** SPEC POST /status/proxy-application: date, user {id, login}, applicationText, phone. */
 export const proxyApplicationSchema = z.object({
   date: z.union([z.string(), z.number()]).optional(),
-  user: z.object(
-    { id: idSchema, login: z.string({ error: "Укажите логин" }).max(100).optional() },
-    { error: "Укажите пользователя" },
-  ),
+  user: z.object({ id: idSchema, login: z.string({ error: "Укажите логин" }).max(100).optional() }, { error: "Укажите пользователя" }),
   applicationText: z
     .string({ error: NO_REPORT_TEXT })
     .trim()
@@ -38,12 +35,7 @@ export interface ForwardResult {
  * { date, user {id, login}, applicationText, phone, withPassport }. With no endpoint it is stored only.
  * A failure is recorded on the application and answered 502 Ошибка при отправке.
  */
-export async function forwardApplication(
-  db: Db,
-  forwardUrl: string,
-  applicationId: number,
-  fetchImpl: typeof fetch = fetch,
-): Promise<ForwardResult> {
+export async function forwardApplication(db: Db, forwardUrl: string, applicationId: number, fetchImpl: typeof fetch = fetch): Promise<ForwardResult> {
   const [row] = await db
     .select({
       id: applications.id,
@@ -84,7 +76,11 @@ export async function forwardApplication(
   }
   await db
     .update(applications)
-    .set(failure ? { forwardError: failure.slice(0, 500), updatedAt: new Date() } : { forwardedAt: new Date(), forwardError: null, updatedAt: new Date() })
+    .set(
+      failure
+        ? { forwardError: failure.slice(0, 500), updatedAt: new Date() }
+        : { forwardedAt: new Date(), forwardError: null, updatedAt: new Date() },
+    )
     .where(eq(applications.id, row.id));
   if (failure) throw new AppError(502, "forward_failed", FORWARD_FAILED);
   return { success: true, message: FORWARD_OK, forwarded: true };

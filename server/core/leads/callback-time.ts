@@ -39,8 +39,7 @@ const daysInMonth = (year: number, month: number) => (month === 2 && isLeap(year
  * over (30 February 2027 became 2 March), so it is refused here, before any check of the instant (400).
  */
 export function realWallClock(year: number, month: number, day: number, hour: number, minute: number, second = 0, ms = 0): number {
-  const exists =
-    month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59;
+  const exists = month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth(year, month) && hour <= 23 && minute <= 59 && second <= 59;
   if (!exists) throw badRequest(CALLBACK_DATE_IMPOSSIBLE, "callback_date_impossible");
   const at = new Date(Date.UTC(2000, month - 1, day, hour, minute, second, ms));
   at.setUTCFullYear(year); // Date.UTC reads the years 0-99 as 1900-1999

@@ -140,8 +140,7 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
 
 export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
 export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
-export const callbackOutsideHours = (from: string) =>
-  `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(from)}`;
+export const callbackOutsideHours = (from: string) => `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(from)}`;
 export const CALLBACK_DO_NOT_CALL = "Номер клиента в списке «Не звонить»: перезвон закрыт";
 
 /**
@@ -180,9 +179,7 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
     if (cb.user_id !== actor.id) throw forbidden("Можно работать только со своими перезвонами");
     if (!cb.may_be_called) {
       // Closed in this transaction, refused after it commits (a throw here would undo the closing).
-      await tx.execute(
-        sql`update callbacks set handed_at = now(), closed_reason = ${"do_not_call" satisfies CallbackCloseReason} where id = ${id}`,
-      );
+      await tx.execute(sql`update callbacks set handed_at = now(), closed_reason = ${"do_not_call" satisfies CallbackCloseReason} where id = ${id}`);
       return null;
     }
     if (cb.held_by != null && cb.held_by !== actor.id && cb.held_live) {
@@ -228,8 +225,21 @@ export interface FallenDue {
  * previous answer gave it; null: the first look, nothing is "new"), and the database's time now for the next one.
  */
 export async function callbacksFallenDue(db: Db, userIds: number[], since: string | null): Promise<{ now: string; due: FallenDue[] }> {
-  const ids = userIds.length > 0 ? sql.join(userIds.map((u) => sql`${u}`), sql`, `) : sql`null`;
-  const rows = await queryRows<{ now: Date | string; user_id: number | null; id: number | null; name: string; phone: string; due_at: Date | string | null }>(
+  const ids =
+    userIds.length > 0
+      ? sql.join(
+          userIds.map((u) => sql`${u}`),
+          sql`, `,
+        )
+      : sql`null`;
+  const rows = await queryRows<{
+    now: Date | string;
+    user_id: number | null;
+    id: number | null;
+    name: string;
+    phone: string;
+    due_at: Date | string | null;
+  }>(
     db,
     sql`with t as materialized (select now() as now)
       select t.now, d.* from t left join lateral (

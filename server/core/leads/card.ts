@@ -2,7 +2,6 @@ import { extraFieldLabel } from "../bases/mapping";
 import { displayPhone } from "../bases/phone";
 import type { Lead } from "./allocation";
 
-
 export interface LeadCardRow {
   key: keyof Lead;
   label: string;

@@ -100,11 +100,7 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
       })
       .from(statuses)
       .where(eq(statuses.isHidden, false)),
-    db
-      .select({ id: links.id, name: links.name, link: links.link })
-      .from(links)
-      .where(eq(links.isActive, true))
-      .orderBy(asc(links.id)),
+    db.select({ id: links.id, name: links.name, link: links.link }).from(links).where(eq(links.isActive, true)).orderBy(asc(links.id)),
   ]);
 
   let lead: Lead | null = null;
@@ -124,7 +120,8 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
   return {
     filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
     statuses: withButtonLabels(withKeys(statusRows)),
-    template: filterRow?.templateName != null ? { name: filterRow.templateName, fields: parseTemplateFields(filterRow.templateFields ?? "[]") } : null,
+    template:
+      filterRow?.templateName != null ? { name: filterRow.templateName, fields: parseTemplateFields(filterRow.templateFields ?? "[]") } : null,
     links: linkRows,
     ...view,
     onBreak,

@@ -106,8 +106,7 @@ export const pressedStatusNotFound = () => badRequest("Такого статус
 /** A report status pressed on the lead panel before its confirmation (the panel asks it, then presses again). */
 export const reportNotConfirmed = () => badRequest("Подтвердите отправку заявки", "report_not_confirmed");
 
-export const leadNotHeld = () =>
-  conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
+export const leadNotHeld = () => conflict("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего", "lead_not_held");
 
 /** The next lead's contact columns, null when the turn handed out none. */
 type NextLeadColumns = { [K in keyof ContactRow]: ContactRow[K] | null };

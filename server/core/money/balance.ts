@@ -30,7 +30,6 @@ export async function readBalance(db: Db, actor: Actor, rawId: unknown) {
   });
 }
 
-
 /**
  * An admin's change to a balance (SPEC §7 add / rem / def): add and subtract move it by the amount, reset
  * brings it to zero and records what it removed. An addition raises the worker's popup like a credit does.

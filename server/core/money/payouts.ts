@@ -55,7 +55,6 @@ export async function paymentStats(db: Db, actor: Actor) {
   };
 }
 
-
 /**
  * Pays a worker (SPEC §7 payments/process): records the payout at this moment, takes it off his balance and
  * marks everything on that balance (report applications and adjustments not yet settled) as covered by it.
@@ -108,11 +107,7 @@ export async function payoutHistory(db: Db, actor: Actor, rawWorkerId: unknown) 
   requireAdmin(actor);
   const workerId = parseInput(idSchema, rawWorkerId);
   await requireWorker(db, workerId);
-  const rows = await db
-    .select()
-    .from(payments)
-    .where(eq(payments.userId, workerId))
-    .orderBy(desc(payments.processedAt), desc(payments.id));
+  const rows = await db.select().from(payments).where(eq(payments.userId, workerId)).orderBy(desc(payments.processedAt), desc(payments.id));
   return rows.map(presentPayment);
 }
 

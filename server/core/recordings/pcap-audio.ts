@@ -189,7 +189,7 @@ export class StereoTimeline {
   }
 
   private write(channel: Channel, position: number, samples: Int16Array) {
-    for (let i = 0; i < samples.length; ) {
+    for (let i = 0; i < samples.length;) {
       const at = position + i;
       const second = Math.floor(at / SAMPLE_RATE);
       if (second < this.flushed) {

@@ -31,7 +31,13 @@ export interface RecordingsFolder {
 
 export function recordingsFolder(dir: string, minFreeMb: number, warnFreeMb: number): RecordingsFolder {
   const root = path.resolve(dir);
-  return { dir: root, spool: path.join(root, "spool"), audio: path.join(root, "audio"), minFreeBytes: minFreeMb * 2 ** 20, warnFreeBytes: warnFreeMb * 2 ** 20 };
+  return {
+    dir: root,
+    spool: path.join(root, "spool"),
+    audio: path.join(root, "audio"),
+    minFreeBytes: minFreeMb * 2 ** 20,
+    warnFreeBytes: warnFreeMb * 2 ** 20,
+  };
 }
 
 /** Conversion tries before a recording is marked failed (its pcap stays in the spool for a person to look at). */
@@ -113,7 +119,14 @@ export interface ClaimedRecording {
  * one's claim runs out and another takes it again). The lease also spaces the retries of a failed one.
  */
 export async function claimRecording(db: Db): Promise<ClaimedRecording | null> {
-  const [row] = await queryRows<{ id: string | number; sip_call_id: string; started_at: string | Date; ended_at: string | Date; recording_attempts: number; answered: boolean }>(
+  const [row] = await queryRows<{
+    id: string | number;
+    sip_call_id: string;
+    started_at: string | Date;
+    ended_at: string | Date;
+    recording_attempts: number;
+    answered: boolean;
+  }>(
     db,
     sql`update calls set recording_lease_until = now() + make_interval(secs => ${LEASE_SECONDS}), recording_attempts = recording_attempts + 1
     where id = (select id from calls where recording = 'pending' and ended_at is not null and sip_call_id is not null
@@ -121,7 +134,14 @@ export async function claimRecording(db: Db): Promise<ClaimedRecording | null> {
     returning id, sip_call_id, started_at, ended_at, recording_attempts, answered_at is not null as answered`,
   );
   if (!row) return null;
-  return { id: Number(row.id), sipCallId: row.sip_call_id, startedAt: new Date(row.started_at), endedAt: new Date(row.ended_at), attempts: Number(row.recording_attempts), answered: Boolean(row.answered) };
+  return {
+    id: Number(row.id),
+    sipCallId: row.sip_call_id,
+    startedAt: new Date(row.started_at),
+    endedAt: new Date(row.ended_at),
+    attempts: Number(row.recording_attempts),
+    answered: Boolean(row.answered),
+  };
 }
 
 /** Not yet: rtpengine has not finished the call's files. Tried again in a moment, not counted as a try. */
@@ -271,7 +291,12 @@ export async function sweepExpired(db: Db, folder: RecordingsFolder, batch = 500
     await db
       .update(calls)
       .set({ recording: "expired", recordingFile: null })
-      .where(inArray(calls.id, due.map((row) => row.id)));
+      .where(
+        inArray(
+          calls.id,
+          due.map((row) => row.id),
+        ),
+      );
   }
   return due.length;
 }
@@ -381,14 +406,14 @@ export async function openRecording(
     if (byteRange(purpose.range, size) !== "bad") {
       await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false, playKey: purpose.playKey }).onConflictDoNothing();
     }
-  } else if (await startsAPlay(db, id, actor.id, purpose.range, size)) await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false });
+  } else if (await startsAPlay(db, id, actor.id, purpose.range, size))
+    await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false });
   const stamp = row.startedAt.toISOString().slice(0, 19).replace(/[T:]/g, "-");
   return { file, size, name: `zvonok-${id}-${stamp}.ogg` };
 }
 
 export type RecordingAnswer =
-  | { status: 200 | 206; headers: Record<string, string>; file: string; start: number; end: number }
-  | { status: 416; headers: Record<string, string> };
+  { status: 200 | 206; headers: Record<string, string>; file: string; start: number; end: number } | { status: 416; headers: Record<string, string> };
 
 /**
  * GET of a recording for the <audio> element and downloads (the page's route and the API's): the whole file or

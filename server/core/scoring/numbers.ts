@@ -37,7 +37,16 @@ export async function scoreNumbers(db: Db, actor: Actor, rawQuery: unknown = {})
   requireAdmin(actor);
   const q = parseInput(numbersQuerySchema, rawQuery);
   const week = sql`date_trunc('week', c.started_at at time zone ${BUSINESS_TIME_ZONE})`;
-  const rows = await queryRows<{ week: string; manager_id: number | null; manager: string | null; filter_id: number | null; topic: string | null; scored: string | number; disputed: string | number; average: string | number }>(
+  const rows = await queryRows<{
+    week: string;
+    manager_id: number | null;
+    manager: string | null;
+    filter_id: number | null;
+    topic: string | null;
+    scored: string | number;
+    disputed: string | number;
+    average: string | number;
+  }>(
     db,
     sql`select to_char(${week}, 'YYYY-MM-DD') as week, s.manager_id, coalesce(nullif(u.display_name, ''), u.login) as manager,
           s.filter_id, f.name as topic, count(*) as scored, count(*) filter (where s.disputed_at is not null) as disputed,

@@ -59,7 +59,9 @@ export async function saveScorecard(db: Db, actor: Actor, rawFilterId: unknown, 
     if (!topic) throw filterNotFound();
     await tx.delete(scorecardCriteria).where(eq(scorecardCriteria.filterId, filterId));
     if (criteria.length > 0) {
-      await tx.insert(scorecardCriteria).values(criteria.map((c, position) => ({ filterId, position, text: c.text, weight: c.weight, critical: c.critical })));
+      await tx
+        .insert(scorecardCriteria)
+        .values(criteria.map((c, position) => ({ filterId, position, text: c.text, weight: c.weight, critical: c.critical })));
     }
   });
   return getScorecard(db, actor, filterId);

@@ -66,7 +66,14 @@ export interface ScoreView {
   score: number;
   comment: string;
   dispute: { at: string; comment: string } | null;
-  decision: { decision: "accepted" | "rejected"; at: string; by: string | null; reason: string; answers: ScoredCriterion[] | null; rescore: number | null } | null;
+  decision: {
+    decision: "accepted" | "rejected";
+    at: string;
+    by: string | null;
+    reason: string;
+    answers: ScoredCriterion[] | null;
+    rescore: number | null;
+  } | null;
   /** The score that counts: the rescore of an accepted dispute, else the score. */
   finalScore: number;
 }
@@ -136,12 +143,14 @@ async function readScores(db: Db, where: SQL | undefined, limit = 200): Promise<
     .where(where)
     .orderBy(desc(callScores.scoredAt), desc(callScores.id))
     .limit(limit);
-  return rows.map((r) => viewOf(r.score, {
-    manager: nameOf({ login: r.managerLogin, displayName: r.managerName }),
-    scorer: nameOf({ login: r.scorerLogin, displayName: r.scorerName }),
-    decider: nameOf({ login: r.deciderLogin, displayName: r.deciderName }),
-    topic: r.topic,
-  }));
+  return rows.map((r) =>
+    viewOf(r.score, {
+      manager: nameOf({ login: r.managerLogin, displayName: r.managerName }),
+      scorer: nameOf({ login: r.scorerLogin, displayName: r.scorerName }),
+      decider: nameOf({ login: r.deciderLogin, displayName: r.deciderName }),
+      topic: r.topic,
+    }),
+  );
 }
 
 function viewOf(s: CallScore, names: { manager: string | null; scorer: string | null; decider: string | null; topic: string | null }): ScoreView {
@@ -160,7 +169,14 @@ function viewOf(s: CallScore, names: { manager: string | null; scorer: string | 
     dispute: s.disputedAt ? { at: s.disputedAt.toISOString(), comment: s.disputeComment ?? "" } : null,
     decision:
       s.decision && s.decidedAt
-        ? { decision: s.decision, at: s.decidedAt.toISOString(), by: names.decider, reason: s.decisionReason ?? "", answers: s.rescoreAnswers, rescore: s.rescore }
+        ? {
+            decision: s.decision,
+            at: s.decidedAt.toISOString(),
+            by: names.decider,
+            reason: s.decisionReason ?? "",
+            answers: s.rescoreAnswers,
+            rescore: s.rescore,
+          }
         : null,
     finalScore: s.rescore ?? s.score,
   };
@@ -182,7 +198,10 @@ export async function callSheet(db: Db, actor: Actor, rawCallId: unknown): Promi
 }
 
 /** The answers for these criteria, each one answered, nothing else: their copies with the answers, and the score. */
-function answered(criteria: Array<Omit<ScoredCriterion, "answer">>, answers: Record<string, ScoreAnswer>): { answers: ScoredCriterion[]; score: number } {
+function answered(
+  criteria: Array<Omit<ScoredCriterion, "answer">>,
+  answers: Record<string, ScoreAnswer>,
+): { answers: ScoredCriterion[]; score: number } {
   const known = new Set(criteria.map((c) => String(c.id)));
   const stranger = Object.keys(answers).find((id) => !known.has(id));
   if (stranger !== undefined) throw badRequest(`В оценочном листе нет пункта с id ${stranger}`, "unknown_criterion");
@@ -199,11 +218,15 @@ export async function scoreCall(db: Db, actor: Actor, rawCallId: unknown, input:
   requireAdmin(actor);
   const callId = parseInput(callIdSchema, rawCallId);
   const { answers, comment } = parseInput(scoreInputSchema, input);
-  const [call] = await db.select({ userId: calls.userId, filterId: calls.filterId, answeredAt: calls.answeredAt }).from(calls).where(eq(calls.id, callId));
+  const [call] = await db
+    .select({ userId: calls.userId, filterId: calls.filterId, answeredAt: calls.answeredAt })
+    .from(calls)
+    .where(eq(calls.id, callId));
   if (!call) throw callNotFound();
   if (!call.answeredAt) throw badRequest("Разговора не было: оценивать нечего", "call_not_answered");
   const criteria = call.filterId === null ? [] : await criteriaOf(db, call.filterId);
-  if (criteria.length === 0) throw badRequest("У тематики этого звонка нет оценочного листа: заполните его на странице «Оценка звонков»", "no_scorecard");
+  if (criteria.length === 0)
+    throw badRequest("У тематики этого звонка нет оценочного листа: заполните его на странице «Оценка звонков»", "no_scorecard");
   const scored = answered(criteria, answers);
   const inserted = await db
     .insert(callScores)
@@ -305,7 +328,11 @@ export const scoreListQuerySchema = z.object({
  * Scores, newest first, each with its call's comments: an admin's of anyone (by manager, topic, open disputes); a
  * manager's of his own calls only.
  */
-export async function listScores(db: Db, actor: Actor, rawQuery: unknown = {}): Promise<Array<ScoreView & { call: CallSummary; comments: CommentView[] }>> {
+export async function listScores(
+  db: Db,
+  actor: Actor,
+  rawQuery: unknown = {},
+): Promise<Array<ScoreView & { call: CallSummary; comments: CommentView[] }>> {
   const query = parseInput(scoreListQuerySchema, rawQuery);
   if (!actor.isAdmin && query.managerId !== undefined && query.managerId !== actor.id) throw notYourCall();
   const managerId = actor.isAdmin ? query.managerId : actor.id;
@@ -328,7 +355,13 @@ async function summaries(db: Db, actor: Actor, ids: number[]): Promise<Map<numbe
   const found = new Map<number, CallSummary>();
   if (ids.length === 0) return found;
   const rows = await db
-    .select({ call: calls, managerLogin: manager.login, managerName: manager.displayName, topic: filters.name, managersHear: filters.managersHearRecordings })
+    .select({
+      call: calls,
+      managerLogin: manager.login,
+      managerName: manager.displayName,
+      topic: filters.name,
+      managersHear: filters.managersHearRecordings,
+    })
     .from(calls)
     .leftJoin(manager, eq(manager.id, calls.userId))
     .leftJoin(filters, eq(filters.id, calls.filterId))

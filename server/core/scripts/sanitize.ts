@@ -6,10 +6,7 @@ import sanitizeHtml from "sanitize-html";
  * rendered, so a row written by any other path is still harmless on screen.
  */
 const POLICY: sanitizeHtml.IOptions = {
-  allowedTags: [
-    "p", "br", "h1", "h2", "h3", "h4", "strong", "b", "em", "i", "u", "s", "code", "pre",
-    "blockquote", "ul", "ol", "li", "a", "hr",
-  ],
+  allowedTags: ["p", "br", "h1", "h2", "h3", "h4", "strong", "b", "em", "i", "u", "s", "code", "pre", "blockquote", "ul", "ol", "li", "a", "hr"],
   allowedAttributes: { a: ["href", "target", "rel"] },
   allowedSchemes: ["http", "https", "mailto", "tel"],
   allowedSchemesAppliedToAttributes: ["href"],

@@ -15,8 +15,7 @@ import { badRequest } from "../errors";
 
 export const CSV_MESSAGES = {
   binary: "Файл не похож на текстовую таблицу .csv: в нём двоичные данные. Загрузите файл .csv, .xlsx или .xls",
-  mixedEncoding:
-    "Не удалось прочитать текст файла: часть его не в кодировке UTF-8. Сохраните файл заново в UTF-8 или Windows-1251",
+  mixedEncoding: "Не удалось прочитать текст файла: часть его не в кодировке UTF-8. Сохраните файл заново в UTF-8 или Windows-1251",
   quoteNotClosed: (row: number) => `Строка ${row}: кавычка в ячейке не закрыта до конца файла. Исправьте файл и загрузите его снова`,
   recordTooLong: (row: number) =>
     `Строка ${row} длиннее 4 000 000 символов: вероятно, в ней не закрыта кавычка. Исправьте файл и загрузите его снова`,
@@ -36,7 +35,6 @@ export interface CsvRow {
   cells: string[];
   width: number;
 }
-
 
 async function* chunks(path: string): AsyncGenerator<Buffer> {
   for await (const chunk of fs.createReadStream(path, { highWaterMark: CHUNK_BYTES })) yield chunk as Buffer;

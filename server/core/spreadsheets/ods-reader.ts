@@ -178,7 +178,11 @@ export class OdsStyles {
       if (name === "seconds") this.timeStyle.seconds = true;
     } else if (this.numberStyle) {
       // General is a number:number with no decimals set and nothing else; "0", "0.00", "# ##0" are not.
-      const bare = name === "number" && !this.numberStyle.number && attribute(attributes, "decimal-places") === undefined && attribute(attributes, "grouping") !== "true";
+      const bare =
+        name === "number" &&
+        !this.numberStyle.number &&
+        attribute(attributes, "decimal-places") === undefined &&
+        attribute(attributes, "grouping") !== "true";
       if (bare) this.numberStyle.number = true;
       else this.numberStyle.general = false;
     }
@@ -380,7 +384,8 @@ class ContentParser {
         this.cellAttributes = attributes;
         this.cellRepeat = repeatOf(attribute(attributes, "number-columns-repeated"));
         // A cell that names no style has its row's default, or its column's; in a sheet without columns, none.
-        this.cellStyle = attribute(attributes, "style-name") ?? this.row.style ?? this.columnStyles[this.column] ?? (this.columnStyles.length ? "" : null);
+        this.cellStyle =
+          attribute(attributes, "style-name") ?? this.row.style ?? this.columnStyles[this.column] ?? (this.columnStyles.length ? "" : null);
         this.paragraphs = [];
         this.cellLength = 0;
         this.row.width++;
@@ -617,7 +622,14 @@ export async function isEncryptedOds(file: string, entries: ZipEntry[]): Promise
 export async function odsSheets(file: string, entries: ZipEntry[], limits: OdsLimits): Promise<{ names: string[]; hasData: boolean[] }> {
   const content = entries.find((entry) => entry.name === "content.xml");
   if (!content) throw new XlsxFormatError("no content.xml");
-  const stream = streamContent(file, content, limits, () => false, () => false, null);
+  const stream = streamContent(
+    file,
+    content,
+    limits,
+    () => false,
+    () => false,
+    null,
+  );
   let next = await stream.next();
   while (!next.done) next = await stream.next();
   return { names: next.value.names, hasData: next.value.hasData };
@@ -666,7 +678,8 @@ export async function* readOdsSheet(
     }
     yield row;
     // The parser has counted what the copies add against the limits.
-    for (let i = 1; i < repeat; i++) yield { number: row.number + i, values: row.values, width: row.width, ...(row.computed ? { computed: row.computed } : {}) };
+    for (let i = 1; i < repeat; i++)
+      yield { number: row.number + i, values: row.values, width: row.width, ...(row.computed ? { computed: row.computed } : {}) };
   }
   if (chosen < 0) onSheet(sheet);
 }

@@ -62,7 +62,11 @@ export function cellText(value: unknown): string {
   if (value instanceof Date) return dateText(value);
   if (typeof value === "object") {
     const v = value as Record<string, unknown>;
-    if (Array.isArray(v.richText)) return (v.richText as Array<{ text?: string }>).map((r) => r.text ?? "").join("").trim();
+    if (Array.isArray(v.richText))
+      return (v.richText as Array<{ text?: string }>)
+        .map((r) => r.text ?? "")
+        .join("")
+        .trim();
     if ("result" in v) return cellText(v.result);
     if ("text" in v) return cellText(v.text);
     if ("error" in v) return "";
@@ -200,7 +204,13 @@ async function xlsxBook(path: string, entries: ZipEntry[], checkFirst: boolean):
   return {
     names: sheetNames,
     rows: (index, orFirstWithData, onIndex) =>
-      firstWithData(index, orFirstWithData, async () => (await sheetNames()).length, (i) => readXlsx(path, entries, i), onIndex),
+      firstWithData(
+        index,
+        orFirstWithData,
+        async () => (await sheetNames()).length,
+        (i) => readXlsx(path, entries, i),
+        onIndex,
+      ),
   };
 }
 
@@ -256,7 +266,14 @@ async function odsBook(path: string, entries: ZipEntry[], checkFirst: boolean): 
 function csvBook(path: string): Book {
   return {
     names: async () => [""],
-    rows: (index, orFirstWithData, onIndex) => firstWithData(index, orFirstWithData, () => 1, () => readCsvCells(path), onIndex),
+    rows: (index, orFirstWithData, onIndex) =>
+      firstWithData(
+        index,
+        orFirstWithData,
+        () => 1,
+        () => readCsvCells(path),
+        onIndex,
+      ),
   };
 }
 
@@ -362,7 +379,7 @@ function xlsBook(path: string, maxRows: number): Book {
     let last = cells.length - 1;
     while (last >= 0 && !cells[last]) last--;
     if (last >= SHEET_LIMITS.maxRows) throw badRequest(MESSAGES.tooManyRows, "too_many_rows");
-    for (let from = 0; from <= last; ) {
+    for (let from = 0; from <= last;) {
       let to = from + 1;
       for (let sum = cells[from]; to <= last && sum + cells[to] <= SHEET_LIMITS.xlsWindowCells; to++) sum += cells[to];
       const window = parse(xlsView(stream, into, offset, from, to), to).Sheets[packageNames[index]];

@@ -42,7 +42,7 @@ export function pack(rows: SheetRow[]): { text: string; layout: Uint32Array } {
 
 export function* unpack(text: string, layout: Uint32Array): Generator<SheetRow> {
   let at = 0;
-  for (let i = 0; i < layout.length; ) {
+  for (let i = 0; i < layout.length;) {
     const number = layout[i++];
     const cells = new Array<string>(layout[i++]);
     const computed = new Array<number>(layout[i++]);

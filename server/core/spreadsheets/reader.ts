@@ -162,11 +162,16 @@ export async function* readRows(
     if (message.type !== "rows") finished = true;
     if (message.type === "rows") batches.push(message);
     else if (message.type === "end") ended = true;
-    else settle(message.status ? new AppError(message.status, message.code ?? "bad_request", message.message) : badRequest(MESSAGES.damaged, "damaged_file"));
+    else
+      settle(
+        message.status ? new AppError(message.status, message.code ?? "bad_request", message.message) : badRequest(MESSAGES.damaged, "damaged_file"),
+      );
     settle();
   };
   const onError = (error: Error & { code?: string }) =>
-    settle(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? badRequest(MESSAGES.outOfMemory, "too_complex") : badRequest(MESSAGES.damaged, "damaged_file"));
+    settle(
+      error.code === "ERR_WORKER_OUT_OF_MEMORY" ? badRequest(MESSAGES.outOfMemory, "too_complex") : badRequest(MESSAGES.damaged, "damaged_file"),
+    );
   const onExit = () => settle(badRequest(MESSAGES.damaged, "damaged_file"));
   worker.on("message", onMessage);
   worker.on("error", onError);

@@ -13,8 +13,7 @@ type Command = { type: "read"; file: string; options: ReadOptions; limits: typeo
 
 useXlsxFrom((workerData as { xlsx: string }).xlsx);
 const port = parentPort!;
-const post = (message: WorkerMessage) =>
-  port.postMessage(message, message.type === "rows" ? [message.layout.buffer as ArrayBuffer] : []);
+const post = (message: WorkerMessage) => port.postMessage(message, message.type === "rows" ? [message.layout.buffer as ArrayBuffer] : []);
 
 let credit = 0;
 let wake: (() => void) | null = null;

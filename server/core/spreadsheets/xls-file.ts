@@ -52,7 +52,21 @@ const PLAIN = new Set([BOF, FILEPASS, 0x0194, 0x0195, 0x00e1, 0x0196, 0x0138]);
 const SKIPPED = 0x0087;
 
 /** Windows character sets of a FONT record (bCharSet) and their code pages. */
-const CHARSET_CODEPAGE: Record<number, number> = { 0xcc: 1251, 0xa1: 1253, 0xa2: 1254, 0xb1: 1255, 0xb2: 1256, 0xba: 1257, 0xee: 1250, 0xa3: 1258, 0xde: 874, 0x80: 932, 0x81: 949, 0x86: 936, 0x88: 950 };
+const CHARSET_CODEPAGE: Record<number, number> = {
+  0xcc: 1251,
+  0xa1: 1253,
+  0xa2: 1254,
+  0xb1: 1255,
+  0xb2: 1256,
+  0xba: 1257,
+  0xee: 1250,
+  0xa3: 1258,
+  0xde: 874,
+  0x80: 932,
+  0x81: 949,
+  0x86: 936,
+  0x88: 950,
+};
 
 export function openOle(data: Buffer, cfb: CfbApi): OleContent {
   const container = cfb.read(data, { type: "buffer" });
@@ -72,7 +86,7 @@ function readGlobals(stream: Buffer): OleContent {
   const biff = version === 0x0600 ? 8 : version === 0x0500 ? 5 : 8;
   let codepage: number | undefined;
   let fontCharset: number | undefined;
-  for (let at = 0; at + 4 <= stream.length; ) {
+  for (let at = 0; at + 4 <= stream.length;) {
     const type = stream.readUInt16LE(at);
     const length = stream.readUInt16LE(at + 2);
     const data = stream.subarray(at + 4, at + 4 + length);
@@ -86,7 +100,8 @@ function readGlobals(stream: Buffer): OleContent {
     at += 4 + length;
   }
   const computed = computedFormulas(stream, biff);
-  if (biff === 5 && codepage === undefined) return { kind: "workbook", stream, biff, codepage: CHARSET_CODEPAGE[fontCharset ?? -1] ?? 1251, computed };
+  if (biff === 5 && codepage === undefined)
+    return { kind: "workbook", stream, biff, codepage: CHARSET_CODEPAGE[fontCharset ?? -1] ?? 1251, computed };
   return { kind: "workbook", stream, biff, computed };
 }
 
@@ -110,7 +125,7 @@ function computedFormulas(stream: Buffer, biff: number): Array<Map<number, numbe
   const offsets: number[] = [];
   const emptyTexts: Array<() => void> = [];
   let formulas = 0;
-  for (let at = 0; at + 4 <= stream.length; ) {
+  for (let at = 0; at + 4 <= stream.length;) {
     const type = stream.readUInt16LE(at);
     const length = stream.readUInt16LE(at + 2);
     if (type === BOUNDSHEET && length >= 4) offsets.push(stream.readUInt32LE(at + 4));
@@ -155,7 +170,7 @@ function textFormula(rgce: Buffer, biff: number): boolean {
   const b8 = biff === 8;
   let last = -1;
   let lastFunction = -1;
-  for (let at = 0; at < rgce.length; ) {
+  for (let at = 0; at < rgce.length;) {
     const ptg = rgce[at];
     last = ptg;
     lastFunction = -1;
@@ -283,7 +298,7 @@ export function xlsView(stream: Buffer, into: Buffer, sheet: number, from = 0, t
   let runStart = -1;
   let runEnd = -1;
   const flush = () => {
-    for (let at = runStart; at < runEnd; ) {
+    for (let at = runStart; at < runEnd;) {
       let size = Math.min(runEnd - at, 4 + 0xffff);
       const rest = runEnd - at - size;
       if (rest > 0 && rest < 4) size -= 4;
@@ -438,7 +453,7 @@ export function xorObfuscationKeys(passwordText: string): { key: number; verifie
     index--;
     array[index] = ror(password[index] ^ low);
   }
-  for (let at = 15, pad = 15 - password.length; pad > 0; ) {
+  for (let at = 15, pad = 15 - password.length; pad > 0;) {
     array[at--] = ror(XOR_PAD[pad--] ^ high);
     array[at--] = ror(XOR_PAD[pad--] ^ low);
   }
@@ -455,7 +470,7 @@ export function xorObfuscationKeys(passwordText: string): { key: number; verifie
 function deobfuscate(stream: Buffer, filePassAt: number, keyAndVerifier: Buffer): boolean {
   const { verifier, array } = xorObfuscationKeys(DEFAULT_PASSWORD);
   if (verifier !== keyAndVerifier.readUInt16LE(2)) return false;
-  for (let at = filePassAt + 4 + stream.readUInt16LE(filePassAt + 2); at + 4 <= stream.length; ) {
+  for (let at = filePassAt + 4 + stream.readUInt16LE(filePassAt + 2); at + 4 <= stream.length;) {
     const type = stream.readUInt16LE(at);
     const length = stream.readUInt16LE(at + 2);
     const start = at + 4;
@@ -491,7 +506,7 @@ function decrypt(stream: Buffer, filePassAt: number, filePass: Buffer): boolean 
       stream[at] ^= keyStream[at % 1024];
     }
   };
-  for (let at = filePassAt + 4 + filePass.length; at + 4 <= stream.length; ) {
+  for (let at = filePassAt + 4 + filePass.length; at + 4 <= stream.length;) {
     const type = stream.readUInt16LE(at);
     const length = stream.readUInt16LE(at + 2);
     const start = at + 4;

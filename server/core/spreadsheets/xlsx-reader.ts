@@ -85,7 +85,10 @@ export class XlsxNotWorkbookError extends Error {}
 function resolveTarget(from: string, target: string): string {
   const clean = target.replace(/\\/g, "/");
   if (clean.startsWith("/")) return path.normalize(clean.slice(1)).toLowerCase();
-  return path.normalize(path.join(path.dirname(from), clean)).replace(/^\.\//, "").toLowerCase();
+  return path
+    .normalize(path.join(path.dirname(from), clean))
+    .replace(/^\.\//, "")
+    .toLowerCase();
 }
 
 /** Where the relationships of a part are: `xl/workbook.xml` → `xl/_rels/workbook.xml.rels`. */
@@ -237,7 +240,9 @@ async function readSharedStrings(book: Book, entry: ZipEntry | undefined): Promi
 }
 
 /** Number formats Excel builds in that show a date or a time (ids 14-22, 27-36, 45-47, 50-58). */
-const BUILTIN_DATE_FORMATS = new Set([14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58]);
+const BUILTIN_DATE_FORMATS = new Set([
+  14, 15, 16, 17, 18, 19, 20, 21, 22, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 45, 46, 47, 50, 51, 52, 53, 54, 55, 56, 57, 58,
+]);
 
 /**
  * A custom format shows a date when, outside quoted text, [brackets] and \-escaped characters, it has a date or

@@ -68,7 +68,14 @@ export async function checkZip(path: string): Promise<{ kind: "xlsx" | "ods"; en
       throw badRequest(MESSAGES.tooManyStrings, "too_many_strings");
     }
     if (!isSheet && uncompressed > SHEET_LIMITS.maxPartBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
-    list.push({ name, flags: entry.generalPurposeBitFlag, method: entry.compressionMethod, compressed, uncompressed, localOffset: entry.relativeOffsetOfLocalHeader });
+    list.push({
+      name,
+      flags: entry.generalPurposeBitFlag,
+      method: entry.compressionMethod,
+      compressed,
+      uncompressed,
+      localOffset: entry.relativeOffsetOfLocalHeader,
+    });
   }
   if (total > SHEET_LIMITS.maxUnzippedBytes) throw badRequest(MESSAGES.bomb, "zip_bomb");
   if (!hasWorkbook && !hasContent) throw badRequest(MESSAGES.notSpreadsheet, "not_spreadsheet");
@@ -149,7 +156,6 @@ export async function verifyEntries(path: string, entries: ZipEntry[]): Promise<
   verifiedZips.add(key);
   if (verifiedZips.size > 32) verifiedZips.delete(verifiedZips.values().next().value as string);
 }
-
 
 /** Why a part was refused while it was inflated: the caller turns these into its messages. */
 export class ZipLimitError extends Error {
@@ -242,4 +248,3 @@ export async function* partText(file: string, entry: ZipEntry, maxXmlRunBytes: n
   const rest = decoder?.end();
   if (rest) yield rest;
 }
-

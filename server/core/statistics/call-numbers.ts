@@ -84,7 +84,20 @@ function numbersOf(row: Row): CallNumbers {
   };
 }
 
-const EMPTY: Row = { level: 3, user_id: null, login: null, display_name: null, manager: null, filter_id: null, topic: null, attempts: 0, answered: 0, talk_seconds: 0, contact_attempts: 0, contacts: 0 };
+const EMPTY: Row = {
+  level: 3,
+  user_id: null,
+  login: null,
+  display_name: null,
+  manager: null,
+  filter_id: null,
+  topic: null,
+  attempts: 0,
+  answered: 0,
+  talk_seconds: 0,
+  contact_attempts: 0,
+  contacts: 0,
+};
 
 /**
  * The one statement behind the numbers: the Kyiv day's calls out in [start, end), grouped per manager, per topic

@@ -81,12 +81,10 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
   const ids = top.map(([id]) => id).filter((id): id is number => id !== null);
   const names = new Map(
     ids.length
-      ? (
-          await db
-            .select({ id: users.id, displayName: users.displayName, login: users.login })
-            .from(users)
-            .where(inArray(users.id, ids))
-        ).map((u) => [u.id, u.displayName || u.login])
+      ? (await db.select({ id: users.id, displayName: users.displayName, login: users.login }).from(users).where(inArray(users.id, ids))).map((u) => [
+          u.id,
+          u.displayName || u.login,
+        ])
       : [],
   );
   const topManagers = top
@@ -121,6 +119,9 @@ export async function getPersonalStatistics(db: Db, actor: Actor, rawId: unknown
     .groupBy(leadEventDayCounts.statusText)
     .having(sql`sum(${leadEventDayCounts.count}) > 0`)
     .orderBy(desc(total), leadEventDayCounts.statusText);
-  const colors = await statusColorsFor(db, rows.map((r) => r.status));
+  const colors = await statusColorsFor(
+    db,
+    rows.map((r) => r.status),
+  );
   return rows.map((r) => ({ status: r.status, count: Number(r.count), color: colors[r.status] }));
 }

@@ -13,7 +13,10 @@ export function checkBrowserSdp(sdp: string, role: "answer" | "offer"): void {
   const refuse = (why: string) => {
     throw badRequest(`${what}: ${why}`);
   };
-  const lines = sdp.split(/\r?\n/).map((line) => line.trim()).filter(Boolean);
+  const lines = sdp
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
   const firstMedia = lines.findIndex((line) => line.startsWith("m="));
   if (!lines[0]?.startsWith("v=0") || firstMedia < 0) refuse("это не описание сеанса SDP со звуком");
   const session = lines.slice(0, firstMedia);
@@ -24,13 +27,18 @@ export function checkBrowserSdp(sdp: string, role: "answer" | "offer"): void {
   }
   const has = (section: string[], pattern: RegExp) => section.some((line) => pattern.test(line)) || session.some((line) => pattern.test(line));
   const candidateAddresses = new Set(
-    lines.filter((line) => line.startsWith("a=candidate:")).map((line) => line.split(/\s+/)[4]?.toLowerCase()).filter(Boolean),
+    lines
+      .filter((line) => line.startsWith("a=candidate:"))
+      .map((line) => line.split(/\s+/)[4]?.toLowerCase())
+      .filter(Boolean),
   );
-  const mayBeAddress = (address: string | undefined) => !!address && (/^(0\.0\.0\.0|::)$/.test(address) || candidateAddresses.has(address.toLowerCase()));
+  const mayBeAddress = (address: string | undefined) =>
+    !!address && (/^(0\.0\.0\.0|::)$/.test(address) || candidateAddresses.has(address.toLowerCase()));
 
   for (const section of sections) {
     if (!/^m=audio \d+ UDP\/TLS\/RTP\/SAVPF( \d+)+$/.test(section[0])) refuse("звук принимается только по DTLS-SRTP (UDP/TLS/RTP/SAVPF)");
-    if (!has(section, /^a=fingerprint:(sha-1|sha-224|sha-256|sha-384|sha-512) [0-9A-F]{2}(:[0-9A-F]{2})+$/i)) refuse("нет отпечатка сертификата DTLS (a=fingerprint)");
+    if (!has(section, /^a=fingerprint:(sha-1|sha-224|sha-256|sha-384|sha-512) [0-9A-F]{2}(:[0-9A-F]{2})+$/i))
+      refuse("нет отпечатка сертификата DTLS (a=fingerprint)");
     const setup = role === "answer" ? /^a=setup:(active|passive)$/ : /^a=setup:(actpass|active|passive)$/;
     if (!has(section, setup)) refuse("нет роли DTLS (a=setup)");
     if (!has(section, /^a=ice-ufrag:\S{4,}$/) || !has(section, /^a=ice-pwd:\S{22,}$/)) refuse("нет данных ICE (a=ice-ufrag, a=ice-pwd)");

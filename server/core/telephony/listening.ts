@@ -253,7 +253,10 @@ export async function stopListening(db: Db, relay: MediaRelay | null, actor: Act
 
 const whisperSchema = z.object({
   managerId: idSchema,
-  sdp: z.string({ error: "Нет предложения браузера" }).min(10, { error: "Нет предложения браузера" }).max(20_000, { error: "Слишком длинное предложение браузера" }),
+  sdp: z
+    .string({ error: "Нет предложения браузера" })
+    .min(10, { error: "Нет предложения браузера" })
+    .max(20_000, { error: "Слишком длинное предложение браузера" }),
 });
 
 /**
@@ -279,7 +282,10 @@ export async function startWhisper(db: Db, relay: MediaRelay | null, actor: Acto
     await db.update(listenSessions).set({ relayTag: tag }).where(eq(listenSessions.id, session.id));
     return { sessionId: session.id, managerId, sdp: answer.sdp };
   } catch (error) {
-    await db.update(listenSessions).set({ endedAt: sql`now()` }).where(eq(listenSessions.id, session.id));
+    await db
+      .update(listenSessions)
+      .set({ endedAt: sql`now()` })
+      .where(eq(listenSessions.id, session.id));
     throw error;
   }
 }
@@ -338,7 +344,9 @@ async function endOwnSessions(db: Db, relay: MediaRelay, adminId: number, callId
     .select(sessionColumns)
     .from(listenSessions)
     .innerJoin(calls, eq(calls.id, listenSessions.callId))
-    .where(and(eq(listenSessions.adminId, adminId), eq(listenSessions.callId, callId), eq(listenSessions.kind, kind), isNull(listenSessions.endedAt)));
+    .where(
+      and(eq(listenSessions.adminId, adminId), eq(listenSessions.callId, callId), eq(listenSessions.kind, kind), isNull(listenSessions.endedAt)),
+    );
   for (const session of open) await closeSession(db, relay, session);
   return open;
 }

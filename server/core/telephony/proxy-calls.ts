@@ -31,8 +31,7 @@ export const admitCallSchema = z.object({
 });
 
 export type Admission =
-  | { allowed: true; callId: number; record: boolean }
-  | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
+  { allowed: true; callId: number; record: boolean } | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
 
 /**
  * What the check needs, in one statement (it runs before every call): the manager with this SIP login, whether
@@ -139,7 +138,12 @@ export const callEventSchema = z.object({
   /** answer: the 200 OK went through; end: the dialog ended (BYE, timeout, a dead browser); fail: a final refusal. */
   event: z.enum(["answer", "end", "fail"], { error: "Неверное событие звонка" }),
   /** The final response of a failed call, with its reason phrase when the proxy made it itself. */
-  code: z.coerce.number({ error: "Неверный код SIP" }).int().min(300, { error: "Неверный код SIP" }).max(699, { error: "Неверный код SIP" }).optional(),
+  code: z.coerce
+    .number({ error: "Неверный код SIP" })
+    .int()
+    .min(300, { error: "Неверный код SIP" })
+    .max(699, { error: "Неверный код SIP" })
+    .optional(),
   phrase: z.string().trim().max(100).optional(),
 });
 
@@ -152,7 +156,10 @@ export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: 
   const { id, event, code, phrase } = parseInput(callEventSchema, input);
   const open = and(eq(calls.id, id), eq(calls.byProxy, true), isNull(calls.endedAt));
   if (event === "answer") {
-    await db.update(calls).set({ answeredAt: sql`coalesce(${calls.answeredAt}, now())`, lastSeenAt: sql`now()` }).where(open);
+    await db
+      .update(calls)
+      .set({ answeredAt: sql`coalesce(${calls.answeredAt}, now())`, lastSeenAt: sql`now()` })
+      .where(open);
     return;
   }
   const [call] = await db.select({ answeredAt: calls.answeredAt, direction: calls.direction }).from(calls).where(open);

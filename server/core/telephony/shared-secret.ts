@@ -10,8 +10,7 @@ export interface TelephonySecrets {
   given: string | undefined;
 }
 
-export const sipDigestDisabled = () =>
-  new AppError(404, "sip_auth_disabled", "Проверка SIP паролей выключена: задайте SIP_AUTH_SECRET");
+export const sipDigestDisabled = () => new AppError(404, "sip_auth_disabled", "Проверка SIP паролей выключена: задайте SIP_AUTH_SECRET");
 export const sipDigestForbidden = () => new AppError(403, "sip_auth_secret", "Неверный секрет SIP_AUTH_SECRET");
 
 function sameSecret(given: string, expected: string): boolean {

@@ -18,11 +18,7 @@ export const sipDigestSchema = z.object({
   realm: z.string().trim().min(1, "Укажите SIP домен").max(255),
 });
 
-export async function sipDigest(
-  db: Db,
-  secrets: TelephonySecrets,
-  input: unknown,
-): Promise<string> {
+export async function sipDigest(db: Db, secrets: TelephonySecrets, input: unknown): Promise<string> {
   requireTelephonySecret(secrets);
   const { login, realm } = parseInput(sipDigestSchema, input);
   const [user] = await db

@@ -136,4 +136,3 @@ export async function toggleTemplateActive(db: Db, actor: Actor, rawId: unknown)
   if (!row) throw templateNotFound();
   return presentTemplate(row);
 }
-

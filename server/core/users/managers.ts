@@ -159,13 +159,7 @@ async function endSessions(db: Db, sessions: SessionStore, signal: LogoutSignal,
  * Deletes a manager and his SIP account. A provider error changes nothing: the account is deleted there
  * first, and the user only once that succeeded. His open pages are logged out.
  */
-export async function deleteUser(
-  db: Db,
-  telephony: TelephonyProvider,
-  signal: LogoutSignal,
-  actor: Actor,
-  rawId: unknown,
-) {
+export async function deleteUser(db: Db, telephony: TelephonyProvider, signal: LogoutSignal, actor: Actor, rawId: unknown) {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   if (id === actor.id) throw badRequest("Нельзя удалить самого себя", "delete_self");
@@ -186,13 +180,7 @@ export async function generateSipAccount(db: Db, telephony: TelephonyProvider, a
 }
 
 /** Forced logout: the sessions go, isOnline turns false, and every socket of the user is told (all instances). */
-export async function forceLogout(
-  db: Db,
-  sessions: SessionStore,
-  signal: LogoutSignal,
-  actor: Actor,
-  rawId: unknown,
-) {
+export async function forceLogout(db: Db, sessions: SessionStore, signal: LogoutSignal, actor: Actor, rawId: unknown) {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   if (id === actor.id) throw badRequest("Свою сессию завершите кнопкой выхода", "force_logout_self");

@@ -153,7 +153,12 @@ describe("a hand-built file (as Google Sheets writes it)", () => {
   });
 
   it("refuses another OpenDocument (a text document) and a content part that is not XML", async () => {
-    const text = save(buildOds(`<table:table table:name="a"><table:table-row>${odsText("x")}</table:table-row></table:table>`, "application/vnd.oasis.opendocument.text"));
+    const text = save(
+      buildOds(
+        `<table:table table:name="a"><table:table-row>${odsText("x")}</table:table-row></table:table>`,
+        "application/vnd.oasis.opendocument.text",
+      ),
+    );
     await expect(read(text)).rejects.toMatchObject({ status: 400, message: "Файл не является таблицей: загрузите файл .xlsx, .xls, .ods или .csv" });
     const broken = save(buildOds(`<table:table table:name="a"><table:table-row>${odsText("x")}</table:table-row>`));
     await expect(read(broken)).rejects.toMatchObject({ status: 400, code: "damaged_file" });
@@ -167,17 +172,31 @@ describe("a hand-built file (as Google Sheets writes it)", () => {
       `<manifest:algorithm manifest:algorithm-name="http://www.w3.org/2001/04/xmlenc#aes256-cbc" manifest:initialisation-vector="AAAA"/>` +
       `<manifest:key-derivation manifest:key-derivation-name="PBKDF2" manifest:key-size="32" manifest:iteration-count="100000" manifest:salt="AAAA"/></manifest:encryption-data></manifest:file-entry></manifest:manifest>`;
     const ciphertext = Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 131 + 7) & 0xff));
-    const file = save(buildZip([{ name: "mimetype", data: "application/vnd.oasis.opendocument.spreadsheet" }, { name: "META-INF/manifest.xml", data: manifest }, { name: "content.xml", data: ciphertext }]));
+    const file = save(
+      buildZip([
+        { name: "mimetype", data: "application/vnd.oasis.opendocument.spreadsheet" },
+        { name: "META-INF/manifest.xml", data: manifest },
+        { name: "content.xml", data: ciphertext },
+      ]),
+    );
     await expect(read(file)).rejects.toMatchObject({ status: 400, code: "file_encrypted", message: MESSAGES.encrypted });
   });
 
   it("a huge sheet: a value past the last row Excel and LibreOffice have, or more rows than that, is refused", async () => {
-    const past = save(buildOds(`<table:table table:name="a"><table:table-row table:number-rows-repeated="1048576"><table:table-cell/></table:table-row><table:table-row>${odsText("x")}</table:table-row></table:table>`));
+    const past = save(
+      buildOds(
+        `<table:table table:name="a"><table:table-row table:number-rows-repeated="1048576"><table:table-cell/></table:table-row><table:table-row>${odsText("x")}</table:table-row></table:table>`,
+      ),
+    );
     await expect(read(past)).rejects.toMatchObject({ status: 400, code: "too_many_rows" });
     const saved = SHEET_LIMITS.maxRows;
     SHEET_LIMITS.maxRows = 1000;
     try {
-      const many = save(buildOds(`<table:table table:name="a"><table:table-row table:number-rows-repeated="1001"><table:table-cell office:value-type="float" office:value="1"/></table:table-row></table:table>`));
+      const many = save(
+        buildOds(
+          `<table:table table:name="a"><table:table-row table:number-rows-repeated="1001"><table:table-cell office:value-type="float" office:value="1"/></table:table-row></table:table>`,
+        ),
+      );
       await expect(read(many)).rejects.toMatchObject({ status: 400, code: "too_many_rows" });
     } finally {
       SHEET_LIMITS.maxRows = saved;
@@ -188,9 +207,17 @@ describe("a hand-built file (as Google Sheets writes it)", () => {
     const saved = SHEET_LIMITS.maxEmptyRows;
     SHEET_LIMITS.maxEmptyRows = 100;
     try {
-      const explicit = save(buildOds(`<table:table table:name="a">${"<table:table-row><table:table-cell/></table:table-row>".repeat(101)}<table:table-row>${odsText("x")}</table:table-row></table:table>`));
+      const explicit = save(
+        buildOds(
+          `<table:table table:name="a">${"<table:table-row><table:table-cell/></table:table-row>".repeat(101)}<table:table-row>${odsText("x")}</table:table-row></table:table>`,
+        ),
+      );
       await expect(read(explicit)).rejects.toMatchObject({ status: 400, code: "too_many_empty" });
-      const repeated = save(buildOds(`<table:table table:name="a"><table:table-row table:number-rows-repeated="100000"><table:table-cell/></table:table-row><table:table-row>${odsText("x")}</table:table-row></table:table>`));
+      const repeated = save(
+        buildOds(
+          `<table:table table:name="a"><table:table-row table:number-rows-repeated="100000"><table:table-cell/></table:table-row><table:table-row>${odsText("x")}</table:table-row></table:table>`,
+        ),
+      );
       expect(await read(repeated)).toMatchObject({ rows: [["x"]] });
     } finally {
       SHEET_LIMITS.maxEmptyRows = saved;
@@ -201,9 +228,17 @@ describe("a hand-built file (as Google Sheets writes it)", () => {
     const saved = SHEET_LIMITS.maxRepeatedChars;
     SHEET_LIMITS.maxRepeatedChars = 10_000;
     try {
-      const ok = save(buildOds(`<table:table table:name="a"><table:table-row table:number-rows-repeated="90">${odsText("x".repeat(100))}</table:table-row></table:table>`));
+      const ok = save(
+        buildOds(
+          `<table:table table:name="a"><table:table-row table:number-rows-repeated="90">${odsText("x".repeat(100))}</table:table-row></table:table>`,
+        ),
+      );
       expect((await read(ok)).rows.length).toBe(90);
-      const bomb = save(buildOds(`<table:table table:name="a"><table:table-row table:number-rows-repeated="200">${odsText("x".repeat(100))}</table:table-row></table:table>`));
+      const bomb = save(
+        buildOds(
+          `<table:table table:name="a"><table:table-row table:number-rows-repeated="200">${odsText("x".repeat(100))}</table:table-row></table:table>`,
+        ),
+      );
       await expect(read(bomb)).rejects.toMatchObject({ status: 400, message: "Файл повреждён или подозрительно сильно сжат: импорт отменён" });
     } finally {
       SHEET_LIMITS.maxRepeatedChars = saved;
@@ -280,7 +315,10 @@ describe("booleans: TRUE/FALSE only with a boolean style, as LibreOffice reads t
     const saved = SHEET_LIMITS.maxOdsStyleChars;
     SHEET_LIMITS.maxOdsStyleChars = 1000;
     try {
-      const many = Array.from({ length: 200 }, (_, i) => `<style:style style:name="ce${i}" style:family="table-cell" style:data-style-name="N99"/>`).join("");
+      const many = Array.from(
+        { length: 200 },
+        (_, i) => `<style:style style:name="ce${i}" style:family="table-cell" style:data-style-name="N99"/>`,
+      ).join("");
       const file = save(buildOds(tables, undefined, { styles, automaticStyles: automaticStyles + many }));
       await expect(read(file)).rejects.toMatchObject({ status: 400, message: MESSAGES.outOfMemory });
       expect((await read(save(buildOds(tables, undefined, { styles, automaticStyles })))).rows.length).toBe(4);

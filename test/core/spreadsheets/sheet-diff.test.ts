@@ -53,7 +53,10 @@ function cellDifference(ours: string, lo: LoCell | undefined): string | null {
   switch (lo.type) {
     case "string": {
       // A line break is a line break: LibreOffice keeps a lone CR of an .xlsx, and reads it as LF from an .xls.
-      const expected = lo.value.replace(/\u0000/g, "").replace(/\r\n?/g, "\n").trim();
+      const expected = lo.value
+        .replace(/\u0000/g, "")
+        .replace(/\r\n?/g, "\n")
+        .trim();
       return ours === expected ? null : `we read «${ours}», LibreOffice the text «${expected}»`;
     }
     case "float":
@@ -123,7 +126,8 @@ async function compareFile(file: CorpusFile): Promise<Outcome> {
   }
   if (!sheets) {
     if (!refusal) differences.push(`LibreOffice cannot read it, we read ${ours.size} cells`);
-    else if (refusal.status !== 400 || !/[а-яё]/i.test(refusal.message)) differences.push(`refused without a clear Russian message: ${refusal.message}`);
+    else if (refusal.status !== 400 || !/[а-яё]/i.test(refusal.message))
+      differences.push(`refused without a clear Russian message: ${refusal.message}`);
     return { cells: 0, computed: 0, differences };
   }
   const loCells = sheets.reduce((sum, sheet) => sum + [...sheet.cells.values()].filter((cell) => cell.type !== "error").length, 0);
@@ -132,7 +136,12 @@ async function compareFile(file: CorpusFile): Promise<Outcome> {
     return { cells: 0, computed: 0, differences };
   }
   const holdsCells = (index: number) => [...(sheets[index]?.cells.values() ?? [])].some((cell) => cell.type !== "error");
-  const loChoice = holdsCells(0) ? 0 : Math.max(0, sheets.findIndex((_, index) => holdsCells(index)));
+  const loChoice = holdsCells(0)
+    ? 0
+    : Math.max(
+        0,
+        sheets.findIndex((_, index) => holdsCells(index)),
+      );
   if (chosen !== loChoice) differences.push(`we read sheet ${chosen + 1}, LibreOffice's first sheet with cells is ${loChoice + 1}`);
   const compared = sheets[chosen]?.cells ?? new Map<string, LoCell>();
   const keys = new Set([...ours.keys(), ...compared.keys()]);
@@ -148,48 +157,44 @@ async function compareFile(file: CorpusFile): Promise<Outcome> {
 }
 
 describe("the import reads every spreadsheet as LibreOffice does (issue 16)", () => {
-  it(
-    "agrees with LibreOffice on every cell of the sheet the import reads (the first, or the first with data) of every corpus file",
-    async () => {
-      const corpus = await buildCorpus();
-      const counts = new Map<string, number>();
-      for (const file of corpus) counts.set(`${file.format} ${file.source}`, (counts.get(`${file.format} ${file.source}`) ?? 0) + 1);
-      const differences: string[] = [];
-      let compared = 0;
-      let cells = 0;
-      let computed = 0;
-      let refusedRightly = 0;
-      let encryptedRefused = 0;
-      for (const file of corpus) {
-        if (!COMPARED_FORMATS.includes(file.format)) continue;
-        compared++;
-        const outcome = await compareFile(file);
-        if (file.encrypted) encryptedRefused += outcome.differences.length ? 0 : 1;
-        else if (!file.libreoffice) refusedRightly += outcome.differences.length ? 0 : 1;
-        cells += outcome.cells;
-        computed += outcome.computed;
-        for (const difference of outcome.differences) differences.push(`${file.name}.${file.format}: ${difference}`);
-      }
-      const twins = corpus.filter((file) => file.twin && COMPARED_FORMATS.includes(file.format));
-      const waiting = corpus.filter((file) => !COMPARED_FORMATS.includes(file.format));
-      console.log(
-        [
-          `Corpus: ${corpus.length} files`,
-          ...[...counts].sort().map(([key, n]) => `  ${key}: ${n}`),
-          `Compared (${COMPARED_FORMATS.join(", ")}): ${compared} files, ${cells} cells; ${refusedRightly} unreadable files refused; ${encryptedRefused} encrypted, refused`,
-          `Formula cells LibreOffice computes and the file holds no trustworthy value for, flagged (the preview warns, the import refuses them): ${computed}`,
-          `Not compared yet (no reader for ${[...new Set(waiting.map((file) => file.format))].join(", ") || "-"}): ${waiting.length} files`,
-          `Compared with a twin's reading, where LibreOffice is wrong: ${twins.length}`,
-          ...twins.map((file) => `  ${file.name}: ${file.twin}`),
-          `Differences: ${differences.length}`,
-          ...differences.slice(0, 200).map((line) => `  ${line}`),
-        ].join("\n"),
-      );
-      expect(corpus.length).toBeGreaterThanOrEqual(150);
-      expect(differences).toEqual([]);
-      // The corpus holds such formulas (hand-built .xlsx and .xls, decision 043): they must be flagged, not compared.
-      expect(computed).toBeGreaterThan(0);
-    },
-    600_000,
-  );
+  it("agrees with LibreOffice on every cell of the sheet the import reads (the first, or the first with data) of every corpus file", async () => {
+    const corpus = await buildCorpus();
+    const counts = new Map<string, number>();
+    for (const file of corpus) counts.set(`${file.format} ${file.source}`, (counts.get(`${file.format} ${file.source}`) ?? 0) + 1);
+    const differences: string[] = [];
+    let compared = 0;
+    let cells = 0;
+    let computed = 0;
+    let refusedRightly = 0;
+    let encryptedRefused = 0;
+    for (const file of corpus) {
+      if (!COMPARED_FORMATS.includes(file.format)) continue;
+      compared++;
+      const outcome = await compareFile(file);
+      if (file.encrypted) encryptedRefused += outcome.differences.length ? 0 : 1;
+      else if (!file.libreoffice) refusedRightly += outcome.differences.length ? 0 : 1;
+      cells += outcome.cells;
+      computed += outcome.computed;
+      for (const difference of outcome.differences) differences.push(`${file.name}.${file.format}: ${difference}`);
+    }
+    const twins = corpus.filter((file) => file.twin && COMPARED_FORMATS.includes(file.format));
+    const waiting = corpus.filter((file) => !COMPARED_FORMATS.includes(file.format));
+    console.log(
+      [
+        `Corpus: ${corpus.length} files`,
+        ...[...counts].sort().map(([key, n]) => `  ${key}: ${n}`),
+        `Compared (${COMPARED_FORMATS.join(", ")}): ${compared} files, ${cells} cells; ${refusedRightly} unreadable files refused; ${encryptedRefused} encrypted, refused`,
+        `Formula cells LibreOffice computes and the file holds no trustworthy value for, flagged (the preview warns, the import refuses them): ${computed}`,
+        `Not compared yet (no reader for ${[...new Set(waiting.map((file) => file.format))].join(", ") || "-"}): ${waiting.length} files`,
+        `Compared with a twin's reading, where LibreOffice is wrong: ${twins.length}`,
+        ...twins.map((file) => `  ${file.name}: ${file.twin}`),
+        `Differences: ${differences.length}`,
+        ...differences.slice(0, 200).map((line) => `  ${line}`),
+      ].join("\n"),
+    );
+    expect(corpus.length).toBeGreaterThanOrEqual(150);
+    expect(differences).toEqual([]);
+    // The corpus holds such formulas (hand-built .xlsx and .xls, decision 043): they must be flagged, not compared.
+    expect(computed).toBeGreaterThan(0);
+  }, 600_000);
 });

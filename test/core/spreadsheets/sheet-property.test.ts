@@ -15,7 +15,31 @@ import { type Book, type Cell, exceljsXlsx, seeded } from "../../helpers/sheet-c
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sheet-property-"));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-const WORDS = ["Иван", "Мария", "Пётр", "Ёжиков", "ул.", "Ленина", "д.", "кв.", "перезвонить", "ООО", "«Ромашка»", "№", "звонок", "клиент", "Щукин", "Эльвира", "Юрий", "Ян", "tel", "&", "<", ">", '"'];
+const WORDS = [
+  "Иван",
+  "Мария",
+  "Пётр",
+  "Ёжиков",
+  "ул.",
+  "Ленина",
+  "д.",
+  "кв.",
+  "перезвонить",
+  "ООО",
+  "«Ромашка»",
+  "№",
+  "звонок",
+  "клиент",
+  "Щукин",
+  "Эльвира",
+  "Юрий",
+  "Ян",
+  "tel",
+  "&",
+  "<",
+  ">",
+  '"',
+];
 
 function randomBook(random: ReturnType<typeof seeded>, index: number): Book {
   const text = (maxWords: number) => Array.from({ length: random.int(1, maxWords) }, () => random.pick(WORDS)).join(random.next() < 0.1 ? "\n" : " ");
@@ -38,7 +62,15 @@ function randomBook(random: ReturnType<typeof seeded>, index: number): Book {
       case 6:
         return random.int(-10_000_000, 10_000_000) / 100;
       case 7:
-        return new Date(Date.UTC(random.int(1901, 2099), random.int(0, 11), random.int(1, 28), random.next() < 0.5 ? 0 : random.int(0, 23), random.next() < 0.5 ? 0 : random.int(0, 59)));
+        return new Date(
+          Date.UTC(
+            random.int(1901, 2099),
+            random.int(0, 11),
+            random.int(1, 28),
+            random.next() < 0.5 ? 0 : random.int(0, 23),
+            random.next() < 0.5 ? 0 : random.int(0, 59),
+          ),
+        );
       case 8:
         return { rich: Array.from({ length: random.int(2, 4) }, () => random.pick(WORDS)) };
       default:
@@ -81,38 +113,39 @@ async function differences(file: string, book: Book): Promise<string[]> {
   for await (const row of readRows(file)) row.cells.forEach((text, c) => text && read.set(`${row.number}:${c}`, text));
   const found: string[] = [];
   for (const key of new Set([...expected.keys(), ...read.keys()])) {
-    if (expected.get(key) !== read.get(key)) found.push(`${path.basename(file)} ${key}: wrote «${expected.get(key) ?? ""}», read «${read.get(key) ?? ""}»`);
+    if (expected.get(key) !== read.get(key))
+      found.push(`${path.basename(file)} ${key}: wrote «${expected.get(key) ?? ""}», read «${read.get(key) ?? ""}»`);
   }
   return found;
 }
 
 describe("random workbooks read back as written (issue 16)", () => {
-  it(
-    "by exceljs, and saved by LibreOffice as .xlsx and .xls",
-    async () => {
-      const seed = Number(process.env.SHEET_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
-      const random = seeded(seed);
-      const books = Array.from({ length: 25 }, (_, i) => randomBook(random, i));
-      const sources: string[] = [];
-      for (const book of books) {
-        const file = path.join(dir, `${book.name}.xlsx`);
-        fs.writeFileSync(file, await exceljsXlsx(book));
-        sources.push(file);
+  it("by exceljs, and saved by LibreOffice as .xlsx and .xls", async () => {
+    const seed = Number(process.env.SHEET_PROPERTY_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    const random = seeded(seed);
+    const books = Array.from({ length: 25 }, (_, i) => randomBook(random, i));
+    const sources: string[] = [];
+    for (const book of books) {
+      const file = path.join(dir, `${book.name}.xlsx`);
+      fs.writeFileSync(file, await exceljsXlsx(book));
+      sources.push(file);
+    }
+    await convert(sources, "xlsx:Calc MS Excel 2007 XML", path.join(dir, "xlsx"), { recalculate: true });
+    await convert(sources, "xls:MS Excel 97", path.join(dir, "xls"), { recalculate: true });
+    const found: string[] = [];
+    let files = 0;
+    for (const book of books) {
+      for (const file of [
+        path.join(dir, `${book.name}.xlsx`),
+        path.join(dir, "xlsx", `${book.name}.xlsx`),
+        path.join(dir, "xls", `${book.name}.xls`),
+      ]) {
+        files++;
+        if (!fs.existsSync(file)) found.push(`${file}: LibreOffice did not save it`);
+        else found.push(...(await differences(file, book)));
       }
-      await convert(sources, "xlsx:Calc MS Excel 2007 XML", path.join(dir, "xlsx"), { recalculate: true });
-      await convert(sources, "xls:MS Excel 97", path.join(dir, "xls"), { recalculate: true });
-      const found: string[] = [];
-      let files = 0;
-      for (const book of books) {
-        for (const file of [path.join(dir, `${book.name}.xlsx`), path.join(dir, "xlsx", `${book.name}.xlsx`), path.join(dir, "xls", `${book.name}.xls`)]) {
-          files++;
-          if (!fs.existsSync(file)) found.push(`${file}: LibreOffice did not save it`);
-          else found.push(...(await differences(file, book)));
-        }
-      }
-      console.log(`Seed ${seed}: ${books.length} workbooks, ${files} files, ${found.length} differences`);
-      expect(found, `seed ${seed} (replay with SHEET_PROPERTY_SEED=${seed})`).toEqual([]);
-    },
-    300_000,
-  );
+    }
+    console.log(`Seed ${seed}: ${books.length} workbooks, ${files} files, ${found.length} differences`);
+    expect(found, `seed ${seed} (replay with SHEET_PROPERTY_SEED=${seed})`).toEqual([]);
+  }, 300_000);
 });

@@ -114,9 +114,19 @@ describe("the .xls reader", () => {
 
   it("reads an Excel 5.0 file without a CODEPAGE record (as 1C writes it) in the code page of its fonts' character set", async () => {
     const x = new Cells(5);
-    const records = [x.label(0, 0, "Пётр Ёлкин"), x.rstring(0, 1, "Анна Сидорова", [[0, 1], [5, 2]]), ...x.formula(0, 2, [x.w.ptg.str("Иван")], "Иван")];
-    const rows = (fontCharset: number) => rowsOf(`biff5-${fontCharset}.xls`, writeBiff({ biff: 5, codepage: null, fontCharset, sheets: [{ name: "Лист1", records }] }));
-    expect(await rowsOf("biff5-1251.xls", writeBiff({ biff: 5, codepage: 1251, sheets: [{ name: "Лист1", records }] }))).toEqual([["Пётр Ёлкин", "Анна Сидорова", "Иван"]]);
+    const records = [
+      x.label(0, 0, "Пётр Ёлкин"),
+      x.rstring(0, 1, "Анна Сидорова", [
+        [0, 1],
+        [5, 2],
+      ]),
+      ...x.formula(0, 2, [x.w.ptg.str("Иван")], "Иван"),
+    ];
+    const rows = (fontCharset: number) =>
+      rowsOf(`biff5-${fontCharset}.xls`, writeBiff({ biff: 5, codepage: null, fontCharset, sheets: [{ name: "Лист1", records }] }));
+    expect(await rowsOf("biff5-1251.xls", writeBiff({ biff: 5, codepage: 1251, sheets: [{ name: "Лист1", records }] }))).toEqual([
+      ["Пётр Ёлкин", "Анна Сидорова", "Иван"],
+    ]);
     expect(await rows(204)).toEqual([["Пётр Ёлкин", "Анна Сидорова", "Иван"]]);
     // The ANSI character set says nothing: a Russian Windows reads the bytes as Windows-1251.
     expect(await rows(0)).toEqual([["Пётр Ёлкин", "Анна Сидорова", "Иван"]]);
@@ -124,10 +134,19 @@ describe("the .xls reader", () => {
 
   it("opens a workbook encrypted with Excel's built-in password (a protected structure), as Excel and LibreOffice do", async () => {
     const x = new Cells(8);
-    const sheets = [{ name: "Контакты", records: [x.label(0, 0, "ФИО"), x.label(0, 1, "Телефон"), x.label(1, 0, "Иван Петров"), x.number(1, 1, 79161234567)] }];
-    const expected = [["ФИО", "Телефон"], ["Иван Петров", "79161234567"]];
-    expect(await rowsOf("rc4.xls", writeBiff({ biff: 8, sheets, sst: ["x"], encryption: { kind: "rc4", password: "VelvetSweatshop" } }))).toEqual(expected);
-    expect(await rowsOf("cryptoapi.xls", writeBiff({ biff: 8, sheets, encryption: { kind: "rc4-cryptoapi", password: "VelvetSweatshop" } }))).toEqual(expected);
+    const sheets = [
+      { name: "Контакты", records: [x.label(0, 0, "ФИО"), x.label(0, 1, "Телефон"), x.label(1, 0, "Иван Петров"), x.number(1, 1, 79161234567)] },
+    ];
+    const expected = [
+      ["ФИО", "Телефон"],
+      ["Иван Петров", "79161234567"],
+    ];
+    expect(await rowsOf("rc4.xls", writeBiff({ biff: 8, sheets, sst: ["x"], encryption: { kind: "rc4", password: "VelvetSweatshop" } }))).toEqual(
+      expected,
+    );
+    expect(await rowsOf("cryptoapi.xls", writeBiff({ biff: 8, sheets, encryption: { kind: "rc4-cryptoapi", password: "VelvetSweatshop" } }))).toEqual(
+      expected,
+    );
   });
 
   it("opens Excel 95's XOR obfuscation with the built-in password (BIFF5 and BIFF8), as LibreOffice does; another password is refused", async () => {
@@ -142,7 +161,11 @@ describe("the .xls reader", () => {
       ];
       const codepage = biff === 5 ? 1251 : undefined;
       const plain = await rowsOf(`plain${biff}.xls`, writeBiff({ biff, codepage, sheets }));
-      expect(plain).toEqual([["ФИО", "Телефон"], ["Иван Петров", "79161234567"], ["Пётр Ёлкин", "+79031234567"]]);
+      expect(plain).toEqual([
+        ["ФИО", "Телефон"],
+        ["Иван Петров", "79161234567"],
+        ["Пётр Ёлкин", "+79031234567"],
+      ]);
       const obfuscated = writeBiff({ biff, codepage, sheets, encryption: { kind: "xor", password: "VelvetSweatshop" } });
       expect(await rowsOf(`xor${biff}.xls`, obfuscated)).toEqual(plain);
       const file = path.join(dir, `xor-password${biff}.xls`);

@@ -97,7 +97,12 @@ describe("the xlsx reader", () => {
   it("shows numbers styled as dates as dd.mm.yyyy (with the time when there is one), other numbers as written", async () => {
     const styles = `<?xml version="1.0"?><styleSheet xmlns="${MAIN}"><numFmts count="2"><numFmt numFmtId="164" formatCode="dd/mm/yyyy"/><numFmt numFmtId="165" formatCode="&quot;руб.&quot;#,##0.00"/></numFmts><cellStyleXfs count="1"><xf numFmtId="14"/></cellStyleXfs><cellXfs count="5"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="22"/><xf numFmtId="165"/></cellXfs></styleSheet>`;
     const row = `<row r="1"><c r="A1" s="1"><v>45292</v></c><c r="B1" s="2"><v>45337</v></c><c r="C1" s="3"><v>45292.5</v></c><c r="D1" s="4"><v>1234.5</v></c><c r="E1"><v>45292</v></c><c r="F1" t="d"><v>2024-03-08T09:30:00</v></c></row>`;
-    const rows = await rowsOf({ workbook: workbook([["Лист", "rId1"]]), rels: rels({ rId1: "worksheets/sheet1.xml" }), styles, sheets: { "xl/worksheets/sheet1.xml": sheet(row) } });
+    const rows = await rowsOf({
+      workbook: workbook([["Лист", "rId1"]]),
+      rels: rels({ rId1: "worksheets/sheet1.xml" }),
+      styles,
+      sheets: { "xl/worksheets/sheet1.xml": sheet(row) },
+    });
     expect(rows).toEqual([["01.01.2024", "15.02.2024", "01.01.2024 12:00", "1234.5", "45292", "08.03.2024 09:30"]]);
 
     // A workbook counting days from 1904 (old Excel for Mac).
@@ -114,7 +119,10 @@ describe("the xlsx reader", () => {
     const rows = await rowsOf({
       workbook: workbook([["Лист", "rId1"]]),
       rels: rels({ rId1: "worksheets/sheet1.xml" }),
-      sharedStrings: sst([`<r><rPr><b/></rPr><t>Анна </t></r><r><t>Сидорова</t></r><rPh sb="0" eb="1"><t>アンナ</t></rPh>`, `<t>ул. Ленина,_x000D_ д. 5</t>`]),
+      sharedStrings: sst([
+        `<r><rPr><b/></rPr><t>Анна </t></r><r><t>Сидорова</t></r><rPh sb="0" eb="1"><t>アンナ</t></rPh>`,
+        `<t>ул. Ленина,_x000D_ д. 5</t>`,
+      ]),
       sheets: {
         "xl/worksheets/sheet1.xml": sheet(
           `<row><c t="s"><v>0</v></c><c t="s"><v>1</v></c><c t="b"><v>1</v></c><c t="b"><v>0</v></c><c t="e"><v>#N/A</v></c><c t="str"><f>A1&amp;"!"</f><v>Анна Сидорова!</v></c></row>`,
@@ -137,14 +145,23 @@ describe("the xlsx reader", () => {
         ),
       },
     });
-    expect(rows).toEqual([["ФИО", "Телефон"], ["", "+79161234567"], ["", "", "+79161234567"]]);
+    expect(rows).toEqual([
+      ["ФИО", "Телефон"],
+      ["", "+79161234567"],
+      ["", "", "+79161234567"],
+    ]);
   });
 
   it("finds the workbook, its shared strings and styles where the package's relationships put them (issue 16)", async () => {
     // A small valid package of another generator: the workbook is not xl/workbook.xml, the strings elsewhere too.
     const file = path.join(dir, "elsewhere.xlsx");
     await writeZipFile(file, [
-      { name: "_rels/.rels", chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="/book/main.xml"/></Relationships>`] },
+      {
+        name: "_rels/.rels",
+        chunks: () => [
+          `<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="/book/main.xml"/></Relationships>`,
+        ],
+      },
       { name: "book/main.xml", chunks: () => [workbook([["Лист", "rId1"]])] },
       {
         name: "book/_rels/main.xml.rels",
@@ -155,7 +172,9 @@ describe("the xlsx reader", () => {
       { name: "strings.xml", chunks: () => [sst(["<t>Мария</t>"])] },
       {
         name: "book/look.xml",
-        chunks: () => [`<?xml version="1.0"?><styleSheet xmlns="${MAIN}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`],
+        chunks: () => [
+          `<?xml version="1.0"?><styleSheet xmlns="${MAIN}"><cellXfs count="2"><xf numFmtId="0"/><xf numFmtId="14"/></cellXfs></styleSheet>`,
+        ],
       },
       { name: "book/sheets/first.xml", chunks: () => [sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" s="1"><v>45292</v></c></row>`)] },
     ]);
@@ -166,8 +185,18 @@ describe("the xlsx reader", () => {
     // A package whose main part is not a workbook (a .docx) is still not a table.
     const docx = path.join(dir, "letter.xlsx");
     await writeZipFile(docx, [
-      { name: "_rels/.rels", chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`] },
-      { name: "word/document.xml", chunks: () => [`<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>`] },
+      {
+        name: "_rels/.rels",
+        chunks: () => [
+          `<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="word/document.xml"/></Relationships>`,
+        ],
+      },
+      {
+        name: "word/document.xml",
+        chunks: () => [
+          `<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body/></w:document>`,
+        ],
+      },
     ]);
     await expect(readRows(docx).next()).rejects.toMatchObject({ status: 400, message: MESSAGES.notSpreadsheet });
   });
@@ -180,7 +209,12 @@ describe("the xlsx reader", () => {
     ] as const) {
       const file = path.join(dir, `names-${label}.xlsx`);
       await writeZipFile(file, [
-        { name: rename("_rels/.rels"), chunks: () => [`<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`] },
+        {
+          name: rename("_rels/.rels"),
+          chunks: () => [
+            `<?xml version="1.0"?><Relationships xmlns="${PKG}"><Relationship Id="r1" Type="${REL}/officeDocument" Target="xl/workbook.xml"/></Relationships>`,
+          ],
+        },
         { name: rename("xl/workbook.xml"), chunks: () => [workbook([["Лист", "rId1"]])] },
         { name: rename("xl/_rels/workbook.xml.rels"), chunks: () => [rels({ rId1: "worksheets/sheet1.xml" })] },
         { name: rename("xl/sharedStrings.xml"), chunks: () => [sst(["<t>Ольга</t>"])] },
@@ -205,7 +239,13 @@ describe("the xlsx reader", () => {
   it("reads an exceljs workbook (the sheet before the workbook part) the same way every time", async () => {
     // exceljs' own streaming reader failed about one read in 250 on such a file, at random (a race).
     const file = path.join(dir, "exceljs.xlsx");
-    fs.writeFileSync(file, await buildXlsx([["ФИО", "Телефон"], ["Мария", "+380671000001"]]));
+    fs.writeFileSync(
+      file,
+      await buildXlsx([
+        ["ФИО", "Телефон"],
+        ["Мария", "+380671000001"],
+      ]),
+    );
     const expected = JSON.stringify([
       ["ФИО", "Телефон"],
       ["Мария", "+380671000001"],
@@ -227,7 +267,7 @@ describe("the xlsx reader", () => {
     // A thousand reads: seconds alone, past a minute once with both suites running at a load of 12.
   }, 180_000);
 
-  it("tells date formats from others in one pass, however many \"[\" a format holds (issue 14)", () => {
+  it('tells date formats from others in one pass, however many "[" a format holds (issue 14)', () => {
     const dates = ["yyyy-mm-dd", "dd.mm.yyyy hh:mm", "[h]:mm:ss", "[$-419]d mmm yyyy", '"с" d', "[Red]m/d", "[unclosed y", '"unclosed y'];
     const others = ["General", "0.00", '0 "дней"', "[Red]0.00", "\\d0", '# ##0,00 "₽"', "[$€-2] #,##0"];
     expect(dates.filter((code) => !isDateFormat(code))).toEqual([]);
@@ -247,7 +287,11 @@ describe("the xlsx reader", () => {
       { name: "xl/_rels/workbook.xml.rels", chunks: () => [rels({ rId1: "worksheets/sheet1.xml" })] },
       {
         name: "xl/worksheets/sheet1.xml",
-        chunks: () => [sheet(`<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row><row r="2"/><row r="5"><c r="A5"><v>5</v></c></row><row><c><v>6</v></c></row>`)],
+        chunks: () => [
+          sheet(
+            `<row r="1"><c r="A1" t="inlineStr"><is><t>a</t></is></c></row><row r="2"/><row r="5"><c r="A5"><v>5</v></c></row><row><c><v>6</v></c></row>`,
+          ),
+        ],
       },
     ]);
     const rows: Array<{ number: number; cells: string[] }> = [];
@@ -277,7 +321,12 @@ describe("the xlsx reader", () => {
     await writeZipFile(file, [
       {
         name: "xl/workbook.xml",
-        chunks: () => [workbook([["Диаграмма", "rId9"], ["Данные", "rId1"]])],
+        chunks: () => [
+          workbook([
+            ["Диаграмма", "rId9"],
+            ["Данные", "rId1"],
+          ]),
+        ],
       },
       {
         name: "xl/_rels/workbook.xml.rels",
@@ -286,11 +335,20 @@ describe("the xlsx reader", () => {
             `<Relationship Id="rId9" Type="${REL}/chartsheet" Target="/xl/chartsheets/sheet1.xml"/><Relationship Id="rIdS" Type="${REL}/sharedStrings" Target="/xl/sharedStrings.xml"/></Relationships>`,
         ],
       },
-      { name: "xl/chartsheets/sheet1.xml", chunks: () => [`<?xml version="1.0"?><chartsheet xmlns="${MAIN}"><sheetViews><sheetView workbookViewId="0"/></sheetViews></chartsheet>`] },
+      {
+        name: "xl/chartsheets/sheet1.xml",
+        chunks: () => [`<?xml version="1.0"?><chartsheet xmlns="${MAIN}"><sheetViews><sheetView workbookViewId="0"/></sheetViews></chartsheet>`],
+      },
       { name: "xl/sharedStrings.xml", chunks: () => [utf16(sst(["<t>Иван Петров</t>", "<t>+79161234567</t>"]), true)] },
       {
         name: "xl/worksheets/data.xml",
-        chunks: () => [utf16(sheet(`<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="1"><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>1E-25</v></c></row>`))],
+        chunks: () => [
+          utf16(
+            sheet(
+              `<row r="1"><c r="A1" t="s"><v>0</v></c></row><row r="1"><c r="B1" t="s"><v>1</v></c></row><row r="2"><c r="A2"><v>1E-25</v></c></row>`,
+            ),
+          ),
+        ],
       },
     ]);
     const rows: string[][] = [];

@@ -30,8 +30,7 @@ const balance: FastifyPluginAsyncZod = async (api) => {
       `/users/balance/:userId/:amount/${kind}`,
       {
         schema: {
-          summary:
-            kind === "add" ? "Добавить к балансу (админ)" : kind === "rem" ? "Снять с баланса (админ)" : "Обнулить баланс (админ)",
+          summary: kind === "add" ? "Добавить к балансу (админ)" : kind === "rem" ? "Снять с баланса (админ)" : "Обнулить баланс (админ)",
           params: z.object({ userId: z.string(), amount: z.string() }),
           response: { 200: adjustedSchema, ...errorResponses },
         },

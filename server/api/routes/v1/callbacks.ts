@@ -1,12 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import {
-  listAllCallbacks,
-  listMyCallbacks,
-  reassignCallback,
-  reassignCallbackSchema,
-  takeCallback,
-} from "../../../core/leads/callbacks";
+import { listAllCallbacks, listMyCallbacks, reassignCallback, reassignCallbackSchema, takeCallback } from "../../../core/leads/callbacks";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses } from "../../schemas/common";
 
@@ -22,10 +16,7 @@ const callbackSchema = z
     overdue: z.boolean().describe("Просрочен дольше времени ожидания: его может получить любой менеджер тематики"),
     user: z.object({ id: z.number().int(), name: z.string() }).nullable(),
     filter: z.object({ id: z.number().int(), name: z.string() }).nullable(),
-    waitsForHours: z
-      .string()
-      .nullable()
-      .describe("Наступил, но у клиента нерабочее время по его часовому поясу: почему ждёт (иначе null)"),
+    waitsForHours: z.string().nullable().describe("Наступил, но у клиента нерабочее время по его часовому поясу: почему ждёт (иначе null)"),
   })
   .describe("Запланированный перезвон");
 const idParams = z.object({ id: z.string().describe("id перезвона") });

@@ -2,16 +2,7 @@ import fs from "node:fs";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { CALL_DIRECTIONS, CALL_OUTCOMES, RECORDING_STATES } from "../../../../db/schema/calls";
-import {
-  answerCall,
-  callStatsToday,
-  endCall,
-  endCallSchema,
-  keepCallAlive,
-  listCalls,
-  startCall,
-  startCallSchema,
-} from "../../../core/calls/calls";
+import { answerCall, callStatsToday, endCall, endCallSchema, keepCallAlive, listCalls, startCall, startCallSchema } from "../../../core/calls/calls";
 import { clientHistory } from "../../../core/calls/history";
 import { recordingAnswer } from "../../../core/recordings/recordings";
 import { actorOf } from "../../plugin";
@@ -110,7 +101,8 @@ const calls: FastifyPluginAsyncZod = async (api) => {
     {
       ...coreParsesBody,
       schema: {
-        summary: "Звонок начат: number, direction (out | in), contactId (звонок из панели лидов; номер должен быть его), sipCallId (Call-ID SIP: строка, которую открыл прокси, отвечает этим же id)",
+        summary:
+          "Звонок начат: number, direction (out | in), contactId (звонок из панели лидов; номер должен быть его), sipCallId (Call-ID SIP: строка, которую открыл прокси, отвечает этим же id)",
         body: startCallSchema,
         response: { 200: z.object({ id: z.number().int() }), ...errorResponses },
       },

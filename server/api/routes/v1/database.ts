@@ -26,10 +26,7 @@ const baseSchema = z.object({
 const previewSchema = z.object({
   sheet: z.number().int().describe("Показанный лист (1 — первый по порядку вкладок); импорт с тем же `sheet` читает его же"),
   sheets: z.array(z.string()).describe("Названия всех листов файла по порядку вкладок"),
-  notice: z
-    .string()
-    .optional()
-    .describe("Есть, когда первый лист пустой и вместо него показан первый лист с данными"),
+  notice: z.string().optional().describe("Есть, когда первый лист пустой и вместо него показан первый лист с данными"),
   formulas: z
     .string()
     .optional()
@@ -235,8 +232,7 @@ const database: FastifyPluginAsyncZod = async (api) => {
         response: { 200: z.array(searchHitSchema), ...errorResponses },
       },
     },
-    async (request) =>
-      searchContacts(db, actorOf(request), request.query, { phoneRegion: config.phoneRegion }),
+    async (request) => searchContacts(db, actorOf(request), request.query, { phoneRegion: config.phoneRegion }),
   );
 
   api.get(

@@ -4,15 +4,7 @@ import { z } from "zod";
 import { requireAdmin } from "../../../core/actor";
 import { SHEET_LIMITS } from "../../../core/spreadsheets";
 import { removeUpload } from "../../../core/bases/uploads";
-import {
-  addDoNotCall,
-  addOneSchema,
-  importDoNotCall,
-  listDoNotCall,
-  pasteDoNotCall,
-  pasteSchema,
-  removeDoNotCall,
-} from "../../../core/dnc/dnc";
+import { addDoNotCall, addOneSchema, importDoNotCall, listDoNotCall, pasteDoNotCall, pasteSchema, removeDoNotCall } from "../../../core/dnc/dnc";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 import { readUpload, uploadErrors } from "./database";

@@ -1,13 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import {
-  chooseFilter,
-  createFilter,
-  deleteFilter,
-  listFilters,
-  toggleFilterActive,
-  updateFilter,
-} from "../../../core/filters/filters";
+import { chooseFilter, createFilter, deleteFilter, listFilters, toggleFilterActive, updateFilter } from "../../../core/filters/filters";
 import { filterInputSchema } from "../../../../common/schemas/filters";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";

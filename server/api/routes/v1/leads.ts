@@ -90,8 +90,7 @@ const leads: FastifyPluginAsyncZod = async (api) => {
         response: { 200: okSchema.extend({ forwarded: z.boolean() }), ...errorResponses, 502: errorSchema },
       },
     },
-    async (request) =>
-      proxyApplication(api.deps.db, actorOf(request), api.deps.config.applicationForwardUrl, request.body),
+    async (request) => proxyApplication(api.deps.db, actorOf(request), api.deps.config.applicationForwardUrl, request.body),
   );
 };
 export default leads;

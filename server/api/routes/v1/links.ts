@@ -11,10 +11,8 @@ const body = linkInput;
 const links: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
 
-  api.get(
-    "/links",
-    { schema: { summary: "Все ссылки по id (админ)", response: { 200: z.array(linkSchema), ...errorResponses } } },
-    async (request) => listLinks(db, actorOf(request)),
+  api.get("/links", { schema: { summary: "Все ссылки по id (админ)", response: { 200: z.array(linkSchema), ...errorResponses } } }, async (request) =>
+    listLinks(db, actorOf(request)),
   );
 
   api.get(

@@ -1,7 +1,15 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { getRates, ratesSchema as ratesInputSchema, setRates } from "../../../core/money/rates";
-import { cancelPayout, paymentStats, payoutDetails, payoutDetailsSchema, payoutHistory, payoutSchema, processPayout } from "../../../core/money/payouts";
+import {
+  cancelPayout,
+  paymentStats,
+  payoutDetails,
+  payoutDetailsSchema,
+  payoutHistory,
+  payoutSchema,
+  processPayout,
+} from "../../../core/money/payouts";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses } from "../../schemas/common";
 
@@ -100,10 +108,8 @@ const payments: FastifyPluginAsyncZod = async (api) => {
     async (request) => cancelPayout(api.deps.db, actorOf(request), request.params.id),
   );
 
-  api.get(
-    "/payments/rates",
-    { schema: { summary: "Ставки за заявку", response: { 200: ratesSchema, ...errorResponses } } },
-    async (request) => getRates(api.deps.db, actorOf(request)),
+  api.get("/payments/rates", { schema: { summary: "Ставки за заявку", response: { 200: ratesSchema, ...errorResponses } } }, async (request) =>
+    getRates(api.deps.db, actorOf(request)),
   );
 
   api.put(

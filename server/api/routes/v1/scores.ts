@@ -89,7 +89,11 @@ const scores: FastifyPluginAsyncZod = async (api) => {
     {
       schema: {
         summary: "Оценки звонков с комментариями: админ — все (по менеджеру, тематике, спорам), менеджер — свои",
-        querystring: z.object({ managerId: z.string().optional(), filterId: z.string().optional(), disputed: z.string().optional().describe("open | any") }),
+        querystring: z.object({
+          managerId: z.string().optional(),
+          filterId: z.string().optional(),
+          disputed: z.string().optional().describe("open | any"),
+        }),
         response: { 200: z.array(score.extend({ call, comments: z.array(comment) })), ...errorResponses },
       },
     },
@@ -100,7 +104,8 @@ const scores: FastifyPluginAsyncZod = async (api) => {
     "/scores/numbers",
     {
       schema: {
-        summary: "Оценки по неделям (неделя звонка, с понедельника по Киеву), менеджерам и тематикам: сколько оценено и оспорено, средняя оценка (админ)",
+        summary:
+          "Оценки по неделям (неделя звонка, с понедельника по Киеву), менеджерам и тематикам: сколько оценено и оспорено, средняя оценка (админ)",
         querystring: z.object({
           weeks: z.string().optional().describe("Сколько недель, считая текущую (1-52, по умолчанию 8)"),
           managerId: z.string().optional(),
@@ -130,7 +135,8 @@ const scores: FastifyPluginAsyncZod = async (api) => {
     "/scores/next",
     {
       schema: {
-        summary: "Что оценить дальше (админ): по каждому менеджеру неоценённые звонки этой недели — самый длинный, самый короткий, закончившиеся заявкой",
+        summary:
+          "Что оценить дальше (админ): по каждому менеджеру неоценённые звонки этой недели — самый длинный, самый короткий, закончившиеся заявкой",
         response: {
           200: z.array(
             z.object({
@@ -200,7 +206,11 @@ const scores: FastifyPluginAsyncZod = async (api) => {
   api.delete(
     "/scores/comments/:id",
     {
-      schema: { summary: "Удалить комментарий (админ)", params: z.object({ id: z.string().describe("id комментария") }), response: { 200: okSchema, ...errorResponses } },
+      schema: {
+        summary: "Удалить комментарий (админ)",
+        params: z.object({ id: z.string().describe("id комментария") }),
+        response: { 200: okSchema, ...errorResponses },
+      },
     },
     async (request) => {
       await deleteCallComment(db, actorOf(request), request.params.id);
@@ -212,7 +222,12 @@ const scores: FastifyPluginAsyncZod = async (api) => {
     "/scores/:id/dispute",
     {
       ...coreParsesBody,
-      schema: { summary: "Оспорить свою оценку (менеджер, один раз)", params: idParams, body: disputeSchema, response: { 200: score, ...errorResponses } },
+      schema: {
+        summary: "Оспорить свою оценку (менеджер, один раз)",
+        params: idParams,
+        body: disputeSchema,
+        response: { 200: score, ...errorResponses },
+      },
     },
     async (request) => disputeScore(db, actorOf(request), request.params.id, request.body),
   );

@@ -6,7 +6,12 @@ import { errorResponses } from "../../schemas/common";
 
 /** The four call numbers of one group (decision 060 says exactly what each counts). */
 const callNumbers = {
-  attempts: z.number().int().describe("Попытки: исходящие звонки, начатые в этот день по Киеву, кроме отказов собственной проверки звонка (номер в «Не звонить», перерыв, не вошёл, нерабочее время клиента)"),
+  attempts: z
+    .number()
+    .int()
+    .describe(
+      "Попытки: исходящие звонки, начатые в этот день по Киеву, кроме отказов собственной проверки звонка (номер в «Не звонить», перерыв, не вошёл, нерабочее время клиента)",
+    ),
   answered: z.number().int().describe("Дозвон: попытки, на которые ответили (200 OK, звонок дошёл до разговора)"),
   answeredPercent: z.number().nullable().describe("Дозвон, %: answered / attempts × 100, один знак после запятой; null, если попыток не было"),
   talkSeconds: z.number().int().describe("Время разговоров: сумма длительностей отвеченных и уже завершённых попыток, в секундах"),
@@ -50,7 +55,8 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
     "/statistics",
     {
       schema: {
-        summary: "Статистика за сегодня (Europe/Kyiv), админ; calls: попытки, дозвон, время разговоров и попыток на клиента по тематикам и менеджерам",
+        summary:
+          "Статистика за сегодня (Europe/Kyiv), админ; calls: попытки, дозвон, время разговоров и попыток на клиента по тематикам и менеджерам",
         response: {
           200: z.object({
             databases: z.number().int(),
@@ -77,7 +83,10 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary: "Личная статистика: статус и количество (свою для менеджера)",
         params: z.object({ id: z.string() }),
-        response: { 200: z.array(z.object({ status: z.string(), count: z.number().int(), color: z.string().describe("Цвет статуса, #rrggbb") })), ...errorResponses },
+        response: {
+          200: z.array(z.object({ status: z.string(), count: z.number().int(), color: z.string().describe("Цвет статуса, #rrggbb") })),
+          ...errorResponses,
+        },
       },
     },
     async (request) => getPersonalStatistics(api.deps.db, actorOf(request), request.params.id),

@@ -35,10 +35,8 @@ const idParams = z.object({ id: z.string().describe("id статуса") });
 const status: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
 
-  api.get(
-    "/status",
-    { schema: { summary: "Все статусы (админ)", response: { 200: z.array(statusSchema), ...errorResponses } } },
-    async (request) => listStatuses(db, actorOf(request)),
+  api.get("/status", { schema: { summary: "Все статусы (админ)", response: { 200: z.array(statusSchema), ...errorResponses } } }, async (request) =>
+    listStatuses(db, actorOf(request)),
   );
 
   api.get(

@@ -42,8 +42,7 @@ const users: FastifyPluginAsyncZod = async (api) => {
         response: { 200: z.array(presentUserSchema), ...errorResponses },
       },
     },
-    async (request) =>
-      listUsersOnline(api.deps.db, actorOf(request), api.deps.config.realtime.presenceGraceSeconds),
+    async (request) => listUsersOnline(api.deps.db, actorOf(request), api.deps.config.realtime.presenceGraceSeconds),
   );
 
   api.get(
@@ -83,8 +82,7 @@ const users: FastifyPluginAsyncZod = async (api) => {
         response: { 200: okSchema, ...errorResponses, 502: errorResponses[400] },
       },
     },
-    async (request) =>
-      deleteUser(api.deps.db, api.deps.telephony, api.deps.hub, actorOf(request), request.params.id),
+    async (request) => deleteUser(api.deps.db, api.deps.telephony, api.deps.hub, actorOf(request), request.params.id),
   );
 
   api.post(
