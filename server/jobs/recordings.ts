@@ -43,7 +43,7 @@ export interface Recordings {
   disk(): DiskState | null;
   /** Measures them now. */
   measure(): Promise<DiskState>;
-  /** Converts what waits now, then answers (tests, and the timer). */
+  /** Converts what waits now (after the pass under way, if any), then answers (tests, the timer, a call's end). */
   drain(): Promise<void>;
   /** The conversion under way, if any (the fault test kills it). */
   converting(): ChildProcess | null;
@@ -123,16 +123,26 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     }
   }
 
-  const drain = () =>
-    (running ??= (async () => {
-      try {
-        for (let call = await claimRecording(db); call && !stopped; call = await claimRecording(db)) await convert(call);
-      } catch (error) {
-        log("the recordings queue failed", error);
-      } finally {
-        running = null;
-      }
-    })());
+  const pass = async () => {
+    try {
+      for (let call = await claimRecording(db); call && !stopped; call = await claimRecording(db)) await convert(call);
+    } catch (error) {
+      log("the recordings queue failed", error);
+    } finally {
+      running = null;
+    }
+  };
+  // A pass under way may have looked before what its caller waits for was there (a call ended just now): the
+  // caller gets one more pass after it, shared by every caller meanwhile.
+  let next: Promise<void> | null = null;
+  const drain = (): Promise<void> => {
+    if (!running) return (running = pass());
+    next ??= running.then(() => {
+      next = null;
+      return drain();
+    });
+    return next;
+  };
 
   const measure = async () => (disk = await diskState(folder));
   const sweep = async () => {

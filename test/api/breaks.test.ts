@@ -347,12 +347,12 @@ describe("agent states on /users", () => {
       expect(admitted.status).toBe(200);
       const id = Number(/id=(\d+)/.exec(admitted.text)![1]);
 
-      // Ringing is not a talk: the row stays on his lead, and «Слушать» finds no call to listen to.
+      // Ringing is not a talk: the row stays on his lead, and «Слушать» is told the call is not answered yet.
       expect((await onlineRow(a.login))?.state).toBe("lead");
       expect(await pageState()).toBe("Работает с лидом");
       const ringing = await listen();
       expect(ringing.status).toBe(409);
-      expect(ringing.body.message).toBe("Менеджер сейчас не разговаривает");
+      expect(ringing.body.message).toBe("Звонок ещё не принят");
 
       expect((await proxy("call-events", { id: String(id), event: "answer" })).status).toBe(204);
       // Five minutes into the call, the browser silent all along (its keep-alives never write a proxy's row).
