@@ -52,8 +52,11 @@ export function CallRecording({ entry }: { entry: { id: number; playable: boolea
   );
 }
 
-/** The player; with JavaScript it names itself and reports how much it played, for the access log (issue 39). */
-function RecordingPlayer({ id }: { id: number }) {
+/**
+ * A call's recording player (the call log, the client's history, scoring); with JavaScript it names itself and
+ * reports how much it played, for the access log (issue 39). `scoring` marks the one the scoring page's comments seek.
+ */
+export function RecordingPlayer({ id, className = "h-8 max-w-full", scoring = false }: { id: number; className?: string; scoring?: boolean }) {
   const audio = useRef<HTMLAudioElement>(null);
   const key = usePlayReport(audio);
   return (
@@ -62,8 +65,9 @@ function RecordingPlayer({ id }: { id: number }) {
       controls
       preload="none"
       src={`/recordings/${id}${key ? `?play=${key}` : ""}`}
-      className="h-8 max-w-full"
+      className={className}
       aria-label="Запись разговора"
+      data-score-player={scoring ? "" : undefined}
     >
       <a href={`/recordings/${id}`}>Запись разговора</a>
     </audio>

@@ -5,30 +5,14 @@ import { ANSWER_TEXT, commentFormSchema, SCORE_ANSWERS, type ScoredCriterion } f
 import type { CommentView } from "../../quality.server";
 import { type AnyField, FieldError, formProps, inputProps, unshownError, useSchemaForm } from "../ui/forms";
 import { useHydrated } from "../ui/hydrated";
-import { usePlayReport } from "../../lib/heard-audio";
+import { RecordingPlayer } from "../calls/ClientHistory";
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
 
 /**
  * The player of the call being scored: comments seek it (`data-score-player`); it reports what it played for the
  * access log as every recording's player does.
  */
-export function ScorePlayer({ callId }: { callId: number }) {
-  const audio = useRef<HTMLAudioElement>(null);
-  const key = usePlayReport(audio);
-  return (
-    <audio
-      ref={audio}
-      controls
-      preload="none"
-      src={`/recordings/${callId}${key ? `?play=${key}` : ""}`}
-      className="w-full"
-      aria-label="Запись разговора"
-      data-score-player=""
-    >
-      <a href={`/recordings/${callId}`}>Запись разговора</a>
-    </audio>
-  );
-}
+export const ScorePlayer = ({ callId }: { callId: number }) => <RecordingPlayer id={callId} className="w-full" scoring />;
 
 function seek(seconds: number) {
   const player = document.querySelector<HTMLAudioElement>("audio[data-score-player]");
