@@ -458,8 +458,11 @@ describe("live listening from /users (issue 28)", () => {
     await row.locator("[data-testid=listen]").click();
     await row.locator("[data-testid=listen-stop]").waitFor();
     await grows(() => partiesHeard(admin), 25);
+    // Looked for from before the hang-up: the message is a 2 s toast, which may come and go while hangUp waits for
+    // the manager's own page to say the call ended.
+    const told = admin.getByText("Звонок завершён: прослушивание остановлено").waitFor();
     const hungUpAt = await hangUp(a.page);
-    await admin.getByText("Звонок завершён: прослушивание остановлено").waitFor();
+    await told;
     await row.locator("[data-testid=listen-stop]").waitFor({ state: "detached" });
     await letGoOf(a.manager.user.id, hungUpAt);
     expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
@@ -577,9 +580,10 @@ describe("live listening from /users (issue 28)", () => {
     // A whisper the hang-up ends: the manager's notice goes, the admin's page says so, rtpengine lets the call go.
     await row.locator("[data-testid=whisper]").click();
     await a.page.locator("[data-testid=whisper-on]").waitFor();
+    const told = admin.getByText("Звонок завершён: прослушивание остановлено").waitFor();
     const hungUpAt = await hangUp(a.page);
     await a.page.locator("[data-testid=whisper-on]").waitFor({ state: "detached" });
-    await admin.getByText("Звонок завершён: прослушивание остановлено").waitFor();
+    await told;
     await letGoOf(a.manager.user.id, hungUpAt);
     expect((await sessionsOf(a.manager.user.id)).every((s) => s.endedAt)).toBe(true);
     await admin.context().close();
