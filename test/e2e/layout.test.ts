@@ -263,12 +263,14 @@ describe("layout at 1280 and 390 px, light and dark", () => {
         if ((await call.getAttribute("aria-disabled")) !== "true") found.push(`${size.width}: Позвонить does not look disabled`);
         if (!/^Позвонить (пока )?нельзя: телефон/.test((await call.getAttribute("title")) ?? ""))
           found.push(`${size.width}: Позвонить does not say why`);
-        // Greyed with aria-disabled, which Playwright will not click; a person still can (and so can the C key).
-        await call.click({ force: true });
-        await page
+        // Greyed with aria-disabled, which Playwright will not click; a person still can (and so can the C key). The
+        // message is a 2 s toast: looked for from before the click, so a slow click cannot outlast it.
+        const told = page
           .locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ })
           .first()
           .waitFor();
+        await call.click({ force: true });
+        await told;
         // Each status button, scrolled to the bottom edge of the window (where a docked panel sits), is on top.
         for (const button of await page.locator("[data-testid=status-buttons] button").all()) {
           const covered = await button.evaluate((el) => {
