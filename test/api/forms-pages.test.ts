@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { doNotCall, exports as exportsTable, filters, links, payments, scripts, settings, statuses, templates, users } from "../../db/schema";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, reloadUser, useTestApp } from "../helpers/app";
+import { escapeRegExp, field } from "../helpers/form-fields";
 
 /**
  * Decision 063: a page form is checked by its one schema in the action too, so without JavaScript a refused post
@@ -16,21 +17,6 @@ beforeAll(async () => {
   cookie = await pageSessionCookie(t, ADMIN);
   admin = await t.tokenFor(ADMIN);
 });
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-/** The field named `name` in the page's HTML (the first input, textarea or select of that name) and its message. */
-function field(html: string, name: string, within?: string) {
-  const scope = within ? html.slice(html.indexOf(within)) : html;
-  const tag = new RegExp(`<(?:input|textarea|select)\\b[^>]*\\bname="${escapeRegExp(name)}"[^>]*>`).exec(scope)?.[0];
-  if (!tag) throw new Error(`no field ${name}`);
-  const attr = (key: string) => new RegExp(`\\b${key}="([^"]*)"`).exec(tag)?.[1] ?? null;
-  const described = (attr("aria-describedby") ?? "").split(" ").filter(Boolean);
-  const message = described
-    .map((id) => new RegExp(`<p\\b[^>]*\\bid="${escapeRegExp(id)}"[^>]*\\bdata-field-error=""[^>]*>([^<]*)</p>`).exec(html)?.[1])
-    .find(Boolean);
-  return { invalid: attr("aria-invalid") === "true", message: message ?? null, value: attr("value"), tag };
-}
 
 /** A message under a group of checkboxes: the fieldset names it. */
 function groupMessage(html: string, legend: string) {

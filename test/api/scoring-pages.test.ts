@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { callComments, callScores, calls, scorecardCriteria } from "../../db/schema";
 import { ADMIN, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 import { createFilterRow } from "../helpers/leads";
+import { escapeRegExp, field } from "../helpers/form-fields";
 
 /** The scoring pages without JavaScript (issue 39 §3): each form posts, answers its message next to its field, saves. */
 const t = useTestApp({ web: true });
@@ -11,19 +12,6 @@ let admin: string;
 let manager: string;
 let topic: number;
 let callId: number;
-
-const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-
-function field(html: string, name: string) {
-  const tag = new RegExp(`<(?:input|textarea|select)\\b[^>]*\\bname="${escapeRegExp(name)}"[^>]*>`).exec(html)?.[0];
-  if (!tag) throw new Error(`no field ${name}`);
-  const attr = (key: string) => new RegExp(`\\b${key}="([^"]*)"`).exec(tag)?.[1] ?? null;
-  const described = (attr("aria-describedby") ?? "").split(" ").filter(Boolean);
-  const message = described
-    .map((id) => new RegExp(`<p\\b[^>]*\\bid="${escapeRegExp(id)}"[^>]*\\bdata-field-error=""[^>]*>([^<]*)</p>`).exec(html)?.[1])
-    .find(Boolean);
-  return { invalid: attr("aria-invalid") === "true", message: message ?? null, value: attr("value"), tag };
-}
 
 beforeAll(async () => {
   admin = await pageSessionCookie(t, ADMIN);
