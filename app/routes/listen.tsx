@@ -11,7 +11,7 @@ export const loader = postOnlyResource;
 /**
  * Live listening and whisper from /users (issue 28). The admin's page: intent start (managerId) answers the session
  * and rtpengine's offer, answer (sessionId, sdp) starts the audio; whisper (managerId, sdp: his microphone's offer)
- * answers rtpengine's answer and tells the manager's page; stop (sessionId) ends either. The manager's page, told of
+ * answers rtpengine's answer and tells the manager's page; stop (sessionId) ends either, and answers `callEnded` (what to say) when the call was over. The manager's page, told of
  * a whisper: hear (sessionId) answers the offer of the admin's voice, heard (sessionId, sdp) starts it. Core checks
  * who may do which.
  */
@@ -29,9 +29,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
         await answerListening(db, mediaRelay, actor, form);
         return new Response(null, { status: 204 });
       case "stop": {
-        const { whisperedTo } = await stopListening(db, mediaRelay, actor, form);
+        const { whisperedTo, callEnded } = await stopListening(db, mediaRelay, actor, form);
         if (whisperedTo) await hub.tellUser(whisperedTo, "whisperEnded", { sessionId: Number(form.sessionId) });
-        return new Response(null, { status: 204 });
+        // The call was over: the page says so (its row may have left the call before the call's end reached it).
+        return callEnded ? Response.json({ callEnded }) : new Response(null, { status: 204 });
       }
       case "whisper": {
         const whisper = await startWhisper(db, mediaRelay, actor, form);

@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { calls, listenSessions } from "../../db/schema";
+import { calls, listenSessions, users } from "../../db/schema";
 import { ADMIN, createTestApp, createUser, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
 import { freePort } from "../helpers/ports";
 
@@ -70,6 +70,46 @@ describe("live listening's requests", () => {
     const stale = await listen(adminCookie, { intent: "stop", sessionId: "12345" });
     expect(stale.status).toBe(400);
     expect(stale.body.message).toBe("Прослушивание уже завершено");
+  });
+
+  it("says why when «Стоп» finds the call over (the row left the call before the call's end reached the page)", async () => {
+    const [admin] = await t.db.select({ id: users.id }).from(users).where(eq(users.login, ADMIN.login));
+    const session = async (endedAt: Date | null) => {
+      const [call] = await t.db
+        .insert(calls)
+        .values({
+          userId: manager.user.id,
+          number: "380671112277",
+          direction: "out",
+          answeredAt: new Date(),
+          endedAt,
+          sipCallId: `s${Math.random()}@x`,
+          byProxy: true,
+        })
+        .returning({ id: calls.id });
+      const [row] = await t.db.insert(listenSessions).values({ adminId: admin.id, managerId: manager.user.id, callId: call.id }).returning();
+      return String(row.id);
+    };
+    // The call is over: the open session is closed, and the answer says so for the page's toast.
+    const over = await session(new Date());
+    const stopped = await listen(adminCookie, { intent: "stop", sessionId: over });
+    expect(stopped.status).toBe(200);
+    expect(stopped.body).toEqual({ callEnded: "Звонок завершён: прослушивание остановлено" });
+    const [closed] = await t.db
+      .select()
+      .from(listenSessions)
+      .where(eq(listenSessions.id, Number(over)));
+    expect(closed.endedAt).toBeInstanceOf(Date);
+    // Asked again (the call's end closed it first): the same words, no error.
+    expect((await listen(adminCookie, { intent: "stop", sessionId: over })).body).toEqual({
+      callEnded: "Звонок завершён: прослушивание остановлено",
+    });
+    // «Стоп» on a call that goes on: nothing to say.
+    const live = await listen(adminCookie, { intent: "stop", sessionId: await session(null) });
+    expect(live.status).toBe(204);
+    // Left as the other tests expect: no session, no call in progress.
+    await t.db.delete(listenSessions).where(eq(listenSessions.managerId, manager.user.id));
+    await t.db.update(calls).set({ endedAt: new Date() }).where(eq(calls.userId, manager.user.id));
   });
 
   it("says a call that still rings is not answered yet", async () => {

@@ -41,7 +41,11 @@ function useSupervision(open: () => Promise<{ sessionId: number; leg: RelayLeg }
   const stop = () => {
     cancelWaiting();
     const current = release();
-    if (current) void postListen({ intent: "stop", sessionId: current.sessionId }, failure).catch(() => {});
+    if (!current) return;
+    // A stop that finds the call over (the row left the call before the call's end reached this page) says so.
+    void postListen<{ callEnded: string } | undefined>({ intent: "stop", sessionId: current.sessionId }, failure)
+      .then((answer) => answer?.callEnded && notify("info", answer.callEnded))
+      .catch(() => {});
   };
 
   useEffect(() => {

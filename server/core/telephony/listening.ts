@@ -233,22 +233,31 @@ export async function answerListening(db: Db, relay: MediaRelay | null, actor: A
 const stopSchema = z.object({ sessionId: bigIdSchema("Неверный идентификатор прослушивания") });
 
 /**
- * «Стоп» (or the admin's page going away): the copy or the whisper ends and the session is closed. Closing is what
- * matters to the log, so a relay that cannot be told (the call is over, rtpengine restarted) does not keep it open.
- * Answers the manager a whisper was for, whose page is to stop playing it.
+ * «Стоп» (or the admin's page going away, or /users's row leaving the call): the copy or the whisper ends and the
+ * session is closed. Closing is what matters to the log, so a relay that cannot be told (the call is over, rtpengine
+ * restarted) does not keep it open. Answers the manager a whisper was for, whose page is to stop playing it, and
+ * CALL_ENDED when the session's call is over: the row that left the call may unmount before the call's end reaches
+ * the page as listenEnded, and the admin is told why all the same.
  */
-export async function stopListening(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown): Promise<{ whisperedTo: number | null }> {
+export async function stopListening(
+  db: Db,
+  relay: MediaRelay | null,
+  actor: Actor,
+  input: unknown,
+): Promise<{ whisperedTo: number | null; callEnded: string | null }> {
   requireAdmin(actor);
   const { sessionId } = parseInput(stopSchema, input);
-  // His own session ended already (the call's end, another tab's «Слушать»): nothing left to stop.
-  const [ended] = await db
-    .select({ id: listenSessions.id })
+  const [own] = await db
+    .select({ endedAt: listenSessions.endedAt, callEndedAt: calls.endedAt })
     .from(listenSessions)
-    .where(and(eq(listenSessions.id, sessionId), eq(listenSessions.adminId, actor.id), sql`${listenSessions.endedAt} is not null`));
-  if (ended) return { whisperedTo: null };
+    .innerJoin(calls, eq(calls.id, listenSessions.callId))
+    .where(and(eq(listenSessions.id, sessionId), eq(listenSessions.adminId, actor.id)));
+  const callEnded = own?.callEndedAt ? CALL_ENDED : null;
+  // His own session ended already (the call's end, another tab's «Слушать»): nothing left to stop.
+  if (own?.endedAt) return { whisperedTo: null, callEnded };
   const session = await openSession(db, sessionId, { adminId: actor.id });
   await closeSession(db, relay, { id: sessionId, ...session });
-  return { whisperedTo: session.kind === "whisper" ? session.managerId : null };
+  return { whisperedTo: session.kind === "whisper" ? session.managerId : null, callEnded };
 }
 
 const whisperSchema = z.object({

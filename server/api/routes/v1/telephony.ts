@@ -81,8 +81,8 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
     },
     async (request, reply) => {
       await recordCallEvent(api.deps.db, secrets(request.headers), request.body);
-      void api.deps.hub.presenceChanged().catch(() => {});
-      // The call is over: its listening and whisper end, and rtpengine lets it go at once (issue 39).
+      // The call is over: its listening and whisper end, and rtpengine lets it go at once (issue 39). Told before
+      // /users hears of the new state, so the admin's page reads why its listening stopped before its row moves on.
       const { id, event } = callEventSchema.parse(request.body);
       if (event !== "answer") {
         const ended = await endSupervisionOfCall(api.deps.db, api.deps.mediaRelay, id);
@@ -90,6 +90,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
         // rtpengine has written the call's recording by now: converted at once rather than at the queue's next look.
         void api.deps.recordings.drain();
       }
+      void api.deps.hub.presenceChanged().catch(() => {});
       return reply.code(204).send(null);
     },
   );
