@@ -288,6 +288,18 @@ describe("call controls in the lead panel (issue 15 part 2)", () => {
     expect(invites()).toBe(2);
     await a.page.click("[data-testid=hang-up-button]");
     await expectText(a.page, "call-state", "Звонок завершён");
+    // The redialled call is the same client's (issue 41): it is in his history, not a call without a contact.
+    const redialled = (await endedCallsOf(e.db, a.manager.user.id, 2))[1];
+    expect(redialled).toMatchObject({ contactId: a.lead.id, number: "380670000004" });
+
+    // Issue 41: after a status press the next lead has no Повторить that would dial the previous client.
+    await e.db
+      .insert(contacts)
+      .values({ databaseId: a.lead.databaseId, name: "Следующий", phone: "+380501234503", phoneKey: "380501234503", city: "Киев" });
+    await a.page.getByRole("button", { name: /Отказ/ }).click();
+    await expectText(a.page, "lead-phone", "050 123 4503");
+    await expectText(a.page, "call-state", "Телефон готов");
+    expect(await a.page.locator("[data-testid=redial-button]").count()).toBe(0);
   });
 });
 

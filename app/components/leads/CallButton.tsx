@@ -37,7 +37,7 @@ export function CallButton({ phone, contactId }: { phone: string; contactId?: nu
           </button>
         ) : null}
         <PhoneStatus state={state} testId="call-state" id="call-state" />
-        <CallControls state={state} />
+        <CallControls state={state} contactId={contactId ?? null} />
       </div>
     );
   }

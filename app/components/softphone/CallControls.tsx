@@ -56,8 +56,10 @@ const toggle = (on: boolean) =>
 /**
  * What the manager can do during a call (issue 15 part 2): microphone off, hold, the DTMF keypad and the timer;
  * between calls Повторить and the microphone choice. Every control is a labelled button reachable with Tab.
+ * Повторить belongs to the lead it was made on (issue 41): it shows only while the panel's client (`contactId`)
+ * is the one last dialled, never on the next lead.
  */
-export function CallControls({ state }: { state: PhoneState }) {
+export function CallControls({ state, contactId }: { state: PhoneState; contactId: number | null }) {
   const softphone = useSoftphone();
   const [keypad, setKeypad] = useState(false);
   const [typed, setTyped] = useState("");
@@ -113,7 +115,7 @@ export function CallControls({ state }: { state: PhoneState }) {
           </button>
         </>
       ) : null}
-      {!state.lineActive && state.lastDialled ? (
+      {!state.lineActive && state.lastDialled && state.lastContactId === contactId ? (
         <button
           type="button"
           className={toggle(false)}

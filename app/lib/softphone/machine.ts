@@ -62,6 +62,8 @@ export interface PhoneState {
   answeredAt: number | null;
   /** The last number dialled from here, for Повторить. */
   lastDialled: string | null;
+  /** The lead panel's client that last number was dialled for (null: not a lead's call): Повторить belongs to him. */
+  lastContactId: number | null;
 }
 
 export interface Notice {
@@ -111,6 +113,7 @@ export const initialPhoneState: PhoneState = {
   held: false,
   answeredAt: null,
   lastDialled: null,
+  lastContactId: null,
 };
 
 export interface Transition {
@@ -232,6 +235,7 @@ export function requestCall(state: PhoneState, rawNumber: string, contactId: num
       endPhrase: null,
       sipCallId,
       lastDialled: target,
+      lastContactId: contactId,
     },
   };
 }

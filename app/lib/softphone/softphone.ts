@@ -194,9 +194,9 @@ export class Softphone implements CallTerminator {
     });
   }
 
-  /** Повторить: dials the last number again. */
+  /** Повторить: dials the last number again, for the same client (the call log ties it to him). */
   redial(): void {
-    if (this.state.lastDialled) this.call(this.state.lastDialled);
+    if (this.state.lastDialled) this.call(this.state.lastDialled, this.state.lastContactId);
   }
 
   /** Микрофон: the other side hears silence while muted; the call itself is untouched. */
