@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
+import { type Columns, type RowOf, selectList } from "../../../db/typed-sql";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { filterNotFound, filterUnavailable } from "../filters/filters";
@@ -112,35 +113,43 @@ export const leadNotHeld = () => conflict("Этот клиент уже не з�
 type NextLeadColumns = { [K in keyof ContactRow]: ContactRow[K] | null };
 
 /**
- * What the turn statement answers: what its checks found, and the next lead when the press was recorded, with its
- * attempt and, for the panel, the rest of what it shows of it (null columns without a next lead).
+ * What the turn statement answers besides the next lead: what its checks found and what it wrote. Declared once,
+ * with each column's type: the statement's SELECT list is made from it (selectList) and TurnRow from it (RowOf).
  */
-interface TurnRow
-  extends Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">>, Pick<LeadViewFacts, "attempts_done" | "attempts_of">, NextLeadColumns {
+const TURN_COLUMNS = {
   /** The presser as the statement found him (by his session on the lead panel): his id, topic, login, role; null
    * when there is no such user or no such live session. */
-  user_id: number | null;
-  user_filter_id: number | null;
-  user_login: string | null;
-  user_admin: boolean | null;
-  on_break: boolean;
-  filter_found: boolean;
-  filter_open: boolean;
-  status_id: number | null;
-  status_text: string | null;
-  status_report: boolean | null;
-  status_dnc: boolean | null;
+  user_id: sql<number | null>`(select id from u)`,
+  user_filter_id: sql<number | null>`(select filter_id from u)`,
+  user_login: sql<string | null>`(select login from u)`,
+  user_admin: sql<boolean | null>`(select is_admin from u)`,
+  on_break: sql<boolean>`(select paused from brk)`,
+  filter_found: sql<boolean>`exists (select 1 from f)`,
+  filter_open: sql<boolean>`coalesce((select open from f), false)`,
+  status_id: sql<number | null>`(select id from s)`,
+  status_text: sql<string | null>`(select text from s)`,
+  status_report: sql<boolean | null>`(select is_report_status from s)`,
+  status_dnc: sql<boolean | null>`(select is_do_not_call from s)`,
   /** The pressed contact's phone field, when its status put it on the do-not-call list. */
-  dnc_phone: string | null;
-  status_callback: boolean | null;
-  callback_at: Date | string | null;
-  contact_found: boolean;
-  held_by: number | null;
-  event_id: number | string | null;
-  application_id: number | null;
+  dnc_phone: sql<string | null>`(select phone from ok where ok.is_do_not_call)`,
+  status_callback: sql<boolean | null>`(select asks_callback from s)`,
+  callback_at: sql<Date | string | null>`(select due_at from later)`,
+  contact_found: sql<boolean>`exists (select 1 from c)`,
+  held_by: sql<number | null>`(select held_by from c)`,
+  event_id: sql<number | string | null>`(select id from ev)`,
+  application_id: sql<number | null>`(select id from app)`,
   /** The claim handed out a callback (its `handed` CTE marked one taken). */
-  callback_handed: boolean;
-}
+  callback_handed: sql<boolean>`exists (select 1 from handed)`,
+} satisfies Columns;
+
+/**
+ * What the turn statement answers: TURN_COLUMNS, and the next lead when the press was recorded, with its attempt
+ * and, for the panel, the rest of what it shows of it (null columns without a next lead).
+ */
+type TurnRow = RowOf<typeof TURN_COLUMNS> &
+  Partial<Omit<LeadViewFacts, "attempts_done" | "attempts_of">> &
+  Pick<LeadViewFacts, "attempts_done" | "attempts_of"> &
+  NextLeadColumns;
 
 /**
  * Who presses. The API names the user and topic (its caller's session was checked before: SPEC's body carries
@@ -301,14 +310,7 @@ export function turnStatement(input: {
         held_since = case when exists (select 1 from keep) then now() end
       from ok where contacts.id = ok.id
       returning ${CONTACT_COLUMNS_OF_CONTACTS}, contacts.held_by)
-    select (select id from u) as user_id, (select filter_id from u) as user_filter_id,
-      (select login from u) as user_login, (select is_admin from u) as user_admin, (select paused from brk) as on_break, exists (select 1 from f) as filter_found,
-      coalesce((select open from f), false) as filter_open,
-      (select id from s) as status_id, (select text from s) as status_text, (select is_report_status from s) as status_report,
-      (select is_do_not_call from s) as status_dnc, (select phone from ok where ok.is_do_not_call) as dnc_phone,
-      (select asks_callback from s) as status_callback, (select due_at from later) as callback_at,
-      exists (select 1 from c) as contact_found, (select held_by from c) as held_by,
-      (select id from ev) as event_id, (select id from app) as application_id, exists (select 1 from handed) as callback_handed,
+    select ${selectList(TURN_COLUMNS)},
       next.*, shown.*
     from (select 1) one left join (
       select * from claim
