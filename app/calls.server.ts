@@ -5,5 +5,6 @@ export { historiesOf } from "#server/core/calls/history";
 export type { HistoryEntry } from "#server/core/calls/history";
 export { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "#server/core/telephony/listening";
 
-export { diskWarning, recentRecordedCalls, recordingAnswer } from "#server/core/recordings/recordings";
+export { diskWarning, recentRecordedCalls } from "#server/core/recordings/recordings";
+export { recordingAnswer } from "#server/http/recording-answer";
 export type { RecordedCall } from "#server/core/recordings/recordings";

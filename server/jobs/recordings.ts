@@ -4,8 +4,11 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Db } from "../../db/client";
 import {
+  afterFailedConversion,
   type ClaimedRecording,
   claimRecording,
+  type ConversionStep,
+  conversionStep,
   diskState,
   type DiskState,
   ensureFolders,
@@ -16,7 +19,9 @@ import {
   recordingFailed,
   type RecordingsFolder,
   removeSpoolFiles,
+  roomToRecord,
   spoolJob,
+  type SpoolJob,
   sweepExpired,
   waitForRoom,
   sweepOrphanMetadata,
@@ -71,8 +76,7 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
 
   const hasRoom = () => {
     if (Date.now() - room.at > 1000) {
-      const space = freeSpace(folder);
-      room = { at: Date.now(), ok: space !== null && space.free >= folder.minFreeBytes };
+      room = { at: Date.now(), ok: roomToRecord(folder, freeSpace(folder)?.free ?? null) };
     }
     return room.ok;
   };
@@ -93,19 +97,24 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
       });
     });
 
-  async function convert(call: ClaimedRecording) {
-    const job = await spoolJob(folder, call);
-    if (!job) return notYet(db, call.id);
-    if (!call.answered) {
-      removeSpoolFiles(job.files);
-      return nothingRecorded(db, call.id);
+  /** Does what core decided for the call (conversionStep, afterFailedConversion). */
+  async function apply(call: ClaimedRecording, decided: ConversionStep): Promise<void> {
+    switch (decided.step) {
+      case "not-yet":
+        return notYet(db, call.id);
+      case "nothing-recorded":
+        removeSpoolFiles(decided.job.files);
+        return nothingRecorded(db, call.id);
+      case "failed":
+        return recordingFailed(db, call, decided.reason);
+      case "wait-for-room":
+        return waitForRoom(db, call.id);
+      case "convert":
+        return convert(call, decided.job, decided.neededBytes);
     }
-    if (job.files.pcaps.length === 0) return recordingFailed(db, call, "rtpengine не записал разговор: в папке записей нет его pcap");
-    // Room for the audio (a quarter of the pcap; the pcap's size is a safe bound): with the disk full the pcap waits
-    // in the spool. Not RECORDINGS_MIN_FREE_MB, which only stops new calls being recorded.
-    const needed = job.files.pcaps.reduce((sum, file) => sum + (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
-    const roomNow = () => (freeSpace(folder)?.free ?? 0) >= needed;
-    if (!roomNow()) return waitForRoom(db, call.id);
+  }
+
+  async function convert(call: ClaimedRecording, job: SpoolJob, neededBytes: number) {
     const started = performance.now();
     try {
       fs.mkdirSync(path.dirname(job.output), { recursive: true });
@@ -117,15 +126,14 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
       const reason = String((error as Error)?.message ?? error);
       log(`call ${call.id}: the recording's conversion failed (try ${call.attempts}): ${reason}`);
       options.onConversion?.("failed", (performance.now() - started) / 1000);
-      // The disk filled while it wrote: not a failed try, it waits for room.
-      if (!roomNow()) return waitForRoom(db, call.id);
-      await recordingFailed(db, call, reason);
+      await apply(call, afterFailedConversion(folder, neededBytes, reason));
     }
   }
 
   const pass = async () => {
     try {
-      for (let call = await claimRecording(db); call && !stopped; call = await claimRecording(db)) await convert(call);
+      for (let call = await claimRecording(db); call && !stopped; call = await claimRecording(db))
+        await apply(call, conversionStep(folder, call, await spoolJob(folder, call)));
     } catch (error) {
       log("the recordings queue failed", error);
     } finally {

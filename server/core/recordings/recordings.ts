@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { and, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
 import { calls, filters, recordingPlays, users, type RecordingState } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { type AppError, forbidden, notFound } from "../errors";
@@ -55,6 +55,9 @@ export interface DiskState {
   /** The folder is missing or unreadable. */
   error: string | null;
 }
+
+/** The bytes of a recording a request is served: one range (206), the whole file (200), or none (416). */
+export type ServedBytes = { start: number; end: number } | "whole" | "bad";
 
 /** The free space of the folder's file system, or null when the folder cannot be read. */
 export function freeSpace(folder: RecordingsFolder): { free: number; total: number } | null {
@@ -119,29 +122,30 @@ export interface ClaimedRecording {
  * one's claim runs out and another takes it again). The lease also spaces the retries of a failed one.
  */
 export async function claimRecording(db: Db): Promise<ClaimedRecording | null> {
-  const [row] = await queryRows<{
-    id: string | number;
-    sip_call_id: string;
-    started_at: string | Date;
-    ended_at: string | Date;
-    recording_attempts: number;
-    answered: boolean;
-  }>(
-    db,
-    sql`update calls set recording_lease_until = now() + make_interval(secs => ${LEASE_SECONDS}), recording_attempts = recording_attempts + 1
-    where id = (select id from calls where recording = 'pending' and ended_at is not null and sip_call_id is not null
-      and (recording_lease_until is null or recording_lease_until < now()) order by id limit 1 for update skip locked)
-    returning id, sip_call_id, started_at, ended_at, recording_attempts, answered_at is not null as answered`,
-  );
-  if (!row) return null;
-  return {
-    id: Number(row.id),
-    sipCallId: row.sip_call_id,
-    startedAt: new Date(row.started_at),
-    endedAt: new Date(row.ended_at),
-    attempts: Number(row.recording_attempts),
-    answered: Boolean(row.answered),
-  };
+  const [row] = await db
+    .update(calls)
+    .set({
+      recordingLeaseUntil: sql`now() + make_interval(secs => ${LEASE_SECONDS})`,
+      recordingAttempts: sql`${calls.recordingAttempts} + 1`,
+    })
+    .where(
+      eq(
+        calls.id,
+        sql`(select id from calls where recording = 'pending' and ended_at is not null and sip_call_id is not null
+          and (recording_lease_until is null or recording_lease_until < now()) order by id limit 1 for update skip locked)`,
+      ),
+    )
+    .returning({
+      id: calls.id,
+      sipCallId: calls.sipCallId,
+      startedAt: calls.startedAt,
+      endedAt: calls.endedAt,
+      attempts: calls.recordingAttempts,
+      answered: sql<boolean>`${calls.answeredAt} is not null`,
+    });
+  // The claim's own where clause asks for sip_call_id and ended_at (both nullable columns).
+  if (!row || row.sipCallId === null || row.endedAt === null) return null;
+  return { ...row, sipCallId: row.sipCallId, endedAt: row.endedAt, answered: Boolean(row.answered) };
 }
 
 /** Not yet: rtpengine has not finished the call's files. Tried again in a moment, not counted as a try. */
@@ -220,6 +224,50 @@ export async function spoolJob(folder: RecordingsFolder, call: ClaimedRecording,
   return { files, relative, output: path.join(folder.audio, relative) };
 }
 
+export type SpoolJob = NonNullable<Awaited<ReturnType<typeof spoolJob>>>;
+
+/**
+ * Room on the folder's disk to record one more call: free space at RECORDINGS_MIN_FREE_MB or more (the one place
+ * the threshold is compared: the check before each call and the dashboard's warning both ask this).
+ */
+export function roomToRecord(folder: RecordingsFolder, freeBytes: number | null): boolean {
+  return freeBytes !== null && freeBytes >= folder.minFreeBytes;
+}
+
+/**
+ * Room for a call's audio: the pcaps' size, a safe bound (the audio is about a quarter of it). Not
+ * RECORDINGS_MIN_FREE_MB, which only stops new calls being recorded.
+ */
+export function roomToConvert(folder: RecordingsFolder, neededBytes: number): boolean {
+  return (freeSpace(folder)?.free ?? 0) >= neededBytes;
+}
+
+/** What the conversion worker does with a call it claimed (decision 054); the job (server/jobs/recordings.ts) does it. */
+export type ConversionStep =
+  /** rtpengine may still be writing its files: the call waits for the next pass. */
+  | { step: "not-yet" }
+  /** An unanswered call: nothing was said, its spool files go and its row says so. */
+  | { step: "nothing-recorded"; job: SpoolJob }
+  /** A failed try (after MAX_ATTEMPTS the recording is failed). */
+  | { step: "failed"; reason: string }
+  /** The disk is full: the pcaps wait in the spool, and no try is counted. */
+  | { step: "wait-for-room" }
+  | { step: "convert"; job: SpoolJob; neededBytes: number };
+
+export function conversionStep(folder: RecordingsFolder, call: ClaimedRecording, job: SpoolJob | null): ConversionStep {
+  if (!job) return { step: "not-yet" };
+  if (!call.answered) return { step: "nothing-recorded", job };
+  if (job.files.pcaps.length === 0) return { step: "failed", reason: "rtpengine не записал разговор: в папке записей нет его pcap" };
+  const neededBytes = job.files.pcaps.reduce((sum, file) => sum + (fs.statSync(file, { throwIfNoEntry: false })?.size ?? 0), 0);
+  if (!roomToConvert(folder, neededBytes)) return { step: "wait-for-room" };
+  return { step: "convert", job, neededBytes };
+}
+
+/** A conversion that failed: with the disk filled while it wrote, not a failed try (it waits for room). */
+export function afterFailedConversion(folder: RecordingsFolder, neededBytes: number, reason: string): ConversionStep {
+  return roomToConvert(folder, neededBytes) ? { step: "failed", reason } : { step: "wait-for-room" };
+}
+
 /** Once the audio file is whole: the call's pcaps and metadata go (a pcap is kept only while it is needed). */
 export function removeSpoolFiles(files: { pcaps: string[]; finished: string[]; unfinished: string[] }): void {
   for (const file of [...files.pcaps, ...files.finished, ...files.unfinished]) fs.rmSync(file, { force: true });
@@ -230,7 +278,7 @@ export function diskWarning(folder: RecordingsFolder, disk: DiskState | null): s
   if (!disk) return null;
   if (disk.error) return `Записи разговоров: ${disk.error}. Звонки идут без записи.`;
   const gb = (bytes: number) => (bytes / 2 ** 30).toLocaleString("ru-RU", { maximumFractionDigits: 1 });
-  if (disk.freeBytes < folder.minFreeBytes) {
+  if (!roomToRecord(folder, disk.freeBytes)) {
     return `Записи разговоров: на диске осталось ${gb(disk.freeBytes)} ГБ, звонки идут без записи. Освободите место или сократите срок хранения записей.`;
   }
   if (disk.freeBytes < folder.warnFreeBytes) {
@@ -372,11 +420,13 @@ export async function openRecording(
   actor: Actor,
   rawCallId: unknown,
   /**
-   * range: the request's Range header, which decides whether it starts a play (startsAPlay); playKey: a page's
+   * served: the bytes the request's Range asks of a file this size, as the HTTP adapter reads the header
+   * (server/http/recording-answer.ts); they decide whether it starts a play (startsAPlay). playKey: a page's
    * player's own key (issue 39), which makes all of that player's requests one play, found by its reports.
    */
-  purpose: { download: boolean; range?: string; playKey?: string },
-): Promise<{ file: string; size: number; name: string }> {
+  purpose: { download: boolean; served: (size: number) => ServedBytes; playKey?: string | null },
+): Promise<{ file: string; size: number; served: ServedBytes; name: string }> {
+  const playKey = purpose.playKey ? parseInput(playKeySchema, purpose.playKey) : undefined;
   const id = parseInput(recordingRequestSchema, rawCallId);
   const [row] = await db
     .select({
@@ -400,69 +450,32 @@ export async function openRecording(
   const file = path.join(folder.audio, row.file);
   const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw notFound("Файл записи не найден в папке записей", "recording_not_found");
+  const served = purpose.served(size);
   if (purpose.download) await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: true });
   else if (purpose.playKey !== undefined) {
     // A named player: its first request that serves anything is its play, the rest find it there.
-    if (byteRange(purpose.range, size) !== "bad") {
-      await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false, playKey: purpose.playKey }).onConflictDoNothing();
+    if (served !== "bad") {
+      await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false, playKey }).onConflictDoNothing();
     }
-  } else if (await startsAPlay(db, id, actor.id, purpose.range, size))
-    await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false });
+  } else if (await startsAPlay(db, id, actor.id, served)) await db.insert(recordingPlays).values({ callId: id, userId: actor.id, download: false });
   const stamp = row.startedAt.toISOString().slice(0, 19).replace(/[T:]/g, "-");
-  return { file, size, name: `zvonok-${id}-${stamp}.ogg` };
-}
-
-export type RecordingAnswer =
-  { status: 200 | 206; headers: Record<string, string>; file: string; start: number; end: number } | { status: 416; headers: Record<string, string> };
-
-/**
- * GET of a recording for the <audio> element and downloads (the page's route and the API's): the whole file or
- * the one byte range asked (206), so the player seeks. A play is written down when a request starts one
- * (startsAPlay); a download every time.
- */
-export async function recordingAnswer(
-  db: Db,
-  folder: RecordingsFolder,
-  actor: Actor,
-  rawCallId: unknown,
-  request: { download: boolean; range: string | undefined; playKey?: string | null },
-): Promise<RecordingAnswer> {
-  const range = request.range;
-  const playKey = request.playKey ? parseInput(playKeySchema, request.playKey) : undefined;
-  const { file, size, name } = await openRecording(db, folder, actor, rawCallId, { download: request.download, range, playKey });
-  const headers: Record<string, string> = {
-    "Content-Type": "audio/ogg",
-    "Accept-Ranges": "bytes",
-    "Cache-Control": "private, no-store",
-  };
-  if (request.download) headers["Content-Disposition"] = `attachment; filename="${name}"`;
-  const wanted = byteRange(range, size);
-  if (wanted === "bad") return { status: 416, headers: { ...headers, "Content-Range": `bytes */${size}` } };
-  if (wanted === "whole") return { status: 200, headers: { ...headers, "Content-Length": String(size) }, file, start: 0, end: size - 1 };
-  return {
-    status: 206,
-    headers: { ...headers, "Content-Length": String(wanted.end - wanted.start + 1), "Content-Range": `bytes ${wanted.start}-${wanted.end}/${size}` },
-    file,
-    start: wanted.start,
-    end: wanted.end,
-  };
+  return { file, size, served, name: `zvonok-${id}-${stamp}.ogg` };
 }
 
 /** A range past the start with no play of this person's in this long before it starts one (see startsAPlay). */
 export const PLAY_GAP_SECONDS = 3600;
 
 /**
- * Whether a GET of a recording with this Range header is a play to write down (issue 39: only the header's text
- * `bytes=0-` counted, so `bytes=-100000` and `bytes=00-` fetched whole files unlogged). The header is read against
- * the file's size, as it is served:
+ * Whether a GET of a recording serving these bytes is a play to write down (issue 39: only the header's text
+ * `bytes=0-` counted, so `bytes=-100000` and `bytes=00-` fetched whole files unlogged). The Range header is read
+ * against the file's size, as it is served (server/http/recording-answer.ts's byteRange):
  * - no Range, or a range that serves the file's first byte, is a play: `bytes=0-`, `bytes=00-10`, and a suffix
  *   range at least as long as the file (`bytes=-100000` of a smaller file is the whole file);
  * - a range past the start (a seek, a suffix shorter than the file) is the same play going on when this person
  *   played this call within PLAY_GAP_SECONDS, and a play of its own otherwise (`bytes=1-` is nearly the whole file);
  * - a range that cannot be served (416) plays nothing.
  */
-export async function startsAPlay(db: Db, callId: number, userId: number, header: string | undefined, size: number): Promise<boolean> {
-  const wanted = byteRange(header, size);
+export async function startsAPlay(db: Db, callId: number, userId: number, wanted: ServedBytes): Promise<boolean> {
   if (wanted === "bad") return false;
   if (wanted === "whole" || wanted.start === 0) return true;
   const [recent] = await db
@@ -478,24 +491,4 @@ export async function startsAPlay(db: Db, callId: number, userId: number, header
     )
     .limit(1);
   return !recent;
-}
-
-/** An HTTP Range header against a file's size: the one range served (206), "whole" (200), or "bad" (416). */
-export function byteRange(header: string | undefined, size: number): { start: number; end: number } | "whole" | "bad" {
-  if (!header) return "whole";
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === "" && match[2] === "")) return "bad";
-  let start: number;
-  let end: number;
-  if (match[1] === "") {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return "bad";
-    start = Math.max(0, size - suffix);
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === "" ? size - 1 : Math.min(Number(match[2]), size - 1);
-  }
-  if (start >= size || end < start) return "bad";
-  return { start, end };
 }

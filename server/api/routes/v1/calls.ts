@@ -4,7 +4,7 @@ import { z } from "zod";
 import { CALL_DIRECTIONS, CALL_OUTCOMES, RECORDING_STATES } from "../../../../db/schema/calls";
 import { answerCall, callStatsToday, endCall, endCallSchema, keepCallAlive, listCalls, startCall, startCallSchema } from "../../../core/calls/calls";
 import { clientHistory } from "../../../core/calls/history";
-import { recordingAnswer } from "../../../core/recordings/recordings";
+import { recordingAnswer } from "../../../http/recording-answer";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses } from "../../schemas/common";
 
