@@ -1,6 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
-import type { BreakEndReason } from "../../../db/schema";
+import { type BreakEndReason, managerBreaks, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { conflict, notFound } from "../errors";
 import { kyivDay } from "../../../common/business-time";
@@ -88,7 +88,7 @@ export async function breakState(db: Db, actor: Actor): Promise<BreakState> {
 
 /** Locks the user's row: a break starts or ends in order with his lead turns (which lock it first too). */
 async function lockUserRow(tx: Tx, userId: number) {
-  const [row] = await queryRows<{ id: number }>(tx, sql`select id from users where id = ${userId} for update`);
+  const [row] = await tx.select({ id: users.id }).from(users).where(eq(users.id, userId)).for("update");
   if (!row) throw notFound("Пользователь не найден", "user_not_found");
 }
 
@@ -121,12 +121,15 @@ export interface EndedBreak extends BreakState {
 export async function endBreak(db: Db, signal: PresenceSignal | null, actor: Actor, holdMinutes: number): Promise<EndedBreak> {
   const result = await db.transaction(async (tx) => {
     await lockUserRow(tx, actor.id);
-    const [ended] = await queryRows<{ started_at: Date | string; ended_at: Date | string; seconds: number | string }>(
-      tx,
-      sql`update manager_breaks set ended_at = now(), ended_by = ${"manager" satisfies BreakEndReason}
-        where user_id = ${actor.id} and ended_at is null
-        returning started_at, ended_at, floor(extract(epoch from (ended_at - started_at)))::int as seconds`,
-    );
+    const [ended] = await tx
+      .update(managerBreaks)
+      .set({ endedAt: sql`now()`, endedBy: "manager" })
+      .where(and(eq(managerBreaks.userId, actor.id), isNull(managerBreaks.endedAt)))
+      .returning({
+        startedAt: managerBreaks.startedAt,
+        endedAt: managerBreaks.endedAt,
+        seconds: sql<number>`floor(extract(epoch from (${managerBreaks.endedAt} - ${managerBreaks.startedAt})))::int`,
+      });
     if (ended) {
       await tx.execute(
         sql`update contacts set held_until = greatest(held_until, now() + make_interval(mins => ${holdMinutes}::int))
@@ -138,8 +141,9 @@ export async function endBreak(db: Db, signal: PresenceSignal | null, actor: Act
       ...state,
       ended: ended
         ? {
-            startedAt: new Date(ended.started_at).toISOString(),
-            endedAt: new Date(ended.ended_at).toISOString(),
+            startedAt: ended.startedAt.toISOString(),
+            // Set by this very update (the column is nullable only for an open break).
+            endedAt: (ended.endedAt ?? new Date()).toISOString(),
             seconds: Number(ended.seconds),
           }
         : null,
@@ -154,11 +158,11 @@ export async function endBreak(db: Db, signal: PresenceSignal | null, actor: Act
  * hold lapses as usual and his due callbacks pass on after the grace time. True when a break was ended.
  */
 export async function endOpenBreak(db: Db | Tx, userId: number, reason: Exclude<BreakEndReason, "manager">): Promise<boolean> {
-  const rows = await queryRows<{ id: number }>(
-    db,
-    sql`update manager_breaks set ended_at = now(), ended_by = ${reason}
-      where user_id = ${userId} and ended_at is null returning id`,
-  );
+  const rows = await db
+    .update(managerBreaks)
+    .set({ endedAt: sql`now()`, endedBy: reason })
+    .where(and(eq(managerBreaks.userId, userId), isNull(managerBreaks.endedAt)))
+    .returning({ id: managerBreaks.id });
   return rows.length > 0;
 }
 
