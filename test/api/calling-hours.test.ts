@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { calls, contacts, filters, settings, users } from "../../db/schema";
 import { backfillZonesStep, mappedZones } from "../../server/core/bases/phone-zone";
-import { type CallingHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
+import { type CallingHours, clientInHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
 import { loadLeadPanel } from "../../server/core/leads/panel";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
@@ -119,6 +119,26 @@ describe("the rule at a fixed instant (09:00-21:00 in the client's zone)", () =>
     expect(await within("Europe/Moscow", "2026-01-15T20:00:00Z", { from: "22:00", until: "06:00" })).toBe(true);
     expect(await within("Europe/Moscow", "2026-01-15T12:00:00Z", { from: "22:00", until: "06:00" })).toBe(false);
     expect(await within("Europe/Moscow", "2026-01-15T00:30:00Z", { from: "00:00", until: "00:00" })).toBe(true);
+  });
+
+  it("reads the client's own zone before the dialled number's (the base's column outranks the phone, issue 43)", async () => {
+    const window = hoursLiteral({ from: "09:00", until: "21:00", days: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Kyiv" });
+    const client = async (contactZone: string | null, dialledZone: string | null, iso: string) => {
+      const [row] = await queryRows<{ ok: boolean }>(
+        t.db,
+        sql`select ${clientInHours(sql`${contactZone}::text`, window, dialledZone, sql`${iso}::timestamptz`)} as ok`,
+      );
+      return row.ok;
+    };
+    // 20:30 UTC on Thursday 15 January 2026: Moscow 23:30, Vladivostok 06:30 on Friday. Neither may be called.
+    expect(await client("Asia/Vladivostok", "Europe/Moscow", "2026-01-15T20:30:00Z")).toBe(false);
+    // 01:00 UTC: Vladivostok 11:00, Moscow 04:00. A +7 9… number (Moscow in the data set) of a Vladivostok client may.
+    expect(await client("Asia/Vladivostok", "Europe/Moscow", "2026-01-15T01:00:00Z")).toBe(true);
+    // 08:30 UTC: Moscow 11:30, Vladivostok 18:30; 12:30 UTC: Moscow 15:30, Vladivostok 22:30, too late for him.
+    expect(await client("Asia/Vladivostok", "Europe/Moscow", "2026-01-15T12:30:00Z")).toBe(false);
+    // No client known: the dialled number's zone, else the topic's.
+    expect(await client(null, "Europe/Moscow", "2026-01-15T12:30:00Z")).toBe(true);
+    expect(await client(null, null, "2026-01-15T12:30:00Z")).toBe(true); // Kyiv 14:30
   });
 
   it("knows every zone the phone data set may give a contact (the database reads them all)", async () => {
@@ -274,6 +294,54 @@ describe("POST /api/v1/telephony/calls refuses a call outside the client's hours
     const moscow = await admit({ login: c.sipLogin, number: "+74951234500", sipCallId: "hours-4@browser" });
     expect(moscow.status).toBe(403);
     expect(moscow.text).toMatch(/\nOutside Calling Hours$/);
+  });
+});
+
+describe("the base's zone column decides for the turn and the proxy alike (issue 43)", () => {
+  const admit = (fields: Record<string, string>) =>
+    t.request.post("/api/v1/telephony/calls").type("form").set("X-Sip-Auth-Secret", SECRET).send(fields);
+
+  it("hands out a +7 9… client mapped to Vladivostok in his hours and lets his call through; at Moscow's hour refuses both", async () => {
+    const MOBILE = "+7 916 123-45-67";
+    const file = Buffer.from(
+      csvText([
+        ["ФИО", "Телефон", "Часовой пояс"],
+        ["Клиент во Владивостоке", MOBILE, "Asia/Vladivostok"],
+      ]),
+    );
+    const imported = await t.request
+      .post("/api/v1/database/import")
+      .set(bearer(adminToken))
+      .field("name", "Мобильные с поясом")
+      .field("mappings", JSON.stringify(["name", "phone", "timeZone"]))
+      .attach("file", file, "base.csv");
+    expect(imported.status).toBe(200);
+    const [client] = await t.db.select().from(contacts).where(eq(contacts.databaseId, imported.body.id));
+    expect(client.tz).toBe("Asia/Vladivostok");
+
+    const m = await managerIn([imported.body.id]);
+    const sipLogin = "8790";
+    await t.db.update(users).set({ sipLogin, sipPassword: "sip-8790" }).where(eq(users.id, m.id));
+
+    // Vladivostok's hours (Moscow's clock is seven hours behind): the turn gives him, and the proxy lets his call out.
+    await setHours(m.filter.id, openIn("Asia/Vladivostok"));
+    expect((await leadOf(m))?.id).toBe(client.id);
+    const inHours = await admit({ login: sipLogin, number: client.phoneKey, sipCallId: "zone-column-1@browser" });
+    expect(inHours.status).toBe(200);
+
+    // Moscow's hours: the held lead's call is refused in his zone although it is Moscow's daytime…
+    await setHours(m.filter.id, openIn("Europe/Moscow"));
+    const held = await admit({ login: sipLogin, number: client.phoneKey, sipCallId: "zone-column-2@browser" });
+    expect(held.status).toBe(403);
+    expect(held.text).toMatch(/\nOutside Calling Hours$/);
+    // …and, let go, the turn does not give him, and a call by hand to his number is refused all the same.
+    await release(m.id);
+    expect(await leadOf(m)).toBeNull();
+    const byHand = await admit({ login: sipLogin, number: "+7 (916) 123-45-67", sipCallId: "zone-column-3@browser" });
+    expect(byHand.status).toBe(403);
+    expect(byHand.text).toMatch(/\nOutside Calling Hours$/);
+    // Another +7 916 number no contact has is Moscow's by the data set: let through at Moscow's hour.
+    expect((await admit({ login: sipLogin, number: "+79161112233", sipCallId: "zone-column-4@browser" })).status).toBe(200);
   });
 });
 

@@ -72,6 +72,19 @@ export function withinCallingHours(zone: SQL, hours: HoursSql, at: SQL = sql`now
       else ${local}::time >= ${hours.from} or ${local}::time < ${hours.until} end, false)`;
 }
 
+/**
+ * The client's zone, the one rule the turn, the callbacks, the autodial and the proxy's call check read (issue 43):
+ * the contact's own `contacts.tz`, which the import set from the base's «Часовой пояс» column when it read one and
+ * from his number otherwise (decision 062: the file outranks the phone); else, for a call by hand to a number no
+ * contact of the topic has, the zone of the number dialled; else the topic's zone (`withinCallingHours`).
+ */
+export const clientZone = (contactTz: SQL, dialledZone: string | null = null): SQL =>
+  dialledZone === null ? contactTz : sql`coalesce(${contactTz}, ${dialledZone}::text)`;
+
+/** Inside the topic's window in the client's own local time (`clientZone`), at `at` (now() unless a test fixes it). */
+export const clientInHours = (contactTz: SQL, hours: HoursSql, dialledZone: string | null = null, at?: SQL): SQL =>
+  withinCallingHours(clientZone(contactTz, dialledZone), hours, at);
+
 /** What the manager reads beside a callback that waits for its client's hours. */
 export const waitsForHoursNote = (from: string) => `ждёт рабочего времени клиента (с ${from.slice(0, 5)} по его времени)`;
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import { mayBeCalled } from "../dnc/dnc";
-import { hoursOfTopic, withinCallingHours } from "../filters/calling-hours";
+import { clientInHours, hoursOfTopic } from "../filters/calling-hours";
 
 /**
  * What the lead panel needs to dial a lead by itself (issue 29, decision 058): the topic's «Автонабор через N с»,
@@ -19,7 +19,7 @@ export interface Autodial {
  * the lead panel's view (lead-view.ts).
  */
 export const AUTODIAL_COLUMNS: SQL = sql`f.autodial_seconds, not ${mayBeCalled("c")} as listed,
-  ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))} as within`;
+  ${clientInHours(sql`c.tz`, hoursOfTopic("f"))} as within`;
 
 /** The autodial the AUTODIAL_COLUMNS of a row say; null when the topic has it off. */
 export function autodialOf(row: { autodial_seconds: number | null; listed: boolean; within: boolean }): Autodial | null {

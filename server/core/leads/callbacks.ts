@@ -5,7 +5,7 @@ import type { CallbackCloseReason } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
-import { hoursOfTopic, waitsForHoursNote, withinCallingHours } from "../filters/calling-hours";
+import { clientInHours, hoursOfTopic, waitsForHoursNote } from "../filters/calling-hours";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { lockUser } from "./allocation";
@@ -75,7 +75,7 @@ const pendingSelect = (where: ReturnType<typeof sql>) => sql`
     cb.due_at <= now() as due,
     cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15)) as overdue,
     cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name,
-    (cb.due_at <= now() and f.id is not null and not ${withinCallingHours(sql`c.tz`, hoursOfTopic("f"))}) as waits_for_hours,
+    (cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))}) as waits_for_hours,
     f.calls_from::text as calls_from
   from callbacks cb
   join contacts c on c.id = cb.contact_id
@@ -189,7 +189,7 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
     const [topic] = await queryRows<{ filter_id: number; in_hours: boolean; calls_from: string }>(
       tx,
       sql`select f.id as filter_id, f.calls_from::text as calls_from,
-          ${withinCallingHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))} as in_hours
+          ${clientInHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))} as in_hours
         from filters f
         join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
         join filter_databases fd on fd.filter_id = f.id and fd.database_id = ${cb.database_id}

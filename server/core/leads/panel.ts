@@ -3,7 +3,7 @@ import { type Db, queryRows } from "../../../db/client";
 import { contacts, filters, links, statuses, templates, users } from "../../../db/schema";
 import type { Actor } from "../actor";
 import { isAppError } from "../errors";
-import { hoursLiteral, withinCallingHours } from "../filters/calling-hours";
+import { clientInHours, hoursLiteral } from "../filters/calling-hours";
 import { type Lead, loadWorkSet, takeLead } from "./allocation";
 import { leadView, type LeadView } from "./lead-view";
 import { withButtonLabels, withKeys } from "../statuses/keys";
@@ -65,7 +65,7 @@ async function clientsWaitForHours(db: Db, filterId: number): Promise<boolean> {
     db,
     sql`select exists (select 1 from contacts c
       where c.database_id = any(${sql.param(work.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed
-        and not ${withinCallingHours(sql`c.tz`, hoursLiteral(work.hours))}) as waiting`,
+        and not ${clientInHours(sql`c.tz`, hoursLiteral(work.hours))}) as waiting`,
   );
   return Boolean(row?.waiting);
 }

@@ -12,7 +12,7 @@ import { CONTACT_COLUMNS, claimNext, type ContactRow, type Lead, loadWorkSet, pr
 import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds } from "./retry";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
-import { withinCallingHours, type HoursSql } from "../filters/calling-hours";
+import { clientInHours, type HoursSql } from "../filters/calling-hours";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 import { CARD_EMPTY } from "../../../common/client-card";
 import { formatKyiv } from "../../../common/business-time";
@@ -300,7 +300,7 @@ export function turnStatement(input: {
       select ok.id from ok
       where not exists (select 1 from claim) and not ok.asks_callback and not ok.is_do_not_call and not (select paused from brk)
         and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])
-        and ${withinCallingHours(sql`ok.tz`, hours)}),
+        and ${clientInHours(sql`ok.tz`, hours)}),
     upd as (
       update contacts set status_id = coalesce((select final_status_id from rule where last), ok.status_id), status_at = now(),
         last_user_id = ${userId},

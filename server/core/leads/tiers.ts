@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { onBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
-import { type HoursSql, withinCallingHours } from "../filters/calling-hours";
+import { type HoursSql, clientInHours } from "../filters/calling-hours";
 import { governedByRule } from "./retry";
 
 /**
@@ -55,7 +55,7 @@ export interface ClaimScope {
  * Held here, it holds for every tier at once.
  */
 export function contactMayBeCalled(alias: string, hours: HoursSql): SQL {
-  return sql`${mayBeCalled(alias)} and ${withinCallingHours(sql`${sql.identifier(alias)}.tz`, hours)}`;
+  return sql`${mayBeCalled(alias)} and ${clientInHours(sql`${sql.identifier(alias)}.tz`, hours)}`;
 }
 
 /** contactMayBeCalled, and not the number this press is listing. */

@@ -8,7 +8,7 @@ import type { ProxyRefusal } from "../../../common/sip-reasons";
 import { sipReason } from "../calls/sip-reasons";
 import { zoneOfKey } from "../bases/phone-zone";
 import { doNotCallKey, isListed } from "../dnc/dnc";
-import { hoursOfTopic, withinCallingHours } from "../filters/calling-hours";
+import { clientInHours, hoursOfTopic } from "../filters/calling-hours";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
 import { sessionIsLive } from "../auth/live-session";
@@ -35,10 +35,12 @@ export type Admission =
 
 /**
  * What the check needs, in one statement (it runs before every call): the manager with this SIP login, whether
- * he is signed in and on a break, whether the number is on the do-not-call list, his lead with that number, and
- * whether it is inside the calling hours of his topic (users.getting_filter; an admin outside any topic has none) in the
- * client's local time: the zone of the number dialled, else his lead's, else the topic's (decision 050), and
- * whether that topic records its calls (decision 054).
+ * he is signed in and on a break, whether the number is on the do-not-call list, the client the number is (his
+ * lead with it, else a contact of his topic's bases with it), and whether it is inside the calling hours of his
+ * topic (users.getting_filter; an admin outside any topic has none) in the client's local time, read by the turn's
+ * own rule (`clientInHours`: the client's zone, the base's column outranking the number's, decision 062; the
+ * number's zone only when no contact has it; then the topic's), and whether that topic records its calls
+ * (decision 054).
  */
 async function callFacts(db: Db, login: string, numberKey: string | null) {
   const key = numberKey ?? "";
@@ -58,12 +60,14 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
       exists (select 1 from ${sessions} s where s.user_id = u.id and ${sessionIsLive(sql`s`)}) as signed_in,
       ${onBreak(sql`u.id`)} as paused,
       ${isListed(sql`${key}`)} as listed,
-      (f.id is null or ${withinCallingHours(sql`coalesce(${numberZone}::text, lead.tz)`, hoursOfTopic("f"))}) as in_hours,
-      lead.id as lead
+      (f.id is null or ${clientInHours(sql`client.tz`, hoursOfTopic("f"), numberZone)}) as in_hours,
+      case when client.held then client.id end as lead
     from users u
     left join filters f on f.id = u.getting_filter
-    left join lateral (select c.id, c.tz from contacts c
-      where c.held_by = u.id and c.phone_key = ${key} and c.phone_key <> '' limit 1) lead on true
+    left join lateral (select c.id, c.tz, coalesce(c.held_by = u.id, false) as held from contacts c
+      where c.phone_key = ${key} and c.phone_key <> ''
+        and (c.held_by = u.id or c.database_id in (select fd.database_id from filter_databases fd where fd.filter_id = f.id))
+      order by coalesce(c.held_by = u.id, false) desc, c.id limit 1) client on true
     where u.sip_login = ${login} limit 1`,
   );
   return row;
