@@ -10,16 +10,34 @@ z.config(ru());
 // even zod's probe for it is a reported violation (the XSS e2e counts every one).
 if (typeof document !== "undefined") z.config({ jitless: true });
 
-/** A positive integer id from a path or form ("12"), with a Russian message. */
-export const idSchema = z.coerce
-  .number({ error: "Неверный идентификатор" })
-  .int({ error: "Неверный идентификатор" })
-  .positive({ error: "Неверный идентификатор" })
-  .max(2147483647, { error: "Неверный идентификатор" });
+/**
+ * A whole number written in digits, for the ids a path, a query string or a form field sends as text. Nothing else
+ * is read as a number: z.coerce took `true` for 1 (the first user) and "" or null for 0 (issue 43). A count or an
+ * amount in a JSON body is a number and nothing else (`z.number`); only ids, which an API client copies from a URL,
+ * may come as text.
+ */
+export const digitsOrNumber = (message: string, min: number, max: number) =>
+  z
+    .union(
+      [
+        z.number({ error: message }),
+        z
+          .string({ error: message })
+          .trim()
+          .regex(/^\d{1,16}$/, { error: message })
+          .transform(Number),
+      ],
+      {
+        error: message,
+      },
+    )
+    .pipe(z.number({ error: message }).int({ error: message }).min(min, { error: message }).max(max, { error: message }));
+
+/** A positive integer id from a path, a form or a JSON body ("12" or 12), with a Russian message. */
+export const idSchema = digitsOrNumber("Неверный идентификатор", 1, 2147483647);
 
 /** A bigint id (contacts, calls: up to 2^53 here), with its own Russian message. */
-export const bigIdSchema = (message: string) =>
-  z.coerce.number({ error: message }).int({ error: message }).positive({ error: message }).max(Number.MAX_SAFE_INTEGER, { error: message });
+export const bigIdSchema = (message: string) => digitsOrNumber(message, 1, Number.MAX_SAFE_INTEGER);
 export const contactIdSchema = bigIdSchema("Неверный идентификатор клиента");
 
 /** A required, trimmed text with its own message for missing and blank. */

@@ -1,13 +1,14 @@
 // Run by the server (core's exports, the API) and the browser (the /exportbase create form checks the same schema).
 import * as z from "zod";
-import { requiredText } from "../validation";
+import { digitsOrNumber, requiredText } from "../validation";
 
 /** A list of ids from a form (one value or many) or JSON, without repeats. */
 const ids = (message: string) =>
   z
     .preprocess(
       (value) => (value === undefined || value === null || value === "" ? [] : Array.isArray(value) ? value : [value]),
-      z.array(z.coerce.number({ error: message }).int({ error: message }).min(0, { error: message }).max(2147483647, { error: message })),
+      // Digits from a form, numbers from JSON; never `true` or "" read as 1 or 0 (issue 43).
+      z.array(digitsOrNumber(message, 0, 2147483647)),
     )
     .transform((list) => [...new Set(list)]);
 

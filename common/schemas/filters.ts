@@ -19,12 +19,9 @@ export const callingHoursSchema = z.object({
   from: clock("Укажите начало времени звонков в формате ЧЧ:ММ"),
   until: clock("Укажите конец времени звонков в формате ЧЧ:ММ"),
   days: z
-    .array(
-      z.coerce.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }),
-      {
-        error: "Выберите хотя бы один день звонков",
-      },
-    )
+    .array(z.number({ error: "Неверный день недели" }).int().min(1, { error: "Неверный день недели" }).max(7, { error: "Неверный день недели" }), {
+      error: "Выберите хотя бы один день звонков",
+    })
     .min(1, { error: "Выберите хотя бы один день звонков" })
     .transform((days) => [...new Set(days)].sort()),
   timeZone: z
@@ -48,7 +45,7 @@ export const RETRY_COUNTED_BY_ERROR = "Попытки считаются по н
 
 export const retryRuleSchema = z.object(
   {
-    status: z.coerce
+    status: z
       .number({ error: "Выберите статус правила повтора" })
       .int({ error: "Выберите статус правила повтора" })
       .positive({ error: "Выберите статус правила повтора" })
@@ -63,7 +60,7 @@ export const retryRuleSchema = z.object(
       .int({ error: RETRY_ATTEMPTS_ERROR })
       .min(1, { error: RETRY_ATTEMPTS_ERROR })
       .max(RETRY_MAX_ATTEMPTS, { error: RETRY_ATTEMPTS_ERROR }),
-    finalStatus: z.coerce
+    finalStatus: z
       .number({ error: RETRY_FINAL_MISSING })
       .int({ error: RETRY_FINAL_MISSING })
       .positive({ error: RETRY_FINAL_MISSING })
@@ -124,11 +121,7 @@ export const filterInputSchema = z.object({
       [
         z.literal(""),
         z.null(),
-        z.coerce
-          .number({ error: RETENTION_ERROR })
-          .int({ error: RETENTION_ERROR })
-          .min(1, { error: RETENTION_ERROR })
-          .max(3650, { error: RETENTION_ERROR }),
+        z.number({ error: RETENTION_ERROR }).int({ error: RETENTION_ERROR }).min(1, { error: RETENTION_ERROR }).max(3650, { error: RETENTION_ERROR }),
       ],
       { error: RETENTION_ERROR },
     )
@@ -152,7 +145,7 @@ export const filterInputSchema = z.object({
     .union(
       [
         z.null(),
-        z.coerce
+        z
           .number({ error: AUTODIAL_ERROR })
           .int({ error: AUTODIAL_ERROR })
           .min(AUTODIAL_MIN_SECONDS, { error: AUTODIAL_ERROR })

@@ -13,7 +13,7 @@ export const MAX_CRITERIA = 30;
 /** A criterion as the scorecard keeps it. */
 export const criterionSchema = z.object({
   text: requiredText("Введите текст пункта", 300),
-  weight: z.coerce
+  weight: z
     .number({ error: "Вес пункта — целое число от 1 до 100" })
     .int({ error: "Вес пункта — целое число от 1 до 100" })
     .min(1, { error: "Вес пункта — целое число от 1 до 100" })

@@ -9,7 +9,7 @@ export const databaseSettingsSchema = z.object({
     .max(5000, { error: "Слишком длинный текст по умолчанию (не более 5000 символов)" })
     .default(""),
   /** Issue 18: a due callback its manager has not taken for this long goes to any manager of the topic. */
-  callbackGraceMinutes: z.coerce
+  callbackGraceMinutes: z
     .number({ error: "Неверное время ожидания перезвона" })
     .int({ error: "Время ожидания перезвона: целое число минут" })
     .min(1, { error: "Время ожидания перезвона: от 1 до 1440 минут" })

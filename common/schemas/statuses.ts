@@ -10,7 +10,7 @@ export const colorSchema = z
 export const statusText = requiredText("Введите текст статуса", 200);
 export const buttonText = z.string({ error: "Неверный текст кнопки" }).trim().max(200, { error: "Слишком длинный текст кнопки" });
 const description = z.string({ error: "Неверное описание" }).max(2000, { error: "Слишком длинное описание" });
-const order = z.coerce
+const order = z
   .number({ error: "Неверный порядок" })
   .int({ error: "Неверный порядок" })
   .min(0, { error: "Неверный порядок" })

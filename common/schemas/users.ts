@@ -71,7 +71,7 @@ export const sipRequestSchema = z.object({
     .trim()
     .min(1, { error: LOGIN_NEEDED_FOR_SIP })
     .max(100, { error: tooLong(100) }),
-  prefix: z.coerce
+  prefix: z
     .number({ error: "Выберите префикс SIP номера" })
     .refine((v) => SIP_PREFIXES.includes(v), { error: "Выберите префикс SIP номера" })
     .default(DEFAULT_SIP_PREFIX),

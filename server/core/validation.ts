@@ -3,7 +3,7 @@ import { badRequest } from "./errors";
 
 // The shapes themselves live in common/ (the browser checks a page form with the same ones); the Russian zod
 // locale is set there too.
-export { bigIdSchema, contactIdSchema, idSchema, requiredText } from "../../common/validation";
+export { bigIdSchema, contactIdSchema, digitsOrNumber, idSchema, requiredText } from "../../common/validation";
 
 /**
  * Parses core input with a zod schema; the first issue's message becomes a 400, with the error code a custom issue

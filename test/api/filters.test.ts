@@ -84,6 +84,38 @@ describe("filters API", () => {
     expect(res.body).toEqual({ error: "validation", message });
   });
 
+  it('takes an API\'s numbers as numbers: true, "5" or "" are refused with a Russian 400, never read as 1, 5 or 0 (issue 43)', async () => {
+    const RETENTION = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
+    const AUTODIAL = "Автонабор: целое число секунд от 3 до 120";
+    const refusedWith = async (path: string, method: "post" | "put", sent: Record<string, unknown>, message: string) => {
+      const res = await t.request[method](path).set(bearer(admin)).send(sent);
+      expect(res.status, JSON.stringify(sent)).toBe(400);
+      expect(res.body.message).toBe(message);
+    };
+    await refusedWith("/api/v1/filters", "post", body({ recordingRetentionDays: true }), RETENTION);
+    await refusedWith("/api/v1/filters", "post", body({ recordingRetentionDays: "30" }), RETENTION);
+    await refusedWith("/api/v1/filters", "post", body({ autodialSeconds: "5" }), AUTODIAL);
+    await refusedWith("/api/v1/filters", "post", body({ autodialSeconds: false }), AUTODIAL);
+    await refusedWith(
+      "/api/v1/filters",
+      "post",
+      body({ callingHours: { from: "09:00", until: "21:00", days: ["1"], timeZone: "Europe/Kyiv" } }),
+      "Неверный день недели",
+    );
+    // `true` was manager 1 (the admin), "" or null was 0.
+    await refusedWith("/api/v1/filters", "post", body({ managers: [true] }), "Неверный идентификатор");
+    await refusedWith("/api/v1/filters", "post", body({ databases: [""] }), "Неверный идентификатор");
+    await refusedWith("/api/v1/database/settings", "post", { callbackGraceMinutes: "20" }, "Неверное время ожидания перезвона");
+    await refusedWith("/api/v1/statuses", "post", { text: "Порядок строкой", order: "3" }, "Неверный порядок");
+    // The numbers themselves still pass, and ids copied from a URL may still come as digits.
+    const saved = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Числа", managers: [String(olga.user.id)], recordingRetentionDays: 30, autodialSeconds: 5 }));
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ recordingRetentionDays: 30, autodialSeconds: 5, managers: [{ id: olga.user.id }] });
+  });
+
   it("refuses ids that do not exist with a Russian 400", async () => {
     const res = await t.request
       .post("/api/v1/filters")

@@ -79,14 +79,15 @@ export const FilterFormSchema = filterInputSchema
   .superRefine((form, ctx) => {
     // The seconds count only with the box ticked: then they are core's «Автонабор через N с».
     if (!form.autodial) return;
-    const seconds = shape.autodialSeconds.unwrap().safeParse(form.autodialSeconds ?? "");
+    const seconds = shape.autodialSeconds.unwrap().safeParse(typedNumber(form.autodialSeconds));
     if (!seconds.success) ctx.addIssue({ code: "custom", message: seconds.error.issues[0].message, path: ["autodialSeconds"] });
   })
   .transform(({ autodial, autodialSeconds, retryRules, retryCountedBy, ...topic }) => ({
     ...topic,
     retryCountedBy,
     retryRules: retryCountedBy === undefined ? undefined : (retryRules ?? []),
-    autodialSeconds: autodial ? (autodialSeconds ?? "") : null,
+    // The form's text as a number: core's schema takes numbers only (an API's "5" is refused, issue 43).
+    autodialSeconds: autodial ? typedNumber(autodialSeconds) : null,
   }));
 
 /** The action's answers to this form carry this name (`resultOf`). */

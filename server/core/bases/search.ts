@@ -4,7 +4,7 @@ import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest } from "../errors";
-import { parseInput } from "../validation";
+import { digitsOrNumber, parseInput } from "../validation";
 import { extraFieldLabel } from "./mapping";
 import { displayPhone, looksLikePhone, phoneKey } from "./phone";
 import { visibleBase } from "./visible";
@@ -20,13 +20,7 @@ export const searchSchema = z.object({
     error: "Слишком длинный запрос (не более 200 символов)",
   }),
   /** A base id, or 0 (or nothing) for every base. */
-  database: z.coerce
-    .number({ error: "Неверный идентификатор базы" })
-    .int({ error: "Неверный идентификатор базы" })
-    .min(0, { error: "Неверный идентификатор базы" })
-    .max(2147483647, { error: "Неверный идентификатор базы" })
-    .optional()
-    .default(0),
+  database: digitsOrNumber("Неверный идентификатор базы", 0, 2147483647).optional().default(0),
 });
 
 export interface SearchHit {

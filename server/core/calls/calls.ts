@@ -52,12 +52,7 @@ export const startCallSchema = z.object({
  * cause: hung up here, ended by the other side, nobody answered in time, could not be dialled, connection lost.
  */
 export const endCallSchema = z.object({
-  sipCode: z.coerce
-    .number({ error: "Неверный код SIP" })
-    .int()
-    .min(300, { error: "Неверный код SIP" })
-    .max(699, { error: "Неверный код SIP" })
-    .optional(),
+  sipCode: z.number({ error: "Неверный код SIP" }).int().min(300, { error: "Неверный код SIP" }).max(699, { error: "Неверный код SIP" }).optional(),
   cause: z.enum(["hangup", "remote", "timeout", "dial", "lost"], { error: "Неверная причина завершения" }).default("remote"),
   /** The reason phrase that came with sipCode: the telephony stack's own refusals are told apart by it. */
   phrase: z.string().trim().max(100, { error: "Неверная причина SIP" }).optional(),

@@ -128,7 +128,7 @@ export const CARRIED_OUT_TEXT = "Осталось на балансе после
 /** Which payout to detail: its worker and its time (the history lists payouts by time). */
 export const payoutDetailsSchema = z.object({
   workerId: idSchema,
-  processTime: z.coerce
+  processTime: z
     .number({ error: "Укажите время выплаты (processTime)" })
     .int({ error: "Укажите время выплаты (processTime)" })
     .nonnegative({ error: "Укажите время выплаты (processTime)" })
