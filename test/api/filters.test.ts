@@ -105,7 +105,12 @@ describe("filters API", () => {
     // `true` was manager 1 (the admin), "" or null was 0.
     await refusedWith("/api/v1/filters", "post", body({ managers: [true] }), "Неверный идентификатор");
     await refusedWith("/api/v1/filters", "post", body({ databases: [""] }), "Неверный идентификатор");
-    await refusedWith("/api/v1/database/settings", "post", { callbackGraceMinutes: "20" }, "Неверное время ожидания перезвона");
+    await refusedWith(
+      "/api/v1/database/settings",
+      "post",
+      { removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "", callbackGraceMinutes: "20" },
+      "Неверное время ожидания перезвона",
+    );
     await refusedWith("/api/v1/statuses", "post", { text: "Порядок строкой", order: "3" }, "Неверный порядок");
     // The numbers themselves still pass, and ids copied from a URL may still come as digits.
     const saved = await t.request
