@@ -3,7 +3,15 @@ export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCal
 export type { ManagerCallDay } from "#server/core/calls/calls";
 export { historiesOf } from "#server/core/calls/history";
 export type { HistoryEntry } from "#server/core/calls/history";
-export { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "#server/core/telephony/listening";
+export {
+  answerListening,
+  answerWhisper,
+  hearWhisper,
+  startListening,
+  startWhisper,
+  stopListening,
+  whisperOffer,
+} from "#server/core/telephony/listening";
 
 export { diskWarning, recentRecordedCalls } from "#server/core/recordings/recordings";
 export { recordingAnswer } from "#server/http/recording-answer";

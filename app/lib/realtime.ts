@@ -44,7 +44,7 @@ export interface RealtimeEvents {
   /** One or more of the user's callbacks fell due (issue 18): a toast, and the menu's count. */
   callbacksDue: { callbacks: Array<{ id: number; name: string; phone: string; dueAt: string }>; due: number };
   /** An admin started whispering into the user's call (issue 28): his page subscribes to the admin's voice. */
-  whisper: { sessionId: number };
+  whisper: { sessionId: number; sdp?: string };
   /** The admin stopped whispering. */
   whisperEnded: { sessionId: number };
   /** An admin's listening or whisper ended without his «Стоп» (the call ended), and why. */

@@ -140,6 +140,11 @@ export default function UsersOnlinePage() {
                     ) : (
                       "—"
                     )}
+                    {user.ringing ? (
+                      <span className="ml-2 whitespace-nowrap text-xs text-slate-600 dark:text-slate-300" data-testid="agent-ringing">
+                        идёт вызов
+                      </span>
+                    ) : null}
                   </td>
                   <td className="px-3 py-2" data-label="С какого времени" data-testid="agent-state-since">
                     {user.state && user.stateSince ? formatDateTime(user.stateSince) : "—"}
@@ -147,11 +152,25 @@ export default function UsersOnlinePage() {
                   <td className="px-3 py-2" data-label="Действия" data-empty={user.id === meId ? "" : undefined}>
                     {user.id === meId ? null : (
                       <div className="flex flex-wrap items-center gap-x-8 gap-y-3">
-                        {/* Listening is WebRTC: with JavaScript only. */}
-                        {hydrated && user.state === "call" ? (
-                          <div className="flex flex-wrap gap-2">
-                            <ListenButton managerId={user.id} login={user.login} />
-                            <WhisperButton managerId={user.id} />
+                        {user.state === "call" || (hydrated && user.ringing) ? (
+                          <div className="flex flex-wrap items-center gap-2">
+                            {/* Listening is WebRTC: with JavaScript only. Offered while the call rings too: it waits for the
+                                answer and starts then, the same button staying mounted as the row turns to «Разговор». */}
+                            {hydrated ? <ListenButton managerId={user.id} login={user.login} /> : null}
+                            {hydrated && user.state === "call" ? <WhisperButton managerId={user.id} /> : null}
+                            {/* Scoring the call while it is heard (issue 39): in a tab of its own, so the listening goes on here. */}
+                            {user.callId !== null ? (
+                              <a
+                                href={`/quality/call/${user.callId}`}
+                                target="_blank"
+                                rel="noopener"
+                                className="whitespace-nowrap text-sm text-blue-600 hover:underline dark:text-blue-400"
+                                title="Оценка звонка откроется в новой вкладке, прослушивание здесь продолжится"
+                                data-testid="score-live-call"
+                              >
+                                Оценить
+                              </a>
+                            ) : null}
                           </div>
                         ) : null}
                         {/* Apart from the listening buttons, not red, and it asks first (issue 39). */}

@@ -1,9 +1,12 @@
 import type { ActionFunctionArgs } from "@remix-run/node";
 import { actorOf, getUser } from "../auth.server";
-import { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening } from "../calls.server";
+import { answerListening, answerWhisper, hearWhisper, startListening, startWhisper, stopListening, whisperOffer } from "../calls.server";
 import { notSignedIn, resourceError } from "../errors.server";
 import { readFormBody, unknownIntent } from "../forms.server";
 import { postOnlyResource } from "../resources.server";
+
+/** The longest offer pushed with the whisper's news: the instances' bus (Postgres NOTIFY) carries at most 8,000 bytes. */
+const MAX_PUSHED_OFFER = 6_000;
 
 /** Nothing to read here: a GET says so. */
 export const loader = postOnlyResource;
@@ -36,8 +39,18 @@ export async function action({ request, context }: ActionFunctionArgs) {
       }
       case "whisper": {
         const whisper = await startWhisper(db, mediaRelay, actor, form);
-        await hub.tellUser(whisper.managerId, "whisper", { sessionId: whisper.sessionId });
-        return Response.json({ sessionId: whisper.sessionId, sdp: whisper.sdp });
+        // The manager's offer is made while the admin's browser takes its answer, and goes with the news, so his page
+        // answers at once (issue 39: no `hear` round trip). Without it (rtpengine refused, an offer too long for the
+        // instances' bus) his page asks `hear` itself and says what went wrong.
+        const { sessionId, managerId } = whisper;
+        void whisperOffer(db, mediaRelay, sessionId)
+          .then(
+            ({ sdp }) => (sdp.length <= MAX_PUSHED_OFFER ? { sessionId, sdp } : { sessionId }),
+            () => ({ sessionId }),
+          )
+          .then((news) => hub.tellUser(managerId, "whisper", news))
+          .catch(() => {});
+        return Response.json({ sessionId, sdp: whisper.sdp });
       }
       case "hear":
         return Response.json(await hearWhisper(db, mediaRelay, actor, form));

@@ -259,6 +259,7 @@ interface OnlineRow {
   login: string;
   state: string | null;
   stateSince: string | null;
+  callId: number | null;
 }
 
 async function onlineRow(login: string): Promise<OnlineRow | undefined> {
@@ -340,6 +341,13 @@ describe("agent states on /users", () => {
       const row = new RegExp(`data-testid="online-row-${a.login}"[^]*?</tr>`).exec(page.text)?.[0] ?? "";
       return /data-testid="agent-state"[^>]*>(?:<span[^>]*>)?([^<]*)</.exec(row)?.[1];
     };
+    const scoreLink = async () => {
+      const page = await getPage(t, "/users", adminCookie);
+      const row = new RegExp(`data-testid="online-row-${a.login}"[^]*?</tr>`).exec(page.text)?.[0] ?? "";
+      const link = /<a [^>]*data-testid="score-live-call"[^>]*>Оценить<\/a>/.exec(row)?.[0];
+      if (link) expect(link).toContain('target="_blank"');
+      return link ? /href="([^"]+)"/.exec(link)?.[1] : undefined;
+    };
     try {
       await stateOf(a.login, "lead");
       const [{ phone_key }] = await queryRows<{ phone_key: string }>(t.db, sql`select phone_key from contacts where id = ${a.lead}`);
@@ -362,6 +370,12 @@ describe("agent states on /users", () => {
       const talking = await stateOf(a.login, "call");
       expect(talking.stateSince).toBe(new Date(answered_at).toISOString());
       expect(await pageState()).toBe("Разговор");
+      // «Оценить» on the row, without JavaScript too, opens this call's scoring page in a tab of its own (issue 39).
+      expect(await scoreLink()).toBe(`/quality/call/${id}`);
+      expect((await onlineRow(a.login))?.callId).toBe(id);
+      const scoring = await getPage(t, `/quality/call/${id}`, adminCookie);
+      expect(scoring.status).toBe(200);
+      expect(scoring.text).toContain("Оценка звонка");
       // «Слушать» is offered in state "call" and gets past the call check: only the relay (not set here) is missing.
       const heard = await listen();
       expect(heard.status).toBe(503);
@@ -381,6 +395,7 @@ describe("agent states on /users", () => {
       expect(ended.talk_seconds).toBeLessThanOrEqual(302);
       await stateOf(a.login, "lead");
       expect(await pageState()).toBe("Работает с лидом");
+      expect(await scoreLink()).toBeUndefined();
     } finally {
       for (const s of sockets) s.close();
     }

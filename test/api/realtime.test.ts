@@ -117,6 +117,8 @@ describe("the realtime hub on one instance", () => {
       // Logged in, no topic, no lead: waiting (decision 038), since his login.
       state: "idle",
       stateSince: expect.any(String),
+      callId: null,
+      ringing: false,
     });
     socket.ws.close();
     watcher.ws.close();

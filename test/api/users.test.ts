@@ -158,6 +158,8 @@ describe("GET /api/v1/users/online", () => {
       lastSeen: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       state: "idle",
       stateSince: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+      callId: null,
+      ringing: false,
     });
     expect(await onlineLogins()).not.toContain("tokenonly");
 

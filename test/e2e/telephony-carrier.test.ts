@@ -12,7 +12,7 @@ import { decodeRecording, toneShare, toneWav } from "../helpers/recordings";
 import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
 import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, useCallPath } from "../sip/call-page";
-import { elementOutput } from "../sip/page-audio";
+import { audibleAfterClick, elementOutput } from "../sip/page-audio";
 import { relayForgets, relayParties } from "../sip/rtpengine-control";
 import { watchPeerConnections } from "../sip/peer-connections";
 
@@ -372,13 +372,13 @@ describe("live listening from /users (issue 28)", () => {
   }
 
   it("plays both sides of a manager's call to the admin, each tone heard, with nothing sent to the manager or the carrier, until Стоп", async () => {
-    const carrier = await startCarrier({ answer: { ringMs: 2_500 } });
+    const carrier = await startCarrier({ answer: { ringMs: 5_000 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-90", { browser: says440 });
     await recorded(a.manager.user.id);
     const admin = await adminOn(ADMIN);
     const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
     await a.page.click("[data-testid=call-button]");
-    // While it rings there is nothing to hear: no «Слушать» on the row, and a page that asks anyway is told so.
+    // While it rings there is nothing to hear yet: a page that asks is told so…
     await carrier.waitForMessage(/INVITE sip:380671112290@/);
     await expect.poll(() => callOf(a.manager.user.id).then((c) => c?.byProxy)).toBe(true);
     allowRefusal(409);
@@ -387,11 +387,27 @@ describe("live listening from /users (issue 28)", () => {
       return { status: response.status, body: await response.json() };
     }, a.manager.user.id);
     expect(ringing).toMatchObject({ status: 409, body: { message: "Звонок ещё не принят" } });
-    expect(await row.locator("[data-testid=listen]").count()).toBe(0);
-    await expectText(a.page, "call-state", "Разговор: 380671112290");
-    // Answered: the row offers «Слушать» by itself (the proxy's answer reaches /users at once).
+    // …and the row, which says the call is ringing, offers «Слушать» (not «Подсказать»): pressed now, it says so and
+    // waits («Ждём ответа…»), then starts by itself once the client answers (issue 39).
+    await expectText(admin, "agent-ringing", "идёт вызов");
+    const toldWaiting = admin.getByText("Звонок ещё не принят: прослушивание начнётся, когда на звонок ответят").waitFor();
     await row.locator("[data-testid=listen]").click({ timeout: 5_000 });
-    await row.locator("[data-testid=listen-stop]").waitFor();
+    await toldWaiting;
+    await expectText(admin, "listen-waiting", "Ждём ответа…");
+    expect(await row.locator("[data-testid=whisper]").count()).toBe(0);
+    expect((await callOf(a.manager.user.id)).answeredAt, "the press came while the call rang").toBeNull();
+    await expectText(a.page, "call-state", "Разговор: 380671112290");
+    await row.locator("[data-testid=listen-stop]").waitFor({ timeout: 5_000 });
+    expect(await admin.locator("[data-testid=agent-ringing]").count()).toBe(0);
+    // While he listens, «Оценить» opens the call's scoring in a tab of its own, and the listening goes on here.
+    const scoreLink = row.locator("[data-testid=score-live-call]");
+    expect(await scoreLink.getAttribute("href")).toBe(`/quality/call/${(await callOf(a.manager.user.id)).id}`);
+    const [scoring] = await Promise.all([admin.context().waitForEvent("page"), scoreLink.click()]);
+    await scoring.waitForLoadState();
+    expect(new URL(scoring.url()).pathname).toBe(`/quality/call/${(await callOf(a.manager.user.id)).id}`);
+    await scoring.getByRole("heading", { level: 1, name: "Оценка звонка" }).waitFor();
+    await scoring.close();
+    expect(await row.locator("[data-testid=listen-stop]").isVisible()).toBe(true);
     // The row says how long the admin has listened, a running timer.
     await expectText(admin, "listen-timer", "Слушаете · 0:0");
     await expectText(admin, "listen-timer", "Слушаете · 0:02");
@@ -519,7 +535,14 @@ describe("live listening from /users (issue 28)", () => {
     if (before) await page.setViewportSize(before);
   }
 
-  it("whispers the admin's voice to the manager only: the manager hears its tone, the carrier receives none of it", async () => {
+  /**
+   * «Подсказать» → audible to the manager, in one run on a loaded CI machine (the bench's median is the 1 s target):
+   * 1.5-2 s before rtpengine answered the admin's publish as the DTLS client, whose first handshake, sent before ICE
+   * had connected, went nowhere and was repeated a second later (issue 39).
+   */
+  const WHISPER_AUDIBLE_MS = 1_200;
+
+  it("whispers the admin's voice to the manager only, audible within 1.2 s of the click: the manager hears its tone, the carrier receives none of it", async () => {
     const carrier = await startCarrier({ answer: { ringMs: 300 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-91", { browser: says440 });
     await recorded(a.manager.user.id);
@@ -529,7 +552,16 @@ describe("live listening from /users (issue 28)", () => {
     const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
 
     media.sources(true);
-    await row.locator("[data-testid=whisper]").click();
+    // «Подсказать» → the admin's tone audible in the manager's element (its output, playing, moving; issue 39).
+    const audibleAfter = await audibleAfterClick(
+      a.page,
+      `[data-testid=online-row-${a.manager.user.login}] [data-testid=whisper]`,
+      "whisper",
+      [660],
+      admin,
+    );
+    if (process.env.DEBUG_LISTEN) console.log("whisper audible after", audibleAfter, "ms");
+    expect(audibleAfter).toBeLessThan(WHISPER_AUDIBLE_MS);
     await row.locator("[data-testid=whisper-stop]").waitFor();
     await a.page.locator("[data-testid=whisper-on]").waitFor();
     await noticeLeavesHeaderUsable(a.page);

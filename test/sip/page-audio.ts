@@ -72,3 +72,62 @@ export async function elementOutput(page: Page, label: string): Promise<ElementO
     playing,
   };
 }
+
+/**
+ * From a click on `button` (in the page, by its clock) until the page's element `label` plays every tone of `hz`:
+ * polled every 50 ms on a short window of the element's output (2,048 samples), the element playing throughout.
+ */
+export async function audibleAfterClick(page: Page, button: string, label: string, hz: number[], clicker: Page = page): Promise<number> {
+  // tsx names the page function's inner arrows with its __name helper, which the page lacks.
+  await page.evaluate("window.__name = window.__name || ((f) => f)");
+  const clickedAt = await clicker.evaluate((selector) => {
+    (document.querySelector(selector) as HTMLButtonElement).click();
+    return Date.now();
+  }, button);
+  const heardAt = await page.evaluate(
+    async ({ label, hz, deadline }) => {
+      const level = (samples: Float32Array, rate: number, f: number) => {
+        const k = (2 * Math.PI * f) / rate;
+        const c = 2 * Math.cos(k);
+        let s1 = 0;
+        let s2 = 0;
+        let power = 0;
+        for (const x of samples) {
+          const s0 = x + c * s1 - s2;
+          s2 = s1;
+          s1 = s0;
+          power += x * x;
+        }
+        const magnitude = s1 * s1 + s2 * s2 - c * s1 * s2;
+        return power > 0 ? Math.sqrt(((2 * magnitude) / samples.length / power) * (power / samples.length)) : 0;
+      };
+      const context = new AudioContext();
+      await context.resume();
+      try {
+        while (Date.now() < deadline) {
+          const audio = [...document.querySelectorAll("audio")].find((a) => a.dataset.relayLeg === label);
+          if (audio && !audio.paused && audio.readyState >= 2) {
+            const analyser = context.createAnalyser();
+            analyser.fftSize = 2048;
+            const captured = (audio as HTMLAudioElement & { captureStream(): MediaStream }).captureStream();
+            for (const track of captured.getAudioTracks()) context.createMediaStreamSource(new MediaStream([track])).connect(analyser);
+            const from = audio.currentTime;
+            const started = performance.now();
+            await new Promise((r) => setTimeout(r, (1000 * 2048) / context.sampleRate + 10));
+            const samples = new Float32Array(2048);
+            analyser.getFloatTimeDomainData(samples);
+            analyser.disconnect();
+            const moved = audio.currentTime - from >= (0.8 * (performance.now() - started)) / 1000;
+            if (moved && !audio.paused && hz.every((f) => level(samples, context.sampleRate, f) > 0.005)) return Date.now();
+          } else await new Promise((r) => setTimeout(r, 50));
+        }
+        return null;
+      } finally {
+        await context.close();
+      }
+    },
+    { label, hz, deadline: Date.now() + 20_000 },
+  );
+  if (heardAt === null) throw new Error(`${label}: never heard ${hz.join(" and ")} Hz within 20 s of the click`);
+  return heardAt - clickedAt;
+}

@@ -20,11 +20,12 @@ export function WhisperReceiver() {
       live.current = null;
       setOn(false);
     };
-    const offStart = client.on("whisper", async ({ sessionId }) => {
+    const offStart = client.on("whisper", async ({ sessionId, sdp: offered }) => {
       end();
       try {
         const failure = "Не удалось принять подсказку";
-        const { sdp } = await postListen<{ sdp: string }>({ intent: "hear", sessionId: String(sessionId) }, failure);
+        // The server pushes the offer with the news (issue 39); asked for only when it could not.
+        const sdp = offered ?? (await postListen<{ sdp: string }>({ intent: "hear", sessionId: String(sessionId) }, failure)).sdp;
         const leg = await receiveAudio(sdp, "whisper");
         // The admin's voice stops coming for good (rtpengine stopped, frozen): said, not left as a silent banner.
         const unwatch = watchLeg(leg.pc, () => {

@@ -90,7 +90,7 @@ function useSupervision(open: () => Promise<{ sessionId: number; leg: RelayLeg }
       // The call still rings: asked again until it is answered (or the admin cancels, or it never is).
       if (error instanceof ListenRefusal && error.code === "call_not_answered" && !waiting.current?.cancelled) {
         const first = startedWaiting ?? Date.now();
-        if (startedWaiting === null) notify("info", `${error.message}: начнётся, когда менеджер ответит`);
+        if (startedWaiting === null) notify("info", `${error.message}: прослушивание начнётся, когда на звонок ответят`);
         if (Date.now() - first < WAIT_MS) {
           setPhase("waiting");
           waiting.current = { cancelled: false, timer: setTimeout(() => void attempt(first), RETRY_MS) };

@@ -21,17 +21,29 @@ export interface AgentStateView {
   state: AgentState | null;
   /** When the state began (ISO 8601), null when unknown. */
   since: string | null;
+  /** In a call: the call's id in the log (/users links it to its scoring, issue 39); otherwise null. */
+  callId: number | null;
+  /**
+   * A call of his that the proxy logs is ringing (not answered yet): /users offers «Слушать» already, which waits
+   * for the answer and starts then (issue 39). The state stays what it was (a ringing call is not a talk).
+   */
+  ringing: boolean;
 }
 
 interface Row {
   id: number;
   works_leads: boolean;
+  call_id: number | string | null;
+  ringing: boolean | null;
   call_since: Date | string | null;
   break_since: Date | string | null;
   holds: boolean | null;
   held_since: Date | string | null;
   idle_since: Date | string | null;
 }
+
+/** How long a call can ring before it is no longer counted as ringing (carriers give up after a minute or two). */
+const RINGS_AT_MOST_SECONDS = 180;
 
 const iso = (value: Date | string | null) => (value == null ? null : new Date(value).toISOString());
 
@@ -47,11 +59,9 @@ export async function agentStates(db: Db, userIds: number[]): Promise<Map<number
     db,
     sql`select u.id,
         not u.is_admin or exists (select 1 from filter_managers fm where fm.user_id = u.id) as works_leads,
-        (select case when c.by_proxy then c.answered_at else c.started_at end from calls c
-          where c.user_id = u.id and c.ended_at is null and case when c.by_proxy
-            then c.answered_at is not null and c.started_at > now() - make_interval(secs => ${PROXY_CALL_MAX_SECONDS})
-            else c.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS}) end
-          order by c.started_at desc limit 1) as call_since,
+        talk.call_id, talk.call_since,
+        exists (select 1 from calls c where c.user_id = u.id and c.by_proxy and c.ended_at is null and c.answered_at is null
+          and c.started_at > now() - make_interval(secs => ${RINGS_AT_MOST_SECONDS})) as ringing,
         (select b.started_at from manager_breaks b where b.user_id = u.id and b.ended_at is null) as break_since,
         h.holds, h.held_since,
         greatest(
@@ -62,18 +72,24 @@ export async function agentStates(db: Db, userIds: number[]): Promise<Map<number
         ) as idle_since
       from users u
       left join lateral (
+        select c.id as call_id, case when c.by_proxy then c.answered_at else c.started_at end as call_since from calls c
+          where c.user_id = u.id and c.ended_at is null and case when c.by_proxy
+            then c.answered_at is not null and c.started_at > now() - make_interval(secs => ${PROXY_CALL_MAX_SECONDS})
+            else c.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS}) end
+          order by c.started_at desc limit 1) talk on true
+      left join lateral (
         select true as holds, ct.held_since from contacts ct
         where ct.held_by = u.id and ct.held_until > now() order by ct.id limit 1) h on true
       where u.id in (${ids})`,
   );
   for (const row of rows) {
-    let view: AgentStateView;
-    if (!row.works_leads) view = { state: null, since: null };
-    else if (row.call_since != null) view = { state: "call", since: iso(row.call_since) };
-    else if (row.break_since != null) view = { state: "break", since: iso(row.break_since) };
-    else if (row.holds) view = { state: "lead", since: iso(row.held_since) };
-    else view = { state: "idle", since: iso(row.idle_since) };
-    states.set(row.id, view);
+    let view: Omit<AgentStateView, "ringing">;
+    if (!row.works_leads) view = { state: null, since: null, callId: null };
+    else if (row.call_since != null) view = { state: "call", since: iso(row.call_since), callId: Number(row.call_id) };
+    else if (row.break_since != null) view = { state: "break", since: iso(row.break_since), callId: null };
+    else if (row.holds) view = { state: "lead", since: iso(row.held_since), callId: null };
+    else view = { state: "idle", since: iso(row.idle_since), callId: null };
+    states.set(row.id, { ...view, ringing: !!row.ringing && view.state !== "call" });
   }
   return states;
 }

@@ -286,7 +286,7 @@ export async function startWhisper(db: Db, relay: MediaRelay | null, actor: Acto
     .returning({ id: listenSessions.id });
   const tag = `whisper-${session.id}`;
   try {
-    const answer = await ask(ready, { command: "publish", "call-id": call.sipCallId, "from-tag": tag, sdp, ...TO_A_BROWSER });
+    const answer = await ask(ready, { command: "publish", "call-id": call.sipCallId, "from-tag": tag, sdp, ...TO_A_BROWSER, DTLS: "passive" });
     if (typeof answer.sdp !== "string") throw unavailable("rtpengine не прислал ответ");
     await db.update(listenSessions).set({ relayTag: tag }).where(eq(listenSessions.id, session.id));
     return { sessionId: session.id, managerId, sdp: answer.sdp };
@@ -301,17 +301,37 @@ export async function startWhisper(db: Db, relay: MediaRelay | null, actor: Acto
 
 const hearSchema = z.object({ sessionId: bigIdSchema("Неверный идентификатор подсказки") });
 
-/** The manager's page, told of a whisper: its offer of the admin's voice. */
+/** The manager's page, told of a whisper without its offer (or asking again): its offer of the admin's voice. */
 export async function hearWhisper(db: Db, relay: MediaRelay | null, actor: Actor, input: unknown) {
   const { sessionId } = parseInput(hearSchema, input);
   const session = await openSession(db, sessionId, { managerId: actor.id, kind: "whisper" });
+  return { sdp: await subscribeManager(db, relay, sessionId, session) };
+}
+
+/**
+ * The manager's offer of the admin's voice, made by the server as soon as the whisper is published, so that his
+ * page gets it with the news and answers at once (issue 39: «Подсказать» heard within 1 s; the page's own `hear`
+ * was one more round trip). Answers the manager it is for and the offer.
+ */
+export async function whisperOffer(db: Db, relay: MediaRelay | null, sessionId: number): Promise<{ managerId: number | null; sdp: string }> {
+  const session = await openSession(db, sessionId, { kind: "whisper" });
+  return { managerId: session.managerId, sdp: await subscribeManager(db, relay, sessionId, session) };
+}
+
+/** The manager's subscription to the whisper's published voice; one per session (a second replaces the first). */
+async function subscribeManager(
+  db: Db,
+  relay: MediaRelay | null,
+  sessionId: number,
+  session: { relayTag: string | null; hearTag: string | null; sipCallId: string },
+): Promise<string> {
   if (!session.relayTag) throw badRequest("Подсказка ещё не началась");
   const ready = relayOrRefuse(relay);
   // One subscription for the manager: a second `hear` (his page reloaded, told twice) replaces the first.
   if (session.hearTag) await dropParty(ready, session.sipCallId, session.hearTag).catch(() => {});
   const { sdp, tag } = await subscribe(ready, session.sipCallId, { "from-tag": session.relayTag, flags: ["generate mid"] });
   await db.update(listenSessions).set({ hearTag: tag }).where(eq(listenSessions.id, sessionId));
-  return { sdp };
+  return sdp;
 }
 
 /** The manager's browser's answer: the admin's voice starts flowing to him. */

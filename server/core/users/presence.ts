@@ -20,6 +20,10 @@ export interface PresentUser {
   state: AgentState | null;
   /** Since when (ISO 8601), null when unknown. */
   stateSince: string | null;
+  /** In a call: its id in the log (the scoring page's /quality/call/:id); otherwise null. */
+  callId: number | null;
+  /** A call of his rings (the proxy's, not answered yet): «Слушать» may be pressed already, and waits for the answer. */
+  ringing: boolean;
 }
 
 export async function listPresentUsers(db: Db, graceSeconds: number): Promise<PresentUser[]> {
@@ -45,6 +49,8 @@ export async function listPresentUsers(db: Db, graceSeconds: number): Promise<Pr
     lastSeen: (r.lastSeen as Date).toISOString(),
     state: states.get(r.id)?.state ?? null,
     stateSince: states.get(r.id)?.since ?? null,
+    callId: states.get(r.id)?.callId ?? null,
+    ringing: states.get(r.id)?.ringing ?? false,
   }));
 }
 

@@ -20,6 +20,8 @@ const presentUserSchema = z.object({
     .nullable()
     .describe("Что он делает: call — разговор, break — перерыв, lead — работает с лидом, idle — ожидает; null — админ, не работающий с лидами"),
   stateSince: z.string().nullable().describe("С какого времени (ISO 8601, UTC)"),
+  ringing: z.boolean().describe("его звонок ещё звонит (не принят): «Слушать» дождётся ответа"),
+  callId: z.number().int().nullable().describe("В разговоре: id звонка в журнале (его оценка — /quality/call/{id}); иначе null"),
 });
 
 const users: FastifyPluginAsyncZod = async (api) => {
