@@ -1,7 +1,7 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { calls, contacts, users } from "../../db/schema";
-import { ADMIN, createUser, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
+import { callScores, calls, contacts, users } from "../../db/schema";
+import { ADMIN, bearer, createUser, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 let manager: Awaited<ReturnType<typeof createUser>>;
@@ -95,6 +95,59 @@ describe("the call log in the pages", () => {
     const row = new RegExp(`<tr[^>]*><td[^>]*>${name}</td>(.*?)</tr>`).exec(home.text)![1];
     // Attempts, answered, answered %, talk time (ч:мм:сс), attempts per client (issue 29, decision 060).
     expect([...row.matchAll(/>([^<>]+)<\/td>/g)].map((m) => m[1])).toEqual(["2", "1", "50\u00a0%", "0:01:05", "2"]);
+  });
+
+  it("his history shows the score of his own scored call, linked to his /profile; an admin's links to the scoring page; another's score stays hidden (issue 39)", async () => {
+    const lead = await currentLead();
+    const contactId = Number(lead.contactId);
+    const [own] = await t.db
+      .select({ id: calls.id })
+      .from(calls)
+      .where(and(eq(calls.contactId, contactId), eq(calls.userId, manager.user.id), eq(calls.outcome, "answered")));
+    // Another manager called the same client before; his call is scored too.
+    const other = await createUser(t.db, { login: "history-other" });
+    const [theirs] = await t.db
+      .insert(calls)
+      .values({
+        userId: other.user.id,
+        contactId,
+        number: lead.phone,
+        direction: "out",
+        startedAt: new Date(Date.now() - 3_600_000),
+        endedAt: new Date(Date.now() - 3_500_000),
+        outcome: "answered",
+        talkSeconds: 100,
+      })
+      .returning({ id: calls.id });
+    await t.db.insert(callScores).values([
+      { callId: own.id, managerId: manager.user.id, answers: [], score: 83 },
+      { callId: theirs.id, managerId: other.user.id, answers: [], score: 41 },
+    ]);
+    const scoresIn = (html: string) =>
+      [...html.matchAll(/data-testid="history-score"[^]*?data-testid="history-score-value">(\d+)<\/span>[^]*?<a href="([^"]+)"/g)].map((m) => [
+        Number(m[1]),
+        m[2],
+      ]);
+
+    const panel = (await currentLead()).page;
+    expect(scoresIn(panel)).toEqual([[83, `/profile#score-${own.id}`]]);
+    expect(panel).toContain("Подробнее в профиле");
+    // The link's target is there: /profile's «Мои оценки» holds the score under that anchor.
+    expect((await getPage(t, "/profile", managerCookie)).text).toContain(`id="score-${own.id}"`);
+
+    const search = await getPage(t, `/searchlead?term=${encodeURIComponent("Ирина")}`, adminCookie);
+    expect(scoresIn(search.text)).toEqual([
+      [83, `/quality/call/${own.id}`],
+      [41, `/quality/call/${theirs.id}`],
+    ]);
+    // The API's history gives the admin both scores.
+    const api = await t.request.get(`/api/v1/contacts/${contactId}/history`).set(bearer(await t.adminToken()));
+    expect(
+      (api.body as Array<{ id?: number; score?: number | null }>).filter((e) => e.id === own.id || e.id === theirs.id).map((e) => [e.id, e.score]),
+    ).toEqual([
+      [own.id, 83],
+      [theirs.id, 41],
+    ]);
   });
 
   it("the search says how many pages there are beyond its five buttons, and when it stopped at its limit (issue 31)", async () => {

@@ -5,10 +5,10 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { eq } from "drizzle-orm";
-import { calls, filters, scorecardCriteria } from "../../db/schema";
+import { calls, contacts, filters, scorecardCriteria, users } from "../../db/schema";
 import { ADMIN, bearer, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
-import { createFilterRow } from "../helpers/leads";
+import { createBase as createLeadBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { createBase, pressStatus } from "../helpers/money";
 import { toneWav } from "../helpers/recordings";
 import { setTheme } from "../helpers/screens";
@@ -286,6 +286,90 @@ describe("call scoring (issue 39 §3)", () => {
         await page.locator("[data-testid=week-scores]").screenshot({ path: path.join(dir, `week-scores-${theme}-${width}.png`) });
       }
     }
+  });
+});
+
+describe("scores in the manager's call history (issue 39 §3)", () => {
+  it("his lead's history shows his scored call's score, which leads to it on /profile (JavaScript on); light and dark, 390 and 1440", async () => {
+    const olga = await createUser(e.db, { login: "qc-olga", displayName: "Ольга Оценкина" });
+    const { base } = await createLeadBase(e.db, { count: 1, prefix: "Оценённый клиент" });
+    const statuses = await statusesByText(e.db);
+    const topic = await createFilterRow(e.db, {
+      name: "Оценки в истории",
+      managerIds: [olga.user.id],
+      databaseIds: [base.id],
+      statusIds: Object.values(statuses).map((s) => s.id),
+    });
+    await e.db.update(users).set({ gettingFilter: topic.id }).where(eq(users.id, olga.user.id));
+    const page = await e.newPage();
+    await loginThroughPage(page, olga);
+    await page.goto("/leadpanel");
+    await waitForHydration(page);
+    const [lead] = await e.db.select().from(contacts).where(eq(contacts.heldBy, olga.user.id));
+    const startedAt = new Date(Date.now() - 300_000);
+    const [call] = await e.db
+      .insert(calls)
+      .values({
+        userId: olga.user.id,
+        filterId: topic.id,
+        contactId: lead.id,
+        number: lead.phone,
+        direction: "out",
+        startedAt,
+        answeredAt: startedAt,
+        endedAt: new Date(Date.now() - 225_000),
+        talkSeconds: 75,
+        outcome: "answered",
+      })
+      .returning();
+    const admin = bearer(await e.adminToken());
+    const card = await e.request
+      .put(`/api/v1/scorecards/${topic.id}`)
+      .set(admin)
+      .send({
+        criteria: [
+          { text: "Поздоровался", weight: 10 },
+          { text: "Назвал цену", weight: 10 },
+        ],
+      });
+    const [hello, price] = card.body.criteria.map((c: { id: number }) => c.id);
+    const scored = await e.request
+      .post(`/api/v1/scores/calls/${call.id}`)
+      .set(admin)
+      .send({ answers: { [hello]: "yes", [price]: "partly" } });
+    expect(scored.status).toBe(200);
+
+    await page.reload();
+    await waitForHydration(page);
+    const history = page.getByTestId("client-history");
+    // (10 + 10 × 0.5) / 20 = 75
+    expect(await history.getByTestId("history-score-value").textContent()).toBe("75");
+    expect(await history.getByTestId("history-score").textContent()).toContain("Оценка75Подробнее в профиле");
+
+    if (process.env.SCREENS_DIR) {
+      const dir = process.env.SCREENS_DIR;
+      fs.mkdirSync(dir, { recursive: true });
+      for (const theme of ["light", "dark"] as const) {
+        await setTheme(page.context(), e.baseUrl, theme);
+        for (const width of [1440, 390]) {
+          await page.setViewportSize({ width, height: 900 });
+          await page.goto("/leadpanel");
+          await waitForHydration(page);
+          await page.screenshot({ path: path.join(dir, `history-score-${theme}-${width}.png`), fullPage: true });
+        }
+      }
+      await setTheme(page.context(), e.baseUrl, "light");
+      await page.goto("/leadpanel");
+      await waitForHydration(page);
+    }
+
+    // Its link leads to the score on /profile: its answers, and the dispute he may send from there.
+    await page.getByTestId("client-history").getByRole("link", { name: "Подробнее в профиле" }).click();
+    await page.waitForURL((url) => url.pathname === "/profile" && url.hash === `#score-${call.id}`);
+    const target = page.locator(`#score-${call.id}`);
+    expect(await target.getByTestId("my-score-value").textContent()).toBe("75");
+    expect(await target.getByTestId("dispute-form").count()).toBe(1);
+    await page.context().close();
   });
 });
 

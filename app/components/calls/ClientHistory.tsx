@@ -3,6 +3,7 @@ import type { HistoryEntry } from "../../calls.server";
 import { usePlayReport } from "../../lib/heard-audio";
 import { formatDateTime } from "../../lib/format";
 import { formatDuration } from "../../lib/softphone/machine";
+import { ScoreBadge } from "../quality/ScoreParts";
 
 /** The call log's outcome of a call, as a manager says it. */
 const OUTCOME_TEXT: Record<string, string> = {
@@ -75,6 +76,22 @@ export function RecordingPlayer({ id, className = "h-8 max-w-full", scoring = fa
 }
 
 /**
+ * A scored call's score in the history (issue 39): the manager sees his own calls' scores here, with the way to
+ * their answers, comments and his dispute on /profile; an admin goes to the call's scoring page.
+ */
+function CallScore({ entry }: { entry: { id: number; score: number | null; mine: boolean } }) {
+  return (
+    <div className="mt-1 flex flex-wrap items-center gap-2 text-xs" data-testid="history-score">
+      <span>Оценка</span>
+      <ScoreBadge score={entry.score ?? 0} testId="history-score-value" />
+      <a href={entry.mine ? `/profile#score-${entry.id}` : `/quality/call/${entry.id}`} className="underline">
+        {entry.mine ? "Подробнее в профиле" : "Открыть оценку"}
+      </a>
+    </div>
+  );
+}
+
+/**
  * Everything that happened to this client, newest first: calls (outcome, talk time) and status presses (with
  * the card text), each with the manager and the time in Kyiv. Rendered on the server: JavaScript not needed.
  */
@@ -97,6 +114,7 @@ export function ClientHistory({ entries, testId = "client-history" }: { entries:
           {entry.kind === "call" ? (
             <div>
               <div>{callLine(entry)}</div>
+              {entry.score !== null ? <CallScore entry={entry} /> : null}
               <CallRecording entry={entry} />
             </div>
           ) : (

@@ -33,6 +33,7 @@ export function MyScores({ scores, answer }: { scores: MyScore[]; answer: unknow
           {scores.map((s) => (
             <li
               key={s.id}
+              id={`score-${s.callId}`}
               className="space-y-3 border-t border-slate-200 pt-3 first:border-t-0 first:pt-0 dark:border-slate-700"
               data-testid="my-score"
             >

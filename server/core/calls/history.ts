@@ -1,6 +1,6 @@
-import { and, desc, eq, inArray } from "drizzle-orm";
+import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { calls, contacts, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { callScores, calls, contacts, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
@@ -36,6 +36,13 @@ export type HistoryEntry =
       playable: boolean;
       /** ...and may download it (admins). */
       downloadable: boolean;
+      /**
+       * The call's score (0-100, a rescore when a dispute was accepted), shown to admins and to the call's own
+       * manager (issue 39: he sees his scores in his history); null when not scored or not his.
+       */
+      score: number | null;
+      /** The call is the viewer's own (his score's details are on his /profile; an admin's are at /quality). */
+      mine: boolean;
     }
   | {
       kind: "status";
@@ -62,10 +69,16 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
   if (contactIds.length === 0) return histories;
   const [callRows, eventRows] = await Promise.all([
     db
-      .select({ call: calls, manager: users.login, managersHear: filters.managersHearRecordings })
+      .select({
+        call: calls,
+        manager: users.login,
+        managersHear: filters.managersHearRecordings,
+        score: sql<number | null>`coalesce(${callScores.rescore}, ${callScores.score})`,
+      })
       .from(calls)
       .leftJoin(users, eq(users.id, calls.userId))
       .leftJoin(filters, eq(filters.id, calls.filterId))
+      .leftJoin(callScores, eq(callScores.callId, calls.id))
       .where(inArray(calls.contactId, contactIds))
       .orderBy(desc(calls.startedAt))
       .limit(HISTORY_LIMIT * contactIds.length),
@@ -77,7 +90,7 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       .orderBy(desc(leadEvents.createdAt))
       .limit(HISTORY_LIMIT * contactIds.length),
   ]);
-  for (const { call, manager, managersHear } of callRows) {
+  for (const { call, manager, managersHear, score } of callRows) {
     histories.get(Number(call.contactId))?.push({
       kind: "call",
       at: call.startedAt.toISOString(),
@@ -91,6 +104,8 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
       playable: mayHear(actor, call, managersHear),
       downloadable: actor.isAdmin && call.recording === "ready",
+      score: score !== null && (actor.isAdmin || call.userId === actor.id) ? Number(score) : null,
+      mine: call.userId === actor.id,
     });
   }
   for (const { event, manager } of eventRows) {

@@ -39,6 +39,13 @@ const historySchema = z.array(
     recordingNote: z.string().nullable().optional(),
     playable: z.boolean().optional().describe("запись можно слушать: GET /calls/{id}/recording"),
     downloadable: z.boolean().optional().describe("запись можно скачать (админ)"),
+    score: z
+      .number()
+      .int()
+      .nullable()
+      .optional()
+      .describe("оценка звонка 0-100 (с учётом пересмотра): админу — любая, менеджеру — только его звонков"),
+    mine: z.boolean().optional().describe("звонок того, кто читает историю"),
     status: z.string().optional(),
     cardText: z.string().optional(),
     attempt: z.string().nullable().optional().describe("для статуса с правилом повтора: «Попытка 3 из 5» (и «итог: …» на последней)"),
