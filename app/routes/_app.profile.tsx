@@ -1,14 +1,14 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { PieChart } from "../components/charts/PieChart";
+import { LogoutForm } from "../components/layout/LogoutForm";
 import { disputeFormName, DisputeFormSchema, MyScores } from "../components/quality/MyScores";
 import { actionError } from "../errors.server";
 import { formIntent, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { disputeScore, listScores } from "../quality.server";
 import { redirectWithToast } from "../toast.server";
 import { useBackgroundRefresh } from "../lib/background-refresh";
-import { getRealtimeClient } from "../lib/realtime";
 import { getPersonalStatistics } from "../statistics.server";
 
 export const meta: MetaFunction = () => [{ title: "Профиль" }];
@@ -56,12 +56,7 @@ export default function ProfilePage() {
             testId="personal-pie"
           />
         )}
-        {/* The realtime socket stops first: a connect due in that moment would meet no session (a 401 the browser logs). */}
-        <Form method="post" action="/logout" onSubmit={() => getRealtimeClient().stop()}>
-          <button type="submit" className="btn-danger">
-            Выйти
-          </button>
-        </Form>
+        <LogoutForm buttonClassName="btn-danger" />
       </div>
       {scores ? (
         <div className="mt-4">

@@ -16,6 +16,7 @@ import { useScriptViewer } from "../components/scripts/useScriptViewer";
 import { SoftphoneDock } from "../components/softphone/SoftphoneDock";
 import { SoftphoneProvider } from "../components/softphone/SoftphoneProvider";
 import { TestCallButton } from "../components/softphone/TestCallButton";
+import { LogoutForm } from "../components/layout/LogoutForm";
 import { notify } from "../components/ui/Toasts";
 import { callbackCounts } from "../leads.server";
 import { useCallbacksDue, useRealtimeSession } from "../lib/realtime";
@@ -106,6 +107,10 @@ export default function AppLayout() {
             <MenuCloseButton />
           </div>
           <Sidebar isAdmin={user.isAdmin} scripts={scripts} renderScript={scriptViewer.renderScript} callbacksDue={callbacksDue} />
+          {/* Issue 41: «Выйти» in the phone menu for everyone (at desk width it is in the header). */}
+          <div className="shrink-0 border-t border-slate-200 p-4 dark:border-slate-700 desk:hidden">
+            <LogoutForm buttonClassName="btn-secondary w-full" testId="menu-logout" />
+          </div>
         </aside>
         <div className="flex min-w-0 flex-1 flex-col">
           <Header

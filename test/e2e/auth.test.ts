@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ADMIN, createUser } from "../helpers/app";
 import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { setTheme } from "../helpers/screens";
 
 let e: E2E;
 beforeAll(async () => {
@@ -23,6 +24,40 @@ describe.each([true, false])("login and logout with JavaScript %s", (javaScript)
     // The session is gone: the layout sends us back to /auth.
     await page.goto("/leadpanel");
     expect(new URL(page.url()).pathname).toBe("/auth");
+  });
+
+  // Issue 41: a manager's name leads to Главная, which had no «Выйти»: the header has it at desk width, the phone menu
+  // at 390, for everyone; a POST form, so it works without JavaScript too.
+  it.each([1440, 390])("lets a manager log out from any page at %i px", async (width) => {
+    const manager = await createUser(e.db, { login: `leaving-${width}-${javaScript}`, displayName: "Ольга Уходящая" });
+    const page = await e.newPage({ javaScript });
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+    await loginThroughPage(page, manager);
+    await page.goto("/callbacks");
+    if (javaScript) await waitForHydration(page);
+    if (width === 390) {
+      expect(await page.getByTestId("header-logout").isVisible()).toBe(false);
+      await page.locator("header label[for=menu-toggle]").click();
+    }
+    const logout = page.getByRole("button", { name: "Выйти", exact: true });
+    await expect(logout.count()).resolves.toBe(1);
+    await Promise.all([page.waitForURL("**/auth"), logout.click()]);
+    await page.goto("/callbacks");
+    expect(new URL(page.url()).pathname).toBe("/auth");
+    if (process.env.SCREENS_DIR && width === 390) {
+      // The phone menu with «Выйти», for a look.
+      await loginThroughPage(page, manager);
+      for (const theme of ["light", "dark"] as const) {
+        await setTheme(page.context(), e.baseUrl, theme);
+        await page.goto("/callbacks");
+        await page.locator("header label[for=menu-toggle]").click();
+        await page.screenshot({ path: `${process.env.SCREENS_DIR}/logout-menu-390-${theme}-js-${javaScript}.png` });
+        await page.setViewportSize({ width: 1440, height: 900 });
+        await page.goto("/callbacks");
+        await page.screenshot({ path: `${process.env.SCREENS_DIR}/logout-header-1440-${theme}-js-${javaScript}.png` });
+        await page.setViewportSize({ width: 390, height: 844 });
+      }
+    }
   });
 
   it("shows the server's message for a wrong password", async () => {

@@ -2,6 +2,7 @@ import { Form, Link, useLocation } from "@remix-run/react";
 import { formatUsd } from "../../lib/format";
 import type { ReactNode } from "react";
 import { MenuIcon, MoonIcon, SunIcon } from "../ui/Icons";
+import { LogoutForm } from "./LogoutForm";
 
 interface HeaderProps {
   user: { displayName: string; isAdmin: boolean; balance: number };
@@ -13,7 +14,7 @@ interface HeaderProps {
   breakSlot?: ReactNode;
 }
 
-/** SPEC Layout header: menu toggle, balance, messenger link, theme toggle, profile link. */
+/** SPEC Layout header: menu toggle, balance, messenger link, theme toggle, profile link; and «Выйти» (issue 41). */
 export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderProps) {
   const location = useLocation();
   const nextTheme = theme === "dark" ? "light" : "dark";
@@ -52,6 +53,8 @@ export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderP
       >
         {user.displayName || "Профиль"}
       </Link>
+      {/* At desk width; on a phone «Выйти» is in the menu (the header has no room). */}
+      <LogoutForm className="hidden desk:block" testId="header-logout" />
     </header>
   );
 }
