@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { databases } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
 import { type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import type { Locator, Page } from "playwright-core";
+import { setTheme } from "../helpers/screens";
 import { buildXlsx } from "../helpers/xlsx";
 
 let e: E2E;
@@ -69,6 +71,15 @@ describe.each([true, false])("client search with JavaScript %s", (javaScript) =>
   });
 });
 
+/** The whole of `box` is inside the window as it stands (nothing to scroll to). */
+async function expectInWindow(page: Page, box: Locator) {
+  const at = (await box.boundingBox())!;
+  const view = page.viewportSize()!;
+  expect(at.y, "top of the question").toBeGreaterThanOrEqual(0);
+  expect(at.y + at.height, "bottom of the question").toBeLessThanOrEqual(view.height);
+  expect(at.x + at.width, "right edge of the question").toBeLessThanOrEqual(view.width);
+}
+
 describe.each([true, false])("the base table with JavaScript %s", (javaScript) => {
   it("pages by 5, sorts, searches, shows the status columns, and deletes after confirmation", async () => {
     const page = await e.newPage({ javaScript });
@@ -116,6 +127,22 @@ describe.each([true, false])("the base table with JavaScript %s", (javaScript) =
     const dialog = page.getByTestId("delete-base");
     await parsed(dialog);
     expect(await dialog.textContent()).toContain(`База «${deleted}» будет удалена`);
+    // Issue 41: the question stands in the window, its button visible (without JavaScript it rendered at ~1030 px
+    // of a 900 px window, so «Удалить» seemed to do nothing).
+    await expectInWindow(page, dialog);
+    if (process.env.SCREENS_DIR) {
+      const [row] = await e.db.select().from(databases).where(eq(databases.name, deleted));
+      for (const theme of ["light", "dark"] as const) {
+        await setTheme(page.context(), e.baseUrl, theme);
+        for (const width of [390, 1440]) {
+          await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+          await page.goto(`/loadedbases?deleteBase=${row.id}`);
+          if (javaScript) await waitForHydration(page);
+          await expectInWindow(page, dialog);
+          await page.screenshot({ path: `${process.env.SCREENS_DIR}/delete-base-${width}-${theme}-js-${javaScript}.png` });
+        }
+      }
+    }
     await dialog.getByRole("button", { name: "Удалить" }).click();
     await page.getByText(`База «${deleted}» удалена`).first().waitFor();
     await expect.poll(async () => (await e.db.select().from(databases).where(eq(databases.name, deleted))).length).toBe(0);

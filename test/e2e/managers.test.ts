@@ -100,6 +100,22 @@ describe("/managers with JavaScript on", () => {
     expect((await byLogin("cell-edit")).displayName).toBe("Новое имя");
   });
 
+  // Issue 41: at 390 px the row «Изменить» opens was off screen (the page went back to its top).
+  it("shows the row being edited at 390 px", async () => {
+    for (let i = 0; i < 4; i++) await createUser(e.db, { login: `far-row-${i}` });
+    const page = await adminOnManagers(true);
+    await page.setViewportSize({ width: 390, height: 844 });
+    const last = page.locator("[data-testid^=manager-row-]").last();
+    const login = (await last.getAttribute("data-testid"))!.replace("manager-row-", "");
+    await last.getByRole("link", { name: `Изменить ${login}` }).click();
+    const field = row(page, login).locator("input[name=telegram]");
+    await field.waitFor();
+    await expect.poll(async () => (await field.boundingBox())!.y).toBeGreaterThan(56);
+    const at = (await field.boundingBox())!;
+    expect(at.y + at.height).toBeLessThanOrEqual(844);
+    if (process.env.SCREENS_DIR) await page.screenshot({ path: `${process.env.SCREENS_DIR}/managers-edit-390-light-js-true.png` });
+  });
+
   it("toggles the admin flag only after the confirmation dialog", async () => {
     const m = await createUser(e.db, { login: "to-promote" });
     const page = await adminOnManagers(true);

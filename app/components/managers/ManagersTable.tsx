@@ -26,6 +26,9 @@ const cellWidth: Partial<Record<EditableField, string>> = { login: "max-w-[10rem
 const shown = (user: ManagerRow, field: EditableField) => (field === "password" ? (user.password ? `${user.password}•••` : "") : user[field]);
 
 /** SPEC /managers table: click a cell to edit it, the check icon saves; access key read-only. */
+/** The row open for editing (JavaScript off, or the pencil): the edit link's target, so the page scrolls to it. */
+const EDIT_ROW_ID = "manager-edit";
+
 export function ManagersTable({ users, meId, editId, returnTo, hrefWith }: ManagersTableProps) {
   const hydrated = useHydrated();
   if (users.length === 0) {
@@ -86,7 +89,12 @@ export function ManagersTable({ users, meId, editId, returnTo, hrefWith }: Manag
                 <td className="px-2 py-2" data-label="Действия">
                   {/* Icons with their names (title, aria-label), as on /edit-statuses: the row fits at desk width. */}
                   <div className="flex gap-1">
-                    <Link to={hrefWith("edit", String(user.id))} className={rowAction} aria-label={`Изменить ${user.login}`} title="Изменить">
+                    <Link
+                      to={`${hrefWith("edit", String(user.id))}#${EDIT_ROW_ID}`}
+                      className={rowAction}
+                      aria-label={`Изменить ${user.login}`}
+                      title="Изменить"
+                    >
                       <PencilIcon />
                     </Link>
                     {user.id === meId ? null : (
@@ -184,7 +192,9 @@ function EditableCell({ user, field, hydrated }: { user: ManagerRow; field: Edit
  */
 function EditRow({ user, returnTo, cancelHref }: { user: ManagerRow; returnTo: string; cancelHref: string }) {
   return (
-    <tr data-testid={`manager-row-${user.login}`} className="bg-blue-50 dark:bg-slate-900">
+    // The page scrolls to it (its id is the edit link's #), under the sticky header: at 390 px the row being edited
+    // was off screen (issue 41).
+    <tr id={EDIT_ROW_ID} data-testid={`manager-row-${user.login}`} className="scroll-mt-16 bg-blue-50 dark:bg-slate-900">
       <td colSpan={EDITABLE_FIELDS.length + 3} className="px-2 py-3">
         <Form method="post" className="flex flex-wrap items-end gap-3">
           <input type="hidden" name="intent" value="updateRow" />

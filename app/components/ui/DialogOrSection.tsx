@@ -32,6 +32,29 @@ export function DialogOrSection({ open, title, onClose, closeHref, children, wid
   const hydrated = useHydrated();
   const navigate = useNavigate();
   if (!open) return null;
+  if (!hydrated && role === "alertdialog") {
+    // A question without JavaScript (issue 41: an inline section rendered below the fold, so «Удалить» seemed to do
+    // nothing): it stands over the page where the window is, as the dialog does, with nothing to scroll to.
+    return (
+      <div className="fixed inset-0 z-40 flex items-center justify-center bg-black/40 p-3" data-testid={testId ? `${testId}-backdrop` : undefined}>
+        <section
+          className={`max-h-[90vh] w-full overflow-y-auto rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800 ${WIDTHS[width]}`}
+          role="alertdialog"
+          aria-modal="true"
+          aria-label={title}
+          data-testid={testId}
+        >
+          <div className="mb-3 flex items-start justify-between gap-4">
+            <h2 className="text-lg font-semibold">{title}</h2>
+            <a href={closeHref} className="text-sm text-slate-600 dark:text-slate-400 hover:underline">
+              Закрыть
+            </a>
+          </div>
+          {children}
+        </section>
+      </div>
+    );
+  }
   if (!hydrated) {
     return (
       <section className="card my-4" role={role === "alertdialog" ? role : undefined} aria-label={title} data-testid={testId}>
