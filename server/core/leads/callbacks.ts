@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
+import { and, count, eq, isNull, not, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
-import type { CallbackCloseReason } from "../../../db/schema";
+import { type CallbackCloseReason, callbacks, filters, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
@@ -106,12 +106,11 @@ export async function listAllCallbacks(db: Db, actor: Actor, rawInput: unknown =
 
 /** The menu's count: the manager's callbacks whose time has come, and all his pending ones. */
 export async function callbackCounts(db: Db, userId: number): Promise<{ due: number; pending: number }> {
-  const [row] = await queryRows<{ due: number | string; pending: number | string }>(
-    db,
-    sql`select count(*) filter (where due_at <= now()) as due, count(*) as pending
-      from callbacks where handed_at is null and user_id = ${userId}`,
-  );
-  return { due: Number(row?.due ?? 0), pending: Number(row?.pending ?? 0) };
+  const [row] = await db
+    .select({ due: sql<number>`count(*) filter (where ${callbacks.dueAt} <= now())`.mapWith(Number), pending: count() })
+    .from(callbacks)
+    .where(and(isNull(callbacks.handedAt), eq(callbacks.userId, userId)));
+  return { due: row?.due ?? 0, pending: row?.pending ?? 0 };
 }
 
 export const callbackNotFound = () => notFound("Перезвон не найден", "callback_not_found");
@@ -126,13 +125,13 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   const input = parseInput(reassignCallbackSchema, rawInput);
-  const [user] = await queryRows<{ id: number }>(db, sql`select id from users where id = ${input.userId}`);
+  const [user] = await db.select({ id: users.id }).from(users).where(eq(users.id, input.userId));
   if (!user) throw notFound("Пользователь не найден", "user_not_found");
-  const [row] = await queryRows<{ id: number }>(
-    db,
-    sql`update callbacks set user_id = ${input.userId}, due_at = coalesce(${input.dueAt?.toISOString() ?? null}::timestamptz, due_at)
-      where id = ${id} and handed_at is null returning id`,
-  );
+  const [row] = await db
+    .update(callbacks)
+    .set({ userId: input.userId, ...(input.dueAt ? { dueAt: input.dueAt } : {}) })
+    .where(and(eq(callbacks.id, id), isNull(callbacks.handedAt)))
+    .returning({ id: callbacks.id });
   if (!row) throw callbackNotFound();
   const [view] = await queryRows<CallbackRow>(db, pendingSelect(sql`cb.id = ${id}`));
   return present(view);
@@ -261,11 +260,12 @@ export async function callbacksFallenDue(db: Db, userIds: number[], since: strin
 export async function listCallbackChoices(db: Db, actor: Actor) {
   requireAdmin(actor);
   const [managers, topics] = await Promise.all([
-    queryRows<{ id: number; name: string }>(
-      db,
-      sql`select id, coalesce(nullif(display_name, ''), login) as name from users where not is_admin order by 2, 1`,
-    ),
-    queryRows<{ id: number; name: string }>(db, sql`select id, name from filters order by name, id`),
+    db
+      .select({ id: users.id, name: sql<string>`coalesce(nullif(${users.displayName}, ''), ${users.login})` })
+      .from(users)
+      .where(not(users.isAdmin))
+      .orderBy(sql`2`, sql`1`),
+    db.select({ id: filters.id, name: filters.name }).from(filters).orderBy(filters.name, filters.id),
   ]);
   return { managers, topics };
 }
