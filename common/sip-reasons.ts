@@ -32,6 +32,7 @@ export const PROXY_REFUSALS = {
   "On Break": "вы на перерыве",
   "Not Signed In": "вы не вошли в систему",
   "Outside Calling Hours": "у клиента сейчас нерабочее время",
+  "Contact Limit": "лимит звонков клиенту исчерпан",
   "Call Policy Unavailable": "сервер приложения недоступен",
   "Carrier Not Responding": "оператор связи не отвечает",
 } as const satisfies Record<string, string>;

@@ -75,6 +75,46 @@ export const retryRulesSchema = z
   .max(200, { error: "Слишком много правил повтора" });
 export const retryCountedBySchema = z.enum(RETRY_COUNTED_BY, { error: RETRY_COUNTED_BY_ERROR });
 
+// ---- Contact limits per client (issue 43, decision 075) ----
+
+/** Which calls a topic's contact limits count: every attempt that left for the carrier, or only answered calls. */
+export const CONTACT_LIMIT_COUNTS = ["attempts", "connected"] as const;
+export type ContactLimitCounts = (typeof CONTACT_LIMIT_COUNTS)[number];
+export const CONTACT_LIMIT_MAX = 1000;
+
+const limitOf = (period: string) => {
+  const message = `Звонков клиенту ${period}: целое число от 1 до ${CONTACT_LIMIT_MAX} (пусто: без ограничения)`;
+  return z
+    .union([z.null(), z.number({ error: message }).int({ error: message }).min(1, { error: message }).max(CONTACT_LIMIT_MAX, { error: message })], {
+      error: message,
+    })
+    .default(null);
+};
+
+export const contactLimitsSchema = z.object(
+  {
+    day: limitOf("в день"),
+    week: limitOf("в неделю"),
+    month: limitOf("в месяц"),
+    counts: z.enum(CONTACT_LIMIT_COUNTS, { error: "Считать звонки: все попытки (attempts) или только состоявшиеся разговоры (connected)" }),
+  },
+  { error: "Ограничение звонков: { day, week, month, counts }" },
+);
+export type ContactLimits = z.output<typeof contactLimitsSchema>;
+
+/** No limits: what a new topic has. */
+export const NO_CONTACT_LIMITS: ContactLimits = { day: null, week: null, month: null, counts: "connected" };
+
+/**
+ * Russia's 230-FZ for debt collection (art. 7): at most 1 interaction a day, 2 a week, 8 a month, counted as
+ * conversations that took place (an unanswered dial is no interaction).
+ */
+export const LAW_230_LIMITS: ContactLimits = { day: 1, week: 2, month: 8, counts: "connected" };
+
+/** The limits are 230-FZ's own: the form and the list name them so. */
+export const isLaw230Limits = (limits: ContactLimits) =>
+  limits.day === LAW_230_LIMITS.day && limits.week === LAW_230_LIMITS.week && limits.month === LAW_230_LIMITS.month && limits.counts === "connected";
+
 // ---- The topic ----
 
 const idList = (message: string) =>
@@ -140,6 +180,12 @@ export const filterInputSchema = z.object({
   retryCountedBy: retryCountedBySchema
     .optional()
     .describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
+  /** Contact limits per client (issue 43); left out: none on a new topic, unchanged on an edit. */
+  contactLimits: contactLimitsSchema
+    .optional()
+    .describe(
+      "Ограничение звонков клиенту: { day, week, month (число или null: без ограничения), counts: attempts — все попытки, connected — только разговоры } (не указано: без изменений)",
+    ),
   /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
   autodialSeconds: z
     .union(

@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { boolean, check, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
 import { BUSINESS_TIME_ZONE } from "../../common/business-time";
-import { RETRY_COUNTED_BY, type RetryCountedBy } from "../../common/schemas/filters";
+import { CONTACT_LIMIT_COUNTS, RETRY_COUNTED_BY, type RetryCountedBy } from "../../common/schemas/filters";
 import { databases } from "./bases";
 import { timestamps, users } from "./users";
 import { scripts, statuses, templates } from "./work";
@@ -46,9 +46,21 @@ export const filters = pgTable(
      * after it is shown; null (the default) is off.
      */
     autodialSeconds: integer("autodial_seconds"),
+    /**
+     * Contact limits per client (issue 43, decision 075): at most this many calls to one client in his local day,
+     * week (Monday to Sunday) and month; null: no limit of that length. `contactLimitCounts` says which calls count:
+     * every attempt that left for the carrier, or only the answered ones.
+     */
+    contactLimitDay: integer("contact_limit_day"),
+    contactLimitWeek: integer("contact_limit_week"),
+    contactLimitMonth: integer("contact_limit_month"),
+    contactLimitCounts: text("contact_limit_counts", { enum: CONTACT_LIMIT_COUNTS }).notNull().default("connected"),
     ...timestamps,
   },
-  (t) => [index("filters_template_id_idx").on(t.templateId)],
+  (t) => [
+    index("filters_template_id_idx").on(t.templateId),
+    check("filters_contact_limits_positive", sql`${t.contactLimitDay} >= 1 and ${t.contactLimitWeek} >= 1 and ${t.contactLimitMonth} >= 1`),
+  ],
 );
 
 const filterId = () =>

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { contacts, scripts, templates } from "../../db/schema";
 import { ADMIN, bearer, createTestApp, createUser, formBody, getPage, pageSessionCookie, reloadUser, type TestApp } from "../helpers/app";
+import { field } from "../helpers/form-fields";
 import { createBase, statusesByText } from "../helpers/leads";
 
 let t: TestApp;
@@ -290,6 +291,17 @@ describe("a deactivated template (decision 034: active means given to managers)"
   });
 });
 
+/** The topic page's form posted as a browser without JavaScript posts it. */
+const postPlainForm = (page: string, cookie: string, fields: string[][]) =>
+  t.request
+    .post(page)
+    .set("Cookie", cookie)
+    .set("Host", "127.0.0.1")
+    .set("Origin", "http://127.0.0.1")
+    .set("Accept-Encoding", "identity")
+    .set("Content-Type", "application/x-www-form-urlencoded")
+    .send(new URLSearchParams(fields).toString());
+
 describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
   it("shows the window, saves it from a plain post, and refuses a bad one with a Russian message", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
@@ -300,15 +312,7 @@ describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
     const page = `/loadedbases/filters/${created.body.id}`;
     const form = await getPage(t, page, cookie);
     expect(form.text).toContain("Время звонков (по местному времени клиента)");
-    const post = (fields: string[][]) =>
-      t.request
-        .post(page)
-        .set("Cookie", cookie)
-        .set("Host", "127.0.0.1")
-        .set("Origin", "http://127.0.0.1")
-        .set("Accept-Encoding", "identity")
-        .set("Content-Type", "application/x-www-form-urlencoded")
-        .send(new URLSearchParams(fields).toString());
+    const post = (fields: string[][]) => postPlainForm(page, cookie, fields);
     const topic = [
       ["intent", "save"],
       ["name", "Часы в форме"],
@@ -376,5 +380,52 @@ describe("topic choice", () => {
     const [contact] = await t.db.select().from(contacts).where(eq(contacts.id, lead.body.id));
     expect(contact.heldBy).toBeNull();
     await t.request.delete(`/api/v1/filters/${created.body.id}`).set(bearer(admin)).expect(200);
+  });
+});
+
+describe("contact limits in the topic form (issue 43, JavaScript off)", () => {
+  it("picks 230-FZ with one choice and shows it as such, saves own numbers, and says a bad one next to its field", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Лимиты в форме" }));
+    const page = `/loadedbases/filters/${created.body.id}`;
+    const form = await getPage(t, page, cookie);
+    expect(form.text).toContain("Сколько раз звонить одному клиенту");
+    expect(form.text).toMatch(/name="contactLimits.preset" value="none" checked=""/);
+    const post = (fields: string[][]) => postPlainForm(page, cookie, fields);
+    const topic = [
+      ["intent", "save"],
+      ["name", "Лимиты в форме"],
+      ["managers", String(olga.user.id)],
+      ["databases", String(baseA)],
+      ["statuses", String(callBack)],
+    ];
+    const shown = async () => (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === created.body.id);
+
+    expect((await post([...topic, ["contactLimits.preset", "law230"]])).status).toBe(302);
+    expect((await shown()).contactLimits).toEqual({ day: 1, week: 2, month: 8, counts: "connected" });
+    const law = (await getPage(t, page, cookie)).text;
+    expect(law).toMatch(/name="contactLimits.preset" value="law230" checked=""/);
+    expect(law).toContain("по 230-ФЗ: 1 в день, 2 в неделю, 8 в месяц (разговоры)");
+
+    const own = await post([...topic, ["contactLimits.preset", "custom"], ["contactLimits.week", "3"], ["contactLimits.counts", "attempts"]]);
+    expect(own.status).toBe(302);
+    expect((await shown()).contactLimits).toEqual({ day: null, week: 3, month: null, counts: "attempts" });
+    expect((await getPage(t, page, cookie)).text).toContain("3 в неделю (попытки)");
+
+    const bad = await post([...topic, ["contactLimits.preset", "custom"], ["contactLimits.day", "0"]]);
+    expect(bad.status).toBe(400);
+    expect(field(bad.text, "contactLimits.day")).toMatchObject({
+      invalid: true,
+      value: "0",
+      message: "Звонков клиенту в день: целое число от 1 до 1000 (пусто: без ограничения)",
+    });
+    // Nothing was saved.
+    expect((await shown()).contactLimits.week).toBe(3);
+
+    expect((await post([...topic, ["contactLimits.preset", "none"]])).status).toBe(302);
+    expect((await shown()).contactLimits).toEqual({ day: null, week: null, month: null, counts: "connected" });
   });
 });

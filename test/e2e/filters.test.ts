@@ -4,6 +4,7 @@ import { filters, templates } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
 import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase } from "../helpers/leads";
+import { setTheme } from "../helpers/screens";
 
 let e: E2E;
 let managerLabel: string;
@@ -148,4 +149,61 @@ describe.each([true, false])("deleting a topic with JavaScript %s", (javaScript)
     expect(await stored()).toBe(0);
     expect(await page.locator("[data-testid=filter-card]", { hasText: name }).count()).toBe(0);
   });
+});
+
+describe("contact limits in the topic form (issue 43)", () => {
+  it("with JavaScript: 230-ФЗ is one choice and the card says so; an own limit of 0 is stopped in the browser", async () => {
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    await page.goto("/loadedbases");
+    await waitForHydration(page);
+    await page.click("[data-testid=add-filter]");
+    const dialog = page.locator("[role=dialog][data-testid=filter-dialog]");
+    await dialog.waitFor();
+    await dialog.getByLabel("Название").fill("Взыскание");
+    await dialog.getByLabel(managerLabel).check();
+    await dialog.getByLabel("Харьков").check();
+    await dialog.getByRole("checkbox", { name: "Перезвонить", exact: true }).check();
+    const limits = dialog.locator("[data-testid=contact-limits]");
+    await limits.getByRole("radio", { name: "Свои ограничения:" }).check();
+    await limits.getByLabel("В день, не больше").fill("0");
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    // The browser checks it with core's own schema: the message under the field, nothing sent.
+    await limits.locator("[data-field-error]", { hasText: "Звонков клиенту в день: целое число от 1 до 1000" }).waitFor();
+    expect(await limits.getByLabel("В день, не больше").getAttribute("aria-invalid")).toBe("true");
+
+    await limits.getByRole("radio", { name: /По закону 230-ФЗ/ }).check();
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Фильтр сохранен").first().waitFor();
+    const card = page.locator("[data-testid=filter-card]", { hasText: "Взыскание" });
+    await parsed(card);
+    expect(await card.textContent()).toContain("по 230-ФЗ: 1 в день, 2 в неделю, 8 в месяц (разговоры)");
+    const [saved] = await e.db.select().from(filters).where(eq(filters.name, "Взыскание"));
+    expect(saved).toMatchObject({ contactLimitDay: 1, contactLimitWeek: 2, contactLimitMonth: 8, contactLimitCounts: "connected" });
+  });
+});
+
+/** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/filters.test.ts -t screenshots). */
+describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
+  it("the topic form's contact limits and the card, at 390 and 1440, light and dark", async () => {
+    const shots = process.env.SCREENS_DIR!;
+    const [topic] = await e.db.select().from(filters).where(eq(filters.name, "Взыскание"));
+    const page = await e.newPage();
+    await loginThroughPage(page, ADMIN);
+    for (const theme of ["light", "dark"] as const) {
+      await setTheme(page.context(), e.baseUrl, theme);
+      for (const width of [390, 1440]) {
+        await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+        await page.goto(`/loadedbases/filters/${topic.id}`);
+        await waitForHydration(page);
+        const limits = page.locator("[data-testid=contact-limits]");
+        await limits.scrollIntoViewIfNeeded();
+        await limits.screenshot({ path: `${shots}/topic-limits-${width}-${theme}.png` });
+        await page.goto("/loadedbases");
+        await page
+          .locator("[data-testid=filter-card]", { hasText: "Взыскание" })
+          .screenshot({ path: `${shots}/topic-card-limits-${width}-${theme}.png` });
+      }
+    }
+  }, 120_000);
 });

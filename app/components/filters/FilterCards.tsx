@@ -2,6 +2,7 @@ import { Link, useFetcher } from "@remix-run/react";
 import { useEffect } from "react";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { notify } from "../ui/Toasts";
+import { isLaw230Limits } from "../../../common/schemas/filters";
 
 /** A topic card shows the topic as the core presents it. */
 export type FilterCardData = PresentedFilter;
@@ -13,6 +14,18 @@ export function callingHoursText(hours: FilterCardData["callingHours"]): string 
   const time = hours.from === hours.until ? "круглосуточно" : `${hours.from}–${hours.until}`;
   const days = hours.days.length === 7 ? "ежедневно" : hours.days.map((d) => DAY_SHORT[d]).join(", ");
   return `${time}, ${days} (по времени клиента; пояс по умолчанию ${hours.timeZone})`;
+}
+
+/** «230-ФЗ: 1 в день, 2 в неделю, 8 в месяц (разговоры)», «2 в неделю (попытки)», or null: the contact limits in a line. */
+export function contactLimitsText(limits: FilterCardData["contactLimits"]): string | null {
+  const parts = [
+    limits.day != null ? `${limits.day} в день` : "",
+    limits.week != null ? `${limits.week} в неделю` : "",
+    limits.month != null ? `${limits.month} в месяц` : "",
+  ].filter(Boolean);
+  if (parts.length === 0) return null;
+  const text = `${parts.join(", ")} (${limits.counts === "connected" ? "разговоры" : "попытки"})`;
+  return isLaw230Limits(limits) ? `по 230-ФЗ: ${text}` : text;
 }
 
 /** Where the cards post their toggle: the /loadedbases index route. */
@@ -95,6 +108,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Скрипты" items={filter.scripts.map((s) => s.name)} />
               <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
               <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
+              {contactLimitsText(filter.contactLimits) ? <Line title="Звонков клиенту" items={[contactLimitsText(filter.contactLimits)!]} /> : null}
               {filter.autodialSeconds !== null ? <Line title="Автонабор" items={[`через ${filter.autodialSeconds} с`]} /> : null}
               <Link
                 to={`/quality/scorecard/${filter.id}`}

@@ -2,7 +2,16 @@ import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link, useNavigation } from "@remix-run/react";
 import type { ReactNode } from "react";
 import * as z from "zod";
-import { filterInputSchema, retryRuleSchema } from "../../../common/schemas/filters";
+import {
+  CONTACT_LIMIT_COUNTS,
+  type ContactLimits,
+  contactLimitsSchema,
+  filterInputSchema,
+  isLaw230Limits,
+  LAW_230_LIMITS,
+  NO_CONTACT_LIMITS,
+  retryRuleSchema,
+} from "../../../common/schemas/filters";
 import type { CallingHours } from "../../../server/core/filters/calling-hours";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { DialogOrSection } from "../ui/DialogOrSection";
@@ -56,6 +65,36 @@ const retryRowsSchema = z
   })
   .transform((rows) => Object.entries(rows).flatMap(([status, row]) => ruleOf(status, row) ?? []));
 
+/**
+ * The contact limits as the form has them (issue 43): one choice (none, 230-FZ, own numbers), the numbers as text
+ * and what they count. Out: core's limits; an own number core refuses shows under its field.
+ */
+const LIMIT_PRESETS = ["none", "law230", "custom"] as const;
+const limitsRowSchema = z.object({
+  preset: z.enum(LIMIT_PRESETS, { error: "Выберите ограничение звонков" }).default("none"),
+  day: z.string().optional(),
+  week: z.string().optional(),
+  month: z.string().optional(),
+  counts: z.enum(CONTACT_LIMIT_COUNTS, { error: "Выберите, какие звонки считать" }).default("connected"),
+});
+type LimitsRow = z.infer<typeof limitsRowSchema>;
+const typedLimit = (text = "") => (text.trim() === "" ? null : typedNumber(text));
+function limitsOf(row: LimitsRow): ContactLimits {
+  if (row.preset === "none") return NO_CONTACT_LIMITS;
+  if (row.preset === "law230") return LAW_230_LIMITS;
+  return { day: typedLimit(row.day), week: typedLimit(row.week), month: typedLimit(row.month), counts: row.counts };
+}
+const contactLimitsFormSchema = limitsRowSchema
+  .superRefine((row, ctx) => {
+    const checked = contactLimitsSchema.safeParse(limitsOf(row));
+    for (const issue of checked.error?.issues ?? []) ctx.addIssue({ code: "custom", message: issue.message, path: [String(issue.path[0] ?? "day")] });
+  })
+  .transform(limitsOf);
+
+/** The form's choice for stored limits: 230-FZ's own numbers are shown as that choice. */
+const presetOf = (limits: ContactLimits): LimitsRow["preset"] =>
+  isLaw230Limits(limits) ? "law230" : limits.day == null && limits.week == null && limits.month == null ? "none" : "custom";
+
 const { shape } = filterInputSchema;
 
 /**
@@ -75,6 +114,8 @@ export const FilterFormSchema = filterInputSchema
     recordingRetentionDays: shape.recordingRetentionDays.default(null),
     autodial: z.boolean().default(false),
     autodialSeconds: z.string().optional(),
+    /** Sent by this form always; a post without it (an older page) keeps the topic's limits. */
+    contactLimits: contactLimitsFormSchema.optional(),
   })
   .superRefine((form, ctx) => {
     // The seconds count only with the box ticked: then they are core's «Автонабор через N с».
@@ -143,6 +184,11 @@ export function filterFormDefaults(filter: PresentedFilter | null, defaultHours:
     recordingRetentionDays: filter?.recordingRetentionDays == null ? "" : String(filter.recordingRetentionDays),
     autodial: filter?.autodialSeconds != null ? "on" : undefined,
     autodialSeconds: String(filter?.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
+    contactLimits: (() => {
+      const limits = filter?.contactLimits ?? NO_CONTACT_LIMITS;
+      const text = (n: number | null) => (n == null ? "" : String(n));
+      return { preset: presetOf(limits), day: text(limits.day), week: text(limits.week), month: text(limits.month), counts: limits.counts };
+    })(),
   };
 }
 
@@ -221,6 +267,67 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
       <FieldError field={hours.days} />
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
         Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь; одинаковое время — круглосуточно.
+      </p>
+    </fieldset>
+  );
+}
+
+/**
+ * The contact limits per client (issue 43, decision 075): none, 230-FZ's (one choice), or the admin's own numbers
+ * and what they count. Plain radios and fields: the same without JavaScript (the numbers are read only with «Свои»).
+ */
+function ContactLimitsFields({ field }: { field: Fields["contactLimits"] }) {
+  const limits = field.getFieldset();
+  const preset = String(limits.preset.value ?? limits.preset.initialValue ?? "none");
+  const number = (f: typeof limits.day, label: string) => (
+    <div>
+      <label className="label" htmlFor={`limit-${f.name}`}>
+        {label}
+      </label>
+      <input {...inputProps(f)} id={`limit-${f.name}`} inputMode="numeric" className="input w-24" />
+      <FieldError field={f} />
+    </div>
+  );
+  return (
+    <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="contact-limits">
+      <legend className="px-1 text-sm font-medium">Сколько раз звонить одному клиенту</legend>
+      <div className="space-y-1 text-sm" role="radiogroup" aria-label="Ограничение звонков клиенту">
+        <label className="flex items-start gap-2">
+          <input type="radio" name={limits.preset.name} value="none" defaultChecked={preset === "none"} className="mt-1" />
+          Без ограничения
+        </label>
+        <label className="flex items-start gap-2">
+          <input type="radio" name={limits.preset.name} value="law230" defaultChecked={preset === "law230"} className="mt-1" />
+          <span>По закону 230-ФЗ (взыскание долгов): не больше 1 разговора с клиентом в день, 2 в неделю и 8 в месяц. Недозвоны не считаются.</span>
+        </label>
+        <label className="flex items-start gap-2">
+          <input type="radio" name={limits.preset.name} value="custom" defaultChecked={preset === "custom"} className="mt-1" />
+          Свои ограничения:
+        </label>
+      </div>
+      <FieldError field={limits.preset} />
+      <div className="ml-6 mt-2 space-y-2">
+        <div className="flex flex-wrap gap-3">
+          {number(limits.day, "В день, не больше")}
+          {number(limits.week, "В неделю")}
+          {number(limits.month, "В месяц")}
+        </div>
+        <div className="flex flex-wrap gap-4 text-sm" role="radiogroup" aria-label="Какие звонки считать">
+          <span>Считать:</span>
+          <label className="flex items-center gap-1">
+            <input type="radio" name={limits.counts.name} value="connected" defaultChecked={limits.counts.initialValue !== "attempts"} />
+            только состоявшиеся разговоры
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="radio" name={limits.counts.name} value="attempts" defaultChecked={limits.counts.initialValue === "attempts"} />
+            каждую попытку дозвона
+          </label>
+        </div>
+        <FieldError field={limits.counts} />
+      </div>
+      <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
+        Дни, недели (с понедельника) и месяцы — по времени клиента. Пустое поле — без ограничения. Клиента, которому уже звонили столько раз, система
+        не выдаёт и не даёт ему позвонить до следующего дня, недели или месяца.
       </p>
     </fieldset>
   );
@@ -421,6 +528,7 @@ const SHOWN = [
   ...["name", "template", "managers", "databases", "statuses", "scripts", "retryCountedBy"],
   ...["recordCalls", "managersHearRecordings", "recordingRetentionDays", "autodial", "autodialSeconds"],
   ...["from", "until", "days", "timeZone"].map((name) => `callingHours.${name}`),
+  ...["preset", "day", "week", "month", "counts"].map((name) => `contactLimits.${name}`),
 ];
 
 /** The filter form: name, template (single choice), bases, managers, statuses, scripts, hours, rules, recordings, autodial. */
@@ -505,6 +613,7 @@ export function FilterForm({
         ))}
       </div>
       <CallingHoursFields field={fields.callingHours} zones={options.timeZones} />
+      <ContactLimitsFields field={fields.contactLimits} />
       <RetryRulesFields statuses={options.statuses} fields={fields} />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>

@@ -27,7 +27,12 @@ export const LeadBody = memo(function LeadBody({
   return (
     <>
       <div className="grid gap-4 lg:grid-cols-2">
-        <LeadCard rows={card} attempt={lead.attempt} action={<CallButton phone={lead.phone} contactId={lead.id} />} />
+        <LeadCard
+          rows={card}
+          attempt={lead.attempt}
+          contactCalls={lead.contactCalls}
+          action={<CallButton phone={lead.phone} contactId={lead.id} />}
+        />
         <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента">
           <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>
           {fields.length === 0 ? (

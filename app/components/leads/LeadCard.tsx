@@ -1,12 +1,24 @@
 import type { ReactNode } from "react";
 import type { LeadCardRow } from "../../../server/core/leads/card";
 import { attemptLabel, type LeadAttempt } from "../../../common/attempt";
+import { type ContactCalls, contactCallsLabel } from "../../../common/contact-limits";
 
 /**
  * SPEC /leadpanel client info, as core prepares it: name and phone always, then city, address and the extra
  * fields that have a value, the extras labelled with the import's column headers.
  */
-export function LeadCard({ rows, action, attempt = null }: { rows: LeadCardRow[]; action?: ReactNode; attempt?: LeadAttempt | null }) {
+export function LeadCard({
+  rows,
+  action,
+  attempt = null,
+  contactCalls = [],
+}: {
+  rows: LeadCardRow[];
+  action?: ReactNode;
+  attempt?: LeadAttempt | null;
+  contactCalls?: ContactCalls[];
+}) {
+  const callsLabel = contactCallsLabel(contactCalls);
   return (
     <section className="card" aria-label="Клиент" data-testid="lead-card">
       <div className="mb-3 flex items-center justify-between gap-3">
@@ -17,6 +29,12 @@ export function LeadCard({ rows, action, attempt = null }: { rows: LeadCardRow[]
       {attempt ? (
         <p className="mb-2 text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="lead-attempt">
           {attemptLabel(attempt)}
+        </p>
+      ) : null}
+      {/* The topic's contact limits (decision 075): the calls to this client this day, week, month. */}
+      {callsLabel ? (
+        <p className="mb-2 text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="lead-contact-calls">
+          {callsLabel}
         </p>
       ) : null}
       {/*

@@ -3,7 +3,7 @@
  * shared with the softphone (common/sip-reasons.ts).
  */
 import type { CallOutcome } from "../../../db/schema/calls";
-import { failureReason } from "../../../common/sip-reasons";
+import { failureReason, type ProxyRefusal } from "../../../common/sip-reasons";
 
 const capitalised = (text: string) => text[0].toUpperCase() + text.slice(1);
 
@@ -28,3 +28,12 @@ export function outcomeOfSipCode(code: number): CallOutcome {
   if (code === 487) return "cancelled";
   return "failed";
 }
+
+/**
+ * The refusals of our own call check (decision 049): the call never left for the carrier, so it is no attempt at
+ * the client (the day's call numbers, decision 060; the contact limits, decision 075). Typed by the proxy's
+ * phrases, so a renamed phrase breaks the build here, not the numbers.
+ */
+export const OWN_POLICY_REFUSALS: ProxyRefusal[] = ["Not Signed In", "On Break", "Do Not Call", "Outside Calling Hours", "Contact Limit"];
+/** Their reasons as the call log writes them. */
+export const OWN_POLICY_REASONS = OWN_POLICY_REFUSALS.map((phrase) => sipReason(403, phrase));

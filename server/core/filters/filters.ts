@@ -22,7 +22,7 @@ import { idSchema, parseInput } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
 import { checkRetryRules, loadRetryRules, type PresentedRetryRule, type RetryCountedBy, rulesToSave, writeRetryRules } from "./retry-rules";
 import { type CallingHours, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
-import { type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
+import { type ContactLimits, type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
 export const filterUnavailable = () => forbidden("Эта тематика вам недоступна", "filter_unavailable");
@@ -58,6 +58,8 @@ export interface PresentedFilter {
   retryCountedBy: RetryCountedBy;
   /** «Автонабор через N с»: seconds, null when off. */
   autodialSeconds: number | null;
+  /** Contact limits per client (issue 43, decision 075); all null: none. */
+  contactLimits: ContactLimits;
 }
 
 /** Filters with everything they list, in id order. */
@@ -73,6 +75,10 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       managersHearRecordings: filters.managersHearRecordings,
       retryCountedBy: filters.retryCountedBy,
       autodialSeconds: filters.autodialSeconds,
+      contactLimitDay: filters.contactLimitDay,
+      contactLimitWeek: filters.contactLimitWeek,
+      contactLimitMonth: filters.contactLimitMonth,
+      contactLimitCounts: filters.contactLimitCounts,
       templateId: templates.id,
       templateName: templates.name,
       callsFrom: filters.callsFrom,
@@ -135,6 +141,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       retryRules: rules.get(row.id) ?? [],
       retryCountedBy: row.retryCountedBy,
       autodialSeconds: row.autodialSeconds,
+      contactLimits: { day: row.contactLimitDay, week: row.contactLimitWeek, month: row.contactLimitMonth, counts: row.contactLimitCounts },
     };
   });
 }
@@ -241,7 +248,7 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
-/** The recording, retry-count and autodial settings the input names (an absent one is not changed). */
+/** The recording, retry-count, autodial and contact-limit settings the input names (an absent one is not changed). */
 function optionalSettings(input: FilterInput) {
   return Object.fromEntries(
     Object.entries({
@@ -250,6 +257,14 @@ function optionalSettings(input: FilterInput) {
       managersHearRecordings: input.managersHearRecordings,
       retryCountedBy: input.retryCountedBy,
       autodialSeconds: input.autodialSeconds,
+      ...(input.contactLimits
+        ? {
+            contactLimitDay: input.contactLimits.day,
+            contactLimitWeek: input.contactLimits.week,
+            contactLimitMonth: input.contactLimits.month,
+            contactLimitCounts: input.contactLimits.counts,
+          }
+        : {}),
     }).filter(([, value]) => value !== undefined),
   );
 }

@@ -1,4 +1,5 @@
 import { eq, sql, type SQL } from "drizzle-orm";
+import type { ContactCalls } from "../../../common/contact-limits";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { filterDatabases, filters, users } from "../../../db/schema";
@@ -27,6 +28,11 @@ export interface Lead {
   additionalInfo4: string;
   /** The attempt under a retry rule of the topic («Попытка 3 из 5»), when the contact's status has one (decision 057). */
   attempt?: LeadAttempt | null;
+  /**
+   * The calls to this client counting against each of the topic's contact limits this period (issue 43, decision
+   * 075): on the lead panel's lead when the topic has limits; the card says «звонков клиенту: 1 из 2 на этой неделе».
+   */
+  contactCalls?: ContactCalls[];
 }
 
 /** A contacts row as raw SQL returns it (postgres.js answers int8 as text, so ids are normalised). */

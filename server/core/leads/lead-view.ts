@@ -7,6 +7,7 @@ import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
 import { leadCardRows, type LeadCardRow } from "./card";
 import { attemptColumns, attemptOf, type AttemptFacts, leadInTopic } from "./retry";
+import { contactCallsColumn, contactCallsOf } from "../filters/contact-limits";
 
 /** A lead as the lead panel shows it: the lead with its attempt, its card, its history and the topic's autodial. */
 export interface LeadView {
@@ -23,6 +24,7 @@ export interface LeadViewFacts extends AttemptFacts {
   autodial_seconds: number | null;
   listed: boolean;
   within: boolean;
+  limit_calls: unknown;
 }
 
 /**
@@ -35,7 +37,7 @@ export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`):
   return sql`d.extra_labels,
     ${historyAlso} or exists (select 1 from calls k where k.contact_id = c.id)
       or exists (select 1 from lead_events e where e.contact_id = c.id) as has_history,
-    ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}`;
+    ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}, ${contactCallsColumn(sql`c.id`, sql`c.tz`, sql`f.id`)}`;
 }
 
 /**
@@ -65,7 +67,8 @@ export async function leadView(
     row = read;
   }
   const attempt = attemptOf(row);
-  const shown = attempt ? { ...lead, attempt } : lead;
+  const contactCalls = contactCallsOf(row.limit_calls);
+  const shown = { ...lead, ...(attempt ? { attempt } : {}), ...(contactCalls.length > 0 ? { contactCalls } : {}) };
   return {
     lead: shown,
     card: leadCardRows(shown, row.extra_labels ?? [], phoneRegion),

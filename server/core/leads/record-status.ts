@@ -13,6 +13,7 @@ import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds 
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
 import { clientInHours, type HoursSql } from "../filters/calling-hours";
+import { underContactLimits } from "../filters/contact-limits";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 import { CARD_EMPTY } from "../../../common/client-card";
 import { formatKyiv } from "../../../common/business-time";
@@ -300,7 +301,7 @@ export function turnStatement(input: {
       select ok.id from ok
       where not exists (select 1 from claim) and not ok.asks_callback and not ok.is_do_not_call and not (select paused from brk)
         and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])
-        and ${clientInHours(sql`ok.tz`, hours)}),
+        and ${clientInHours(sql`ok.tz`, hours)} and ${underContactLimits(sql`ok.id`, sql`ok.tz`, filterId)}),
     upd as (
       update contacts set status_id = coalesce((select final_status_id from rule where last), ok.status_id), status_at = now(),
         last_user_id = ${userId},

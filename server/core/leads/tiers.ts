@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { onBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
 import { type HoursSql, clientInHours } from "../filters/calling-hours";
+import { underContactLimits } from "../filters/contact-limits";
 import { governedByRule } from "./retry";
 
 /**
@@ -51,18 +52,20 @@ export interface ClaimScope {
 /**
  * The one rule every tier applies to the contact it hands out: may this contact be called now? `alias` names the
  * contacts row in the tier. A number on the do-not-call list never is (issue 18, server/core/dnc); a client is
- * only inside the topic's calling hours, read in his own zone (contacts.tz, else the topic's zone; issue 29).
+ * only inside the topic's calling hours, read in his own zone (contacts.tz, else the topic's zone; issue 29), and
+ * under the topic's contact limits (calls to him this day, week, month; issue 43, decision 075).
  * Held here, it holds for every tier at once.
  */
-export function contactMayBeCalled(alias: string, hours: HoursSql): SQL {
-  return sql`${mayBeCalled(alias)} and ${clientInHours(sql`${sql.identifier(alias)}.tz`, hours)}`;
+export function contactMayBeCalled(alias: string, hours: HoursSql, filterId: SQL): SQL {
+  const row = sql.identifier(alias);
+  return sql`${mayBeCalled(alias)} and ${clientInHours(sql`${row}.tz`, hours)} and ${underContactLimits(sql`${row}.id`, sql`${row}.tz`, filterId)}`;
 }
 
 /** contactMayBeCalled, and not the number this press is listing. */
 const callable = (scope: ClaimScope, alias: string) =>
   scope.listedNow
-    ? sql`${contactMayBeCalled(alias, scope.hours)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
-    : contactMayBeCalled(alias, scope.hours);
+    ? sql`${contactMayBeCalled(alias, scope.hours, scope.filterId)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
+    : contactMayBeCalled(alias, scope.hours, scope.filterId);
 
 const except = (scope: ClaimScope, column: SQL) => (scope.exceptContact ? sql`and ${column} <> ${scope.exceptContact}` : sql``);
 

@@ -1,18 +1,10 @@
 import { sql, type SQL } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
-import type { ProxyRefusal } from "../../../common/sip-reasons";
-import { sipReason } from "../calls/sip-reasons";
+import { OWN_POLICY_REASONS } from "../calls/sip-reasons";
 import { kyivDate, kyivDay } from "../../../common/business-time";
 
 export const NO_TOPIC = "Без тематики";
 export const UNKNOWN_CALLER = "Неизвестно";
-
-/**
- * The refusals of our own call check (decision 049): the call never left for the carrier, so it is no attempt
- * at the client. Typed by the proxy's phrases, so a renamed phrase breaks the build here, not the numbers.
- */
-const OWN_POLICY_REFUSALS: ProxyRefusal[] = ["Not Signed In", "On Break", "Do Not Call", "Outside Calling Hours"];
-const OWN_POLICY_REASONS = OWN_POLICY_REFUSALS.map((phrase) => sipReason(403, phrase));
 
 /** The four numbers of issue 29 over one group of the day's attempts (decision 060 says what each counts). */
 export interface CallNumbers {

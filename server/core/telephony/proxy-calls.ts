@@ -8,7 +8,8 @@ import type { ProxyRefusal } from "../../../common/sip-reasons";
 import { sipReason } from "../calls/sip-reasons";
 import { zoneOfKey } from "../bases/phone-zone";
 import { doNotCallKey, isListed } from "../dnc/dnc";
-import { clientInHours, hoursOfTopic } from "../filters/calling-hours";
+import { clientInHours, clientZone, hoursOfTopic } from "../filters/calling-hours";
+import { underContactLimits } from "../filters/contact-limits";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
 import { sessionIsLive } from "../auth/live-session";
@@ -39,8 +40,8 @@ export type Admission =
  * lead with it, else a contact of his topic's bases with it), and whether it is inside the calling hours of his
  * topic (users.getting_filter; an admin outside any topic has none) in the client's local time, read by the turn's
  * own rule (`clientInHours`: the client's zone, the base's column outranking the number's, decision 062; the
- * number's zone only when no contact has it; then the topic's), and whether that topic records its calls
- * (decision 054).
+ * number's zone only when no contact has it; then the topic's), whether the client is under the topic's contact
+ * limits (decision 075), and whether that topic records its calls (decision 054).
  */
 async function callFacts(db: Db, login: string, numberKey: string | null) {
   const key = numberKey ?? "";
@@ -51,6 +52,7 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
     paused: boolean;
     listed: boolean;
     in_hours: boolean;
+    under_limits: boolean;
     lead: string | number | null;
     topic: number | null;
     record: boolean;
@@ -61,6 +63,7 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
       ${onBreak(sql`u.id`)} as paused,
       ${isListed(sql`${key}`)} as listed,
       (f.id is null or ${clientInHours(sql`client.tz`, hoursOfTopic("f"), numberZone)}) as in_hours,
+      (f.id is null or client.id is null or ${underContactLimits(sql`client.id`, clientZone(sql`client.tz`, numberZone), sql`f.id`)}) as under_limits,
       case when client.held then client.id end as lead
     from users u
     left join filters f on f.id = u.getting_filter
@@ -74,11 +77,12 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
 }
 
 /** Why this manager may not call out now, or null: the rules the page also shows, checked here for good. */
-function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean; in_hours: boolean }): ProxyRefusal | null {
+function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean; in_hours: boolean; under_limits: boolean }): ProxyRefusal | null {
   if (!facts.signed_in) return "Not Signed In";
   if (facts.paused) return "On Break";
   if (facts.listed) return "Do Not Call";
   if (!facts.in_hours) return "Outside Calling Hours";
+  if (!facts.under_limits) return "Contact Limit";
   return null;
 }
 

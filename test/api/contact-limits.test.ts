@@ -1,0 +1,226 @@
+import { eq, sql } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { queryRows } from "../../db/client";
+import { calls, contacts, users } from "../../db/schema";
+import { contactCallsLabel } from "../../common/contact-limits";
+import { underContactLimits } from "../../server/core/filters/contact-limits";
+import { loadLeadPanel } from "../../server/core/leads/panel";
+import { bearer, createUser, useTestApp } from "../helpers/app";
+import { csvText } from "../helpers/csv";
+import { createFilterRow, statusesByText } from "../helpers/leads";
+
+/**
+ * Contact limits per client (issue 43, decision 075): a topic allows at most N calls to one client a day, M a week,
+ * K a month in his own zone, counting every attempt that left for the carrier or only the answered calls. The turn
+ * never hands out a client at his limit, the proxy refuses his call (403 Contact Limit), the card says how many.
+ * The period boundaries are checked at fixed instants (the rule takes the instant); the turn and the proxy at now,
+ * with calls the test writes into the log.
+ */
+const SECRET = "kamailio-shares-this-secret-0123";
+let adminToken: string;
+const t = useTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
+beforeAll(async () => {
+  adminToken = await t.adminToken();
+});
+
+const FIRST = "+7 495 123-45-01";
+const SECOND = "+7 495 123-45-02";
+let sequence = 0;
+
+/** A base of two Moscow clients, a signed-in manager with a SIP login in a topic of it (around the clock). */
+async function world() {
+  sequence += 1;
+  const file = Buffer.from(
+    csvText([
+      ["ФИО", "Телефон"],
+      ["Первый", FIRST],
+      ["Второй", SECOND],
+    ]),
+  );
+  const imported = await t.request
+    .post("/api/v1/database/import")
+    .set(bearer(adminToken))
+    .field("name", `Лимиты ${sequence}`)
+    .field("mappings", JSON.stringify(["name", "phone"]))
+    .attach("file", file, "base.csv");
+  expect(imported.status).toBe(200);
+  const rows = await t.db.select().from(contacts).where(eq(contacts.databaseId, imported.body.id)).orderBy(contacts.id);
+  const s = await statusesByText(t.db);
+  const sipLogin = String(8800 + sequence);
+  const manager = await createUser(t.db, { login: `limits-${sequence}`, sipLogin, sipPassword: `sip-${sipLogin}` });
+  const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [imported.body.id], statusIds: [s["Перезвонить"].id] });
+  await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  return { first: rows[0], second: rows[1], manager, filter, sipLogin, auth: bearer(await t.tokenFor(manager)) };
+}
+type World = Awaited<ReturnType<typeof world>>;
+
+async function setLimits(w: World, contactLimits: Record<string, unknown>) {
+  const s = await statusesByText(t.db);
+  const res = await t.request
+    .put(`/api/v1/filters/${w.filter.id}`)
+    .set(bearer(adminToken))
+    .send({ name: "Лимиты", managers: [w.manager.user.id], databases: [w.first.databaseId], statuses: [s["Перезвонить"].id], contactLimits });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+/** A call to the client in the log, `minutesAgo` before now; answered or not; `reason` for a refused one. */
+async function logCall(w: World, contactId: number, fields: { answered: boolean; minutesAgo?: number; reason?: string }) {
+  const startedAt = sql`now() - make_interval(mins => ${fields.minutesAgo ?? 1})`;
+  await t.db.insert(calls).values({
+    userId: w.manager.user.id,
+    contactId,
+    number: FIRST,
+    direction: "out",
+    startedAt,
+    answeredAt: fields.answered ? startedAt : null,
+    endedAt: startedAt,
+    outcome: fields.answered ? "answered" : fields.reason ? "failed" : "no_answer",
+    reason: fields.reason ?? null,
+    filterId: w.filter.id,
+  });
+}
+
+const lead = async (w: World) => {
+  const res = await t.request.get(`/api/v1/database/filtered-lead?filterId=${w.filter.id}&userId=${w.manager.user.id}`).set(w.auth);
+  expect(res.status).toBe(200);
+  return res.body === "" || res.body === null ? null : (res.body as { id: number; name: string });
+};
+const release = (w: World) => t.db.update(contacts).set({ heldBy: null, heldUntil: null }).where(eq(contacts.heldBy, w.manager.user.id));
+const admit = (w: World, number: string, id: string) =>
+  t.request
+    .post("/api/v1/telephony/calls")
+    .type("form")
+    .set("X-Sip-Auth-Secret", SECRET)
+    .send({ login: w.sipLogin, number, sipCallId: `${id}@browser` });
+
+describe("the topic's contact limits through the API", () => {
+  it("saves and shows them, keeps them on an edit without them, and refuses bad ones in Russian", async () => {
+    const w = await world();
+    const saved = await setLimits(w, { day: 1, week: 2, month: 8, counts: "connected" });
+    expect(saved.contactLimits).toEqual({ day: 1, week: 2, month: 8, counts: "connected" });
+    const s = await statusesByText(t.db);
+    const kept = await t.request
+      .put(`/api/v1/filters/${w.filter.id}`)
+      .set(bearer(adminToken))
+      .send({ name: "Лимиты", managers: [w.manager.user.id], databases: [w.first.databaseId], statuses: [s["Перезвонить"].id] });
+    expect(kept.body.contactLimits).toEqual({ day: 1, week: 2, month: 8, counts: "connected" });
+    const bad = async (contactLimits: unknown, message: string) => {
+      const res = await t.request
+        .put(`/api/v1/filters/${w.filter.id}`)
+        .set(bearer(adminToken))
+        .send({ name: "Лимиты", managers: [w.manager.user.id], databases: [w.first.databaseId], statuses: [s["Перезвонить"].id], contactLimits });
+      expect(res.status).toBe(400);
+      expect(res.body.message).toBe(message);
+    };
+    await bad({ day: 0, counts: "connected" }, "Звонков клиенту в день: целое число от 1 до 1000 (пусто: без ограничения)");
+    await bad({ week: "2", counts: "connected" }, "Звонков клиенту в неделю: целое число от 1 до 1000 (пусто: без ограничения)");
+    await bad({ month: 3, counts: "all" }, "Считать звонки: все попытки (attempts) или только состоявшиеся разговоры (connected)");
+  });
+});
+
+describe("the rule at fixed instants: the client's own day, week and month", () => {
+  it("counts a call late on his day for that day only; in Moscow's zone the same call is still today", async () => {
+    const w = await world();
+    await setLimits(w, { day: 1, week: null, month: null, counts: "attempts" });
+    // Thursday 15 January 2026, 13:30 UTC: 23:30 in Vladivostok, 16:30 in Moscow.
+    await t.db.insert(calls).values({
+      userId: w.manager.user.id,
+      contactId: w.first.id,
+      number: FIRST,
+      direction: "out",
+      startedAt: new Date("2026-01-15T13:30:00Z"),
+      filterId: w.filter.id,
+    });
+    const may = async (zone: string, iso: string) => {
+      const [row] = await queryRows<{ ok: boolean }>(
+        t.db,
+        sql`select ${underContactLimits(sql`${w.first.id}::bigint`, sql`${zone}::text`, sql`${w.filter.id}::int`, sql`${iso}::timestamptz`)} as ok`,
+      );
+      return row.ok;
+    };
+    // 14:30 UTC: past midnight in Vladivostok (Friday), so he may be called again; in Moscow it is still Thursday.
+    expect(await may("Asia/Vladivostok", "2026-01-15T14:30:00Z")).toBe(true);
+    expect(await may("Europe/Moscow", "2026-01-15T14:30:00Z")).toBe(false);
+    expect(await may("Asia/Vladivostok", "2026-01-15T13:45:00Z")).toBe(false);
+    // Before the call, nothing counted.
+    expect(await may("Asia/Vladivostok", "2026-01-15T13:00:00Z")).toBe(true);
+
+    // A week of two: Monday 12 and Thursday 15 January in Moscow; Sunday the 18th still that week, Monday the 19th a new one.
+    await setLimits(w, { day: null, week: 2, month: null, counts: "attempts" });
+    await t.db.insert(calls).values({
+      userId: w.manager.user.id,
+      contactId: w.first.id,
+      number: FIRST,
+      direction: "out",
+      startedAt: new Date("2026-01-12T09:00:00Z"),
+      filterId: w.filter.id,
+    });
+    expect(await may("Europe/Moscow", "2026-01-18T18:00:00Z")).toBe(false);
+    expect(await may("Europe/Moscow", "2026-01-18T21:30:00Z")).toBe(true);
+  });
+});
+
+describe("the turn and the proxy keep the limits", () => {
+  it("by connected calls: an answered call today puts the client at his daily limit, an unanswered one does not", async () => {
+    const w = await world();
+    await setLimits(w, { day: 1, week: 2, month: 8, counts: "connected" });
+    await logCall(w, w.first.id, { answered: false });
+    expect((await lead(w))?.id).toBe(w.first.id);
+    expect((await admit(w, FIRST, "limits-1")).status).toBe(200);
+    await release(w);
+
+    await logCall(w, w.first.id, { answered: true });
+    // The first client is at his limit: the turn gives the second, and a call to the first is refused.
+    expect((await lead(w))?.id).toBe(w.second.id);
+    const refused = await admit(w, FIRST, "limits-2");
+    expect(refused.status).toBe(403);
+    expect(refused.text).toMatch(/^id=\d+;sip=403\nContact Limit$/);
+    const id = Number(/id=(\d+)/.exec(refused.text)![1]);
+    const [row] = await t.db.select().from(calls).where(eq(calls.id, id));
+    expect(row).toMatchObject({ outcome: "failed", sipCode: 403, reason: "Лимит звонков клиенту исчерпан" });
+    // The second, not called yet, may be.
+    expect((await admit(w, SECOND, "limits-3")).status).toBe(200);
+    // With both at their limit, no lead at all.
+    await release(w);
+    await logCall(w, w.second.id, { answered: true });
+    expect(await lead(w)).toBeNull();
+  });
+
+  it("by attempts: every call that left counts, a call the proxy refused does not", async () => {
+    const w = await world();
+    await setLimits(w, { day: 2, week: null, month: null, counts: "attempts" });
+    await logCall(w, w.first.id, { answered: false });
+    await logCall(w, w.first.id, { answered: false, reason: "У клиента сейчас нерабочее время" });
+    expect((await lead(w))?.id).toBe(w.first.id);
+    await release(w);
+    await logCall(w, w.first.id, { answered: false });
+    expect((await lead(w))?.id).toBe(w.second.id);
+    expect((await admit(w, FIRST, "limits-4")).text).toMatch(/\nContact Limit$/);
+  });
+
+  it("counts the calls of the week and month, and the card says them", async () => {
+    const w = await world();
+    await setLimits(w, { day: null, week: 2, month: null, counts: "connected" });
+    await logCall(w, w.first.id, { answered: true, minutesAgo: 2 });
+    const actor = { id: w.manager.user.id, login: w.manager.login, isAdmin: false };
+    const panel = await loadLeadPanel(t.db, actor, 30, "UA");
+    expect(panel.lead?.id).toBe(w.first.id);
+    expect(contactCallsLabel(panel.lead?.contactCalls ?? [])).toBe("звонков клиенту: 1 из 2 на этой неделе");
+    await release(w);
+    await setLimits(w, { day: 1, week: 2, month: 8, counts: "connected" });
+    await logCall(w, w.second.id, { answered: false });
+    const second = await loadLeadPanel(t.db, actor, 30, "UA");
+    expect(second.lead?.id).toBe(w.second.id);
+    expect(contactCallsLabel(second.lead?.contactCalls ?? [])).toBe("звонков клиенту: 0 из 1 сегодня · 0 из 2 на этой неделе · 0 из 8 в этом месяце");
+  });
+
+  it("a topic without limits hands out and lets through however often the client was called", async () => {
+    const w = await world();
+    for (let i = 0; i < 5; i++) await logCall(w, w.first.id, { answered: true });
+    expect((await lead(w))?.id).toBe(w.first.id);
+    expect((await admit(w, FIRST, "limits-5")).status).toBe(200);
+    const actor = { id: w.manager.user.id, login: w.manager.login, isAdmin: false };
+    expect((await loadLeadPanel(t.db, actor, 30, "UA")).lead?.contactCalls).toBeUndefined();
+  });
+});
