@@ -11,7 +11,7 @@ import type { Actor } from "#server/core/actor";
 import { isAppError } from "#server/core/errors";
 import { IMPORT_FAILURE, ONLY_DUPLICATES, importBase, previewBase, type ImportResult, type Preview } from "#server/core/bases/import";
 import { othersBusy } from "#server/deps";
-import { MAPPING_FIELDS, MAPPING_LABELS, type MappingField, ZONE_FIELD_HELP } from "#server/core/bases/mapping";
+import { CONSENT_FIELD_HELP, MAPPING_FIELDS, MAPPING_LABELS, type MappingField, ZONE_FIELD_HELP } from "#server/core/bases/mapping";
 import { fileRequired, keepUpload, refuseOversizedBody, removeUpload, storeUpload, sweepUploads, uploadPath } from "#server/core/bases/uploads";
 import { followImport } from "#server/core/bases/import-progress";
 import "./context.server";
@@ -205,7 +205,7 @@ function safePath(id: string) {
 /** The column types of the mapping table (SPEC /importbase), for the page's select boxes. */
 export const mappingChoices = () => MAPPING_FIELDS.map((value) => ({ value, label: MAPPING_LABELS[value] }));
 /** The import page's note under the mapping: what a «Часовой пояс» column may hold. */
-export const mappingHelp = () => `${ZONE_FIELD_HELP}.`;
+export const mappingHelp = () => `${ZONE_FIELD_HELP}. ${CONSENT_FIELD_HELP}.`;
 
 /** The search page's query: hits, or the core's Russian message (blank term, too short, bad base). */
 /** The search page's hits, each as its table row shows it (searchRowView). */

@@ -33,6 +33,7 @@ export const PROXY_REFUSALS = {
   "Not Signed In": "вы не вошли в систему",
   "Outside Calling Hours": "у клиента сейчас нерабочее время",
   "Contact Limit": "лимит звонков клиенту исчерпан",
+  "No Consent": "у клиента нет согласия на звонки",
   "Call Policy Unavailable": "сервер приложения недоступен",
   "Carrier Not Responding": "оператор связи не отвечает",
 } as const satisfies Record<string, string>;

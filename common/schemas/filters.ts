@@ -186,6 +186,11 @@ export const filterInputSchema = z.object({
     .describe(
       "Ограничение звонков клиенту: { day, week, month (число или null: без ограничения), counts: attempts — все попытки, connected — только разговоры } (не указано: без изменений)",
     ),
+  /** «Только с согласием» (issue 43); left out: off on a new topic, unchanged on an edit. */
+  requiresConsent: z
+    .boolean({ error: "Неверное значение «Звонить только клиентам с согласием»" })
+    .optional()
+    .describe("true: звонить только клиентам с согласием на звонки (столбец «Согласие на звонки» при импорте; не указано: без изменений)"),
   /** «Автонабор через N с» (decision 058): seconds, or null for off; left out: unchanged, off on a new topic. */
   autodialSeconds: z
     .union(

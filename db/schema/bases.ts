@@ -69,6 +69,12 @@ export const contacts = pgTable(
      * null when the number does not name one zone (the topic's default zone applies).
      */
     tz: text("tz"),
+    /**
+     * Since when the client agreed to be called (issue 43): the base's «Согласие на звонки» column at import (a
+     * date, or «да»: the import's time); null: no consent known. A topic «только с согласием» calls only clients
+     * with it (38-FZ art. 18, advertising calls).
+     */
+    consentAt: timestamp("consent_at", { withTimezone: true }),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

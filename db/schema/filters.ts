@@ -55,6 +55,8 @@ export const filters = pgTable(
     contactLimitWeek: integer("contact_limit_week"),
     contactLimitMonth: integer("contact_limit_month"),
     contactLimitCounts: text("contact_limit_counts", { enum: CONTACT_LIMIT_COUNTS }).notNull().default("connected"),
+    /** «Только с согласием» (issue 43): the topic calls only clients with contacts.consent_at (38-FZ art. 18). */
+    requiresConsent: boolean("requires_consent").notNull().default(false),
     ...timestamps,
   },
   (t) => [

@@ -427,5 +427,14 @@ describe("contact limits in the topic form (issue 43, JavaScript off)", () => {
 
     expect((await post([...topic, ["contactLimits.preset", "none"]])).status).toBe(302);
     expect((await shown()).contactLimits).toEqual({ day: null, week: null, month: null, counts: "connected" });
+
+    // «Только с согласием» is a box of the same form.
+    expect((await post([...topic, ["requiresConsent", "on"]])).status).toBe(302);
+    expect((await shown()).requiresConsent).toBe(true);
+    const consent = (await getPage(t, page, cookie)).text;
+    expect(consent).toMatch(/<input type="checkbox" name="requiresConsent" checked=""/);
+    expect(consent).toContain("звонить только клиентам с согласием на звонки");
+    expect((await post(topic)).status).toBe(302);
+    expect((await shown()).requiresConsent).toBe(false);
   });
 });

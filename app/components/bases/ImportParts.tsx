@@ -91,6 +91,12 @@ export function ImportResultDialog({ result, onClose }: { result: ImportResult; 
             Часовой пояс не распознан, взят по номеру телефона: <b data-testid="unreadable-zones-count">{result.unreadableZones}</b>
           </li>
         ) : null}
+        {result.unreadableConsents > 0 ? (
+          <li className="text-amber-700 dark:text-amber-400">
+            Согласие на звонки не распознано (ни дата, ни «да»/«нет»), считается, что его нет:{" "}
+            <b data-testid="unreadable-consents-count">{result.unreadableConsents}</b>
+          </li>
+        ) : null}
       </ul>
       <h3 className="mb-1 text-sm font-semibold">Удалённые дубли</h3>
       {result.duplicatesInfo.length === 0 ? (

@@ -109,6 +109,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
               <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
               {contactLimitsText(filter.contactLimits) ? <Line title="Звонков клиенту" items={[contactLimitsText(filter.contactLimits)!]} /> : null}
+              {filter.requiresConsent ? <Line title="Согласие" items={["звонить только клиентам с согласием на звонки"]} /> : null}
               {filter.autodialSeconds !== null ? <Line title="Автонабор" items={[`через ${filter.autodialSeconds} с`]} /> : null}
               <Link
                 to={`/quality/scorecard/${filter.id}`}

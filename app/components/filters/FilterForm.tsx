@@ -111,6 +111,7 @@ export const FilterFormSchema = filterInputSchema
     // An unchecked box is off; an emptied retention is «всегда» (null), not «leave as it is».
     recordCalls: shape.recordCalls.default(false),
     managersHearRecordings: shape.managersHearRecordings.default(false),
+    requiresConsent: shape.requiresConsent.default(false),
     recordingRetentionDays: shape.recordingRetentionDays.default(null),
     autodial: z.boolean().default(false),
     autodialSeconds: z.string().optional(),
@@ -181,6 +182,7 @@ export function filterFormDefaults(filter: PresentedFilter | null, defaultHours:
     retryRules: Object.fromEntries((filter?.retryRules ?? []).map((rule) => [String(rule.status.id), retryRowOf(rule)])),
     recordCalls: filter?.recordCalls ? "on" : undefined,
     managersHearRecordings: filter?.managersHearRecordings ? "on" : undefined,
+    requiresConsent: filter?.requiresConsent ? "on" : undefined,
     recordingRetentionDays: filter?.recordingRetentionDays == null ? "" : String(filter.recordingRetentionDays),
     autodial: filter?.autodialSeconds != null ? "on" : undefined,
     autodialSeconds: String(filter?.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
@@ -514,7 +516,13 @@ function MultiChoice({
 }
 
 /** One of the topic's yes/no settings: a checkbox with its label beside it, posted as `name=on` when ticked. */
-function CheckboxField({ field, label }: { field: Fields["recordCalls" | "managersHearRecordings" | "autodial"]; label: string }) {
+function CheckboxField({
+  field,
+  label,
+}: {
+  field: Fields["recordCalls" | "managersHearRecordings" | "autodial" | "requiresConsent"];
+  label: string;
+}) {
   return (
     <label className="flex items-center gap-2 text-sm">
       <input type="checkbox" name={field.name} defaultChecked={field.initialValue === "on"} />
@@ -526,7 +534,7 @@ function CheckboxField({ field, label }: { field: Fields["recordCalls" | "manage
 /** The fields that show their own errors (a retry row's are added per status). */
 const SHOWN = [
   ...["name", "template", "managers", "databases", "statuses", "scripts", "retryCountedBy"],
-  ...["recordCalls", "managersHearRecordings", "recordingRetentionDays", "autodial", "autodialSeconds"],
+  ...["recordCalls", "managersHearRecordings", "requiresConsent", "recordingRetentionDays", "autodial", "autodialSeconds"],
   ...["from", "until", "days", "timeZone"].map((name) => `callingHours.${name}`),
   ...["preset", "day", "week", "month", "counts"].map((name) => `contactLimits.${name}`),
 ];
@@ -614,6 +622,14 @@ export function FilterForm({
       </div>
       <CallingHoursFields field={fields.callingHours} zones={options.timeZones} />
       <ContactLimitsFields field={fields.contactLimits} />
+      <fieldset className="space-y-1 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-consent">
+        <legend className="px-1 text-sm font-medium">Согласие клиента</legend>
+        <CheckboxField field={fields.requiresConsent} label="Звонить только клиентам с согласием на звонки" />
+        <p className="text-xs text-slate-600 dark:text-slate-400">
+          Для рекламных звонков нужно предварительное согласие абонента (38-ФЗ, ст. 18). Согласие берётся из столбца базы «Согласие на звонки» при
+          импорте; клиентов без него тематика не выдаёт, и позвонить им нельзя.
+        </p>
+      </fieldset>
       <RetryRulesFields statuses={options.statuses} fields={fields} />
       <fieldset className="space-y-2 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-recordings">
         <legend className="px-1 text-sm font-medium">Записи разговоров</legend>

@@ -7,7 +7,17 @@ import { badRequest, conflict } from "../errors";
 import { awaitedLater } from "../later";
 import { parseInput } from "../validation";
 import { baseNameSchema } from "../../../common/schemas/imports";
-import { columnLetter, MAPPING_FIELDS, type MappingField, mappingsSchema, NO_PHONE_COLUMN, suggestMapping, ZONE_FIELD } from "./mapping";
+import {
+  columnLetter,
+  CONSENT_FIELD,
+  MAPPING_FIELDS,
+  type MappingField,
+  mappingsSchema,
+  NO_PHONE_COLUMN,
+  suggestMapping,
+  ZONE_FIELD,
+} from "./mapping";
+import { readConsentCell } from "./consent-cell";
 import { looksLikePhone, phoneKey } from "./phone";
 import { zoneOfPhone } from "./phone-zone";
 import { zoneCellReader } from "./zone-cell";
@@ -252,6 +262,8 @@ export interface ImportResult {
   doNotCall: number;
   /** Contacts whose «Часовой пояс» cell was filled but not read as a zone: theirs comes from the phone (decision 062). */
   unreadableZones: number;
+  /** Contacts whose «Согласие на звонки» cell was filled but read as neither a date nor yes/no: no consent (issue 43). */
+  unreadableConsents: number;
 }
 
 type ContactRow = typeof contacts.$inferInsert;
@@ -268,6 +280,7 @@ const TEXT_COLUMNS = [
   "additionalInfo3",
   "additionalInfo4",
   "tz",
+  "consentAt",
 ] as const;
 
 /** What one batch's write left out: do-not-call rows, and rows whose phone another base holds (per that base). */
@@ -286,7 +299,9 @@ interface BatchOutcome {
  * base_id 0 for the rows written, -1 for the do-not-call ones, a base's id for the rows it held.
  */
 async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acrossBases: boolean): Promise<BatchOutcome> {
-  const columns = TEXT_COLUMNS.map((column) => sql.param(rows.map((row) => row[column] ?? "")));
+  const columns = TEXT_COLUMNS.map((column) =>
+    sql.param(rows.map((row) => (column === "consentAt" ? (row.consentAt instanceof Date ? row.consentAt.toISOString() : "") : (row[column] ?? "")))),
+  );
   const owners = acrossBases
     ? sql`select c.phone_key, min(c.database_id) as base_id from contacts c
           where c.phone_key in (select phone_key from batch where phone_key <> '' except select phone_key from listed)
@@ -299,8 +314,8 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
     with batch as (
       select * from unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[], ${columns[3]}::text[],
         ${columns[4]}::text[], ${columns[5]}::text[], ${columns[6]}::text[], ${columns[7]}::text[], ${columns[8]}::text[],
-        ${columns[9]}::text[], ${columns[10]}::text[]) with ordinality
-        as b(name, phone, phone_key, city, address, age, info1, info2, info3, info4, tz, n)
+        ${columns[9]}::text[], ${columns[10]}::text[], ${columns[11]}::text[]) with ordinality
+        as b(name, phone, phone_key, city, address, age, info1, info2, info3, info4, tz, consent_at, n)
     ),
     listed as (
       select d.phone_key from do_not_call d where d.phone_key in (select phone_key from batch where phone_key <> '')
@@ -308,8 +323,9 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
     owners as (${owners}),
     written as (
       insert into contacts (database_id, name, phone, phone_key, city, address, age,
-                            additional_info1, additional_info2, additional_info3, additional_info4, tz)
-      select ${databaseId}, name, phone, phone_key, city, address, age, info1, info2, info3, info4, nullif(tz, '') from batch b
+                            additional_info1, additional_info2, additional_info3, additional_info4, tz, consent_at)
+      select ${databaseId}, name, phone, phone_key, city, address, age, info1, info2, info3, info4, nullif(tz, ''),
+        nullif(consent_at, '')::timestamptz from batch b
       where b.phone_key not in (select phone_key from listed)
         and not exists (select 1 from owners o where o.phone_key = b.phone_key)
       order by b.n
@@ -463,7 +479,12 @@ async function importRows(
 
   const columns = mappings
     .map((field, index) => ({ field, index }))
-    .filter((c): c is { field: Exclude<MappingField, "skip" | typeof ZONE_FIELD>; index: number } => c.field !== "skip" && c.field !== ZONE_FIELD);
+    .filter(
+      (c): c is { field: Exclude<MappingField, "skip" | typeof ZONE_FIELD | typeof CONSENT_FIELD>; index: number } =>
+        c.field !== "skip" && c.field !== ZONE_FIELD && c.field !== CONSENT_FIELD,
+    );
+  const consentColumn = mappings.indexOf(CONSENT_FIELD);
+  const importedAt = new Date();
   const zoneColumn = mappings.indexOf(ZONE_FIELD);
   const readZone = zoneColumn >= 0 ? await zoneCellReader(db) : null;
 
@@ -478,6 +499,7 @@ async function importRows(
     let imported = 0;
     let withPhone = 0;
     let unreadableZones = 0;
+    let unreadableConsents = 0;
     let rowsRead = 0;
     let batch: ContactRow[] = [];
     let batchChars = 0;
@@ -547,6 +569,8 @@ async function importRows(
           row[field] = value;
         }
         const zoneCell = readZone ? (cells[zoneColumn] ?? "").trim() : "";
+        const consentCell = consentColumn >= 0 ? (cells[consentColumn] ?? "").trim() : "";
+        if (consentCell.length > IMPORT_LIMITS.maxCellChars) throw cellTooLong(number, consentColumn, consentCell.length);
         if (zoneCell.length > IMPORT_LIMITS.maxCellChars) throw cellTooLong(number, zoneColumn, zoneCell.length);
         if (!row.name && !row.phone) {
           skipped++;
@@ -569,6 +593,10 @@ async function importRows(
           seen.add(row.phoneKey);
         }
         if (zoneCell && !givenZone) unreadableZones++;
+        // «Согласие на звонки» (issue 43): a date, or yes (since this import) / no; unreadable is no consent.
+        const consent = readConsentCell(consentCell, importedAt);
+        row.consentAt = consent.readable ? consent.since : null;
+        if (!consent.readable) unreadableConsents++;
         batch.push(row);
         if (batch.length >= BATCH || batchChars >= BATCH_CHARS) await flush();
       }
@@ -618,6 +646,7 @@ async function importRows(
         duplicatesInfo,
         doNotCall,
         unreadableZones,
+        unreadableConsents,
       };
       return result;
     });

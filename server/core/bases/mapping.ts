@@ -14,6 +14,7 @@ export const MAPPING_FIELDS = [
   "additionalInfo3",
   "additionalInfo4",
   "timeZone",
+  "consent",
 ] as const;
 export type MappingField = (typeof MAPPING_FIELDS)[number];
 export type ContactField = Exclude<MappingField, "skip">;
@@ -22,6 +23,11 @@ export type ContactField = Exclude<MappingField, "skip">;
  * instead of the one from the phone (zone-cell.ts, decision 062).
  */
 export const ZONE_FIELD = "timeZone" satisfies MappingField;
+/**
+ * «Согласие на звонки» is no contact field either: its cell (a date, or yes/no) becomes contacts.consent_at
+ * (consent-cell.ts, issue 43), which a topic «только с согласием» requires.
+ */
+export const CONSENT_FIELD = "consent" satisfies MappingField;
 
 /** The one word for a contact's extra fields, everywhere (import mapping, search, export, card): issue 17. */
 export const extraFieldLabel = (n: number) => `Доп. поле ${n}`;
@@ -39,12 +45,17 @@ export const MAPPING_LABELS: Record<MappingField, string> = {
   additionalInfo3: extraFieldLabel(3),
   additionalInfo4: extraFieldLabel(4),
   timeZone: "Часовой пояс",
+  consent: "Согласие на звонки",
 };
 
 /** What the import page says of the «Часовой пояс» column: the forms read (zone-cell.ts). */
 export const ZONE_FIELD_HELP =
   "Столбец «Часовой пояс»: название пояса (Europe/Moscow, Asia/Vladivostok) или целое смещение от UTC (UTC+5, GMT+3, +05:00). " +
   "Если ячейка пустая или не распознана, пояс берётся по номеру телефона";
+
+/** What the import page says of the «Согласие на звонки» column: the forms read (consent-cell.ts). */
+export const CONSENT_FIELD_HELP =
+  "Столбец «Согласие на звонки»: дата согласия (15.01.2026, 2026-01-15) или «да»/«нет»; пустая или нераспознанная ячейка — согласия нет";
 
 export const mappingsSchema = z
   .array(z.enum(MAPPING_FIELDS, { error: "Неизвестный тип столбца в сопоставлении" }), {
@@ -103,6 +114,7 @@ const HEADERS: Array<[Exclude<ContactField, `additionalInfo${number}`>, string[]
   ["address", ["адрес", "адрес клиента", "улица", "address"]],
   ["age", ["возраст", "лет", "age"]],
   ["timeZone", ["часовой пояс", "пояс", "таймзона", "time zone", "timezone", "tz"]],
+  ["consent", ["согласие на звонки", "согласие", "дата согласия", "consent"]],
 ];
 const EXTRA = /^(доп|дополнительн|примечани|комментари|инфо|информац|info|note|comment)/;
 

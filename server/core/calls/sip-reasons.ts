@@ -34,6 +34,13 @@ export function outcomeOfSipCode(code: number): CallOutcome {
  * the client (the day's call numbers, decision 060; the contact limits, decision 075). Typed by the proxy's
  * phrases, so a renamed phrase breaks the build here, not the numbers.
  */
-export const OWN_POLICY_REFUSALS: ProxyRefusal[] = ["Not Signed In", "On Break", "Do Not Call", "Outside Calling Hours", "Contact Limit"];
+export const OWN_POLICY_REFUSALS: ProxyRefusal[] = [
+  "Not Signed In",
+  "On Break",
+  "Do Not Call",
+  "Outside Calling Hours",
+  "Contact Limit",
+  "No Consent",
+];
 /** Their reasons as the call log writes them. */
 export const OWN_POLICY_REASONS = OWN_POLICY_REFUSALS.map((phrase) => sipReason(403, phrase));

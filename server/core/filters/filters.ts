@@ -60,6 +60,8 @@ export interface PresentedFilter {
   autodialSeconds: number | null;
   /** Contact limits per client (issue 43, decision 075); all null: none. */
   contactLimits: ContactLimits;
+  /** «Только с согласием» (issue 43): only clients whose base gave their consent to calls. */
+  requiresConsent: boolean;
 }
 
 /** Filters with everything they list, in id order. */
@@ -79,6 +81,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       contactLimitWeek: filters.contactLimitWeek,
       contactLimitMonth: filters.contactLimitMonth,
       contactLimitCounts: filters.contactLimitCounts,
+      requiresConsent: filters.requiresConsent,
       templateId: templates.id,
       templateName: templates.name,
       callsFrom: filters.callsFrom,
@@ -142,6 +145,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       retryCountedBy: row.retryCountedBy,
       autodialSeconds: row.autodialSeconds,
       contactLimits: { day: row.contactLimitDay, week: row.contactLimitWeek, month: row.contactLimitMonth, counts: row.contactLimitCounts },
+      requiresConsent: row.requiresConsent,
     };
   });
 }
@@ -257,6 +261,7 @@ function optionalSettings(input: FilterInput) {
       managersHearRecordings: input.managersHearRecordings,
       retryCountedBy: input.retryCountedBy,
       autodialSeconds: input.autodialSeconds,
+      requiresConsent: input.requiresConsent,
       ...(input.contactLimits
         ? {
             contactLimitDay: input.contactLimits.day,

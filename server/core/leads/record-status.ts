@@ -13,6 +13,7 @@ import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds 
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema } from "./callback-time";
 import { clientInHours, type HoursSql } from "../filters/calling-hours";
+import { consentAllows } from "../filters/consent";
 import { underContactLimits } from "../filters/contact-limits";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 import { CARD_EMPTY } from "../../../common/client-card";
@@ -228,10 +229,10 @@ export function turnStatement(input: {
       select id, text, is_report_status, is_technical, is_do_not_call, asks_callback from statuses
       ${pressedStatusWhere(input.status)}),
     c as materialized (
-      select id, database_id, held_by, phone, phone_key, tz, client_info from contacts
+      select id, database_id, held_by, phone, phone_key, tz, consent_at, client_info from contacts
       where id = ${contactId} and exists (select 1 from u) for update),
     ok as materialized (
-      select c.id, c.database_id, c.phone, c.phone_key, c.tz, c.client_info, s.id as status_id, s.text, s.is_report_status,
+      select c.id, c.database_id, c.phone, c.phone_key, c.tz, c.consent_at, c.client_info, s.id as status_id, s.text, s.is_report_status,
         s.is_technical, s.is_do_not_call, s.asks_callback
       from c, s, f
       where f.open and c.held_by = ${userId} and (not s.is_report_status or (${clientInfo} <> '' and ${reportConfirmed}))
@@ -301,7 +302,8 @@ export function turnStatement(input: {
       select ok.id from ok
       where not exists (select 1 from claim) and not ok.asks_callback and not ok.is_do_not_call and not (select paused from brk)
         and ok.database_id = any((select ids from fd)::int[]) and ok.status_id = any((select ids from fs)::int[])
-        and ${clientInHours(sql`ok.tz`, hours)} and ${underContactLimits(sql`ok.id`, sql`ok.tz`, filterId)}),
+        and ${clientInHours(sql`ok.tz`, hours)} and ${underContactLimits(sql`ok.id`, sql`ok.tz`, filterId)}
+        and ${consentAllows(sql`ok.consent_at`, filterId)}),
     upd as (
       update contacts set status_id = coalesce((select final_status_id from rule where last), ok.status_id), status_at = now(),
         last_user_id = ${userId},

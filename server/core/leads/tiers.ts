@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { onBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
 import { type HoursSql, clientInHours } from "../filters/calling-hours";
+import { consentAllows } from "../filters/consent";
 import { underContactLimits } from "../filters/contact-limits";
 import { governedByRule } from "./retry";
 
@@ -53,12 +54,14 @@ export interface ClaimScope {
  * The one rule every tier applies to the contact it hands out: may this contact be called now? `alias` names the
  * contacts row in the tier. A number on the do-not-call list never is (issue 18, server/core/dnc); a client is
  * only inside the topic's calling hours, read in his own zone (contacts.tz, else the topic's zone; issue 29), and
- * under the topic's contact limits (calls to him this day, week, month; issue 43, decision 075).
+ * with his consent when the topic asks for it, and under the topic's contact limits (calls to him this day, week,
+ * month; issue 43, decision 075).
  * Held here, it holds for every tier at once.
  */
 export function contactMayBeCalled(alias: string, hours: HoursSql, filterId: SQL): SQL {
   const row = sql.identifier(alias);
-  return sql`${mayBeCalled(alias)} and ${clientInHours(sql`${row}.tz`, hours)} and ${underContactLimits(sql`${row}.id`, sql`${row}.tz`, filterId)}`;
+  return sql`${mayBeCalled(alias)} and ${clientInHours(sql`${row}.tz`, hours)} and ${consentAllows(sql`${row}.consent_at`, filterId)}
+    and ${underContactLimits(sql`${row}.id`, sql`${row}.tz`, filterId)}`;
 }
 
 /** contactMayBeCalled, and not the number this press is listing. */

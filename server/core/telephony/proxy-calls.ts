@@ -9,6 +9,7 @@ import { sipReason } from "../calls/sip-reasons";
 import { zoneOfKey } from "../bases/phone-zone";
 import { doNotCallKey, isListed } from "../dnc/dnc";
 import { clientInHours, clientZone, hoursOfTopic } from "../filters/calling-hours";
+import { consentAllows } from "../filters/consent";
 import { underContactLimits } from "../filters/contact-limits";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
@@ -53,6 +54,7 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
     listed: boolean;
     in_hours: boolean;
     under_limits: boolean;
+    consent_ok: boolean;
     lead: string | number | null;
     topic: number | null;
     record: boolean;
@@ -64,10 +66,11 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
       ${isListed(sql`${key}`)} as listed,
       (f.id is null or ${clientInHours(sql`client.tz`, hoursOfTopic("f"), numberZone)}) as in_hours,
       (f.id is null or client.id is null or ${underContactLimits(sql`client.id`, clientZone(sql`client.tz`, numberZone), sql`f.id`)}) as under_limits,
+      (f.id is null or ${consentAllows(sql`client.consent_at`, sql`f.id`)}) as consent_ok,
       case when client.held then client.id end as lead
     from users u
     left join filters f on f.id = u.getting_filter
-    left join lateral (select c.id, c.tz, coalesce(c.held_by = u.id, false) as held from contacts c
+    left join lateral (select c.id, c.tz, c.consent_at, coalesce(c.held_by = u.id, false) as held from contacts c
       where c.phone_key = ${key} and c.phone_key <> ''
         and (c.held_by = u.id or c.database_id in (select fd.database_id from filter_databases fd where fd.filter_id = f.id))
       order by coalesce(c.held_by = u.id, false) desc, c.id limit 1) client on true
@@ -77,11 +80,19 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
 }
 
 /** Why this manager may not call out now, or null: the rules the page also shows, checked here for good. */
-function refusalOf(facts: { signed_in: boolean; paused: boolean; listed: boolean; in_hours: boolean; under_limits: boolean }): ProxyRefusal | null {
+function refusalOf(facts: {
+  signed_in: boolean;
+  paused: boolean;
+  listed: boolean;
+  in_hours: boolean;
+  under_limits: boolean;
+  consent_ok: boolean;
+}): ProxyRefusal | null {
   if (!facts.signed_in) return "Not Signed In";
   if (facts.paused) return "On Break";
   if (facts.listed) return "Do Not Call";
   if (!facts.in_hours) return "Outside Calling Hours";
+  if (!facts.consent_ok) return "No Consent";
   if (!facts.under_limits) return "Contact Limit";
   return null;
 }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { countsAllTime, deleteBase, listBases } from "../../../core/bases/bases";
 import { importBase, previewBase } from "../../../core/bases/import";
 import { othersBusy } from "../../../deps";
-import { MAPPING_FIELDS, ZONE_FIELD_HELP } from "../../../core/bases/mapping";
+import { CONSENT_FIELD_HELP, MAPPING_FIELDS, ZONE_FIELD_HELP } from "../../../core/bases/mapping";
 import { searchContacts } from "../../../core/bases/search";
 import { SHEET_LIMITS } from "../../../core/spreadsheets";
 import { refuseOversizedBody, removeUpload, saveUpload } from "../../../core/bases/uploads";
@@ -59,6 +59,10 @@ const importResultSchema = z.object({
     .number()
     .int()
     .describe("Контакты, чья ячейка столбца timeZone заполнена, но не распознана: их часовой пояс взят по номеру телефона"),
+  unreadableConsents: z
+    .number()
+    .int()
+    .describe("Контакты, чья ячейка столбца consent заполнена, но не распознана (ни дата, ни да/нет): согласия нет"),
 });
 
 const searchHitSchema = z.object({
@@ -110,7 +114,7 @@ export async function readUpload(request: FastifyRequest) {
 }
 
 const MAPPINGS_DOC = `\`mappings\`: JSON-массив, по одному элементу на столбец предпросмотра (в порядке \`columns\`), каждый из
-${MAPPING_FIELDS.map((f) => `\`${f}\``).join(", ")} (\`skip\`: столбец не импортируется). ${ZONE_FIELD_HELP.replace("«Часовой пояс»", "`timeZone`")}.`;
+${MAPPING_FIELDS.map((f) => `\`${f}\``).join(", ")} (\`skip\`: столбец не импортируется). ${ZONE_FIELD_HELP.replace("«Часовой пояс»", "`timeZone`")}. ${CONSENT_FIELD_HELP.replace("«Согласие на звонки»", "`consent`")}.`;
 
 const SHEET_DOC =
   "Необязательно `sheet`: номер листа (1 — первый по порядку вкладок). Без него читается первый лист, а если он " +

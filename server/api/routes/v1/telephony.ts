@@ -54,7 +54,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary:
           "Для Kamailio: можно ли этому менеджеру звонить на этот номер сейчас (до INVITE к оператору связи). " +
-          "200 «id=N;record=1|0» (звонок открыт в журнале; record=1: записывать разговор) или 403 «id=N;sip=403», а второй строкой причина для SIP: Do Not Call | On Break | Not Signed In | Outside Calling Hours | Contact Limit (звонок записан как отказ)",
+          "200 «id=N;record=1|0» (звонок открыт в журнале; record=1: записывать разговор) или 403 «id=N;sip=403», а второй строкой причина для SIP: Do Not Call | On Break | Not Signed In | Outside Calling Hours | No Consent | Contact Limit (звонок записан как отказ)",
         body: admitCallSchema,
         response: { 200: z.string(), 400: errorSchema, 403: z.union([z.string(), errorSchema]), 404: errorSchema },
       },
