@@ -145,6 +145,56 @@ async function main() {
       });
     }
 
+    // Issue 43: the calling rules inside the claim against the same turn without them, both as the SQL floor (the
+    // turn's statements straight through postgres.js), 50 managers. With: a window open only around Vladivostok's
+    // present hour (four of the five zones outside it, so most clients are walked past), the 230-FZ limits, and a
+    // connected call today to the first 2 % of each base's Vladivostok clients (at their daily limit, at the head of
+    // the walk). Target: the turn with the rules costs at most twice the turn without (turns/s ≥ half).
+    if (process.env.BENCH_RULES !== "0") {
+      const group = agents.slice(0, 50);
+      const floor = () =>
+        driveFloor(handle.db, group, filterId, SECONDS, (statement) => {
+          const query = dialect.sqlToQuery(statement);
+          return sql.unsafe(query.sql, query.params as never[], { prepare: true });
+        });
+      const without = (await floor()) / SECONDS;
+      await sql.unsafe(`
+        insert into calls (user_id, contact_id, number, direction, started_at, answered_at, ended_at, outcome, filter_id)
+        select null, c.id, c.phone, 'out', now() - interval '1 minute', now() - interval '1 minute', now(), 'answered', ${filterId}
+        from (select id, phone, row_number() over (partition by database_id order by id) as n, count(*) over (partition by database_id) as total
+          from contacts where tz = 'Asia/Vladivostok' and status_id is null and held_by is null) c
+        where c.n <= c.total / 50`);
+      await sql.unsafe(`
+        update filters set contact_limit_day = 1, contact_limit_week = 2, contact_limit_month = 8, contact_limit_counts = 'connected',
+          calls_from = ((now() at time zone 'Asia/Vladivostok') - interval '1 hour')::time,
+          calls_until = ((now() at time zone 'Asia/Vladivostok') + interval '1 hour')::time
+        where id = ${filterId}`);
+      await sql.unsafe("analyze calls");
+      const withRules = (await floor()) / SECONDS;
+      const c = await check();
+      const [{ handed }] = await sql.unsafe<{ handed: string }[]>(`
+        select count(*) as handed from contacts c where c.held_by is not null and (c.tz <> 'Asia/Vladivostok'
+          or exists (select 1 from calls k where k.contact_id = c.id and k.answered_at is not null and k.started_at > now() - interval '1 hour'))`);
+      printTable(`Calling rules in the claim (issue 43), SQL floor, 50 managers, ${CONTACTS.toLocaleString("en-US")} contacts in five zones`, [
+        {
+          run: "floor without rules (around the clock, no limits)",
+          "turns/s": without,
+          ratio: "",
+          "held outside rules": "",
+          target: "",
+        },
+        {
+          run: "floor with rules (1 zone of 5 in hours, 230-FZ limits, 2 % at limit)",
+          "turns/s": withRules,
+          ratio: without / withRules,
+          "held outside rules": Number(handed) + c.doubleHeld,
+          target: `cost ≤ 2x: ${without / withRules <= 2 ? "met" : "MISSED"}`,
+        },
+      ]);
+      await sql.unsafe(`update filters set contact_limit_day = null, contact_limit_week = null, contact_limit_month = null,
+        calls_from = '00:00', calls_until = '00:00' where id = ${filterId}`);
+    }
+
     printTable(
       `Lead turns over HTTP (update-and-get-lead), ${CONTACTS.toLocaleString("en-US")} contacts, ${CALLBACKS.toLocaleString("en-US")} pending callbacks, ${RETRY_RULES ? "two retry rules" : "no retry rules"}, ${SECONDS} s per run`,
       rows,

@@ -7,6 +7,7 @@ import { CallRecording, formatTalkTime } from "../components/calls/ClientHistory
 import { formatDateTime } from "../lib/format";
 import { PieChart } from "../components/charts/PieChart";
 import { CallNumbersToday } from "../components/statistics/CallNumbers";
+import { ContactRulesNow } from "../components/statistics/ContactRules";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
 import { TableFrame } from "../components/ui/Table";
@@ -120,6 +121,7 @@ function Dashboard({
         </div>
       </div>
       <CallNumbersToday calls={stats.calls} />
+      <ContactRulesNow topics={stats.contactRules} />
       <WeekScores scores={scores} />
       <RecentRecordings recordings={recordings} />
       <BreaksToday breaks={breaks} />

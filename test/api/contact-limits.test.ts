@@ -1,7 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
-import { calls, contacts, users } from "../../db/schema";
+import { calls, contacts, filters, users } from "../../db/schema";
 import { contactCallsLabel } from "../../common/contact-limits";
 import { underContactLimits } from "../../server/core/filters/contact-limits";
 import { loadLeadPanel } from "../../server/core/leads/panel";
@@ -222,5 +222,30 @@ describe("the turn and the proxy keep the limits", () => {
     expect((await admit(w, FIRST, "limits-5")).status).toBe(200);
     const actor = { id: w.manager.user.id, login: w.manager.login, isAdmin: false };
     expect((await loadLeadPanel(t.db, actor, 30, "UA")).lead?.contactCalls).toBeUndefined();
+  });
+});
+
+describe("the dashboard's numbers of the rules (GET /api/v1/statistics)", () => {
+  it("counts a topic's clients at their limit and its new clients waiting for their hours", async () => {
+    const w = await world();
+    const rulesOf = async () => {
+      const res = await t.request.get("/api/v1/statistics").set(bearer(adminToken));
+      expect(res.status).toBe(200);
+      return res.body.contactRules.find((r: { filterId: number }) => r.filterId === w.filter.id);
+    };
+    // No limits, around the clock: nobody held back.
+    expect(await rulesOf()).toEqual({ filterId: w.filter.id, topic: "Тематика", atLimit: null, waitingForHours: 0, waitingCapped: false });
+
+    await setLimits(w, { day: 1, week: null, month: null, counts: "connected" });
+    await logCall(w, w.first.id, { answered: true });
+    await logCall(w, w.second.id, { answered: false });
+    expect(await rulesOf()).toMatchObject({ topic: "Лимиты", atLimit: 1, waitingForHours: 0 });
+
+    // A window three to four hours after Moscow's present hour: closed now for both (Moscow) clients.
+    const moscowHour = Number(new Intl.DateTimeFormat("en-GB", { timeZone: "Europe/Moscow", hour: "2-digit", hourCycle: "h23" }).format(new Date()));
+    const from = `${String((moscowHour + 3) % 24).padStart(2, "0")}:00`;
+    const until = `${String((moscowHour + 4) % 24).padStart(2, "0")}:00`;
+    await t.db.update(filters).set({ callsFrom: from, callsUntil: until, timeZone: "Europe/Moscow" }).where(eq(filters.id, w.filter.id));
+    expect(await rulesOf()).toMatchObject({ atLimit: 1, waitingForHours: 2, waitingCapped: false });
   });
 });

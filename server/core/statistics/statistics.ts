@@ -1,4 +1,5 @@
 import { and, count, desc, eq, gte, inArray, lt, sql, sum } from "drizzle-orm";
+import { type TopicRuleNumbers, topicRuleNumbers } from "./contact-rules";
 import type { Db } from "../../../db/client";
 import { databases, leadEventDayCounts, users } from "../../../db/schema";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
@@ -31,6 +32,8 @@ export interface Statistics {
   topManagers: Array<{ manager: string; count: number }>;
   /** Today's calls out per manager, per topic and in all (issue 29, decision 060). */
   calls: CallDayNumbers;
+  /** Per active topic, who its calling rules hold back now: clients at their contact limit, waiting for their hours (issue 43). */
+  contactRules: TopicRuleNumbers[];
 }
 
 /**
@@ -40,7 +43,7 @@ export interface Statistics {
 export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()): Promise<Statistics> {
   requireAdmin(actor);
   const { start, end } = kyivDay(now);
-  const [bases, todayBases, events, callNumbers] = await Promise.all([
+  const [bases, todayBases, events, callNumbers, contactRules] = await Promise.all([
     db
       .select({ count: count(), contacts: sum(databases.contactsCount) })
       .from(databases)
@@ -62,6 +65,7 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
       .where(eq(leadEventDayCounts.day, kyivDate(now)))
       .groupBy(leadEventDayCounts.userId, leadEventDayCounts.statusText),
     callNumbersOfDay(db, now),
+    topicRuleNumbers(db),
   ]);
 
   const statusCounts: Record<string, number> = {};
@@ -102,6 +106,7 @@ export async function getStatistics(db: Db, actor: Actor, now: Date = new Date()
     statusColors: await statusColorsFor(db, Object.keys(statusCounts)),
     topManagers,
     calls: callNumbers,
+    contactRules,
   };
 }
 

@@ -69,6 +69,24 @@ const statistics: FastifyPluginAsyncZod = async (api) => {
             statusColors: z.record(z.string(), z.string()).describe("Цвет каждого статуса из statusCounts (#rrggbb)"),
             topManagers: z.array(z.object({ manager: z.string(), count: z.number().int() })),
             calls: callDay,
+            contactRules: z
+              .array(
+                z.object({
+                  filterId: z.number().int(),
+                  topic: z.string(),
+                  atLimit: z
+                    .number()
+                    .int()
+                    .nullable()
+                    .describe("Клиентов на пределе: звонили в этом месяце и сейчас достигнут лимит звонков тематики; null — у тематики нет лимитов"),
+                  waitingForHours: z
+                    .number()
+                    .int()
+                    .describe("Новых свободных клиентов, у которых сейчас нерабочее время (ждут своих часов); считается до 10 000"),
+                  waitingCapped: z.boolean().describe("true: ждущих не меньше 10 000 (счёт остановлен)"),
+                }),
+              )
+              .describe("По активным тематикам, по названию: кого сейчас сдерживают правила звонков (задача 43)"),
           }),
           ...errorResponses,
         },
