@@ -64,9 +64,9 @@ async function setLimits(w: World, contactLimits: Record<string, unknown>) {
   return res.body;
 }
 
-/** A call to the client in the log, `minutesAgo` before now; answered or not; `reason` for a refused one. */
+/** A call to the client in the log, `minutesAgo` before now (0: now, so no day or week boundary falls between); answered or not; `reason` for a refused one. */
 async function logCall(w: World, contactId: number, fields: { answered: boolean; minutesAgo?: number; reason?: string }) {
-  const startedAt = sql`now() - make_interval(mins => ${fields.minutesAgo ?? 1})`;
+  const startedAt = sql`now() - make_interval(mins => ${fields.minutesAgo ?? 0})`;
   await t.db.insert(calls).values({
     userId: w.manager.user.id,
     contactId,
@@ -202,7 +202,7 @@ describe("the turn and the proxy keep the limits", () => {
   it("counts the calls of the week and month, and the card says them", async () => {
     const w = await world();
     await setLimits(w, { day: null, week: 2, month: null, counts: "connected" });
-    await logCall(w, w.first.id, { answered: true, minutesAgo: 2 });
+    await logCall(w, w.first.id, { answered: true });
     const actor = { id: w.manager.user.id, login: w.manager.login, isAdmin: false };
     const panel = await loadLeadPanel(t.db, actor, 30, "UA");
     expect(panel.lead?.id).toBe(w.first.id);
