@@ -14,11 +14,15 @@ import { OWN_POLICY_REASONS } from "../calls/sip-reasons";
  * never reached the client and is not one. Connected: a call answered (answered_at set).
  */
 
-/** The calls of client `contactId` counting against topic row `lf`'s limits, from the period row `p` until `at`. */
-const countedCalls = (contactId: SQL, at: SQL) => sql`from calls k
-      where k.contact_id = ${contactId} and k.direction = 'out' and k.started_at >= p.since and k.started_at <= ${at}
-        and case when lf.contact_limit_counts = 'connected' then k.answered_at is not null
-          else not coalesce(k.reason = any(${sql.param(OWN_POLICY_REASONS)}::text[]), false) end`;
+/**
+ * The calls of client `contactId` counting against topic row `lf`'s limits, from the period row `p` until `at`. The
+ * aliases (lf, p, n, limit_call) are this module's own: a caller's row passed as `contactId` must not be named so.
+ */
+const countedCalls = (contactId: SQL, at: SQL) => sql`from calls limit_call
+      where limit_call.contact_id = ${contactId} and limit_call.direction = 'out' and limit_call.started_at >= p.since
+        and limit_call.started_at <= ${at}
+        and case when lf.contact_limit_counts = 'connected' then limit_call.answered_at is not null
+          else not coalesce(limit_call.reason = any(${sql.param(OWN_POLICY_REASONS)}::text[]), false) end`;
 
 /** The starts of the client's local day, week and month (timestamptz), from the topic row `lf` and `zone`. */
 const periods = (zone: SQL, at: SQL) => {
@@ -34,8 +38,9 @@ const periods = (zone: SQL, at: SQL) => {
  */
 const countsOf = (contactId: SQL, zone: SQL, filterId: SQL, at: SQL) => sql`from filters lf
       cross join lateral (${periods(zone, at)}) p
-      cross join lateral (select count(*) filter (where k.started_at >= p.day) as day,
-          count(*) filter (where k.started_at >= p.week) as week, count(*) filter (where k.started_at >= p.month) as month
+      cross join lateral (select count(*) filter (where limit_call.started_at >= p.day) as day,
+          count(*) filter (where limit_call.started_at >= p.week) as week,
+          count(*) filter (where limit_call.started_at >= p.month) as month
         ${countedCalls(contactId, at)}) n
       where lf.id = ${filterId}
         and (lf.contact_limit_day is not null or lf.contact_limit_week is not null or lf.contact_limit_month is not null)`;

@@ -43,6 +43,17 @@ const filterSchema = z
       .describe("Правила повтора"),
     retryCountedBy: z.enum(["presses", "calls"]).describe("попытки считаются по нажатиям статусов или по звонкам"),
     autodialSeconds: z.number().int().nullable().describe("автонабор через столько секунд после показа лида (null: выключен)"),
+    contactLimits: z
+      .object({
+        day: z.number().int().nullable(),
+        week: z.number().int().nullable(),
+        month: z.number().int().nullable(),
+        counts: z.enum(["attempts", "connected"]),
+      })
+      .describe(
+        "не больше стольких звонков одному клиенту в его день, неделю (с понедельника), месяц (null: без ограничения); counts: attempts — все попытки, connected — только разговоры",
+      ),
+    requiresConsent: z.boolean().describe("звонить только клиентам с согласием на звонки"),
   })
   .describe("Фильтр (тематика)");
 
