@@ -112,7 +112,7 @@ describe("filters API", () => {
       { removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, defaultInfo: "", callbackGraceMinutes: "20" },
       "Неверное время ожидания перезвона",
     );
-    await refusedWith("/api/v1/statuses", "post", { text: "Порядок строкой", order: "3" }, "Неверный порядок");
+    await refusedWith("/api/v1/status", "post", { text: "Порядок строкой", order: "3" }, "Неверный порядок");
     // The numbers themselves still pass, and ids copied from a URL may still come as digits.
     const saved = await t.request
       .post("/api/v1/filters")
