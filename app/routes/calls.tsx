@@ -47,7 +47,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
         await keepCallAlive(db, actor, form.id);
         return new Response(null, { status: 204 });
       case "end": {
-        const call = await endCall(db, actor, form.id, { sipCode: present("sipCode"), phrase: present("phrase"), cause: present("cause") });
+        // A form's text: the SIP code is a number to core (issue 43), "486" posted as text is 486 here; text that is
+        // no number stays NaN, which core refuses as «Неверный код SIP».
+        const sipCode = present("sipCode");
+        const call = await endCall(db, actor, form.id, {
+          sipCode: sipCode === undefined ? undefined : Number(sipCode),
+          phrase: present("phrase"),
+          cause: present("cause"),
+        });
         void context.deps.hub.presenceChanged().catch(() => {});
         return Response.json(call);
       }
