@@ -36,6 +36,11 @@ export const PROXY_REFUSALS = {
   "No Consent": "у клиента нет согласия на звонки",
   "Call Policy Unavailable": "сервер приложения недоступен",
   "Carrier Not Responding": "оператор связи не отвечает",
+  // A call in that rang nobody (issue 42, server/core/telephony/inbound.ts), and a manager whose softphone was offline.
+  "Managers Busy": "все менеджеры заняты",
+  "No Managers": "нет менеджеров на линии",
+  "Nobody Answered": "менеджеры не ответили",
+  "Not Registered": "софтфон менеджера не подключён",
 } as const satisfies Record<string, string>;
 export type ProxyRefusal = keyof typeof PROXY_REFUSALS;
 

@@ -53,7 +53,13 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   // Taken before the lead is read: a press answered later than this carries a newer lead (see newestTurn).
   const readAt = Date.now();
   const panel = await loadLeadPanel(context.deps.db, actorOf(user), context.deps.config.holdMinutes, context.deps.config.phoneRegion);
-  return { ...panel, userId: user.id, callbackTimes: callbackTimesNow(), readAt };
+  return {
+    ...panel,
+    userId: user.id,
+    acceptsInbound: user.sipLogin ? user.acceptsInbound : null,
+    callbackTimes: callbackTimesNow(),
+    readAt,
+  };
 }
 
 /** The callback time's quick choices and the free choice's bounds (Kyiv wall clock), computed here (issue 18). */
@@ -290,7 +296,9 @@ export default function LeadPanelPage() {
     pause: autodial.togglePause,
   });
 
-  const header = <PanelHeader topic={panel.filter?.name ?? null} onKeys={hydrated ? () => setKeysOpen(true) : null} />;
+  const header = (
+    <PanelHeader topic={panel.filter?.name ?? null} onKeys={hydrated ? () => setKeysOpen(true) : null} acceptsInbound={panel.acceptsInbound} />
+  );
   if (!panel.filter) {
     return (
       <section>

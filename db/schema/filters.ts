@@ -57,6 +57,11 @@ export const filters = pgTable(
     contactLimitCounts: text("contact_limit_counts", { enum: CONTACT_LIMIT_COUNTS }).notNull().default("connected"),
     /** «Только с согласием» (issue 43): the topic calls only clients with contacts.consent_at (38-FZ art. 18). */
     requiresConsent: boolean("requires_consent").notNull().default(false),
+    /**
+     * One of the trunk's numbers (digits, as Kamailio sees the dialled number), or "" (issue 42): an unknown caller
+     * who dials it rings a free manager of this topic, and his missed call becomes a contact of this topic's first base.
+     */
+    inboundNumber: text("inbound_number").notNull().default(""),
     ...timestamps,
   },
   (t) => [

@@ -31,6 +31,8 @@ export const users = pgTable(
     balanceCents: integer("balance_cents").notNull().default(0),
     notify: boolean("notify").notNull().default(false),
     lastNotifyCents: integer("last_notify_cents").notNull().default(0),
+    /** «Принимать входящие» (issue 42): the app may ring him for a client's call in; his own switch, on by default. */
+    acceptsInbound: boolean("accepts_inbound").notNull().default(true),
     ...timestamps,
   },
   (t) => [index("users_last_seen_idx").on(t.lastSeen)],

@@ -69,6 +69,10 @@ export const settings = pgTable("settings", {
    */
   tzBackfilledTo: bigint("tz_backfilled_to", { mode: "number" }).notNull().default(0),
   tzBackfillEnd: bigint("tz_backfill_end", { mode: "number" }).notNull().default(0),
+  /** A call in rings one manager this many seconds, then the next one (issue 42). */
+  inboundRingSeconds: integer("inbound_ring_seconds").notNull().default(20),
+  /** How many managers a call in may ring, one after another, before it counts as missed. */
+  inboundMaxManagers: integer("inbound_max_managers").notNull().default(3),
   ...timestamps,
 });
 

@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ADMIT_KEYS, kamailioAnswer } from "../../server/core/telephony/kamailio-answer";
+import { ADMIT_KEYS, INBOUND_KEYS, kamailioAnswer, kamailioInboundAnswer } from "../../server/core/telephony/kamailio-answer";
 
 // The call check's answer is written by the app and read by Kamailio's route[ADMIT]: both sides against one format.
 const cfg = fs.readFileSync(path.resolve(import.meta.dirname, "../../telephony/kamailio.cfg"), "utf8");
@@ -23,5 +23,29 @@ describe("the call check's answer to Kamailio", () => {
     expect(admitRoute).toContain(`$(var(answer){param.value,${ADMIT_KEYS.record}}) == "1"`);
     expect(admitRoute).toContain(`$(var(answer){line.at,0}{param.value,${ADMIT_KEYS.sipCode}}) == "403"`);
     expect(admitRoute).toContain("$(var(answer){line.at,1})");
+  });
+});
+
+const pickRoute = cfg.slice(cfg.indexOf("route[PICK_MANAGER] {"), cfg.indexOf("\n}\n", cfg.indexOf("route[PICK_MANAGER] {")));
+
+describe("the inbound routing's answer to Kamailio (issue 42)", () => {
+  it("writes the manager to ring with the call's id, recording and ring time, and nobody as 486/480 with the reason", () => {
+    expect(kamailioInboundAnswer({ ring: true, callId: 5, login: "9001", userId: 1, rule: 1, record: true, ringSeconds: 15 })).toEqual({
+      status: 200,
+      text: "id=5;ring=9001;record=1;ring_s=15",
+    });
+    expect(kamailioInboundAnswer({ ring: false, callId: 6, sipCode: 486, phrase: "Managers Busy" })).toEqual({
+      status: 486,
+      text: "id=6;sip=486\nManagers Busy",
+    });
+  });
+
+  it("is read by route[PICK_MANAGER] with the same keys, the refusal's code and reason line", () => {
+    for (const key of [INBOUND_KEYS.callId, INBOUND_KEYS.ring, INBOUND_KEYS.record])
+      expect(pickRoute).toContain(`$(var(answer){param.value,${key}})`);
+    expect(pickRoute).toContain(`$(var(answer){param.value,${INBOUND_KEYS.ringSeconds}}{s.int})`);
+    expect(pickRoute).toContain(`$(var(answer){line.at,0}{param.value,${INBOUND_KEYS.sipCode}}) == $var(code)`);
+    expect(pickRoute).toContain("$(var(answer){line.at,1})");
+    expect(pickRoute).toContain("http_client_query(INBOUND_URL,");
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { contacts } from "../../db/schema";
+import { calls, callbacks, contacts, managerBreaks, users } from "../../db/schema";
 import { allowPageError, waitForHydration } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
 import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, useCallPath } from "../sip/call-page";
@@ -361,20 +361,78 @@ describe("a call from the carrier to a manager", () => {
   });
 });
 
-describe("a call from the carrier to one of the trunk's numbers (DID)", () => {
-  it("rings the manager TRUNK_DIDS names for that number", async () => {
-    const a = await managerWithLead("+38 (067) 000-00-12", { sipLogin: DID.extension });
-    const carrier = await startCarrier({
-      callIn: { extension: DID.number, kamailio: `127.0.0.1:${stack.ports.sip}` },
+describe("a client calling one of the trunk's numbers (issue 42)", () => {
+  it("rings the manager who called him before; on his break the topic's other manager, whose «Отклонить» leaves a missed call for the first", async () => {
+    const kamailio = `127.0.0.1:${stack.ports.sip}`;
+    // The client SIPp calls from (380501112233) is a's lead, and a called him an hour ago; b works the same topic.
+    const a = await managerWithLead("+38 (050) 111-22-33");
+    const b = await managerWithLead("+38 (067) 000-00-13");
+    const [{ topic }] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, a.manager.user.id));
+    await e.db.update(users).set({ gettingFilter: topic }).where(eq(users.id, b.manager.user.id));
+    await e.db.insert(calls).values({
+      userId: a.manager.user.id,
+      contactId: Number(a.lead.id),
+      number: "380501112233",
+      direction: "out",
+      startedAt: sql`now() - interval '1 hour'`,
+      endedAt: sql`now() - interval '59 minutes'`,
+      outcome: "answered",
     });
+
+    await startCarrier({ callIn: { extension: "380449990001", kamailio } });
     await expectText(a.page, "softphone-state", "Входящий звонок: 380501112233");
-    await stack.kamailio.waitForLog(new RegExp(`DID ${DID.number} rings manager ${DID.extension}\\b`));
+    await stack.kamailio.waitForLog(new RegExp(`the app rings manager ${a.sipLogin}\\b`));
+    // The ringing shows the client's card: his name, topic, and the call out an hour ago.
+    await expectText(a.page, "incoming-card", "Клиент");
+    await expectText(a.page, "incoming-card", "Тематика");
+    await expectText(a.page, "incoming-calls", "исходящий · разговор");
+    expect(await b.page.locator("[data-testid=softphone-answer]").count()).toBe(0);
     await a.page.click("[data-testid=softphone-answer]");
     await expectText(a.page, "softphone-state", "Разговор: 380501112233");
     await grows(() => inboundPackets(a.page), 20);
     await a.page.click("[data-testid=softphone-hang-up]");
     await expectText(a.page, "softphone-state", "Звонок завершён");
-    await carrier.waitForMessage(/BYE sip:380501112233@/);
+    // Two ended calls of his: the call out an hour ago and this one.
+    const answered = (await endedCallsOf(e.db, a.manager.user.id, 2)).find((call) => call.direction === "in");
+    expect(answered).toMatchObject({ direction: "in", outcome: "answered", byProxy: true, contactId: Number(a.lead.id) });
+
+    // a on a break: the call rings b; b declines and nobody else is free: the carrier hears 480 with the reason.
+    await e.db.insert(managerBreaks).values({ userId: a.manager.user.id });
+    const carrier = await startCarrier({ callIn: { extension: "380449990001", kamailio } });
+    await expectText(b.page, "softphone-state", "Входящий звонок: 380501112233");
+    await b.page.click("[data-testid=softphone-reject]");
+    await carrier.waitForMessage(/SIP\/2.0 480 Nobody Answered/);
+    // The missed call is a callback due now in a's «Мои перезвоны».
+    const [missed] = await e.db
+      .select()
+      .from(callbacks)
+      .where(eq(callbacks.contactId, Number(a.lead.id)));
+    expect(missed).toMatchObject({ userId: a.manager.user.id });
+    expect(missed.statusText).toMatch(/^Пропущенный входящий, \d\d:\d\d$/);
+    await e.db
+      .update(managerBreaks)
+      .set({ endedAt: sql`now()` })
+      .where(eq(managerBreaks.userId, a.manager.user.id));
+  });
+
+  it("rings the manager TRUNK_DIDS names for the number while the app cannot be asked", async () => {
+    // The page's own report of the ringing call may meet the missing table: a 500 its browser logs.
+    allowPageError(/the server responded with a status of 500/);
+    const a = await managerWithLead("+38 (067) 000-00-12", { sipLogin: DID.extension });
+    // The app's routing fails (here: the database table behind it is gone for the moment).
+    await e.db.execute(sql`alter table calls rename to calls_away`);
+    try {
+      await startCarrier({ callIn: { extension: DID.number, kamailio: `127.0.0.1:${stack.ports.sip}` } });
+      await stack.kamailio.waitForLog(new RegExp(`DID ${DID.number} rings manager ${DID.extension} \\(the app did not answer\\)`));
+    } finally {
+      await e.db.execute(sql`alter table calls_away rename to calls`);
+    }
+    await expectText(a.page, "softphone-state", "Входящий звонок: 380501112233");
+    await a.page.click("[data-testid=softphone-answer]");
+    await expectText(a.page, "softphone-state", "Разговор: 380501112233");
+    await grows(() => inboundPackets(a.page), 20);
+    await a.page.click("[data-testid=softphone-hang-up]");
+    await expectText(a.page, "softphone-state", "Звонок завершён");
   });
 });
 

@@ -1,7 +1,16 @@
 import { Form } from "@remix-run/react";
 
 /** The panel's title, and with a topic: «Клавиши» (with JavaScript), the topic and «Сменить тематику». */
-export function PanelHeader({ topic, onKeys }: { topic: string | null; onKeys: (() => void) | null }) {
+export function PanelHeader({
+  topic,
+  onKeys,
+  acceptsInbound = null,
+}: {
+  topic: string | null;
+  onKeys: (() => void) | null;
+  /** «Принимать входящие» (issue 42): his switch, shown when he has a softphone (null: not shown). */
+  acceptsInbound?: boolean | null;
+}) {
   return (
     <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
       <h1 className="page-title mb-0">Клиенты</h1>
@@ -11,6 +20,15 @@ export function PanelHeader({ topic, onKeys }: { topic: string | null; onKeys: (
             <button type="button" className="btn-secondary px-2 py-1 text-xs" aria-keyshortcuts="Shift+?" onClick={onKeys}>
               Клавиши
             </button>
+          ) : null}
+          {acceptsInbound !== null ? (
+            <Form method="post" action="/inbound" data-testid="inbound-switch">
+              <input type="hidden" name="accepts" value={acceptsInbound ? "0" : "1"} />
+              <input type="hidden" name="redirectTo" value="/leadpanel" />
+              <button type="submit" role="switch" aria-checked={acceptsInbound} className="btn-secondary px-2 py-1 text-xs">
+                {`Принимать входящие: ${acceptsInbound ? "вкл." : "выкл."}`}
+              </button>
+            </Form>
           ) : null}
           <Form method="post" className="flex items-center gap-3">
             <span className="text-slate-600 dark:text-slate-400">

@@ -1,3 +1,4 @@
+import { IncomingCard } from "./IncomingCard";
 import { PhoneStatus } from "./PhoneStatus";
 import { useSoftphone } from "./SoftphoneProvider";
 
@@ -23,7 +24,10 @@ export function SoftphoneDock() {
       aria-label="Телефон"
     >
       <span aria-hidden="true">☎</span>
-      <PhoneStatus state={state} testId="softphone-state" />
+      <div className="flex flex-col gap-1">
+        <PhoneStatus state={state} testId="softphone-state" />
+        {state.direction === "in" && state.call !== "idle" ? <IncomingCard sipCallId={state.sipCallId} /> : null}
+      </div>
       {ringingIn ? (
         <>
           <button type="button" className="btn-primary px-2 py-1" onClick={answer} data-testid="softphone-answer">

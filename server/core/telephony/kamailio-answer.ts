@@ -1,4 +1,5 @@
 import type { Admission } from "./proxy-calls";
+import type { InboundRoute } from "./inbound";
 
 /**
  * The app's answer to Kamailio's call check, as route[ADMIT] in telephony/kamailio.cfg reads it with
@@ -14,4 +15,22 @@ export function kamailioAnswer(admission: Admission): { status: 200 | 403; text:
   const { callId, record, sipCode } = ADMIT_KEYS;
   if (admission.allowed) return { status: 200, text: `${callId}=${admission.callId};${record}=${admission.record ? 1 : 0}` };
   return { status: 403, text: `${callId}=${admission.callId ?? ""};${sipCode}=${admission.sipCode}\n${admission.phrase}` };
+}
+
+/**
+ * The app's answer to route[FROM_TRUNK]'s question for a call in (issue 42), read the same way:
+ * - ring: `id=N;ring=LOGIN;record=1|0;ring_s=S` (200): the call's id in the log, the SIP login to ring, whether
+ *   rtpengine records it, and how many seconds it rings him before the next is asked for;
+ * - nobody: `id=N;sip=486|480` (486 or 480, the same code), then the SIP reason phrase on its own line.
+ */
+export const INBOUND_KEYS = { callId: "id", ring: "ring", record: "record", ringSeconds: "ring_s", sipCode: "sip" } as const;
+
+export function kamailioInboundAnswer(route: InboundRoute): { status: 200 | 480 | 486; text: string } {
+  const { callId, ring, record, ringSeconds, sipCode } = INBOUND_KEYS;
+  if (route.ring)
+    return {
+      status: 200,
+      text: `${callId}=${route.callId};${ring}=${route.login};${record}=${route.record ? 1 : 0};${ringSeconds}=${route.ringSeconds}`,
+    };
+  return { status: route.sipCode, text: `${callId}=${route.callId};${sipCode}=${route.sipCode}\n${route.phrase}` };
 }

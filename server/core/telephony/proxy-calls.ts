@@ -14,6 +14,7 @@ import { underContactLimits } from "../filters/contact-limits";
 import { bigIdSchema, parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
 import { sessionIsLive } from "../auth/live-session";
+import { missedWhileRinging } from "./inbound";
 
 /**
  * What the SIP proxy asks the app about calls (decision 049). Before an INVITE leaves for the carrier's trunk,
@@ -170,7 +171,7 @@ export const callEventSchema = z.object({
  * The proxy's report of a call it let through: answered, ended or failed, at the moment it arrives. An end or a
  * failure is written once; later reports, and reports of calls the proxy never admitted, change nothing.
  */
-export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: unknown): Promise<void> {
+export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: unknown, region = "UA"): Promise<void> {
   requireTelephonySecret(secrets);
   const { id, event, code, phrase } = parseInput(callEventSchema, input);
   const open = and(eq(calls.id, id), eq(calls.byProxy, true), isNull(calls.endedAt));
@@ -181,7 +182,12 @@ export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: 
       .where(open);
     return;
   }
-  const [call] = await db.select({ answeredAt: calls.answeredAt, direction: calls.direction }).from(calls).where(open);
+  const [call] = await db
+    .select({ answeredAt: calls.answeredAt, direction: calls.direction, number: calls.number, contactId: calls.contactId, filterId: calls.filterId })
+    .from(calls)
+    .where(open);
   if (!call) return;
   await writeCallEnd(db, open, call, { sipCode: event === "fail" ? code : undefined, phrase, cause: "remote" });
+  // The client hung up while a manager's page rang (issue 42): a missed call, which becomes a callback.
+  if (event === "fail" && code === 487 && call.direction === "in") await missedWhileRinging(db, call, region);
 }

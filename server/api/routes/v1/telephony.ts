@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { sipDigest, sipDigestSchema } from "../../../core/telephony/sip-digest";
 import { admitCall, admitCallSchema, callEventSchema, recordCallEvent } from "../../../core/telephony/proxy-calls";
-import { kamailioAnswer } from "../../../core/telephony/kamailio-answer";
+import { kamailioAnswer, kamailioInboundAnswer } from "../../../core/telephony/kamailio-answer";
+import { routeInbound, routeInboundSchema } from "../../../core/telephony/inbound";
 import { requireTelephonySecret } from "../../../core/telephony/shared-secret";
 import { CALL_ENDED, endSupervisionOfCall } from "../../../core/telephony/listening";
 import { tellSupervisionEnded } from "../../../telephony/supervision";
@@ -70,6 +71,29 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
   );
 
   api.post(
+    "/telephony/inbound",
+    {
+      config: { public: true },
+      schema: {
+        summary:
+          "Для Kamailio: кому звонит клиент, позвонивший на номер линии (issue 42). 200 «id=N;ring=SIP-логин;record=1|0;ring_s=секунды» " +
+          "(звонок открыт в журнале этого менеджера) или 486/480 «id=N;sip=486|480», а второй строкой причина: Managers Busy | No Managers | " +
+          "Nobody Answered (пропущенный звонок, перезвон создан). tried: SIP-логины, которым этот звонок уже звонил, через запятую",
+        body: routeInboundSchema,
+        response: { 200: z.string(), 400: errorSchema, 403: errorSchema, 480: z.string(), 486: z.string() },
+      },
+    },
+    async (request, reply) => {
+      const route = await routeInbound(api.deps.db, secrets(request.headers), request.body, api.deps.config.phoneRegion, () =>
+        api.deps.recordings.hasRoom(),
+      );
+      void api.deps.hub.presenceChanged().catch(() => {});
+      const answer = kamailioInboundAnswer(route);
+      return reply.code(answer.status).type("text/plain; charset=utf-8").send(answer.text);
+    },
+  );
+
+  api.post(
     "/telephony/call-events",
     {
       config: { public: true },
@@ -80,7 +104,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request, reply) => {
-      await recordCallEvent(api.deps.db, secrets(request.headers), request.body);
+      await recordCallEvent(api.deps.db, secrets(request.headers), request.body, api.deps.config.phoneRegion);
       // The call is over: its listening and whisper end, and rtpengine lets it go at once (issue 39). Told before
       // /users hears of the new state, so the admin's page reads why its listening stopped before its row moves on.
       const { id, event } = callEventSchema.parse(request.body);

@@ -1,0 +1,350 @@
+import { eq, type SQL, sql } from "drizzle-orm";
+import { z } from "zod";
+import { type Db, queryRows } from "../../../db/client";
+import { calls, users } from "../../../db/schema";
+import type { Actor } from "../actor";
+import type { ProxyRefusal } from "../../../common/sip-reasons";
+import { formatKyiv } from "../../../common/business-time";
+import { onBreak } from "../breaks/breaks";
+import { CALL_SILENCE_SECONDS, PROXY_CALL_MAX_SECONDS } from "../calls/calls";
+import { sipReason } from "../calls/sip-reasons";
+import { doNotCallKey } from "../dnc/dnc";
+import { sessionIsLive } from "../auth/live-session";
+import { parseInput } from "../validation";
+import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
+
+/**
+ * Who takes a client's call in (issue 42). For an INVITE from the carrier to one of the trunk's numbers, Kamailio
+ * asks the app (route[FROM_TRUNK], the same secret and bounded wait as the call check of decision 049); the app
+ * answers with the manager to ring, by these rules, the first that finds a free manager (a carrier that dials a
+ * manager's own extension rings him first):
+ *   1. the manager who last called this number;
+ *   2. else a manager of the client's topic (a topic with the client's base, chosen as his), the one idle longest;
+ *   3. else a manager of the topic whose trunk number was dialled (filters.inbound_number), idle longest;
+ *   4. else nobody: 486 when managers are on the line but all busy, 480 when none is; the call is a missed call.
+ * Free: signed in, «Принимать входящие» on, not on a break, no call of his open (a call ringing him counts: one
+ * ringing at a time), and not already rung for this call (`tried`: Kamailio's list, also of the managers whose
+ * softphone was not registered, which only Kamailio knows). A call rings at most `inbound_max_managers` managers.
+ * Each ringing opens a row in the call log for that manager, written by the proxy's events from then on.
+ */
+
+export const routeInboundSchema = z.object({
+  /** The caller's number as the carrier sent it (From's user part). */
+  number: z.string({ error: "Укажите номер" }).trim().min(1, { error: "Укажите номер" }).max(64, { error: "Неверный номер телефона" }),
+  /** The trunk's number the client dialled (the INVITE's request URI), digits. */
+  did: z.string().trim().max(64, { error: "Неверный номер линии" }).default(""),
+  sipCallId: z.string({ error: "Укажите Call-ID" }).trim().min(1, { error: "Укажите Call-ID" }).max(255, { error: "Неверный Call-ID" }),
+  /** The SIP logins already rung (or found unregistered) for this call, comma-separated. */
+  tried: z.string().trim().max(2000, { error: "Слишком длинный список" }).default(""),
+});
+
+/** The proxy's phrases for a call in that rings nobody (PROXY_REFUSALS in common/sip-reasons.ts says them in Russian). */
+export type InboundRefusal = Extract<ProxyRefusal, "Managers Busy" | "No Managers" | "Nobody Answered">;
+
+export type InboundRoute =
+  | { ring: true; callId: number; login: string; userId: number; rule: 0 | 1 | 2 | 3; record: boolean; ringSeconds: number }
+  | { ring: false; callId: number; sipCode: 480 | 486; phrase: InboundRefusal };
+
+/** A call that rang a manager and was never answered stops counting as his after this long (a lost end report). */
+const RINGING_MAX_SECONDS = 300;
+
+/**
+ * SQL: the user `userId` has a call open now (talking, dialling or being rung). The proxy's rows by its facts (a row
+ * not answered counts for RINGING_MAX_SECONDS: its end report may have been lost), the browser's by its keep-alives.
+ */
+export function inACall(userId: SQL): SQL {
+  return sql`exists (select 1 from calls oc where oc.user_id = ${userId} and oc.ended_at is null and case when oc.by_proxy
+    then oc.started_at > now() - make_interval(secs => case when oc.answered_at is null then ${RINGING_MAX_SECONDS}::int else ${PROXY_CALL_MAX_SECONDS}::int end)
+    else oc.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS}::int) end)`;
+}
+
+/** SQL: the manager who last called the number `key` (E.164 digits) from the lead panel (the call log), or null. */
+const lastCallerOf = (key: string) =>
+  sql`(select cl.user_id from calls cl
+    where cl.direction = 'out' and cl.user_id is not null
+      and cl.contact_id in (select k.id from contacts k where k.phone_key = ${key} and ${key} <> '')
+    order by cl.started_at desc limit 1)`;
+
+interface CandidateRow {
+  contact_id: string | number | null;
+  database_id: number | null;
+  caller_id: number | null;
+  trunk_topic: number | null;
+  ring_seconds: number;
+  max_managers: number;
+  id: number | null;
+  sip_login: string | null;
+  rule: number | null;
+  topic: number | null;
+  record: boolean | null;
+  on_line: boolean | null;
+  free: boolean | null;
+}
+
+/**
+ * The facts of the call and every candidate of rules 1-3, best first, in one statement: the client (his most
+ * recently worked contact with this number), the manager who last called it (the call log, else the contact's last
+ * manager), the trunk number's topic, and for each candidate whether he is on the line and free.
+ */
+async function candidates(db: Db, key: string, did: string, tried: string): Promise<CandidateRow[]> {
+  const idle = (u: string) =>
+    sql.raw(`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = ${u}.id order by lc.started_at desc limit 1)`);
+  return queryRows<CandidateRow>(
+    db,
+    sql`with client as (
+        select c.id, c.database_id, c.last_user_id from contacts c where c.phone_key = ${key} and ${key} <> ''
+        order by c.status_at desc nulls last, c.id desc limit 1),
+      facts as (
+        select (select id from client) as contact_id, (select database_id from client) as database_id,
+          coalesce(${lastCallerOf(key)}, (select last_user_id from client)) as caller_id,
+          (select f.id from filters f where f.inbound_number = ${did} and ${did} <> '' and f.is_active order by f.id limit 1) as trunk_topic,
+          coalesce((select inbound_ring_seconds from settings where id = 1), 20) as ring_seconds,
+          coalesce((select inbound_max_managers from settings where id = 1), 3) as max_managers),
+      cand as (
+        select u.id, 0 as rule, null::timestamptz as idle from users u where u.sip_login = ${did} and ${did} <> ''
+        union all
+        select u.id, 1, null::timestamptz from users u where u.id = (select caller_id from facts)
+        union all
+        select u.id, 2, ${idle("u")} from users u
+        where u.getting_filter in (select fd.filter_id from filter_databases fd join filters tf on tf.id = fd.filter_id and tf.is_active
+          where fd.database_id = (select database_id from facts))
+        union all
+        select u.id, 3, ${idle("u")} from users u where u.getting_filter = (select trunk_topic from facts))
+      select facts.*, u.id, u.sip_login, cand.rule, f.id as topic, coalesce(f.record_calls, false) as record,
+        (u.sip_login <> '' and u.accepts_inbound
+          and exists (select 1 from sessions s where s.user_id = u.id and ${sessionIsLive(sql`s`)})) as on_line,
+        (not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`)}
+          and not (u.sip_login = any(string_to_array(${tried}, ',')))) as free
+      from facts
+      left join cand on true
+      left join users u on u.id = cand.id
+      left join filters f on f.id = u.getting_filter
+      order by cand.rule, cand.idle asc nulls first, u.id`,
+  );
+}
+
+const triedLogins = (tried: string) =>
+  tried
+    .split(",")
+    .map((login) => login.trim())
+    .filter(Boolean);
+
+/**
+ * Kamailio's question for a call in: the manager to ring now (his call opened in the log), or nobody (a missed call,
+ * logged, and a callback for whoever should call the client back: missedCallWork).
+ */
+export async function routeInbound(
+  db: Db,
+  secrets: TelephonySecrets,
+  input: unknown,
+  region: string,
+  /** Whether the recordings folder has room for one more call (recordings.ts). */
+  recordingRoom: () => boolean = () => true,
+): Promise<InboundRoute> {
+  requireTelephonySecret(secrets);
+  const { number, did, sipCallId, tried } = parseInput(routeInboundSchema, input);
+  const key = doNotCallKey(number, region) ?? "";
+  const didDigits = did.replace(/^\+/, "");
+  const logins = triedLogins(tried);
+  const rows = await candidates(db, key, didDigits, logins.join(","));
+  const facts = rows[0];
+  const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
+  const chosen = logins.length < facts.max_managers ? rows.find((row) => row.id !== null && row.on_line && row.free) : undefined;
+  if (chosen && chosen.id !== null && chosen.sip_login) {
+    const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
+    const opened = { answeredAt: null, endedAt: null, outcome: null, sipCode: null, reason: null, talkSeconds: 0 };
+    const [row] = await db
+      .insert(calls)
+      .values({ userId: chosen.id, number, direction: "in", contactId, sipCallId, byProxy: true, filterId: chosen.topic, recording })
+      .onConflictDoUpdate({
+        // A row of the same Call-ID (the browser's report came first): it starts again from the proxy's facts.
+        target: [calls.userId, calls.sipCallId],
+        targetWhere: sql`sip_call_id is not null`,
+        set: {
+          number,
+          direction: "in",
+          byProxy: true,
+          contactId,
+          filterId: chosen.topic,
+          recording,
+          startedAt: sql`now()`,
+          lastSeenAt: sql`now()`,
+          ...opened,
+        },
+      })
+      .returning({ id: calls.id });
+    return {
+      ring: true,
+      callId: row.id,
+      login: chosen.sip_login,
+      userId: chosen.id,
+      rule: chosen.rule as 0 | 1 | 2 | 3,
+      record: recording === "pending",
+      ringSeconds: facts.ring_seconds,
+    };
+  }
+  // Nobody: busy when someone who could take it is on the line (talking, on a break or rung already), else unavailable.
+  const refusal: { sipCode: 480 | 486; phrase: InboundRefusal } =
+    logins.length > 0
+      ? { sipCode: 480, phrase: "Nobody Answered" }
+      : rows.some((row) => row.on_line)
+        ? { sipCode: 486, phrase: "Managers Busy" }
+        : { sipCode: 480, phrase: "No Managers" };
+  const topic = rows.find((row) => row.id === facts.caller_id)?.topic ?? facts.trunk_topic;
+  const [row] = await db
+    .insert(calls)
+    .values({
+      userId: null,
+      number,
+      direction: "in",
+      contactId,
+      sipCallId,
+      byProxy: true,
+      filterId: topic ?? null,
+      endedAt: sql`now()`,
+      outcome: refusal.sipCode === 486 ? "busy" : "no_answer",
+      sipCode: refusal.sipCode,
+      reason: sipReason(refusal.sipCode, refusal.phrase),
+    })
+    .returning({ id: calls.id });
+  await missedCallWork(db, { number, key, contactId, callerId: facts.caller_id, topicId: facts.trunk_topic });
+  return { ring: false, callId: row.id, ...refusal };
+}
+
+/** The callback's note on a missed call: «Пропущенный входящий, 14:02» (Kyiv time). */
+export const missedCallNote = (at: Date) => `Пропущенный входящий, ${formatKyiv(at).slice(-5)}`;
+
+/**
+ * A missed call becomes work (issue 42): a known client gets a callback due now, for the manager who last called
+ * him (his «Мои перезвоны»), else for the client's topic (anyone's once overdue); an unknown number becomes a
+ * contact of the trunk number's topic (its first base) with such a callback. A client with a callback pending
+ * already gets none more. Returns the callback's id, or null.
+ */
+export async function missedCallWork(
+  db: Db,
+  call: { number: string; key: string; contactId: number | null; callerId: number | null; topicId: number | null },
+): Promise<number | null> {
+  const note = missedCallNote(new Date());
+  const [row] = await queryRows<{ id: number }>(
+    db,
+    sql`with known as (
+        select c.id, c.database_id from contacts c where c.id = ${call.contactId}),
+      base as (
+        select fd.database_id from filter_databases fd where fd.filter_id = ${call.topicId} and ${call.contactId}::bigint is null
+        order by fd.database_id limit 1),
+      added as (
+        insert into contacts (database_id, name, phone, phone_key, tz)
+        select base.database_id, '', ${call.number}, ${call.key}, null from base
+        returning id, database_id),
+      client as (select id, database_id from known union all select id, database_id from added),
+      topic as (
+        select coalesce(
+          (select u.getting_filter from users u join filter_databases fd on fd.filter_id = u.getting_filter
+            where u.id = ${call.callerId} and fd.database_id = (select database_id from client)),
+          (select fd.filter_id from filter_databases fd join filters f on f.id = fd.filter_id
+            where fd.database_id = (select database_id from client) order by f.is_active desc, (f.id = ${call.topicId}) desc, f.id limit 1)
+        ) as id)
+      insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
+      select client.id, client.database_id, ${call.callerId}, (select id from topic), ${note}, now() from client
+      where not exists (select 1 from callbacks p where p.contact_id = client.id and p.handed_at is null)
+      returning id`,
+  );
+  return row?.id ?? null;
+}
+
+/**
+ * A call in that the client hung up while it rang (the proxy's 487 on the ringing manager's row): missed, so it
+ * becomes work as above. The topic for an unknown number is the rung manager's (the trunk number's, by rule 3).
+ */
+export async function missedWhileRinging(db: Db, call: { number: string; contactId: number | null; filterId: number | null }, region: string) {
+  const key = doNotCallKey(call.number, region) ?? "";
+  const [caller] = await queryRows<{ id: number | null }>(
+    db,
+    sql`select coalesce(${lastCallerOf(key)}, (select c.last_user_id from contacts c where c.id = ${call.contactId})) as id`,
+  );
+  return missedCallWork(db, { number: call.number, key, contactId: call.contactId, callerId: caller?.id ?? null, topicId: call.filterId });
+}
+
+export const inboundSwitchSchema = z.object({
+  accepts: z.enum(["0", "1"], { error: "Неизвестное действие" }).transform((value) => value === "1"),
+});
+export const INBOUND_ON = "Входящие включены: клиенты, которым вы звонили, попадут к вам";
+export const INBOUND_OFF = "Входящие выключены: звонки клиентов пойдут другим менеджерам";
+
+/** «Принимать входящие» (issue 42): the manager's own switch; answers what to tell him. */
+export async function setAcceptsInbound(db: Db, actor: Actor, input: unknown): Promise<string> {
+  const { accepts } = parseInput(inboundSwitchSchema, input);
+  await db.update(users).set({ acceptsInbound: accepts }).where(eq(users.id, actor.id));
+  return accepts ? INBOUND_ON : INBOUND_OFF;
+}
+
+/** What the manager's page shows while a client's call rings him (issue 42): who calls, and what was done with him. */
+export interface IncomingCard {
+  name: string;
+  phone: string;
+  topic: string | null;
+  /** The client's last status and the manager's note on it (the card's client info), or null. */
+  status: string | null;
+  note: string;
+  /** The number is on the do-not-call list: the card says so in red (a client who calls us is still answered). */
+  doNotCall: boolean;
+  /** His callback, when one is pending: when, and its note. */
+  callback: { dueAt: string; text: string } | null;
+  /** The last calls with him, newest first. */
+  calls: Array<{ at: string; direction: "in" | "out"; outcome: string | null; manager: string | null }>;
+}
+
+export const incomingCardSchema = z.object({
+  sipCallId: z.string({ error: "Укажите Call-ID" }).trim().min(1, { error: "Укажите Call-ID" }).max(255, { error: "Неверный Call-ID" }),
+});
+
+/**
+ * The card of the client whose call rings this manager now: found through his own call row of that Call-ID (the
+ * app opened it when it chose him), so a manager sees only the client who is calling him. Null: not a client of
+ * the base (an unknown number), or not his call.
+ */
+export async function incomingCallCard(db: Db, actor: Actor, input: unknown): Promise<IncomingCard | null> {
+  const { sipCallId } = parseInput(incomingCardSchema, input);
+  const [row] = await queryRows<{
+    name: string;
+    phone: string;
+    topic: string | null;
+    status: string | null;
+    note: string;
+    listed: boolean;
+    due_at: Date | string | null;
+    callback_text: string | null;
+    history: Array<{ at: string; direction: "in" | "out"; outcome: string | null; manager: string | null }> | string | null;
+  }>(
+    db,
+    sql`select c.name, c.phone, f.name as topic, st.text as status, c.client_info as note, c.listed,
+        cb.due_at, cb.status_text as callback_text,
+        (select coalesce(json_agg(h order by h.at desc), '[]'::json) from (
+          select hc.started_at as at, hc.direction, hc.outcome, coalesce(nullif(hu.display_name, ''), hu.login) as manager
+          from calls hc left join users hu on hu.id = hc.user_id
+          where hc.contact_id = c.id and hc.id <> call.id order by hc.started_at desc limit 5) h) as history
+      from calls call
+      join contacts c on c.id = call.contact_id
+      left join filters f on f.id = call.filter_id
+      left join statuses st on st.id = c.status_id
+      left join lateral (select p.due_at, p.status_text from callbacks p where p.contact_id = c.id and p.handed_at is null
+        order by p.due_at limit 1) cb on true
+      where call.user_id = ${actor.id} and call.sip_call_id = ${sipCallId} and call.direction = 'in'
+      order by call.id desc limit 1`,
+  );
+  if (!row) return null;
+  const history = typeof row.history === "string" ? JSON.parse(row.history) : (row.history ?? []);
+  return {
+    name: row.name,
+    phone: row.phone,
+    topic: row.topic,
+    status: row.status,
+    note: row.note,
+    doNotCall: row.listed,
+    callback: row.due_at ? { dueAt: new Date(row.due_at).toISOString(), text: row.callback_text ?? "" } : null,
+    calls: history.map((h: { at: string; direction: "in" | "out"; outcome: string | null; manager: string | null }) => ({
+      ...h,
+      at: new Date(h.at).toISOString(),
+    })),
+  };
+}

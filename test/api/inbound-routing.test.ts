@@ -1,0 +1,297 @@
+import { and, eq, isNull, sql } from "drizzle-orm";
+import { describe, expect, it } from "vitest";
+import { calls, callbacks, contacts, filterManagers, filters, managerBreaks, sessions, statuses, users } from "../../db/schema";
+import { bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { createBase, createFilterRow } from "../helpers/leads";
+
+/**
+ * Who takes a client's call in (issue 42): POST /api/v1/telephony/inbound, Kamailio's question for an INVITE from
+ * the carrier. Rules: the manager who last called the number; else a free manager of the client's topic, idle
+ * longest; else one of the dialled trunk number's topic; else nobody (486 all busy, 480 nobody on the line), and the
+ * missed call becomes a callback.
+ */
+const SECRET = "kamailio-shares-this-secret-0123";
+const t = useTestApp({ web: true, env: { SIP_AUTH_SECRET: SECRET } });
+let sequence = 0;
+
+const ask = (fields: Record<string, string>, secret: string | null = SECRET) => {
+  sequence += 1;
+  const request = t.request.post("/api/v1/telephony/inbound").type("form");
+  return (secret === null ? request : request.set("X-Sip-Auth-Secret", secret)).send({ sipCallId: `in-${sequence}@carrier`, ...fields });
+};
+const ringOf = (text: string) => /(?:^|;)ring=([^;]+)/.exec(text)?.[1];
+const idOf = (text: string) => Number(/(?:^|;)id=(\d+)/.exec(text)![1]);
+const flashOf = (res: { headers: Record<string, unknown> }) =>
+  ([] as string[])
+    .concat((res.headers["set-cookie"] as string[] | undefined) ?? [])
+    .find((c) => c.startsWith("flash="))!
+    .split(";")[0];
+const rowOf = async (id: number) => (await t.db.select().from(calls).where(eq(calls.id, id)))[0];
+
+/** A manager with a SIP login, in `topicId` (his chosen topic), signed in unless told otherwise. */
+async function manager(topicId: number, options: { signedIn?: boolean } = {}) {
+  sequence += 1;
+  const sipLogin = String(7100 + sequence);
+  const person = await createUser(t.db, { login: `inbound-${sequence}`, sipLogin, sipPassword: `sip-${sipLogin}`, gettingFilter: topicId });
+  const token = options.signedIn === false ? "" : await t.tokenFor(person);
+  return { id: person.user.id, sipLogin, token, person };
+}
+
+/** A topic with one base of `count` clients and `managers` signed-in managers; `did`: its trunk number. */
+async function topicWithClients(managers: number, did = "") {
+  const { base, contacts: clients } = await createBase(t.db, { count: 3 });
+  const topic = await createFilterRow(t.db, { managerIds: [], databaseIds: [base.id], statusIds: [] });
+  if (did) await t.db.update(filters).set({ inboundNumber: did }).where(eq(filters.id, topic.id));
+  const people = [];
+  for (let i = 0; i < managers; i += 1) people.push(await manager(topic.id));
+  if (people.length) await t.db.insert(filterManagers).values(people.map((p) => ({ filterId: topic.id, userId: p.id })));
+  return { topic, base, clients, people };
+}
+
+/** `who` called `client` `minutesAgo` minutes ago (an ended call out in the log). */
+async function called(who: { id: number }, client: { id: number; phone: string }, minutesAgo: number) {
+  await t.db.insert(calls).values({
+    userId: who.id,
+    contactId: client.id,
+    number: client.phone,
+    direction: "out",
+    startedAt: sql`now() - make_interval(mins => ${minutesAgo})`,
+    endedAt: sql`now() - make_interval(mins => ${minutesAgo}) + interval '1 minute'`,
+    outcome: "answered",
+  });
+}
+
+/** An open call of `who` (talking now). */
+const inACall = (who: { id: number }) =>
+  t.db.insert(calls).values({ userId: who.id, number: "380441112233", direction: "out", byProxy: true, answeredAt: sql`now()` });
+
+describe("POST /api/v1/telephony/inbound: which manager a client's call rings", () => {
+  it("asks for the shared secret", async () => {
+    const refused = await ask({ number: "380501234567", did: "380441230000" }, "wrong-secret-wrong-secret-wrong-!");
+    expect(refused.status).toBe(403);
+    expect((await ask({ number: "380501234567" }, null)).status).toBe(403);
+    const bad = await ask({ number: "" });
+    expect(bad.status).toBe(400);
+  });
+
+  it("rule 1: rings the manager who last called the client, and opens the call in his log on that client", async () => {
+    const { clients, people } = await topicWithClients(3);
+    const [first, second, third] = people;
+    await called(second, clients[0], 60);
+    await called(third, clients[0], 5);
+    await called(first, clients[1], 1);
+    const answer = await ask({ number: clients[0].phone, did: "380441230000" });
+    expect(answer.status).toBe(200);
+    expect(answer.text).toMatch(/^id=\d+;ring=\d+;record=0;ring_s=20$/);
+    expect(ringOf(answer.text)).toBe(third.sipLogin);
+    expect(await rowOf(idOf(answer.text))).toMatchObject({
+      userId: third.id,
+      contactId: clients[0].id,
+      direction: "in",
+      byProxy: true,
+      endedAt: null,
+      answeredAt: null,
+    });
+  });
+
+  it("rule 2: the last caller on a break, in a call, with «Принимать входящие» off or signed out: the topic's manager idle longest", async () => {
+    const { clients, people } = await topicWithClients(3);
+    const [caller, recent, longIdle] = people;
+    await called(caller, clients[0], 10);
+    await called(recent, clients[2], 2);
+    await called(longIdle, clients[2], 50);
+
+    await t.db.insert(managerBreaks).values({ userId: caller.id });
+    let answer = await ask({ number: clients[0].phone });
+    expect(ringOf(answer.text)).toBe(longIdle.sipLogin);
+    // That ringing is his open call: the next call in does not ring him too (one ringing at a time).
+    answer = await ask({ number: clients[0].phone });
+    expect(ringOf(answer.text)).toBe(recent.sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()`, outcome: "no_answer" })
+      .where(and(eq(calls.direction, "in"), isNull(calls.endedAt)));
+    await t.db
+      .update(managerBreaks)
+      .set({ endedAt: sql`now()` })
+      .where(eq(managerBreaks.userId, caller.id));
+
+    await inACall(caller);
+    answer = await ask({ number: clients[0].phone });
+    expect(ringOf(answer.text)).not.toBe(caller.sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+
+    await t.db.update(users).set({ acceptsInbound: false }).where(eq(users.id, caller.id));
+    answer = await ask({ number: clients[0].phone });
+    expect(ringOf(answer.text)).not.toBe(caller.sipLogin);
+    expect([recent.sipLogin, longIdle.sipLogin]).toContain(ringOf(answer.text));
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+
+    await t.db.update(users).set({ acceptsInbound: true }).where(eq(users.id, caller.id));
+    expect(ringOf((await ask({ number: clients[0].phone })).text)).toBe(caller.sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+    // Signed out (his sessions gone, as a logout or «Завершить сессию» leaves them).
+    await t.db.delete(sessions).where(eq(sessions.userId, caller.id));
+    expect(ringOf((await ask({ number: clients[0].phone })).text)).not.toBe(caller.sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+  });
+
+  it("rule 3: an unknown caller rings a manager of the dialled trunk number's topic; not one of another topic", async () => {
+    await topicWithClients(1, "380441230001");
+    const { people } = await topicWithClients(1, "380441230002");
+    const answer = await ask({ number: "+380679998877", did: "+380441230002" });
+    expect(answer.status).toBe(200);
+    expect(ringOf(answer.text)).toBe(people[0].sipLogin);
+    expect(await rowOf(idOf(answer.text))).toMatchObject({ userId: people[0].id, contactId: null, number: "+380679998877" });
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+  });
+
+  it("rings the next manager after one who did not answer (tried), at most the setting's number of managers", async () => {
+    const { clients, people } = await topicWithClients(4);
+    await called(people[0], clients[0], 3);
+    const first = await ask({ number: clients[0].phone });
+    expect(ringOf(first.text)).toBe(people[0].sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()`, outcome: "no_answer" })
+      .where(eq(calls.id, idOf(first.text)));
+    const second = await ask({ number: clients[0].phone, tried: `${people[0].sipLogin}` });
+    expect(second.status).toBe(200);
+    expect([people[1].sipLogin, people[2].sipLogin, people[3].sipLogin]).toContain(ringOf(second.text));
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+    const third = await ask({ number: clients[0].phone, tried: `${people[0].sipLogin},${ringOf(second.text)}` });
+    expect(third.status).toBe(200);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+    // Three rung (the default): the call is missed, whoever is still free.
+    const missed = await ask({ number: clients[0].phone, tried: `${people[0].sipLogin},${ringOf(second.text)},${ringOf(third.text)}` });
+    expect(missed.status).toBe(480);
+    expect(missed.text).toMatch(/^id=\d+;sip=480\nNobody Answered$/);
+    expect(await rowOf(idOf(missed.text))).toMatchObject({ direction: "in", sipCode: 480, reason: "Менеджеры не ответили", outcome: "no_answer" });
+  });
+
+  it("rule 4: all busy is 486, nobody on the line 480; the missed call is a callback «Пропущенный входящий» in the last caller's list", async () => {
+    const { clients, people } = await topicWithClients(2);
+    const [caller, other] = people;
+    await called(caller, clients[1], 30);
+    await inACall(caller);
+    await t.db.insert(managerBreaks).values({ userId: other.id });
+    const busy = await ask({ number: clients[1].phone });
+    expect(busy.status).toBe(486);
+    expect(busy.text).toMatch(/^id=\d+;sip=486\nManagers Busy$/);
+    expect(await rowOf(idOf(busy.text))).toMatchObject({ sipCode: 486, reason: "Все менеджеры заняты", outcome: "busy", contactId: clients[1].id });
+    expect((await rowOf(idOf(busy.text))).endedAt).not.toBeNull();
+
+    const mine = await t.request.get("/api/v1/callbacks/mine").set(bearer(caller.token));
+    expect(mine.status).toBe(200);
+    const missed = mine.body.filter((c: { contactId: number }) => c.contactId === clients[1].id);
+    expect(missed).toHaveLength(1);
+    expect(missed[0].statusText).toMatch(/^Пропущенный входящий, \d\d:\d\d$/);
+    expect(missed[0].due).toBe(true);
+    // A second missed call of the same client adds no second callback.
+    await ask({ number: clients[1].phone });
+    expect(await t.db.select().from(callbacks).where(eq(callbacks.contactId, clients[1].id))).toHaveLength(1);
+
+    const { clients: nobodysClients } = await topicWithClients(0);
+    const away = await ask({ number: nobodysClients[0].phone });
+    expect(away.status).toBe(480);
+    expect(away.text).toMatch(/\nNo Managers$/);
+    expect((await rowOf(idOf(away.text))).reason).toBe("Нет менеджеров на линии");
+    // Nobody called him before: the callback is the topic's, anyone's.
+    const [topicCallback] = await t.db.select().from(callbacks).where(eq(callbacks.contactId, nobodysClients[0].id));
+    expect(topicCallback).toMatchObject({ userId: null });
+    expect(topicCallback.filterId).not.toBeNull();
+  });
+
+  it("an unknown number that finds nobody becomes a contact of the trunk number's topic, with a callback", async () => {
+    const { topic, base, people } = await topicWithClients(1, "380441230009");
+    await t.db.insert(managerBreaks).values({ userId: people[0].id });
+    const answer = await ask({ number: "+380671112299", did: "380441230009" });
+    expect(answer.status).toBe(486);
+    const [added] = await t.db.select().from(contacts).where(eq(contacts.phoneKey, "380671112299"));
+    expect(added).toMatchObject({ databaseId: base.id, phone: "+380671112299" });
+    const [callback] = await t.db.select().from(callbacks).where(eq(callbacks.contactId, added.id));
+    expect(callback).toMatchObject({ filterId: topic.id, userId: null });
+    expect(callback.statusText).toMatch(/^Пропущенный входящий, /);
+  });
+
+  it("«Принимать входящие» on the lead panel: his own switch, with and without JavaScript; off, the client's call rings another", async () => {
+    const { clients, people } = await topicWithClients(2);
+    const [caller, other] = people;
+    await called(caller, clients[0], 5);
+    const cookie = await pageSessionCookie(t, caller.person);
+    expect((await getPage(t, "/leadpanel", cookie)).text).toContain("Принимать входящие: вкл.");
+    const off = await postPageForm(t, "/inbound", cookie, { accepts: "0", redirectTo: "/leadpanel" });
+    expect(off.status).toBe(302);
+    expect(off.headers.location).toBe("/leadpanel");
+    const panel = await getPage(t, "/leadpanel", `${cookie}; ${flashOf(off)}`);
+    expect(panel.text).toContain("Входящие выключены: звонки клиентов пойдут другим менеджерам");
+    expect(panel.text).toContain("Принимать входящие: выкл.");
+    expect(ringOf((await ask({ number: clients[0].phone })).text)).toBe(other.sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+    await postPageForm(t, "/inbound", cookie, { accepts: "1", redirectTo: "/leadpanel" });
+    expect(ringOf((await ask({ number: clients[0].phone })).text)).toBe(caller.sipLogin);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+    const bad = await postPageForm(t, "/inbound", cookie, { accepts: "maybe", redirectTo: "/leadpanel" });
+    expect(bad.status).toBe(302);
+    expect((await getPage(t, "/leadpanel", `${cookie}; ${flashOf(bad)}`)).text).toContain("Неизвестное действие");
+  });
+
+  it("the ringing page reads the client's card by the call's Call-ID: name, topic, last status and note, last calls; only his own call", async () => {
+    const { clients, people } = await topicWithClients(2);
+    const [caller, other] = people;
+    const [status] = await t.db.select().from(statuses).where(eq(statuses.text, "Перезвонить"));
+    await t.db.update(contacts).set({ statusId: status.id, clientInfo: "просил после обеда" }).where(eq(contacts.id, clients[2].id));
+    await called(caller, clients[2], 30);
+    const sipCallId = `card-${sequence}@carrier`;
+    const answer = await ask({ number: clients[2].phone, sipCallId });
+    expect(ringOf(answer.text)).toBe(caller.sipLogin);
+    const cookie = await pageSessionCookie(t, caller.person);
+    const card = await getPage(t, `/incoming?sipCallId=${encodeURIComponent(sipCallId)}`, cookie);
+    expect(card.status).toBe(200);
+    expect(card.body.card).toMatchObject({
+      name: clients[2].name,
+      phone: clients[2].phone,
+      topic: "Тематика",
+      status: "Перезвонить",
+      note: "просил после обеда",
+      doNotCall: false,
+    });
+    expect(card.body.card.calls).toHaveLength(1);
+    expect(card.body.card.calls[0]).toMatchObject({ direction: "out", outcome: "answered" });
+    // Another manager learns nothing of a call that is not his.
+    const otherCookie = await pageSessionCookie(t, other.person);
+    expect((await getPage(t, `/incoming?sipCallId=${encodeURIComponent(sipCallId)}`, otherCookie)).body.card).toBeNull();
+    expect((await getPage(t, `/incoming?sipCallId=${encodeURIComponent(sipCallId)}`)).status).toBe(401);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+  });
+});
