@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { calls, callbacks, contacts, filterManagers, filters, managerBreaks, sessions, statuses, users } from "../../db/schema";
-import { bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow } from "../helpers/leads";
 
 /**
@@ -293,5 +293,38 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
       .update(calls)
       .set({ endedAt: sql`now()` })
       .where(isNull(calls.endedAt));
+  });
+
+  it("the dashboard counts the day's calls in, answered, missed, called back and the time to call back", async () => {
+    const admin = await t.adminToken();
+    const inbound = async () => (await t.request.get("/api/v1/statistics").set(bearer(admin))).body.calls.inbound;
+    const before = await inbound();
+    const { clients, people } = await topicWithClients(1);
+    const report = (id: number, event: string) =>
+      t.request
+        .post("/api/v1/telephony/call-events")
+        .type("form")
+        .set("X-Sip-Auth-Secret", SECRET)
+        .send({ id: String(id), event });
+    // Answered: it rang the manager, he answered, and it ended.
+    const sipCallId = `stats-${sequence}@carrier`;
+    const first = await ask({ number: clients[0].phone, sipCallId });
+    expect(ringOf(first.text)).toBe(people[0].sipLogin);
+    await report(idOf(first.text), "answer");
+    await report(idOf(first.text), "end");
+    // Missed: he is on a break now.
+    await t.db.insert(managerBreaks).values({ userId: people[0].id });
+    expect((await ask({ number: clients[1].phone })).status).toBe(486);
+    expect((await ask({ number: clients[2].phone })).status).toBe(486);
+    // One of the two missed clients is called back.
+    await called(people[0], clients[1], -1);
+    const after = await inbound();
+    expect(after.calls - before.calls).toBe(3);
+    expect(after.answered - before.answered).toBe(1);
+    expect(after.missed - before.missed).toBe(2);
+    expect(after.calledBack - before.calledBack).toBe(1);
+    expect(after.callBackSeconds).not.toBeNull();
+    const page = await getPage(t, "/", await pageSessionCookie(t, ADMIN));
+    expect(page.text).toContain(`Входящие: ${after.calls}, отвечено ${after.answered}, пропущено ${after.missed}, перезвонили ${after.calledBack}`);
   });
 });

@@ -56,6 +56,7 @@ describe("GET /api/v1/statistics", () => {
       // No calls today (test/api/call-numbers.test.ts counts them).
       calls: {
         day: kyivDate(new Date()),
+        inbound: { calls: 0, answered: 0, missed: 0, calledBack: 0, callBackSeconds: null },
         total: { attempts: 0, answered: 0, answeredPercent: null, talkSeconds: 0, contacts: 0, attemptsPerContact: null },
         managers: [],
         topics: [],

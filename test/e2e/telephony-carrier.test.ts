@@ -11,7 +11,7 @@ import { watchBrowser } from "../helpers/page-errors";
 import { decodeRecording, toneShare, toneWav } from "../helpers/recordings";
 import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
-import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, useCallPath } from "../sip/call-page";
+import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, shoot, useCallPath } from "../sip/call-page";
 import { audibleAfterClick, elementOutput } from "../sip/page-audio";
 import { relayForgets, relayParties } from "../sip/rtpengine-control";
 import { watchPeerConnections } from "../sip/peer-connections";
@@ -69,28 +69,6 @@ async function letGoOf(managerId: number, hungUpAt: number) {
   expect(row.recording, `${Date.now() - hungUpAt} ms after the hang-up`).toBe("ready");
   expect(Date.now() - hungUpAt).toBeLessThan(5_000);
 }
-/** Screenshots of the page as it is (SCREENS_DIR only): 390 and 1440 wide, light and dark, without reloading it. */
-async function shoot(page: Page, name: string) {
-  if (!process.env.SCREENS_DIR) return;
-  const before = page.viewportSize();
-  for (const width of [390, 1440]) {
-    await page.setViewportSize({ width, height: width <= 390 ? 844 : 900 });
-    for (const theme of ["light", "dark"]) {
-      await page.evaluate((dark) => {
-        document.documentElement.classList.toggle("dark", dark);
-        document.documentElement.dataset.theme = dark ? "dark" : "light";
-      }, theme === "dark");
-      await new Promise((resolve) => setTimeout(resolve, 400));
-      await page.screenshot({ path: `${process.env.SCREENS_DIR}/${name}-${width}-${theme}.png` });
-    }
-  }
-  await page.evaluate(() => {
-    document.documentElement.classList.remove("dark");
-    document.documentElement.dataset.theme = "light";
-  });
-  if (before) await page.setViewportSize(before);
-}
-
 /** Hangs the manager's call up from his page; answers when. */
 async function hangUp(page: Page) {
   const at = Date.now();

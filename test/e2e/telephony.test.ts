@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { calls, callbacks, contacts, managerBreaks, users } from "../../db/schema";
 import { allowPageError, waitForHydration } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
-import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, useCallPath } from "../sip/call-page";
+import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, shoot, useCallPath } from "../sip/call-page";
 
 /**
  * The whole call path on loopback, with the production stack of telephony/: Chromium (fake microphone) logged in
@@ -386,6 +386,7 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     await expectText(a.page, "incoming-card", "Клиент");
     await expectText(a.page, "incoming-card", "Тематика");
     await expectText(a.page, "incoming-calls", "исходящий · разговор");
+    await shoot(a.page, "inbound-ringing-card");
     expect(await b.page.locator("[data-testid=softphone-answer]").count()).toBe(0);
     await a.page.click("[data-testid=softphone-answer]");
     await expectText(a.page, "softphone-state", "Разговор: 380501112233");

@@ -252,3 +252,25 @@ export async function grows(read: () => Promise<number> | number, above: number,
   if (value <= above) throw new Error(`stayed at ${value} (needed more than ${above}) for ${timeoutMs} ms`);
   return value;
 }
+
+/** Screenshots of the page as it is (SCREENS_DIR only): 390 and 1440 wide, light and dark, without reloading it. */
+export async function shoot(page: Page, name: string) {
+  if (!process.env.SCREENS_DIR) return;
+  const before = page.viewportSize();
+  for (const width of [390, 1440]) {
+    await page.setViewportSize({ width, height: width <= 390 ? 844 : 900 });
+    for (const theme of ["light", "dark"]) {
+      await page.evaluate((dark) => {
+        document.documentElement.classList.toggle("dark", dark);
+        document.documentElement.dataset.theme = dark ? "dark" : "light";
+      }, theme === "dark");
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      await page.screenshot({ path: `${process.env.SCREENS_DIR}/${name}-${width}-${theme}.png` });
+    }
+  }
+  await page.evaluate(() => {
+    document.documentElement.classList.remove("dark");
+    document.documentElement.dataset.theme = "light";
+  });
+  if (before) await page.setViewportSize(before);
+}

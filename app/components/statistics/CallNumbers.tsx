@@ -21,6 +21,10 @@ export function CallNumbersToday({ calls }: { calls: CallDayNumbers }) {
   return (
     <div className="card mt-4" data-testid="call-numbers">
       <h2 className="mb-3 text-lg font-semibold">Звонки за сегодня</h2>
+      <p className="mb-3 text-sm" data-testid="call-inbound">
+        {`Входящие: ${calls.inbound.calls}, отвечено ${calls.inbound.answered}, пропущено ${calls.inbound.missed}, перезвонили ${calls.inbound.calledBack}`}
+        {calls.inbound.callBackSeconds !== null ? `, время до перезвона ${formatHoursMinutesSeconds(calls.inbound.callBackSeconds)}` : ""}
+      </p>
       {calls.total.attempts === 0 ? (
         <p className={muted} data-testid="call-numbers-empty">
           Сегодня ещё никто не звонил: попыток нет

@@ -37,9 +37,24 @@ export interface TopicCallNumbers extends CallNumbers {
   topic: string;
 }
 
+/** The day's calls in (issue 42), one per SIP call however many managers it rang. */
+export interface InboundNumbers {
+  /** Clients' calls in from the carrier, started this Kyiv day. */
+  calls: number;
+  /** Of them, answered by a manager. */
+  answered: number;
+  /** Ended without anyone answering (nobody free, nobody answered, or the client hung up while it rang). */
+  missed: number;
+  /** Missed calls whose client has been called back since (a call out to him after it). */
+  calledBack: number;
+  /** The median time from a missed call to its call back, in whole seconds; null when none was called back. */
+  callBackSeconds: number | null;
+}
+
 export interface CallDayNumbers {
   /** The Kyiv calendar day counted, YYYY-MM-DD. */
   day: string;
+  inbound: InboundNumbers;
   total: CallNumbers;
   managers: ManagerCallNumbers[];
   topics: TopicCallNumbers[];
@@ -121,13 +136,42 @@ export function callNumbersStatement(start: Date, end: Date): SQL {
 }
 
 /**
+ * The day's calls in (issue 42): the proxy's rows of one SIP call (a row per manager rung, and the app's own row of a
+ * call that rang nobody) make one call; missed when all ended unanswered; called back when a call out to its client
+ * started after it.
+ */
+function inboundStatement(start: Date, end: Date): SQL {
+  return sql`with ins as (
+      select c.sip_call_id, min(c.started_at) as at, max(c.contact_id) as contact_id,
+        bool_or(c.answered_at is not null) as answered, bool_and(c.ended_at is not null) as ended
+      from calls c
+      where c.started_at >= ${start.toISOString()}::timestamptz and c.started_at < ${end.toISOString()}::timestamptz
+        and c.direction = 'in' and c.by_proxy and c.sip_call_id is not null
+      group by c.sip_call_id),
+    missed as (
+      select m.at, (select min(o.started_at) from calls o
+        where o.contact_id = m.contact_id and o.direction = 'out' and o.started_at > m.at) as back_at
+      from ins m where not m.answered and m.ended)
+    select (select count(*) from ins)::int as calls, (select count(*) from ins where answered)::int as answered,
+      (select count(*) from missed)::int as missed, (select count(back_at) from missed)::int as called_back,
+      (select percentile_cont(0.5) within group (order by extract(epoch from back_at - at)) from missed
+        where back_at is not null) as call_back_seconds`;
+}
+
+/**
  * Attempts, answered, talk time and attempts per client for the Kyiv day containing `now`: per manager, per
  * topic and in all. The dashboard and GET /api/v1/statistics (and /calls/today) all read this. Callers check the
  * role.
  */
 export async function callNumbersOfDay(db: Db, now: Date = new Date()): Promise<CallDayNumbers> {
   const { start, end } = kyivDay(now);
-  const rows = await queryRows<Row>(db, callNumbersStatement(start, end));
+  const [rows, [inbound]] = await Promise.all([
+    queryRows<Row>(db, callNumbersStatement(start, end)),
+    queryRows<{ calls: number; answered: number; missed: number; called_back: number; call_back_seconds: number | string | null }>(
+      db,
+      inboundStatement(start, end),
+    ),
+  ]);
   // grouping(user_id, filter_id): 1 = a manager's row (filter_id rolled up), 2 = a topic's row, 3 = the total.
   const managers = rows
     .filter((row) => Number(row.level) === 1)
@@ -144,5 +188,17 @@ export async function callNumbersOfDay(db: Db, now: Date = new Date()): Promise<
     .map((row) => ({ filterId: row.filter_id === null ? null : Number(row.filter_id), topic: row.topic ?? NO_TOPIC, ...numbersOf(row) }))
     .sort((a, b) => (a.filterId === null ? 1 : 0) - (b.filterId === null ? 1 : 0) || a.topic.localeCompare(b.topic, "ru"));
   const total = rows.find((row) => Number(row.level) === 3) ?? EMPTY;
-  return { day: kyivDate(now), total: numbersOf(total), managers, topics };
+  return {
+    day: kyivDate(now),
+    inbound: {
+      calls: Number(inbound.calls),
+      answered: Number(inbound.answered),
+      missed: Number(inbound.missed),
+      calledBack: Number(inbound.called_back),
+      callBackSeconds: inbound.call_back_seconds === null ? null : Math.round(Number(inbound.call_back_seconds)),
+    },
+    total: numbersOf(total),
+    managers,
+    topics,
+  };
 }

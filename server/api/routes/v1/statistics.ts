@@ -25,6 +25,19 @@ const callNumbers = {
 const callDay = z
   .object({
     day: z.string().describe("День по Киеву (Europe/Kyiv), YYYY-MM-DD; звонок относится к дню своего начала"),
+    inbound: z
+      .object({
+        calls: z.number().int().describe("Входящие звонки клиентов за день (один звонок, сколько бы менеджеров он ни обзвонил)"),
+        answered: z.number().int().describe("Из них отвеченные менеджером"),
+        missed: z.number().int().describe("Пропущенные: никто не ответил (никого свободного, не ответили, клиент положил трубку)"),
+        calledBack: z.number().int().describe("Пропущенные, которым с тех пор перезвонили"),
+        callBackSeconds: z
+          .number()
+          .int()
+          .nullable()
+          .describe("Медиана времени от пропущенного до перезвона, в секундах; null, если не перезванивали"),
+      })
+      .describe("Входящие (задача 42)"),
     total: z.object(callNumbers).describe("Все попытки дня"),
     managers: z
       .array(
