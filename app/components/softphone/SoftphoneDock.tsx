@@ -17,7 +17,7 @@ export function SoftphoneDock() {
   const active = state.call === "calling" || state.call === "inCall";
   return (
     <div
-      className={`fixed bottom-14 right-4 z-40 flex items-center gap-3 rounded-lg border bg-white px-3 py-2 shadow-md dark:bg-slate-800 ${
+      className={`fixed bottom-14 right-4 z-40 flex max-w-[calc(100vw-2rem)] flex-wrap items-center gap-3 rounded-lg border bg-white px-3 py-2 shadow-md dark:bg-slate-800 ${
         ringingIn ? "border-blue-400 ring-2 ring-blue-300" : "border-slate-200 dark:border-slate-700"
       }`}
       data-testid="softphone"
