@@ -200,6 +200,8 @@ export default function DoNotCallPage() {
       {answer && "report" in answer ? <Report report={answer.report} what={answer.what} /> : null}
       <div className="grid gap-4 md:grid-cols-3">
         <OneFieldForm
+          // A new list (the number added) starts the form anew: its field is cleared after a good add (issue 41).
+          key={`add-${list.total}-${list.items[0]?.id ?? 0}`}
           answer={answer}
           busy={busy}
           schema={addOneSchema}

@@ -50,7 +50,7 @@ async function managerOn(databaseIds: number[], statusIds?: number[]) {
 
 describe("normalisation", () => {
   it("keys a number exactly as the import's dedup does, however it is written", async () => {
-    const forms = ["050 123-45-67", "+380 (50) 123 45 67", "00380501234567", "380501234567", "8 (916) 123-45-67"];
+    const forms = ["050 123-45-67", "+380 (50) 123 45 67", "00380501234567", "380501234567", "+7 (916) 123-45-67"];
     const first = await add(forms[0]);
     expect(first.status).toBe(200);
     expect(first.body.phoneKey).toBe(phoneKey(forms[0], t.config.phoneRegion));
@@ -81,6 +81,15 @@ describe("normalisation", () => {
     expect(res.status).toBe(400);
     expect(res.body.message).toBe("«позвонить завтра» не похоже на номер телефона");
     expect((await add("")).body.message).toBe("Введите номер телефона");
+    // Issue 41: digits that are no valid number of the region (UA) are refused, not listed as «+0501234».
+    for (const phone of ["0501234", "8 (916) 123-45-67", "+1 555 0100"]) {
+      const short = await add(phone);
+      expect(short.status, phone).toBe(400);
+      expect(short.body).toMatchObject({ error: "phone_invalid" });
+      expect(short.body.message).toMatch(
+        new RegExp(`^«${phone.replace(/[()+]/g, "\\$&")}» — неполный или несуществующий номер телефона \\(пример: 050 123 4567`),
+      );
+    }
     expect(await listed()).toEqual([]);
   });
 });

@@ -1,5 +1,7 @@
 import fs from "node:fs";
 import { sql, type SQL } from "drizzle-orm";
+import { getExampleNumber, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
+import examples from "libphonenumber-js/examples.mobile.json";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { type Actor, requireAdmin } from "../actor";
@@ -44,6 +46,28 @@ export { addOneSchema, pasteSchema, PHONE_REQUIRED } from "../../../common/schem
 export const phoneInvalid = (raw: string) => badRequest(`«${raw.slice(0, 50)}» не похоже на номер телефона`, "phone_invalid");
 export const ALREADY_LISTED = "Этот номер уже в списке «Не звонить»";
 export const dncNotFound = () => notFound("Номера нет в списке «Не звонить»", "do_not_call_not_found");
+
+/**
+ * One number added by hand must be a real one (issue 41: «0501234» was listed as «+0501234» with a success toast, and
+ * the admin thought a number was blocked that is not): libphonenumber-js must make it valid for the region
+ * (PHONE_REGION), or it is refused with why and an example of the region's numbers.
+ */
+export function phoneNotValid(raw: string, region: string) {
+  let example = "";
+  try {
+    example = getExampleNumber(region as CountryCode, examples)?.formatNational() ?? "";
+  } catch {
+    example = "";
+  }
+  const hint = example ? ` (пример: ${example}; номер другой страны — с «+» и её кодом)` : " (номер с «+» и кодом страны)";
+  return badRequest(`«${raw.slice(0, 50)}» — неполный или несуществующий номер телефона${hint}`, "phone_invalid");
+}
+
+/** The list's key of one number written by hand, or null when libphonenumber-js finds it no valid number. */
+export function validDoNotCallKey(raw: string, region: string): string | null {
+  const key = doNotCallKey(raw, region);
+  return key && parsePhoneNumberFromString(`+${key}`)?.isValid() ? key : null;
+}
 
 /** The list's key of one written number, or null when it is not a phone (the same key the import stores). */
 export function doNotCallKey(raw: string, region: string): string | null {
@@ -120,12 +144,13 @@ export async function listDoNotCall(db: Db, actor: Actor, rawInput: unknown, opt
   return { items: rows.map(present), total: Number(total), page, pages, q };
 }
 
-/** Adds one number; 409 when it is already on the list (however it was written then). */
+/** Adds one number (a valid one for the region); 409 when it is already on the list (however it was written then). */
 export async function addDoNotCall(db: Db, actor: Actor, rawInput: unknown, options: { phoneRegion: string }): Promise<DoNotCallItem> {
   requireAdmin(actor);
   const { phone } = parseInput(addOneSchema, rawInput);
-  const key = doNotCallKey(phone, options.phoneRegion);
-  if (!key) throw phoneInvalid(phone);
+  if (!doNotCallKey(phone, options.phoneRegion)) throw phoneInvalid(phone);
+  const key = validDoNotCallKey(phone, options.phoneRegion);
+  if (!key) throw phoneNotValid(phone, options.phoneRegion);
   const [row] = await queryRows<ItemRow>(
     db,
     sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)

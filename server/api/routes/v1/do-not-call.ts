@@ -62,7 +62,8 @@ const doNotCall: FastifyPluginAsyncZod = async (api) => {
       ...coreParsesBody,
       schema: {
         summary: "Добавить номер в список «Не звонить» (админ)",
-        description: "`{ phone }`. Номер нормализуется как при импорте (PHONE_REGION); 409, если он уже в списке.",
+        description:
+          "`{ phone }`. Номер нормализуется как при импорте (PHONE_REGION) и должен быть действительным номером (400 phone_invalid); 409, если он уже в списке.",
         body: addOneSchema,
         response: { 200: itemSchema, ...errorResponses },
       },
