@@ -4,9 +4,9 @@ import { data, type AppLoadContext } from "@remix-run/node";
 import * as z from "zod";
 import { idSchema } from "../common/validation";
 import { actorOf, requireAdminUser } from "./auth.server";
-import { FILTER_FORM, FilterFormSchema } from "./components/filters/FilterForm";
+import { bulkChoice, FILTER_FORM, FilterFormSchema } from "./components/filters/FilterForm";
 import { formIntent, formReply, readFormBody } from "./forms.server";
-import { isAppError } from "#server/core/errors";
+import { fieldOfError, isAppError } from "#server/core/errors";
 export { isAppError } from "#server/core/errors";
 import { actionError } from "./errors.server";
 import { redirectWithToast } from "./toast.server";
@@ -50,7 +50,7 @@ export async function filterFormAction(request: Request, context: AppLoadContext
   const bulk = /^(all|none):(managers|databases|statuses|scripts)$/.exec(intent);
   if (bulk) {
     const list = bulk[2] as ListName;
-    const ids = bulk[1] === "all" ? (await options(db, actor))[list].map((o) => String(o.id)) : [];
+    const ids = bulk[1] === "all" ? bulkChoice((await options(db, actor))[list]) : [];
     // What was typed, with the list set, and no errors: nothing was saved yet.
     return data({ form: FILTER_FORM, result: { initialValue: { ...submission.payload, [list]: ids } } });
   }
@@ -60,8 +60,15 @@ export async function filterFormAction(request: Request, context: AppLoadContext
     else await create(db, actor, submission.value);
   } catch (error) {
     if (!isAppError(error)) throw error;
-    // SPEC's «Ошибка сохранения фильтра» with core's reason (an inactive template, a rule's final status...).
-    return formReply(FILTER_FORM, submission, { formErrors: [`Ошибка сохранения фильтра: ${error.message}`] }, error.status);
+    // SPEC's «Ошибка сохранения фильтра» with core's reason (an inactive template, a rule's final status...); a
+    // reason about one rule is said at that rule's field too (issue 41: a toast alone highlighted nothing).
+    const field = fieldOfError(error);
+    return formReply(
+      FILTER_FORM,
+      submission,
+      { formErrors: [`Ошибка сохранения фильтра: ${error.message}`], ...(field ? { fieldErrors: { [field]: [error.message] } } : {}) },
+      error.status,
+    );
   }
   return redirectWithToast("/loadedbases", { type: "success", message: "Фильтр сохранен" });
 }

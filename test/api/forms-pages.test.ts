@@ -1,6 +1,18 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { doNotCall, exports as exportsTable, filters, links, payments, scripts, settings, statuses, templates, users } from "../../db/schema";
+import {
+  databases,
+  doNotCall,
+  exports as exportsTable,
+  filters,
+  links,
+  payments,
+  scripts,
+  settings,
+  statuses,
+  templates,
+  users,
+} from "../../db/schema";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, reloadUser, useTestApp } from "../helpers/app";
 import { escapeRegExp, field } from "../helpers/form-fields";
 
@@ -63,6 +75,17 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     const word = await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "позвоните" });
     expect(word.status).toBe(400);
     expect(field(word.text, "phone")).toMatchObject({ invalid: true, message: "«позвоните» не похоже на номер телефона", value: "позвоните" });
+
+    // Issue 41: digits that make no valid number of the region (PHONE_REGION, UA here) are refused at the field,
+    // saying why and showing the region's numbers; nothing is listed.
+    const short = await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "0501234" });
+    expect(short.status).toBe(400);
+    expect(field(short.text, "phone")).toMatchObject({
+      invalid: true,
+      message: "«0501234» — неполный или несуществующий номер телефона (пример: 050 123 4567; номер другой страны — с «+» и её кодом)",
+      value: "0501234",
+    });
+    expect(await t.db.select().from(doNotCall)).toHaveLength(0);
 
     expect((await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "050 111 22 33" })).status).toBe(302);
     const again = await postPageForm(t, "/donotcall", cookie, { intent: "add", phone: "+380501112233" });
@@ -270,6 +293,77 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(boxes.length).toBeGreaterThan(0);
     expect(boxes.filter((box) => !box.includes('checked=""'))).toEqual([]);
     expect((await t.db.select().from(filters)).filter((f) => f.name === "Черновик")).toHaveLength(0);
+
+    // Issue 41: «Выбрать все» of «Статусы» leaves the report status (Заявка) out, and the list says what it means.
+    const statusBoxes = await postPageForm(t, "/loadedbases/filters/new", cookie, { intent: "all:statuses", name: "Черновик" });
+    const ticked = [...statusBoxes.text.matchAll(/<label[^>]*>(<input[^>]*name="statuses"[^>]*>)([^<]*)/g)].map((m) => [
+      m[2],
+      m[1].includes('checked=""'),
+    ]);
+    expect(ticked).toEqual([
+      ["Не дозвонился", true],
+      ["Занято", true],
+      ["Перезвонить", true],
+      ["Не интересно", true],
+      ["Заявка", false],
+    ]);
+    expect(statusBoxes.text).toContain("Клиентов с отмеченными статусами тематика выдаёт менеджерам снова");
+
+    // Issue 41: a rule whose final status the topic works again is refused at that rule's «Затем статус» too (it
+    // was a toast alone), the form's message above as before; nothing is saved.
+    const s = Object.fromEntries((await t.db.select().from(statuses)).map((row) => [row.text, String(row.id)]));
+    const [base] = await t.db.insert(databases).values({ name: "База правил" }).returning();
+    const ruled = await postPageForm(t, "/loadedbases/filters/new", cookie, {
+      intent: "save",
+      name: "С правилом",
+      managers: String((await createUser(t.db, { login: "rule-row" })).user.id),
+      databases: String(base.id),
+      statuses: [s["Не дозвонился"], s["Не интересно"]],
+      "callingHours.from": "09:00",
+      "callingHours.until": "21:00",
+      "callingHours.days": "1",
+      "callingHours.timeZone": "Europe/Kyiv",
+      retryCountedBy: "presses",
+      [`retryRules.${s["Не дозвонился"]}.delay`]: "2",
+      [`retryRules.${s["Не дозвонился"]}.unit`]: "hours",
+      [`retryRules.${s["Не дозвонился"]}.maxAttempts`]: "3",
+      [`retryRules.${s["Не дозвонился"]}.finalStatus`]: s["Не интересно"],
+    });
+    expect(ruled.status).toBe(400);
+    const why = "Итоговый статус «Не интересно» тематика берёт в работу снова: выберите статус, которого нет в её статусах";
+    expect(field(ruled.text, `retryRules.${s["Не дозвонился"]}.finalStatus`, topicForm)).toMatchObject({ invalid: true, message: why });
+    expect(ruled.text).toContain(`Ошибка сохранения фильтра: ${why}`);
+    expect((await t.db.select().from(filters)).filter((f) => f.name === "С правилом")).toHaveLength(0);
+
+    // With a final status it does not work again the topic is saved, and its card says its rule, autodial and recording.
+    const saved = await postPageForm(t, "/loadedbases/filters/new", cookie, {
+      intent: "save",
+      name: "С правилом",
+      managers: String((await createUser(t.db, { login: "rule-row-2" })).user.id),
+      databases: String(base.id),
+      statuses: [s["Не дозвонился"], s["Не интересно"]],
+      "callingHours.from": "10:00",
+      "callingHours.until": "19:00",
+      "callingHours.days": ["1", "2", "3", "4", "5"],
+      "callingHours.timeZone": "Europe/Kyiv",
+      retryCountedBy: "presses",
+      [`retryRules.${s["Не дозвонился"]}.delay`]: "2",
+      [`retryRules.${s["Не дозвонился"]}.unit`]: "hours",
+      [`retryRules.${s["Не дозвонился"]}.maxAttempts`]: "3",
+      [`retryRules.${s["Не дозвонился"]}.finalStatus`]: s["Заявка"],
+      recordCalls: "on",
+      recordingRetentionDays: "30",
+    });
+    expect(saved.status).toBe(302);
+    const cards = (await getPage(t, "/loadedbases", cookie)).text;
+    const card = cards
+      .slice(cards.lastIndexOf('data-testid="filter-card"', cards.indexOf("С правилом")))
+      .split("</li>")[0]
+      .replace(/<[^>]+>/g, "");
+    expect(card).toContain("Звонки: 10:00–19:00, Пн, Вт, Ср, Чт, Пт");
+    expect(card).toContain("Повтор недозвона: Не дозвонился: через 2 ч, не более 3 попыток, затем «Заявка»");
+    expect(card).toContain("Автонабор: выключен");
+    expect(card).toContain("Запись разговоров: записываются, хранятся 30 дн.");
   });
 
   it("/leadTemplate template: an empty name and an emptied field name under their fields; a field button answers the changed form", async () => {

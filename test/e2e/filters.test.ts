@@ -206,4 +206,30 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
       }
     }
   }, 120_000);
+
+  it("the topic form and the cards, at 390 and 1440, light and dark, with and without JavaScript", async () => {
+    const shots = process.env.SCREENS_DIR!;
+    for (const javaScript of [true, false]) {
+      const page = await e.newPage({ javaScript });
+      await loginThroughPage(page, ADMIN);
+      for (const theme of ["light", "dark"] as const) {
+        await setTheme(page.context(), e.baseUrl, theme);
+        for (const width of [390, 1440]) {
+          await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+          await page.goto("/loadedbases/filters/new");
+          if (javaScript) await waitForHydration(page);
+          const statuses = page.locator("[data-testid=choice-statuses]");
+          await statuses.getByRole("button", { name: "Выбрать все" }).click();
+          if (!javaScript) await page.waitForLoadState();
+          await page.locator("[data-testid=choice-statuses]").scrollIntoViewIfNeeded();
+          await page.screenshot({ path: `${shots}/topic-form-${width}-${theme}-js-${javaScript}.png` });
+          await page.locator("[data-testid=retry-rules]").scrollIntoViewIfNeeded();
+          await page.screenshot({ path: `${shots}/topic-retry-${width}-${theme}-js-${javaScript}.png` });
+          await page.goto("/loadedbases");
+          await page.locator("[data-testid=filter-card]").first().scrollIntoViewIfNeeded();
+          await page.screenshot({ path: `${shots}/topic-cards-${width}-${theme}-js-${javaScript}.png` });
+        }
+      }
+    }
+  }, 180_000);
 });

@@ -131,11 +131,14 @@ export function getPage(t: TestApp, path: string, cookie?: string) {
   return cookie ? req.set("Cookie", cookie) : req;
 }
 
-/** A form body as the pages post it (application/x-www-form-urlencoded). */
-export const formBody = (fields: Record<string, string>) => new URLSearchParams(fields).toString();
+/** A form body as the pages post it (application/x-www-form-urlencoded); a list is one field sent once per value (checkboxes of one name). */
+export const formBody = (fields: Record<string, unknown>) =>
+  new URLSearchParams(
+    Object.entries(fields).flatMap(([name, value]) => (Array.isArray(value) ? value.map((one) => [name, String(one)]) : [[name, String(value)]])),
+  ).toString();
 
 /** A form posted by the app's own page (same origin, the session cookie when given), as a browser sends it. */
-export function postPageForm(t: TestApp, path: string, cookie: string | null, fields: Record<string, string>) {
+export function postPageForm(t: TestApp, path: string, cookie: string | null, fields: Record<string, string | readonly string[]>) {
   const request = t.request
     .post(path)
     .set("Host", "127.0.0.1")

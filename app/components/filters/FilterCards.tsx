@@ -28,6 +28,19 @@ export function contactLimitsText(limits: FilterCardData["contactLimits"]): stri
   return isLaw230Limits(limits) ? `по 230-ФЗ: ${text}` : text;
 }
 
+/** «Не дозвонился: через 2 ч, не более 3 попыток, затем «Не интересно»» (after «не более»: 1 попытки, 3 попыток). */
+export function retryRuleText(rule: FilterCardData["retryRules"][number]): string {
+  const delay = rule.delayMinutes % 60 === 0 ? `${rule.delayMinutes / 60} ч` : `${rule.delayMinutes} мин`;
+  const attempts = rule.maxAttempts % 10 === 1 && rule.maxAttempts % 100 !== 11 ? "попытки" : "попыток";
+  return `${rule.status.text}: через ${delay}, не более ${rule.maxAttempts} ${attempts}, затем «${rule.finalStatus.text}»`;
+}
+
+/** «записываются, хранятся 30 дн.», «записываются, хранятся всегда», «не записываются». */
+export function recordingText(filter: Pick<FilterCardData, "recordCalls" | "recordingRetentionDays">): string {
+  if (!filter.recordCalls) return "не записываются";
+  return `записываются, хранятся ${filter.recordingRetentionDays === null ? "всегда" : `${filter.recordingRetentionDays} дн.`}`;
+}
+
 /** Where the cards post their toggle: the /loadedbases index route. */
 const TOGGLE_ACTION = "/loadedbases?index";
 
@@ -110,7 +123,10 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
               {contactLimitsText(filter.contactLimits) ? <Line title="Звонков клиенту" items={[contactLimitsText(filter.contactLimits)!]} /> : null}
               {filter.requiresConsent ? <Line title="Согласие" items={["звонить только клиентам с согласием на звонки"]} /> : null}
-              {filter.autodialSeconds !== null ? <Line title="Автонабор" items={[`через ${filter.autodialSeconds} с`]} /> : null}
+              {/* Issue 41: what the topic does with a client and a call, on the card (it showed neither rules nor recording). */}
+              <Line title="Повтор недозвона" items={filter.retryRules.map(retryRuleText)} />
+              <Line title="Автонабор" items={[filter.autodialSeconds !== null ? `через ${filter.autodialSeconds} с` : "выключен"]} />
+              <Line title="Запись разговоров" items={[recordingText(filter)]} />
               <Link
                 to={`/quality/scorecard/${filter.id}`}
                 className="inline-block text-sm text-blue-600 hover:underline dark:text-blue-400"

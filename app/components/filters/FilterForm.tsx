@@ -140,7 +140,12 @@ export const FILTER_FORM = "topic";
 interface Option {
   id: number;
   name: string;
+  /** A status «Выбрать все» leaves out (issue 41): a report's or a do-not-call one, named so in the list. */
+  apart?: "заявка" | "не звонить" | null;
 }
+
+/** What «Выбрать все» ticks (with and without JavaScript): every option but those set apart. */
+export const bulkChoice = (options: Option[]) => options.filter((o) => !o.apart).map((o) => String(o.id));
 
 export interface FilterFormOptions {
   managers: Option[];
@@ -364,7 +369,8 @@ function RetryRulesFields({ statuses, fields }: { statuses: Option[]; fields: Fi
         </label>
       </div>
       <FieldError field={countedBy} />
-      <div className="max-h-72 overflow-auto">
+      {/* Issue 41: no scroll box of its own (at 390 one row of six showed inside the scrolling dialog): the form scrolls once. */}
+      <div>
         {/* A card per status on a phone (.stack-table), so no field waits behind a sideways scroll. */}
         <table className="stack-table w-full text-sm [--stack-label:7rem]">
           <thead>
@@ -485,19 +491,21 @@ function MultiChoice({
     <fieldset
       className="rounded-md border border-slate-200 p-3 dark:border-slate-700"
       data-testid={`choice-${name}`}
-      aria-describedby={field.errors?.length ? field.errorId : undefined}
+      aria-describedby={[field.errors?.length ? field.errorId : "", name === "statuses" ? "filter-statuses-hint" : ""].join(" ").trim() || undefined}
     >
       <legend className="px-1 text-sm font-medium">
         {title} <span className="text-slate-600 dark:text-slate-400">({chosen.length})</span>
       </legend>
       <div className="mb-2 flex gap-2">
-        {button(
-          `all:${name}`,
-          "Выбрать все",
-          options.map((o) => String(o.id)),
-        )}
+        {button(`all:${name}`, "Выбрать все", bulkChoice(options))}
         {button(`none:${name}`, "Очистить", [])}
       </div>
+      {name === "statuses" ? (
+        <p id="filter-statuses-hint" className="mb-2 text-xs text-slate-600 dark:text-slate-400" data-testid="statuses-hint">
+          Клиентов с отмеченными статусами тематика выдаёт менеджерам снова; новые клиенты выдаются всегда. «Выбрать все» не отмечает заявки и «Не
+          звонить»: отметьте их сами, только если этих клиентов нужно обзванивать снова.
+        </p>
+      ) : null}
       {options.length === 0 ? (
         <p className="text-xs text-slate-600 dark:text-slate-400">Список пуст</p>
       ) : (
@@ -506,6 +514,11 @@ function MultiChoice({
             <label key={option.id} className="flex items-center gap-2 text-sm">
               <input type="checkbox" name={field.name} value={option.id} defaultChecked={isChosen(field.initialValue, option.id)} />
               {option.name}
+              {option.apart ? (
+                <span className="text-xs text-amber-800 dark:text-amber-300" title={`Статус «${option.apart}»`}>
+                  (не в «Выбрать все»)
+                </span>
+              ) : null}
             </label>
           ))}
         </div>

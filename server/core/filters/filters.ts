@@ -399,14 +399,29 @@ export async function filterFormOptions(db: Db, actor: Actor) {
   const [managerRows, baseRows, statusRows, scriptRows, templateRows] = await Promise.all([
     db.select({ id: users.id, login: users.login, displayName: users.displayName }).from(users).orderBy(asc(users.login)),
     db.select({ id: databases.id, name: databases.name }).from(databases).where(baseVisible).orderBy(asc(databases.id)),
-    db.select({ id: statuses.id, text: statuses.text, isHidden: statuses.isHidden }).from(statuses).orderBy(asc(statuses.order), asc(statuses.id)),
+    db
+      .select({
+        id: statuses.id,
+        text: statuses.text,
+        isHidden: statuses.isHidden,
+        isReportStatus: statuses.isReportStatus,
+        isDoNotCall: statuses.isDoNotCall,
+      })
+      .from(statuses)
+      .orderBy(asc(statuses.order), asc(statuses.id)),
     db.select({ id: scripts.id, name: scripts.name }).from(scripts).orderBy(asc(scripts.name)),
     db.select({ id: templates.id, name: templates.name, isActive: templates.isActive }).from(templates).orderBy(asc(templates.name)),
   ]);
   return {
     managers: managerRows.map((m) => ({ id: m.id, name: m.displayName ? `${m.displayName} (${m.login})` : m.login })),
     databases: baseRows,
-    statuses: statusRows.map((s) => ({ id: s.id, name: s.text })),
+    // Issue 41: a report's or a do-not-call client given out again is rarely meant: «Выбрать все» leaves them out
+    // (`apart` says why), and the admin ticks them himself when he means it.
+    statuses: statusRows.map((s) => ({
+      id: s.id,
+      name: s.text,
+      apart: s.isDoNotCall ? ("не звонить" as const) : s.isReportStatus ? ("заявка" as const) : null,
+    })),
     scripts: scriptRows,
     templates: templateRows,
     // The calling window's zone: the ones libphonenumber maps numbers to (all known to the database, a test checks).

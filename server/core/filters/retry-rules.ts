@@ -2,7 +2,7 @@ import { asc, eq, inArray } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "../../../db/client";
 import { filterRetryRules, type RetryCountedBy, statuses } from "../../../db/schema";
-import { badRequest } from "../errors";
+import { badRequest, badRequestAt } from "../errors";
 
 /**
  * A topic's retry rules (issue 29, decision 057): per status the topic works again, «вернуть в работу через» so
@@ -90,16 +90,29 @@ export async function checkRetryRules(tx: Tx, rules: RetryRuleInput[], topicStat
     if (seen.has(rule.status)) throw badRequest(`Для статуса «${status.text}» правило повтора задано дважды`, "retry_rule_twice");
     seen.add(rule.status);
     if (!topicStatuses.includes(rule.status)) {
-      throw badRequest(`Правило повтора для статуса «${status.text}»: отметьте этот статус в статусах тематики`, "retry_status_not_in_topic");
+      throw badRequestAt(
+        `retryRules.${rule.status}.delay`,
+        `Правило повтора для статуса «${status.text}»: отметьте этот статус в статусах тематики`,
+        "retry_status_not_in_topic",
+      );
     }
     if (status.asksCallback) {
-      throw badRequest(`Статус «${status.text}» спрашивает время перезвона: правило повтора к нему не задаётся`, "retry_status_asks_callback");
+      throw badRequestAt(
+        `retryRules.${rule.status}.delay`,
+        `Статус «${status.text}» спрашивает время перезвона: правило повтора к нему не задаётся`,
+        "retry_status_asks_callback",
+      );
     }
     if (rule.finalStatus === rule.status) {
-      throw badRequest(`Итоговый статус правила для «${status.text}» должен быть другим статусом`, "retry_final_same");
+      throw badRequestAt(
+        `retryRules.${rule.status}.finalStatus`,
+        `Итоговый статус правила для «${status.text}» должен быть другим статусом`,
+        "retry_final_same",
+      );
     }
     if (topicStatuses.includes(rule.finalStatus)) {
-      throw badRequest(
+      throw badRequestAt(
+        `retryRules.${rule.status}.finalStatus`,
         `Итоговый статус «${final.text}» тематика берёт в работу снова: выберите статус, которого нет в её статусах`,
         "retry_final_in_topic",
       );
