@@ -6,7 +6,7 @@ import { actorOf, loginAgain, readSessionToken, requireUser } from "../auth.serv
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
-import { KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
+import { isTypingTarget, KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
 import { announce, NO_LEADS, type CallbackTimes, type ConfirmState, type PressAnswer, type TurnView } from "../components/leadpanel/answer";
 import { LeadBody } from "../components/leadpanel/LeadBody";
 import { NoScriptQuestion } from "../components/leadpanel/NoScriptQuestion";
@@ -225,6 +225,11 @@ const WAITING_FOR_HOURS = "У остальных клиентов тематик
 function onFieldKeyDown(event: ReactKeyboardEvent<HTMLFormElement>) {
   const target = event.target as HTMLElement;
   if (event.key === "Enter" && target.tagName === "INPUT") event.preventDefault();
+  // Issue 41: Esc leaves a card field for the status row, where the digits press statuses again.
+  if (event.key === "Escape" && isTypingTarget(target) && event.currentTarget.contains(target)) {
+    event.preventDefault();
+    event.currentTarget.querySelector<HTMLButtonElement>("[data-testid=status-buttons] button")?.focus();
+  }
 }
 
 export default function LeadPanelPage() {
@@ -336,6 +341,9 @@ export default function LeadPanelPage() {
             history={panel.history}
             template={panel.template}
             cardKey={`${panel.lead.id}-${lastTurn.current?.count ?? 0}`}
+            // Without JavaScript the server's refusal marks the card the same way.
+            cardProblem={press.cardProblem ?? (answer?.error?.code === "client_card_empty" ? answer.error.message : null)}
+            onCardInput={press.clearCardProblem}
           />
         </Form>
       ) : panel.onBreak ? null : (

@@ -1,4 +1,6 @@
-import { sql } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
+import { databases, templates } from "../../db/schema";
+import { field } from "../helpers/form-fields";
 import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
@@ -33,6 +35,34 @@ async function pageAfter(res: { status: number; headers: Record<string, string |
   const flash = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("flash="));
   return getPage(t, "/leadpanel", [cookie, flash?.split(";")[0]].filter(Boolean).join("; "));
 }
+
+describe("the client card (issue 41)", () => {
+  it("starts a template field named as a base column with the client's value: «ФИО клиента», an import header; others empty", async () => {
+    const { base, contacts } = await createBase(t.db, { count: 1 });
+    await t.db
+      .update(databases)
+      .set({ extraLabels: ["Сумма долга", "", "", ""] })
+      .where(eq(databases.id, base.id));
+    const fields = [
+      { label: "ФИО клиента", type: "text" },
+      { label: "Сумма долга:", type: "text" },
+      { label: "Комментарий", type: "textarea" },
+    ];
+    const [template] = await t.db
+      .insert(templates)
+      .values({ name: "Долги", templateFields: JSON.stringify(fields) })
+      .returning();
+    const manager = await createUser(t.db);
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [], templateId: template.id });
+    await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
+    const panel = await getPage(t, "/leadpanel", await pageSessionCookie(t, manager));
+    expect(field(panel.text, "cardValue")).toMatchObject({ value: contacts[0].name });
+    const values = [...panel.text.matchAll(/<(input|textarea)\b[^>]*\bid="card-(\d)"[^>]*>([^<]*)/g)].map((m) =>
+      m[1] === "input" ? (/\bvalue="([^"]*)"/.exec(m[0])?.[1] ?? "") : m[3],
+    );
+    expect(values).toEqual([contacts[0].name, contacts[0].additionalInfo1, ""]);
+  });
+});
 
 describe("a press without JavaScript", () => {
   it("answers a status id that names no status «Такого статуса нет» (400), and records nothing", async () => {

@@ -1,4 +1,5 @@
 import { memo } from "react";
+import { cardFieldStart } from "../../../common/client-card";
 import type { HistoryEntry } from "../../calls.server";
 import type { LeadPanel } from "../../leads.server";
 import { ClientHistory } from "../calls/ClientHistory";
@@ -16,14 +17,21 @@ export const LeadBody = memo(function LeadBody({
   history,
   template,
   cardKey,
+  cardProblem,
+  onCardInput,
 }: {
   lead: NonNullable<LeadPanel["lead"]>;
   card: LeadPanel["card"];
   history: HistoryEntry[];
   template: LeadPanel["template"];
   cardKey: string;
+  /** A report press found the card empty (SPEC's message): every field is marked with it, and it shows over them. */
+  cardProblem: string | null;
+  onCardInput: () => void;
 }) {
   const fields = template?.fields ?? [];
+  const invalid = cardProblem ? { "aria-invalid": true, "aria-describedby": "card-problem" } : {};
+  const marked = cardProblem ? "border-red-600 dark:border-red-400" : "";
   return (
     <>
       <div className="grid gap-4 lg:grid-cols-2">
@@ -33,8 +41,13 @@ export const LeadBody = memo(function LeadBody({
           contactCalls={lead.contactCalls}
           action={<CallButton phone={lead.phone} contactId={lead.id} />}
         />
-        <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента">
+        <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента" onInput={cardProblem ? onCardInput : undefined}>
           <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>
+          {cardProblem ? (
+            <p id="card-problem" className="text-sm font-medium text-red-700 dark:text-red-400" data-testid="card-problem">
+              {cardProblem}
+            </p>
+          ) : null}
           {fields.length === 0 ? (
             <p className="text-sm text-slate-600 dark:text-slate-400">В шаблоне тематики нет полей.</p>
           ) : (
@@ -44,10 +57,23 @@ export const LeadBody = memo(function LeadBody({
                   {field.label}
                 </label>
                 <input type="hidden" name="cardLabel" value={field.label} />
+                {/* A field named as a base column starts with the client's value (issue 41). */}
                 {field.type === "textarea" ? (
-                  <textarea id={`card-${i}`} name="cardValue" className="input min-h-24" />
+                  <textarea
+                    id={`card-${i}`}
+                    name="cardValue"
+                    className={`input min-h-24 ${marked}`}
+                    defaultValue={cardFieldStart(field.label, card)}
+                    {...invalid}
+                  />
                 ) : (
-                  <input id={`card-${i}`} name="cardValue" className="input" />
+                  <input
+                    id={`card-${i}`}
+                    name="cardValue"
+                    className={`input ${marked}`}
+                    defaultValue={cardFieldStart(field.label, card)}
+                    {...invalid}
+                  />
                 )}
               </div>
             ))

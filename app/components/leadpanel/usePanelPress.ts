@@ -34,6 +34,8 @@ export function usePanelPress({
   const press = usePress();
   const [pendingReport, setPendingReport] = useState<PendingReport | null>(null);
   const [pendingCallback, setPendingCallback] = useState<PendingCallback | null>(null);
+  /** The card check's message while the card is as it was refused (SPEC's text; the fields are marked with it). */
+  const [cardProblem, setCardProblem] = useState<string | null>(null);
   const busy = press.pending || navigating;
   const slow = useSlow(busy);
 
@@ -83,9 +85,16 @@ export function usePanelPress({
     // SPEC §4: a report status needs a filled card (and then the confirmation dialog).
     const problem = report ? reportCardProblem(cardFromForm()) : null;
     if (problem) {
+      // Issue 41: the card's fields are marked and the first empty one takes the focus (a toast alone marked nothing).
+      setCardProblem(problem);
       notify("error", problem);
+      const empty = [...(formRef.current?.querySelectorAll<HTMLInputElement | HTMLTextAreaElement>("[name=cardValue]") ?? [])].find(
+        (field) => field.value.trim() === "",
+      );
+      empty?.focus();
       return;
     }
+    setCardProblem(null);
     // Issue 18: a status that asks for a callback time asks it first (a report's confirmation goes with it).
     if (submitter.dataset.callback === "true") setPendingCallback({ statusId: Number(submitter.value), text, report });
     else if (report) setPendingReport({ statusId: Number(submitter.value), text });
@@ -119,6 +128,9 @@ export function usePanelPress({
     onSubmit,
     pendingReport,
     pendingCallback,
+    cardProblem,
+    /** The manager typed in the card, or another lead came: the marks go. */
+    clearCardProblem: () => setCardProblem(null),
     closeReport: () => setPendingReport(null),
     closeCallback: () => setPendingCallback(null),
     confirmReport,
