@@ -300,13 +300,9 @@ describe("forms without JavaScript: the schema's message next to its field", () 
       m[2],
       m[1].includes('checked=""'),
     ]);
-    expect(ticked).toEqual([
-      ["Не дозвонился", true],
-      ["Занято", true],
-      ["Перезвонить", true],
-      ["Не интересно", true],
-      ["Заявка", false],
-    ]);
+    // (other tests of this file add statuses of their own: each of those is ticked too)
+    expect(Object.fromEntries(ticked)).toMatchObject({ "Не дозвонился": true, Занято: true, Перезвонить: true, "Не интересно": true, Заявка: false });
+    expect(ticked.filter(([name, on]) => name !== "Заявка" && !on)).toEqual([]);
     expect(statusBoxes.text).toContain("Клиентов с отмеченными статусами тематика выдаёт менеджерам снова");
 
     // Issue 41: a rule whose final status the topic works again is refused at that rule's «Затем статус» too (it
