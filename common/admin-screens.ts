@@ -20,6 +20,7 @@ export const ADMIN_SCREENS = [
   "/leadTemplate",
   "/payments",
   "/quality",
+  "/integrations",
 ] as const;
 
 /** Pages a manager with no topic may still open (SPEC §2 redirect rules; /auth lives outside the layout). */

@@ -20,6 +20,8 @@ import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { startZoneBackfill } from "./jobs/zone-backfill";
 import { startRecordings } from "./jobs/recordings";
+import { startWebhookWorker } from "./jobs/webhooks";
+import { syncForwardWebhook } from "./core/webhooks/webhooks";
 import { recordingsFolder } from "./core/recordings/recordings";
 import { createTelephony } from "./telephony/provider";
 import { rtpengineNg } from "./telephony/rtpengine-ng";
@@ -120,6 +122,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
   const recordings = startRecordings(handle.db, recordingsFolder(config.recordings.dir, config.recordings.minFreeMb, config.recordings.warnFreeMb), {
     log: (message, error) => app.log.error({ err: error }, message),
     onConversion: (outcome, seconds) => metrics.recordingConversion(outcome, seconds),
+    publicUrl: config.publicUrl,
   });
   const metrics = createMetrics(
     handle,
@@ -198,6 +201,9 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     region: config.phoneRegion,
     log: (message, error) => app.log.error({ err: error }, message),
   });
+  // Webhooks: the delivery queue is sent from here, never from a request (issue 44). APPLICATION_FORWARD_URL is one.
+  await syncForwardWebhook(handle.db, config.applicationForwardUrl);
+  const webhookWorker = startWebhookWorker(handle, { ...config.webhooks, log: (message, error) => app.log.error({ err: error }, message) });
   const plannerStatistics = startPlannerStatistics(handle, { log: (message, error) => app.log.error({ err: error }, message) });
   const embeddedVacuum = startEmbeddedVacuum(handle, {
     quietFor: () => (requestsInFlight > 0 ? 0 : Date.now() - lastRequestAt),
@@ -210,7 +216,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     callbackNotifier.stop();
     callSweeper.stop();
     mediaRelay?.close();
-    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop(), recordings.stop()]);
+    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop(), recordings.stop(), webhookWorker.stop()]);
   });
 
   return app as unknown as FastifyInstance & { deps: AppDeps };

@@ -46,6 +46,22 @@ const envSchema = z.object({
   RTPENGINE_NG_SECRET: z.string().default(""),
   /** Report applications are also POSTed here when set. */
   APPLICATION_FORWARD_URL: z.string().default(""),
+  /** The app's address as integrations reach it (https://dialer.example.com): in front of the links webhook events carry. */
+  PUBLIC_URL: z.string().default(""),
+  /** Webhooks (issue 44): a receiver that has not answered in this many ms counts as failed. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(10_000),
+  /** The first retry's delay (each next one doubles it, up to an hour). */
+  WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).default(5_000),
+  /** How long a delivery is retried, and a webhook may keep failing before it is switched off (a day). */
+  WEBHOOK_RETRY_FOR_MS: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .default(24 * 3600_000),
+  /** Deliveries in flight at once, per app instance. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(8),
+  /** How often the sender looks for due deliveries. */
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).default(500),
   TELEPHONY_API_URL: z.string().default(""),
   TELEPHONY_CALLER_ID: z.string().default(""),
   TELEPHONY_LOGIN: z.string().default(""),
@@ -85,6 +101,9 @@ export interface AppConfig {
   /** Settings the browser may see (root loader). Never secrets. */
   publicSettings: { helpUrl: string; sipWsUrl: string; sipDomain: string; webPhoneUrl: string };
   applicationForwardUrl: string;
+  /** PUBLIC_URL: the app's address for links sent out (a recording's signed link); empty: the links are paths. */
+  publicUrl: string;
+  webhooks: { timeoutMs: number; retryBaseMs: number; retryForMs: number; concurrency: number; pollMs: number };
   telephony: { apiUrl: string; callerId: string; login: string; apiKey: string; timeoutMs: number };
   /** Kamailio presents it to read managers' SIP digests (server/core/telephony/sip-digest.ts); empty: refused. */
   sipAuthSecret: string;
@@ -121,6 +140,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     phoneRegion: e.PHONE_REGION.toUpperCase(),
     publicSettings: { helpUrl: e.HELP_URL, sipWsUrl: e.SIP_WS_URL, sipDomain: e.SIP_DOMAIN, webPhoneUrl: e.WEBPHONE_URL },
     applicationForwardUrl: e.APPLICATION_FORWARD_URL,
+    publicUrl: e.PUBLIC_URL,
+    webhooks: {
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: e.WEBHOOK_RETRY_BASE_MS,
+      retryForMs: e.WEBHOOK_RETRY_FOR_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
+      pollMs: e.WEBHOOK_POLL_MS,
+    },
     telephony: {
       apiUrl: e.TELEPHONY_API_URL,
       callerId: e.TELEPHONY_CALLER_ID,

@@ -13,6 +13,7 @@ import { getPersonalStatistics, getStatistics, type Statistics } from "../statis
 import { TableFrame } from "../components/ui/Table";
 import { ScoreNumbersTable } from "../components/quality/QualityNumbers";
 import { scoreNumbers, type ScoreNumbers } from "../quality.server";
+import { webhooksSwitchedOff } from "../webhooks.server";
 
 export const meta: MetaFunction = () => [{ title: "Главная" }];
 
@@ -21,14 +22,15 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   const actor = actorOf(user);
   if (user.isAdmin) {
-    const [stats, breaks, recordings, scores] = await Promise.all([
+    const [stats, breaks, recordings, scores, hooksOff] = await Promise.all([
       getStatistics(context.deps.db, actor),
       breakTimeToday(context.deps.db, actor),
       recentRecordedCalls(context.deps.db, actor),
       scoreNumbers(context.deps.db, actor, { weeks: 1 }),
+      webhooksSwitchedOff(context.deps.db, actor),
     ]);
     const { recordings: rec } = context.deps;
-    return { view: "admin" as const, stats, breaks, recordings, scores, diskWarning: diskWarning(rec.folder, rec.disk()) };
+    return { view: "admin" as const, stats, breaks, recordings, scores, hooksOff, diskWarning: diskWarning(rec.folder, rec.disk()) };
   }
   return {
     view: "manager" as const,
@@ -44,7 +46,14 @@ export default function HomePage() {
   const data = useLoaderData<typeof loader>();
   useBackgroundRefresh(STATISTICS_POLL_MS);
   return data.view === "admin" ? (
-    <Dashboard stats={data.stats} breaks={data.breaks} recordings={data.recordings} scores={data.scores} diskWarning={data.diskWarning} />
+    <Dashboard
+      stats={data.stats}
+      breaks={data.breaks}
+      recordings={data.recordings}
+      scores={data.scores}
+      diskWarning={data.diskWarning}
+      hooksOff={data.hooksOff}
+    />
   ) : (
     <ManagerHome name={data.name} personal={data.personal} />
   );
@@ -56,12 +65,15 @@ function Dashboard({
   recordings,
   scores,
   diskWarning,
+  hooksOff,
 }: {
   stats: Statistics;
   breaks: ManagerBreakDay[];
   recordings: RecordedCall[];
   scores: ScoreNumbers[];
   diskWarning: string | null;
+  /** Webhooks switched off after failing for a day (issue 44). */
+  hooksOff: Array<{ id: number; url: string; reason: string }>;
 }) {
   const cards: Array<[label: string, value: number, testId: string]> = [
     ["Баз загружено", stats.databases, "stat-databases"],
@@ -85,6 +97,19 @@ function Dashboard({
           {diskWarning}
         </p>
       ) : null}
+      {hooksOff.map((hook) => (
+        <p
+          key={hook.id}
+          role="alert"
+          className="mb-4 break-words rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900 dark:border-red-700 dark:bg-red-950 dark:text-red-200"
+          data-testid="webhook-off-warning"
+        >
+          {`Вебхук ${hook.url} выключен: сутки не принимал события. `}
+          <Link to={`/integrations?log=${hook.id}#log`} className="underline">
+            Журнал отправок
+          </Link>
+        </p>
+      ))}
       <div className="mb-6 grid grid-cols-2 gap-4 md:grid-cols-3">
         {cards.map(([label, value, testId]) => (
           <div key={testId} className="card" data-testid={testId}>

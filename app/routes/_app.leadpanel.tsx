@@ -170,10 +170,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     context.deps.metrics.leadTurn(result.lead !== null);
     // The page's script shows the next lead from the answer (the turn read what the panel shows of it; a client
     // with history needs one query more); a plain post loads the page again.
-    const [message, view] = await Promise.all([
-      pressOutcomeMessage(db, config.applicationForwardUrl, result),
-      answerPanel ? leadView(db, actor, result.filterId, result.lead, config.phoneRegion, result.view) : null,
-    ]);
+    const message = pressOutcomeMessage(result);
+    const view = answerPanel ? await leadView(db, actor, result.filterId, result.lead, config.phoneRegion, result.view) : null;
     if (view) {
       // A few kilobytes the panel waits for: sent as they are, not through gzip (on an event loop busy with other
       // managers' turns, the compressor's last flush waited for its turn, ~10 ms a press on PGlite).

@@ -10,3 +10,4 @@ export * from "./dnc";
 export * from "./callbacks";
 export * from "./breaks";
 export * from "./scoring";
+export * from "./webhooks";

@@ -5,6 +5,7 @@ import type { FastifyInstance, FastifyPluginAsync } from "fastify";
 import type { User } from "../../db/schema";
 import type { Actor } from "../core/actor";
 import { badRequest, unauthorized } from "../core/errors";
+import { API_KEY_PREFIX, type ApiKeyScope, authenticateApiKey, type RouteScope, routeScope, scopeAllows, scopeRefused } from "../core/auth/api-keys";
 import type { AppDeps } from "../deps";
 import { apiErrorHandler } from "./errors";
 
@@ -12,12 +13,16 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The authenticated user's row; set for every non-public route. */
     user: User | null;
-    /** The bearer token that authenticated it. */
+    /** The bearer token that authenticated it (a session's; null for an API key). */
     sessionToken: string | null;
+    /** An integration's API key: its scopes (null: a session). */
+    apiKeyScopes: ApiKeyScope[] | null;
   }
   interface FastifyContextConfig {
     /** Open to anonymous callers (login, health, the OpenAPI description). */
     public?: boolean;
+    /** What an API key needs for it (routeScope: GET `read`, else `admin` unless it says `write`). */
+    scope?: RouteScope;
   }
   interface FastifyInstance {
     deps: AppDeps;
@@ -44,6 +49,9 @@ const hasNul = (value: unknown, depth = 0): boolean =>
       depth < 8 &&
       Object.entries(value as object).some(([k, v]) => k.includes("\u0000") || hasNul(v, depth + 1));
 
+/** Every route /api/v1 registered, by the app's deps (test/api/openapi.test.ts compares them with the description). */
+export const registeredApiRoutes = new WeakMap<object, Array<{ method: string; url: string; hidden: boolean; hasBody: boolean }>>();
+
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
 const routesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "routes", "v1");
@@ -55,6 +63,7 @@ const routesDir = path.join(path.dirname(fileURLToPath(import.meta.url)), "route
 export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
   api.decorateRequest("user", null);
   api.decorateRequest("sessionToken", null);
+  api.decorateRequest("apiKeyScopes", null);
   api.setErrorHandler(apiErrorHandler);
   // Every answer here is someone's data or depends on their token: never stored by a browser or a proxy.
   api.addHook("onSend", async (_request, reply, payload) => {
@@ -73,12 +82,27 @@ export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
       .send({ error: "method_not_allowed", message: "Этот адрес API не принимает такой метод запроса" });
   });
   // Public routes say so in the OpenAPI description too (no bearer needed).
+  const registered: Array<{ method: string; url: string; hidden: boolean; hasBody: boolean }> = [];
+  registeredApiRoutes.set(api.deps, registered);
   api.addHook("onRoute", (route) => {
     if (route.config?.public) route.schema = { ...route.schema, security: [] };
+    for (const method of [route.method].flat()) {
+      registered.push({ method, url: route.url, hidden: Boolean(route.schema?.hide), hasBody: Boolean(route.schema?.body) });
+    }
   });
   api.addHook("onRequest", async (request) => {
     if (request.routeOptions.config?.public || request.is404) return;
     const token = bearer(request.headers.authorization);
+    if (token?.startsWith(API_KEY_PREFIX)) {
+      // An integration's key (issue 44): looked up on every request, so a revoked one is refused at once.
+      const key = await authenticateApiKey(api.deps.db, token);
+      if (!key) throw unauthorized();
+      const needed = routeScope(request.method, request.routeOptions.config?.scope);
+      if (!scopeAllows(key.scopes, needed)) throw scopeRefused(needed);
+      request.user = key.user;
+      request.apiKeyScopes = key.scopes;
+      return;
+    }
     const user = token ? await api.deps.sessions.validate(token) : null;
     if (!user) throw unauthorized();
     request.user = user;

@@ -1,6 +1,6 @@
 import type { Db } from "../../db/client";
 import type { Actor } from "../core/actor";
-import { openRecording, type RecordingsFolder, type ServedBytes } from "../core/recordings/recordings";
+import { openRecording, type RecordingsFolder, type ServedBytes, sharedRecording } from "../core/recordings/recordings";
 
 /**
  * A recording over HTTP, for both its routes (the page's /recordings/:id and the API's /calls/:id/recording): the
@@ -33,6 +33,21 @@ export async function recordingAnswer(
     "Cache-Control": "private, no-store",
   };
   if (request.download) headers["Content-Disposition"] = `attachment; filename="${name}"`;
+  return answerOf(file, size, served, headers);
+}
+
+/** A recording by the signed link of a `recording.ready` event (issue 44): no account, no play written down. */
+export async function sharedRecordingAnswer(db: Db, folder: RecordingsFolder, raw: unknown, range: string | undefined): Promise<RecordingAnswer> {
+  const { file, size } = await sharedRecording(db, folder, raw);
+  return answerOf(file, size, byteRange(range, size), {
+    "Content-Type": "audio/ogg",
+    "Accept-Ranges": "bytes",
+    "Cache-Control": "private, no-store",
+  });
+}
+
+/** The whole file (200), the one range asked (206), or 416. */
+function answerOf(file: string, size: number, served: ServedBytes, headers: Record<string, string>): RecordingAnswer {
   if (served === "bad") return { status: 416, headers: { ...headers, "Content-Range": `bytes */${size}` } };
   if (served === "whole") return { status: 200, headers: { ...headers, "Content-Length": String(size) }, file, start: 0, end: size - 1 };
   return {

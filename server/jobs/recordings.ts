@@ -38,6 +38,8 @@ export interface RecordingsOptions {
   sweepEveryMs?: number;
   diskEveryMs?: number;
   onConversion?: (outcome: "done" | "failed", seconds: number) => void;
+  /** PUBLIC_URL: put in front of the signed link a `recording.ready` webhook event carries. */
+  publicUrl?: string;
 }
 
 export interface Recordings {
@@ -119,7 +121,7 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     try {
       fs.mkdirSync(path.dirname(job.output), { recursive: true });
       const ms = await runConverter({ pcaps: job.files.pcaps, metadata: [...job.files.finished, ...job.files.unfinished], output: job.output });
-      await recordingDone(db, call.id, job.relative, ms);
+      await recordingDone(db, call.id, job.relative, ms, options.publicUrl);
       removeSpoolFiles(job.files);
       options.onConversion?.("done", (performance.now() - started) / 1000);
     } catch (error) {

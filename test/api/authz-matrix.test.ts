@@ -138,6 +138,36 @@ const API_ROUTES: Record<string, Access> = {
   "POST /api/v1/scores/{id}/decision": "admin",
   "GET /api/v1/scores/numbers": "admin",
   "GET /api/v1/scores/next": "admin",
+  // Webhooks and API keys (issue 44): test/api/webhooks.test.ts, test/api/api-keys.test.ts.
+  "GET /api/v1/webhooks": "admin",
+  "POST /api/v1/webhooks": "admin",
+  "GET /api/v1/webhooks/{id}": "admin",
+  "PUT /api/v1/webhooks/{id}": "admin",
+  "DELETE /api/v1/webhooks/{id}": "admin",
+  "POST /api/v1/webhooks/{id}/secret": "admin",
+  "GET /api/v1/webhooks/{id}/deliveries": "admin",
+  "POST /api/v1/webhooks/{id}/deliveries/{deliveryId}/resend": "admin",
+  "GET /api/v1/api-keys": "admin",
+  "POST /api/v1/api-keys": "admin",
+  "DELETE /api/v1/api-keys/{id}": "admin",
+  // A recording's signed link of a recording.ready event: no credential, the signature instead (test/api/webhooks.test.ts).
+  "GET /api/v1/recordings/{id}/shared": "public",
+};
+
+/**
+ * What an integration's API key needs for a route besides its default (GET: read; any other method: admin): the
+ * routes that take and press leads need write; the GETs that change a balance need admin.
+ */
+const KEY_SCOPES: Record<string, "read" | "write" | "admin"> = {
+  "GET /api/v1/database/filtered-lead": "write",
+  "PUT /api/v1/status/update-and-get-lead": "write",
+  "POST /api/v1/status/proxy-application": "write",
+  "PUT /api/v1/callbacks/{id}": "write",
+  "POST /api/v1/callbacks/{id}/take": "write",
+  "POST /api/v1/filters/{filterId}/{userId}/{login}": "write",
+  "GET /api/v1/users/balance/{userId}/{amount}/add": "admin",
+  "GET /api/v1/users/balance/{userId}/{amount}/rem": "admin",
+  "GET /api/v1/users/balance/{userId}/{amount}/def": "admin",
 };
 
 type PageAccess = Access | "layout" | "resource";
@@ -197,6 +227,7 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "_app.payments.history.$workerId.tsx": { access: "admin", url: "/payments/history/:worker" },
   "_app.payments.balance.$workerId.tsx": { access: "admin", url: "/payments/balance/:worker" },
   "_app.quality._index.tsx": { access: "admin", url: "/quality" },
+  "_app.integrations.tsx": { access: "admin", url: "/integrations" },
   "_app.quality.scorecard.$filterId.tsx": { access: "admin", url: "/quality/scorecard/:filter" },
   // A call never made here: the admin gets 404, a manager 403 (the scoring screen: test/api/scoring-pages.test.ts).
   "_app.quality.call.$callId.tsx": { access: "admin", url: "/quality/call/999999999" },
@@ -580,6 +611,54 @@ describe("the API authorization matrix (from /api/v1/openapi.json)", () => {
       if (res.status !== 403) wrong.push(`${route.key} → ${res.status} ${JSON.stringify(res.body)}`);
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("holds an integration's API key to its scopes on every route: read any GET, write the lead routes too, admin all; revoked: 401", async () => {
+    const keyOf = async (scopes: string[]) => {
+      const made = await t.request
+        .post("/api/v1/api-keys")
+        .set(bearer(f.adminToken))
+        .send({ name: `Матрица ${scopes.join("+")}`, scopes });
+      expect(made.status).toBe(200);
+      return made.body as { key: string; apiKey: { id: number } };
+    };
+    const read = await keyOf(["read"]);
+    const write = await keyOf(["write"]);
+    const admin = await keyOf(["admin"]);
+    const refusedByScope = (res: { status: number; body: { error?: string; message?: string } }) =>
+      res.status === 403 && res.body.error === "api_key_scope" && /^У этого ключа API нет права «/.test(res.body.message ?? "");
+    const wrong: string[] = [];
+    const routes = openapiRoutes.filter((r) => API_ROUTES[r.key] !== "public" && !r.key.includes("logout") && !r.key.startsWith("DELETE"));
+    for (const route of routes) {
+      const needed = KEY_SCOPES[route.key] ?? (route.method === "GET" ? "read" : "admin");
+      for (const [name, key, allowed] of [
+        ["read", read.key, needed === "read"],
+        ["write", write.key, needed !== "admin"],
+      ] as const) {
+        const res = await callApi(route, key, "own");
+        if (allowed ? refusedByScope(res) || res.status === 401 : !refusedByScope(res))
+          wrong.push(`${name} ${route.key} → ${res.status} ${JSON.stringify(res.body)}`);
+      }
+    }
+    // Every method of a DELETE route is an admin's: refused to read and write keys before anything is deleted.
+    for (const route of openapiRoutes.filter((r) => r.method === "DELETE" && API_ROUTES[r.key] !== "public")) {
+      for (const key of [read.key, write.key]) {
+        const res = await callApi(route, key, "own");
+        if (!refusedByScope(res)) wrong.push(`${route.key} → ${res.status}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+    // The admin key acts as the admin who made it.
+    const users = await t.request.get("/api/v1/users").set(bearer(admin.key));
+    expect(users.status).toBe(200);
+    const made = await t.request.post("/api/v1/links").set(bearer(admin.key)).send({ name: "Ключом", link: "https://example.net", isActive: false });
+    expect(made.status).toBe(200);
+    await t.request.delete(`/api/v1/links/${made.body.id}`).set(bearer(admin.key));
+    // Revoked: the very next request is refused.
+    expect((await t.request.delete(`/api/v1/api-keys/${admin.apiKey.id}`).set(bearer(f.adminToken))).status).toBe(200);
+    const after = await t.request.get("/api/v1/users").set(bearer(admin.key));
+    expect(after.status).toBe(401);
+    expect(after.body.message).toBe("Требуется вход в систему");
   });
 
   it("lets a manager call the user and self-scoped routes for himself (never 401/403)", async () => {

@@ -23,7 +23,9 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const { port } = receiver.address() as AddressInfo;
-  t = await createTestApp({ env: { APPLICATION_FORWARD_URL: `http://127.0.0.1:${port}/applications` } });
+  // The SPEC call POST /status/proxy-application forwards at once; the URL's webhook (issue 44) would send the same
+  // report from its queue too, so its sender does not look in this file (test/api/webhooks.test.ts covers it).
+  t = await createTestApp({ env: { APPLICATION_FORWARD_URL: `http://127.0.0.1:${port}/applications`, WEBHOOK_POLL_MS: "3600000" } });
   await t.db.update(settings).set({ rateWithPassportCents: 1500, rateWithoutPassportCents: 700 }).where(eq(settings.id, 1));
 });
 afterAll(async () => {

@@ -7,6 +7,10 @@ import {
   databases,
   doNotCall,
   exports,
+  apiKeys,
+  webhookAttempts,
+  webhookDeliveries,
+  webhooks,
   filterScripts,
   leadEvents,
   links,
@@ -161,11 +165,73 @@ export async function seedScreens(e: E2E) {
       endTime: new Date(),
     },
   ]);
+  // Integrations (issue 44): a webhook with a delivery log, one switched off after a day of failures (the dashboard
+  // says so), an API key used and one revoked.
+  const [hook, off] = await e.db
+    .insert(webhooks)
+    .values([
+      {
+        url: "https://crm.example.com/hooks/leaddesk/a-rather-long-path-of-a-crm-that-likes-long-addresses?token=abc",
+        events: ["status.pressed", "report.sent", "call.ended", "recording.ready"],
+        secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      },
+      {
+        url: "https://bot.example.org/leads",
+        events: ["report.sent"],
+        secret: "whsec_C2FVsBQIhrscChlQIMV+b5sSYspob7oD",
+        enabled: false,
+        failingSince: new Date(Date.now() - 26 * 3600_000),
+        disabledReason: "Выключен: не принимает события с 27.11.2026 14:05",
+      },
+    ])
+    .returning();
+  const payload = { type: "status.pressed", timestamp: new Date().toISOString(), data: { eventId: 1 } };
+  const deliveries = await e.db
+    .insert(webhookDeliveries)
+    .values([
+      { webhookId: hook.id, messageId: "msg_status_pressed_1", eventType: "status.pressed", payload, state: "delivered", attempts: 1 },
+      { webhookId: hook.id, messageId: "msg_report_sent_2", eventType: "report.sent", payload, state: "failed", attempts: 3 },
+      { webhookId: hook.id, messageId: "msg_call_ended_3", eventType: "call.ended", payload, state: "pending", attempts: 1 },
+      { webhookId: off.id, messageId: "msg_report_sent_4", eventType: "report.sent", payload, state: "failed", attempts: 30 },
+    ])
+    .returning();
+  await e.db.insert(webhookAttempts).values([
+    { deliveryId: deliveries[0].id, webhookId: hook.id, httpStatus: 200, response: '{"ok":true}', durationMs: 84 },
+    {
+      deliveryId: deliveries[1].id,
+      webhookId: hook.id,
+      httpStatus: 500,
+      response: "<html><body><h1>500 Internal Server Error</h1></body></html>",
+      durationMs: 120,
+    },
+    { deliveryId: deliveries[1].id, webhookId: hook.id, httpStatus: null, response: "Нет ответа за 10000 мс", durationMs: 10000 },
+    {
+      deliveryId: deliveries[1].id,
+      webhookId: hook.id,
+      httpStatus: null,
+      response: "Ошибка соединения: connect ECONNREFUSED 203.0.113.7:443",
+      durationMs: 3,
+    },
+    { deliveryId: deliveries[2].id, webhookId: hook.id, httpStatus: 503, response: "Service Unavailable", durationMs: 40 },
+  ]);
+  await e.db.insert(apiKeys).values([
+    { name: "amoCRM", keyHash: "0".repeat(64), prefix: "ldk_Ab12Cd", scopes: ["read", "write"], userId: 1, lastUsedAt: new Date() },
+    { name: "Старый бот отчётов", keyHash: "1".repeat(64), prefix: "ldk_Zz98Yy", scopes: ["admin"], userId: 1, revokedAt: new Date() },
+  ]);
   return {
     manager,
     newcomer,
     // newest: the first row of /managers (newest first), where its no-JS edit row opens.
-    ids: { newest, worker: manager.user.id, script: script.id, filter: filter.id, template: template.id, status: s["Перезвонить"].id, base: base.id },
+    ids: {
+      newest,
+      worker: manager.user.id,
+      script: script.id,
+      filter: filter.id,
+      template: template.id,
+      status: s["Перезвонить"].id,
+      base: base.id,
+      webhook: hook.id,
+    },
   };
 }
 
@@ -214,6 +280,9 @@ export function adminScreens(ids: Awaited<ReturnType<typeof seedScreens>>["ids"]
     `/leadTemplate?template=${ids.template}`,
     "/leadTemplate?link=new",
     `/leadTemplate?deleteTemplate=${ids.template}`,
+    "/integrations",
+    `/integrations?log=${ids.webhook}`,
+    `/integrations?delete=${ids.webhook}`,
     "/payments",
     `/payments/pay/${ids.worker}`,
     `/payments/history/${ids.worker}`,

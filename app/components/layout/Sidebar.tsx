@@ -127,6 +127,9 @@ export function Sidebar({ isAdmin, scripts, renderScript, callbacksDue = 0 }: Si
             <NavLink to="/basesettings" className={linkClass}>
               Настройки баз
             </NavLink>
+            <NavLink to="/integrations" className={linkClass}>
+              Интеграции
+            </NavLink>
           </Collapsible>
           <NavLink to="/payments" className={linkClass}>
             Выплаты

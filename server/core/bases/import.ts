@@ -25,6 +25,7 @@ import { MESSAGES, readRows, type SheetChoice, type SheetRow } from "../spreadsh
 import { fileRequired } from "./uploads";
 import { removeImport } from "./import-cleanup";
 import { inVisibleBase, staleImport } from "./visible";
+import { enqueueEvent } from "../webhooks/queue";
 
 /** Rows shown in the mapping preview. */
 export const PREVIEW_ROWS = 10;
@@ -410,7 +411,7 @@ export async function importBase(
       yield* head;
       for (let next = await rows.next(); !next.done; next = await rows.next()) yield next.value;
     }
-    return await importRows(db, all(), { name, mappings, hasHeader, ...options });
+    return await importRows(db, all(), { name, mappings, hasHeader, by: { id: actor.id, login: actor.login }, ...options });
   } finally {
     // Ends the reading worker when the import stops early.
     await rows.return?.(undefined);
@@ -470,7 +471,7 @@ async function touchImport(tx: Db, baseId: number) {
 async function importRows(
   db: Db,
   sheet: AsyncIterable<SheetRow>,
-  input: ImportOptions & { name: string; mappings: MappingField[]; hasHeader: boolean },
+  input: ImportOptions & { name: string; mappings: MappingField[]; hasHeader: boolean; by: { id: number; login: string } },
 ): Promise<ImportResult> {
   const { name, mappings, hasHeader } = input;
   const [rules] = await db.select().from(settings).where(eq(settings.id, 1));
@@ -648,6 +649,16 @@ async function importRows(
         unreadableZones,
         unreadableConsents,
       };
+      // Webhooks (issue 44): `base.imported`, in the reveal's transaction.
+      await enqueueEvent(tx as unknown as Db, "base.imported", {
+        baseId: base.id,
+        name,
+        imported,
+        skipped,
+        doNotCall,
+        duplicates: duplicatesInfo,
+        by: input.by,
+      });
       return result;
     });
   } catch (error) {

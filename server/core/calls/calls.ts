@@ -1,6 +1,6 @@
 import { and, count, desc, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../../db/client";
+import { type Db, queryRows } from "../../../db/client";
 import {
   CALL_DIRECTIONS,
   CALL_OUTCOMES,
@@ -13,6 +13,7 @@ import {
   type RecordingState,
 } from "../../../db/schema";
 import { recordingNote } from "../recordings/recordings";
+import { enqueueFrom } from "../webhooks/queue";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
 import { badRequest, forbidden, notFound } from "../errors";
@@ -86,8 +87,35 @@ export function callOutcome(
 const talkSecondsUntil = (end: SQL) =>
   sql`case when ${calls.answeredAt} is null then 0 else greatest(0, floor(extract(epoch from (${end} - ${calls.answeredAt}))))::int end`;
 
+/**
+ * Queues `call.ended` for these calls (issue 44), in the caller's transaction: direction, talk time, outcome, for the
+ * webhooks that want it (none: nothing is written).
+ */
+async function callsEnded(db: Db, ids: number[]): Promise<void> {
+  if (ids.length === 0) return;
+  await queryRows(
+    db,
+    sql`${enqueueFrom(sql`
+      select 'call.ended' as kind, 'msg_call_ended_' || c.id as mid, c.contact_id as client, c.id as n,
+        jsonb_build_object('callId', c.id, 'clientId', c.contact_id, 'user', case when u.id is null then null else
+          jsonb_build_object('id', u.id, 'login', u.login) end, 'number', c.number, 'direction', c.direction,
+          'startedAt', c.started_at, 'answeredAt', c.answered_at, 'endedAt', c.ended_at, 'talkSeconds', c.talk_seconds,
+          'outcome', c.outcome, 'reason', c.reason, 'sipCode', c.sip_code, 'filterId', c.filter_id) as data
+      from calls c left join users u on u.id = c.user_id
+      where c.id = any(${`{${ids.join(",")}}`}::bigint[]) and exists (select 1 from webhooks where enabled)`)} returning id`,
+  );
+}
+
 /** Closes open calls nobody closed: they ended when they were last heard of. */
 async function closeUnseen(db: Db, where: SQL | undefined): Promise<number> {
+  return db.transaction(async (tx) => {
+    const closed = await closeUnseenRows(tx as unknown as Db, where);
+    await callsEnded(tx as unknown as Db, closed);
+    return closed.length;
+  });
+}
+
+async function closeUnseenRows(db: Db, where: SQL | undefined): Promise<number[]> {
   const closed = await db
     .update(calls)
     .set({
@@ -98,7 +126,7 @@ async function closeUnseen(db: Db, where: SQL | undefined): Promise<number> {
     })
     .where(and(isNull(calls.endedAt), where))
     .returning({ id: calls.id });
-  return closed.length;
+  return closed.map((row) => Number(row.id));
 }
 
 /** The phone keys written in a contact's phone field. */
@@ -190,17 +218,24 @@ export async function writeCallEnd(
   end: CallEnd,
 ): Promise<void> {
   const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, end.phrase);
-  await db
-    .update(calls)
-    .set({
-      endedAt: sql`now()`,
-      lastSeenAt: sql`now()`,
-      talkSeconds: talkSecondsUntil(sql`now()`),
-      outcome,
-      reason,
-      sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
-    })
-    .where(where);
+  await db.transaction(async (tx) => {
+    const ended = await tx
+      .update(calls)
+      .set({
+        endedAt: sql`now()`,
+        lastSeenAt: sql`now()`,
+        talkSeconds: talkSecondsUntil(sql`now()`),
+        outcome,
+        reason,
+        sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,
+      })
+      .where(where)
+      .returning({ id: calls.id });
+    await callsEnded(
+      tx as unknown as Db,
+      ended.map((row) => Number(row.id)),
+    );
+  });
 }
 
 /**

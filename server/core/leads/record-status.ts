@@ -18,8 +18,9 @@ import { underContactLimits } from "../filters/contact-limits";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
 import { CARD_EMPTY } from "../../../common/client-card";
 import { formatKyiv } from "../../../common/business-time";
-import { FORWARD_FAILED, forwardApplication } from "./applications";
+import { FORWARD_OK } from "./applications";
 import { sessionIsLive } from "../auth/live-session";
+import { enqueueFrom } from "../webhooks/queue";
 
 export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
@@ -215,6 +216,16 @@ export function turnStatement(input: {
     days: sql`(select call_days from f)::int[]`,
     timeZone: sql`(select time_zone from f)::text`,
   };
+  // A press's event data (the `ok` row, the contact `k` as it was read, the lead event `ev`): the client's card.
+  const pressEventData = sql`jsonb_build_object(
+    'eventId', ev.id, 'pressedAt', now(), 'user', jsonb_build_object('id', ${userId}, 'login', (select login from u)),
+    'filterId', ${filterId}, 'status', jsonb_build_object('id', ok.status_id, 'text', ok.text, 'isReport', ok.is_report_status,
+      'isDoNotCall', ok.is_do_not_call),
+    'client', jsonb_build_object('id', k.id, 'baseId', k.database_id, 'name', k.name, 'phone', k.phone, 'city', k.city,
+      'address', k.address, 'additionalInfo1', k.additional_info1, 'additionalInfo2', k.additional_info2,
+      'additionalInfo3', k.additional_info3, 'additionalInfo4', k.additional_info4),
+    'clientInfo', ${clientInfo}, 'withPassport', ${withPassport}, 'attempt', (select attempt from rule),
+    'callbackAt', ${callbackAt}) as data`;
   const CONTACT_COLUMNS_OF_CONTACTS = sql.raw(
     "contacts.id, contacts.database_id, contacts.name, contacts.phone, contacts.city, contacts.address, contacts.additional_info1, contacts.additional_info2, contacts.additional_info3, contacts.additional_info4",
   );
@@ -273,6 +284,22 @@ export function turnStatement(input: {
       where ok.is_do_not_call and ok.phone_key <> ''
       on conflict (phone_key) do nothing
       returning id),
+    hook as (
+      -- Webhooks (issue 44): the press's events are queued in its own statement, for the webhooks that want them
+      -- (none: one probe of the webhooks table). Their ids follow the lead event's, so a retry keeps them.
+      ${enqueueFrom(sql`
+        select e.kind, e.data, 'msg_' || replace(e.kind, '.', '_') || '_' || ev.id as mid, ok.id as client, e.n
+        from ok cross join ev join contacts k on k.id = ok.id
+        cross join lateral (select ${pressEventData}) p
+        cross join lateral (values
+          (1, 'status.pressed', true, p.data),
+          (2, 'report.sent', ok.is_report_status, p.data || jsonb_build_object('applicationId', (select id from app),
+            'amountCents', (select amount from amt), 'applicationText', ${clientInfo})),
+          (3, 'client.final_status', exists (select 1 from rule where last),
+            p.data || jsonb_build_object('finalStatus', (select jsonb_build_object('id', final_status_id, 'text', final_text) from rule where last))),
+          (4, 'client.do_not_call', ok.is_do_not_call and ok.phone_key <> '', p.data || jsonb_build_object('phone', ok.phone))
+        ) e(n, kind, wanted, data)
+        where e.wanted and exists (select 1 from webhooks where enabled)`)}),
     fd as materialized (select array(select database_id from filter_databases where filter_id = ${filterId} order by 1) as ids),
     fs as materialized (select ${reworkStatusIds(filterId)} as ids),
     later as (
@@ -471,22 +498,11 @@ export interface PressMessage {
 }
 
 /**
- * What a recorded press tells the manager: a report's application is forwarded now (its message, or
- * FORWARD_FAILED: the press stays recorded and the application stored); else the callback it scheduled; else
- * nothing.
+ * What a recorded press tells the manager: a report's «Данные отправлены» (its application is stored, and sent to
+ * APPLICATION_FORWARD_URL by that URL's webhook, from the queue the press wrote it to: the press never waits for
+ * the receiver, issue 44); else the callback it scheduled; else nothing.
  */
-export async function pressOutcomeMessage(
-  db: Db,
-  forwardUrl: string,
-  result: Pick<RecordStatusResult, "applicationId" | "callback">,
-): Promise<PressMessage | null> {
-  if (!result.applicationId) {
-    return result.callback ? { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` } : null;
-  }
-  try {
-    const sent = await forwardApplication(db, forwardUrl, result.applicationId);
-    return { type: "success", message: sent.message };
-  } catch {
-    return { type: "error", message: FORWARD_FAILED };
-  }
+export function pressOutcomeMessage(result: Pick<RecordStatusResult, "applicationId" | "callback">): PressMessage | null {
+  if (result.applicationId) return { type: "success", message: FORWARD_OK };
+  return result.callback ? { type: "success", message: `Перезвон запланирован на ${formatKyiv(result.callback.dueAt)}` } : null;
 }

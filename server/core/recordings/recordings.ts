@@ -8,6 +8,8 @@ import { type AppError, forbidden, notFound } from "../errors";
 import { bigIdSchema, parseInput } from "../validation";
 import { playKeySchema } from "../audit/heard";
 import { callSpoolFiles } from "./spool";
+import { enqueueEvent } from "../webhooks/queue";
+import { checkRecordingLink, signedRecordingPath } from "../webhooks/links";
 
 /**
  * Call recordings (issue 28, decision 054). The app answers the proxy's question before a call whether to record
@@ -179,11 +181,47 @@ export async function nothingRecorded(db: Db, id: number): Promise<void> {
   await db.update(calls).set({ recording: null, recordingLeaseUntil: null, recordingAttempts: 0 }).where(eq(calls.id, id));
 }
 
-export async function recordingDone(db: Db, id: number, file: string, ms: number): Promise<void> {
-  await db
-    .update(calls)
-    .set({ recording: "ready", recordingFile: file, recordingMs: ms, recordingError: null, recordingLeaseUntil: null })
-    .where(eq(calls.id, id));
+/**
+ * The recording is ready: its row says so, and `recording.ready` is queued in the same transaction (issue 44) with a
+ * signed link that works for the receiver for RECORDING_LINK_HOURS (`publicUrl`, PUBLIC_URL, in front of its path).
+ */
+export async function recordingDone(db: Db, id: number, file: string, ms: number, publicUrl = ""): Promise<void> {
+  const link = await signedRecordingPath(db, id);
+  await db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(calls)
+      .set({ recording: "ready", recordingFile: file, recordingMs: ms, recordingError: null, recordingLeaseUntil: null })
+      .where(eq(calls.id, id))
+      .returning({ contactId: calls.contactId, userId: calls.userId, number: calls.number, direction: calls.direction });
+    if (!row) return;
+    const clientId = row.contactId == null ? null : Number(row.contactId);
+    await enqueueEvent(
+      tx as unknown as Db,
+      "recording.ready",
+      {
+        callId: id,
+        clientId,
+        userId: row.userId,
+        number: row.number,
+        direction: row.direction,
+        durationMs: ms,
+        url: `${publicUrl.replace(/\/+$/, "")}${link.path}`,
+        urlExpiresAt: link.expiresAt,
+      },
+      clientId,
+    );
+  });
+}
+
+/** A recording by its signed link (`recording.ready`'s url): no account; a wrong or expired link is refused. */
+export async function sharedRecording(db: Db, folder: RecordingsFolder, raw: unknown): Promise<{ file: string; size: number }> {
+  const id = await checkRecordingLink(db, raw);
+  const [row] = await db.select({ recording: calls.recording, file: calls.recordingFile }).from(calls).where(eq(calls.id, id));
+  if (!row || row.recording !== "ready" || !row.file) throw notFound("Записи этого звонка нет", "recording_not_found");
+  const file = path.join(folder.audio, row.file);
+  const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
+  if (size === undefined) throw notFound("Файл записи не найден в папке записей", "recording_not_found");
+  return { file, size };
 }
 
 /** A failed try: the reason on the row, tried again later (after 10 s, 40 s, 90 s...), failed for good after MAX_ATTEMPTS. */

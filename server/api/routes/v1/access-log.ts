@@ -80,7 +80,7 @@ const accessLog: FastifyPluginAsyncZod = async (api) => {
         summary: "Журнал доступа целиком (с теми же фильтрами) как CSV для Excel: UTF-8 с BOM, «;» между полями",
         querystring: query.omit({ limit: true, offset: true }),
         produces: ["text/csv"],
-        response: { ...errorResponses },
+        response: { 200: z.any().describe("CSV-файл"), ...errorResponses },
       },
     },
     async (request, reply) => {

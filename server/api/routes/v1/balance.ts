@@ -29,6 +29,8 @@ const balance: FastifyPluginAsyncZod = async (api) => {
     api.get(
       `/users/balance/:userId/:amount/${kind}`,
       {
+        // A GET that changes money: an API key needs "admin" (issue 44).
+        config: { scope: "admin" },
         schema: {
           summary: kind === "add" ? "Добавить к балансу (админ)" : kind === "rem" ? "Снять с баланса (админ)" : "Обнулить баланс (админ)",
           params: z.object({ userId: z.string(), amount: z.string() }),

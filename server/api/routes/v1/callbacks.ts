@@ -50,6 +50,7 @@ const callbacks: FastifyPluginAsyncZod = async (api) => {
   api.put(
     "/callbacks/:id",
     {
+      config: { scope: "write" },
       ...coreParsesBody,
       schema: {
         summary: "Передать перезвон другому менеджеру (админ): { userId, dueAt? }",
@@ -64,6 +65,7 @@ const callbacks: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/callbacks/:id/take",
     {
+      config: { scope: "write" },
       schema: {
         summary: "Взять свой перезвон сейчас: клиент становится лидом менеджера (закреплённый лид отпускается)",
         params: idParams,

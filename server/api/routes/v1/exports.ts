@@ -83,7 +83,7 @@ const exportsRoutes: FastifyPluginAsyncZod = async (api) => {
         summary: "Скачать готовый файл export-{date}.xlsx или .csv (админ)",
         params: idParams,
         produces: Object.values(EXPORT_CONTENT_TYPES),
-        response: { ...errorResponses },
+        response: { 200: z.any().describe("Файл выгрузки"), ...errorResponses },
       },
     },
     async (request, reply) => {

@@ -119,6 +119,7 @@ const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/filters/:filterId/:userId/:login",
     {
+      config: { scope: "write" },
       schema: {
         summary: "Выбрать тематику: сохраняет фильтр как gettingFilter пользователя",
         params: z.object({ filterId: z.string(), userId: z.string(), login: z.string() }),

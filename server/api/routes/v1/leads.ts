@@ -44,6 +44,8 @@ const leads: FastifyPluginAsyncZod = async (api) => {
   api.get(
     "/database/filtered-lead",
     {
+      // It claims a lead: an API key needs "write" (issue 44).
+      config: { scope: "write" },
       schema: {
         summary:
           "Лид менеджера по фильтру: закреплённый или следующий свободный; пустая строка, если лидов нет. На перерыве — только закреплённый (заголовок X-On-Break: 1)",
@@ -62,6 +64,7 @@ const leads: FastifyPluginAsyncZod = async (api) => {
   api.put(
     "/status/update-and-get-lead",
     {
+      config: { scope: "write" },
       ...coreParsesBody,
       schema: {
         summary:
@@ -83,6 +86,7 @@ const leads: FastifyPluginAsyncZod = async (api) => {
   api.post(
     "/status/proxy-application",
     {
+      config: { scope: "write" },
       ...coreParsesBody,
       schema: {
         summary: "Отправить заявку (сохранённую отчётным статусом) на настроенный адрес",

@@ -1,0 +1,202 @@
+import { sql } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { type Db, queryRows } from "../../../db/client";
+
+/**
+ * Sending the queue (issue 44): claims due deliveries (a row waits for every earlier pending row of its webhook and
+ * client: in order per client), POSTs each signed as Standard Webhooks says, and records the attempt. A failure is
+ * tried again after a growing delay until `retryForMs` after it was queued, then the delivery is failed; a webhook
+ * whose deliveries fail for `retryForMs` on end is switched off (the dashboard says so).
+ */
+export interface DeliveryOptions {
+  /** A receiver that has not answered by then counts as failed (so a slow one holds a slot this long at most). */
+  timeoutMs: number;
+  /** The first retry's delay; each next one doubles it, up to an hour. */
+  retryBaseMs: number;
+  /** How long a delivery is retried (a day), and how long a webhook may fail before it is switched off. */
+  retryForMs: number;
+  fetchImpl?: typeof fetch;
+}
+
+export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, retryBaseMs: 5_000, retryForMs: 24 * 3600_000, concurrency: 8, pollMs: 500 };
+
+/** How much of an answer the log keeps. */
+const RESPONSE_HEAD = 500;
+const MAX_DELAY_MS = 3600_000;
+
+export interface ClaimedDelivery {
+  id: number;
+  webhook_id: number;
+  message_id: string;
+  payload: unknown;
+  attempts: number;
+  url: string;
+  secret: string;
+  from_env: boolean;
+}
+
+/** Takes up to `limit` due deliveries for this worker until the lock runs out (a dead worker's rows come back then). */
+export async function claimDeliveries(db: Db, limit: number, lockMs: number): Promise<ClaimedDelivery[]> {
+  if (limit <= 0) return [];
+  return queryRows<ClaimedDelivery>(
+    db,
+    sql`with picked as (
+      select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id and w.enabled
+      where d.state = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until < now())
+        and not exists (
+          select 1 from webhook_deliveries e
+          where e.webhook_id = d.webhook_id and e.order_key = d.order_key and e.state = 'pending' and e.id < d.id)
+      order by d.id limit ${limit}::int
+      for update of d skip locked)
+    update webhook_deliveries d set locked_until = now() + make_interval(secs => ${lockMs / 1000}::float8)
+    from picked, webhooks w where d.id = picked.id and w.id = d.webhook_id
+    returning d.id, d.webhook_id, d.message_id, d.payload, d.attempts, w.url, w.secret, w.from_env`,
+  );
+}
+
+/** On the embedded database the app is the only process: a lock left by the last run (killed) is let go at start. */
+export async function releaseDeliveryLocks(db: Db): Promise<void> {
+  await queryRows(db, sql`update webhook_deliveries set locked_until = null where state = 'pending' and locked_until is not null returning id`);
+}
+
+interface ReportPayload {
+  type: string;
+  timestamp: string;
+  data?: {
+    applicationId?: number | null;
+    user?: { id: number; login: string };
+    applicationText?: string;
+    client?: { phone?: string };
+    withPassport?: boolean;
+  };
+}
+
+const payloadOf = (delivery: Pick<ClaimedDelivery, "payload">) =>
+  (typeof delivery.payload === "string" ? JSON.parse(delivery.payload) : delivery.payload) as ReportPayload;
+
+/**
+ * The body a delivery sends: the event as queued. APPLICATION_FORWARD_URL's webhook sends a report in the body that
+ * URL has always had (decision 007): `{ date, user {id, login}, applicationText, phone, withPassport }`.
+ */
+export function deliveryBody(delivery: Pick<ClaimedDelivery, "payload" | "from_env">): string {
+  const payload = payloadOf(delivery);
+  if (delivery.from_env && payload.type === "report.sent" && payload.data) {
+    const { user, applicationText, client, withPassport } = payload.data;
+    return JSON.stringify({ date: payload.timestamp, user, applicationText, phone: client?.phone ?? "", withPassport });
+  }
+  return JSON.stringify(payload);
+}
+
+/** APPLICATION_FORWARD_URL's report: the application it carries (null: another delivery). */
+const forwardedApplication = (delivery: ClaimedDelivery) => (delivery.from_env ? (payloadOf(delivery).data?.applicationId ?? null) : null);
+
+/** Reads at most RESPONSE_HEAD characters of an answer, then lets the rest go. */
+async function head(response: Response): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < RESPONSE_HEAD * 4) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.length;
+    }
+  } finally {
+    await reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks).toString("utf8").replaceAll("\u0000", "").slice(0, RESPONSE_HEAD);
+}
+
+/** One attempt: POST, then the attempt's log row and the delivery's and webhook's new state, in one transaction. */
+export async function sendDelivery(db: Db, delivery: ClaimedDelivery, options: DeliveryOptions): Promise<boolean> {
+  const applicationId = forwardedApplication(delivery);
+  if (applicationId != null) {
+    // Sent already by POST /status/proxy-application (an older client asks for it after the press): not twice.
+    const [done] = await queryRows<{ id: number }>(
+      db,
+      sql`select id from applications where id = ${applicationId}::int and forwarded_at is not null`,
+    );
+    if (done) {
+      await recordAttempt(
+        db,
+        delivery,
+        { ok: true, status: null, answer: "Заявка уже отправлена (POST /status/proxy-application)", durationMs: 0 },
+        options,
+      );
+      return true;
+    }
+  }
+  const body = deliveryBody(delivery);
+  const now = new Date();
+  const signature = new Webhook(delivery.secret).sign(delivery.message_id, now, body);
+  const started = performance.now();
+  let status: number | null = null;
+  let answer = "";
+  try {
+    const response = await (options.fetchImpl ?? fetch)(delivery.url, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "user-agent": "leaddesk-webhooks/1",
+        "webhook-id": delivery.message_id,
+        "webhook-timestamp": String(Math.floor(now.getTime() / 1000)),
+        "webhook-signature": signature,
+      },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    status = response.status;
+    answer = await head(response);
+  } catch (error) {
+    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
+    answer = error instanceof Error && error.name === "TimeoutError" ? `Нет ответа за ${options.timeoutMs} мс` : `Ошибка соединения: ${cause}`;
+  }
+  const ok = status != null && status >= 200 && status < 300;
+  const durationMs = Math.round(performance.now() - started);
+  await recordAttempt(db, delivery, { ok, status, answer, durationMs }, options);
+  if (applicationId != null) {
+    // The application's own record of its forward, as the synchronous forward kept it.
+    await queryRows(
+      db,
+      sql`update applications set updated_at = now(),
+            forwarded_at = case when ${ok}::boolean then coalesce(forwarded_at, now()) else forwarded_at end,
+            forward_error = case when ${ok}::boolean then null else ${(status != null ? `HTTP ${status}` : answer).slice(0, 500)}::text end
+          where id = ${applicationId}::int returning id`,
+    );
+  }
+  return ok;
+}
+
+/** The attempt's log row and the delivery's and webhook's new state, in one statement. */
+async function recordAttempt(
+  db: Db,
+  delivery: ClaimedDelivery,
+  { ok, status, answer, durationMs }: { ok: boolean; status: number | null; answer: string; durationMs: number },
+  options: DeliveryOptions,
+): Promise<void> {
+  const delayMs = Math.min(options.retryBaseMs * 2 ** delivery.attempts, MAX_DELAY_MS);
+  const retryFor = sql`make_interval(secs => ${options.retryForMs / 1000}::float8)`;
+  await queryRows(
+    db,
+    sql`with att as (
+      insert into webhook_attempts (delivery_id, webhook_id, http_status, response, duration_ms)
+      values (${delivery.id}::bigint, ${delivery.webhook_id}::int, ${status}::int, ${answer}::text, ${durationMs}::int) returning id),
+    d as (
+      update webhook_deliveries set attempts = attempts + 1, locked_until = null,
+        state = case when ${ok}::boolean then 'delivered' when created_at + ${retryFor} <= now() then 'failed' else 'pending' end,
+        delivered_at = case when ${ok}::boolean then now() end,
+        next_attempt_at = case when ${ok}::boolean then next_attempt_at else now() + make_interval(secs => ${delayMs / 1000}::float8) end
+      where id = ${delivery.id}::bigint returning id)
+    update webhooks set
+      failing_since = case when ${ok}::boolean then null else coalesce(failing_since, now()) end,
+      enabled = enabled and (${ok}::boolean or coalesce(failing_since, now()) + ${retryFor} > now()),
+      disabled_reason = case when not ${ok}::boolean and coalesce(failing_since, now()) + ${retryFor} <= now()
+        then 'Выключен: не принимает события с ' || to_char(failing_since at time zone 'Europe/Kyiv', 'DD.MM.YYYY HH24:MI')
+        else disabled_reason end
+    where id = ${delivery.webhook_id}::int and (failing_since is not null or not ${ok}::boolean)
+    returning id`,
+  );
+}

@@ -1,0 +1,68 @@
+import crypto from "node:crypto";
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+import type { WebhookEvent } from "../../../common/schemas/webhooks";
+
+/**
+ * The delivery queue's writes (issue 44). An event is queued in the transaction, or the statement, that makes it
+ * happen: one row per enabled webhook that wants it, none when no webhook does (then it costs one probe of the small
+ * webhooks table). The worker (server/core/webhooks/deliver.ts) sends them.
+ */
+
+/** The body every delivery carries: Standard Webhooks' `{ type, timestamp, data }`. */
+export const eventBody = (type: SQL, data: SQL) => sql`jsonb_build_object('type', ${type}, 'timestamp', now(), 'data', ${data})`;
+
+/**
+ * SQL: an INSERT of deliveries for the rows of `source` (a FROM clause and its WHERE, with `kind`, `data`, `mid`,
+ * `client` and `n` columns): each row joined with the enabled webhooks that want its kind, in `n` order. For a CTE
+ * of a larger statement (the status press's turn).
+ */
+export function enqueueFrom(source: SQL): SQL {
+  return sql`insert into webhook_deliveries (webhook_id, message_id, event_type, payload, order_key)
+    select w.id, e.mid, e.kind, ${eventBody(sql`e.kind`, sql`e.data`)}, e.client
+    from (${source}) e join webhooks w on w.enabled and e.kind = any(w.events)
+    order by e.n, w.id
+    on conflict (webhook_id, message_id) do nothing`;
+}
+
+/** A new message id (`webhook-id`): the same for every webhook the event goes to, and on every attempt. */
+export const newMessageId = () => `msg_${crypto.randomUUID().replaceAll("-", "")}`;
+
+/** Queues one event (in the caller's transaction when `db` is one). `client`: the contact it is about, for order. */
+export async function enqueueEvent(db: Db, type: WebhookEvent, data: unknown, client: number | null = null): Promise<number> {
+  const rows = await queryRows<{ id: number }>(
+    db,
+    sql`${enqueueFrom(
+      sql`select ${type}::text as kind, ${JSON.stringify(data)}::jsonb as data, ${newMessageId()}::text as mid, ${client}::bigint as client, 1 as n`,
+    )} returning id`,
+  );
+  return rows.length;
+}
+
+/**
+ * Callbacks are not written when they fall due or are missed: the sender queues `callback.due` (its time came, not
+ * handed out yet) and `callback.missed` (still not handed out past the grace time, when any manager may get it) on
+ * each pass, once per callback and webhook (the message id's unique index), for callbacks due within the last day.
+ */
+export async function enqueueCallbackEvents(db: Db): Promise<number> {
+  const grace = sql`make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15))`;
+  const source = (kind: string, after: SQL) => sql`
+    select ${kind}::text as kind, ${`msg_${kind.replace(".", "_")}_`}::text || cb.id as mid, cb.contact_id as client, cb.id as n,
+      jsonb_build_object('callbackId', cb.id, 'clientId', cb.contact_id, 'name', c.name, 'phone', c.phone, 'userId', cb.user_id,
+        'filterId', cb.filter_id, 'statusText', cb.status_text, 'dueAt', cb.due_at) as data
+    from callbacks cb join contacts c on c.id = cb.contact_id
+    where cb.handed_at is null and cb.due_at + ${after} <= now() and cb.due_at > now() - interval '1 day'
+      and exists (select 1 from webhooks w where w.enabled and ${kind} = any(w.events))`;
+  const due = await queryRows<{ id: number }>(db, sql`${enqueueFrom(source("callback.due", sql`interval '0'`))} returning id`);
+  const missed = await queryRows<{ id: number }>(db, sql`${enqueueFrom(source("callback.missed", grace))} returning id`);
+  return due.length + missed.length;
+}
+
+/** The log is kept KEEP_DAYS: older delivered and failed events (and their attempts) go. */
+export const KEEP_DAYS = 30;
+export async function pruneDeliveries(db: Db): Promise<void> {
+  await queryRows(
+    db,
+    sql`delete from webhook_deliveries where state <> 'pending' and created_at < now() - make_interval(days => ${KEEP_DAYS}) returning id`,
+  );
+}

@@ -1,0 +1,333 @@
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import type { AddressInfo } from "node:net";
+import { eq, sql } from "drizzle-orm";
+import { Webhook } from "standardwebhooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { calls, leadEvents, webhookDeliveries, webhooks } from "../../db/schema";
+import { buildApp } from "../../server/app";
+import { recordingDone } from "../../server/core/recordings/recordings";
+import { checkRecordingLink } from "../../server/core/webhooks/links";
+import { enqueueEvent } from "../../server/core/webhooks/queue";
+import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
+import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+
+/** A CRM's receiver: a real HTTP server that checks every signature with the standardwebhooks library. */
+type Mode = "ok" | "500" | "slow";
+interface Received {
+  id: string;
+  type: string;
+  client: number | null;
+  eventId: number | null;
+  data?: Record<string, unknown>;
+}
+let mode: Mode = "ok";
+let secret = "";
+const accepted: Received[] = [];
+const badSignatures: string[] = [];
+let receiver: http.Server | null = null;
+let port = 0;
+const SLOW_MS = 3000;
+
+function startReceiver(): Promise<void> {
+  receiver = http.createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => (body += chunk));
+    req.on("end", () => {
+      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+      let event: { type: string; data: { client?: { id: number }; eventId?: number } & Record<string, unknown> };
+      try {
+        event = new Webhook(secret).verify(body, headers) as typeof event;
+      } catch {
+        badSignatures.push(body);
+        res.writeHead(400).end("bad signature");
+        return;
+      }
+      const answer = () => {
+        if (mode === "500") return res.writeHead(500, { "Content-Type": "text/plain" }).end("Внутренняя ошибка CRM");
+        accepted.push({
+          id: headers["webhook-id"],
+          type: event.type,
+          client: event.data.client?.id ?? null,
+          eventId: event.data.eventId ?? null,
+          data: event.data,
+        });
+        res.writeHead(200).end("ok");
+      };
+      if (mode === "slow") setTimeout(answer, SLOW_MS);
+      else answer();
+    });
+  });
+  return new Promise((resolve) => receiver!.listen(port, "127.0.0.1", resolve));
+}
+
+const stopReceiver = () =>
+  new Promise<void>((resolve) => {
+    receiver?.closeAllConnections();
+    receiver?.close(() => resolve());
+  });
+
+const ENV = { WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_POLL_MS: "50", WEBHOOK_CONCURRENCY: "4" };
+let t: TestApp;
+let admin: string;
+
+beforeAll(async () => {
+  await startReceiver();
+  port = (receiver!.address() as AddressInfo).port;
+  t = await createTestApp({ env: ENV });
+  admin = await t.adminToken();
+});
+afterAll(async () => {
+  await t?.close();
+  await stopReceiver();
+});
+
+const hookUrl = () => `http://127.0.0.1:${port}/hook`;
+
+async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe("webhooks: configuration", () => {
+  it("an admin creates one with a secret in Standard Webhooks' form; a bad address or no event is refused in Russian", async () => {
+    const bad = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: "ftp://x", events: ["status.pressed"] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Укажите адрес, начинающийся с http:// или https://");
+    const none = await t.request.post("/api/v1/webhooks").set(bearer(admin)).send({ url: "https://crm.example.com/h", events: [] });
+    expect(none.status).toBe(400);
+    expect(none.body.message).toBe("Выберите хотя бы одно событие");
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: "https://crm.example.com/h", events: ["report.sent"] });
+    expect(made.status).toBe(200);
+    expect(made.body.secret).toMatch(/^whsec_[A-Za-z0-9+/=]{40,}$/);
+    expect(made.body.enabled).toBe(true);
+    const gone = await t.request.delete(`/api/v1/webhooks/${made.body.id}`).set(bearer(admin));
+    expect(gone.status).toBe(200);
+    expect((await t.request.get(`/api/v1/webhooks/${made.body.id}`).set(bearer(admin))).status).toBe(404);
+  });
+
+  it("a manager may neither see nor create webhooks", async () => {
+    const manager = await createUser(t.db);
+    const token = await t.tokenFor(manager);
+    expect((await t.request.get("/api/v1/webhooks").set(bearer(token))).status).toBe(403);
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(token))
+      .send({ url: "https://crm.example.com/h", events: ["report.sent"] });
+    expect(made.status).toBe(403);
+  });
+});
+
+describe("webhooks: a recording's signed link, the delivery log's «Отправить ещё раз», a webhook failing for a day", () => {
+  it("recording.ready carries a link the receiver can fetch without an account; a changed or expired one is refused", async () => {
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: hookUrl(), events: ["recording.ready"] });
+    secret = made.body.secret;
+    mode = "ok";
+    const manager = await createUser(t.db);
+    const [call] = await t.db
+      .insert(calls)
+      .values({ userId: manager.user.id, number: "+380501112233", direction: "out", startedAt: new Date(), endedAt: new Date() })
+      .returning();
+    const folder = t.app.deps.recordings.folder;
+    fs.mkdirSync(path.join(folder.audio, "t"), { recursive: true });
+    fs.writeFileSync(path.join(folder.audio, "t", `${call.id}.ogg`), Buffer.from("OggS-test-audio"));
+    await recordingDone(t.db, Number(call.id), `t/${call.id}.ogg`, 1500, "https://dialer.example.com");
+    const got = await until("the recording event", async () =>
+      accepted.find((a) => a.type === "recording.ready" && a.data?.callId === Number(call.id)),
+    );
+    const url = new URL(String(got.data!.url));
+    expect(url.origin).toBe("https://dialer.example.com");
+    const audio = await t.request.get(`${url.pathname}${url.search}`).buffer(true);
+    expect(audio.status).toBe(200);
+    expect(audio.headers["content-type"]).toBe("audio/ogg");
+    expect(audio.body.toString()).toBe("OggS-test-audio");
+    const forged = await t.request.get(`${url.pathname}${url.search.replace(/signature=./, "signature=0")}`);
+    expect(forged.status).toBe(403);
+    expect(forged.body.message).toBe("Неверная ссылка на запись");
+    await expect(checkRecordingLink(t.db, { id: call.id, ...Object.fromEntries(url.searchParams) }, Date.now() + 49 * 3600_000)).rejects.toThrow(
+      "Срок действия ссылки на запись истёк",
+    );
+  });
+
+  it("shows each attempt in the log; «Отправить ещё раз» sends a failed event again; a day of failures switches the webhook off", async () => {
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: hookUrl(), events: ["base.imported"] });
+    secret = made.body.secret;
+    const hookId: number = made.body.id;
+    mode = "500";
+    await enqueueEvent(t.db, "base.imported", { baseId: 1, name: "Тест" });
+    await until("a 500", async () => {
+      const log = (await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin))).body;
+      return log[0]?.attempts.length >= 2 && log;
+    });
+    const log = (await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin))).body;
+    expect(log[0]).toMatchObject({ eventType: "base.imported", state: "pending" });
+    expect(log[0].attempts[0]).toMatchObject({ httpStatus: 500, response: "Внутренняя ошибка CRM" });
+    // A day passes with no success: the next failure fails the event and switches the webhook off.
+    await t.db.execute(sql`update webhooks set failing_since = now() - interval '25 hours' where id = ${hookId}`);
+    await t.db.execute(sql`update webhook_deliveries set created_at = now() - interval '25 hours' where webhook_id = ${hookId}`);
+    const off = await until("switched off", async () => {
+      const [row] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
+      return !row.enabled && row;
+    });
+    expect(off.disabledReason).toMatch(/^Выключен: не принимает события с \d\d\.\d\d\.\d{4} \d\d:\d\d$/);
+    const [failed] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId));
+    expect(failed.state).toBe("failed");
+    const dashboard = await t.request.get(`/api/v1/webhooks/${hookId}`).set(bearer(admin));
+    expect(dashboard.body).toMatchObject({ enabled: false, failed: 1 });
+    // The receiver is fixed; «Отправить ещё раз» switches it on and the event arrives with its own id.
+    mode = "ok";
+    const again = await t.request.post(`/api/v1/webhooks/${hookId}/deliveries/${failed.id}/resend`).set(bearer(admin));
+    expect(again.status).toBe(200);
+    await until("the resent event", async () => accepted.some((a) => a.id === failed.messageId));
+    const [row] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
+    expect(row).toMatchObject({ enabled: true, failingSince: null, disabledReason: null });
+  });
+});
+
+describe("API keys", () => {
+  it("are shown once, stored only as a hash, show their last use, and a revoked one is refused at once", async () => {
+    const bad = await t.request.post("/api/v1/api-keys").set(bearer(admin)).send({ name: " ", scopes: [] });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Укажите название ключа");
+    const made = await t.request
+      .post("/api/v1/api-keys")
+      .set(bearer(admin))
+      .send({ name: "amoCRM", scopes: ["read"] });
+    expect(made.status).toBe(200);
+    const key: string = made.body.key;
+    expect(key).toMatch(/^ldk_[A-Za-z0-9_-]{43}$/);
+    const stored = await t.db.execute(sql`select * from api_keys where id = ${made.body.apiKey.id}`);
+    expect(JSON.stringify(stored)).not.toContain(key.slice(4));
+    const listed = await t.request.get("/api/v1/api-keys").set(bearer(admin));
+    expect(JSON.stringify(listed.body)).not.toContain(key.slice(12));
+    expect(listed.body.find((k: { id: number }) => k.id === made.body.apiKey.id)).toMatchObject({
+      name: "amoCRM",
+      scopes: ["read"],
+      lastUsedAt: null,
+    });
+
+    expect((await t.request.get("/api/v1/status").set(bearer(key))).status).toBe(200);
+    const used = (await t.request.get("/api/v1/api-keys").set(bearer(admin))).body.find((k: { id: number }) => k.id === made.body.apiKey.id);
+    expect(Date.now() - Date.parse(used.lastUsedAt)).toBeLessThan(60_000);
+    const write = await t.request.post("/api/v1/links").set(bearer(key)).send({ name: "x", link: "https://example.com", isActive: false });
+    expect(write.status).toBe(403);
+    expect(write.body.message).toBe("У этого ключа API нет права «Администрирование»");
+
+    expect((await t.request.delete(`/api/v1/api-keys/${made.body.apiKey.id}`).set(bearer(admin))).status).toBe(200);
+    expect((await t.request.get("/api/v1/status").set(bearer(key))).status).toBe(401);
+  });
+});
+
+// Last: it stops the file's app and starts another on the same database.
+describe("webhooks: delivery through a receiver that fails, goes down, is slow, and an app restart", () => {
+  it("every press arrives signed, once per webhook-id, in order per client; the presses never wait for the receiver", async () => {
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: hookUrl(), events: ["status.pressed"] });
+    expect(made.status).toBe(200);
+    secret = made.body.secret;
+    const hookId: number = made.body.id;
+
+    const manager = await createUser(t.db);
+    const token = await t.tokenFor(manager);
+    const { base } = await createBase(t.db, { count: 3 });
+    const s = await statusesByText(t.db);
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [s["Перезвонить"].id] });
+    let lead = (await t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${manager.user.id}`).set(bearer(token))).body;
+    const pressTimes: number[] = [];
+    const press = async (request = t.request) => {
+      const started = performance.now();
+      const res = await request
+        .put("/api/v1/status/update-and-get-lead")
+        .set(bearer(token))
+        .send({ statusText: "Перезвонить", contactId: lead.id, userId: manager.user.id, passport: "", filterId: filter.id, clientInfo: "" });
+      pressTimes.push(performance.now() - started);
+      expect(res.status).toBe(200);
+      lead = res.body;
+    };
+
+    // The CRM answers 500: the presses go on, their events wait.
+    mode = "500";
+    for (let i = 0; i < 3; i++) await press();
+    await until("a 500 in the log", async () => {
+      const log = await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin));
+      return log.body.some((d: { attempts: Array<{ httpStatus: number }> }) => d.attempts.some((a) => a.httpStatus === 500));
+    });
+    // The CRM is down.
+    await stopReceiver();
+    for (let i = 0; i < 3; i++) await press();
+    await until("a refused connection in the log", async () => {
+      const log = await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin));
+      return log.body.some((d: { attempts: Array<{ httpStatus: number | null; response: string }> }) =>
+        d.attempts.some((a) => a.httpStatus === null && a.response.startsWith("Ошибка соединения")),
+      );
+    });
+    // Back, but answering slower than the sender waits (1 s): presses made meanwhile take no longer for it.
+    mode = "slow";
+    await startReceiver();
+    for (let i = 0; i < 3; i++) await press();
+    await until("a timeout in the log", async () => {
+      const log = await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin));
+      return log.body.some((d: { attempts: Array<{ response: string }> }) => d.attempts.some((a) => a.response === "Нет ответа за 1000 мс"));
+    });
+    for (let i = 0; i < 3; i++) await press();
+    expect(Math.max(...pressTimes.slice(-6))).toBeLessThan(SLOW_MS);
+
+    // The app stops with events still queued, and starts again on the same database.
+    await t.app.close();
+    mode = "ok";
+    const again = await buildApp({ handle: t.handle, config: t.config, web: false });
+    await again.ready();
+    try {
+      const events = await t.db
+        .select({ id: leadEvents.id, contactId: leadEvents.contactId })
+        .from(leadEvents)
+        .where(eq(leadEvents.userId, manager.user.id));
+      expect(events).toHaveLength(12);
+      const expected = new Set(events.map((e) => `msg_status_pressed_${e.id}`));
+      await until("every event accepted", async () => {
+        const ids = new Set(accepted.filter((a) => expected.has(a.id)).map((a) => a.id));
+        return ids.size === expected.size;
+      });
+      await until("the queue empty", async () => {
+        const rows = await t.db.select({ state: webhookDeliveries.state }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId));
+        return rows.every((r) => r.state === "delivered") && rows.length === 12;
+      });
+      expect(badSignatures).toEqual([]);
+      // Every id arrived; an id twice only when a slow answer came after the sender had given up (the receiver
+      // knows it by its webhook-id), and never an id of another event.
+      const mine = accepted.filter((a) => expected.has(a.id));
+      expect(new Set(mine.map((a) => a.id))).toEqual(expected);
+      // In order per client: each client's events first arrived in the order they were pressed.
+      const firstSeen = [...new Map(mine.map((a) => [a.id, a])).values()];
+      const byClient = new Map<number, number[]>();
+      for (const a of firstSeen) byClient.set(a.client!, [...(byClient.get(a.client!) ?? []), a.eventId!]);
+      for (const [, ids] of byClient) expect(ids).toEqual([...ids].sort((a, b) => a - b));
+      expect(byClient.size).toBeGreaterThan(0);
+      const [hook] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
+      expect(hook.enabled).toBe(true);
+      expect(hook.failingSince).toBeNull();
+    } finally {
+      await again.close();
+    }
+  });
+});
