@@ -6,20 +6,30 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
 import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { layoutFaults, LATIN_ALLOWED, readPage, screenshot, seriousViolations } from "../helpers/screen-checks";
 import { adminScreens, seedScreens, setTheme } from "../helpers/screens";
 
 /**
- * Issue 17, the screen walk: every page as an admin, as a manager (with a topic, and one still choosing it) and
- * logged out, in both themes, with JavaScript on and off, at 1280 and 390 px. Each visit leaves a full-page
- * screenshot in SCREENS_DIR (default: the system temp folder's `screens`, outside the repository) for a person to
- * look at, and fails on what a person notices without looking closely:
- *  - a page that answers 5xx or shows the error screen;
- *  - no page title (h1);
- *  - English words in the interface where the UI is Russian (SPEC's verbatim English and the seeded data aside);
- *  - emoji that need a colour emoji font (Debian's Chromium has none: they show as empty boxes);
- *  - a table with a header and no rows (an empty state must say something).
- * Geometry (sideways scroll, clipped controls, cut text) is test/e2e/layout.test.ts's.
+ * The one walk of every screen (issues 9 and 17): every page as an admin, as a manager (with a topic, and one still
+ * choosing it) and logged out, in both themes, with JavaScript on and off, at 1280 and 390 px. Each page is opened
+ * once per setting, and every check made there runs on it (test/helpers/screen-checks.ts), so a screen's load is
+ * paid once:
+ *  - the screen checks (readPage), on every page of the walk: no 5xx and no error screen; one page title (h1); no
+ *    English words where the UI is Russian (SPEC's verbatim English and the seeded data aside); no emoji that need a
+ *    colour emoji font (Debian's Chromium has none: they show as empty boxes); no table with a header and no rows;
+ *  - the layout checks (layoutFaults), on every admin page (JavaScript on and off) and manager page (JavaScript on):
+ *    no sideways scroll, no control outside the window or clipped by a box not meant to scroll it, no text cut
+ *    without an ellipsis and a title; desk width is a 1280 px laptop (decision 039);
+ *  - axe-core (seriousViolations) with JavaScript on at 1280 px on the pages the accessibility test always read
+ *    (every admin screen and dialog, the manager's pages, login, recovery, the topic choice), and at 390 px on
+ *    /leadpanel, /payments and /loadedbases: no serious or critical violation.
+ * The checks that need a page in a certain state (a dialog open, data added) are in test/e2e/a11y.test.ts and
+ * test/e2e/layout.test.ts.
+ *
+ * Each visit leaves a full-page screenshot in SCREENS_DIR (default: the system temp folder's `screens`, outside the
+ * repository) for a person to look at; CI, where nobody looks, takes none unless SCREENS_DIR is set.
  */
+const SHOTS = !process.env.CI || !!process.env.SCREENS_DIR;
 const DIR = process.env.SCREENS_DIR || path.join(os.tmpdir(), "screens");
 /** SCREENS_ONLY=<regexp>: walk only the addresses it matches (to look at a few screens again after a change). */
 const ONLY = process.env.SCREENS_ONLY ? new RegExp(process.env.SCREENS_ONLY) : null;
@@ -28,8 +38,9 @@ let e: E2E;
 let seeded: Awaited<ReturnType<typeof seedScreens>>;
 
 beforeAll(async () => {
-  fs.mkdirSync(DIR, { recursive: true });
-  e = await startE2E();
+  if (SHOTS) fs.mkdirSync(DIR, { recursive: true });
+  // A PBX address nothing answers on (as the layout test's app had): only the CSP's connect-src names it.
+  e = await startE2E({ env: { SIP_WS_URL: "ws://127.0.0.1:9/ws", SIP_DOMAIN: "pbx.invalid" } });
   seeded = await seedScreens(e);
 });
 afterAll(async () => {
@@ -42,130 +53,18 @@ const WIDTHS = [
 ];
 
 /**
- * Latin words the interface may show: SPEC's verbatim English (the dashboard title, the template field types),
- * units, and the seeded data (logins, links). Anything else in Latin letters is an untranslated string.
+ * A page of the walk and the checks made on it besides the screen checks (`screen: false` leaves those out):
+ * `layout` with JavaScript on and off, or "js" with it on only; `axe` at the widths listed (JavaScript on).
  */
-const LATIN_ALLOWED = new Set(
-  [
-    "Statistics",
-    "for",
-    "Today",
-    "Text",
-    "TextArea",
-    "USD",
-    "SIP",
-    "CRM",
-    "https",
-    "http",
-    "example",
-    "crm",
-    "old",
-    "very",
-    "long",
-    "path",
-    "the",
-    "archive",
-    "query",
-    "admin",
-    "layout",
-    "manager",
-    "with",
-    "login",
-    "operator",
-    "kyiv",
-    "night",
-    "shift",
-    "newcomer",
-    "Telegram",
-    "xlsx",
-    "xls",
-    "ods",
-    "csv",
-    "Excel",
-    "LibreOffice",
-    "Enter",
-    "Ctrl",
-    "Shift",
-    "Esc",
-    "Tab",
-    "UTF",
-    "Windows",
-    "UTC",
-    // The seeded managers' passwords (shown cut to 5 characters, SPEC §2) and access keys (test/helpers/app.ts).
-    "Passw",
-    "KEY",
-  ].map((w) => w.toLowerCase()),
-);
-
-interface Finding {
-  latin: string[];
-  emoji: string[];
-  h1: number;
-  emptyTables: number;
-  errorScreen: boolean;
+interface Stop {
+  url: string;
+  screen?: boolean;
+  layout?: boolean | "js";
+  axe?: number[];
 }
 
-/** What the page shows a person, read from the rendered DOM (visible text, labels, placeholders, titles). */
-function readPage(page: Page): Promise<Finding> {
-  return page.evaluate(() => {
-    const visible = (el: Element) => {
-      const style = getComputedStyle(el);
-      if (style.visibility === "hidden" || style.display === "none") return false;
-      const r = el.getBoundingClientRect();
-      return r.width > 1 && r.height > 1;
-    };
-    const texts: string[] = [];
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const parent = node.parentElement;
-      // A script's text and a field's contents are what someone wrote, not the interface.
-      if (!parent || parent.closest("script, style, noscript, textarea, [data-testid=script-viewer] .script-html")) continue;
-      if (node.textContent!.trim() && visible(parent)) texts.push(node.textContent!);
-    }
-    for (const el of Array.from(document.querySelectorAll("[placeholder], [title], [aria-label], option"))) {
-      if (el.tagName !== "OPTION" && !visible(el)) continue;
-      for (const attr of ["placeholder", "title", "aria-label"]) {
-        const value = el.getAttribute(attr);
-        if (value) texts.push(value);
-      }
-      if (el.tagName === "OPTION") texts.push(el.textContent ?? "");
-    }
-    const all = texts.join("\n");
-    // URLs, e-mail addresses and IANA time zones (Europe/Moscow: the topic's zone, shown with its Russian name) are
-    // data, not words of the interface.
-    const data = /\S+:\/\/\S+|\S+@\S+|\b(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc)\/[\w+\-/]+/g;
-    const words = all.replace(data, " ").match(/[A-Za-z]{3,}/g) ?? [];
-    const emoji = all.match(/[\p{Emoji_Presentation}\uFE0F]/gu) ?? [];
-    const emptyTables = Array.from(document.querySelectorAll("table")).filter(
-      (t) => visible(t) && t.tHead && t.tBodies.length > 0 && Array.from(t.tBodies).every((b) => b.rows.length === 0),
-    ).length;
-    return {
-      latin: [...new Set(words)],
-      emoji: [...new Set(emoji)],
-      h1: Array.from(document.querySelectorAll("h1")).filter(visible).length,
-      emptyTables,
-      errorScreen: /Произошла ошибка|Application Error|Unexpected Server Error/.test(document.body.innerText),
-    };
-  });
-}
-
-/**
- * The screenshots are for people to look at; the checks read the page itself. Chromium now and then fails a
- * full-page capture ("Unable to capture screenshot") while it repaints: try again, then keep the viewport.
- */
-async function screenshot(page: Page, file: string) {
-  for (const fullPage of [true, true, false]) {
-    try {
-      await page.screenshot({ path: file, fullPage });
-      return;
-    } catch (error) {
-      if (!fullPage) throw error;
-      await page.waitForTimeout(250);
-    }
-  }
-}
-
-async function visit(page: Page, url: string, label: string, javaScript: boolean, found: string[]) {
+async function visit(page: Page, stop: Stop, label: string, javaScript: boolean, width: number, found: string[]) {
+  const { url } = stop;
   const response = await page.goto(url);
   const status = response?.status() ?? 0;
   if (status >= 500) found.push(`${label} ${url}: answered ${status}`);
@@ -173,23 +72,31 @@ async function visit(page: Page, url: string, label: string, javaScript: boolean
     await waitForHydration(page);
     await page.waitForLoadState("networkidle").catch(() => {});
   }
-  const slug = `${label} ${url}`
-    .replace(/[^\p{L}\p{N}]+/gu, "_")
-    .replace(/^_|_$/g, "")
-    .slice(0, 120);
-  await screenshot(page, path.join(DIR, `${slug}.png`));
-  const seen = await readPage(page);
-  const latin = seen.latin.filter((w) => !LATIN_ALLOWED.has(w.toLowerCase()) && !/^op\d*$/i.test(w));
-  if (latin.length) found.push(`${label} ${url}: English words ${latin.join(", ")}`);
-  if (seen.emoji.length) found.push(`${label} ${url}: emoji ${seen.emoji.join(" ")}`);
-  if (seen.h1 !== 1) found.push(`${label} ${url}: ${seen.h1} page titles (h1)`);
-  if (seen.emptyTables) found.push(`${label} ${url}: ${seen.emptyTables} empty table(s) saying nothing`);
-  if (seen.errorScreen) found.push(`${label} ${url}: the error screen`);
+  if (stop.screen !== false) {
+    if (SHOTS) {
+      const slug = `${label} ${url}`
+        .replace(/[^\p{L}\p{N}]+/gu, "_")
+        .replace(/^_|_$/g, "")
+        .slice(0, 120);
+      await screenshot(page, path.join(DIR, `${slug}.png`));
+    }
+    const seen = await readPage(page);
+    const latin = seen.latin.filter((w) => !LATIN_ALLOWED.has(w.toLowerCase()) && !/^op\d*$/i.test(w));
+    if (latin.length) found.push(`${label} ${url}: English words ${latin.join(", ")}`);
+    if (seen.emoji.length) found.push(`${label} ${url}: emoji ${seen.emoji.join(" ")}`);
+    if (seen.h1 !== 1) found.push(`${label} ${url}: ${seen.h1} page titles (h1)`);
+    if (seen.emptyTables) found.push(`${label} ${url}: ${seen.emptyTables} empty table(s) saying nothing`);
+    if (seen.errorScreen) found.push(`${label} ${url}: the error screen`);
+  }
+  if (stop.layout === true || (stop.layout === "js" && javaScript)) {
+    found.push(...new Set((await layoutFaults(page)).map((f) => `${label} ${url}: ${f}`)));
+  }
+  if (javaScript && stop.axe?.includes(width)) {
+    found.push(...(await seriousViolations(page)).map((v) => `${label} ${url}: ${v}`));
+  }
 }
 
-const MANAGER_SCREENS = () => ["/leadpanel", "/", "/profile", "/callbacks", `/scripts/view/${seeded.ids.script}`, "/no-such-page"];
-
-async function walk(who: "admin" | "manager" | "newcomer" | "guest", screens: () => string[]) {
+async function walk(who: "admin" | "manager" | "newcomer" | "guest", stops: () => Stop[]) {
   const found: string[] = [];
   for (const javaScript of [true, false]) {
     // A Russian browser, as the people using it have (the file picker says «Файл не выбран»).
@@ -201,8 +108,9 @@ async function walk(who: "admin" | "manager" | "newcomer" | "guest", screens: ()
       await setTheme(context, e.baseUrl, theme);
       for (const size of WIDTHS) {
         await page.setViewportSize(size);
-        for (const url of screens().filter((u) => !ONLY || ONLY.test(u))) {
-          await visit(page, url, `${who} ${theme} ${size.width} ${javaScript ? "js" : "nojs"}`, javaScript, found);
+        for (const stop of stops().filter((s) => !ONLY || ONLY.test(s.url))) {
+          const touched = stop.screen !== false || stop.layout === true || (javaScript && (stop.layout === "js" || stop.axe?.includes(size.width)));
+          if (touched) await visit(page, stop, `${who} ${theme} ${size.width} ${javaScript ? "js" : "nojs"}`, javaScript, size.width, found);
         }
       }
     }
@@ -211,24 +119,56 @@ async function walk(who: "admin" | "manager" | "newcomer" | "guest", screens: ()
   return found;
 }
 
-describe("the screen walk (screenshots in SCREENS_DIR)", () => {
+const DESK = [1280];
+
+/** The manager's pages: the walk's, the layout's (/payments, his 403) and axe's (all but /callbacks). */
+const MANAGER_STOPS = (): Stop[] => [
+  { url: "/leadpanel", layout: "js", axe: DESK },
+  { url: "/", layout: "js", axe: DESK },
+  { url: "/profile", layout: "js", axe: DESK },
+  { url: "/callbacks", layout: "js" },
+  { url: `/scripts/view/${seeded.ids.script}`, layout: "js", axe: DESK },
+  { url: "/payments", screen: false, layout: "js", axe: DESK },
+  { url: "/no-such-page", layout: "js", axe: DESK },
+];
+
+/**
+ * The admin's pages: every screen and dialog (test/helpers/screens.ts), all checks; axe-core reads all of them but
+ * the searches with a term, /callbacks and a base's delete dialog, at desk width, and three at phone width.
+ * /access-log and /quality are read by axe-core only (as the accessibility test did).
+ */
+function adminStops(): Stop[] {
+  const notRead = new Set(["/callbacks", `/loadedbases?deleteBase=${seeded.ids.base}`]);
+  const phone = new Set(["/leadpanel", "/payments", "/loadedbases"]);
+  return [
+    ...adminScreens(seeded.ids).map((url) => ({
+      url,
+      layout: true,
+      axe: notRead.has(url) || url.startsWith("/searchlead?") ? [] : phone.has(url) ? [1280, 390] : DESK,
+    })),
+    { url: "/access-log", screen: false, axe: DESK },
+    { url: "/quality", screen: false, axe: DESK },
+  ];
+}
+
+describe("the screen walk: screen, layout and axe-core checks on every page (screenshots in SCREENS_DIR)", () => {
   it("logged out: login and recovery", async () => {
-    expect(await walk("guest", () => ["/auth", "/auth/recovery"])).toEqual([]);
+    expect(await walk("guest", () => ["/auth", "/auth/recovery"].map((url) => ({ url, axe: DESK })))).toEqual([]);
   }, 120_000);
 
   it("a manager choosing a topic", async () => {
-    expect(await walk("newcomer", () => ["/getFilters"])).toEqual([]);
+    expect(await walk("newcomer", () => [{ url: "/getFilters", axe: DESK }])).toEqual([]);
   }, 120_000);
 
   it("a manager at work", async () => {
-    // The walk includes the 404 page, whose answer the browser logs.
-    allowRefusal(404);
-    expect(await walk("manager", MANAGER_SCREENS)).toEqual([]);
+    // The walk includes /payments (403 for a manager) and the 404 page, whose answers the browser logs.
+    allowRefusal(403, 404);
+    expect(await walk("manager", MANAGER_STOPS)).toEqual([]);
   }, 300_000);
 
   it("an admin, every screen and dialog", async () => {
     // The walk includes the 404 page, whose answer the browser logs.
     allowRefusal(404);
-    expect(await walk("admin", () => adminScreens(seeded.ids))).toEqual([]);
+    expect(await walk("admin", adminStops)).toEqual([]);
   }, 900_000);
 });

@@ -64,7 +64,8 @@ export function ScriptContent({ html, watermark, className = "max-h-[70vh]" }: {
       onDragStart={block}
       data-testid="script-viewer"
     >
-      <div className="min-h-0 flex-1 overflow-auto p-4" data-testid="script-scroll">
+      {/* Focusable, so a long script scrolls from the keyboard too (axe-core: scrollable-region-focusable). */}
+      <div className="min-h-0 flex-1 overflow-auto p-4" data-testid="script-scroll" tabIndex={0} role="region" aria-label="Текст скрипта">
         <div
           className="script-html space-y-2 text-sm [&_a]:text-blue-600 [&_a]:underline [&_blockquote]:border-l-4 [&_blockquote]:pl-3 [&_h1]:text-2xl [&_h1]:font-bold [&_h2]:text-xl [&_h2]:font-semibold [&_ol]:list-decimal [&_ol]:pl-6 [&_ul]:list-disc [&_ul]:pl-6 dark:[&_a]:text-blue-400"
           // Sanitised on the server with sanitize-html when saved and again in the loader that sent it.
