@@ -33,6 +33,8 @@ const API_ROUTES: Record<string, Access> = {
   // (test/api/proxy-calls.test.ts)
   "POST /api/v1/telephony/calls": "public",
   "POST /api/v1/telephony/call-events": "public",
+  // Whom a call in rings (test/api/inbound-routing.test.ts).
+  "POST /api/v1/telephony/inbound": "public",
   "POST /api/v1/auth/register": "admin",
   "POST /api/v1/auth/force-logout/{id}": "admin",
   "GET /api/v1/users/balance/{id}": "self",
@@ -189,6 +191,9 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "listen.tsx": { access: "resource", url: "/listen" },
   // What a page's audio played, for the access log (POST, JSON; whose report it may be: test/api/access-log.test.ts).
   "heard.tsx": { access: "resource", url: "/heard" },
+  // The lead panel's «Принимать входящие» (POST; a GET goes to the panel), and the ringing call's client card (JSON).
+  "inbound.tsx": { access: "user", url: "/inbound" },
+  "incoming.tsx": { access: "resource", url: "/incoming?sipCallId=x" },
   // A call's recording: who may hear which call, test/api/recordings.test.ts (a call never recorded here: 404).
   "recordings.$id.tsx": { access: "user", url: "/recordings/999999999" },
   "webPhone.tsx": { access: "user", url: "/webPhone" },
