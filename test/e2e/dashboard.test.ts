@@ -159,7 +159,7 @@ describe("personal statistics", () => {
     expect(items[0]).toBe("Статус 1 18%");
     expect(items[7]).toBe("Статус 8 5%");
     expect(items[8]).toBe("Другое 5%");
-    await page.locator("form[action='/logout'] button").waitFor();
+    await page.locator("#content form[action='/logout'] button").waitFor();
   });
 
   it("says there is not enough information for a new manager, and his home links to Клиенты", async () => {
