@@ -177,8 +177,8 @@ describe("calls to 210, the footer's hidden test-call number", () => {
     await c.page.click("[data-testid=softphone-answer]");
     await expectText(a.page, "softphone-state", "Разговор: 210");
 
-    // The callee is on /profile (managerWithPhone): Выйти is a client-side navigation to /auth.
-    await Promise.all([c.page.waitForURL("**/auth"), c.page.click("text=Выйти")]);
+    // The callee is on /profile (managerWithPhone): its Выйти (the header and the phone menu have one too).
+    await Promise.all([c.page.waitForURL("**/auth"), c.page.locator("#content").getByRole("button", { name: "Выйти" }).click()]);
     await expectText(a.page, "softphone-state", "Звонок завершён");
 
     // 210 is gone from the registrar: the next test call is a 404.
