@@ -116,7 +116,7 @@ describe("a press without JavaScript", () => {
     // The receiver (a closed port) never answers: the report waits in the queue of the URL's webhook, retried.
     const queued = await queryRows<{ url: string; state: string; client: number }>(
       t.db,
-      sql`select w.url, d.state, d.order_key as client from webhook_deliveries d join webhooks w on w.id = d.webhook_id
+      sql`select w.url, d.state, d.order_key::int as client from webhook_deliveries d join webhooks w on w.id = d.webhook_id
           where w.from_env and d.event_type = 'report.sent' and d.order_key = ${contactId}`,
     );
     expect(queued).toEqual([{ url: "http://127.0.0.1:1/applications", state: "pending", client: Number(contactId) }]);
