@@ -31,6 +31,13 @@ export const callbacks = pgTable(
     /** The topic it was scheduled in (the admin's list groups by it). */
     filterId: integer("filter_id").references(() => filters.id, { onDelete: "set null" }),
     statusText: text("status_text").notNull().default(""),
+    /** What the manager wrote for the call back (issue 41 §7): shown when it is due, in the history, on Мои перезвоны. */
+    note: text("note").notNull().default(""),
+    /**
+     * The lead event of the press that scheduled it (its history row shows the callback's time and note; null:
+     * scheduled before issue 41). No foreign key: lead events are append-only, never deleted.
+     */
+    leadEventId: bigint("lead_event_id", { mode: "number" }),
     dueAt: timestamp("due_at", { withTimezone: true }).notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
     handedAt: timestamp("handed_at", { withTimezone: true }),
