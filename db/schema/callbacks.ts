@@ -58,6 +58,10 @@ export const callbacks = pgTable(
     index("callbacks_pending_contact_idx")
       .on(t.contactId)
       .where(sql`${t.handedAt} is null`),
+    // A client's history finds the callback of each press (issue 41 §7).
+    index("callbacks_lead_event_idx")
+      .on(t.leadEventId)
+      .where(sql`${t.leadEventId} is not null`),
   ],
 );
 

@@ -1,0 +1,1 @@
+CREATE INDEX "callbacks_lead_event_idx" ON "callbacks" USING btree ("lead_event_id") WHERE "callbacks"."lead_event_id" is not null;
