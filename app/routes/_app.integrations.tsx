@@ -4,7 +4,7 @@ import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ConfirmAction, ConfirmDelete } from "../components/ui/ConfirmAction";
-import { TableFrame } from "../components/ui/Table";
+import { TableFrame, TableHead } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
@@ -12,7 +12,7 @@ import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { formatKyiv } from "../../common/business-time";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, webhookInputSchema } from "../../common/schemas/webhooks";
-import { FieldError, formProps, inputProps, isChosen, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
+import { FieldError, formProps, isChosen, resultOf, unshownError, useSchemaForm, TextField } from "../components/ui/forms";
 import {
   createApiKey,
   createWebhook,
@@ -112,13 +112,14 @@ function CreateWebhook({ answer, busy }: { answer: unknown; busy: boolean }) {
   return (
     <Form method="post" className="card space-y-3" {...formProps(form)}>
       <h2 className="font-semibold">Новый вебхук</h2>
-      <div>
-        <label htmlFor="webhook-url" className="label">
-          Адрес получателя
-        </label>
-        <input {...inputProps(fields.url, "url")} id="webhook-url" className="input w-full" placeholder="https://crm.example.com/hooks/leaddesk" />
-        <FieldError field={fields.url} />
-      </div>
+      <TextField
+        field={fields.url}
+        type="url"
+        label="Адрес получателя"
+        id="webhook-url"
+        className="input w-full"
+        placeholder="https://crm.example.com/hooks/leaddesk"
+      />
       <fieldset aria-describedby={fields.events.errors?.length ? fields.events.errorId : undefined}>
         <legend className="label">События</legend>
         <div className="grid gap-1 sm:grid-cols-2">
@@ -158,13 +159,7 @@ function CreateApiKey({ answer, busy }: { answer: unknown; busy: boolean }) {
   return (
     <Form method="post" action={`${PAGE}#keys`} className="card space-y-3" {...formProps(form)}>
       <h3 className="font-semibold">Новый ключ</h3>
-      <div>
-        <label htmlFor="api-key-name" className="label">
-          Название
-        </label>
-        <input {...inputProps(fields.name)} id="api-key-name" className="input w-full" placeholder="amoCRM" />
-        <FieldError field={fields.name} />
-      </div>
+      <TextField field={fields.name} label="Название" id="api-key-name" className="input w-full" placeholder="amoCRM" />
       <fieldset>
         <legend className="label">Права</legend>
         <div className="flex flex-wrap gap-x-4 gap-y-1">
@@ -196,8 +191,9 @@ export default function IntegrationsPage() {
     <section className="max-w-5xl space-y-4">
       <h1 className="page-title">Интеграции</h1>
       <p className="text-sm text-slate-600 dark:text-slate-400">
-        Вебхуки отправляют события (статусы, отчёты, звонки, записи, перезвоны, загрузку баз) в CRM или бота. Каждое событие подписано по спецификации
-        Standard Webhooks; если получатель не отвечает, отправка повторяется сутки. Как проверить подпись — в docs/integrations.md.
+        Вебхуки отправляют события (статусы, отчёты, звонки, записи, перезвоны, загрузку баз) в CRM или бота. Каждое событие подписано по спецификации{" "}
+        <span lang="en">Standard Webhooks</span>; если получатель не отвечает, отправка повторяется сутки. Как проверить подпись — в{" "}
+        <code>docs/integrations.md</code>.
       </p>
       {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
       <CreateWebhook answer={answer} busy={busy} />
@@ -215,7 +211,9 @@ export default function IntegrationsPage() {
                 <div className="min-w-0">
                   <p className="break-all font-mono text-sm">{hook.url}</p>
                   {hook.fromEnv ? (
-                    <p className="text-xs text-slate-500 dark:text-slate-400">APPLICATION_FORWARD_URL: заявки в прежнем формате</p>
+                    <p className="text-xs text-slate-500 dark:text-slate-400">
+                      <code>APPLICATION_FORWARD_URL</code>: заявки в прежнем формате
+                    </p>
                   ) : null}
                   <p className="text-sm text-slate-600 dark:text-slate-400">{hook.events.map((e) => WEBHOOK_EVENTS[e]).join(", ")}</p>
                 </div>
@@ -272,22 +270,13 @@ export default function IntegrationsPage() {
 
       {logOf ? (
         <section id="log" className="space-y-2" data-testid="webhook-log">
-          <h2 className="text-lg font-semibold">{`Журнал отправок: ${logOf.url}`}</h2>
+          <h2 className="break-all text-lg font-semibold">{`Журнал отправок: ${logOf.url}`}</h2>
           {log.length === 0 ? (
             <div className="card text-center text-slate-600 dark:text-slate-400">Событий ещё не было</div>
           ) : (
             <TableFrame className="card p-0">
               <table className="stack-table w-full text-sm [--stack-label:8rem]">
-                <thead>
-                  <tr className="bg-slate-50 text-left text-slate-600 dark:bg-slate-900 dark:text-slate-400">
-                    <th className="px-3 py-2">Событие</th>
-                    <th className="px-3 py-2">Состояние</th>
-                    <th className="px-3 py-2">Попытки</th>
-                    <th className="px-3 py-2">
-                      <span className="sr-only">Действия</span>
-                    </th>
-                  </tr>
-                </thead>
+                <TableHead columns={["Событие", "Состояние", "Попытки"]} />
                 <tbody>
                   {log.map((d) => (
                     <tr key={d.id} className="border-t border-slate-100 align-top dark:border-slate-700" data-testid="delivery">
@@ -310,7 +299,11 @@ export default function IntegrationsPage() {
                               {" · "}
                               <b>{a.httpStatus ?? "нет ответа"}</b>
                               {" · "}
-                              <span className="break-all text-slate-600 dark:text-slate-400">{a.response.slice(0, 120) || "(пустой ответ)"}</span>
+                              {a.response ? (
+                                <code className="break-all text-xs text-slate-600 dark:text-slate-400">{a.response.slice(0, 120)}</code>
+                              ) : (
+                                <span className="text-slate-600 dark:text-slate-400">пустой ответ</span>
+                              )}
                             </li>
                           ))}
                         </ol>
@@ -340,7 +333,11 @@ export default function IntegrationsPage() {
         <h2 className="text-lg font-semibold">Ключи API</h2>
         <p className="text-sm text-slate-600 dark:text-slate-400">
           Ключ передаётся в заголовке <code>Authorization: Bearer …</code> и действует от имени создавшего его администратора в пределах своих прав.
-          Описание API: <a href="/api/v1/openapi.json">/api/v1/openapi.json</a>.
+          Описание API:{" "}
+          <a href="/api/v1/openapi.json">
+            <code>/api/v1/openapi.json</code>
+          </a>
+          .
         </p>
         {madeKey ? (
           <div className="card space-y-2 border-green-400 dark:border-green-700" role="status" data-testid="api-key-made">
@@ -356,17 +353,7 @@ export default function IntegrationsPage() {
         ) : (
           <TableFrame className="card p-0">
             <table className="stack-table w-full text-sm [--stack-label:9rem]" data-testid="api-keys">
-              <thead>
-                <tr className="bg-slate-50 text-left text-slate-600 dark:bg-slate-900 dark:text-slate-400">
-                  <th className="px-3 py-2">Название</th>
-                  <th className="px-3 py-2">Права</th>
-                  <th className="px-3 py-2">Создан</th>
-                  <th className="px-3 py-2">Последнее использование</th>
-                  <th className="px-3 py-2">
-                    <span className="sr-only">Действия</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead columns={["Название", "Права", "Создан", "Последнее использование"]} />
               <tbody>
                 {keys.map((k) => (
                   <tr key={k.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="api-key">

@@ -25,6 +25,7 @@ export const LATIN_ALLOWED = new Set(
     "USD",
     "SIP",
     "CRM",
+    "API",
     "https",
     "http",
     "example",
@@ -47,6 +48,7 @@ export const LATIN_ALLOWED = new Set(
     "shift",
     "newcomer",
     "Telegram",
+    "amoCRM",
     "xlsx",
     "xls",
     "ods",
@@ -88,8 +90,9 @@ export function readPage(page: Page): Promise<Finding> {
     const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
-      // A script's text and a field's contents are what someone wrote, not the interface.
-      if (!parent || parent.closest("script, style, noscript, textarea, [data-testid=script-viewer] .script-html")) continue;
+      // A script's text and a field's contents are what someone wrote, not the interface; <code> holds what a machine
+      // reads (event names, secrets, a receiver's raw answer) and lang="en" a name that stays English.
+      if (!parent || parent.closest("script, style, noscript, textarea, code, [lang=en], [data-testid=script-viewer] .script-html")) continue;
       if (node.textContent!.trim() && visible(parent)) texts.push(node.textContent!);
     }
     for (const el of Array.from(document.querySelectorAll("[placeholder], [title], [aria-label], option"))) {

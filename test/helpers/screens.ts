@@ -211,7 +211,7 @@ export async function seedScreens(e: E2E) {
       deliveryId: deliveries[1].id,
       webhookId: hook.id,
       httpStatus: null,
-      response: "Ошибка соединения: connect ECONNREFUSED 203.0.113.7:443",
+      response: "Ошибка соединения: получатель не принимает соединения (ECONNREFUSED, 203.0.113.7:443)",
       durationMs: 3,
     },
     { deliveryId: deliveries[2].id, webhookId: hook.id, httpStatus: 503, response: "Service Unavailable", durationMs: 40 },
@@ -282,8 +282,9 @@ export function adminScreens(ids: Awaited<ReturnType<typeof seedScreens>>["ids"]
     `/leadTemplate?template=${ids.template}`,
     "/leadTemplate?link=new",
     `/leadTemplate?deleteTemplate=${ids.template}`,
-    // /integrations (issue 44) is out of the walk until it passes it: the merged walk found its event names, secrets
-    // and receiver errors shown as bare English, and its delivery log 460 px wide at 390 (the issue's note says so).
+    "/integrations",
+    `/integrations?log=${ids.webhook}`,
+    `/integrations?delete=${ids.webhook}`,
     "/payments",
     `/payments/pay/${ids.worker}`,
     `/payments/history/${ids.worker}`,

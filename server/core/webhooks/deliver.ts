@@ -109,6 +109,26 @@ async function head(response: Response): Promise<string> {
   return Buffer.concat(chunks).toString("utf8").replaceAll("\u0000", "").slice(0, RESPONSE_HEAD);
 }
 
+/** What the log says of the network errors fetch (undici) reports in its cause's code: what the admin can act on. */
+const NETWORK_ERRORS: Array<[RegExp, string]> = [
+  [/^ECONNREFUSED$/, "получатель не принимает соединения"],
+  [/^(ENOTFOUND|EAI_AGAIN)$/, "адрес получателя не найден"],
+  [/^(ECONNRESET|EPIPE|UND_ERR_SOCKET)$/, "получатель разорвал соединение"],
+  [/^(EHOSTUNREACH|ENETUNREACH)$/, "сеть получателя недоступна"],
+  [/^UND_ERR_CONNECT_TIMEOUT$/, "не удалось соединиться вовремя"],
+  [/CERT|SELF_SIGNED|ERR_TLS|SSL/, "сертификат HTTPS получателя не прошёл проверку"],
+];
+
+/** A failed POST's line in the delivery log, in Russian; the system's code and the address follow as data. */
+export function unsentText(error: unknown, timeoutMs: number): string {
+  if (error instanceof Error && error.name === "TimeoutError") return `Нет ответа за ${timeoutMs} мс`;
+  const cause = (error instanceof Error ? (error.cause ?? error) : {}) as { code?: string; address?: string; port?: number };
+  const code = typeof cause.code === "string" ? cause.code : "";
+  const said = NETWORK_ERRORS.find(([pattern]) => pattern.test(code))?.[1] ?? "запрос не отправлен";
+  const where = cause.address ? `, ${cause.address}${cause.port ? `:${cause.port}` : ""}` : "";
+  return `Ошибка соединения: ${said}${code ? ` (${code}${where})` : ""}`;
+}
+
 /** One attempt: POST, then the attempt's log row and the delivery's and webhook's new state, in one transaction. */
 export async function sendDelivery(db: Db, delivery: ClaimedDelivery, options: DeliveryOptions): Promise<boolean> {
   const applicationId = forwardedApplication(delivery);
@@ -151,8 +171,7 @@ export async function sendDelivery(db: Db, delivery: ClaimedDelivery, options: D
     status = response.status;
     answer = await head(response);
   } catch (error) {
-    const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-    answer = error instanceof Error && error.name === "TimeoutError" ? `Нет ответа за ${options.timeoutMs} мс` : `Ошибка соединения: ${cause}`;
+    answer = unsentText(error, options.timeoutMs);
   }
   const ok = status != null && status >= 200 && status < 300;
   const durationMs = Math.round(performance.now() - started);
