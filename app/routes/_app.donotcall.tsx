@@ -6,7 +6,7 @@ import type { ReactNode } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { Pager } from "../components/ui/Pager";
 import { ConfirmAction } from "../components/ui/ConfirmAction";
-import { TableFrame } from "../components/ui/Table";
+import { TableFrame, TableHead } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import {
   addDoNotCall,
@@ -270,17 +270,7 @@ export default function DoNotCallPage() {
         // On a phone one card per number, each value labelled (.stack-table): the page never scrolls sideways.
         <TableFrame className="card p-0">
           <table className="stack-table w-full text-sm [--stack-label:9rem]" data-testid="dnc-list">
-            <thead>
-              <tr className="bg-slate-50 text-left text-slate-600 dark:bg-slate-900 dark:text-slate-400">
-                <th className="px-3 py-2">Номер</th>
-                <th className="px-3 py-2">Нормализованный</th>
-                <th className="px-3 py-2">Кто добавил</th>
-                <th className="px-3 py-2">Когда</th>
-                <th className="px-3 py-2">
-                  <span className="sr-only">Действия</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={["Номер", "Нормализованный", "Кто добавил", "Когда"]} />
             <tbody>
               {list.items.map((item) => (
                 <tr key={item.id} className="border-t border-slate-100 dark:border-slate-700" data-testid="dnc-row">

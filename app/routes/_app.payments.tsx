@@ -3,7 +3,7 @@ import { Form, Link, Outlet, useActionData, useLoaderData, useLocation, useNavig
 import { actorOf, requireAdminUser } from "../auth.server";
 import type { SubmissionResult } from "@conform-to/react";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
-import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
+import { formProps, resultOf, unshownError, useSchemaForm, TextField } from "../components/ui/forms";
 import { ratesSchema } from "../../common/schemas/money";
 import { PAGE_SIZES, readTableParams, sortChange, tablePage, tableQuery, type SortKey, type TableParams } from "../components/money/workerTable";
 import { formatUsd } from "../lib/format";
@@ -209,20 +209,8 @@ function RatesForm({
       <input type="hidden" name="intent" value="rates" />
       <input type="hidden" name="back" value={back} />
       <div className="flex flex-wrap items-start gap-2">
-        <div className="text-sm">
-          <label className="label" htmlFor={fields.withPassport.id}>
-            С паспортом
-          </label>
-          <input {...inputProps(fields.withPassport)} className="input w-28" inputMode="decimal" />
-          <FieldError field={fields.withPassport} />
-        </div>
-        <div className="text-sm">
-          <label className="label" htmlFor={fields.withoutPassport.id}>
-            Без паспорта
-          </label>
-          <input {...inputProps(fields.withoutPassport)} className="input w-28" inputMode="decimal" />
-          <FieldError field={fields.withoutPassport} />
-        </div>
+        <TextField field={fields.withPassport} label="С паспортом" boxClassName="text-sm" className="input w-28" inputMode="decimal" />
+        <TextField field={fields.withoutPassport} label="Без паспорта" boxClassName="text-sm" className="input w-28" inputMode="decimal" />
         <button type="submit" className="btn-primary mt-6" disabled={busy}>
           Сохранить
         </button>

@@ -3,7 +3,7 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ScoreNextList, ScoreNumbersTable } from "../components/quality/QualityNumbers";
 import { ScoreBadge } from "../components/quality/ScoreParts";
-import { TableFrame } from "../components/ui/Table";
+import { TableFrame, TableHead } from "../components/ui/Table";
 import { formatDateTime } from "../lib/format";
 import { listScorecards, listScores, scoreNext, scoreNumbers } from "../quality.server";
 
@@ -76,15 +76,12 @@ export default function QualityPage() {
         ) : (
           <TableFrame>
             <table className="stack-table w-full text-sm" data-testid="scorecards">
-              <thead>
-                <tr className="text-left text-slate-600 dark:text-slate-400">
-                  <th className="py-1 pr-4 font-medium">Тематика</th>
-                  <th className="py-1 pr-4 text-right font-medium">Пунктов</th>
-                  <th className="py-1 font-medium">
-                    <span className="sr-only">Действие</span>
-                  </th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={["Тематика", { label: "Пунктов", className: "text-right" }]}
+                actions="Действие"
+                row="text-left text-slate-600 dark:text-slate-400"
+                cell="py-1 pr-4 font-medium"
+              />
               <tbody>
                 {cards.map((c) => (
                   <tr key={c.filterId} className="border-t border-slate-200 dark:border-slate-700">

@@ -12,7 +12,7 @@ import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from 
 import { createScript, deleteScript, listScripts, updateScript } from "../scripts.server";
 import { scriptSchema } from "../../common/schemas/scripts";
 import { idFields, idSchema } from "../../common/validation";
-import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../components/ui/forms";
+import { FieldError, formProps, resultOf, unshownError, useSchemaForm, TextField } from "../components/ui/forms";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Настройка скриптов" }];
@@ -140,13 +140,7 @@ function ScriptEditor({
     <Form method="post" preventScrollReset className="space-y-3" {...formProps(form)}>
       {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
       {script ? <input type="hidden" name="id" value={script.id} /> : null}
-      <div>
-        <label className="label" htmlFor="script-name">
-          Название
-        </label>
-        <input {...inputProps(fields.name)} id="script-name" className="input" autoComplete="off" />
-        <FieldError field={fields.name} />
-      </div>
+      <TextField field={fields.name} label="Название" id="script-name" autoComplete="off" />
       <div>
         <span className="label">Текст скрипта</span>
         <RichTextEditor name="content" defaultHtml={content} />

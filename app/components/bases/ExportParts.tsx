@@ -3,7 +3,7 @@ import type { SubmissionResult } from "@conform-to/react";
 import type { ExportView } from "../../../server/core/exports/exports";
 import { createExportSchema } from "../../../common/schemas/exports";
 import { formatDateTime } from "../../lib/format";
-import { FieldError, formProps, inputProps, isChosen, unshownError, useSchemaForm } from "../ui/forms";
+import { FieldError, formProps, isChosen, unshownError, useSchemaForm, TextField } from "../ui/forms";
 import { ServerMessage } from "../ui/Toasts";
 
 /**
@@ -110,13 +110,7 @@ export function CreateExportForm({
     <Form method="post" action="/exportbase?dialog=create" {...formProps(form)} className="space-y-4" data-testid="create-export-form">
       {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
       <input type="hidden" name="intent" value="create" />
-      <div>
-        <label className="label" htmlFor="export-name">
-          Название экспорта
-        </label>
-        <input {...inputProps(fields.name)} id="export-name" className="input" maxLength={200} />
-        <FieldError field={fields.name} />
-      </div>
+      <TextField field={fields.name} label="Название экспорта" id="export-name" maxLength={200} />
       <fieldset aria-describedby={fields.databaseIds.errors ? fields.databaseIds.errorId : undefined}>
         <legend className="label">Базы</legend>
         {bases.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Баз пока нет</p> : null}

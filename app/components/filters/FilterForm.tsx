@@ -15,7 +15,7 @@ import {
 import type { CallingHours } from "../../../server/core/filters/calling-hours";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { DialogOrSection } from "../ui/DialogOrSection";
-import { CancelAndSave, FieldError, formProps, inputProps, isChosen, selectProps, unshownError, useSchemaForm } from "../ui/forms";
+import { CancelAndSave, FieldError, formProps, inputProps, isChosen, selectProps, unshownError, useSchemaForm, TextField } from "../ui/forms";
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
 
 // ---- The form's one schema (decision 063) ----
@@ -584,13 +584,7 @@ export function FilterForm({
   return (
     <Form method="post" {...formProps(form)} className="space-y-4" data-testid="filter-form">
       {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
-      <div>
-        <label className="label" htmlFor="filter-name">
-          Название
-        </label>
-        <input {...inputProps(fields.name)} id="filter-name" className="input" />
-        <FieldError field={fields.name} />
-      </div>
+      <TextField field={fields.name} label="Название" id="filter-name" />
       <div>
         <label className="label" htmlFor="filter-template">
           Шаблон

@@ -1,6 +1,6 @@
 import { Form, useNavigation } from "@remix-run/react";
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
-import { FieldError, formProps, inputProps, resultOf, unshownError, useSchemaForm } from "../ui/forms";
+import { formProps, resultOf, unshownError, useSchemaForm, TextField } from "../ui/forms";
 import type { adjustSchema, payoutSchema } from "../../../common/schemas/money";
 
 interface AmountFormProps {
@@ -35,13 +35,7 @@ export function AmountForm({ schema, name, id, actionData, amount, hidden, label
         {Object.entries(hidden).map(([field, value]) => (
           <input key={field} type="hidden" name={field} value={value} />
         ))}
-        <div className="text-sm">
-          <label className="label" htmlFor={fields.amount.id}>
-            {label}
-          </label>
-          <input {...inputProps(fields.amount)} className="input w-40" inputMode="decimal" autoFocus />
-          <FieldError field={fields.amount} />
-        </div>
+        <TextField field={fields.amount} label={label} boxClassName="text-sm" className="input w-40" inputMode="decimal" autoFocus />
         <button type="submit" className="btn-primary mt-6" disabled={busy}>
           {submit}
         </button>

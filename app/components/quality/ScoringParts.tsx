@@ -3,7 +3,7 @@ import { Form, Link } from "@remix-run/react";
 import { useRef } from "react";
 import { ANSWER_TEXT, commentFormSchema, SCORE_ANSWERS, type ScoredCriterion } from "../../../common/schemas/scoring";
 import type { CommentView } from "../../quality.server";
-import { type AnyField, FieldError, formProps, inputProps, unshownError, useSchemaForm } from "../ui/forms";
+import { type AnyField, FieldError, formProps, inputProps, unshownError, useSchemaForm, TextField } from "../ui/forms";
 import { useHydrated } from "../ui/hydrated";
 import { RecordingPlayer } from "../calls/ClientHistory";
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
@@ -105,13 +105,7 @@ export function CommentForm({ lastResult, playable }: { lastResult?: SubmissionR
           <input {...inputProps(fields.at)} ref={at} className="input tabular-nums" placeholder="1:05" autoComplete="off" />
           <FieldError field={fields.at} />
         </div>
-        <div className="min-w-0 flex-1 basis-64">
-          <label className="label" htmlFor={fields.text.id}>
-            Комментарий
-          </label>
-          <input {...inputProps(fields.text)} className="input" autoComplete="off" />
-          <FieldError field={fields.text} />
-        </div>
+        <TextField field={fields.text} label="Комментарий" boxClassName="min-w-0 flex-1 basis-64" autoComplete="off" />
       </div>
       <div className="flex flex-wrap gap-2">
         {hydrated && playable ? (

@@ -3,7 +3,7 @@ import { Form } from "@remix-run/react";
 import * as z from "zod";
 import { fieldListOf, NEW_FIELD_LABEL, type TemplateField, templateFieldSchema, templateName } from "../../../common/schemas/templates";
 import { idSchema } from "../../../common/validation";
-import { CancelAndSave, FieldError, formProps, inputProps, selectProps, unshownError, useSchemaForm } from "../ui/forms";
+import { CancelAndSave, FieldError, formProps, inputProps, selectProps, unshownError, useSchemaForm, TextField } from "../ui/forms";
 import { CloseIcon, LockIcon, UnlockIcon } from "../ui/Icons";
 import { notify, ServerMessage, useAnswerKey } from "../ui/Toasts";
 
@@ -81,13 +81,14 @@ export function TemplateForm({
       {template ? <input type="hidden" name="id" value={template.id} /> : null}
       {lastResult?.error?.name ? <ServerMessage key={`name-${answerKey}`} kind="error" message={EMPTY_TEMPLATE_NAME} /> : null}
       {unshown ? <ServerMessage key={answerKey} kind="error" message={unshown} /> : null}
-      <div>
-        <label className="label" htmlFor="template-name">
-          Имя шаблона
-        </label>
-        <input {...inputProps(fields.name)} id="template-name" className="input" placeholder="Название" autoComplete="off" />
-        <FieldError field={fields.name} testId="template-name-hint" />
-      </div>
+      <TextField
+        field={fields.name}
+        label="Имя шаблона"
+        id="template-name"
+        placeholder="Название"
+        autoComplete="off"
+        errorTestId="template-name-hint"
+      />
       <div className="space-y-2">
         {rows.length === 0 ? <p className="text-sm text-slate-600 dark:text-slate-400">Полей пока нет</p> : null}
         {rows.map((row, index) => {

@@ -44,12 +44,7 @@ export function DialogOrSection({ open, title, onClose, closeHref, children, wid
           aria-label={title}
           data-testid={testId}
         >
-          <div className="mb-3 flex items-start justify-between gap-4">
-            <h2 className="text-lg font-semibold">{title}</h2>
-            <a href={closeHref} className="text-sm text-slate-600 dark:text-slate-400 hover:underline">
-              Закрыть
-            </a>
-          </div>
+          <ServerHead title={title} closeHref={closeHref} />
           {children}
         </section>
       </div>
@@ -57,13 +52,8 @@ export function DialogOrSection({ open, title, onClose, closeHref, children, wid
   }
   if (!hydrated) {
     return (
-      <section className="card my-4" role={role === "alertdialog" ? role : undefined} aria-label={title} data-testid={testId}>
-        <div className="mb-3 flex items-start justify-between gap-4">
-          <h2 className="text-lg font-semibold">{title}</h2>
-          <a href={closeHref} className="text-sm text-slate-600 dark:text-slate-400 hover:underline">
-            Закрыть
-          </a>
-        </div>
+      <section className="card my-4" aria-label={title} data-testid={testId}>
+        <ServerHead title={title} closeHref={closeHref} />
         {children}
       </section>
     );
@@ -93,5 +83,17 @@ export function DialogOrSection({ open, title, onClose, closeHref, children, wid
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
+  );
+}
+
+/** Without JavaScript: the title and a link that closes (the page without the query that opened it). */
+function ServerHead({ title, closeHref }: { title: string; closeHref: string }) {
+  return (
+    <div className="mb-3 flex items-start justify-between gap-4">
+      <h2 className="text-lg font-semibold">{title}</h2>
+      <a href={closeHref} className="text-sm text-slate-600 dark:text-slate-400 hover:underline">
+        Закрыть
+      </a>
+    </div>
   );
 }

@@ -117,6 +117,48 @@ function columns(n: number): string {
 export const stickyStart = "sticky left-0 z-10 bg-white dark:bg-slate-800";
 export const stickyEnd = "sticky right-0 z-10 bg-white dark:bg-slate-800";
 
+/** A head cell: its label, or the label and the cell's own classes (an alignment) after the head's. */
+type HeadColumn = string | { label: string; className: string };
+
+/**
+ * The head of a plain table: a label a column, then (unless `actions` is null) the last column of row actions,
+ * whose name only a screen reader says.
+ */
+export function TableHead({
+  columns,
+  actions = "Действия",
+  row = "bg-slate-50 text-left text-slate-600 dark:bg-slate-900 dark:text-slate-400",
+  cell = "px-3 py-2",
+}: {
+  columns: HeadColumn[];
+  actions?: string | null;
+  row?: string;
+  cell?: string;
+}) {
+  return (
+    <thead>
+      <tr className={row}>
+        {columns.map((column) =>
+          typeof column === "string" ? (
+            <th key={column} className={cell}>
+              {column}
+            </th>
+          ) : (
+            <th key={column.label} className={`${cell} ${column.className}`}>
+              {column.label}
+            </th>
+          ),
+        )}
+        {actions === null ? null : (
+          <th className={cell}>
+            <span className="sr-only">{actions}</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}
+
 /** A cell text kept to one line: cut with an ellipsis, the whole of it on hover. */
 export function OneLine({ text, className = "max-w-[14rem]" }: { text: string; className?: string }) {
   return (

@@ -10,6 +10,7 @@ import {
 } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Link } from "@remix-run/react";
+import type { InputHTMLAttributes, ReactNode } from "react";
 import type { z } from "zod";
 // zod's settings for the browser (Russian messages; no `new Function`, which the CSP refuses): every form that
 // checks a schema here gets them, whichever schema file its page imports.
@@ -77,6 +78,37 @@ export function FieldError({
     <p id={field.errorId} className={`mt-1 text-sm text-red-700 dark:text-red-400 ${className}`} data-field-error="" data-testid={testId}>
       {field.errors[0]}
     </p>
+  );
+}
+
+/**
+ * A labelled one-line field of a schema form: the label, the input, its error under it. `id` names the input where a
+ * page or a test refers to it (conform's own id otherwise); the rest are the input's attributes (class, placeholder).
+ */
+export function TextField({
+  field,
+  label,
+  type,
+  id = field.id,
+  boxClassName,
+  errorTestId,
+  className = "input",
+  ...input
+}: {
+  field: AnyField;
+  label: ReactNode;
+  type?: InputType;
+  boxClassName?: string;
+  errorTestId?: string;
+} & Omit<InputHTMLAttributes<HTMLInputElement>, "type" | "name" | "defaultValue" | "form">) {
+  return (
+    <div className={boxClassName}>
+      <label className="label" htmlFor={id}>
+        {label}
+      </label>
+      <input {...inputProps(field, type)} id={id} className={className} {...input} />
+      <FieldError field={field} testId={errorTestId} />
+    </div>
   );
 }
 
