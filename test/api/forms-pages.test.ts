@@ -309,22 +309,27 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     // was a toast alone), the form's message above as before; nothing is saved.
     const s = Object.fromEntries((await t.db.select().from(statuses)).map((row) => [row.text, String(row.id)]));
     const [base] = await t.db.insert(databases).values({ name: "База правил" }).returning();
-    const ruled = await postPageForm(t, "/loadedbases/filters/new", cookie, {
+    /** The topic «С правилом» of a new manager, which works «Не дозвонился» and «Не интересно» again. */
+    const ruledTopic = async (login: string, finalStatus: string, hours: Record<string, string | string[]>) => ({
       intent: "save",
       name: "С правилом",
-      managers: String((await createUser(t.db, { login: "rule-row" })).user.id),
+      managers: String((await createUser(t.db, { login })).user.id),
       databases: String(base.id),
       statuses: [s["Не дозвонился"], s["Не интересно"]],
-      "callingHours.from": "09:00",
-      "callingHours.until": "21:00",
-      "callingHours.days": "1",
+      ...hours,
       "callingHours.timeZone": "Europe/Kyiv",
       retryCountedBy: "presses",
       [`retryRules.${s["Не дозвонился"]}.delay`]: "2",
       [`retryRules.${s["Не дозвонился"]}.unit`]: "hours",
       [`retryRules.${s["Не дозвонился"]}.maxAttempts`]: "3",
-      [`retryRules.${s["Не дозвонился"]}.finalStatus`]: s["Не интересно"],
+      [`retryRules.${s["Не дозвонился"]}.finalStatus`]: finalStatus,
     });
+    const ruled = await postPageForm(
+      t,
+      "/loadedbases/filters/new",
+      cookie,
+      await ruledTopic("rule-row", s["Не интересно"], { "callingHours.from": "09:00", "callingHours.until": "21:00", "callingHours.days": "1" }),
+    );
     expect(ruled.status).toBe(400);
     const why = "Итоговый статус «Не интересно» тематика берёт в работу снова: выберите статус, которого нет в её статусах";
     expect(field(ruled.text, `retryRules.${s["Не дозвонился"]}.finalStatus`, topicForm)).toMatchObject({ invalid: true, message: why });
@@ -333,20 +338,11 @@ describe("forms without JavaScript: the schema's message next to its field", () 
 
     // With a final status it does not work again the topic is saved, and its card says its rule, autodial and recording.
     const saved = await postPageForm(t, "/loadedbases/filters/new", cookie, {
-      intent: "save",
-      name: "С правилом",
-      managers: String((await createUser(t.db, { login: "rule-row-2" })).user.id),
-      databases: String(base.id),
-      statuses: [s["Не дозвонился"], s["Не интересно"]],
-      "callingHours.from": "10:00",
-      "callingHours.until": "19:00",
-      "callingHours.days": ["1", "2", "3", "4", "5"],
-      "callingHours.timeZone": "Europe/Kyiv",
-      retryCountedBy: "presses",
-      [`retryRules.${s["Не дозвонился"]}.delay`]: "2",
-      [`retryRules.${s["Не дозвонился"]}.unit`]: "hours",
-      [`retryRules.${s["Не дозвонился"]}.maxAttempts`]: "3",
-      [`retryRules.${s["Не дозвонился"]}.finalStatus`]: s["Заявка"],
+      ...(await ruledTopic("rule-row-2", s["Заявка"], {
+        "callingHours.from": "10:00",
+        "callingHours.until": "19:00",
+        "callingHours.days": ["1", "2", "3", "4", "5"],
+      })),
       recordCalls: "on",
       recordingRetentionDays: "30",
     });

@@ -2,6 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { calls, leadEvents } from "../../db/schema";
 import { bearer, createUser, useTestApp } from "../helpers/app";
+import { insertAnsweredCall } from "../helpers/calls";
 import { createBase, createFilterRow } from "../helpers/leads";
 
 /** Call scoring (issue 39 §3, decision 073): scorecards, scores, comments, disputes, by every role. */
@@ -16,24 +17,7 @@ let topic: number;
 let bare: number;
 
 async function call(userId: number, filterId: number | null, fields: Partial<typeof calls.$inferInsert> = {}) {
-  // Seconds ago, so that the week's numbers (Kyiv, from Monday) see it even just after midnight.
-  const startedAt = new Date(Date.now() - 5_000);
-  const [row] = await t.db
-    .insert(calls)
-    .values({
-      userId,
-      filterId,
-      number: "+380501112233",
-      direction: "out",
-      startedAt,
-      answeredAt: startedAt,
-      endedAt: new Date(),
-      talkSeconds: 95,
-      outcome: "answered",
-      ...fields,
-    })
-    .returning();
-  return row.id;
+  return (await insertAnsweredCall(t.db, userId, filterId, fields)).id;
 }
 
 const CARD = {

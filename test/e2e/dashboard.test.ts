@@ -10,6 +10,7 @@ import { ADMIN, bearer, createUser } from "../helpers/app";
 import { loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { createBase as createLeadBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { createBase, pressStatus } from "../helpers/money";
+import { insertAnsweredCall } from "../helpers/calls";
 import { toneWav } from "../helpers/recordings";
 import { setTheme } from "../helpers/screens";
 
@@ -175,6 +176,16 @@ describe("personal statistics", () => {
   });
 });
 
+/** The topic's scorecard, put through the API as an admin's editor does; its criteria's ids in order. */
+async function putScorecard(topicId: number, criteria: Array<{ text: string; weight: number; critical?: boolean }>): Promise<number[]> {
+  const card = await e.request
+    .put(`/api/v1/scorecards/${topicId}`)
+    .set(bearer(await e.adminToken()))
+    .send({ criteria });
+  expect(card.status).toBe(200);
+  return card.body.criteria.map((c: { id: number }) => c.id);
+}
+
 describe("call scoring (issue 39 §3)", () => {
   it("a comment's moment seeks the scoring screen's player there; the scorecard, scoring and dispute screens look right", async () => {
     const anna = await createUser(e.db, { login: "qc-anna", displayName: "Анна Оценкина" });
@@ -185,37 +196,21 @@ describe("call scoring (issue 39 §3)", () => {
     fs.mkdirSync(folder.audio, { recursive: true });
     const file = `qc-${process.pid}.ogg`;
     execFileSync("opusenc", ["--quiet", toneWav(440, 40), path.join(folder.audio, file)]);
-    const startedAt = new Date(Date.now() - 120_000);
-    const [call] = await e.db
-      .insert(calls)
-      .values({
-        userId: anna.user.id,
-        filterId: topic.id,
-        number: "+380671234567",
-        direction: "out",
-        startedAt,
-        answeredAt: startedAt,
-        endedAt: new Date(),
-        talkSeconds: 40,
-        outcome: "answered",
-        recording: "ready",
-        recordingFile: file,
-        recordingMs: 40_000,
-      })
-      .returning();
+    const call = await insertAnsweredCall(e.db, anna.user.id, topic.id, {
+      startedAgoMs: 120_000,
+      number: "+380671234567",
+      talkSeconds: 40,
+      recording: "ready",
+      recordingFile: file,
+      recordingMs: 40_000,
+    });
     const admin = bearer(await e.adminToken());
-    const card = await e.request
-      .put(`/api/v1/scorecards/${topic.id}`)
-      .set(admin)
-      .send({
-        criteria: [
-          { text: "Поздоровался и представился", weight: 10 },
-          { text: "Выяснил потребность клиента", weight: 30 },
-          { text: "Не грубил и не перебивал клиента", weight: 20, critical: true },
-          { text: "Назвал условия и цену", weight: 40 },
-        ],
-      });
-    const ids: number[] = card.body.criteria.map((c: { id: number }) => c.id);
+    const ids = await putScorecard(topic.id, [
+      { text: "Поздоровался и представился", weight: 10 },
+      { text: "Выяснил потребность клиента", weight: 30 },
+      { text: "Не грубил и не перебивал клиента", weight: 20, critical: true },
+      { text: "Назвал условия и цену", weight: 40 },
+    ]);
     for (const [at, text] of [
       ["0:05", "Хорошее приветствие"],
       ["0:25", "Здесь нужно было спросить о доходе"],
@@ -306,33 +301,18 @@ describe("scores in the manager's call history (issue 39 §3)", () => {
     await page.goto("/leadpanel");
     await waitForHydration(page);
     const [lead] = await e.db.select().from(contacts).where(eq(contacts.heldBy, olga.user.id));
-    const startedAt = new Date(Date.now() - 300_000);
-    const [call] = await e.db
-      .insert(calls)
-      .values({
-        userId: olga.user.id,
-        filterId: topic.id,
-        contactId: lead.id,
-        number: lead.phone,
-        direction: "out",
-        startedAt,
-        answeredAt: startedAt,
-        endedAt: new Date(Date.now() - 225_000),
-        talkSeconds: 75,
-        outcome: "answered",
-      })
-      .returning();
+    const call = await insertAnsweredCall(e.db, olga.user.id, topic.id, {
+      startedAgoMs: 300_000,
+      contactId: lead.id,
+      number: lead.phone,
+      endedAt: new Date(Date.now() - 225_000),
+      talkSeconds: 75,
+    });
     const admin = bearer(await e.adminToken());
-    const card = await e.request
-      .put(`/api/v1/scorecards/${topic.id}`)
-      .set(admin)
-      .send({
-        criteria: [
-          { text: "Поздоровался", weight: 10 },
-          { text: "Назвал цену", weight: 10 },
-        ],
-      });
-    const [hello, price] = card.body.criteria.map((c: { id: number }) => c.id);
+    const [hello, price] = await putScorecard(topic.id, [
+      { text: "Поздоровался", weight: 10 },
+      { text: "Назвал цену", weight: 10 },
+    ]);
     const scored = await e.request
       .post(`/api/v1/scores/calls/${call.id}`)
       .set(admin)

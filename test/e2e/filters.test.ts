@@ -20,15 +20,21 @@ afterAll(async () => {
   await e?.close();
 });
 
+/** An admin on /loadedbases (JavaScript on) with «Добавить тематику»'s dialog open. */
+async function newTopicDialog() {
+  const page = await e.newPage();
+  await loginThroughPage(page, ADMIN);
+  await page.goto("/loadedbases");
+  await waitForHydration(page);
+  await page.click("[data-testid=add-filter]");
+  const dialog = page.locator("[role=dialog][data-testid=filter-dialog]");
+  await dialog.waitFor();
+  return { page, dialog };
+}
+
 describe("an admin builds a filter from /loadedbases", () => {
   it("with JavaScript: the modal, the SPEC messages, Фильтр сохранен, and the activation toggle", async () => {
-    const page = await e.newPage();
-    await loginThroughPage(page, ADMIN);
-    await page.goto("/loadedbases");
-    await waitForHydration(page);
-    await page.click("[data-testid=add-filter]");
-    const dialog = page.locator("[role=dialog][data-testid=filter-dialog]");
-    await dialog.waitFor();
+    const { page, dialog } = await newTopicDialog();
 
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     // Checked in the browser by the action's own schema (decision 063): each message under its field, nothing sent.
@@ -153,13 +159,7 @@ describe.each([true, false])("deleting a topic with JavaScript %s", (javaScript)
 
 describe("contact limits in the topic form (issue 43)", () => {
   it("with JavaScript: 230-ФЗ is one choice and the card says so; an own limit of 0 is stopped in the browser", async () => {
-    const page = await e.newPage();
-    await loginThroughPage(page, ADMIN);
-    await page.goto("/loadedbases");
-    await waitForHydration(page);
-    await page.click("[data-testid=add-filter]");
-    const dialog = page.locator("[role=dialog][data-testid=filter-dialog]");
-    await dialog.waitFor();
+    const { page, dialog } = await newTopicDialog();
     await dialog.getByLabel("Название").fill("Взыскание");
     await dialog.getByLabel(managerLabel).check();
     await dialog.getByLabel("Харьков").check();
