@@ -6,6 +6,7 @@ import type { DbHandle } from "../db/client";
 import { clientErrorHandler, frameworkErrorHandler, pathTooLong } from "./api/errors";
 import { apiV1 } from "./api/plugin";
 import { argon2Passwords } from "./auth/password";
+import type { PasswordHasher } from "./core/auth/ports";
 import { createSessionStore } from "./auth/sessions";
 import type { AppConfig } from "./config";
 import type { AppDeps } from "./deps";
@@ -40,13 +41,15 @@ export interface BuildAppOptions {
   /** Serve the Remix pages too (off for API-only tests that run without a build). */
   web?: boolean;
   logger?: boolean;
+  /** How passwords are hashed: argon2id at the library's costs unless a test hands in cheaper ones. */
+  passwords?: PasswordHasher;
 }
 
 /**
  * The whole server as one Fastify instance: /api/v1 (Fastify), /realtime (ws), and every other path to
  * Remix on Express through middie. Nothing listens here: main.ts listens, tests use `app.server`.
  */
-export async function buildApp({ handle, config, web = true, logger = false }: BuildAppOptions) {
+export async function buildApp({ handle, config, web = true, logger = false, passwords = argon2Passwords }: BuildAppOptions) {
   const app = Fastify({
     // JSON lines (pino); each request's lines carry its reqId (server/http/observe.ts writes one line per request).
     logger: logger ? { level: config.logLevel } : false,
@@ -133,7 +136,7 @@ export async function buildApp({ handle, config, web = true, logger = false }: B
     handle,
     db: handle.db,
     sessions,
-    passwords: argon2Passwords,
+    passwords,
     config,
     hub,
     telephony,

@@ -2,12 +2,15 @@ import { count, sql } from "drizzle-orm";
 import { generateAccessKey, generatePassword, passwordHint } from "../common/credentials";
 import type { Db } from "../db/client";
 import { settings, statuses, users } from "../db/schema";
-import { hashPassword } from "./auth/password";
+import { argon2Passwords } from "./auth/password";
+import type { PasswordHasher } from "./core/auth/ports";
 
 export interface SeedOptions {
   login?: string;
   password?: string;
   accessKey?: string;
+  /** The admin's password hash (argon2id at the library's costs unless a test hands in cheaper ones). */
+  passwords?: PasswordHasher;
 }
 
 /** What a first start created, so main can print generated credentials once. */
@@ -41,7 +44,7 @@ export async function seed(db: Db, options: SeedOptions = {}): Promise<SeedResul
       const accessKey = options.accessKey || generateAccessKey();
       await tx.insert(users).values({
         login,
-        passwordHash: await hashPassword(password),
+        passwordHash: await (options.passwords ?? argon2Passwords).hash(password),
         passwordHint: passwordHint(password),
         displayName: "Администратор",
         accessKey,

@@ -8,7 +8,8 @@ import { users, type User } from "../../db/schema";
 import { seed } from "../../server/seed";
 import { buildApp } from "../../server/app";
 import { passwordHint } from "../../common/credentials";
-import { hashPassword } from "../../server/auth/password";
+import type { PasswordHasher } from "../../server/core/auth/ports";
+import { testPasswords } from "./passwords";
 import { loadConfig, type AppConfig } from "../../server/config";
 import { createTestDb } from "./db";
 
@@ -27,7 +28,7 @@ export interface TestApp {
 }
 
 /** The real app on a fresh database (seeded with ADMIN and the default statuses). */
-export async function createTestApp(options: { web?: boolean; env?: Record<string, string> } = {}): Promise<TestApp> {
+export async function createTestApp(options: { web?: boolean; env?: Record<string, string>; passwords?: PasswordHasher } = {}): Promise<TestApp> {
   const handle = await createTestDb();
   // Recordings go to a folder of the test run's, never to ./data of the worktree.
   const config = loadConfig({
@@ -35,8 +36,8 @@ export async function createTestApp(options: { web?: boolean; env?: Record<strin
     RECORDINGS_DIR: path.join(os.tmpdir(), `leaddesk-test-recordings-${process.pid}`),
     ...options.env,
   });
-  await seed(handle.db, ADMIN);
-  const app = await buildApp({ handle, config, web: options.web ?? false });
+  await seed(handle.db, { ...ADMIN, passwords: testPasswords });
+  const app = await buildApp({ handle, config, web: options.web ?? false, passwords: options.passwords ?? testPasswords });
   await app.ready();
   const request = supertest(app.server);
   const tokenFor: TestApp["tokenFor"] = async (credentials) => {
@@ -108,7 +109,7 @@ export async function createUser(
       ...rest,
       login,
       accessKey,
-      passwordHash: await hashPassword(password),
+      passwordHash: rest.passwordHash ?? (await testPasswords.hash(password)),
       passwordHint: passwordHint(password),
     })
     .returning();
