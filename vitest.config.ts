@@ -1,5 +1,6 @@
 import { configDefaults, defineConfig } from "vitest/config";
 import { EMBEDDED_ONLY, onPostgres } from "./test/helpers/backends";
+import HeaviestFirst from "./test/helpers/sequencer";
 
 export default defineConfig({
   test: {
@@ -14,6 +15,8 @@ export default defineConfig({
     pool: "forks",
     // e2e files start a server and a browser each; two at a time is what two cores carry.
     maxWorkers: 2,
+    // The longest files first, so that the run does not end with one worker alone on one of them.
+    sequence: { sequencer: HeaviestFirst },
     // The closing line counts what could not run as failed: CI and a newcomer read it alike.
     reporters: ["default", "./test/helpers/summary-reporter.ts"],
   },
