@@ -120,7 +120,9 @@ export default function AppLayout() {
             balanceSlot={<BalanceSlot initial={user.balance} />}
             breakSlot={
               // Issue 18: those who work leads take breaks from the header, on every page.
-              pause.mayBreak || pause.onBreak ? <BreakForm onBreak={pause.onBreak} elapsedSeconds={pause.elapsedSeconds} /> : null
+              pause.mayBreak || pause.onBreak ? (
+                <BreakForm onBreak={pause.onBreak} elapsedSeconds={pause.elapsedSeconds} startedAt={pause.startedAt} />
+              ) : null
             }
           />
           {/* An admin's whisper into this user's call plays here, whatever page is open; its notice sits under the header. */}

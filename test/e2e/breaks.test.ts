@@ -146,6 +146,40 @@ describe("a break from the header", () => {
     }
   });
 
+  it("the timer counts from the break's real start: 0:00 right after a second break, the same time after a reload (issue 41 §13)", async () => {
+    const m = await manager("break-timer", 2);
+    const page = await e.newPage();
+    await loginThroughPage(page, m);
+    await page.goto("/leadpanel");
+    await waitForHydration(page);
+    const timer = page.getByTestId("break-elapsed");
+    const seconds = async () => {
+      const [min, sec] = ((await timer.textContent()) ?? "").split(":").map(Number);
+      return min * 60 + sec;
+    };
+    // A first break, ended: the page has counted from it before (the old timer went on from its figure).
+    await toggle(page).click();
+    await timer.waitFor();
+    await page.getByRole("button", { name: "Закончить перерыв" }).first().click();
+    await timer.waitFor({ state: "detached" });
+    await page.waitForTimeout(6000);
+
+    await toggle(page).click();
+    await timer.waitFor();
+    expect(await seconds()).toBeLessThanOrEqual(3);
+    await page.waitForTimeout(2000);
+    expect(await seconds()).toBeLessThanOrEqual(4);
+    // After the layout's refresh (every 15 s) and after a reload it still counts from the same start.
+    await page.waitForTimeout(14_000);
+    const beforeReload = await seconds();
+    expect(beforeReload).toBeGreaterThanOrEqual(15);
+    expect(beforeReload).toBeLessThanOrEqual(18);
+    await page.reload();
+    await waitForHydration(page);
+    const afterReload = await seconds();
+    expect(Math.abs(afterReload - beforeReload)).toBeLessThanOrEqual(2);
+  });
+
   it("on a phone (390 px) the header keeps every control on screen during a break", async () => {
     const m = await createUser(e.db, { login: "break-phone", displayName: "Константинопольская Александра Владиславовна" });
     const { base } = await createBase(e.db, { count: 2 });
@@ -167,6 +201,47 @@ describe("a break from the header", () => {
         .map((el) => el.textContent),
     );
     expect(outside).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
+  });
+
+  it("on a phone (390 px) the header holds one row during a break and the manager's first name is whole, not «О…» (issue 41 §13)", async () => {
+    const m = await createUser(e.db, { login: "break-name", displayName: "Ольга Петренко" });
+    const { base } = await createBase(e.db, { count: 2 });
+    const filter = await createFilterRow(e.db, { managerIds: [m.user.id], databaseIds: [base.id], statusIds: [] });
+    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, m.user.id));
+    const page = await e.newPage();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await loginThroughPage(page, m);
+    await page.goto("/leadpanel");
+    await waitForHydration(page);
+    await toggle(page).click();
+    await page.getByTestId("break-elapsed").waitFor();
+    const header = await page.evaluate(() => {
+      const bar = document.querySelector("header")!;
+      const link = document.querySelector<HTMLElement>("[data-testid=profile-link]")!;
+      // The name's first word as painted: its text node's box, inside the link's.
+      const words = document.createRange();
+      words.selectNodeContents(link.firstChild!);
+      const box = link.getBoundingClientRect();
+      return {
+        height: bar.getBoundingClientRect().height,
+        // Nothing of the row wraps out of it.
+        outside: [...bar.querySelectorAll("a, button, label, span")]
+          .map((el) => el.getBoundingClientRect())
+          .filter((r) => r.height > 0 && r.width > 1 && (r.top < bar.getBoundingClientRect().top || r.bottom > bar.getBoundingClientRect().bottom))
+          .length,
+        first: link.firstChild!.textContent,
+        whole: link.scrollWidth <= link.clientWidth && words.getBoundingClientRect().right <= box.right + 0.5,
+        title: link.title,
+      };
+    });
+    expect(header.height).toBe(56);
+    expect(header.outside).toBe(0);
+    expect(header.first).toBe("Ольга");
+    expect(header.whole).toBe(true);
+    expect(header.title).toBe("Ольга Петренко");
+    // The break's button keeps its name and timer; the help link is there (a «?» named «Помощь»).
+    await page.getByRole("link", { name: "Помощь" }).first().waitFor();
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBe(390);
   });
 

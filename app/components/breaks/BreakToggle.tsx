@@ -1,5 +1,5 @@
 import { Form, useFetcher, useLocation } from "@remix-run/react";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { formatDuration } from "../../lib/softphone/machine";
 import { useHydrated } from "../ui/Pager";
 import { notify } from "../ui/Toasts";
@@ -16,11 +16,39 @@ interface BreakAnswer {
   error?: { message: string };
 }
 
-/** Seconds since the break began: the server's figure, then counted on by the browser's clock. */
-function useElapsed(serverSeconds: number, running: boolean): number {
-  const [base, setBase] = useState<{ seconds: number; at: number } | null>(null);
+/** When the document's response began: a figure that came with the page was read before then, not at hydration. */
+function documentReceivedAt(): number {
+  const now = Date.now();
+  const navigation = performance.getEntriesByType?.("navigation")[0] as PerformanceNavigationTiming | undefined;
+  return navigation && navigation.responseStart > 0 ? Math.min(now, performance.timeOrigin + navigation.responseStart) : now;
+}
+
+/**
+ * Seconds since the break began, counted from its real start (issue 41 §13). The server gives its figure by the
+ * database's clock with the break's `startedAt` (the break's identity); the browser turns it into a start on its
+ * own clock (received now, minus the elapsed seconds) and counts from there. A later figure for the same break
+ * only moves that start earlier (it was received sooner after the query), so the timer never runs back; a new
+ * break (another `startedAt`, or the press still on its way) starts afresh, never from an old break's base.
+ */
+function useElapsed(serverSeconds: number, startedAt: string | null, running: boolean, hydrated: boolean): number {
+  const [base, setBase] = useState<{ key: string; startMs: number } | null>(null);
+  // Mounted while the page hydrates: its first figure is the document's.
+  const fromDocument = useRef(!hydrated);
   const [, setTick] = useState(0);
-  useEffect(() => setBase({ seconds: serverSeconds, at: Date.now() }), [serverSeconds]);
+  const key = running ? (startedAt ?? "pending") : null;
+  useEffect(() => {
+    const receivedAt = fromDocument.current ? documentReceivedAt() : Date.now();
+    fromDocument.current = false;
+    // Off a break the base stays: a press to end it that fails brings the same break back, counted as before.
+    if (key === null) return;
+    const estimate = receivedAt - serverSeconds * 1000;
+    setBase((old) => {
+      // The same break, or the one just pressed now confirmed: keep the earlier start. A press starts afresh.
+      const confirmed = old?.key === "pending" && estimate - old.startMs < 60_000;
+      const same = old !== null && key !== "pending" && (old.key === key || confirmed);
+      return { key, startMs: same ? Math.min(old.startMs, estimate) : estimate };
+    });
+  }, [key, serverSeconds]);
   useEffect(() => {
     if (!running) return;
     const timer = setInterval(() => setTick((n) => n + 1), 1000);
@@ -28,7 +56,8 @@ function useElapsed(serverSeconds: number, running: boolean): number {
   }, [running]);
   if (!running) return 0;
   // The first render (server and hydration) shows the loader's figure; then the clock runs.
-  return base ? base.seconds + Math.floor((Date.now() - base.at) / 1000) : serverSeconds;
+  if (base === null || base.key !== key) return serverSeconds;
+  return Math.max(0, Math.floor((Date.now() - base.startMs) / 1000));
 }
 
 /**
@@ -38,6 +67,7 @@ function useElapsed(serverSeconds: number, running: boolean): number {
 export function BreakForm({
   onBreak,
   elapsedSeconds,
+  startedAt,
   className = "",
   buttonTestId = "break-toggle",
   timerTestId = "break-elapsed",
@@ -45,6 +75,8 @@ export function BreakForm({
 }: {
   onBreak: boolean;
   elapsedSeconds: number;
+  /** When the open break began by the server (its identity: a new break's timer never goes on from an old one). */
+  startedAt: string | null;
   className?: string;
   buttonTestId?: string;
   timerTestId?: string;
@@ -65,7 +97,7 @@ export function BreakForm({
   // While the post is on its way, show what it will do.
   const pending = fetcher.formData?.get("intent");
   const showBreak = pending === "start" ? true : pending === "end" ? false : onBreak;
-  const elapsed = useElapsed(pending === "start" ? 0 : elapsedSeconds, showBreak);
+  const elapsed = useElapsed(pending === "start" ? 0 : elapsedSeconds, pending === "start" ? null : startedAt, showBreak, hydrated);
 
   return (
     <FormComponent method="post" action="/break" className={`flex shrink-0 items-center ${className}`}>

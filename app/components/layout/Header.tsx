@@ -18,19 +18,29 @@ interface HeaderProps {
 export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderProps) {
   const location = useLocation();
   const nextTheme = theme === "dark" ? "light" : "dark";
+  // Issue 41 §13: on a phone the header shows the name's first word whole (the rest from desk width; the title
+  // and the link's text keep it all), so «Ольга Петренко» is «Ольга», not «О…».
+  const name = user.displayName.trim() || "Профиль";
+  const space = name.indexOf(" ");
+  const [first, rest] = space < 0 ? [name, ""] : [name.slice(0, space), name.slice(space)];
   return (
-    <header className="sticky top-0 z-20 flex h-14 items-center gap-3 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900">
+    // Narrower gaps on a phone: every control and the name fit one row at 390 px.
+    <header className="sticky top-0 z-20 flex h-14 items-center gap-2 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900 desk:gap-3">
       <label htmlFor="menu-toggle" className="btn-secondary cursor-pointer select-none px-2 py-1.5" title="Меню">
         <MenuIcon />
         <span className="sr-only">Меню</span>
       </label>
       <div className="flex-1" />
       {breakSlot}
-      <span className="text-sm font-medium" data-testid="balance" title="Баланс">
+      <span className="whitespace-nowrap text-sm font-medium" data-testid="balance" title="Баланс">
         {balanceSlot ?? formatUsd(user.balance)}
       </span>
-      <a href={helpUrl} target="_blank" rel="noreferrer" className="text-sm text-blue-600 hover:underline dark:text-blue-400">
-        Помощь
+      {/* On a phone a «?» (its name for screen readers), so the manager's name keeps its room. */}
+      <a href={helpUrl} target="_blank" rel="noreferrer" className="shrink-0 text-sm text-blue-600 hover:underline dark:text-blue-400" title="Помощь">
+        <span aria-hidden="true" className="px-1 font-semibold desk:hidden">
+          ?
+        </span>
+        <span className="sr-only desk:not-sr-only">Помощь</span>
       </a>
       <Form method="post" action="/theme" className="inline">
         <input type="hidden" name="theme" value={nextTheme} />
@@ -48,10 +58,11 @@ export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderP
       <Link
         to={user.isAdmin ? "/profile" : "/"}
         className="min-w-0 max-w-[10rem] truncate text-sm font-medium hover:underline desk:max-w-xs"
-        title={user.displayName || "Профиль"}
+        title={name}
         data-testid="profile-link"
       >
-        {user.displayName || "Профиль"}
+        {first}
+        {rest ? <span className="sr-only desk:not-sr-only">{rest}</span> : null}
       </Link>
       {/* At desk width; on a phone «Выйти» is in the menu (the header has no room). */}
       <LogoutForm className="hidden desk:block" testId="header-logout" />
