@@ -48,6 +48,7 @@ export const PressFields = z
       .transform((v) => v === "1"),
     callbackPreset: text(),
     callbackLocal: text(),
+    callbackNote: text(),
     cardLabel: texts,
     cardValue: texts,
   })

@@ -38,3 +38,11 @@ export function kyivInstant(year: number, month: number, day: number, hour = 0, 
 const shortDateTime = new Intl.DateTimeFormat("ru-RU", { timeZone: BUSINESS_TIME_ZONE, dateStyle: "short", timeStyle: "short" });
 /** "25.11.2026, 10:00" in Kyiv time. */
 export const formatKyiv = (at: Date | string | number) => shortDateTime.format(new Date(at));
+
+/** "15:30" when the instant is on today's Kyiv date, else formatKyiv's "25.11.2026, 15:30" (a callback's time). */
+export function formatKyivClock(at: Date | string | number, now = new Date()): string {
+  const when = new Date(at);
+  if (kyivDate(when) !== kyivDate(now)) return formatKyiv(when);
+  const k = inKyiv(when);
+  return `${pad(k.getHours())}:${pad(k.getMinutes())}`;
+}

@@ -140,6 +140,11 @@ export default function CallbacksPage() {
                   </td>
                   <td data-label="Клиент" className="p-2">
                     {c.name}
+                    {c.note ? (
+                      <span className="block whitespace-pre-wrap text-xs text-slate-600 dark:text-slate-400" data-testid="callback-note">
+                        {c.note}
+                      </span>
+                    ) : null}
                   </td>
                   <td data-label="Телефон" className="p-2 whitespace-nowrap">
                     {c.phone}
@@ -203,6 +208,12 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
               <span className="flex-1">
                 {c.name} <span className="whitespace-nowrap text-slate-600 dark:text-slate-400">{c.phone}</span>
                 {c.filter ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{c.filter.name}</span> : null}
+                {c.note ? (
+                  // Issue 41 §7: what he wrote when he scheduled it.
+                  <span className="block whitespace-pre-wrap text-sm" data-testid="callback-note">
+                    {c.note}
+                  </span>
+                ) : null}
                 {c.waitsForHours ? (
                   <span className="block text-xs text-amber-800 dark:text-amber-300" data-testid="callback-waits">
                     {c.waitsForHours}

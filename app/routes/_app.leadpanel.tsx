@@ -130,7 +130,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     await leaveFilter(db, actorOf(user));
     return redirect("/getFilters");
   }
-  const { answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal } = form.value;
+  const { answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal, callbackNote } = form.value;
   const statusId = form.value.statusId;
   const pressed = { statusId, contactId, passport, card, confirmed };
 
@@ -161,6 +161,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         passport,
         clientInfo: clientCardText(card),
         callbackAt: callbackAt?.toISOString() ?? null,
+        callbackNote,
       },
       { phoneRegion: config.phoneRegion, panelView: answerPanel, reportConfirmed: confirmed },
     );
@@ -335,6 +336,7 @@ export default function LeadPanelPage() {
           {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
           <LeadBody
             lead={panel.lead}
+            callback={panel.callback}
             card={panel.card}
             history={panel.history}
             template={panel.template}

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
+import { formatKyiv, formatKyivClock } from "../../common/business-time";
 import { queryRows } from "../../db/client";
 import { ADMIN, bearer, createUser, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
@@ -184,5 +185,59 @@ describe("callbacks without JavaScript", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain("Неверный идентификатор");
     expect(page.text).toContain("Запланированных перезвонов нет");
+  });
+
+  it("a due callback comes back with «Перезвон на …» and the manager's note, in the history too, and Мои перезвоны shows the note (issue 41 §7)", async () => {
+    const adminToken = await t.adminToken();
+    const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: "Перезвонить с заметкой" });
+    await t.db.execute(sql`update statuses set asks_callback = true where id = ${created.body.id}`);
+    const { base } = await createBase(t.db, { count: 2, prefix: "Заметка" });
+    const s = await statusesByText(t.db);
+    const manager = await createUser(t.db);
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+    await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
+    const cookie = await pageSessionCookie(t, manager);
+    const first = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
+
+    // «Перезвонить» with a note typed beside the time (the question's section without JavaScript).
+    const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId: first, passport: "" });
+    expect(asked.text).toContain("Заметка к перезвону");
+    const note = "Просил набрать после обеда, спросить про рассрочку";
+    const done = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(created.body.id),
+      contactId: first,
+      passport: "",
+      callbackPreset: "15m",
+      callbackNote: note,
+    });
+    expect(done.status).toBe(302);
+    // Мои перезвоны shows it with its note.
+    expect((await getPage(t, "/callbacks", cookie)).text).toMatch(
+      new RegExp(`data-testid="callbacks-upcoming-list"[\\s\\S]*Заметка-1[\\s\\S]*${note}`),
+    );
+
+    // The next lead is the other client, with no callback on its card.
+    const second = await getPage(t, "/leadpanel", cookie);
+    const secondId = /name="contactId" value="(\d+)"/.exec(second.text)![1];
+    expect(secondId).not.toBe(first);
+    expect(second.text).not.toContain('data-testid="lead-callback"');
+
+    // Its time comes; the next press hands it back to him: the top of the card says so, with the note.
+    const [{ due }] = await queryRows<{ due: Date | string }>(
+      t.db,
+      sql`update callbacks set due_at = now() - interval '1 minute' where contact_id = ${first} returning due_at as due`,
+    );
+    const pressed = await post("/leadpanel", cookie, { intent: "status", statusId: String(s["Не интересно"].id), contactId: secondId, passport: "" });
+    expect(pressed.status).toBe(302);
+    const back = await getPage(t, "/leadpanel", cookie);
+    expect(back.text).toContain(`name="contactId" value="${first}"`);
+    expect(back.text).toMatch(new RegExp(`data-testid="lead-callback"[\\s\\S]*Перезвон на <!-- -->${formatKyivClock(due)}[\\s\\S]*${note}`));
+    // The client's history: the press with its callback's time and note, not only «Статус: …».
+    expect(back.text).toMatch(
+      new RegExp(
+        `Статус: <strong>Перезвонить с заметкой</strong>[\\s\\S]*data-testid="history-callback"[^>]*>Перезвон на <strong>${formatKyiv(due)}</strong>[\\s\\S]*Заметка: <!-- -->${note}`,
+      ),
+    );
   });
 });

@@ -2,6 +2,7 @@ import { and, eq, isNull, sql } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { applications, callbacks, leadEvents, statuses, templates, users } from "../../db/schema";
+import { formatKyiv, formatKyivClock } from "../../common/business-time";
 import { themeHeader, type Theme } from "../../app/theme.server";
 import { createUser } from "../helpers/app";
 import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
@@ -341,13 +342,15 @@ describe("a callback scheduled from the keyboard", () => {
     await page.keyboard.press("Digit4");
     await dialog.waitFor();
     const field = dialog.getByLabel("Другое время");
-    // Ten days ahead at 10:30 on the Kyiv wall clock.
+    // Ten days ahead at 10:30 on the Kyiv wall clock, with a note (issue 41 §7).
     const day = kyivDay(new Date(Date.now() + 10 * 86_400_000));
+    await dialog.getByLabel("Заметка к перезвону").fill("Спросить про рассрочку");
     await field.fill(`${day}T10:30`);
     await field.press("Enter");
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[2].name);
     const [second] = await e.db.select().from(callbacks).where(eq(callbacks.contactId, contacts[1].id));
     expect(`${kyivDay(second.dueAt)} ${kyivTime(second.dueAt)}`).toBe(`${day} 10:30`);
+    expect([first.note, second.note]).toEqual(["", "Спросить про рассрочку"]);
 
     // Мои перезвоны lists both as upcoming.
     await page.getByRole("link", { name: "Мои перезвоны" }).click();
@@ -357,6 +360,7 @@ describe("a callback scheduled from the keyboard", () => {
     expect(await upcoming.nth(0).textContent()).toContain(contacts[0].name);
     expect(await upcoming.nth(1).textContent()).toContain(contacts[1].name);
     expect(await upcoming.nth(1).textContent()).toContain(`${day.split("-").reverse().join(".")}, 10:30`);
+    expect(await upcoming.nth(1).getByTestId("callback-note").textContent()).toBe("Спросить про рассрочку");
     expect(await page.locator("[data-testid=callbacks-due]").count()).toBe(0);
 
     // Its time comes while the manager is on another page: a toast and the menu's count, at once (no reload).
@@ -379,6 +383,10 @@ describe("a callback scheduled from the keyboard", () => {
     expect(await history.count()).toBe(1);
     expect(await history.first().textContent()).toContain("Статус: Перезвонить");
     expect(await history.first().textContent()).toContain(manager.login);
+    // Issue 41 §7: it comes as a callback, not a cold lead: its time on top of the card and in the history.
+    const [handed] = await e.db.select().from(callbacks).where(eq(callbacks.contactId, contacts[0].id));
+    expect(await page.getByTestId("lead-callback").textContent()).toBe(`Перезвон на ${formatKyivClock(handed.dueAt)}`);
+    expect(await history.first().getByTestId("history-callback").textContent()).toBe(`Перезвон на ${formatKyiv(handed.dueAt)}`);
     await expect.poll(() => page.locator("[data-testid=callbacks-due]").count(), SLOW).toBe(0);
     const pending = await e.db
       .select()

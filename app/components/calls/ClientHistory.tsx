@@ -1,6 +1,7 @@
 import { useRef } from "react";
 import type { HistoryEntry } from "../../calls.server";
 import { usePlayReport } from "../../lib/heard-audio";
+import { formatKyiv } from "../../../common/business-time";
 import { formatDateTime } from "../../lib/format";
 import { formatDuration } from "../../lib/softphone/machine";
 import { ScoreBadge } from "../quality/ScoreParts";
@@ -123,6 +124,13 @@ export function ClientHistory({ entries, testId = "client-history" }: { entries:
                 Статус: <strong>{entry.status}</strong>
                 {entry.attempt ? <span data-testid="history-attempt"> · {entry.attempt}</span> : null}
               </div>
+              {entry.callback ? (
+                // Issue 41 §7: the callback this press scheduled, with the manager's note.
+                <div data-testid="history-callback">
+                  Перезвон на <strong>{formatKyiv(entry.callback.dueAt)}</strong>
+                  {entry.callback.note ? <p className="mt-1 whitespace-pre-wrap">Заметка: {entry.callback.note}</p> : null}
+                </div>
+              ) : null}
               {entry.cardText ? <p className="mt-1 whitespace-pre-wrap text-slate-700 dark:text-slate-300">{entry.cardText}</p> : null}
             </div>
           )}

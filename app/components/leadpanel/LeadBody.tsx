@@ -13,6 +13,7 @@ import { LeadCard } from "../leads/LeadCard";
  */
 export const LeadBody = memo(function LeadBody({
   lead,
+  callback,
   card,
   history,
   template,
@@ -21,6 +22,8 @@ export const LeadBody = memo(function LeadBody({
   onCardInput,
 }: {
   lead: NonNullable<LeadPanel["lead"]>;
+  /** The callback this lead is (issue 41 §7): its time and note, above the card. */
+  callback: LeadPanel["callback"];
   card: LeadPanel["card"];
   history: HistoryEntry[];
   template: LeadPanel["template"];
@@ -34,6 +37,20 @@ export const LeadBody = memo(function LeadBody({
   const marked = cardProblem ? "border-red-600 dark:border-red-400" : "";
   return (
     <>
+      {callback ? (
+        <section
+          className="card space-y-1 border-blue-300 bg-blue-50 dark:border-blue-700 dark:bg-blue-950"
+          aria-label="Перезвон"
+          data-testid="lead-callback"
+        >
+          <p className="text-base font-semibold">Перезвон на {callback.dueText}</p>
+          {callback.note ? (
+            <p className="whitespace-pre-wrap text-sm" data-testid="lead-callback-note">
+              {callback.note}
+            </p>
+          ) : null}
+        </section>
+      ) : null}
       <div className="grid gap-4 lg:grid-cols-2">
         <LeadCard
           rows={card}

@@ -1,4 +1,5 @@
-import { useRef, useState, type ReactNode, type RefObject } from "react";
+import { useRef, useState, type ChangeEvent, type ReactNode, type RefObject } from "react";
+import { CALLBACK_NOTE_MAX } from "../../../common/callback-note";
 import { REPORT_CONFIRM } from "../leads/clientCard";
 import { Modal, ModalClose } from "../ui/Modal";
 import type { CallbackTimes } from "./answer";
@@ -25,7 +26,7 @@ export function PressDialogs({
   pendingReport: PendingReport | null;
   closeCallback(): void;
   closeReport(): void;
-  scheduleCallback(choice: { preset: string } | { local: string }): void;
+  scheduleCallback(choice: ({ preset: string } | { local: string }) & { note: string }): void;
   confirmReport(): void;
 }) {
   const confirmButton = useRef<HTMLButtonElement>(null);
@@ -44,7 +45,8 @@ export function PressDialogs({
           times={times}
           fieldId="callback-local"
           firstRef={firstPreset}
-          on={{ preset: (preset) => scheduleCallback({ preset }), local: (local) => scheduleCallback({ local }) }}
+          noteId="callback-note"
+          on={{ preset: (preset, note) => scheduleCallback({ preset, note }), local: (local, note) => scheduleCallback({ local, note }) }}
         />
         <div className="mt-4 flex justify-end">
           <ModalClose />
@@ -70,28 +72,50 @@ export function PressDialogs({
   );
 }
 
+export const CALLBACK_NOTE_LABEL = "Заметка к перезвону";
+
 /**
- * The callback time's quick choices and its free choice. With `on` (JavaScript) they call it: a quick choice at
+ * The callback time's quick choices and its free choice, under the note for it (issue 41 §7: shown when the
+ * callback is due, in the history, on Мои перезвоны). With `on` (JavaScript) they call it: a quick choice at
  * once, the free one by its button or Enter in its field. Without, they submit the form they are in
- * (`callbackPreset`, or `callbackLocal` by «Запланировать»): the press's question as a section of the page.
+ * (`callbackPreset`, or `callbackLocal` by «Запланировать», with `callbackNote`): the press's question as a
+ * section of the page.
  */
 export function CallbackChoices({
   times,
   fieldId,
+  noteId,
   firstRef,
   on,
   after,
 }: {
   times: CallbackTimes;
   fieldId: string;
+  noteId: string;
   firstRef?: RefObject<HTMLButtonElement>;
-  on?: { preset(preset: string): void; local(local: string): void };
+  on?: { preset(preset: string, note: string): void; local(local: string, note: string): void };
   /** After «Запланировать» (the section's «Закрыть»). */
   after?: ReactNode;
 }) {
   const [local, setLocal] = useState(times.initial);
+  const [note, setNote] = useState("");
   return (
     <div className="space-y-3">
+      <div>
+        <label className="label" htmlFor={noteId}>
+          {CALLBACK_NOTE_LABEL}
+        </label>
+        {/* Without JavaScript it goes with whichever choice submits the form. */}
+        <textarea
+          id={noteId}
+          name={on ? undefined : "callbackNote"}
+          className="input min-h-16"
+          maxLength={CALLBACK_NOTE_MAX}
+          placeholder="Например: просил набрать после обеда, спросить про рассрочку"
+          {...(on ? { value: note, onChange: (event: ChangeEvent<HTMLTextAreaElement>) => setNote(event.target.value) } : {})}
+          data-testid="callback-note"
+        />
+      </div>
       <div className="flex flex-wrap gap-2">
         {times.presets.map((preset, i) =>
           on ? (
@@ -100,7 +124,7 @@ export function CallbackChoices({
               type="button"
               ref={i === 0 ? firstRef : undefined}
               className="btn-primary"
-              onClick={() => on.preset(preset.value)}
+              onClick={() => on.preset(preset.value, note)}
             >
               {preset.label}
             </button>
@@ -128,7 +152,7 @@ export function CallbackChoices({
               onKeyDown={(event) => {
                 if (event.key !== "Enter") return;
                 event.preventDefault();
-                if (local) on.local(local);
+                if (local) on.local(local, note);
               }}
             />
           ) : (
@@ -136,7 +160,7 @@ export function CallbackChoices({
           )}
         </div>
         {on ? (
-          <button type="button" className="btn-secondary" disabled={!local} onClick={() => on.local(local)}>
+          <button type="button" className="btn-secondary" disabled={!local} onClick={() => on.local(local, note)}>
             Запланировать
           </button>
         ) : (

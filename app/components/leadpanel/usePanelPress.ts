@@ -108,13 +108,14 @@ export function usePanelPress({
     send(statusId, { confirmed: "1" });
   }
 
-  function scheduleCallback(choice: { preset: string } | { local: string }) {
+  function scheduleCallback(choice: ({ preset: string } | { local: string }) & { note: string }) {
     if (!pendingCallback) return;
     const { statusId, report } = pendingCallback;
     setPendingCallback(null);
     send(statusId, {
       ...(report ? { confirmed: "1" } : {}),
       ...("preset" in choice ? { callbackPreset: choice.preset } : { callbackLocal: choice.local }),
+      callbackNote: choice.note,
     });
   }
 

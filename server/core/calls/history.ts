@@ -1,6 +1,6 @@
 import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { callScores, calls, contacts, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
+import { callbacks, callScores, calls, contacts, filters, leadEvents, users, type CallDirection, type CallOutcome } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
@@ -52,6 +52,8 @@ export type HistoryEntry =
       cardText: string;
       /** «Попытка 3 из 5» when the status had a retry rule in its topic, with «итог: …» on the last (decision 057). */
       attempt: string | null;
+      /** The callback this press scheduled (issue 41 §7): when and the manager's note; null for other presses. */
+      callback: { dueAt: string; note: string } | null;
     };
 
 /**
@@ -83,9 +85,10 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       .orderBy(desc(calls.startedAt))
       .limit(HISTORY_LIMIT * contactIds.length),
     db
-      .select({ event: leadEvents, manager: users.login })
+      .select({ event: leadEvents, manager: users.login, callbackDue: callbacks.dueAt, callbackNote: callbacks.note })
       .from(leadEvents)
       .leftJoin(users, eq(users.id, leadEvents.userId))
+      .leftJoin(callbacks, eq(callbacks.leadEventId, leadEvents.id))
       .where(inArray(leadEvents.contactId, contactIds))
       .orderBy(desc(leadEvents.createdAt))
       .limit(HISTORY_LIMIT * contactIds.length),
@@ -108,7 +111,7 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       mine: call.userId === actor.id,
     });
   }
-  for (const { event, manager } of eventRows) {
+  for (const { event, manager, callbackDue, callbackNote } of eventRows) {
     histories.get(Number(event.contactId))?.push({
       kind: "status",
       at: event.createdAt.toISOString(),
@@ -116,6 +119,7 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       status: event.statusText,
       cardText: event.clientInfo,
       attempt: pressAttempt(event),
+      callback: callbackDue ? { dueAt: callbackDue.toISOString(), note: callbackNote ?? "" } : null,
     });
   }
   for (const [id, entries] of histories) {

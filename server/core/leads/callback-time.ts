@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { badRequest } from "../errors";
 import { kyivInstant, kyivWallClock } from "../../../common/business-time";
+import { CALLBACK_NOTE_MAX, CALLBACK_NOTE_TOO_LONG } from "../../../common/callback-note";
 
 /** How far ahead a callback may be scheduled. */
 export const CALLBACK_MAX_DAYS = 366;
@@ -72,6 +73,13 @@ export const callbackAtSchema = z
       return z.NEVER;
     }
   });
+
+/** A callback's note (issue 41 §7): what to say when it is due; none is an empty text. */
+export const callbackNoteSchema = z
+  .string({ error: "Неверная заметка к перезвону" })
+  .max(CALLBACK_NOTE_MAX, { error: CALLBACK_NOTE_TOO_LONG })
+  .nullish()
+  .transform((v) => (v ?? "").trim());
 
 /** A Kyiv wall-clock time ("2026-11-25T10:00", as an `<input type="datetime-local">` sends it) as an instant. */
 export function kyivLocalToDate(local: string): Date {

@@ -24,6 +24,8 @@ export interface CallbackView {
   phone: string;
   statusText: string;
   dueAt: string;
+  /** What the manager wrote for it when he scheduled it (issue 41 §7); "" when nothing. */
+  note: string;
   /** Its time has come. */
   due: boolean;
   /** Due for longer than the grace time: any manager of the topic may get it now. */
@@ -44,6 +46,7 @@ interface CallbackRow {
   phone: string;
   status_text: string;
   due_at: Date | string;
+  note: string;
   due: boolean;
   overdue: boolean;
   user_id: number | null;
@@ -62,6 +65,7 @@ function present(row: CallbackRow): CallbackView {
     phone: row.phone,
     statusText: row.status_text,
     dueAt: new Date(row.due_at).toISOString(),
+    note: row.note,
     due: row.due,
     overdue: row.overdue,
     user: row.user_id == null ? null : { id: row.user_id, name: row.user_name ?? "" },
@@ -71,7 +75,7 @@ function present(row: CallbackRow): CallbackView {
 }
 
 const pendingSelect = (where: ReturnType<typeof sql>) => sql`
-  select cb.id, cb.contact_id, c.name, c.phone, cb.status_text, cb.due_at,
+  select cb.id, cb.contact_id, c.name, c.phone, cb.status_text, cb.due_at, cb.note,
     cb.due_at <= now() as due,
     cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15)) as overdue,
     cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name,

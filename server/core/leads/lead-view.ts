@@ -7,11 +7,22 @@ import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
 import { leadCardRows, type LeadCardRow } from "./card";
 import { attemptColumns, attemptOf, type AttemptFacts, leadInTopic } from "./retry";
+import { formatKyivClock } from "../../../common/business-time";
 import { contactCallsColumn, contactCallsOf } from "../filters/contact-limits";
+
+/** The callback a lead was handed out for (issue 41 §7): when it was due and the manager's note. */
+export interface DueCallback {
+  dueAt: string;
+  /** Its time as the card says it: «15:30» today, else with its date. */
+  dueText: string;
+  note: string;
+}
 
 /** A lead as the lead panel shows it: the lead with its attempt, its card, its history and the topic's autodial. */
 export interface LeadView {
   lead: Lead | null;
+  /** The callback this lead is (the top of the card says «Перезвон на …» with its note), or null. */
+  callback: DueCallback | null;
   card: LeadCardRow[];
   history: HistoryEntry[];
   autodial: Autodial | null;
@@ -25,6 +36,7 @@ export interface LeadViewFacts extends AttemptFacts {
   listed: boolean;
   within: boolean;
   limit_calls: unknown;
+  due_callback: { dueAt: string; note: string } | null;
 }
 
 /**
@@ -37,7 +49,27 @@ export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`):
   return sql`d.extra_labels,
     ${historyAlso} or exists (select 1 from calls k where k.contact_id = c.id)
       or exists (select 1 from lead_events e where e.contact_id = c.id) as has_history,
-    ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}, ${contactCallsColumn(sql`c.id`, sql`c.tz`, sql`f.id`)}`;
+    ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}, ${contactCallsColumn(sql`c.id`, sql`c.tz`, sql`f.id`)},
+    ${dueCallbackColumn(historyAlso)}`;
+}
+
+/**
+ * The callback contact `c` is being worked for (issue 41 §7): the one its latest status press scheduled, handed out
+ * (or due, read in the turn statement, whose snapshot has not the hand-out yet) and not closed; a press since then
+ * answered it. Two index probes (lead_events by contact, callbacks by lead event). None when `pressedNow` (the turn
+ * keeps the contact it has just pressed: that press answered the callback).
+ */
+function dueCallbackColumn(pressedNow: SQL): SQL {
+  return sql`case when ${pressedNow} then null else (
+      select json_build_object('dueAt', cb.due_at, 'note', cb.note) from callbacks cb
+      where cb.lead_event_id = (select e.id from lead_events e where e.contact_id = c.id order by e.id desc limit 1)
+        and cb.closed_reason is null and (cb.handed_at is not null or cb.due_at <= now())
+      limit 1) end as due_callback`;
+}
+
+function dueCallbackOf(row: { dueAt: string; note: string }): DueCallback {
+  const dueAt = new Date(row.dueAt);
+  return { dueAt: dueAt.toISOString(), dueText: formatKyivClock(dueAt), note: row.note };
 }
 
 /**
@@ -55,7 +87,7 @@ export async function leadView(
   phoneRegion: string,
   facts?: LeadViewFacts | null,
 ): Promise<LeadView> {
-  if (!lead) return { lead: null, card: [], history: [], autodial: null };
+  if (!lead) return { lead: null, callback: null, card: [], history: [], autodial: null };
   let row = facts;
   if (!row) {
     const [read] = await queryRows<LeadViewFacts & { held_by: number | null }>(
@@ -71,6 +103,7 @@ export async function leadView(
   const shown = { ...lead, ...(attempt ? { attempt } : {}), ...(contactCalls.length > 0 ? { contactCalls } : {}) };
   return {
     lead: shown,
+    callback: row.due_callback ? dueCallbackOf(row.due_callback) : null,
     card: leadCardRows(shown, row.extra_labels ?? [], phoneRegion),
     history: row.has_history ? (await readHistories(db, actor, [lead.id])).get(lead.id)! : [],
     autodial: autodialOf(row),

@@ -11,7 +11,7 @@ import { listContactPhones, mayBeCalled } from "../dnc/dnc";
 import { CONTACT_COLUMNS, claimNext, type ContactRow, type Lead, loadWorkSet, presentLead } from "./allocation";
 import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds } from "./retry";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
-import { callbackAtSchema } from "./callback-time";
+import { callbackAtSchema, callbackNoteSchema } from "./callback-time";
 import { clientInHours, type HoursSql } from "../filters/calling-hours";
 import { consentAllows } from "../filters/consent";
 import { underContactLimits } from "../filters/contact-limits";
@@ -60,6 +60,8 @@ const pressFields = z.object({
   callbackAt: callbackAtSchema
     .nullish()
     .describe("Для статуса, который спрашивает время перезвона: когда перезвонить (ISO 8601 со смещением, например 2026-11-25T10:00:00+02:00)"),
+  /** What to say when it is due (issue 41 §7): shown at the top of the card then, in the history, on Мои перезвоны. */
+  callbackNote: callbackNoteSchema.describe("Заметка к перезвону: что сказать клиенту, когда перезвон наступит"),
 });
 
 /** The press's status as the one StatusRef the turn reads: its id when given, else its text. */
@@ -195,6 +197,8 @@ export function turnStatement(input: {
   holdMinutes: number;
   /** When the pressed status asks for a callback: the time it is due. */
   callbackAt?: Date | null;
+  /** ...and the manager's note for it. */
+  callbackNote?: string;
   /** Read what the lead panel shows of the next lead too (LeadViewFacts); otherwise its attempt only. */
   panelView?: boolean;
   /** False: a report status is not recorded (the lead panel asks its confirmation first). */
@@ -304,8 +308,9 @@ export function turnStatement(input: {
     fs as materialized (select ${reworkStatusIds(filterId)} as ids),
     later as (
       -- A status that asks for a callback time: the contact belongs to this manager until then (decision 035).
-      insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
-      select ok.id, ok.database_id, ${userId}, ${filterId}, ok.text, ${callbackAt} from ok where ok.asks_callback
+      insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at, note, lead_event_id)
+      select ok.id, ok.database_id, ${userId}, ${filterId}, ok.text, ${callbackAt}, ${input.callbackNote ?? ""}::text, ev.id
+      from ok cross join ev where ok.asks_callback
       returning due_at),
     ${claimCtes(
       {
@@ -431,6 +436,7 @@ async function runTurn(
       withPassport: input.passport !== "",
       holdMinutes,
       callbackAt: input.callbackAt ?? null,
+      callbackNote: input.callbackNote,
       panelView: options.panelView,
       reportConfirmed: options.reportConfirmed,
     }),

@@ -12,6 +12,7 @@ const callbackSchema = z
     phone: z.string(),
     statusText: z.string(),
     dueAt: z.string().describe("Когда перезвонить (ISO 8601, UTC)"),
+    note: z.string().describe("Заметка менеджера к перезвону (пустая строка, если её нет)"),
     due: z.boolean().describe("Время перезвона наступило"),
     overdue: z.boolean().describe("Просрочен дольше времени ожидания: его может получить любой менеджер тематики"),
     user: z.object({ id: z.number().int(), name: z.string() }).nullable(),

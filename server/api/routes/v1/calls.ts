@@ -49,6 +49,11 @@ const historySchema = z.array(
     status: z.string().optional(),
     cardText: z.string().optional(),
     attempt: z.string().nullable().optional().describe("для статуса с правилом повтора: «Попытка 3 из 5» (и «итог: …» на последней)"),
+    callback: z
+      .object({ dueAt: z.string(), note: z.string() })
+      .nullable()
+      .optional()
+      .describe("перезвон, который запланировало это нажатие: когда (ISO 8601) и заметка менеджера"),
   }),
 );
 const idParams = z.object({ id: z.string().describe("id звонка") });
