@@ -228,8 +228,19 @@ describe("callbacks without JavaScript", () => {
       t.db,
       sql`update callbacks set due_at = now() - interval '1 minute' where contact_id = ${first} returning due_at as due`,
     );
-    const pressed = await post("/leadpanel", cookie, { intent: "status", statusId: String(s["Не интересно"].id), contactId: secondId, passport: "" });
-    expect(pressed.status).toBe(302);
+    // The page's script gets it in the press's answer (the turn reads it with the lead)...
+    const pressed = await post("/leadpanel/press", cookie, {
+      intent: "status",
+      statusId: String(s["Не интересно"].id),
+      contactId: secondId,
+      passport: "",
+      answer: "panel",
+    });
+    expect(pressed.text).toContain('"callback":{');
+    expect(pressed.status).toBe(200);
+    expect(String(pressed.body.next.lead.id)).toBe(first);
+    expect(pressed.body.next.callback).toMatchObject({ dueText: formatKyivClock(due), note });
+    // ...and the page as loaded shows it too.
     const back = await getPage(t, "/leadpanel", cookie);
     expect(back.text).toContain(`name="contactId" value="${first}"`);
     expect(back.text).toMatch(new RegExp(`data-testid="lead-callback"[\\s\\S]*Перезвон на <!-- -->${formatKyivClock(due)}[\\s\\S]*${note}`));

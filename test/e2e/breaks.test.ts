@@ -160,7 +160,7 @@ describe("a break from the header", () => {
     // A first break, ended: the page has counted from it before (the old timer went on from its figure).
     await toggle(page).click();
     await timer.waitFor();
-    await page.getByRole("button", { name: "Закончить перерыв" }).first().click();
+    await page.getByTestId("break-notice").getByRole("button", { name: "Закончить перерыв" }).click();
     await timer.waitFor({ state: "detached" });
     await page.waitForTimeout(6000);
 

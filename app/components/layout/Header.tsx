@@ -55,9 +55,10 @@ export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderP
           {theme === "dark" ? <SunIcon /> : <MoonIcon />}
         </button>
       </Form>
+      {/* relative: the rest of the name, sr-only (absolute) on a phone, is clipped by the link, not widening the page. */}
       <Link
         to={user.isAdmin ? "/profile" : "/"}
-        className="min-w-0 max-w-[10rem] truncate text-sm font-medium hover:underline desk:max-w-xs"
+        className="relative min-w-0 max-w-[10rem] truncate text-sm font-medium hover:underline desk:max-w-xs"
         title={name}
         data-testid="profile-link"
       >
