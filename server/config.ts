@@ -34,8 +34,14 @@ const envSchema = z.object({
   SIP_WS_URL: z.string().default(""),
   SIP_DOMAIN: z.string().default(""),
   WEBPHONE_URL: z.string().default(""),
-  /** Shared with the telephony stack's Kamailio, which asks for managers' SIP digests with it (decision 024). */
-  SIP_AUTH_SECRET: z.string().default(""),
+  /**
+   * Shared with the telephony stack's Kamailio, which asks for managers' SIP digests with it (decision 024). It
+   * guards every manager's HA1: 32 characters at least, as telephony/bin/kamailio asks too; empty: the door is shut.
+   */
+  SIP_AUTH_SECRET: z
+    .string()
+    .default("")
+    .refine((v) => v === "" || v.length >= 32, { error: "нужно не меньше 32 символов (openssl rand -hex 32)" }),
   /**
    * rtpengine's ng control address ("host:port") for live listening (issue 28); empty: «Слушать» answers that
    * listening is not set up. On the telephony host: its --listen-ng on 127.0.0.1. From another host: the telephony

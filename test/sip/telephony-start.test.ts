@@ -37,7 +37,7 @@ beforeAll(async () => {
   const rtpMin = 20_000 + Math.floor(Math.random() * 40) * 200;
   start = startDaemon("telephony/start", START, [path.join(runDir, "no-such-telephony.env")], {
     SIP_DOMAIN: "start.test",
-    SIP_AUTH_SECRET: "a-secret-of-enough-length",
+    SIP_AUTH_SECRET: "a-sip-secret-of-at-least-32-characters",
     APP_URL: "http://127.0.0.1:9",
     TRUNK_HOST: "127.0.0.1:9",
     TELEPHONY_IP: "127.0.0.1",

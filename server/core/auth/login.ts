@@ -1,9 +1,10 @@
 import crypto from "node:crypto";
 import { and, eq, sql } from "drizzle-orm";
-import { queryRows, type Db } from "../../../db/client";
+import type { Db } from "../../../db/client";
 import { loginThrottle, users } from "../../../db/schema";
 import type { PasswordHasher, SessionStore } from "./ports";
 import { AppError, tooManyRequests } from "../errors";
+import { countFailure, THROTTLE_WINDOW_MINUTES } from "./throttle";
 import { presentSessionUser } from "../users/present";
 import { parseInput } from "../validation";
 import { loginSchema } from "../../../common/schemas/auth";
@@ -14,7 +15,7 @@ export { loginSchema, type LoginInput } from "../../../common/schemas/auth";
 export const LOGIN_FAILURE_LIMIT = 5;
 /** Attempts from one address across every login per window (an office behind one NAT shares it). */
 export const ADDRESS_FAILURE_LIMIT = 50;
-export const LOGIN_WINDOW_MINUTES = 15;
+export const LOGIN_WINDOW_MINUTES = THROTTLE_WINDOW_MINUTES;
 
 /** One answer for every wrong login, password or access key: none of them tells which part was wrong. */
 const wrongCredentials = () => new AppError(401, "invalid_credentials", "Неверный логин или пароль");
@@ -40,24 +41,13 @@ export async function login(db: Db, sessions: SessionStore, passwords: PasswordH
 
 /**
  * Counts this attempt before the password is checked, for the login from this address and for the address
- * across logins, in one statement: parallel attempts (on any instance) each see their own count, so no more
- * than the limit ever reach argon2. A window that ran out starts again at 1.
+ * across logins, in one statement (throttle.ts): no more than the limit ever reach argon2.
  */
 async function countAttempt(db: Db, login: string, address: string) {
-  const expired = sql`t.window_start <= now() - make_interval(mins => ${LOGIN_WINDOW_MINUTES})`;
-  const counts = await queryRows<{ login: string; failures: number; minutes_left: number }>(
-    db,
-    sql`insert into login_throttle as t (login, address, failures, window_start)
-        values (${login}, ${address}, 1, now()), ('', ${address}, 1, now())
-        on conflict (login, address) do update set
-          failures = case when ${expired} then 1 else t.failures + 1 end,
-          window_start = case when ${expired} then now() else t.window_start end
-        returning t.login, t.failures,
-          ceil(extract(epoch from t.window_start + make_interval(mins => ${LOGIN_WINDOW_MINUTES}) - now()) / 60)::int as minutes_left`,
-  );
-  const over = counts.filter((row) => row.failures > (row.login === "" ? ADDRESS_FAILURE_LIMIT : LOGIN_FAILURE_LIMIT));
+  const counts = await countFailure(db, [login, ""], address);
+  const over = counts.filter((row) => row.failures > (row.key === "" ? ADDRESS_FAILURE_LIMIT : LOGIN_FAILURE_LIMIT));
   if (over.length > 0) {
-    const minutes = Math.max(1, ...over.map((row) => Number(row.minutes_left)));
+    const minutes = Math.max(...over.map((row) => row.minutesLeft));
     throw tooManyRequests(`Слишком много неудачных попыток входа. Попробуйте через ${minutes} мин.`);
   }
 }

@@ -4,9 +4,10 @@ import { sipDigest, sipDigestSchema } from "../../../core/telephony/sip-digest";
 import { admitCall, admitCallSchema, callEventSchema, recordCallEvent } from "../../../core/telephony/proxy-calls";
 import { kamailioAnswer, kamailioInboundAnswer } from "../../../core/telephony/kamailio-answer";
 import { routeInbound, routeInboundSchema } from "../../../core/telephony/inbound";
-import { requireTelephonySecret } from "../../../core/telephony/shared-secret";
+import { checkTelephonySecret } from "../../../core/telephony/shared-secret";
 import { CALL_ENDED, endSupervisionOfCall } from "../../../core/telephony/listening";
 import { tellSupervisionEnded } from "../../../telephony/supervision";
+import { clientAddress } from "../../../http/client-address";
 import { errorSchema } from "../../schemas/common";
 
 const secretOf = (headers: Record<string, string | string[] | undefined>) => {
@@ -28,8 +29,11 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
     expected: api.deps.config.sipAuthSecret,
     given: secretOf(headers),
   });
-  // The secret before anything else: whoever lacks it learns nothing, not even what a valid question looks like.
-  api.addHook("preValidation", async (request) => requireTelephonySecret(secrets(request.headers)));
+  // The secret before anything else: whoever lacks it learns nothing, not even what a valid question looks like;
+  // wrong ones are counted per address, as logins are, so a guesser is stopped (429).
+  api.addHook("preValidation", async (request) =>
+    checkTelephonySecret(api.deps.db, secrets(request.headers), clientAddress(request.raw, api.deps.config.trustProxy)),
+  );
 
   api.get(
     "/telephony/sip-digest",
@@ -38,7 +42,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary: "Для Kamailio: HA1 дайджеста SIP логина менеджера (заголовок X-Sip-Auth-Secret)",
         querystring: sipDigestSchema,
-        response: { 200: z.string(), 400: errorSchema, 403: errorSchema, 404: errorSchema },
+        response: { 200: z.string(), 400: errorSchema, 403: errorSchema, 404: errorSchema, 429: errorSchema },
       },
     },
     async (request, reply) => {
@@ -57,7 +61,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
           "Для Kamailio: можно ли этому менеджеру звонить на этот номер сейчас (до INVITE к оператору связи). " +
           "200 «id=N;record=1|0» (звонок открыт в журнале; record=1: записывать разговор) или 403 «id=N;sip=403», а второй строкой причина для SIP: Do Not Call | On Break | Not Signed In | Outside Calling Hours | No Consent | Contact Limit (звонок записан как отказ)",
         body: admitCallSchema,
-        response: { 200: z.string(), 400: errorSchema, 403: z.union([z.string(), errorSchema]), 404: errorSchema },
+        response: { 200: z.string(), 400: errorSchema, 403: z.union([z.string(), errorSchema]), 404: errorSchema, 429: errorSchema },
       },
     },
     async (request, reply) => {
@@ -80,7 +84,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
           "(звонок открыт в журнале этого менеджера) или 486/480 «id=N;sip=486|480», а второй строкой причина: Managers Busy | No Managers | " +
           "Nobody Answered (пропущенный звонок, перезвон создан). tried: SIP-логины, которым этот звонок уже звонил, через запятую",
         body: routeInboundSchema,
-        response: { 200: z.string(), 400: errorSchema, 403: errorSchema, 480: z.string(), 486: z.string() },
+        response: { 200: z.string(), 400: errorSchema, 403: errorSchema, 404: errorSchema, 429: errorSchema, 480: z.string(), 486: z.string() },
       },
     },
     async (request, reply) => {
@@ -100,7 +104,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       schema: {
         summary: "Для Kamailio: звонок, который он пропустил, отвечен (answer), завершён (end) или не состоялся (fail, code)",
         body: callEventSchema,
-        response: { 204: z.null(), 400: errorSchema, 403: errorSchema, 404: errorSchema },
+        response: { 204: z.null(), 400: errorSchema, 403: errorSchema, 404: errorSchema, 429: errorSchema },
       },
     },
     async (request, reply) => {
