@@ -127,6 +127,37 @@ describe("recording a call", () => {
     await setTopic({ recordCalls: true });
   });
 
+  it("a call on a recording topic that was never answered has no recording at once, never «запись готовится»", async () => {
+    const m = await manager();
+    const sipCallId = `busy-${m.sipLogin}@browser`;
+    const answer = await admit({ login: m.sipLogin, number: m.lead.phoneKey, sipCallId });
+    expect(answer.text).toMatch(/^id=\d+;record=1$/);
+    const id = Number(/^id=(\d+)/.exec(answer.text)![1]);
+    const logged = async () =>
+      (await t.request.get(`/api/v1/calls?userId=${m.user.id}`).set(bearer(adminToken))).body.calls.find((c: { id: number }) => c.id === id);
+    // While it rings it may yet be answered: its recording is on its way.
+    expect(await logged()).toMatchObject({ recording: "pending", recordingNote: "запись готовится" });
+    // rtpengine spooled the ringing; the client is busy.
+    const files = writeRecordedCall(spool(), sipCallId, { seconds: 1, managerHz: 440, clientHz: 1000 });
+    await report({ id: String(id), event: "fail", code: "486" });
+
+    expect(await logged()).toMatchObject({ outcome: "busy", sipCode: 486, recording: null, recordingNote: null });
+    const played = await t.request.get(`/api/v1/calls/${id}/recording`).set(bearer(adminToken));
+    expect(played.status).toBe(404);
+    expect(played.body.message).toBe("Этот звонок не записывался");
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const history = await getPage(t, `/searchlead?term=${m.lead.phoneKey}`, cookie);
+    expect(history.text).toContain("Звонок: занято (Абонент занят)");
+    expect(history.text).not.toContain("запись готовится");
+    expect((await getPage(t, "/", cookie)).text).not.toContain("запись готовится");
+
+    // The worker removes what was spooled of the ringing; the row stays without a recording.
+    await t.app.deps.recordings.drain();
+    expect((await rowOf(id)).recording).toBeNull();
+    expect(fs.existsSync(files.pcap)).toBe(false);
+    expect(await logged()).toMatchObject({ recording: null, recordingNote: null });
+  });
+
   it("with the disk full the call goes on unrecorded, and its row says so", async () => {
     const full = await createTestApp({
       env: { SIP_AUTH_SECRET: SECRET, RECORDINGS_DIR: path.join(dir, "full"), RECORDINGS_MIN_FREE_MB: String(2 ** 40) },

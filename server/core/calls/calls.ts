@@ -12,7 +12,7 @@ import {
   type CallOutcome,
   type RecordingState,
 } from "../../../db/schema";
-import { recordingNote } from "../recordings/recordings";
+import { recordingNote, shownRecording } from "../recordings/recordings";
 import { enqueueFrom } from "../webhooks/queue";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
@@ -297,8 +297,8 @@ async function listCallRows(db: Db, where: SQL | undefined, limit: number, offse
     outcome: call.outcome,
     sipCode: call.sipCode,
     reason: call.reason,
-    recording: call.recording,
-    recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+    recording: shownRecording(call),
+    recordingNote: recordingNote(call),
   }));
 }
 

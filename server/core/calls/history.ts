@@ -104,7 +104,7 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       talkSeconds: call.talkSeconds,
       reason: call.reason,
       id: call.id,
-      recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+      recordingNote: recordingNote(call),
       playable: mayHear(actor, call, managersHear),
       downloadable: actor.isAdmin && call.recording === "ready",
       score: score !== null && (actor.isAdmin || call.userId === actor.id) ? Number(score) : null,

@@ -342,7 +342,7 @@ export async function recentRecordedCalls(db: Db, actor: Actor, limit = 20): Pro
     .select({ call: calls, manager: users.login })
     .from(calls)
     .leftJoin(users, eq(users.id, calls.userId))
-    .where(isNotNull(calls.recording))
+    .where(and(isNotNull(calls.recording), sql`not (${calls.recording} = 'pending' and ${neverAnswered})`))
     .orderBy(desc(calls.startedAt), desc(calls.id))
     .limit(limit);
   return rows.map(({ call, manager }) => ({
@@ -352,7 +352,7 @@ export async function recentRecordedCalls(db: Db, actor: Actor, limit = 20): Pro
     number: call.number,
     talkSeconds: call.talkSeconds,
     playable: call.recording === "ready",
-    recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+    recordingNote: recordingNote(call),
   }));
 }
 
@@ -410,9 +410,33 @@ export function sweepOrphanMetadata(folder: RecordingsFolder, now = Date.now()):
 // ---------------------------------------------------------------------------------------------------------------
 // Playback.
 
+/** A call row's facts about its recording, as every page and API answer reads them. */
+export interface RecordingFacts {
+  recording: RecordingState | null;
+  recordingError: string | null;
+  recordingAttempts: number;
+  answeredAt: Date | null;
+  endedAt: Date | null;
+}
+
+/**
+ * A call that ended unanswered (a failed call, a busy client) has no recording, at once: nothing was said. Its row
+ * stays 'pending' only until the worker has removed what rtpengine spooled of its ringing (nothingRecorded), up to
+ * LOST_AFTER_SECONDS later; nobody is shown that wait.
+ */
+const neverAnswered = sql`(${calls.endedAt} is not null and ${calls.answeredAt} is null)`;
+const nothingToHear = (call: RecordingFacts) => call.recording === "pending" && call.endedAt !== null && call.answeredAt === null;
+
+/** What became of a call's recording as people see it: null when it was not recorded (or nothing was said). */
+export function shownRecording(call: RecordingFacts): RecordingState | null {
+  return nothingToHear(call) ? null : call.recording;
+}
+
 /** What a row says of its recording, in Russian (the call log, the client's history). */
-export function recordingNote(state: RecordingState | null, error: string | null, attempts: number): string | null {
-  switch (state) {
+export function recordingNote(call: RecordingFacts): string | null {
+  const error = call.recordingError;
+  const attempts = call.recordingAttempts;
+  switch (shownRecording(call)) {
     case null:
       return null;
     case "pending":
@@ -473,8 +497,10 @@ export async function openRecording(
       file: calls.recordingFile,
       startedAt: calls.startedAt,
       managersHear: filters.managersHearRecordings,
-      error: calls.recordingError,
-      attempts: calls.recordingAttempts,
+      recordingError: calls.recordingError,
+      recordingAttempts: calls.recordingAttempts,
+      answeredAt: calls.answeredAt,
+      endedAt: calls.endedAt,
     })
     .from(calls)
     .leftJoin(filters, eq(filters.id, calls.filterId))
@@ -483,7 +509,7 @@ export async function openRecording(
   const refused = hearingRefused(actor, row, row.managersHear, purpose.download);
   if (refused) throw refused;
   if (row.recording !== "ready" || !row.file) {
-    throw notFound(recordingNote(row.recording, row.error, row.attempts) ?? "Этот звонок не записывался", "recording_not_found");
+    throw notFound(recordingNote(row) ?? "Этот звонок не записывался", "recording_not_found");
   }
   const file = path.join(folder.audio, row.file);
   const size = fs.statSync(file, { throwIfNoEntry: false })?.size;

@@ -377,7 +377,7 @@ async function summaries(db: Db, actor: Actor, ids: number[]): Promise<Map<numbe
       filterId: call.filterId,
       topic: r.topic,
       playable: mayHear(actor, call, r.managersHear),
-      recordingNote: recordingNote(call.recording, call.recordingError, call.recordingAttempts),
+      recordingNote: recordingNote(call),
       recordingMs: call.recording === "ready" ? call.recordingMs : null,
     });
   }
