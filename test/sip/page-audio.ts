@@ -1,4 +1,5 @@
 import type { Page } from "playwright-core";
+import { toneShare } from "../helpers/recordings";
 
 /** What an element of the page played during one window: its samples, and whether it played at all. */
 export interface ElementOutput {
@@ -80,27 +81,17 @@ export async function elementOutput(page: Page, label: string): Promise<ElementO
 export async function audibleAfterClick(page: Page, button: string, label: string, hz: number[], clicker: Page = page): Promise<number> {
   // tsx names the page function's inner arrows with its __name helper, which the page lacks.
   await page.evaluate("window.__name = window.__name || ((f) => f)");
+  await page.evaluate(`window.toneShare = ${toneShare.toString()}`);
   const clickedAt = await clicker.evaluate((selector) => {
     (document.querySelector(selector) as HTMLButtonElement).click();
     return Date.now();
   }, button);
   const heardAt = await page.evaluate(
     async ({ label, hz, deadline }) => {
-      const level = (samples: Float32Array, rate: number, f: number) => {
-        const k = (2 * Math.PI * f) / rate;
-        const c = 2 * Math.cos(k);
-        let s1 = 0;
-        let s2 = 0;
-        let power = 0;
-        for (const x of samples) {
-          const s0 = x + c * s1 - s2;
-          s2 = s1;
-          s1 = s0;
-          power += x * x;
-        }
-        const magnitude = s1 * s1 + s2 * s2 - c * s1 * s2;
-        return power > 0 ? Math.sqrt(((2 * magnitude) / samples.length / power) * (power / samples.length)) : 0;
-      };
+      // The tone's amplitude: its share of the window's power (toneShare, put in the page above) times that power.
+      const share = (window as unknown as { toneShare: typeof toneShare }).toneShare;
+      const level = (samples: Float32Array, rate: number, f: number) =>
+        Math.sqrt(share(samples, rate, f) * (samples.reduce((sum, x) => sum + x * x, 0) / samples.length));
       const context = new AudioContext();
       await context.resume();
       try {
