@@ -5,9 +5,6 @@ import { notSignedIn, resourceError } from "../errors.server";
 import { readFormBody, unknownIntent } from "../forms.server";
 import { postOnlyResource } from "../resources.server";
 
-/** The longest offer pushed with the whisper's news: the instances' bus (Postgres NOTIFY) carries at most 8,000 bytes. */
-const MAX_PUSHED_OFFER = 6_000;
-
 /** Nothing to read here: a GET says so. */
 export const loader = postOnlyResource;
 
@@ -40,15 +37,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
       case "whisper": {
         const whisper = await startWhisper(db, mediaRelay, actor, form);
         // The manager's offer is made while the admin's browser takes its answer, and goes with the news, so his page
-        // answers at once (issue 39: no `hear` round trip). Without it (rtpengine refused, an offer too long for the
-        // instances' bus) his page asks `hear` itself and says what went wrong.
+        // answers at once (issue 39: no `hear` round trip). Only to his page on this instance: an offer never goes on
+        // the instances' bus. Without it (his page on another instance, rtpengine refused) his page asks
+        // `hear` itself and says what went wrong.
         const { sessionId, managerId } = whisper;
         void whisperOffer(db, mediaRelay, sessionId)
           .then(
-            ({ sdp }) => (sdp.length <= MAX_PUSHED_OFFER ? { sessionId, sdp } : { sessionId }),
+            ({ sdp }) => ({ sessionId, sdp }),
             () => ({ sessionId }),
           )
-          .then((news) => hub.tellUser(managerId, "whisper", news))
+          .then((news) => hub.tellUserHere(managerId, "whisper", news, { sessionId }))
           .catch(() => {});
         return Response.json({ sessionId, sdp: whisper.sdp });
       }

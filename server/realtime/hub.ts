@@ -40,6 +40,12 @@ export interface RealtimeHub {
   presenceChanged(): Promise<void>;
   /** Sends an event to every socket of a user, on every instance (a whisper starting on his call). */
   tellUser(userId: number, event: ServerEvent, data?: unknown): Promise<void>;
+  /**
+   * Sends what must not travel between instances (an SDP offer: its ICE password and DTLS fingerprint would sit in
+   * NOTIFY payloads, which can reach the database's logs) to the user's sockets on this instance; where he has none
+   * here, every instance gets `elsewhere` instead (what lets his page ask for the rest itself).
+   */
+  tellUserHere(userId: number, event: ServerEvent, data: unknown, elsewhere: unknown): Promise<void>;
   /** Starts listening to the other instances (Postgres LISTEN; PGlite's listen in the embedded mode). */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -169,6 +175,9 @@ export function createRealtimeHub({ db, sessions, bus, presenceGraceSeconds = 30
       relay.publish({ type: "forceLogout", userId, ...(keepSession ? { keep: sessionDigest(keepSession) } : {}) }),
     presenceChanged: () => relay.publish({ type: "presence" }),
     tellUser: (userId, event, data) => relay.publish({ type: "toUser", userId, event, data }),
+    tellUserHere: async (userId, event, data, elsewhere) => {
+      if (connections.sendToUser(userId, event, data) === 0) await relay.publish({ type: "toUser", userId, event, data: elsewhere });
+    },
     async start() {
       if (!closed) await relay.start();
     },

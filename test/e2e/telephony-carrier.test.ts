@@ -5,6 +5,7 @@ import fs from "node:fs";
 import pathModule from "node:path";
 import { calls, contacts, doNotCall, filters, listenSessions, managerBreaks, users } from "../../db/schema";
 import { escapedCallId } from "../../server/core/recordings/spool";
+import { REALTIME_CHANNEL } from "../../server/realtime/protocol";
 import { ADMIN, createUser } from "../helpers/app";
 import { allowRefusal, allowPageError, launchBrowser, loginThroughPage, waitForHydration } from "../helpers/browser";
 import { watchBrowser } from "../helpers/page-errors";
@@ -530,6 +531,9 @@ describe("live listening from /users (issue 28)", () => {
     const row = admin.locator(`[data-testid=online-row-${a.manager.user.login}]`);
 
     media.sources(true);
+    // What goes between the instances (NOTIFY): the whisper's news, never the manager's offer with its ICE password.
+    const onTheBus: string[] = [];
+    const unlisten = await e.handle.listen(REALTIME_CHANNEL, (payload) => void onTheBus.push(payload));
     // «Подсказать» → the admin's tone audible in the manager's element (its output, playing, moving; issue 39).
     const audibleAfter = await audibleAfterClick(
       a.page,
@@ -540,6 +544,11 @@ describe("live listening from /users (issue 28)", () => {
     );
     if (process.env.DEBUG_LISTEN) console.log("whisper audible after", audibleAfter, "ms");
     expect(audibleAfter).toBeLessThan(WHISPER_AUDIBLE_MS);
+    // (the watch hears the bus: a presence change sent now reaches it)
+    await e.app.deps.hub.presenceChanged();
+    await expect.poll(() => onTheBus.some((payload) => payload.includes('"presence"'))).toBe(true);
+    await unlisten();
+    expect(onTheBus.filter((payload) => /ice-pwd|fingerprint|m=audio/.test(payload)), "an SDP on the instances' bus").toEqual([]);
     await row.locator("[data-testid=whisper-stop]").waitFor();
     await a.page.locator("[data-testid=whisper-on]").waitFor();
     await noticeLeavesHeaderUsable(a.page);
