@@ -165,7 +165,9 @@ describe("contact limits in the topic form (issue 43)", () => {
     await dialog.getByLabel("Харьков").check();
     await dialog.getByRole("checkbox", { name: "Перезвонить", exact: true }).check();
     const limits = dialog.locator("[data-testid=contact-limits]");
+    expect(await limits.getByLabel("В день, не больше").isDisabled()).toBe(true);
     await limits.getByRole("radio", { name: "Свои ограничения:" }).check();
+    expect(await limits.getByLabel("В день, не больше").isDisabled()).toBe(false);
     await limits.getByLabel("В день, не больше").fill("0");
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     // The browser checks it with core's own schema: the message under the field, nothing sent.
@@ -173,6 +175,8 @@ describe("contact limits in the topic form (issue 43)", () => {
     expect(await limits.getByLabel("В день, не больше").getAttribute("aria-invalid")).toBe("true");
 
     await limits.getByRole("radio", { name: /По закону 230-ФЗ/ }).check();
+    // 230-FZ's numbers are the law's: the own ones cannot be typed meanwhile.
+    expect(await limits.getByLabel("В день, не больше").isDisabled()).toBe(true);
     await dialog.getByRole("button", { name: "Сохранить" }).click();
     await page.getByText("Фильтр сохранен").first().waitFor();
     const card = page.locator("[data-testid=filter-card]", { hasText: "Взыскание" });

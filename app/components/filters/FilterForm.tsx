@@ -1,6 +1,6 @@
 import type { SubmissionResult } from "@conform-to/react";
 import { Form, Link, useNavigation } from "@remix-run/react";
-import type { ReactNode } from "react";
+import { useState, type ReactNode } from "react";
 import * as z from "zod";
 import {
   CONTACT_LIMIT_COUNTS,
@@ -15,6 +15,7 @@ import {
 import type { CallingHours } from "../../../server/core/filters/calling-hours";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { DialogOrSection } from "../ui/DialogOrSection";
+import { useHydrated } from "../ui/hydrated";
 import { CancelAndSave, FieldError, formProps, inputProps, isChosen, selectProps, unshownError, useSchemaForm, TextField } from "../ui/forms";
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
 
@@ -281,11 +282,15 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
 
 /**
  * The contact limits per client (issue 43, decision 075): none, 230-FZ's (one choice), or the admin's own numbers
- * and what they count. Plain radios and fields: the same without JavaScript (the numbers are read only with «Свои»).
+ * and what they count. Plain radios and fields: the same without JavaScript (the numbers are read only with «Свои»);
+ * with it, the own numbers are disabled while another choice is made, so 230-FZ's cannot look changed.
  */
 function ContactLimitsFields({ field }: { field: Fields["contactLimits"] }) {
   const limits = field.getFieldset();
   const preset = String(limits.preset.value ?? limits.preset.initialValue ?? "none");
+  const [chosen, setChosen] = useState(preset);
+  const ownOff = useHydrated() && chosen !== "custom";
+  const choose = (value: string) => () => setChosen(value);
   const number = (f: typeof limits.day, label: string) => (
     <div>
       <label className="label" htmlFor={`limit-${f.name}`}>
@@ -300,20 +305,35 @@ function ContactLimitsFields({ field }: { field: Fields["contactLimits"] }) {
       <legend className="px-1 text-sm font-medium">Сколько раз звонить одному клиенту</legend>
       <div className="space-y-1 text-sm" role="radiogroup" aria-label="Ограничение звонков клиенту">
         <label className="flex items-start gap-2">
-          <input type="radio" name={limits.preset.name} value="none" defaultChecked={preset === "none"} className="mt-1" />
+          <input type="radio" name={limits.preset.name} value="none" defaultChecked={preset === "none"} onChange={choose("none")} className="mt-1" />
           Без ограничения
         </label>
         <label className="flex items-start gap-2">
-          <input type="radio" name={limits.preset.name} value="law230" defaultChecked={preset === "law230"} className="mt-1" />
+          <input
+            type="radio"
+            name={limits.preset.name}
+            value="law230"
+            defaultChecked={preset === "law230"}
+            onChange={choose("law230")}
+            className="mt-1"
+          />
           <span>По закону 230-ФЗ (взыскание долгов): не больше 1 разговора с клиентом в день, 2 в неделю и 8 в месяц. Недозвоны не считаются.</span>
         </label>
         <label className="flex items-start gap-2">
-          <input type="radio" name={limits.preset.name} value="custom" defaultChecked={preset === "custom"} className="mt-1" />
+          <input
+            type="radio"
+            name={limits.preset.name}
+            value="custom"
+            defaultChecked={preset === "custom"}
+            onChange={choose("custom")}
+            className="mt-1"
+          />
           Свои ограничения:
         </label>
       </div>
       <FieldError field={limits.preset} />
-      <div className="ml-6 mt-2 space-y-2">
+      <fieldset className="ml-6 mt-2 space-y-2 disabled:opacity-60" disabled={ownOff} data-testid="own-limits">
+        <legend className="sr-only">Свои ограничения</legend>
         <div className="flex flex-wrap gap-3">
           {number(limits.day, "В день, не больше")}
           {number(limits.week, "В неделю")}
@@ -331,7 +351,7 @@ function ContactLimitsFields({ field }: { field: Fields["contactLimits"] }) {
           </label>
         </div>
         <FieldError field={limits.counts} />
-      </div>
+      </fieldset>
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
         Дни, недели (с понедельника) и месяцы — по времени клиента. Пустое поле — без ограничения. Клиента, которому уже звонили столько раз, система
         не выдаёт и не даёт ему позвонить до следующего дня, недели или месяца.
