@@ -132,7 +132,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   }
   const { answer, contactId, passport, card, confirmed, callbackPreset, callbackLocal, callbackNote } = form.value;
   const statusId = form.value.statusId;
-  const pressed = { statusId, contactId, passport, card, confirmed };
+  const pressed = { statusId, contactId, passport, card, confirmed, callbackNote };
 
   // Issue 18: the callback time, when one came with the press (the turn records it for a status that asks for one).
   // One it cannot read is no time: a status that asks for one is refused for want of it, and told why below.
@@ -214,7 +214,7 @@ async function pressHeldBack(db: Db, error: unknown, pressed: Pressed, unreadTim
   if (!status) return refusedBy(pressedStatusNotFound());
   if (code === "client_card_empty") return refused({ code, message: reportCardProblem(pressed.card) ?? CARD_EMPTY }, 400);
   if (code === "report_not_confirmed") return asks({ confirm: confirmState(pressed, status) });
-  const callback = { ...confirmState(pressed, status), confirmed: pressed.confirmed };
+  const callback = { ...confirmState(pressed, status), confirmed: pressed.confirmed, callbackNote: pressed.callbackNote };
   return unreadTime ? refusedBy(unreadTime, { callback }) : asks({ callback });
 }
 

@@ -203,6 +203,18 @@ describe("callbacks without JavaScript", () => {
     const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId: first, passport: "" });
     expect(asked.text).toContain("Заметка к перезвону");
     const note = "Просил набрать после обеда, спросить про рассрочку";
+    // A time refused (past) asks again with the note as he typed it.
+    const past = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(created.body.id),
+      contactId: first,
+      passport: "",
+      callbackLocal: "2020-01-01T10:00",
+      callbackNote: note,
+    });
+    expect(past.status).toBe(400);
+    expect(past.text).toContain("Время перезвона уже прошло");
+    expect(past.text).toMatch(new RegExp(`<textarea id="callback-note-nojs" name="callbackNote"[^>]*>${note}</textarea>`));
     const done = await post("/leadpanel", cookie, {
       intent: "status",
       statusId: String(created.body.id),

@@ -45,7 +45,7 @@ export function NoScriptQuestion({ kind, press, times }: { kind: "confirm" | "ca
             </button>
           </>
         ) : (
-          <CallbackChoices times={times} fieldId="callback-local-nojs" noteId="callback-note-nojs" after={close} />
+          <CallbackChoices times={times} fieldId="callback-local-nojs" noteId="callback-note-nojs" note={press.callbackNote} after={close} />
         )}
       </Form>
     </section>

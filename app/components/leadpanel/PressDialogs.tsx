@@ -85,6 +85,7 @@ export function CallbackChoices({
   times,
   fieldId,
   noteId,
+  note: typedNote = "",
   firstRef,
   on,
   after,
@@ -92,13 +93,15 @@ export function CallbackChoices({
   times: CallbackTimes;
   fieldId: string;
   noteId: string;
+  /** The note as typed before (a time refused without JavaScript asks again with it). */
+  note?: string;
   firstRef?: RefObject<HTMLButtonElement>;
   on?: { preset(preset: string, note: string): void; local(local: string, note: string): void };
   /** After «Запланировать» (the section's «Закрыть»). */
   after?: ReactNode;
 }) {
   const [local, setLocal] = useState(times.initial);
-  const [note, setNote] = useState("");
+  const [note, setNote] = useState(typedNote);
   return (
     <div className="space-y-3">
       <div>
@@ -112,7 +115,9 @@ export function CallbackChoices({
           className="input min-h-16"
           maxLength={CALLBACK_NOTE_MAX}
           placeholder="Например: просил набрать после обеда, спросить про рассрочку"
-          {...(on ? { value: note, onChange: (event: ChangeEvent<HTMLTextAreaElement>) => setNote(event.target.value) } : {})}
+          {...(on
+            ? { value: note, onChange: (event: ChangeEvent<HTMLTextAreaElement>) => setNote(event.target.value) }
+            : { defaultValue: typedNote })}
           data-testid="callback-note"
         />
       </div>

@@ -27,6 +27,8 @@ export interface ConfirmState {
   card: CardFieldValue[];
   /** The press was already confirmed (a report status that also asks for a callback time). */
   confirmed?: boolean;
+  /** The callback's note as typed (issue 41 §7): a time refused keeps it in the question asked again. */
+  callbackNote?: string;
 }
 
 /** Every answer of the action but a redirect: a refusal, a question (report, callback time) or the next lead. */
