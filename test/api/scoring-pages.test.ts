@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { callComments, callScores, calls, scorecardCriteria } from "../../db/schema";
+import { callComments, callScores, scorecardCriteria } from "../../db/schema";
 import { ADMIN, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { insertAnsweredCall } from "../helpers/calls";
 import { createFilterRow } from "../helpers/leads";
 import { escapeRegExp, field } from "../helpers/form-fields";
 
@@ -18,25 +19,9 @@ beforeAll(async () => {
   const m = await createUser(t.db, { login: "pages-anna", displayName: "Анна" });
   manager = await pageSessionCookie(t, m);
   topic = (await createFilterRow(t.db, { name: "Кредиты", managerIds: [m.user.id], databaseIds: [], statusIds: [] })).id;
-  const startedAt = new Date(Date.now() - 600_000);
-  const [row] = await t.db
-    .insert(calls)
-    .values({
-      userId: m.user.id,
-      filterId: topic,
-      number: "+380501112233",
-      direction: "out",
-      startedAt,
-      answeredAt: startedAt,
-      endedAt: new Date(),
-      talkSeconds: 95,
-      outcome: "answered",
-      recording: "ready",
-      recordingFile: "none.ogg",
-      recordingMs: 95_000,
-    })
-    .returning();
-  callId = row.id;
+  callId = (
+    await insertAnsweredCall(t.db, m.user.id, topic, { startedAgoMs: 600_000, recording: "ready", recordingFile: "none.ogg", recordingMs: 95_000 })
+  ).id;
 });
 
 describe("the scorecard editor without JavaScript", () => {

@@ -280,6 +280,13 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
   );
 }
 
+/** The contact limits' three choices, as the form says them. */
+const PRESET_CHOICES: Array<[LimitsRow["preset"], string]> = [
+  ["none", "Без ограничения"],
+  ["law230", "По закону 230-ФЗ (взыскание долгов): не больше 1 разговора с клиентом в день, 2 в неделю и 8 в месяц. Недозвоны не считаются."],
+  ["custom", "Свои ограничения:"],
+];
+
 /**
  * The contact limits per client (issue 43, decision 075): none, 230-FZ's (one choice), or the admin's own numbers
  * and what they count. Plain radios and fields: the same without JavaScript (the numbers are read only with «Свои»);
@@ -288,9 +295,8 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
 function ContactLimitsFields({ field }: { field: Fields["contactLimits"] }) {
   const limits = field.getFieldset();
   const preset = String(limits.preset.value ?? limits.preset.initialValue ?? "none");
-  const [chosen, setChosen] = useState(preset);
+  const [chosen, setChosen] = useState<string>(preset);
   const ownOff = useHydrated() && chosen !== "custom";
-  const choose = (value: string) => () => setChosen(value);
   const number = (f: typeof limits.day, label: string) => (
     <div>
       <label className="label" htmlFor={`limit-${f.name}`}>
@@ -304,32 +310,19 @@ function ContactLimitsFields({ field }: { field: Fields["contactLimits"] }) {
     <fieldset className="rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="contact-limits">
       <legend className="px-1 text-sm font-medium">Сколько раз звонить одному клиенту</legend>
       <div className="space-y-1 text-sm" role="radiogroup" aria-label="Ограничение звонков клиенту">
-        <label className="flex items-start gap-2">
-          <input type="radio" name={limits.preset.name} value="none" defaultChecked={preset === "none"} onChange={choose("none")} className="mt-1" />
-          Без ограничения
-        </label>
-        <label className="flex items-start gap-2">
-          <input
-            type="radio"
-            name={limits.preset.name}
-            value="law230"
-            defaultChecked={preset === "law230"}
-            onChange={choose("law230")}
-            className="mt-1"
-          />
-          <span>По закону 230-ФЗ (взыскание долгов): не больше 1 разговора с клиентом в день, 2 в неделю и 8 в месяц. Недозвоны не считаются.</span>
-        </label>
-        <label className="flex items-start gap-2">
-          <input
-            type="radio"
-            name={limits.preset.name}
-            value="custom"
-            defaultChecked={preset === "custom"}
-            onChange={choose("custom")}
-            className="mt-1"
-          />
-          Свои ограничения:
-        </label>
+        {PRESET_CHOICES.map(([value, label]) => (
+          <label key={value} className="flex items-start gap-2">
+            <input
+              type="radio"
+              name={limits.preset.name}
+              value={value}
+              defaultChecked={preset === value}
+              onChange={() => setChosen(value)}
+              className="mt-1"
+            />
+            <span>{label}</span>
+          </label>
+        ))}
       </div>
       <FieldError field={limits.preset} />
       <fieldset className="ml-6 mt-2 space-y-2 disabled:opacity-60" disabled={ownOff} data-testid="own-limits">
