@@ -6,6 +6,7 @@ export {
   resendDelivery,
   rotateWebhookSecret,
   setWebhookEnabled,
+  updateWebhook,
   webhookLog,
   webhooksSwitchedOff,
   type DeliveryView,

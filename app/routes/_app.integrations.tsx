@@ -23,7 +23,9 @@ import {
   revokeApiKey,
   rotateWebhookSecret,
   setWebhookEnabled,
+  updateWebhook,
   webhookLog,
+  type WebhookView,
 } from "../webhooks.server";
 import { API_KEY_SCOPE_NAMES, API_KEY_SCOPES, apiKeyInputSchema } from "../../common/schemas/api-keys";
 
@@ -33,6 +35,8 @@ const PAGE = "/integrations";
 
 /** The create form: an unticked «Включён» is sent as nothing, which is «off» here (the API's default is on). */
 const webhookFormSchema = webhookInputSchema.extend({ enabled: z.boolean().default(false) });
+/** The edit form: the create form's fields and the webhook's id. */
+const webhookEditSchema = webhookFormSchema.extend({ id: idSchema });
 
 const toggleFields = idFields.extend({ on: z.enum(["0", "1"]) });
 const resendFields = idFields.extend({ delivery: idSchema });
@@ -47,9 +51,11 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const logOf = hooks.find((h) => String(h.id) === params.get("log")) ?? null;
   const log = logOf ? ((await orAppMessage(webhookLog(db, actor, logOf.id))).value ?? []) : [];
   const removing = hooks.find((h) => String(h.id) === params.get("delete")) ?? null;
+  // APPLICATION_FORWARD_URL's webhook is the variable's: the app sets its address and event again at start.
+  const editing = hooks.find((h) => String(h.id) === params.get("edit") && !h.fromEnv) ?? null;
   const keys = await listApiKeys(db, actor);
   const revoking = keys.find((k) => String(k.id) === params.get("revoke") && !k.revokedAt) ?? null;
-  return { hooks, logOf, log, removing, keys, revoking };
+  return { hooks, logOf, log, removing, editing, keys, revoking };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -63,6 +69,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
         return await submitForm(form, { name: "create", schema: webhookFormSchema }, async (value) => {
           const made = await createWebhook(db, actor, value);
           return redirectWithToast(`${PAGE}?log=${made.id}`, { type: "success", message: "Вебхук добавлен" });
+        });
+      case "edit":
+        return await submitForm(form, { name: "edit", schema: webhookEditSchema }, async ({ id, ...value }) => {
+          await updateWebhook(db, actor, id, value);
+          return redirectWithToast(`${PAGE}?log=${id}`, { type: "success", message: "Вебхук изменён" });
         });
       case "toggle": {
         const { id, on } = readFields(form, toggleFields);
@@ -105,18 +116,30 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 const STATE_TEXT = { pending: "В очереди", delivered: "Доставлено", failed: "Не доставлено" } as const;
 
-function CreateWebhook({ answer, busy }: { answer: unknown; busy: boolean }) {
-  const lastResult = resultOf(answer, "create");
-  const [form, fields] = useSchemaForm(webhookFormSchema, { id: "webhook-create", lastResult, defaultValue: { enabled: "on" } });
+/** The webhook's form: a new one, or with `editing` that one's address, events and state (the same fields). */
+function WebhookForm({ answer, busy, editing }: { answer: unknown; busy: boolean; editing?: WebhookView }) {
+  const name = editing ? "edit" : "create";
+  const lastResult = resultOf(answer, name);
+  const [form, fields] = useSchemaForm(editing ? webhookEditSchema : webhookFormSchema, {
+    id: editing ? `webhook-edit-${editing.id}` : "webhook-create",
+    lastResult,
+    defaultValue: editing ? { url: editing.url, events: editing.events, enabled: editing.enabled ? "on" : undefined } : { enabled: "on" },
+  });
   const unshown = unshownError(lastResult, ["url", "events"]);
   return (
-    <Form method="post" className="card space-y-3" {...formProps(form)}>
-      <h2 className="font-semibold">Новый вебхук</h2>
+    <Form
+      method="post"
+      className={editing ? "space-y-3 border-t border-slate-200 pt-3 dark:border-slate-700" : "card space-y-3"}
+      {...formProps(form)}
+      data-testid={editing ? "webhook-edit" : undefined}
+    >
+      <h2 className="font-semibold">{editing ? "Изменить вебхук" : "Новый вебхук"}</h2>
+      {editing ? <input type="hidden" name="id" value={editing.id} /> : null}
       <TextField
         field={fields.url}
         type="url"
         label="Адрес получателя"
-        id="webhook-url"
+        id={editing ? `webhook-url-${editing.id}` : "webhook-url"}
         className="input w-full"
         placeholder="https://crm.example.com/hooks/leaddesk"
       />
@@ -145,9 +168,16 @@ function CreateWebhook({ answer, busy }: { answer: unknown; busy: boolean }) {
         Включён
       </label>
       {unshown ? <ServerMessage kind="error" message={unshown} /> : null}
-      <button type="submit" name="intent" value="create" className="btn-primary" disabled={busy}>
-        Добавить вебхук
-      </button>
+      <div className="flex flex-wrap gap-2">
+        <button type="submit" name="intent" value={name} className="btn-primary" disabled={busy}>
+          {editing ? "Сохранить" : "Добавить вебхук"}
+        </button>
+        {editing ? (
+          <Link to={PAGE} className="btn-secondary">
+            Отмена
+          </Link>
+        ) : null}
+      </div>
     </Form>
   );
 }
@@ -181,7 +211,7 @@ function CreateApiKey({ answer, busy }: { answer: unknown; busy: boolean }) {
 }
 
 export default function IntegrationsPage() {
-  const { hooks, logOf, log, removing, keys, revoking } = useLoaderData<typeof loader>();
+  const { hooks, logOf, log, removing, editing, keys, revoking } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
   const busy = useNavigation().state === "submitting";
@@ -196,7 +226,7 @@ export default function IntegrationsPage() {
         <code>docs/integrations.md</code>.
       </p>
       {error ? <ServerMessage key={answerKey} kind="error" message={error} /> : null}
-      <CreateWebhook answer={answer} busy={busy} />
+      <WebhookForm answer={answer} busy={busy} />
 
       <h2 className="text-lg font-semibold">Вебхуки</h2>
       {hooks.length === 0 ? (
@@ -206,7 +236,7 @@ export default function IntegrationsPage() {
       ) : (
         <ul className="space-y-3" data-testid="webhooks">
           {hooks.map((hook) => (
-            <li key={hook.id} className="card space-y-2" data-testid="webhook">
+            <li key={hook.id} id={`webhook-${hook.id}`} className="card space-y-2" data-testid="webhook">
               <div className="flex flex-wrap items-start justify-between gap-2">
                 <div className="min-w-0">
                   <p className="break-all font-mono text-sm">{hook.url}</p>
@@ -246,6 +276,11 @@ export default function IntegrationsPage() {
                 <Link to={`${PAGE}?log=${hook.id}#log`} className="btn-secondary">
                   Журнал отправок
                 </Link>
+                {hook.fromEnv ? null : (
+                  <Link to={`${PAGE}?edit=${hook.id}#webhook-${hook.id}`} preventScrollReset className="btn-secondary">
+                    Изменить
+                  </Link>
+                )}
                 <Form method="post">
                   <input type="hidden" name="id" value={hook.id} />
                   <input type="hidden" name="on" value={hook.enabled ? "0" : "1"} />
@@ -263,6 +298,7 @@ export default function IntegrationsPage() {
                   Удалить
                 </Link>
               </div>
+              {editing?.id === hook.id ? <WebhookForm key={hook.id} answer={answer} busy={busy} editing={editing} /> : null}
             </li>
           ))}
         </ul>

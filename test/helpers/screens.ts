@@ -285,6 +285,7 @@ export function adminScreens(ids: Awaited<ReturnType<typeof seedScreens>>["ids"]
     "/integrations",
     `/integrations?log=${ids.webhook}`,
     `/integrations?delete=${ids.webhook}`,
+    `/integrations?edit=${ids.webhook}`,
     "/payments",
     `/payments/pay/${ids.worker}`,
     `/payments/history/${ids.worker}`,
