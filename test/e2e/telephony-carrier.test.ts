@@ -548,7 +548,10 @@ describe("live listening from /users (issue 28)", () => {
     await e.app.deps.hub.presenceChanged();
     await expect.poll(() => onTheBus.some((payload) => payload.includes('"presence"'))).toBe(true);
     await unlisten();
-    expect(onTheBus.filter((payload) => /ice-pwd|fingerprint|m=audio/.test(payload)), "an SDP on the instances' bus").toEqual([]);
+    expect(
+      onTheBus.filter((payload) => /ice-pwd|fingerprint|m=audio/.test(payload)),
+      "an SDP on the instances' bus",
+    ).toEqual([]);
     await row.locator("[data-testid=whisper-stop]").waitFor();
     await a.page.locator("[data-testid=whisper-on]").waitFor();
     await noticeLeavesHeaderUsable(a.page);
