@@ -1,9 +1,6 @@
 import fs from "node:fs";
-import http from "node:http";
 import path from "node:path";
-import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
-import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, leadEvents, webhookDeliveries, webhooks } from "../../db/schema";
 import { buildApp } from "../../server/app";
@@ -12,78 +9,27 @@ import { checkRecordingLink } from "../../server/core/webhooks/links";
 import { enqueueEvent } from "../../server/core/webhooks/queue";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { startWebhookReceiver } from "../helpers/webhook-receiver";
 
 /** A CRM's receiver: a real HTTP server that checks every signature with the standardwebhooks library. */
-type Mode = "ok" | "500" | "slow";
-interface Received {
-  id: string;
-  type: string;
-  client: number | null;
-  eventId: number | null;
-  data?: Record<string, unknown>;
-}
-let mode: Mode = "ok";
-let secret = "";
-const accepted: Received[] = [];
-const badSignatures: string[] = [];
-let receiver: http.Server | null = null;
-let port = 0;
 const SLOW_MS = 3000;
-
-function startReceiver(): Promise<void> {
-  receiver = http.createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => (body += chunk));
-    req.on("end", () => {
-      const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
-      let event: { type: string; data: { client?: { id: number }; eventId?: number } & Record<string, unknown> };
-      try {
-        event = new Webhook(secret).verify(body, headers) as typeof event;
-      } catch {
-        badSignatures.push(body);
-        res.writeHead(400).end("bad signature");
-        return;
-      }
-      const answer = () => {
-        if (mode === "500") return res.writeHead(500, { "Content-Type": "text/plain" }).end("Внутренняя ошибка CRM");
-        accepted.push({
-          id: headers["webhook-id"],
-          type: event.type,
-          client: event.data.client?.id ?? null,
-          eventId: event.data.eventId ?? null,
-          data: event.data,
-        });
-        res.writeHead(200).end("ok");
-      };
-      if (mode === "slow") setTimeout(answer, SLOW_MS);
-      else answer();
-    });
-  });
-  return new Promise((resolve) => receiver!.listen(port, "127.0.0.1", resolve));
-}
-
-const stopReceiver = () =>
-  new Promise<void>((resolve) => {
-    receiver?.closeAllConnections();
-    receiver?.close(() => resolve());
-  });
+let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 const ENV = { WEBHOOK_TIMEOUT_MS: "1000", WEBHOOK_RETRY_BASE_MS: "100", WEBHOOK_POLL_MS: "50", WEBHOOK_CONCURRENCY: "4" };
 let t: TestApp;
 let admin: string;
 
 beforeAll(async () => {
-  await startReceiver();
-  port = (receiver!.address() as AddressInfo).port;
+  receiver = await startWebhookReceiver({ slowMs: SLOW_MS });
   t = await createTestApp({ env: ENV });
   admin = await t.adminToken();
 });
 afterAll(async () => {
   await t?.close();
-  await stopReceiver();
+  await receiver?.stop();
 });
 
-const hookUrl = () => `http://127.0.0.1:${port}/hook`;
+const hookUrl = () => receiver.url;
 
 async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, ms = 60_000): Promise<T> {
   const end = Date.now() + ms;
@@ -136,8 +82,8 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
       .post("/api/v1/webhooks")
       .set(bearer(admin))
       .send({ url: hookUrl(), events: ["recording.ready"] });
-    secret = made.body.secret;
-    mode = "ok";
+    receiver.secret = made.body.secret;
+    receiver.mode = "ok";
     const manager = await createUser(t.db);
     const [call] = await t.db
       .insert(calls)
@@ -148,7 +94,7 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
     fs.writeFileSync(path.join(folder.audio, "t", `${call.id}.ogg`), Buffer.from("OggS-test-audio"));
     await recordingDone(t.db, Number(call.id), `t/${call.id}.ogg`, 1500, "https://dialer.example.com");
     const got = await until("the recording event", async () =>
-      accepted.find((a) => a.type === "recording.ready" && a.data?.callId === Number(call.id)),
+      receiver.accepted.find((a) => a.type === "recording.ready" && a.data?.callId === Number(call.id)),
     );
     const url = new URL(String(got.data!.url));
     expect(url.origin).toBe("https://dialer.example.com");
@@ -172,9 +118,9 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
       .post("/api/v1/webhooks")
       .set(bearer(admin))
       .send({ url: hookUrl(), events: ["base.imported"] });
-    secret = made.body.secret;
+    receiver.secret = made.body.secret;
     const hookId: number = made.body.id;
-    mode = "500";
+    receiver.mode = "500";
     await enqueueEvent(t.db, "base.imported", { baseId: 1, name: "Тест" });
     await until("a 500", async () => {
       const log = (await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin))).body;
@@ -196,10 +142,10 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
     const dashboard = await t.request.get(`/api/v1/webhooks/${hookId}`).set(bearer(admin));
     expect(dashboard.body).toMatchObject({ enabled: false, failed: 1 });
     // The receiver is fixed; «Отправить ещё раз» switches it on and the event arrives with its own id.
-    mode = "ok";
+    receiver.mode = "ok";
     const again = await t.request.post(`/api/v1/webhooks/${hookId}/deliveries/${failed.id}/resend`).set(bearer(admin));
     expect(again.status).toBe(200);
-    await until("the resent event", async () => accepted.some((a) => a.id === failed.messageId));
+    await until("the resent event", async () => receiver.accepted.some((a) => a.id === failed.messageId));
     const [row] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
     expect(row).toMatchObject({ enabled: true, failingSince: null, disabledReason: null });
   });
@@ -247,7 +193,7 @@ describe("webhooks: delivery through a receiver that fails, goes down, is slow, 
       .set(bearer(admin))
       .send({ url: hookUrl(), events: ["status.pressed"] });
     expect(made.status).toBe(200);
-    secret = made.body.secret;
+    receiver.secret = made.body.secret;
     const hookId: number = made.body.id;
 
     const manager = await createUser(t.db);
@@ -269,14 +215,14 @@ describe("webhooks: delivery through a receiver that fails, goes down, is slow, 
     };
 
     // The CRM answers 500: the presses go on, their events wait.
-    mode = "500";
+    receiver.mode = "500";
     for (let i = 0; i < 3; i++) await press();
     await until("a 500 in the log", async () => {
       const log = await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin));
       return log.body.some((d: { attempts: Array<{ httpStatus: number }> }) => d.attempts.some((a) => a.httpStatus === 500));
     });
     // The CRM is down.
-    await stopReceiver();
+    await receiver.stop();
     for (let i = 0; i < 3; i++) await press();
     await until("a refused connection in the log", async () => {
       const log = await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin));
@@ -288,8 +234,8 @@ describe("webhooks: delivery through a receiver that fails, goes down, is slow, 
       );
     });
     // Back, but answering slower than the sender waits (1 s): presses made meanwhile take no longer for it.
-    mode = "slow";
-    await startReceiver();
+    receiver.mode = "slow";
+    await receiver.start();
     for (let i = 0; i < 3; i++) await press();
     await until("a timeout in the log", async () => {
       const log = await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin));
@@ -300,7 +246,7 @@ describe("webhooks: delivery through a receiver that fails, goes down, is slow, 
 
     // The app stops with events still queued, and starts again on the same database.
     await t.app.close();
-    mode = "ok";
+    receiver.mode = "ok";
     const again = await buildApp({ handle: t.handle, config: t.config, web: false });
     await again.ready();
     try {
@@ -310,18 +256,18 @@ describe("webhooks: delivery through a receiver that fails, goes down, is slow, 
         .where(eq(leadEvents.userId, manager.user.id));
       expect(events).toHaveLength(12);
       const expected = new Set(events.map((e) => `msg_status_pressed_${e.id}`));
-      await until("every event accepted", async () => {
-        const ids = new Set(accepted.filter((a) => expected.has(a.id)).map((a) => a.id));
+      await until("every event receiver.accepted", async () => {
+        const ids = new Set(receiver.accepted.filter((a) => expected.has(a.id)).map((a) => a.id));
         return ids.size === expected.size;
       });
       await until("the queue empty", async () => {
         const rows = await t.db.select({ state: webhookDeliveries.state }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, hookId));
         return rows.every((r) => r.state === "delivered") && rows.length === 12;
       });
-      expect(badSignatures).toEqual([]);
+      expect(receiver.badSignatures).toEqual([]);
       // Every id arrived; an id twice only when a slow answer came after the sender had given up (the receiver
       // knows it by its webhook-id), and never an id of another event.
-      const mine = accepted.filter((a) => expected.has(a.id));
+      const mine = receiver.accepted.filter((a) => expected.has(a.id));
       expect(new Set(mine.map((a) => a.id))).toEqual(expected);
       // In order per client: each client's events first arrived in the order they were pressed.
       const firstSeen = [...new Map(mine.map((a) => [a.id, a])).values()];
