@@ -343,7 +343,9 @@ export default function IntegrationsPage() {
                             </li>
                           ))}
                         </ol>
-                        {d.attempts.length > 5 ? <div className="text-xs text-slate-500">{`Всего попыток: ${d.attempts.length}`}</div> : null}
+                        {d.attempts.length > 5 ? (
+                          <div className="text-xs text-slate-500 dark:text-slate-400">{`Всего попыток: ${d.attempts.length}`}</div>
+                        ) : null}
                       </td>
                       <td data-label="" className="px-3 py-2 text-right">
                         {d.state !== "pending" ? (
