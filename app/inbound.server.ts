@@ -7,4 +7,4 @@ export { isAppError } from "#server/core/errors";
 
 /** The page to come back to without JavaScript. */
 export const inboundReturnForm = z.object({ redirectTo: localPathField("/leadpanel") });
-export { incomingCallCard, type IncomingCard } from "#server/core/telephony/inbound";
+export { incomingCallCard, takeInboundCaller, type IncomingCard } from "#server/core/telephony/inbound";

@@ -295,6 +295,51 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
       .where(isNull(calls.endedAt));
   });
 
+  it("«Ответить»: the caller becomes his lead on the panel, held to him, his lead before goes back; not a client another manager holds", async () => {
+    const { clients, people } = await topicWithClients(2);
+    const [a, b] = people;
+    const hold = (who: { id: number }, client: { id: number }) =>
+      t.db
+        .update(contacts)
+        .set({ heldBy: who.id, heldUntil: sql`now() + interval '30 minutes'` })
+        .where(eq(contacts.id, client.id));
+    const heldBy = async (client: { id: number }) => (await t.db.select().from(contacts).where(eq(contacts.id, client.id)))[0].heldBy;
+    const endCalls = () =>
+      t.db
+        .update(calls)
+        .set({ endedAt: sql`now()` })
+        .where(isNull(calls.endedAt));
+    await hold(a, clients[0]);
+    await hold(b, clients[1]);
+    await called(a, clients[2], 30);
+    const cookie = await pageSessionCookie(t, a.person);
+    const take = (sipCallId: string, session: string | null = null) => postPageForm(t, "/incoming", session, { sipCallId });
+
+    const sipCallId = `take-${sequence}@carrier`;
+    expect(ringOf((await ask({ number: clients[2].phone, sipCallId })).text)).toBe(a.sipLogin);
+    expect((await take(sipCallId)).status).toBe(401);
+    const taken = await take(sipCallId, cookie);
+    expect(taken.status).toBe(200);
+    expect(taken.body).toEqual({ taken: true });
+    expect(await heldBy(clients[2])).toBe(a.id);
+    expect(await heldBy(clients[0])).toBeNull();
+    const panel = await getPage(t, "/leadpanel", cookie);
+    expect(panel.text).toContain(clients[2].name);
+    expect(panel.text).not.toContain(clients[0].name);
+    await endCalls();
+
+    // A client on b's panel now stays b's: a's ringing card is what a sees, and his lead stays his.
+    await called(a, clients[1], 10);
+    const busyCallId = `take-busy-${sequence}@carrier`;
+    expect(ringOf((await ask({ number: clients[1].phone, sipCallId: busyCallId })).text)).toBe(a.sipLogin);
+    expect((await take(busyCallId, cookie)).body).toEqual({ taken: false });
+    expect(await heldBy(clients[1])).toBe(b.id);
+    expect(await heldBy(clients[2])).toBe(a.id);
+    // Another manager's call is nothing he can take.
+    expect((await take(sipCallId, await pageSessionCookie(t, b.person))).body).toEqual({ taken: false });
+    await endCalls();
+  });
+
   it("the dashboard counts the day's calls in, answered, missed, called back and the time to call back", async () => {
     const admin = await t.adminToken();
     const inbound = async () => (await t.request.get("/api/v1/statistics").set(bearer(admin))).body.calls.inbound;

@@ -362,16 +362,21 @@ describe("a call from the carrier to a manager", () => {
 });
 
 describe("a client calling one of the trunk's numbers (issue 42)", () => {
-  it("rings the manager who called him before; on his break the topic's other manager, whose «Отклонить» leaves a missed call for the first", async () => {
+  it("rings the manager who called him before, whose panel then holds the caller; on his break the topic's other manager, whose «Отклонить» leaves a missed call for the first", async () => {
     const kamailio = `127.0.0.1:${stack.ports.sip}`;
-    // The client SIPp calls from (380501112233) is a's lead, and a called him an hour ago; b works the same topic.
-    const a = await managerWithLead("+38 (050) 111-22-33");
+    // The client SIPp calls from (380501112233) is in a's base, and a called him an hour ago; a's panel holds another
+    // client now. b works the same topic.
+    const a = await managerWithLead("+38 (067) 000-00-14");
+    const [caller] = await e.db
+      .insert(contacts)
+      .values({ databaseId: a.lead.databaseId, name: "Перезвонивший клиент", phone: "+380501112233", phoneKey: "380501112233", city: "Киев" })
+      .returning();
     const b = await managerWithLead("+38 (067) 000-00-13");
     const [{ topic }] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, a.manager.user.id));
     await e.db.update(users).set({ gettingFilter: topic }).where(eq(users.id, b.manager.user.id));
     await e.db.insert(calls).values({
       userId: a.manager.user.id,
-      contactId: Number(a.lead.id),
+      contactId: caller.id,
       number: "380501112233",
       direction: "out",
       startedAt: sql`now() - interval '1 hour'`,
@@ -383,19 +388,24 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     await expectText(a.page, "softphone-state", "Входящий звонок: 380501112233");
     await stack.kamailio.waitForLog(new RegExp(`the app rings manager ${a.sipLogin}\\b`));
     // The ringing shows the client's card: his name, topic, and the call out an hour ago.
-    await expectText(a.page, "incoming-card", "Клиент");
+    await expectText(a.page, "incoming-card", "Перезвонивший клиент");
     await expectText(a.page, "incoming-card", "Тематика");
     await expectText(a.page, "incoming-calls", "исходящий · разговор");
     await shoot(a.page, "inbound-ringing-card");
     expect(await b.page.locator("[data-testid=softphone-answer]").count()).toBe(0);
+    await expectText(a.page, "lead-phone", "067 000 0014");
     await a.page.click("[data-testid=softphone-answer]");
     await expectText(a.page, "softphone-state", "Разговор: 380501112233");
+    // Answered, the panel shows the caller's card, held to him (his lead before went back to the pool).
+    await expectText(a.page, "lead-phone", "050 111 2233");
     await grows(() => inboundPackets(a.page), 20);
     await a.page.click("[data-testid=softphone-hang-up]");
     await expectText(a.page, "softphone-state", "Звонок завершён");
+    const [held] = await e.db.select().from(contacts).where(eq(contacts.id, caller.id));
+    expect(held.heldBy).toBe(a.manager.user.id);
     // Two ended calls of his: the call out an hour ago and this one.
     const answered = (await endedCallsOf(e.db, a.manager.user.id, 2)).find((call) => call.direction === "in");
-    expect(answered).toMatchObject({ direction: "in", outcome: "answered", byProxy: true, contactId: Number(a.lead.id) });
+    expect(answered).toMatchObject({ direction: "in", outcome: "answered", byProxy: true, contactId: caller.id });
 
     // a on a break: the call rings b; b declines and nobody else is free: the carrier hears 480 with the reason.
     await e.db.insert(managerBreaks).values({ userId: a.manager.user.id });
@@ -404,10 +414,7 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     await b.page.click("[data-testid=softphone-reject]");
     await carrier.waitForMessage(/SIP\/2.0 480 Nobody Answered/);
     // The missed call is a callback due now in a's «Мои перезвоны».
-    const [missed] = await e.db
-      .select()
-      .from(callbacks)
-      .where(eq(callbacks.contactId, Number(a.lead.id)));
+    const [missed] = await e.db.select().from(callbacks).where(eq(callbacks.contactId, caller.id));
     expect(missed).toMatchObject({ userId: a.manager.user.id });
     expect(missed.statusText).toMatch(/^Пропущенный входящий, \d\d:\d\d$/);
     await e.db

@@ -1,3 +1,4 @@
+import { useLocation, useNavigate, useRevalidator } from "@remix-run/react";
 import { IncomingCard } from "./IncomingCard";
 import { PhoneStatus } from "./PhoneStatus";
 import { useSoftphone } from "./SoftphoneProvider";
@@ -9,6 +10,7 @@ import { useSoftphone } from "./SoftphoneProvider";
  */
 export function SoftphoneDock() {
   const { state, answer, hangUp, phoneShownByPage } = useSoftphone();
+  const takeCaller = useTakeCaller();
   if (!state) return null;
   const ringingIn = state.call === "ringing";
   // The lead panel says the phone's state and has the buttons of its own calls (issue 31: the dock said it a second
@@ -30,7 +32,15 @@ export function SoftphoneDock() {
       </div>
       {ringingIn ? (
         <>
-          <button type="button" className="btn-primary px-2 py-1" onClick={answer} data-testid="softphone-answer">
+          <button
+            type="button"
+            className="btn-primary px-2 py-1"
+            onClick={() => {
+              answer();
+              if (state.sipCallId) takeCaller(state.sipCallId);
+            }}
+            data-testid="softphone-answer"
+          >
             Ответить
           </button>
           <button type="button" className="btn-danger px-2 py-1" onClick={hangUp} data-testid="softphone-reject">
@@ -45,4 +55,24 @@ export function SoftphoneDock() {
       ) : null}
     </div>
   );
+}
+
+/**
+ * After «Ответить»: the caller's card becomes the manager's lead (POST /incoming) and the lead panel shows it, where
+ * he presses a status as for any lead. A caller who is no client of his topics leaves the page as it is.
+ */
+function useTakeCaller() {
+  const navigate = useNavigate();
+  const { pathname } = useLocation();
+  const revalidator = useRevalidator();
+  return (sipCallId: string) => {
+    fetch("/incoming", { method: "POST", body: new URLSearchParams({ sipCallId }), headers: { Accept: "application/json" } })
+      .then((response) => (response.ok ? response.json() : { taken: false }))
+      .then(({ taken }: { taken: boolean }) => {
+        if (!taken) return;
+        if (pathname === "/leadpanel") revalidator.revalidate();
+        else navigate("/leadpanel");
+      })
+      .catch(() => {});
+  };
 }

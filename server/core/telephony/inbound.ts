@@ -8,7 +8,8 @@ import { formatKyiv } from "../../../common/business-time";
 import { onBreak } from "../breaks/breaks";
 import { CALL_SILENCE_SECONDS, PROXY_CALL_MAX_SECONDS } from "../calls/calls";
 import { sipReason } from "../calls/sip-reasons";
-import { doNotCallKey } from "../dnc/dnc";
+import { doNotCallKey, mayBeCalled } from "../dnc/dnc";
+import { lockUser } from "../leads/allocation";
 import { sessionIsLive } from "../auth/live-session";
 import { parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
@@ -347,4 +348,53 @@ export async function incomingCallCard(db: Db, actor: Actor, input: unknown): Pr
       at: new Date(h.at).toISOString(),
     })),
   };
+}
+
+/**
+ * On «Ответить» (issue 42): the caller becomes the manager's lead, held to him as a handed-out lead is, so the lead
+ * panel shows his card and the manager presses a status for him as for any lead; the lead he held goes back to the
+ * pool. Calling hours do not stop it (the client called us). The topic: his current one when it has the client's
+ * base, else the call's (the routing's choice), else another active topic of his with that base. Nothing is taken
+ * (null; the ringing card stays what he sees) for a number that is no client's, a client another manager holds on
+ * his panel now, a number on the do-not-call list (the panel hands none out; the card says it in red), or a client
+ * in none of his topics.
+ */
+export async function takeInboundCaller(
+  db: Db,
+  actor: Actor,
+  holdMinutes: number,
+  input: unknown,
+): Promise<{ contactId: number; filterId: number } | null> {
+  const { sipCallId } = parseInput(incomingCardSchema, input);
+  return db.transaction(async (tx) => {
+    await lockUser(tx, actor.id);
+    const [caller] = await queryRows<{ contact_id: string | number; filter_id: number | null; free: boolean; callable: boolean }>(
+      tx,
+      sql`select c.id as contact_id, call.filter_id,
+          (c.held_by is null or c.held_by = ${actor.id} or c.held_until <= now() and not ${onBreak(sql`c.held_by`)}) as free,
+          ${mayBeCalled("c")} as callable
+        from calls call join contacts c on c.id = call.contact_id
+        where call.user_id = ${actor.id} and call.sip_call_id = ${sipCallId} and call.direction = 'in'
+        order by call.id desc limit 1
+        for update of c`,
+    );
+    if (!caller || !caller.free || !caller.callable) return null;
+    const contactId = Number(caller.contact_id);
+    const [topic] = await queryRows<{ filter_id: number }>(
+      tx,
+      sql`select f.id as filter_id from filters f
+        join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
+        join filter_databases fd on fd.filter_id = f.id and fd.database_id = (select database_id from contacts where id = ${contactId})
+        where f.is_active
+        order by (f.id = (select getting_filter from users where id = ${actor.id})) desc, (f.id = ${caller.filter_id ?? 0}) desc, f.id
+        limit 1`,
+    );
+    if (!topic) return null;
+    await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${actor.id} and id <> ${contactId}`);
+    await tx.execute(
+      sql`update contacts set held_by = ${actor.id}, held_until = now() + make_interval(mins => ${holdMinutes}::int), held_since = now() where id = ${contactId}`,
+    );
+    await tx.execute(sql`update users set getting_filter = ${topic.filter_id}, updated_at = now() where id = ${actor.id}`);
+    return { contactId, filterId: topic.filter_id };
+  });
 }
