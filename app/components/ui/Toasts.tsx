@@ -57,7 +57,7 @@ export function Toasts() {
   return (
     <Toaster
       position="top-center"
-      containerClassName="max-xl:!top-16"
+      containerClassName="toaster max-xl:!top-16"
       toastOptions={{
         duration: 2000,
         style: { background: "var(--toast-bg)", color: "var(--toast-fg)", border: "1px solid rgb(100 116 139 / 0.3)" },
