@@ -180,8 +180,9 @@ describe("a break from the header", () => {
     expect(Math.abs(afterReload - beforeReload)).toBeLessThanOrEqual(2);
   });
 
-  it("on a phone (390 px) the header keeps every control on screen during a break", async () => {
-    const m = await createUser(e.db, { login: "break-phone", displayName: "Константинопольская Александра Владиславовна" });
+  /** A manager named `displayName` on the lead panel at 390 px, his break just started. */
+  async function phoneOnBreak(login: string, displayName: string) {
+    const m = await createUser(e.db, { login, displayName });
     const { base } = await createBase(e.db, { count: 2 });
     const filter = await createFilterRow(e.db, { managerIds: [m.user.id], databaseIds: [base.id], statusIds: [] });
     await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, m.user.id));
@@ -192,6 +193,11 @@ describe("a break from the header", () => {
     await waitForHydration(page);
     await toggle(page).click();
     await page.getByTestId("break-elapsed").waitFor();
+    return page;
+  }
+
+  it("on a phone (390 px) the header keeps every control on screen during a break", async () => {
+    const page = await phoneOnBreak("break-phone", "Константинопольская Александра Владиславовна");
     const outside = await page.evaluate(() =>
       [...document.querySelectorAll("header a, header button, header label")]
         .filter((el) => {
@@ -205,17 +211,7 @@ describe("a break from the header", () => {
   });
 
   it("on a phone (390 px) the header holds one row during a break and the manager's first name is whole, not «О…» (issue 41 §13)", async () => {
-    const m = await createUser(e.db, { login: "break-name", displayName: "Ольга Петренко" });
-    const { base } = await createBase(e.db, { count: 2 });
-    const filter = await createFilterRow(e.db, { managerIds: [m.user.id], databaseIds: [base.id], statusIds: [] });
-    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, m.user.id));
-    const page = await e.newPage();
-    await page.setViewportSize({ width: 390, height: 844 });
-    await loginThroughPage(page, m);
-    await page.goto("/leadpanel");
-    await waitForHydration(page);
-    await toggle(page).click();
-    await page.getByTestId("break-elapsed").waitFor();
+    const page = await phoneOnBreak("break-name", "Ольга Петренко");
     const header = await page.evaluate(() => {
       const bar = document.querySelector("header")!;
       const link = document.querySelector<HTMLElement>("[data-testid=profile-link]")!;
