@@ -6,7 +6,7 @@ import { queryRows } from "../../db/client";
 import { breakTimeToday } from "../../server/core/breaks/breaks";
 import { closeSilentCalls } from "../../server/core/calls/calls";
 import { kyivDay } from "../../common/business-time";
-import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp, flashCookie } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { apiManager, type ApiManager, pressApi, takeApiLead, twoManagersHoldingLeads } from "../helpers/api-turns";
 
@@ -492,10 +492,7 @@ describe("«Завершить сессию» on /users asks first (issue 39)", 
       expect(posted.status).toBe(302);
       expect(posted.headers.location).toBe("/users");
       expect((await t.request.get(`/api/v1/users/${a.id}`).set(a.auth)).status).toBe(401);
-      const flash = ([] as string[])
-        .concat(posted.headers["set-cookie"] ?? [])
-        .find((c) => c.startsWith("flash="))!
-        .split(";")[0];
+      const flash = flashCookie(posted);
       const after = await getPage(t, "/users", `${cookie}; ${flash}`);
       expect(after.text).toContain("Сессия менеджера Ольга закрыта");
       expect(after.text).not.toContain(`data-testid="online-row-${a.login}"`);

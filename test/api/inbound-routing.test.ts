@@ -1,7 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { calls, callbacks, contacts, filterManagers, filters, managerBreaks, sessions, statuses, users } from "../../db/schema";
-import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp, flashCookie } from "../helpers/app";
 import { createBase, createFilterRow } from "../helpers/leads";
 
 /**
@@ -21,11 +21,6 @@ const ask = (fields: Record<string, string>, secret: string | null = SECRET) => 
 };
 const ringOf = (text: string) => /(?:^|;)ring=([^;]+)/.exec(text)?.[1];
 const idOf = (text: string) => Number(/(?:^|;)id=(\d+)/.exec(text)![1]);
-const flashOf = (res: { headers: Record<string, unknown> }) =>
-  ([] as string[])
-    .concat((res.headers["set-cookie"] as string[] | undefined) ?? [])
-    .find((c) => c.startsWith("flash="))!
-    .split(";")[0];
 const rowOf = async (id: number) => (await t.db.select().from(calls).where(eq(calls.id, id)))[0];
 
 /** A manager with a SIP login, in `topicId` (his chosen topic), signed in unless told otherwise. */
@@ -244,7 +239,7 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
     const off = await postPageForm(t, "/inbound", cookie, { accepts: "0", redirectTo: "/leadpanel" });
     expect(off.status).toBe(302);
     expect(off.headers.location).toBe("/leadpanel");
-    const panel = await getPage(t, "/leadpanel", `${cookie}; ${flashOf(off)}`);
+    const panel = await getPage(t, "/leadpanel", `${cookie}; ${flashCookie(off)}`);
     expect(panel.text).toContain("Входящие выключены: звонки клиентов пойдут другим менеджерам");
     expect(panel.text).toContain("Принимать входящие: выкл.");
     expect(ringOf((await ask({ number: clients[0].phone })).text)).toBe(other.sipLogin);
@@ -260,7 +255,7 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
       .where(isNull(calls.endedAt));
     const bad = await postPageForm(t, "/inbound", cookie, { accepts: "maybe", redirectTo: "/leadpanel" });
     expect(bad.status).toBe(302);
-    expect((await getPage(t, "/leadpanel", `${cookie}; ${flashOf(bad)}`)).text).toContain("Неизвестное действие");
+    expect((await getPage(t, "/leadpanel", `${cookie}; ${flashCookie(bad)}`)).text).toContain("Неизвестное действие");
   });
 
   it("the ringing page reads the client's card by the call's Call-ID: name, topic, last status and note, last calls; only his own call", async () => {

@@ -1,7 +1,7 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { webhooks } from "../../db/schema";
-import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp, flashCookie } from "../helpers/app";
 
 /** Issue 44: /integrations changes a webhook's address and events after it was made, as a plain form post (no JavaScript). */
 let cookie: string;
@@ -56,10 +56,7 @@ describe("/integrations without JavaScript: editing a webhook", () => {
     expect(saved.headers.location).toBe(`/integrations?log=${id}`);
     expect(await hookRow(id)).toMatchObject({ url: "https://crm.example.com/new", events: ["call.ended", "base.imported"], enabled: false });
     // The toast rides in the flash cookie the redirect sets.
-    const flash = ([] as string[])
-      .concat(saved.headers["set-cookie"] ?? [])
-      .find((c) => c.startsWith("flash="))!
-      .split(";")[0];
+    const flash = flashCookie(saved);
     const after = await getPage(t, saved.headers.location, `${cookie}; ${flash}`);
     expect(after.text).toContain("Вебхук изменён");
     expect(after.text).toContain("https://crm.example.com/new");

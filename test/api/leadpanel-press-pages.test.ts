@@ -3,7 +3,7 @@ import { databases, templates } from "../../db/schema";
 import { field } from "../helpers/form-fields";
 import { describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
-import { createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { createUser, getPage, pageSessionCookie, postPageForm, useTestApp, flashCookie } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -32,8 +32,7 @@ const eventsOf = (contactId: string) => queryRows(t.db, sql`select id from lead_
 async function pageAfter(res: { status: number; headers: Record<string, string | string[] | undefined> }, cookie: string) {
   expect(res.status).toBe(302);
   expect(res.headers.location).toBe("/leadpanel");
-  const flash = ([] as string[]).concat(res.headers["set-cookie"] ?? []).find((c) => c.startsWith("flash="));
-  return getPage(t, "/leadpanel", [cookie, flash?.split(";")[0]].filter(Boolean).join("; "));
+  return getPage(t, "/leadpanel", [cookie, flashCookie(res)].filter(Boolean).join("; "));
 }
 
 describe("the client card (issue 41)", () => {

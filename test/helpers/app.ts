@@ -158,3 +158,9 @@ export async function pageSessionCookie(t: TestApp, credentials: { login: string
   if (!cookie) throw new Error("page login set no session cookie");
   return cookie.split(";")[0];
 }
+
+/** The flash cookie (name=value) a redirect set, which carries its toast to the next page; "" when it set none. */
+export function flashCookie(res: { headers: Record<string, unknown> }): string {
+  const set = ([] as string[]).concat((res.headers["set-cookie"] as string[] | string | undefined) ?? []);
+  return set.find((c) => c.startsWith("flash="))?.split(";")[0] ?? "";
+}
