@@ -155,6 +155,19 @@ export async function lockUser(tx: Tx, userId: number) {
 }
 
 /**
+ * Makes `contactId` the manager's lead in `filterId`, out of turn (a callback taken early, a caller he answered):
+ * the lead he held goes back to the pool, this one is held to him for `holdMinutes`, and the topic becomes his.
+ * Inside the caller's transaction, after lockUser.
+ */
+export async function holdOutOfTurn(tx: Tx, userId: number, contactId: number, filterId: number, holdMinutes: number) {
+  await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${userId} and id <> ${contactId}`);
+  await tx.execute(
+    sql`update contacts set held_by = ${userId}, held_until = now() + make_interval(mins => ${holdMinutes}::int), held_since = now() where id = ${contactId}`,
+  );
+  await tx.execute(sql`update users set getting_filter = ${filterId}, updated_at = now() where id = ${userId}`);
+}
+
+/**
  * The lead this manager holds, if it still belongs to the filter's bases (its hold is renewed); a hold from
  * another topic, or on a number put on the do-not-call list since, is let go. A lead whose client's calling hours
  * ended while he held it stays his (he may be talking to the client, or writing the card): the proxy refuses a new

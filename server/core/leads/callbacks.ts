@@ -8,7 +8,7 @@ import { mayBeCalled } from "../dnc/dnc";
 import { clientInHours, hoursOfTopic, waitsForHoursNote } from "../filters/calling-hours";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
-import { lockUser } from "./allocation";
+import { holdOutOfTurn, lockUser } from "./allocation";
 import { callbackAtSchema } from "./callback-time";
 
 /**
@@ -203,12 +203,8 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
     // The proxy would refuse the call (decision 050): say so here, and the callback keeps waiting.
     if (!topic.in_hours) throw conflict(callbackOutsideHours(topic.calls_from), "callback_outside_hours");
     const contactId = Number(cb.contact_id);
-    await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${actor.id} and id <> ${contactId}`);
-    await tx.execute(
-      sql`update contacts set held_by = ${actor.id}, held_until = now() + make_interval(mins => ${holdMinutes}::int), held_since = now() where id = ${contactId}`,
-    );
+    await holdOutOfTurn(tx, actor.id, contactId, topic.filter_id, holdMinutes);
     await tx.execute(sql`update callbacks set handed_at = now(), handed_to = ${actor.id} where id = ${id}`);
-    await tx.execute(sql`update users set getting_filter = ${topic.filter_id}, updated_at = now() where id = ${actor.id}`);
     return { contactId, filterId: topic.filter_id };
   });
   if (!taken) throw conflict(CALLBACK_DO_NOT_CALL, "callback_do_not_call");

@@ -9,7 +9,7 @@ import { onBreak } from "../breaks/breaks";
 import { CALL_SILENCE_SECONDS, PROXY_CALL_MAX_SECONDS } from "../calls/calls";
 import { sipReason } from "../calls/sip-reasons";
 import { doNotCallKey, mayBeCalled } from "../dnc/dnc";
-import { lockUser } from "../leads/allocation";
+import { holdOutOfTurn, lockUser } from "../leads/allocation";
 import { sessionIsLive } from "../auth/live-session";
 import { parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
@@ -390,11 +390,7 @@ export async function takeInboundCaller(
         limit 1`,
     );
     if (!topic) return null;
-    await tx.execute(sql`update contacts set held_by = null, held_until = null where held_by = ${actor.id} and id <> ${contactId}`);
-    await tx.execute(
-      sql`update contacts set held_by = ${actor.id}, held_until = now() + make_interval(mins => ${holdMinutes}::int), held_since = now() where id = ${contactId}`,
-    );
-    await tx.execute(sql`update users set getting_filter = ${topic.filter_id}, updated_at = now() where id = ${actor.id}`);
+    await holdOutOfTurn(tx, actor.id, contactId, topic.filter_id, holdMinutes);
     return { contactId, filterId: topic.filter_id };
   });
 }
