@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { bigserial, boolean, index, integer, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
+import { bigserial, boolean, index, integer, jsonb, pgTable, serial, text, timestamp } from "drizzle-orm/pg-core";
 import { timestamps, users } from "./users";
 import { statuses } from "./work";
 
@@ -17,6 +17,12 @@ export const databases = pgTable("databases", {
     .array()
     .notNull()
     .default(sql`'{}'::text[]`),
+  /**
+   * The file's header of each mapped column, by the contact field it became ({ name: "ФИО клиента",
+   * additionalInfo1: "Сумма долга" }; empty for a file without a header row and for bases imported before issue 41):
+   * a card template field named as a column starts with the client's value (server/core/leads/card-start.ts).
+   */
+  columnHeaders: jsonb("column_headers").$type<Record<string, string>>().notNull().default({}),
   /**
    * Set while an import is still writing this base (touched by each of its batches; decision 046): such a base is
    * in no list, search, topic or export until the import's last transaction clears it. NULL: a normal base.

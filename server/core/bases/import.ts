@@ -509,6 +509,8 @@ async function importRows(
     const formulas = new FormulaCells();
     // The header's names of the columns mapped to Доп. поле 1-4: the client card's labels for them.
     const extraLabels = ["", "", "", ""];
+    // The header of every mapped column, by the field it became: a card field named as one starts with its value.
+    const columnHeaders: Record<string, string> = {};
 
     // Writing a batch overlaps reading the next one (the database works while the file is parsed); at most one
     // write is in flight, and its failure surfaces at the next flush or at the end. Order does not matter: the
@@ -557,7 +559,9 @@ async function importRows(
         if (rowsRead === 1 && hasHeader) {
           for (const { field, index } of columns) {
             const n = /^additionalInfo([1-4])$/.exec(field)?.[1];
-            if (n) extraLabels[Number(n) - 1] = (cells[index] ?? "").trim().slice(0, 200);
+            const header = (cells[index] ?? "").trim().slice(0, 200);
+            if (n) extraLabels[Number(n) - 1] = header;
+            if (header) columnHeaders[field] = header;
           }
           continue;
         }
@@ -623,7 +627,7 @@ async function importRows(
     return await db.transaction(async (tx) => {
       const revealed = await tx
         .update(databases)
-        .set({ contactsCount: imported, extraLabels, importingSince: null })
+        .set({ contactsCount: imported, extraLabels, columnHeaders, importingSince: null })
         .where(and(eq(databases.id, base.id), isNotNull(databases.importingSince), sql`not ${staleImport("databases")}`))
         .returning({ id: databases.id });
       if (revealed.length === 0) throw baseRemoved();

@@ -1,0 +1,1 @@
+ALTER TABLE "databases" ADD COLUMN "column_headers" jsonb DEFAULT '{}'::jsonb NOT NULL;
