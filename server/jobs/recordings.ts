@@ -1,18 +1,25 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import readline from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { Db } from "../../db/client";
 import {
   afterFailedConversion,
+  audioFileOf,
   type ClaimedRecording,
+  claimFollowed,
   claimRecording,
   type ConversionStep,
   conversionStep,
   diskState,
   type DiskState,
   ensureFolders,
+  followedNow,
+  type FollowedRecording,
   freeSpace,
+  leaveToQueue,
+  MAX_FOLLOWED,
   nothingRecorded,
   notYet,
   recordingDone,
@@ -29,6 +36,7 @@ import {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CONVERTER = path.join(here, "..", "core", "recordings", "convert-cli.ts");
+const FOLLOWER = path.join(here, "..", "core", "recordings", "follow-cli.ts");
 const ROOT = path.join(here, "..", "..");
 
 export interface RecordingsOptions {
@@ -50,10 +58,15 @@ export interface Recordings {
   disk(): DiskState | null;
   /** Measures them now. */
   measure(): Promise<DiskState>;
-  /** Converts what waits now (after the pass under way, if any), then answers (tests, the timer, a call's end). */
+  /**
+   * Converts what waits now (after the pass under way, if any), starts following the calls in progress that are
+   * due, and finishes the followed calls whose files are final; then answers (tests, the timer, a call's end).
+   */
   drain(): Promise<void>;
   /** The conversion under way, if any (the fault test kills it). */
   converting(): ChildProcess | null;
+  /** The process following calls in progress, if any (the fault test kills it). */
+  following(): ChildProcess | null;
   stop(): Promise<void>;
 }
 
@@ -132,6 +145,108 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     }
   }
 
+  // Calls in progress, followed by one child process (follow-cli.ts) with an encoder each: at the hang-up only the
+  // last seconds are left to encode (decision 054, 2026-11-29). A follow that fails leaves the call to the queue.
+  interface Followed {
+    result: Promise<{ ms: number }>;
+    finishing: Promise<void> | null;
+  }
+  const followed = new Map<number, Followed>();
+  const answers = new Map<number, { resolve: (value: { ms: number }) => void; reject: (error: Error) => void }>();
+  let follower: ChildProcess | null = null;
+
+  const followerProcess = (): ChildProcess => {
+    if (follower) return follower;
+    const proc = spawn(process.execPath, ["--import", "tsx", FOLLOWER], { cwd: ROOT, stdio: ["pipe", "pipe", "pipe"] });
+    follower = proc;
+    let err = "";
+    proc.stderr!.on("data", (chunk) => (err = (err + String(chunk)).slice(-2000)));
+    proc.stdin!.on("error", () => {}); // a follower that died says so on exit
+    readline.createInterface({ input: proc.stdout! }).on("line", (line) => {
+      const answer = JSON.parse(line) as { id: number; ms?: number; error?: string };
+      const waiting = answers.get(answer.id);
+      answers.delete(answer.id);
+      if (answer.error === undefined) waiting?.resolve({ ms: answer.ms! });
+      else waiting?.reject(new Error(answer.error));
+    });
+    proc.on("exit", (code, signal) => {
+      if (follower === proc) follower = null;
+      const reason = new Error(`запись во время звонка прервана (${signal ?? `код ${code}`}) ${err.trim().split("\n").pop() ?? ""}`.trim());
+      for (const waiting of answers.values()) waiting.reject(reason);
+      answers.clear();
+    });
+    return proc;
+  };
+  const tellFollower = (message: object) => follower?.stdin!.write(`${JSON.stringify(message)}\n`);
+
+  const follow = (call: FollowedRecording) => {
+    const { output } = audioFileOf(folder, call);
+    fs.mkdirSync(path.dirname(output), { recursive: true });
+    const result = new Promise<{ ms: number }>((resolve, reject) => answers.set(call.id, { resolve, reject }));
+    const entry: Followed = { result, finishing: null };
+    followed.set(call.id, entry);
+    followerProcess();
+    tellFollower({ follow: { id: call.id, spool: folder.spool, sipCallId: call.sipCallId, output } });
+    // Failed during the call (the encoder or the follower died): the queue converts it after its end.
+    result.catch(async (error) => {
+      if (entry.finishing) return;
+      followed.delete(call.id);
+      log(`call ${call.id}: following its recording failed: ${String((error as Error)?.message ?? error)}`);
+      await leaveToQueue(db, call.id).catch((e) => log("the recordings queue failed", e));
+    });
+  };
+
+  /** The call ended and rtpengine finished its files: the follower reads the rest, and the audio is ready. */
+  const finishFollowed = async (call: ClaimedRecording, entry: Followed, job: SpoolJob) => {
+    const started = performance.now();
+    tellFollower({ end: call.id });
+    try {
+      const { ms } = await entry.result;
+      await recordingDone(db, call.id, job.relative, ms, options.publicUrl);
+      removeSpoolFiles(job.files);
+      options.onConversion?.("done", (performance.now() - started) / 1000);
+    } catch (error) {
+      log(`call ${call.id}: following its recording failed at its end: ${String((error as Error)?.message ?? error)}`);
+      await leaveToQueue(db, call.id);
+    } finally {
+      followed.delete(call.id);
+    }
+  };
+
+  const followPass = async () => {
+    const finishing: Promise<void>[] = [];
+    try {
+      const rows = await followedNow(db, [...followed.keys()]);
+      for (const id of followed.keys()) {
+        // No longer pending (nothing to make any more): the follower stops reading it; its answer is not used.
+        if (!rows.some((row) => row.id === id)) {
+          answers.delete(id);
+          tellFollower({ end: id });
+          followed.delete(id);
+        }
+      }
+      for (const row of rows) {
+        const entry = followed.get(row.id);
+        if (!entry || row.endedAt === null) continue;
+        const call = { ...row, endedAt: row.endedAt };
+        if (!entry.finishing) {
+          const job = await spoolJob(folder, call);
+          if (job) entry.finishing = finishFollowed(call, entry, job);
+        }
+        if (entry.finishing) finishing.push(entry.finishing);
+      }
+      if (!stopped) for (const call of await claimFollowed(db, MAX_FOLLOWED - followed.size)) follow(call);
+      if (followed.size === 0 && follower) follower.stdin!.end(); // idle: it exits, and starts again when needed
+      await Promise.all(finishing);
+    } catch (error) {
+      log("following the recordings of calls in progress failed", error);
+    } finally {
+      followRunning = null;
+    }
+  };
+  let followRunning: Promise<void> | null = null;
+  const followDrain = () => (followRunning ??= followPass());
+
   const pass = async () => {
     try {
       for (let call = await claimRecording(db); call && !stopped; call = await claimRecording(db))
@@ -145,13 +260,16 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
   // A pass under way may have looked before what its caller waits for was there (a call ended just now): the
   // caller gets one more pass after it, shared by every caller meanwhile.
   let next: Promise<void> | null = null;
-  const drain = (): Promise<void> => {
+  const queueDrain = (): Promise<void> => {
     if (!running) return (running = pass());
     next ??= running.then(() => {
       next = null;
-      return drain();
+      return queueDrain();
     });
     return next;
+  };
+  const drain = async () => {
+    await Promise.all([queueDrain(), followDrain()]);
   };
 
   const measure = async () => (disk = await diskState(folder));
@@ -178,11 +296,13 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     measure,
     drain,
     converting: () => child,
+    following: () => follower,
     async stop() {
       stopped = true;
       for (const timer of timers) clearInterval(timer);
       child?.kill("SIGTERM");
-      await running?.catch(() => {});
+      follower?.kill("SIGTERM");
+      await Promise.all([running?.catch(() => {}), followRunning?.catch(() => {})]);
     },
   };
 }

@@ -7,7 +7,7 @@ import { calls, contacts, filterDatabases, filterManagers, filters, recordingPla
 import { MAX_ATTEMPTS, QUIET_SECONDS } from "../../server/core/recordings/recordings";
 import { ADMIN, bearer, createTestApp, createUser, getPage, pageSessionCookie, postPageForm, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
-import { decodeRecording, toneShare, writeRecordedCall } from "../helpers/recordings";
+import { decodeRecording, oggSeconds, toneShare, writeRecordedCall } from "../helpers/recordings";
 
 /**
  * Call recordings (issue 28, decision 054), without Kamailio: the proxy's question answers whether to record, a
@@ -281,6 +281,73 @@ describe("recording a call", () => {
     row = await rowOf(id);
     expect(row.recording).toBe("ready");
     expect(Math.abs(row.recordingMs! - 60_000)).toBeLessThan(100);
+  });
+});
+
+describe("a long call is encoded while it runs (issue 39: ready within 5 s of the hang-up, whatever its length)", () => {
+  /** A call answered a minute ago (so it is followed), whose 300 s pcap rtpengine writes in pieces as it goes. */
+  async function longCallInProgress() {
+    const m = await manager();
+    const { id, sipCallId } = await recordedCall(m, 300, false);
+    await t.db
+      .update(calls)
+      .set({ endedAt: null, answeredAt: sql`now() - interval '1 minute'` })
+      .where(eq(calls.id, id));
+    const { pcap, metadata } = writeRecordedCall(spool(), sipCallId, { seconds: 300, managerHz: 440, clientHz: 1000, finished: false });
+    const whole = fs.readFileSync(pcap);
+    fs.writeFileSync(pcap, whole.subarray(0, 24 + 7)); // the header and a packet being written
+    const part = path.join(t.app.deps.recordings.folder.audio, (await rowOf(id)).startedAt.toISOString().slice(0, 7), `${id}.ogg.part`);
+    // rtpengine writes the call in ten pieces (a write cut inside a packet each time), the worker looking meanwhile.
+    for (let piece = 1; piece <= 10; piece++) {
+      fs.appendFileSync(
+        pcap,
+        whole.subarray(24 + 7 + Math.floor(((whole.length - 31) * (piece - 1)) / 10), 24 + 7 + Math.floor(((whole.length - 31) * piece) / 10)),
+      );
+      await t.app.deps.recordings.drain();
+    }
+    return { m, id, sipCallId, pcap, metadata, part };
+  }
+
+  /** What rtpengine does at the hang-up: the metadata finished; then the proxy reports the end. */
+  async function hangUp(id: number, metadata: string) {
+    fs.renameSync(metadata, path.join(spool(), "metadata", path.basename(metadata).replace(/\.tmp$/, ".txt")));
+    await report({ id: String(id), event: "end" });
+  }
+
+  it("while the call runs its audio is already written, and at the hang-up the recording holds all 300 s", async () => {
+    const { id, pcap, metadata, part } = await longCallInProgress();
+    // Encoded as it came: before the hang-up the file holds all but the last few seconds (the time line keeps
+    // 5 s open for late packets).
+    const written = () => (fs.existsSync(part) ? oggSeconds(part) : 0);
+    for (let i = 0; i < 200 && written() < 290; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(written()).toBeGreaterThan(290);
+    expect(await rowOf(id)).toMatchObject({ recording: "pending", endedAt: null, recordingAttempts: 0 });
+    await hangUp(id, metadata);
+    await t.app.deps.recordings.drain();
+    const row = await rowOf(id);
+    expect(row).toMatchObject({ recording: "ready", recordingError: null, recordingAttempts: 0 });
+    expect(Math.abs(row.recordingMs! - 300_000)).toBeLessThan(100);
+    const { rate, channels } = decodeRecording(path.join(t.app.deps.recordings.folder.audio, row.recordingFile!));
+    expect(Math.abs(channels[0].length / rate - 300)).toBeLessThan(0.1);
+    // The last seconds (read after the hang-up) hold both parties, each in its channel.
+    expect(toneShare(channels[0].subarray(Math.round(297 * rate)), rate, 440)).toBeGreaterThan(0.8);
+    expect(toneShare(channels[1].subarray(Math.round(297 * rate)), rate, 1000)).toBeGreaterThan(0.8);
+    expect(toneShare(channels[1].subarray(Math.round(100 * rate), Math.round(103 * rate)), rate, 1000)).toBeGreaterThan(0.8);
+    expect(fs.existsSync(pcap)).toBe(false);
+    expect(fs.existsSync(part)).toBe(false);
+  });
+
+  it("the follower killed during the call: the call's recording is made from its pcap after the end, all of it", async () => {
+    const { id, metadata } = await longCallInProgress();
+    const follower = t.app.deps.recordings.following();
+    expect(follower).not.toBeNull();
+    follower!.kill("SIGKILL");
+    await new Promise((r) => follower!.once("exit", r));
+    await hangUp(id, metadata);
+    await t.app.deps.recordings.drain();
+    const row = await rowOf(id);
+    expect(row).toMatchObject({ recording: "ready", recordingError: null });
+    expect(Math.abs(row.recordingMs! - 300_000)).toBeLessThan(100);
   });
 });
 

@@ -120,6 +120,13 @@ export function writeRecordedCall(spool: string, sipCallId: string, call: Fixtur
   return { pcap, metadata };
 }
 
+/** Seconds of audio an Ogg Opus file holds so far: its last page's granule position (48 kHz samples). */
+export function oggSeconds(file: string): number {
+  const data = fs.readFileSync(file);
+  const last = data.lastIndexOf("OggS");
+  return last < 0 || last + 14 > data.length ? 0 : Number(data.readBigUInt64LE(last + 6)) / 48_000;
+}
+
 /** A recording decoded by Debian's opusdec: 8 kHz, the channels apart. */
 export function decodeRecording(file: string): { rate: number; channels: [Float32Array, Float32Array] } {
   const wav = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "rec-decode-")), "out.wav");

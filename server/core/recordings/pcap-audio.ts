@@ -36,8 +36,15 @@ export interface Packet {
   payload: Buffer;
 }
 
-/** Packets of a pcap file (rtpengine's raw IP or Ethernet format), read in chunks; a truncated tail is dropped. */
-export async function* pcapPackets(file: string): AsyncGenerator<Packet> {
+/** How often the end of a pcap still being written is looked at again. */
+const FOLLOW_POLL_MS = 250;
+
+/**
+ * Packets of a pcap file (rtpengine's raw IP or Ethernet format), read in chunks; a truncated tail is dropped.
+ * `keepWaiting`: at the end of the file, asked whether rtpengine may still write to it (the call goes on); while
+ * it says so the reader waits for more packets, so a call's audio is read while it runs (decision 054, 2026-11-29).
+ */
+export async function* pcapPackets(file: string, keepWaiting?: () => boolean | Promise<boolean>): AsyncGenerator<Packet> {
   const handle = await fs.open(file, "r");
   try {
     let buffer = Buffer.alloc(0);
@@ -47,7 +54,13 @@ export async function* pcapPackets(file: string): AsyncGenerator<Packet> {
     const need = async (bytes: number): Promise<boolean> => {
       while (buffer.length - offset < bytes && !ended) {
         const { bytesRead } = await handle.read(chunk, 0, chunk.length, null);
-        if (bytesRead === 0) ended = true;
+        if (bytesRead === 0) {
+          if (keepWaiting && (await keepWaiting())) {
+            await new Promise((resolve) => setTimeout(resolve, FOLLOW_POLL_MS));
+            continue;
+          }
+          ended = true;
+        }
         buffer = Buffer.concat([buffer.subarray(offset), chunk.subarray(0, bytesRead)]);
         offset = 0;
       }

@@ -14,7 +14,8 @@ import { checkRecordingLink, signedRecordingPath } from "../webhooks/links";
 /**
  * Call recordings (issue 28, decision 054). The app answers the proxy's question before a call whether to record
  * it (the manager's topic, and room on the disk); rtpengine writes the call's pcap into the spool folder; a
- * worker turns each finished call's pcap into Ogg Opus in a child process (convert-cli.ts) and removes the pcap;
+ * worker turns each finished call's pcap into Ogg Opus in a child process (convert-cli.ts; a long call is encoded
+ * while it runs, follow-cli.ts) and removes the pcap;
  * admins, and managers for their own calls where the topic allows it, play the file; a sweeper deletes files
  * older than the topic keeps them.
  *
@@ -150,6 +151,75 @@ export async function claimRecording(db: Db): Promise<ClaimedRecording | null> {
   return { ...row, sipCallId: row.sipCallId, endedAt: row.endedAt, answered: Boolean(row.answered) };
 }
 
+/**
+ * Calls followed while they run (decision 054, 2026-11-29): answered this long ago and still going. A shorter call
+ * is converted after its end in well under a second of encoding, and most calls a centre makes end sooner.
+ */
+export const FOLLOW_AFTER_SECONDS = 20;
+/** Calls one instance follows at once (an opusenc each, about 4 MB; the encoding of all costs ~1% of a core each). */
+export const MAX_FOLLOWED = 64;
+
+export interface FollowedRecording {
+  id: number;
+  sipCallId: string;
+  startedAt: Date;
+}
+
+/**
+ * Recorded calls in progress for this instance to follow (at most `limit`), claimed for LEASE_SECONDS as the
+ * queue claims ended ones; the instance renews the lease while it follows, so no other one takes the call, and a
+ * killed instance's calls are followed anew or, once ended, converted by the queue. No try is counted unless the
+ * follow fails (leaveToQueue).
+ */
+export async function claimFollowed(db: Db, limit: number): Promise<FollowedRecording[]> {
+  if (limit <= 0) return [];
+  const rows = await db
+    .update(calls)
+    .set({ recordingLeaseUntil: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
+    .where(
+      inArray(
+        calls.id,
+        sql`(select id from calls where recording = 'pending' and ended_at is null and sip_call_id is not null
+          and answered_at < now() - make_interval(secs => ${FOLLOW_AFTER_SECONDS}) and recording_attempts = 0
+          and (recording_lease_until is null or recording_lease_until < now()) order by id limit ${limit} for update skip locked)`,
+      ),
+    )
+    .returning({ id: calls.id, sipCallId: calls.sipCallId, startedAt: calls.startedAt });
+  return rows.flatMap((row) => (row.sipCallId === null ? [] : [{ ...row, sipCallId: row.sipCallId }]));
+}
+
+/**
+ * The followed calls' rows now, their leases renewed: each one's end (null while it goes on), attempts and
+ * whether it was answered, as the queue's claim answers them. A row no longer pending is left out.
+ */
+export async function followedNow(db: Db, ids: number[]): Promise<Array<Omit<ClaimedRecording, "endedAt"> & { endedAt: Date | null }>> {
+  if (ids.length === 0) return [];
+  const rows = await db
+    .update(calls)
+    .set({ recordingLeaseUntil: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
+    .where(and(inArray(calls.id, ids), eq(calls.recording, "pending")))
+    .returning({
+      id: calls.id,
+      sipCallId: calls.sipCallId,
+      startedAt: calls.startedAt,
+      endedAt: calls.endedAt,
+      attempts: calls.recordingAttempts,
+      answered: sql<boolean>`${calls.answeredAt} is not null`,
+    });
+  return rows.map((row) => ({ ...row, sipCallId: row.sipCallId ?? "", answered: Boolean(row.answered) }));
+}
+
+/**
+ * A follow that failed (its encoder or the follower died): one try used, and the call goes to the queue, which
+ * converts it from its pcaps as soon as it has ended. It is not followed again (only calls with no try are).
+ */
+export async function leaveToQueue(db: Db, id: number): Promise<void> {
+  await db
+    .update(calls)
+    .set({ recordingLeaseUntil: null, recordingAttempts: sql`${calls.recordingAttempts} + 1` })
+    .where(and(eq(calls.id, id), eq(calls.recording, "pending")));
+}
+
 /** Not yet: rtpengine has not finished the call's files. Tried again in a moment, not counted as a try. */
 export async function notYet(db: Db, id: number): Promise<void> {
   await db
@@ -257,9 +327,13 @@ export async function spoolJob(folder: RecordingsFolder, call: ClaimedRecording,
     const stats = await Promise.all(files.pcaps.map((file) => fs.promises.stat(file).catch(() => null)));
     if (stats.some((stat) => stat && now - stat.mtimeMs < QUIET_SECONDS * 1000)) return null;
   }
-  const month = call.startedAt.toISOString().slice(0, 7);
-  const relative = path.join(month, `${call.id}.ogg`);
-  return { files, relative, output: path.join(folder.audio, relative) };
+  return { files, ...audioFileOf(folder, call) };
+}
+
+/** Where a call's audio goes: `audio/YYYY-MM/<call id>.ogg` by the month the call started. */
+export function audioFileOf(folder: RecordingsFolder, call: { id: number; startedAt: Date }): { relative: string; output: string } {
+  const relative = path.join(call.startedAt.toISOString().slice(0, 7), `${call.id}.ogg`);
+  return { relative, output: path.join(folder.audio, relative) };
 }
 
 export type SpoolJob = NonNullable<Awaited<ReturnType<typeof spoolJob>>>;
