@@ -27,32 +27,3 @@ export function reportCardProblem(fields: CardFieldValue[]): string | null {
   if (clientCardText(fields) === "") return NO_REPORT_TEXT;
   return null;
 }
-
-/** A card label as compared: lower case, «ё» as «е», spaces collapsed, no trailing colon. */
-const comparable = (label: string) =>
-  label
-    .toLowerCase()
-    .replace(/ё/g, "е")
-    .replace(/\s+/g, " ")
-    .replace(/[:\s]+$/, "")
-    .trim();
-
-/** Card field names that mean a base's own columns (the name, phone, city and address the import maps). */
-const BASE_COLUMN_NAMES: Record<string, string[]> = {
-  name: ["имя", "фио", "фио клиента", "имя клиента", "клиент", "ф.и.о", "ф.и.о."],
-  phone: ["телефон", "номер телефона", "телефон клиента"],
-  city: ["город", "город клиента"],
-  address: ["адрес", "адрес клиента"],
-};
-
-/**
- * Issue 41: the value a template field starts with on the lead panel: the client's own, when the field's name is a
- * base column's (the card's row label: «Город», an extra field's import header such as «Сумма долга») or a name for
- * one («ФИО клиента» is the client's name); "" otherwise. Managers stopped retyping the base's data into the card.
- */
-export function cardFieldStart(label: string, rows: ReadonlyArray<{ key: string; label: string; value: string }>): string {
-  const wanted = comparable(label);
-  if (!wanted) return "";
-  const row = rows.find((r) => comparable(r.label) === wanted) ?? rows.find((r) => BASE_COLUMN_NAMES[r.key]?.includes(wanted));
-  return row?.value.trim() ?? "";
-}

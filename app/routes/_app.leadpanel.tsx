@@ -338,6 +338,7 @@ export default function LeadPanelPage() {
             lead={panel.lead}
             callback={panel.callback}
             card={panel.card}
+            cardFields={panel.cardFields}
             history={panel.history}
             template={panel.template}
             cardKey={`${panel.lead.id}-${lastTurn.current?.count ?? 0}`}

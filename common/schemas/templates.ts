@@ -10,6 +10,15 @@ export const MAX_TEMPLATE_FIELDS = 50;
 export const templateFieldSchema = z.object({
   label: requiredText("У каждого поля шаблона должно быть имя", 200),
   type: z.enum(FIELD_TYPES, { error: "Тип поля шаблона должен быть text или textarea" }),
+  /**
+   * «Столбец базы» (issue 41): the base column whose value the field starts with on the lead panel, when the names
+   * differ; absent or empty: the column named as the field.
+   */
+  column: z
+    .string({ error: "Столбец базы должен быть текстом" })
+    .trim()
+    .max(200, { error: "Название столбца базы — не более 200 символов" })
+    .optional(),
 });
 export type TemplateField = z.infer<typeof templateFieldSchema>;
 

@@ -67,6 +67,8 @@ describe("GET /api/v1/database/filtered-lead", () => {
       additionalInfo2: "",
       additionalInfo3: "",
       additionalInfo4: "",
+      // The topic has no card template: no card fields (issue 41, test/api/card-prefill.test.ts).
+      cardFields: [],
     });
     const [held] = await t.db.select().from(contacts).where(eq(contacts.id, rows[0].id));
     expect(held.heldBy).toBe(manager.user.id);

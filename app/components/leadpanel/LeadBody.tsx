@@ -1,5 +1,4 @@
 import { memo } from "react";
-import { cardFieldStart } from "../../../common/client-card";
 import type { HistoryEntry } from "../../calls.server";
 import type { LeadPanel } from "../../leads.server";
 import { ClientHistory } from "../calls/ClientHistory";
@@ -15,6 +14,7 @@ export const LeadBody = memo(function LeadBody({
   lead,
   callback,
   card,
+  cardFields,
   history,
   template,
   cardKey,
@@ -25,6 +25,8 @@ export const LeadBody = memo(function LeadBody({
   /** The callback this lead is (issue 41 §7): its time and note, above the card. */
   callback: LeadPanel["callback"];
   card: LeadPanel["card"];
+  /** The template's fields with the values they start with (core's: the saved card, else the base's column). */
+  cardFields: LeadPanel["cardFields"];
   history: HistoryEntry[];
   template: LeadPanel["template"];
   cardKey: string;
@@ -32,7 +34,7 @@ export const LeadBody = memo(function LeadBody({
   cardProblem: string | null;
   onCardInput: () => void;
 }) {
-  const fields = template?.fields ?? [];
+  const fields = template ? cardFields : [];
   const invalid = cardProblem ? { "aria-invalid": true, "aria-describedby": "card-problem" } : {};
   const marked = cardProblem ? "border-red-600 dark:border-red-400" : "";
   return (
@@ -74,23 +76,11 @@ export const LeadBody = memo(function LeadBody({
                   {field.label}
                 </label>
                 <input type="hidden" name="cardLabel" value={field.label} />
-                {/* A field named as a base column starts with the client's value (issue 41). */}
+                {/* A field named as (or tied to) a base column starts with the client's value (issue 41). */}
                 {field.type === "textarea" ? (
-                  <textarea
-                    id={`card-${i}`}
-                    name="cardValue"
-                    className={`input min-h-24 ${marked}`}
-                    defaultValue={cardFieldStart(field.label, card)}
-                    {...invalid}
-                  />
+                  <textarea id={`card-${i}`} name="cardValue" className={`input min-h-24 ${marked}`} defaultValue={field.value} {...invalid} />
                 ) : (
-                  <input
-                    id={`card-${i}`}
-                    name="cardValue"
-                    className={`input ${marked}`}
-                    defaultValue={cardFieldStart(field.label, card)}
-                    {...invalid}
-                  />
+                  <input id={`card-${i}`} name="cardValue" className={`input ${marked}`} defaultValue={field.value} {...invalid} />
                 )}
               </div>
             ))

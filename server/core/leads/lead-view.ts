@@ -6,6 +6,7 @@ import { notFound } from "../errors";
 import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
 import { leadCardRows, type LeadCardRow } from "./card";
+import { cardColumns, type CardFacts, cardFieldsOf, type CardFieldStart } from "./card-start";
 import { attemptColumns, attemptOf, type AttemptFacts, leadInTopic } from "./retry";
 import { formatKyivClock } from "../../../common/business-time";
 import { contactCallsColumn, contactCallsOf } from "../filters/contact-limits";
@@ -24,13 +25,14 @@ export interface LeadView {
   /** The callback this lead is (the top of the card says «Перезвон на …» with its note), or null. */
   callback: DueCallback | null;
   card: LeadCardRow[];
+  /** The topic's card template with the values its fields start with (issue 41: the client's own, or his saved card). */
+  cardFields: CardFieldStart[];
   history: HistoryEntry[];
   autodial: Autodial | null;
 }
 
 /** What one query (leadViewColumns) reads of a lead for the panel; the history itself follows only when there is one. */
-export interface LeadViewFacts extends AttemptFacts {
-  extra_labels: string[] | null;
+export interface LeadViewFacts extends AttemptFacts, CardFacts {
   has_history: boolean;
   autodial_seconds: number | null;
   listed: boolean;
@@ -43,10 +45,10 @@ export interface LeadViewFacts extends AttemptFacts {
  * The LeadViewFacts columns of contact `c` in its base `d` and topic `f`, with the rule of its status joined as `r`
  * (leadInTopic).
  * `holdStart` is when the manager's hold began (attemptColumns); `historyAlso` counts as history too (the turn's
- * own press, which its statement cannot see yet).
+ * own press, which its statement cannot see yet), and `savedNow` the card it saves (cardColumns).
  */
-export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`): SQL {
-  return sql`d.extra_labels,
+export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`, savedNow?: SQL): SQL {
+  return sql`d.extra_labels, ${cardColumns(savedNow)},
     ${historyAlso} or exists (select 1 from calls k where k.contact_id = c.id)
       or exists (select 1 from lead_events e where e.contact_id = c.id) as has_history,
     ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}, ${contactCallsColumn(sql`c.id`, sql`c.tz`, sql`f.id`)},
@@ -87,7 +89,7 @@ export async function leadView(
   phoneRegion: string,
   facts?: LeadViewFacts | null,
 ): Promise<LeadView> {
-  if (!lead) return { lead: null, callback: null, card: [], history: [], autodial: null };
+  if (!lead) return { lead: null, callback: null, card: [], cardFields: [], history: [], autodial: null };
   let row = facts;
   if (!row) {
     const [read] = await queryRows<LeadViewFacts & { held_by: number | null }>(
@@ -105,6 +107,7 @@ export async function leadView(
     lead: shown,
     callback: row.due_callback ? dueCallbackOf(row.due_callback) : null,
     card: leadCardRows(shown, row.extra_labels ?? [], phoneRegion),
+    cardFields: cardFieldsOf(lead, row, phoneRegion),
     history: row.has_history ? (await readHistories(db, actor, [lead.id])).get(lead.id)! : [],
     autodial: autodialOf(row),
   };

@@ -5,28 +5,12 @@ import type { Actor } from "../actor";
 import { isAppError } from "../errors";
 import { clientInHours, hoursLiteral } from "../filters/calling-hours";
 import { type Lead, loadWorkSet, takeLead } from "./allocation";
+import { type CardField, parseTemplateFields } from "./card-start";
 import { leadView, type LeadView } from "./lead-view";
 import { withButtonLabels, withKeys } from "../statuses/keys";
 
-export interface CardField {
-  label: string;
-  type: "text" | "textarea";
-}
-
-/** A template's fields from its JSON text; anything malformed is dropped rather than breaking the panel. */
-export function parseTemplateFields(json: string): CardField[] {
-  let value: unknown;
-  try {
-    value = JSON.parse(json);
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(value)) return [];
-  return value
-    .filter((f): f is { label: unknown; type?: unknown } => typeof f === "object" && f !== null && "label" in f)
-    .map((f) => ({ label: String(f.label ?? "").trim(), type: f.type === "textarea" ? ("textarea" as const) : ("text" as const) }))
-    .filter((f) => f.label !== "");
-}
+// The card's fields are card-start.ts's (the panel's view and the API's lead turn give them with their values).
+export { type CardField, parseTemplateFields } from "./card-start";
 
 export interface LeadPanel extends LeadView {
   filter: { id: number; name: string } | null;

@@ -355,7 +355,7 @@ export function turnStatement(input: {
     left join lateral (
       -- Read from the statement's snapshot, which has neither its own writes nor the claim's: the hold starts now; the
       -- pressed contact kept (no other to claim) has this press as history, and a re-work status, which no rule governs.
-      select ${input.panelView ? leadViewColumns(sql`now()`, sql`c.id = ${contactId}`) : attemptColumns(sql`now()`)}
+      select ${input.panelView ? leadViewColumns(sql`now()`, sql`c.id = ${contactId}`, sql`case when c.id = ${contactId} and ${clientInfo} <> '' then ${clientInfo} else c.client_info end`) : attemptColumns(sql`now()`)}
       ${leadInTopic(sql`next.id`, filterId, sql`c.id = ${contactId}`)}) shown on true`;
 }
 

@@ -40,8 +40,8 @@ const templateFieldsSchema = z
       ctx.addIssue({ code: "custom", message: result.error.issues[0]?.message ?? "Неверные поля шаблона" });
       return z.NEVER;
     }
-    // Only label and type are stored (filled cards carry value; a template never does).
-    return result.data.map((field) => ({ label: field.label, type: field.type }));
+    // Only label, type and a tie to a base column are stored (filled cards carry value; a template never does).
+    return result.data.map((field) => ({ label: field.label, type: field.type, ...(field.column ? { column: field.column } : {}) }));
   });
 
 export const templateSchema = z.object({

@@ -2,6 +2,7 @@ import type { FastifyReply } from "fastify";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { takeLead } from "../../../core/leads/allocation";
+import { withCardFields } from "../../../core/leads/card-start";
 import { proxyApplication, proxyApplicationSchema } from "../../../core/leads/applications";
 import { recordStatus, recordStatusSchema } from "../../../core/leads/record-status";
 import { actorOf } from "../../plugin";
@@ -23,6 +24,18 @@ const leadSchema = z
       .nullable()
       .optional()
       .describe("Попытка по правилу повтора тематики («Попытка 3 из 5»); null, если правила для статуса клиента нет"),
+    cardFields: z
+      .array(
+        z.object({
+          label: z.string(),
+          type: z.enum(["text", "textarea"]),
+          column: z.string().optional().describe("Столбец базы, с которым администратор связал поле"),
+          value: z.string(),
+        }),
+      )
+      .describe(
+        "Карточка клиента по шаблону тематики: поля с начальными значениями (сохранённое менеджером; иначе значение клиента из столбца базы с тем же именем или связанного с полем; иначе пусто)",
+      ),
   })
   .describe("Лид");
 
@@ -54,10 +67,11 @@ const leads: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request, reply) => {
-      const { lead, onBreak } = await takeLead(api.deps.db, actorOf(request), api.deps.config.holdMinutes, request.query);
+      const { db, config } = api.deps;
+      const { lead, onBreak, filterId } = await takeLead(db, actorOf(request), config.holdMinutes, request.query);
       api.deps.metrics.leadTurn(lead !== null);
       markBreak(reply, onBreak);
-      return lead ?? sendEmpty(reply);
+      return lead ? withCardFields(db, filterId, lead, config.phoneRegion) : sendEmpty(reply);
     },
   );
 
@@ -79,7 +93,7 @@ const leads: FastifyPluginAsyncZod = async (api) => {
       });
       api.deps.metrics.leadTurn(result.lead !== null);
       markBreak(reply, result.onBreak);
-      return result.lead ?? sendEmpty(reply);
+      return result.lead ? withCardFields(api.deps.db, result.filterId, result.lead, api.deps.config.phoneRegion) : sendEmpty(reply);
     },
   );
 
