@@ -8,3 +8,4 @@ export {
   updateTemplate,
 } from "#server/core/templates/templates";
 export { createLink, deleteLink, listLinks, toggleLinkActive, updateLink } from "#server/core/links/links";
+export { baseColumnNames } from "#server/core/leads/card-start";

@@ -13,6 +13,7 @@ import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from 
 import { actionError } from "../errors.server";
 import { idFields } from "../../common/validation";
 import {
+  baseColumnNames,
   createLink,
   createTemplate,
   deleteLink,
@@ -34,8 +35,13 @@ const PAGE = "/leadTemplate";
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
   const actor = actorOf(user);
-  const [templates, links] = await Promise.all([listTemplates(context.deps.db, actor), listLinks(context.deps.db, actor)]);
+  const [templates, links, columns] = await Promise.all([
+    listTemplates(context.deps.db, actor),
+    listLinks(context.deps.db, actor),
+    baseColumnNames(context.deps.db, actor),
+  ]);
   return {
+    columns,
     templates: templates.map((template) => ({ ...template, fields: parseTemplateFields(template.templateFields) })),
     links,
   };
@@ -54,7 +60,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
     case "template-save":
       // A field button without JavaScript (Новое поле, a lock, a delete) answers the changed form, nothing saved.
       return submitForm(form, { name: TEMPLATE_FORM, schema: TemplateFormSchema }, async ({ id: templateId, name, fields }) => {
-        const input = { name, templateFields: fields.map(({ label, type }) => ({ label, type })) };
+        const input = { name, templateFields: fields.map(({ label, type, column }) => ({ label, type, column })) };
         if (templateId) await updateTemplate(db, actor, templateId, input);
         else await createTemplate(db, actor, input);
         return redirectWithToast(PAGE, { type: "success", message: "Шаблон сохранен" });
@@ -95,7 +101,7 @@ async function afterChange(change: () => Promise<unknown>, failure: string, succ
 const cardButton = "btn-secondary px-2 py-1";
 
 export default function LeadTemplatePage() {
-  const { templates, links } = useLoaderData<typeof loader>();
+  const { templates, links, columns } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const answerKey = useAnswerKey(actionData);
   const navigate = useNavigate();
@@ -137,7 +143,12 @@ export default function LeadTemplatePage() {
                 </div>
                 <p className="text-sm text-slate-600 dark:text-slate-400">
                   {template.fields.length
-                    ? template.fields.map((field) => `${field.label} (${field.type === "textarea" ? "TextArea" : "Text"})`).join(", ")
+                    ? template.fields
+                        .map(
+                          (field) =>
+                            `${field.label} (${field.type === "textarea" ? "TextArea" : "Text"}${field.column ? `, столбец «${field.column}»` : ""})`,
+                        )
+                        .join(", ")
                     : "Без полей"}
                 </p>
                 <div className="flex gap-2">
@@ -166,7 +177,13 @@ export default function LeadTemplatePage() {
         closeHref={PAGE}
         testId="template-dialog"
       >
-        <TemplateForm key={templateParam} template={editedTemplate ?? null} cancelHref={PAGE} lastResult={resultOf(actionData, TEMPLATE_FORM)} />
+        <TemplateForm
+          key={templateParam}
+          template={editedTemplate ?? null}
+          columns={columns}
+          cancelHref={PAGE}
+          lastResult={resultOf(actionData, TEMPLATE_FORM)}
+        />
       </DialogOrSection>
 
       <ConfirmDelete row={deletingTemplate} title="Удалить шаблон?" closeHref={PAGE} intent="template-delete" testId="delete-template">

@@ -1,7 +1,8 @@
 import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { contacts } from "../../db/schema";
-import { bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
+import { contacts, templates } from "../../db/schema";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { field } from "../helpers/form-fields";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 import { buildXlsx } from "../helpers/xlsx";
 
@@ -132,5 +133,56 @@ describe("a card field named as a base column (issue 41)", () => {
     expect(valuesOf(again.body)).toEqual(expected);
     expect(valuesOf((await getLead()).body)).toEqual(expected);
     expect(await panelValues()).toEqual(["Петренко Ольга", "15 400 ₽", "платит 15-го\nпосле 18:00"]);
+  });
+});
+
+describe("the template editor's «Столбец базы» without JavaScript", () => {
+  it("saves a field's tie to a base column, shows it on the card and in the form again, and an emptied tie is no tie", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const editor = 'data-testid="template-form"';
+    const form = await getPage(t, "/leadTemplate?template=new", cookie);
+    // The bases' headers are suggested.
+    expect(form.text).toMatch(/<datalist id="base-columns">.*<option value="Долг по договору"/s);
+
+    const saved = await postPageForm(t, "/leadTemplate?template=new", cookie, {
+      intent: "template-save",
+      name: "Долги без JS",
+      "fields[0].label": "Остаток",
+      "fields[0].type": "text",
+      "fields[0].column": " Долг по договору ",
+      "fields[0].locked": "0",
+      "fields[1].label": "Комментарий",
+      "fields[1].type": "textarea",
+      "fields[1].column": "",
+      "fields[1].locked": "0",
+    });
+    expect(saved.status).toBe(302);
+    const [stored] = await t.db.select().from(templates).where(eq(templates.name, "Долги без JS"));
+    expect(JSON.parse(stored.templateFields)).toEqual([
+      { label: "Остаток", type: "text", column: "Долг по договору" },
+      { label: "Комментарий", type: "textarea" },
+    ]);
+    const list = await getPage(t, "/leadTemplate", cookie);
+    expect(list.text.replace(/<!-- -->/g, "")).toContain("Остаток (Text, столбец «Долг по договору»), Комментарий (TextArea)");
+    const edit = await getPage(t, `/leadTemplate?template=${stored.id}`, cookie);
+    expect(field(edit.text, "fields[0].column", editor)).toMatchObject({ value: "Долг по договору" });
+  });
+
+  it("refuses a tie longer than 200 characters under its field, nothing saved", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const res = await postPageForm(t, "/leadTemplate?template=new", cookie, {
+      intent: "template-save",
+      name: "Долги длинные",
+      "fields[0].label": "Остаток",
+      "fields[0].type": "text",
+      "fields[0].column": "я".repeat(201),
+      "fields[0].locked": "0",
+    });
+    expect(res.status).toBe(400);
+    expect(field(res.text, "fields[0].column", 'data-testid="template-form"')).toMatchObject({
+      invalid: true,
+      message: "Название столбца базы — не более 200 символов",
+    });
+    expect(await t.db.select().from(templates).where(eq(templates.name, "Долги длинные"))).toHaveLength(0);
   });
 });

@@ -25,7 +25,7 @@ export const TEMPLATE_FORM = "template";
 export const EMPTY_TEMPLATE_NAME = "Выберите базу данных";
 
 /** SPEC §5: a new field is "Имя поля", type text (unlocked: it is there to be named). */
-const NEW_FIELD = { label: NEW_FIELD_LABEL, type: "text" as const, locked: "0" };
+const NEW_FIELD = { label: NEW_FIELD_LABEL, type: "text" as const, column: "", locked: "0" };
 
 const small =
   "inline-flex h-9 w-9 shrink-0 items-center justify-center rounded-md border border-slate-300 text-sm hover:bg-slate-100 dark:border-slate-600 dark:hover:bg-slate-700";
@@ -37,11 +37,14 @@ const small =
  */
 export function TemplateForm({
   template,
+  columns,
   cancelHref,
   lastResult,
 }: {
   /** The template being edited (its fields open locked), or null for a new one. */
   template: { id: number; name: string; fields: TemplateField[] } | null;
+  /** The base columns «Столбец базы» suggests (the bases' headers and the columns' own names). */
+  columns: string[];
   cancelHref: string;
   /** The action's answer to this form (errors, the rows as they were sent or changed), if it was just sent. */
   lastResult?: SubmissionResult<string[]> | null;
@@ -58,7 +61,7 @@ export function TemplateForm({
   const rows = fields.fields.getFieldList();
   // A new answer speaks again, even with the same message.
   const answerKey = useAnswerKey(lastResult);
-  const unshown = unshownError(lastResult, ["name", ...rows.flatMap((row) => ["label", "type"].map((name) => `${row.name}.${name}`))]);
+  const unshown = unshownError(lastResult, ["name", ...rows.flatMap((row) => ["label", "type", "column"].map((name) => `${row.name}.${name}`))]);
   const props = formProps(form);
 
   return (
@@ -134,14 +137,38 @@ export function TemplateForm({
                   <CloseIcon />
                 </button>
               </div>
+              {/* Issue 41: the field starts with the client's value of this column; empty: of the column named as the field. */}
+              <div className="mt-1 flex flex-wrap items-center gap-x-2 gap-y-1 sm:pl-11">
+                <label className="text-sm text-slate-600 dark:text-slate-400" htmlFor={field.column.id}>
+                  Столбец базы
+                </label>
+                <input
+                  {...inputProps(field.column)}
+                  list="base-columns"
+                  className={`input min-w-0 flex-[1_1_12rem] ${locked ? "bg-slate-50 dark:bg-slate-800" : ""}`}
+                  readOnly={locked}
+                  placeholder="как имя поля"
+                  autoComplete="off"
+                />
+              </div>
               <FieldError field={field.label} />
               <FieldError field={field.type} />
+              <FieldError field={field.column} />
             </div>
           );
         })}
         <button {...form.insert.getButtonProps({ name: fields.fields.name, defaultValue: NEW_FIELD })} className="btn-secondary">
           Новое поле
         </button>
+        <p className="text-sm text-slate-600 dark:text-slate-400">
+          Поле карточки начинается со значения клиента из столбца базы с тем же именем (регистр и пробелы не важны). Если столбец называется иначе,
+          укажите его в «Столбец базы». То, что менеджер уже сохранил, не заменяется.
+        </p>
+        <datalist id="base-columns">
+          {columns.map((column) => (
+            <option key={column} value={column} />
+          ))}
+        </datalist>
       </div>
       <div className="flex justify-end gap-2">
         <CancelAndSave cancelHref={cancelHref} intent="template-save" />
