@@ -142,7 +142,9 @@ describe("calls to 210, the footer's hidden test-call number", () => {
     const a = await managerWithPhone();
     await a.page.click("[data-testid=test-call]");
     await expectText(c.page, "softphone-state", `Входящий звонок: ${a.sipLogin}`);
-    await c.page.click("[data-testid=softphone-reject]");
+    // Esc declines (the button says so), as «Отклонить» does.
+    expect(await c.page.locator("[data-testid=softphone-reject]").textContent()).toBe("ОтклонитьEsc");
+    await c.page.keyboard.press("Escape");
     await expectText(a.page, "softphone-state", "Ошибка вызова");
     await expectText(c.page, "softphone-state", "Звонок завершён");
   });
@@ -272,7 +274,8 @@ describe("Позвонить on the lead panel", () => {
     await a.page.keyboard.press("KeyC");
     await expectText(a.page, "call-state", `Вызов ${b.sipLogin}…`);
     await expectText(b.page, "softphone-state", `Входящий звонок: ${a.sipLogin}`);
-    await b.page.click("[data-testid=softphone-answer]");
+    // Enter answers a call ringing in (C too: the key that calls, on the lead panel).
+    await b.page.keyboard.press("Enter");
     await expectText(a.page, "call-state", `Разговор: ${b.sipLogin}`);
     expect(invites()).toBe(1);
 

@@ -19,6 +19,8 @@ export const LEAD_PANEL_KEYS: Array<{ keys: string[]; what: string }> = [
   { keys: ["P"], what: "Автонабор: пауза и продолжение (русская раскладка: З)" },
   { keys: ["Enter"], what: "Подтвердить заявку; в окне перезвона — выбрать время, на котором стоит курсор" },
   { keys: ["Esc"], what: "Закрыть окно" },
+  { keys: ["Enter", "или", "C"], what: "Входящий звонок: ответить (русская раскладка: С)" },
+  { keys: ["Esc"], what: "Входящий звонок: отклонить" },
   { keys: ["?"], what: "Показать этот список" },
 ];
 
@@ -121,9 +123,9 @@ export function KeysDialog({ open, onOpenChange, autodial = false }: { open: boo
             <tr key={row.what} className="border-t border-slate-200 dark:border-slate-700">
               <th scope="row" className="whitespace-nowrap py-1.5 pr-3 text-left font-normal">
                 {row.keys.map((key, i) =>
-                  key === "…" ? (
+                  key === "…" || key === "или" ? (
                     <span key={i} className="mx-0.5">
-                      …
+                      {key === "или" ? ` ${key} ` : key}
                     </span>
                   ) : (
                     <kbd

@@ -1,4 +1,6 @@
+import { useEffect, useRef } from "react";
 import { useLocation, useNavigate, useRevalidator } from "@remix-run/react";
+import { CALL_KEY_CODE, isTypingTarget, KeyCap } from "../leads/keys";
 import { IncomingCard } from "./IncomingCard";
 import { PhoneStatus } from "./PhoneStatus";
 import { useSoftphone } from "./SoftphoneProvider";
@@ -11,8 +13,13 @@ import { useSoftphone } from "./SoftphoneProvider";
 export function SoftphoneDock() {
   const { state, answer, hangUp, phoneShownByPage } = useSoftphone();
   const takeCaller = useTakeCaller();
+  const ringingIn = state?.call === "ringing";
+  const answerCall = () => {
+    answer();
+    if (state?.sipCallId) takeCaller(state.sipCallId);
+  };
+  useIncomingCallKeys(ringingIn, answerCall, hangUp);
   if (!state) return null;
-  const ringingIn = state.call === "ringing";
   // The lead panel says the phone's state and has the buttons of its own calls (issue 31: the dock said it a second
   // time and covered the status buttons on a phone); an incoming call still rings and is handled here.
   if (phoneShownByPage && !(state.direction === "in" && state.call !== "idle")) return null;
@@ -32,19 +39,13 @@ export function SoftphoneDock() {
       </div>
       {ringingIn ? (
         <>
-          <button
-            type="button"
-            className="btn-primary px-2 py-1"
-            onClick={() => {
-              answer();
-              if (state.sipCallId) takeCaller(state.sipCallId);
-            }}
-            data-testid="softphone-answer"
-          >
+          <button type="button" className="btn-primary px-2 py-1" onClick={answerCall} aria-keyshortcuts="Enter C" data-testid="softphone-answer">
             Ответить
+            <KeyCap>Enter</KeyCap>
           </button>
-          <button type="button" className="btn-danger px-2 py-1" onClick={hangUp} data-testid="softphone-reject">
+          <button type="button" className="btn-danger px-2 py-1" onClick={hangUp} aria-keyshortcuts="Escape" data-testid="softphone-reject">
             Отклонить
+            <KeyCap>Esc</KeyCap>
           </button>
         </>
       ) : null}
@@ -55,6 +56,31 @@ export function SoftphoneDock() {
       ) : null}
     </div>
   );
+}
+
+/**
+ * While a call rings in, on any page: Enter or C (the lead panel's call key, ЙЦУКЕН С) answers, Esc declines
+ * (issue 42). Not while the focus is in a field or a dialog is open (their Enter and Esc are theirs). Taken in
+ * the capture phase, so the lead panel's own C (call the lead) does not act on the same press.
+ */
+function useIncomingCallKeys(ringingIn: boolean, answer: () => void, decline: () => void) {
+  const actions = useRef({ answer, decline });
+  actions.current = { answer, decline };
+  useEffect(() => {
+    if (!ringingIn) return;
+    function onKeyDown(event: KeyboardEvent) {
+      if (event.defaultPrevented || event.repeat || event.isComposing) return;
+      if (event.ctrlKey || event.altKey || event.metaKey || event.shiftKey) return;
+      if (isTypingTarget(document.activeElement) || document.querySelector("[role=dialog], [role=alertdialog]")) return;
+      const act = event.key === "Enter" || event.code === CALL_KEY_CODE ? "answer" : event.key === "Escape" ? "decline" : null;
+      if (!act) return;
+      event.preventDefault();
+      event.stopPropagation();
+      actions.current[act]();
+    }
+    window.addEventListener("keydown", onKeyDown, { capture: true });
+    return () => window.removeEventListener("keydown", onKeyDown, { capture: true });
+  }, [ringingIn]);
 }
 
 /**
