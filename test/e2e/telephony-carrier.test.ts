@@ -351,7 +351,8 @@ describe("live listening from /users (issue 28)", () => {
   }
 
   it("plays both sides of a manager's call to the admin, each tone heard, with nothing sent to the manager or the carrier, until Стоп", async () => {
-    const carrier = await startCarrier({ answer: { ringMs: 5_000 } });
+    // Rings longer when screenshots are taken: the ringing row is one of them.
+    const carrier = await startCarrier({ answer: { ringMs: process.env.SCREENS_DIR ? 10_000 : 5_000 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-90", { browser: says440 });
     await recorded(a.manager.user.id);
     const admin = await adminOn(ADMIN);
@@ -373,6 +374,7 @@ describe("live listening from /users (issue 28)", () => {
     await row.locator("[data-testid=listen]").click({ timeout: 5_000 });
     await toldWaiting;
     await expectText(admin, "listen-waiting", "Ждём ответа…");
+    await shoot(admin, "users-ringing-waiting");
     expect(await row.locator("[data-testid=whisper]").count()).toBe(0);
     expect((await callOf(a.manager.user.id)).answeredAt, "the press came while the call rang").toBeNull();
     await expectText(a.page, "call-state", "Разговор: 380671112290");
