@@ -20,6 +20,7 @@ import { startImportSweeper } from "./jobs/import-sweeper";
 import { startPlannerStatistics } from "./jobs/planner-statistics";
 import { startExportWorker } from "./jobs/export-worker";
 import { startZoneBackfill } from "./jobs/zone-backfill";
+import { startHolidayFill } from "./jobs/holidays";
 import { startRecordings } from "./jobs/recordings";
 import { startWebhookWorker } from "./jobs/webhooks";
 import { syncForwardWebhook } from "./core/webhooks/webhooks";
@@ -204,6 +205,7 @@ export async function buildApp({ handle, config, web = true, logger = false, pas
     region: config.phoneRegion,
     log: (message, error) => app.log.error({ err: error }, message),
   });
+  const holidayFill = startHolidayFill(handle.db, { log: (message, error) => app.log.error({ err: error }, message) });
   // Webhooks: the delivery queue is sent from here, never from a request (issue 44). APPLICATION_FORWARD_URL is one.
   await syncForwardWebhook(handle.db, config.applicationForwardUrl);
   const webhookWorker = startWebhookWorker(handle, { ...config.webhooks, log: (message, error) => app.log.error({ err: error }, message) });
@@ -219,7 +221,7 @@ export async function buildApp({ handle, config, web = true, logger = false, pas
     callbackNotifier.stop();
     callSweeper.stop();
     mediaRelay?.close();
-    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop(), recordings.stop(), webhookWorker.stop()]);
+    await Promise.all([exportWorker.stop(), importSweeper.stop(), zoneBackfill.stop(), holidayFill.stop(), recordings.stop(), webhookWorker.stop()]);
   });
 
   return app as unknown as FastifyInstance & { deps: AppDeps };

@@ -15,7 +15,36 @@ const clock = (message: string) =>
     .regex(/^([01]\d|2[0-3]):[0-5]\d(:00)?$/, { error: message })
     .transform((v) => v.slice(0, 5));
 
-export const callingHoursSchema = z.object({
+/** A weekend time as typed: empty (or null) is «the same as on working days». */
+const optionalClock = (message: string) =>
+  z
+    .union([z.null(), z.literal(""), clock(message)], { error: message })
+    .optional()
+    .transform((v) => v || null);
+
+export const DAY_OFF_ERROR = "Неверная дата выходного дня: укажите дату вида 2027-01-05";
+export const DAYS_OFF_MAX = 400;
+
+/** A calendar date "YYYY-MM-DD" that exists (not 2027-02-30). */
+export const isoDateSchema = z
+  .string({ error: DAY_OFF_ERROR })
+  .trim()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, { error: DAY_OFF_ERROR })
+  .refine(
+    (v) => {
+      const date = new Date(`${v}T00:00:00Z`);
+      return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === v;
+    },
+    { error: DAY_OFF_ERROR },
+  );
+
+export const WEEKEND_BOTH_ERROR = "Время звонков в выходные: укажите и начало, и конец, или оставьте оба поля пустыми (как в будни)";
+
+/**
+ * The window's fields (issue 29, decision 050; the weekend window and days off: issue 43, decision 076). Without
+ * its one cross-field rule (`weekendBoth`), so a form may extend it.
+ */
+export const callingHoursFields = z.object({
   from: clock("Укажите начало времени звонков в формате ЧЧ:ММ"),
   until: clock("Укажите конец времени звонков в формате ЧЧ:ММ"),
   days: z
@@ -29,7 +58,49 @@ export const callingHoursSchema = z.object({
     .trim()
     .min(1, { error: "Укажите часовой пояс" })
     .max(64, { error: "Неизвестный часовой пояс" }),
+  /** Weekends, public holidays and the topic's days off: their own window; null (both) is the working days' one. */
+  weekendFrom: optionalClock("Укажите начало времени звонков в выходные в формате ЧЧ:ММ (или оставьте пустым)"),
+  weekendUntil: optionalClock("Укажите конец времени звонков в выходные в формате ЧЧ:ММ (или оставьте пустым)"),
+  /** The topic's own days off (the client's local dates), which count as weekends. */
+  daysOff: z
+    .array(isoDateSchema, { error: DAY_OFF_ERROR })
+    .max(DAYS_OFF_MAX, { error: `Не больше ${DAYS_OFF_MAX} выходных дней` })
+    .optional()
+    .transform((days) => [...new Set(days ?? [])].sort()),
 });
+
+/** The weekend window is both times or neither. */
+export function weekendBoth(hours: { weekendFrom: string | null; weekendUntil: string | null }, ctx: z.RefinementCtx) {
+  if ((hours.weekendFrom === null) !== (hours.weekendUntil === null)) {
+    ctx.addIssue({ code: "custom", message: WEEKEND_BOTH_ERROR, path: [hours.weekendFrom === null ? "weekendFrom" : "weekendUntil"] });
+  }
+}
+
+export const callingHoursSchema = callingHoursFields.superRefine(weekendBoth);
+
+/**
+ * Russia's 230-FZ (art. 7 part 3) allows calls from 08:00 to 22:00 on working days and from 09:00 to 20:00 on
+ * weekends and public holidays, in the client's local time: the hours the 230-FZ preset gives a topic.
+ */
+export const LAW_230_HOURS = { from: "08:00", until: "22:00", weekendFrom: "09:00", weekendUntil: "20:00" } as const;
+
+/** A window lies inside [from, until) of the law (an overnight or around-the-clock one never does). */
+const inside = (from: string, until: string, lawFrom: string, lawUntil: string) => from < until && from >= lawFrom && until <= lawUntil;
+
+/**
+ * The hours a topic gets with the 230-FZ preset: the law's, except a window the admin already narrowed inside the
+ * law's, which is kept (a centre may call less than the law allows, never more).
+ */
+export function law230Hours<H extends { from: string; until: string; weekendFrom: string | null; weekendUntil: string | null }>(hours: H): H {
+  const weekday = inside(hours.from, hours.until, LAW_230_HOURS.from, LAW_230_HOURS.until)
+    ? { from: hours.from, until: hours.until }
+    : { from: LAW_230_HOURS.from, until: LAW_230_HOURS.until };
+  const [wFrom, wUntil] = hours.weekendFrom && hours.weekendUntil ? [hours.weekendFrom, hours.weekendUntil] : [weekday.from, weekday.until];
+  const weekend = inside(wFrom, wUntil, LAW_230_HOURS.weekendFrom, LAW_230_HOURS.weekendUntil)
+    ? { weekendFrom: wFrom, weekendUntil: wUntil }
+    : { weekendFrom: LAW_230_HOURS.weekendFrom, weekendUntil: LAW_230_HOURS.weekendUntil };
+  return { ...hours, ...weekday, ...weekend };
+}
 
 // ---- Retry rules (issue 29, decision 057) ----
 
@@ -150,7 +221,9 @@ export const filterInputSchema = z.object({
   /** When its clients may be called, in their own local time (issue 29). Absent: 09:00-21:00 on a new topic, kept on an edit. */
   callingHours: callingHoursSchema
     .optional()
-    .describe("Время звонков: { from, until, days, timeZone }; без него — 09:00–21:00 у новой, без изменений у старой"),
+    .describe(
+      'Время звонков: { from, until, days, timeZone, weekendFrom, weekendUntil (время в выходные и праздники; null — как в будни), daysOff (свои выходные дни тематики, ["2027-01-05"]) }; без него — 09:00–21:00 у новой, без изменений у старой',
+    ),
   // Recordings (issue 28); left out: unchanged on an update, off on a new topic.
   recordCalls: z
     .boolean({ error: "Неверное значение «Записывать разговоры»" })

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { boolean, check, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
+import { boolean, check, date, index, integer, pgTable, primaryKey, serial, text, time } from "drizzle-orm/pg-core";
 import { BUSINESS_TIME_ZONE } from "../../common/business-time";
 import { CONTACT_LIMIT_COUNTS, RETRY_COUNTED_BY, type RetryCountedBy } from "../../common/schemas/filters";
 import { databases } from "./bases";
@@ -30,6 +30,17 @@ export const filters = pgTable(
       .notNull()
       .default(sql`'{1,2,3,4,5,6,7}'::int[]`),
     timeZone: text("time_zone").notNull().default(BUSINESS_TIME_ZONE),
+    /**
+     * The window on weekends (issue 43, decision 076): Saturdays, Sundays, the public holidays of the client's
+     * country (public_holidays) and the topic's own `daysOff` (the client's local dates); null (both): the same as
+     * on working days.
+     */
+    weekendFrom: time("weekend_from"),
+    weekendUntil: time("weekend_until"),
+    daysOff: date("days_off", { mode: "string" })
+      .array()
+      .notNull()
+      .default(sql`'{}'::date[]`),
     /** «Записывать разговоры»: the proxy records this topic's calls through the trunk (issue 28, decision 054). */
     recordCalls: boolean("record_calls").notNull().default(false),
     /** Recordings older than this many days are deleted by the sweeper; null keeps them. */
@@ -66,8 +77,23 @@ export const filters = pgTable(
   },
   (t) => [
     index("filters_template_id_idx").on(t.templateId),
+    check("filters_weekend_both", sql`(${t.weekendFrom} is null) = (${t.weekendUntil} is null)`),
     check("filters_contact_limits_positive", sql`${t.contactLimitDay} >= 1 and ${t.contactLimitWeek} >= 1 and ${t.contactLimitMonth} >= 1`),
   ],
+);
+
+/**
+ * The public holidays of each zone's country for the years around now (issue 43, decision 076), filled by the app
+ * from the `date-holidays` data set (server/core/filters/holidays.ts): a client's holiday counts as a weekend in
+ * the calling hours, which the claim reads in its one statement by his zone and local date.
+ */
+export const publicHolidays = pgTable(
+  "public_holidays",
+  {
+    zone: text("zone").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.zone, t.day] })],
 );
 
 const filterId = () =>

@@ -69,6 +69,8 @@ export const settings = pgTable("settings", {
    */
   tzBackfilledTo: bigint("tz_backfilled_to", { mode: "number" }).notNull().default(0),
   tzBackfillEnd: bigint("tz_backfill_end", { mode: "number" }).notNull().default(0),
+  /** What public_holidays was last filled from (the data set's version and the years; decision 076): "" never. */
+  holidaysFilled: text("holidays_filled").notNull().default(""),
   /** A call in rings one manager this many seconds, then the next one (issue 42). */
   inboundRingSeconds: integer("inbound_ring_seconds").notNull().default(20),
   /** How many managers a call in may ring, one after another, before it counts as missed. */

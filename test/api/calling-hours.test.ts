@@ -354,7 +354,15 @@ describe("the topic's calling hours through the API", () => {
   }
 
   it("saves and shows the window, and refuses a bad one with a Russian message", async () => {
-    const hours = { from: "10:00", until: "19:30", days: [1, 2, 3, 4, 5], timeZone: "Asia/Novosibirsk" };
+    const hours = {
+      from: "10:00",
+      until: "19:30",
+      days: [1, 2, 3, 4, 5],
+      timeZone: "Asia/Novosibirsk",
+      weekendFrom: null,
+      weekendUntil: null,
+      daysOff: [],
+    };
     const created = await t.request
       .post("/api/v1/filters")
       .set(bearer(adminToken))

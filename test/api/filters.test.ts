@@ -332,7 +332,15 @@ describe("calling hours in the topic form (issue 29, JavaScript off)", () => {
     ]);
     expect(saved.status).toBe(302);
     const shown = (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === created.body.id);
-    expect(shown.callingHours).toEqual({ from: "10:00", until: "20:00", days: [1, 5], timeZone: "Asia/Omsk" });
+    expect(shown.callingHours).toEqual({
+      from: "10:00",
+      until: "20:00",
+      days: [1, 5],
+      timeZone: "Asia/Omsk",
+      weekendFrom: null,
+      weekendUntil: null,
+      daysOff: [],
+    });
     const again = (await getPage(t, page, cookie)).text;
     expect(again).toMatch(/name="callingHours.timeZone"[^]*<option value="Asia\/Omsk" selected=""/);
     // The topic's card says it in a line.

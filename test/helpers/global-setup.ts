@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
 import { createDb, type DbHandle } from "../../db/client";
+import { fillPublicHolidays } from "../../server/core/filters/holidays";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -53,9 +54,12 @@ export default async function setup(project: TestProject) {
 
 /**
  * A topic's calling window defaults to 09:00-21:00 (decision 050); in the test databases a topic made without one
- * calls around the clock, so no test's outcome depends on the hour it runs. Tests of calling hours set them.
+ * calls around the clock, so no test's outcome depends on the hour it runs (a weekend window, null, is the same, and
+ * so holidays change nothing). Tests of calling hours set them.
  */
 async function aroundTheClock(handle: DbHandle) {
+  // The public holidays (decision 076), filled once here so that no test app computes them again at its start.
+  await fillPublicHolidays(handle.db);
   await handle.db.execute(sql`alter table filters alter column calls_from set default '00:00', alter column calls_until set default '00:00'`);
 }
 

@@ -2,6 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
 import { badRequest } from "../errors";
 import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
+import type { filters } from "../../../db/schema";
 
 /**
  * A topic's calling window (issue 29, decision 050): its clients are handed out and called only inside it, in
@@ -19,10 +20,26 @@ export interface CallingHours {
   days: number[];
   /** The zone for a number whose own zone is unknown (IANA name). */
   timeZone: string;
+  /**
+   * The window on weekends: Saturday, Sunday, a public holiday of the client's country, a day of `daysOff`
+   * (decision 076); null (or absent): the working days' window.
+   */
+  weekendFrom?: string | null;
+  weekendUntil?: string | null;
+  /** The topic's own days off, "YYYY-MM-DD" in the client's local calendar: weekends too. */
+  daysOff?: string[];
 }
 
 export const ALL_DAYS = [1, 2, 3, 4, 5, 6, 7];
-export const DEFAULT_CALLING_HOURS: CallingHours = { from: "09:00", until: "21:00", days: ALL_DAYS, timeZone: BUSINESS_TIME_ZONE };
+export const DEFAULT_CALLING_HOURS: CallingHours = {
+  from: "09:00",
+  until: "21:00",
+  days: ALL_DAYS,
+  timeZone: BUSINESS_TIME_ZONE,
+  weekendFrom: null,
+  weekendUntil: null,
+  daysOff: [],
+};
 
 // The window's input schema is in common/ (the topic form checks it in the browser too).
 export { callingHoursSchema } from "../../../common/schemas/filters";
@@ -42,6 +59,11 @@ export interface HoursSql {
   until: SQL;
   days: SQL;
   timeZone: SQL;
+  /** time, null: as on working days. */
+  weekendFrom: SQL;
+  weekendUntil: SQL;
+  /** date[] */
+  daysOff: SQL;
 }
 
 export const hoursLiteral = (hours: CallingHours): HoursSql => ({
@@ -49,27 +71,55 @@ export const hoursLiteral = (hours: CallingHours): HoursSql => ({
   until: sql`${hours.until}::time`,
   days: sql`${`{${hours.days.join(",")}}`}::int[]`,
   timeZone: sql`${hours.timeZone}::text`,
+  weekendFrom: sql`${hours.weekendFrom ?? null}::time`,
+  weekendUntil: sql`${hours.weekendUntil ?? null}::time`,
+  daysOff: sql`${`{${(hours.daysOff ?? []).join(",")}}`}::date[]`,
 });
 
 /** The window of the topic row `alias` (filters). */
 export const hoursOfTopic = (alias: string): HoursSql => {
   const column = (name: string) => sql`${sql.identifier(alias)}.${sql.identifier(name)}`;
-  return { from: column("calls_from"), until: column("calls_until"), days: column("call_days"), timeZone: column("time_zone") };
+  return {
+    from: column("calls_from"),
+    until: column("calls_until"),
+    days: column("call_days"),
+    timeZone: column("time_zone"),
+    weekendFrom: column("weekend_from"),
+    weekendUntil: column("weekend_until"),
+    daysOff: column("days_off"),
+  };
 };
+
+/** `local` (a timestamp without zone) inside [from, until): overnight when until < from, around the clock when equal. */
+const inWindow = (local: SQL, from: SQL, until: SQL): SQL => sql`case
+      when ${from} = ${until} then true
+      when ${from} < ${until} then ${local}::time >= ${from} and ${local}::time < ${until}
+      else ${local}::time >= ${from} or ${local}::time < ${until} end`;
 
 /**
  * The rule, as one SQL predicate: at the instant `at` (now() unless a test fixes it), the local time in the
- * client's zone (`zone`, null when unknown: the topic's zone) is inside the window, on an allowed day.
+ * client's zone (`zone`, null when unknown: the topic's zone) is inside the window of his local day, on an allowed
+ * day. His day is a weekend (decision 076) on a Saturday or Sunday, on a public holiday of his zone's country
+ * (public_holidays) and on a day off of the topic: then the weekend window applies (the working days' when the
+ * topic has none), and a holiday or day off on a working day is open only when the topic calls on Saturday or
+ * Sunday. The holiday table is read only on a working day where the two answers differ (one probe of its key).
  */
 export function withinCallingHours(zone: SQL, hours: HoursSql, at: SQL = sql`now()`): SQL {
-  const local = sql`(${at} at time zone coalesce(${zone}, ${hours.timeZone}))`;
+  const clientZone = sql`coalesce(${zone}, ${hours.timeZone})`;
+  const local = sql`(${at} at time zone ${clientZone})`;
+  const dow = sql`extract(isodow from ${local})::int`;
+  const workday = sql`(${dow} = any(${hours.days}) and ${inWindow(local, hours.from, hours.until)})`;
+  const weekendWindow = inWindow(local, sql`coalesce(${hours.weekendFrom}, ${hours.from})`, sql`coalesce(${hours.weekendUntil}, ${hours.until})`);
+  const offDay = sql`(${local}::date = any(${hours.daysOff})
+      or exists (select 1 from public_holidays ph where ph.zone = ${clientZone} and ph.day = ${local}::date))`;
   // Inside coalesce, so the planner takes the rule for what it is, a condition it cannot estimate (one half),
   // rather than multiplying guesses for each comparison down to "hardly a row passes", which made it sort every
   // due row of the retry tier instead of walking its index in order and stopping at the first.
-  return sql`coalesce(extract(isodow from ${local})::int = any(${hours.days}) and case
-      when ${hours.from} = ${hours.until} then true
-      when ${hours.from} < ${hours.until} then ${local}::time >= ${hours.from} and ${local}::time < ${hours.until}
-      else ${local}::time >= ${hours.from} or ${local}::time < ${hours.until} end, false)`;
+  return sql`coalesce(case
+      when ${dow} >= 6 then ${dow} = any(${hours.days}) and ${weekendWindow}
+      when ${workday} = (${hours.days} && '{6,7}'::int[] and ${weekendWindow}) then ${workday}
+      when ${offDay} then ${hours.days} && '{6,7}'::int[] and ${weekendWindow}
+      else ${workday} end, false)`;
 }
 
 /**
@@ -88,7 +138,34 @@ export const clientInHours = (contactTz: SQL, hours: HoursSql, dialledZone: stri
 /** What the manager reads beside a callback that waits for its client's hours. */
 export const waitsForHoursNote = (from: string) => `ждёт рабочего времени клиента (с ${from.slice(0, 5)} по его времени)`;
 
+/** The topic row's columns of the window (`daysOff` read as text[], the same strings on either driver). */
+export const hoursColumnsOf = (table: typeof filters) => ({
+  callsFrom: table.callsFrom,
+  callsUntil: table.callsUntil,
+  callDays: table.callDays,
+  timeZone: table.timeZone,
+  weekendFrom: table.weekendFrom,
+  weekendUntil: table.weekendUntil,
+  daysOff: sql<string[]>`${table.daysOff}::text[]`,
+});
+
 /** The topic row's window as the API and the form show it. */
-export function presentHours(row: { callsFrom: string; callsUntil: string; callDays: number[]; timeZone: string }): CallingHours {
-  return { from: row.callsFrom.slice(0, 5), until: row.callsUntil.slice(0, 5), days: row.callDays, timeZone: row.timeZone };
+export function presentHours(row: {
+  callsFrom: string;
+  callsUntil: string;
+  callDays: number[];
+  timeZone: string;
+  weekendFrom: string | null;
+  weekendUntil: string | null;
+  daysOff: string[];
+}): Required<CallingHours> {
+  return {
+    from: row.callsFrom.slice(0, 5),
+    until: row.callsUntil.slice(0, 5),
+    days: row.callDays,
+    timeZone: row.timeZone,
+    weekendFrom: row.weekendFrom?.slice(0, 5) ?? null,
+    weekendUntil: row.weekendUntil?.slice(0, 5) ?? null,
+    daysOff: row.daysOff,
+  };
 }

@@ -21,7 +21,7 @@ import { badRequest, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
 import { checkRetryRules, loadRetryRules, type PresentedRetryRule, type RetryCountedBy, rulesToSave, writeRetryRules } from "./retry-rules";
-import { type CallingHours, DEFAULT_CALLING_HOURS, presentHours, requireKnownZone } from "./calling-hours";
+import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, presentHours, requireKnownZone } from "./calling-hours";
 import { type ContactLimits, type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
@@ -47,7 +47,7 @@ export interface PresentedFilter {
   statuses: Array<{ id: number; text: string }>;
   template: { id: number; name: string } | null;
   totalManagers: number;
-  callingHours: CallingHours;
+  callingHours: Required<CallingHours>;
 
   /** Recordings of the topic's calls: on or off, days kept (null: always), managers hear their own. */
   recordCalls: boolean;
@@ -84,10 +84,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       requiresConsent: filters.requiresConsent,
       templateId: templates.id,
       templateName: templates.name,
-      callsFrom: filters.callsFrom,
-      callsUntil: filters.callsUntil,
-      callDays: filters.callDays,
-      timeZone: filters.timeZone,
+      ...hoursColumnsOf(filters),
     })
     .from(filters)
     .leftJoin(templates, eq(templates.id, filters.templateId))
@@ -210,7 +207,17 @@ async function checkReferences(tx: Tx, input: FilterInput, keptTemplateId: numbe
 
 /** The calling window's columns, when the input has one. */
 const hoursColumns = (hours: CallingHours | undefined) =>
-  hours ? { callsFrom: hours.from, callsUntil: hours.until, callDays: hours.days, timeZone: hours.timeZone } : {};
+  hours
+    ? {
+        callsFrom: hours.from,
+        callsUntil: hours.until,
+        callDays: hours.days,
+        timeZone: hours.timeZone,
+        weekendFrom: hours.weekendFrom ?? null,
+        weekendUntil: hours.weekendUntil ?? null,
+        daysOff: hours.daysOff ?? [],
+      }
+    : {};
 
 async function writeLists(tx: Tx, filterId: number, input: FilterInput) {
   await tx.delete(filterManagers).where(eq(filterManagers.filterId, filterId));

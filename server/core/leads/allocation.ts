@@ -7,7 +7,7 @@ import { type Actor, requireSelfOrAdmin } from "../actor";
 import { onBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
 import { mayBeCalled } from "../dnc/dnc";
-import { type CallingHours, DEFAULT_CALLING_HOURS, hoursLiteral, presentHours } from "../filters/calling-hours";
+import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, hoursLiteral, presentHours } from "../filters/calling-hours";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
 import { attemptColumns, attemptOf, type AttemptFacts, type LeadAttempt, leadInTopic, reworkStatusIds } from "./retry";
@@ -90,10 +90,7 @@ export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSe
       .where(eq(filterDatabases.filterId, filterId))
       .orderBy(filterDatabases.databaseId),
     queryRows<{ ids: number[] }>(db as Db, sql`select ${reworkStatusIds(sql`${filterId}::int`)} as ids`),
-    db
-      .select({ callsFrom: filters.callsFrom, callsUntil: filters.callsUntil, callDays: filters.callDays, timeZone: filters.timeZone })
-      .from(filters)
-      .where(eq(filters.id, filterId)),
+    db.select(hoursColumnsOf(filters)).from(filters).where(eq(filters.id, filterId)),
   ]);
   return {
     filterId,

@@ -219,6 +219,9 @@ export function turnStatement(input: {
     // Cast, so `= any(…)` reads an array rather than a subquery's rows.
     days: sql`(select call_days from f)::int[]`,
     timeZone: sql`(select time_zone from f)::text`,
+    weekendFrom: sql`(select weekend_from from f)::time`,
+    weekendUntil: sql`(select weekend_until from f)::time`,
+    daysOff: sql`(select days_off from f)::date[]`,
   };
   // A press's event data (the `ok` row, the contact `k` as it was read, the lead event `ev`): the client's card.
   const pressEventData = sql`jsonb_build_object(
@@ -237,7 +240,7 @@ export function turnStatement(input: {
     with u as materialized (${presserRow(input.presser)}),
     brk as materialized (select ${onBreak(userId)} as paused),
     f as materialized (
-      select f.is_active and fm.user_id is not null as open, f.calls_from, f.calls_until, f.call_days, f.time_zone, f.retry_counted_by
+      select f.is_active and fm.user_id is not null as open, f.calls_from, f.calls_until, f.call_days, f.time_zone, f.weekend_from, f.weekend_until, f.days_off, f.retry_counted_by
       from filters f left join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${userId}
       where f.id = ${filterId}),
     s as materialized (

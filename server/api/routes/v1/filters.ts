@@ -13,6 +13,12 @@ const callingHoursShape = z
     until: z.string().describe("Конец окна, ЧЧ:ММ (меньше начала: окно через полночь; равен началу: круглосуточно)"),
     days: z.array(z.number().int()).describe("Дни недели ISO: 1 — понедельник … 7 — воскресенье"),
     timeZone: z.string().describe("Часовой пояс IANA для номеров, чей пояс неизвестен"),
+    weekendFrom: z
+      .string()
+      .nullable()
+      .describe("Начало окна в выходные (суббота, воскресенье, праздники страны клиента, daysOff), ЧЧ:ММ; null — как в будни"),
+    weekendUntil: z.string().nullable().describe("Конец окна в выходные, ЧЧ:ММ; null — как в будни"),
+    daysOff: z.array(z.string()).describe("Свои выходные дни тематики (ГГГГ-ММ-ДД, по дате клиента): считаются выходными"),
   })
   .describe("Время звонков тематики");
 

@@ -1,0 +1,91 @@
+import { createRequire } from "node:module";
+import Holidays from "date-holidays";
+import { sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+
+/**
+ * Public holidays of the client's country count as weekends in a topic's calling hours (issue 43, decision 076).
+ * The claim is one SQL statement and cannot call a library, so the app writes the holidays of the years around
+ * now into public_holidays, one row per zone name the database knows and day, from the `date-holidays` data set
+ * (a maintained registry package, read offline): the rule then reads the row of the client's zone and local date.
+ *
+ * A zone's country is the one the data set lists the zone under. A zone several countries share (Europe/Rome: Italy,
+ * San Marino, the Vatican) gets the days all of them rest. Links of one zone (Europe/Kyiv, Europe/Kiev) are the same
+ * zone for the runtime's ICU, which names them alike. A fixed offset (Etc/GMT-3, from a base's «UTC+3») has no
+ * country, and so no holidays.
+ */
+
+const DATA_SET_VERSION: string = (createRequire(import.meta.url)("date-holidays/package.json") as { version: string }).version;
+
+/** The runtime's one name for a zone and its links (null: a name ICU does not know, like posix/…). */
+function canonical(zone: string): string | null {
+  try {
+    return new Intl.DateTimeFormat("en", { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** Public holidays ("YYYY-MM-DD") of each zone's country (canonical names), for these years. */
+export function holidaysByZone(years: number[]): Map<string, Set<string>> {
+  const countriesOfZone = new Map<string, Set<string>[]>();
+  const all = new Holidays();
+  for (const country of Object.keys(all.getCountries())) {
+    const data = new Holidays(country);
+    const days = new Set<string>();
+    for (const year of years) {
+      for (const holiday of data.getHolidays(year) || []) if (holiday.type === "public") days.add(holiday.date.slice(0, 10));
+    }
+    for (const zone of new Set((data.getTimezones() || []).map(canonical))) {
+      if (!zone) continue;
+      countriesOfZone.set(zone, [...(countriesOfZone.get(zone) ?? []), days]);
+    }
+  }
+  const byZone = new Map<string, Set<string>>();
+  for (const [zone, countries] of countriesOfZone) {
+    // The days every country of the zone rests.
+    byZone.set(zone, new Set([...countries[0]].filter((day) => countries.every((c) => c.has(day)))));
+  }
+  return byZone;
+}
+
+/** The years filled: the one before (a client west of us may still be in it), this one and the next. */
+export const holidayYears = (now = new Date()) => [now.getUTCFullYear() - 1, now.getUTCFullYear(), now.getUTCFullYear() + 1];
+
+/**
+ * Fills public_holidays for `years` unless it was already filled from this version of the data set for them
+ * (settings.holidays_filled): at start and once a day (server/jobs/holidays.ts), so a new year comes in by itself
+ * and an `npm update date-holidays` is applied at the next start. Answers whether it wrote.
+ */
+export async function fillPublicHolidays(db: Db, years = holidayYears()): Promise<boolean> {
+  const stamp = `${DATA_SET_VERSION}:${years.join(",")}`;
+  // The settings row may not be there yet on a database just migrated (seed makes it the same way).
+  await db.execute(sql`insert into settings (id) values (1) on conflict do nothing`);
+  const [current] = await queryRows<{ filled: string }>(db, sql`select holidays_filled as filled from settings where id = 1`);
+  if (current?.filled === stamp) return false;
+  const names = await queryRows<{ name: string }>(db, sql`select name from pg_timezone_names`);
+  const byZone = holidaysByZone(years);
+  const zones: string[] = [];
+  const days: string[] = [];
+  for (const { name } of names) {
+    const zone = canonical(name);
+    for (const day of (zone && byZone.get(zone)) || []) {
+      zones.push(name);
+      days.push(day);
+    }
+  }
+  return db.transaction(async (tx) => {
+    // One instance fills; another waiting here finds the stamp written and leaves it.
+    const [row] = await queryRows<{ filled: string }>(
+      tx as unknown as Db,
+      sql`select holidays_filled as filled from settings where id = 1 for update`,
+    );
+    if (!row || row.filled === stamp) return false;
+    await tx.execute(sql`delete from public_holidays`);
+    // Both as text[]: postgres.js would write a date[] parameter from Date objects only.
+    await tx.execute(sql`insert into public_holidays (zone, day)
+      select z, d::date from unnest(${sql.param(zones)}::text[], ${sql.param(days)}::text[]) as u(z, d) on conflict do nothing`);
+    await tx.execute(sql`update settings set holidays_filled = ${stamp} where id = 1`);
+    return true;
+  });
+}
