@@ -4,7 +4,7 @@ import { queryRows } from "../../db/client";
 import { contacts, filters, users } from "../../db/schema";
 import { type CallingHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
 import { fillPublicHolidays, holidayYears } from "../../server/core/filters/holidays";
-import { bearer, createUser, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -219,7 +219,7 @@ describe("the turn and the proxy's call check agree on weekends, holidays and da
 
 // ---- The API and the form ----
 
-describe("the weekend window and days off through the API", () => {
+describe("the weekend window and days off through the API and the topic form", () => {
   async function topicBody(callingHours?: unknown) {
     const s = await statusesByText(t.db);
     const manager = await createUser(t.db);
@@ -260,5 +260,105 @@ describe("the weekend window and days off through the API", () => {
       .send(await topicBody(hours));
     expect(plain.status).toBe(200);
     expect(plain.body.callingHours).toEqual({ ...hours, weekendFrom: null, weekendUntil: null, daysOff: [] });
+  });
+
+  const postPlainForm = (path: string, cookie: string, fields: string[][]) =>
+    t.request
+      .post(path)
+      .set("Cookie", cookie)
+      .set("Host", "127.0.0.1")
+      .set("Origin", "http://127.0.0.1")
+      .set("Accept-Encoding", "identity")
+      .set("Content-Type", "application/x-www-form-urlencoded")
+      .send(new URLSearchParams(fields).toString());
+
+  /** The input named so: its value, aria-invalid, and the error text that follows it. */
+  const fieldIn = (html: string, name: string) => {
+    const input = new RegExp(`<input[^>]*name="${name.replace(".", "\\.")}"[^>]*>`).exec(html)?.[0] ?? "";
+    const after = html.slice(html.indexOf(input) + input.length);
+    return {
+      value: /value="([^"]*)"/.exec(input)?.[1],
+      invalid: input.includes('aria-invalid="true"'),
+      message: /data-field-error[^>]*>([^<]*)</.exec(after.slice(0, 600))?.[1],
+    };
+  };
+
+  it("the form without JavaScript saves them, says a bad one at its field, and the 230-FZ choice sets the law's hours", async () => {
+    const body = await topicBody(hours);
+    const created = await t.request.post("/api/v1/filters").set(bearer(adminToken)).send(body);
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const page = `/loadedbases/filters/${created.body.id}`;
+    const form = (await getPage(t, page, cookie)).text;
+    expect(form).toContain("В выходные и праздники");
+    expect(form).toContain("Дополнительные выходные дни (даты через запятую)");
+    const topic = [
+      ["intent", "save"],
+      ["name", "Выходные в форме"],
+      ["managers", String(body.managers[0])],
+      ["databases", String(body.databases[0])],
+      ["statuses", String(body.statuses[0])],
+      ["callingHours.from", "10:00"],
+      ["callingHours.until", "19:00"],
+      ...[1, 2, 3, 4, 5, 6].map((d) => ["callingHours.days", String(d)]),
+      ["callingHours.timeZone", "Europe/Moscow"],
+    ];
+    const shown = async () =>
+      (await t.request.get("/api/v1/filters").set(bearer(adminToken))).body.find((f: { id: number }) => f.id === created.body.id).callingHours;
+
+    const saved = await postPlainForm(page, cookie, [
+      ...topic,
+      ["callingHours.weekendFrom", "11:00"],
+      ["callingHours.weekendUntil", "16:00"],
+      ["callingHours.daysOff", "31.12.2026, 2027-01-05\n8.1.2027"],
+    ]);
+    expect(saved.status).toBe(302);
+    expect(await shown()).toEqual({
+      from: "10:00",
+      until: "19:00",
+      days: [1, 2, 3, 4, 5, 6],
+      timeZone: "Europe/Moscow",
+      weekendFrom: "11:00",
+      weekendUntil: "16:00",
+      daysOff: ["2026-12-31", "2027-01-05", "2027-01-08"],
+    });
+    const again = (await getPage(t, page, cookie)).text;
+    expect(fieldIn(again, "callingHours.weekendFrom").value).toBe("11:00");
+    expect(fieldIn(again, "callingHours.daysOff").value).toBe("31.12.2026, 05.01.2027, 08.01.2027");
+    expect(again).toContain("10:00–19:00, Пн, Вт, Ср, Чт, Пт, Сб; в выходные и праздники 11:00–16:00; доп. выходных: 3");
+
+    const badDate = await postPlainForm(page, cookie, [...topic, ["callingHours.daysOff", "31.12.2026, 32.01.2027"]]);
+    expect(badDate.status).toBe(400);
+    expect(fieldIn(badDate.text, "callingHours.daysOff")).toEqual({
+      value: "31.12.2026, 32.01.2027",
+      invalid: true,
+      message: "Неверная дата «32.01.2027»: укажите даты через запятую в виде ДД.ММ.ГГГГ, например 31.12.2026, 08.01.2027",
+    });
+    const half = await postPlainForm(page, cookie, [...topic, ["callingHours.weekendUntil", "16:00"]]);
+    expect(half.status).toBe(400);
+    expect(fieldIn(half.text, "callingHours.weekendFrom")).toMatchObject({
+      invalid: true,
+      message: "Время звонков в выходные: укажите и начало, и конец, или оставьте оба поля пустыми (как в будни)",
+    });
+    // Nothing was saved by the refused posts.
+    expect((await shown()).daysOff).toHaveLength(3);
+
+    // Emptied fields: the same hours on weekends, no days off.
+    expect((await postPlainForm(page, cookie, topic)).status).toBe(302);
+    expect(await shown()).toMatchObject({ weekendFrom: null, weekendUntil: null, daysOff: [] });
+
+    // 230-FZ with one choice: the limits, and the law's hours where the typed ones are wider. 10:00-19:00 (and the
+    // weekend's, the same) lie inside the law's, so they are kept…
+    const law = await postPlainForm(page, cookie, [...topic, ["contactLimits.preset", "law230"]]);
+    expect(law.status).toBe(302);
+    expect(await shown()).toMatchObject({ from: "10:00", until: "19:00", weekendFrom: "10:00", weekendUntil: "19:00" });
+    // …07:00 and 08:00-21:00 do not: the law's hours.
+    const wide = await postPlainForm(page, cookie, [
+      ...topic.map(([k, v]) => (k === "callingHours.from" ? [k, "07:00"] : [k, v])),
+      ["callingHours.weekendFrom", "08:00"],
+      ["callingHours.weekendUntil", "21:00"],
+      ["contactLimits.preset", "law230"],
+    ]);
+    expect(wide.status).toBe(302);
+    expect(await shown()).toMatchObject({ from: "08:00", until: "22:00", weekendFrom: "09:00", weekendUntil: "20:00" });
   });
 });

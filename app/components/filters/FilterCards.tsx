@@ -13,7 +13,12 @@ const DAY_SHORT = ["", "Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"];
 export function callingHoursText(hours: FilterCardData["callingHours"]): string {
   const time = hours.from === hours.until ? "круглосуточно" : `${hours.from}–${hours.until}`;
   const days = hours.days.length === 7 ? "ежедневно" : hours.days.map((d) => DAY_SHORT[d]).join(", ");
-  return `${time}, ${days} (по времени клиента; пояс по умолчанию ${hours.timeZone})`;
+  const weekend =
+    hours.weekendFrom && hours.weekendUntil
+      ? `; в выходные и праздники ${hours.weekendFrom === hours.weekendUntil ? "круглосуточно" : `${hours.weekendFrom}–${hours.weekendUntil}`}`
+      : "";
+  const daysOff = hours.daysOff.length > 0 ? `; доп. выходных: ${hours.daysOff.length}` : "";
+  return `${time}, ${days}${weekend}${daysOff} (по времени клиента; пояс по умолчанию ${hours.timeZone})`;
 }
 
 /** «230-ФЗ: 1 в день, 2 в неделю, 8 в месяц (разговоры)», «2 в неделю (попытки)», or null: the contact limits in a line. */

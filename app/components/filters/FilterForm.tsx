@@ -3,14 +3,19 @@ import { Form, Link, useNavigation } from "@remix-run/react";
 import { useState, type ReactNode } from "react";
 import * as z from "zod";
 import {
+  callingHoursFields,
   CONTACT_LIMIT_COUNTS,
   type ContactLimits,
   contactLimitsSchema,
+  DAYS_OFF_MAX,
   filterInputSchema,
   isLaw230Limits,
+  isoDateSchema,
+  law230Hours,
   LAW_230_LIMITS,
   NO_CONTACT_LIMITS,
   retryRuleSchema,
+  weekendBoth,
 } from "../../../common/schemas/filters";
 import type { CallingHours } from "../../../server/core/filters/calling-hours";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
@@ -96,6 +101,42 @@ const contactLimitsFormSchema = limitsRowSchema
 const presetOf = (limits: ContactLimits): LimitsRow["preset"] =>
   isLaw230Limits(limits) ? "law230" : limits.day == null && limits.week == null && limits.month == null ? "none" : "custom";
 
+/**
+ * The topic's days off as typed (decision 076): dates «31.12.2026» (or 2026-12-31) separated by commas, spaces or
+ * lines. Out: core's list ("YYYY-MM-DD"); a date that does not exist is named in the message under the field.
+ */
+export const DAYS_OFF_TEXT_ERROR = (typed: string) =>
+  `Неверная дата «${typed.slice(0, 20)}»: укажите даты через запятую в виде ДД.ММ.ГГГГ, например 31.12.2026, 08.01.2027`;
+const isoOfTyped = (typed: string) => {
+  const dotted = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/.exec(typed);
+  return dotted ? `${dotted[3]}-${dotted[2].padStart(2, "0")}-${dotted[1].padStart(2, "0")}` : typed;
+};
+const daysOffTextSchema = z
+  .string()
+  .optional()
+  .transform((text, ctx) => {
+    const typed = (text ?? "").split(/[\s,;]+/).filter(Boolean);
+    const days: string[] = [];
+    for (const day of typed) {
+      const iso = isoOfTyped(day);
+      if (!isoDateSchema.safeParse(iso).success) {
+        ctx.addIssue({ code: "custom", message: DAYS_OFF_TEXT_ERROR(day) });
+        return z.NEVER;
+      }
+      days.push(iso);
+    }
+    if (days.length > DAYS_OFF_MAX) {
+      ctx.addIssue({ code: "custom", message: `Не больше ${DAYS_OFF_MAX} выходных дней` });
+      return z.NEVER;
+    }
+    return days;
+  });
+/** A stored day off as the form shows it: «05.01.2027». */
+const dottedDate = (iso: string) => iso.split("-").reverse().join(".");
+
+/** The calling window as the form has it: core's fields, the days off as one text. */
+const callingHoursFormSchema = callingHoursFields.extend({ daysOff: daysOffTextSchema }).superRefine(weekendBoth);
+
 const { shape } = filterInputSchema;
 
 /**
@@ -107,6 +148,7 @@ const { shape } = filterInputSchema;
 export const FilterFormSchema = filterInputSchema
   .pick({ name: true, template: true, managers: true, databases: true, statuses: true, scripts: true, callingHours: true, retryCountedBy: true })
   .extend({
+    callingHours: callingHoursFormSchema.optional(),
     /** Sent with `retryCountedBy`; a post without them (an older page) keeps the topic's rules. */
     retryRules: retryRowsSchema.optional(),
     // An unchecked box is off; an emptied retention is «всегда» (null), not «leave as it is».
@@ -125,8 +167,11 @@ export const FilterFormSchema = filterInputSchema
     const seconds = shape.autodialSeconds.unwrap().safeParse(typedNumber(form.autodialSeconds));
     if (!seconds.success) ctx.addIssue({ code: "custom", message: seconds.error.issues[0].message, path: ["autodialSeconds"] });
   })
-  .transform(({ autodial, autodialSeconds, retryRules, retryCountedBy, ...topic }) => ({
+  .transform(({ autodial, autodialSeconds, retryRules, retryCountedBy, callingHours, ...topic }) => ({
     ...topic,
+    // The 230-FZ preset sets the law's hours too (08:00-22:00, weekends and holidays 09:00-20:00), keeping a window
+    // the admin narrowed inside them.
+    callingHours: callingHours && topic.contactLimits && isLaw230Limits(topic.contactLimits) ? law230Hours(callingHours) : callingHours,
     retryCountedBy,
     retryRules: retryCountedBy === undefined ? undefined : (retryRules ?? []),
     // The form's text as a number: core's schema takes numbers only (an API's "5" is refused, issue 43).
@@ -183,7 +228,13 @@ export function filterFormDefaults(filter: PresentedFilter | null, defaultHours:
     databases: ids(filter?.databases),
     statuses: ids(filter?.statuses),
     scripts: ids(filter?.scripts),
-    callingHours: { ...hours, days: hours.days.map(String) },
+    callingHours: {
+      ...hours,
+      days: hours.days.map(String),
+      weekendFrom: hours.weekendFrom ?? "",
+      weekendUntil: hours.weekendUntil ?? "",
+      daysOff: (hours.daysOff ?? []).map(dottedDate).join(", "),
+    },
     retryCountedBy: filter?.retryCountedBy ?? "presses",
     retryRules: Object.fromEntries((filter?.retryRules ?? []).map((rule) => [String(rule.status.id), retryRowOf(rule)])),
     recordCalls: filter?.recordCalls ? "on" : undefined,
@@ -273,6 +324,45 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
         ))}
       </div>
       <FieldError field={hours.days} />
+      <fieldset className="mt-3" data-testid="weekend-hours" aria-describedby="weekend-hint">
+        <legend className="text-sm font-medium">В выходные и праздники</legend>
+        <div className="flex flex-wrap items-end gap-3">
+          <div>
+            <label className="label" htmlFor="weekend-from">
+              С
+            </label>
+            <input {...inputProps(hours.weekendFrom, "time")} id="weekend-from" className="input" />
+            <FieldError field={hours.weekendFrom} />
+          </div>
+          <div>
+            <label className="label" htmlFor="weekend-until">
+              До
+            </label>
+            <input {...inputProps(hours.weekendUntil, "time")} id="weekend-until" className="input" />
+            <FieldError field={hours.weekendUntil} />
+          </div>
+        </div>
+        <p id="weekend-hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+          Пусто — как в будни. Выходные — суббота, воскресенье, государственные праздники страны клиента и дни ниже; в праздник или день ниже,
+          выпавший на будний день, звоним, только если отмечена суббота или воскресенье.
+        </p>
+      </fieldset>
+      <div className="mt-3">
+        <label className="label" htmlFor="days-off">
+          Дополнительные выходные дни (даты через запятую)
+        </label>
+        <input
+          {...inputProps(hours.daysOff)}
+          id="days-off"
+          className="input"
+          placeholder="31.12.2026, 08.01.2027"
+          aria-describedby={describedBy(hours.daysOff, "days-off-hint")}
+        />
+        <FieldError field={hours.daysOff} />
+        <p id="days-off-hint" className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+          Эти дни считаются выходными по дате клиента, как праздники.
+        </p>
+      </div>
       <p className="mt-2 text-xs text-slate-600 dark:text-slate-400">
         Часовой пояс клиента определяется по коду страны и города его номера. «До» раньше «С» — окно через полночь; одинаковое время — круглосуточно.
       </p>
@@ -283,7 +373,10 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
 /** The contact limits' three choices, as the form says them. */
 const PRESET_CHOICES: Array<[LimitsRow["preset"], string]> = [
   ["none", "Без ограничения"],
-  ["law230", "По закону 230-ФЗ (взыскание долгов): не больше 1 разговора с клиентом в день, 2 в неделю и 8 в месяц. Недозвоны не считаются."],
+  [
+    "law230",
+    "По закону 230-ФЗ (взыскание долгов): не больше 1 разговора с клиентом в день, 2 в неделю и 8 в месяц. Недозвоны не считаются. Время звонков — с 08:00 до 22:00 в будни и с 09:00 до 20:00 в выходные и праздники (более узкое время сохраняется).",
+  ],
   ["custom", "Свои ограничения:"],
 ];
 
@@ -561,7 +654,7 @@ function CheckboxField({
 const SHOWN = [
   ...["name", "template", "managers", "databases", "statuses", "scripts", "retryCountedBy"],
   ...["recordCalls", "managersHearRecordings", "requiresConsent", "recordingRetentionDays", "autodial", "autodialSeconds"],
-  ...["from", "until", "days", "timeZone"].map((name) => `callingHours.${name}`),
+  ...["from", "until", "days", "timeZone", "weekendFrom", "weekendUntil", "daysOff"].map((name) => `callingHours.${name}`),
   ...["preset", "day", "week", "month", "counts"].map((name) => `contactLimits.${name}`),
 ];
 
