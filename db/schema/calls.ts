@@ -147,6 +147,8 @@ export const recordingPlays = pgTable(
     playKey: text("play_key"),
     /** How much of the recording the player played, in ms (the sum of its played ranges); null: never reported. */
     playedMs: integer("played_ms"),
+    /** Fetched by the signed link of a `recording.ready` event (issue 44): no account, so no user; a download. */
+    byLink: boolean("by_link").notNull().default(false),
   },
   (t) => [
     index("recording_plays_call_id_idx").on(t.callId),

@@ -1,0 +1,1 @@
+ALTER TABLE "recording_plays" ADD COLUMN "by_link" boolean DEFAULT false NOT NULL;
