@@ -355,7 +355,7 @@ function CallingHoursFields({ field, zones }: { field: Fields["callingHours"]; z
           {...inputProps(hours.daysOff)}
           id="days-off"
           className="input"
-          placeholder="31.12.2026, 08.01.2027"
+          placeholder="например, 31.12.2026, 08.01.2027"
           aria-describedby={describedBy(hours.daysOff, "days-off-hint")}
         />
         <FieldError field={hours.daysOff} />
