@@ -73,6 +73,8 @@ export async function seedScreens(e: E2E) {
       templateFields: JSON.stringify([
         { label: "Сумма", type: "text" },
         { label: "Комментарий", type: "textarea" },
+        // Tied to the base's «Сумма кредита» (issue 41): it starts with the client's value.
+        { label: "Кредит по базе", type: "text", column: "Сумма кредита" },
       ]),
     })
     .returning();

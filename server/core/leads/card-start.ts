@@ -150,19 +150,20 @@ export function cardFieldsOf(lead: Lead, facts: CardFacts, phoneRegion: string):
 }
 
 /**
- * The lead with its card (the API's lead turn: GET /database/filtered-lead, PUT /status/update-and-get-lead), read
- * in one query; the lead panel reads the same facts with its view (leadViewColumns).
+ * The lead with its card (the API's lead turn: GET /database/filtered-lead, PUT /status/update-and-get-lead): from
+ * the `known` facts the turn statement read with the lead, else in one query; the lead panel reads the same facts
+ * with its view (leadViewColumns).
  */
 export async function withCardFields<L extends Lead>(
   db: Db,
   filterId: number,
   lead: L,
   phoneRegion: string,
+  known?: CardFacts | null,
 ): Promise<L & { cardFields: CardFieldStart[] }> {
-  const [facts] = await queryRows<CardFacts>(
-    db,
-    sql`select d.extra_labels, ${cardColumns()} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`,
-  );
+  const [facts] = known
+    ? [known]
+    : await queryRows<CardFacts>(db, sql`select d.extra_labels, ${cardColumns()} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`);
   return { ...lead, cardFields: facts ? cardFieldsOf(lead, facts, phoneRegion) : [] };
 }
 

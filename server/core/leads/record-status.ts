@@ -10,6 +10,7 @@ import { onBreak } from "../breaks/breaks";
 import { listContactPhones, mayBeCalled } from "../dnc/dnc";
 import { CONTACT_COLUMNS, claimNext, type ContactRow, type Lead, loadWorkSet, presentLead } from "./allocation";
 import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds } from "./retry";
+import { cardColumns, type CardFacts } from "./card-start";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema, callbackNoteSchema } from "./callback-time";
 import { clientInHours, type HoursSql } from "../filters/calling-hours";
@@ -94,6 +95,8 @@ export interface RecordStatusResult {
   lead: Lead | null;
   /** What the lead panel shows of that lead, read with it (leadView's facts); null when the lead was read apart. */
   view: LeadViewFacts | null;
+  /** What its card starts with (issue 41), read with it (the API's turn gives it, withCardFields); null when read apart. */
+  cardFacts: CardFacts | null;
   /** The topic it is from. */
   filterId: number;
   /** The application a report status created (pressOutcomeMessage forwards it). */
@@ -209,6 +212,7 @@ export function turnStatement(input: {
   const filterId = "session" in input.presser ? sql`(select filter_id from u)` : sql`${input.presser.filterId}::int`;
   const contactId = sql`${input.contactId}::bigint`;
   const clientInfo = sql`${input.clientInfo}::text`;
+  const savedNow = sql`case when c.id = ${contactId} and ${clientInfo} <> '' then ${clientInfo} else c.client_info end`;
   const withPassport = sql`${input.withPassport}::boolean`;
   const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
   const reportConfirmed = sql`${input.reportConfirmed ?? true}::boolean`;
@@ -358,7 +362,12 @@ export function turnStatement(input: {
     left join lateral (
       -- Read from the statement's snapshot, which has neither its own writes nor the claim's: the hold starts now; the
       -- pressed contact kept (no other to claim) has this press as history, and a re-work status, which no rule governs.
-      select ${input.panelView ? leadViewColumns(sql`now()`, sql`c.id = ${contactId}`, sql`case when c.id = ${contactId} and ${clientInfo} <> '' then ${clientInfo} else c.client_info end`) : attemptColumns(sql`now()`)}
+      -- The card the client saved (issue 41) is the one this press saves for him when he is kept.
+      select ${
+        input.panelView
+          ? leadViewColumns(sql`now()`, sql`c.id = ${contactId}`, savedNow)
+          : sql`${attemptColumns(sql`now()`)}, d.extra_labels, ${cardColumns(savedNow)}`
+      }
       ${leadInTopic(sql`next.id`, filterId, sql`c.id = ${contactId}`)}) shown on true`;
 }
 
@@ -459,11 +468,11 @@ async function runTurn(
   if (row.event_id == null) throw new Error("status press: the checks passed but nothing was recorded");
   // The topic the statement worked in (a session's: the user's own; it was found, so it is not null).
   const filterId = Number(row.user_filter_id);
-  let next: { lead: Lead; view: LeadViewFacts | null } | null = null;
+  let next: { lead: Lead; view: LeadViewFacts | null; cardFacts: CardFacts | null } | null = null;
   if (row.id != null) {
     const attempt = attemptOf(row);
     const lead = presentLead(row as ContactRow);
-    next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? (row as LeadViewFacts) : null };
+    next = { lead: attempt ? { ...lead, attempt } : lead, view: options.panelView ? (row as LeadViewFacts) : null, cardFacts: row as CardFacts };
   }
   // The other numbers of a phone field that holds several ("050…, 067…"); the first key is already listed. Listed
   // and the next lead swapped together: a listed number is never handed out, even in the press that lists it.
@@ -478,12 +487,13 @@ async function runTurn(
       // Another lead, claimed after the statement (with its attempt; the panel reads its view apart): it may be a
       // callback, which claimNext does not say, so the menu's count is read again.
       callbackHanded = true;
-      return other ? { lead: other, view: null } : null;
+      return other ? { lead: other, view: null, cardFacts: null } : null;
     });
   }
   const result: RecordStatusResult = {
     lead: next?.lead ?? null,
     view: next?.view ?? null,
+    cardFacts: next?.cardFacts ?? null,
     filterId,
     applicationId: row.application_id == null ? null : Number(row.application_id),
     status: {

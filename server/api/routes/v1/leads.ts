@@ -93,7 +93,9 @@ const leads: FastifyPluginAsyncZod = async (api) => {
       });
       api.deps.metrics.leadTurn(result.lead !== null);
       markBreak(reply, result.onBreak);
-      return result.lead ? withCardFields(api.deps.db, result.filterId, result.lead, api.deps.config.phoneRegion) : sendEmpty(reply);
+      return result.lead
+        ? withCardFields(api.deps.db, result.filterId, result.lead, api.deps.config.phoneRegion, result.cardFacts)
+        : sendEmpty(reply);
     },
   );
 
