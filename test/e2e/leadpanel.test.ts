@@ -106,7 +106,17 @@ describe("the client card", () => {
     expect(res.status).toBe(200);
     const manager = await createUser(e.db, { login: "card-reader" });
     const s = await statusesByText(e.db);
-    const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [res.body.id], statusIds: [s["Перезвонить"].id] });
+    // Issue 41: a card field named as a base column (its header, case aside) starts with the client's value.
+    const [template] = await e.db
+      .insert(templates)
+      .values({ name: "Кредит", templateFields: JSON.stringify([{ label: "сумма кредита", type: "text" }]) })
+      .returning();
+    const filter = await createFilterRow(e.db, {
+      managerIds: [manager.user.id],
+      databaseIds: [res.body.id],
+      statusIds: [s["Перезвонить"].id],
+      templateId: template.id,
+    });
     await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
 
     for (const javaScript of [false, true]) {
@@ -118,8 +128,11 @@ describe("the client card", () => {
         page.locator("[data-testid=lead-card] dl > div").evaluateAll((divs) => divs.map((d) => [...d.children].map((c) => c.textContent).join(": ")));
       expect(await rows()).toEqual(["Имя: Первый Карточкин", "Телефон: 073 175 4684", "Сумма кредита: 15000"]);
       expect(await page.getByText("Доп. информация").count()).toBe(0);
+      expect(await page.getByLabel("сумма кредита").inputValue()).toBe("15000");
       await page.getByRole("button", { name: "Отказ" }).click();
       await expect.poll(rows).toEqual(["Имя: Второй Карточкин", "Телефон: 099 663 7888", "Город: Киев"]);
+      // The next client's row has no «Сумма кредита»: his card's field starts empty.
+      expect(await page.getByLabel("сумма кредита").inputValue()).toBe("");
       await page.getByRole("button", { name: "Отказ" }).click();
       await expect.poll(rows).toEqual(["Имя: Третий Карточкин", "Телефон: 093 874 2727", "Источник: сайт"]);
       await page.close();
