@@ -7,6 +7,7 @@ import { buildApp } from "../../server/app";
 import { recordingDone } from "../../server/core/recordings/recordings";
 import { checkRecordingLink } from "../../server/core/webhooks/links";
 import { enqueueEvent } from "../../server/core/webhooks/queue";
+import { FROM_ENV_FIXED, syncForwardWebhook } from "../../server/core/webhooks/webhooks";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
@@ -64,6 +65,25 @@ describe("webhooks: configuration", () => {
     expect((await t.request.get(`/api/v1/webhooks/${made.body.id}`).set(bearer(admin))).status).toBe(404);
   });
 
+  it("APPLICATION_FORWARD_URL's webhook keeps the variable's address and events (409 in Russian), and is switched off and on", async () => {
+    await syncForwardWebhook(t.db, "https://old-crm.example.com/applications");
+    const hook = (await t.request.get("/api/v1/webhooks").set(bearer(admin))).body.find((h: { fromEnv: boolean }) => h.fromEnv);
+    expect(hook).toMatchObject({ url: "https://old-crm.example.com/applications", events: ["report.sent"], enabled: true });
+    for (const change of [{ url: "https://new-crm.example.com/h" }, { events: ["report.sent", "call.ended"] }]) {
+      const refused = await t.request
+        .put(`/api/v1/webhooks/${hook.id}`)
+        .set(bearer(admin))
+        .send({ url: hook.url, events: hook.events, enabled: true, ...change });
+      expect(refused.status).toBe(409);
+      expect(refused.body).toMatchObject({ error: "webhook_from_env", message: FROM_ENV_FIXED });
+    }
+    const off = await t.request.put(`/api/v1/webhooks/${hook.id}`).set(bearer(admin)).send({ url: hook.url, events: hook.events, enabled: false });
+    expect(off.status).toBe(200);
+    expect(off.body).toMatchObject({ url: "https://old-crm.example.com/applications", enabled: false });
+    await syncForwardWebhook(t.db, "");
+    expect((await t.request.get(`/api/v1/webhooks/${hook.id}`).set(bearer(admin))).status).toBe(404);
+  });
+
   it("a manager may neither see nor create webhooks", async () => {
     const manager = await createUser(t.db);
     const token = await t.tokenFor(manager);
@@ -102,6 +122,19 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
     expect(audio.status).toBe(200);
     expect(audio.headers["content-type"]).toBe("audio/ogg");
     expect(audio.body.toString()).toBe("OggS-test-audio");
+    // The fetch is in the access log as a download by the link, with no user behind it; a range past the start
+    // (the same fetch going on) adds nothing, a forged link nothing.
+    expect((await t.request.get(`${url.pathname}${url.search}`).set("Range", "bytes=4-").buffer(true)).status).toBe(206);
+    const linked = async () =>
+      (await t.request.get(`/api/v1/access-log?kind=link`).set(bearer(admin))).body.entries.filter(
+        (e: { call: { id: number } | null }) => e.call?.id === Number(call.id),
+      );
+    expect(await linked()).toMatchObject([{ kind: "link", user: null, manager: { id: manager.user.id }, heardMs: 1500 }]);
+    const all = (await t.request.get(`/api/v1/access-log`).set(bearer(admin))).body.entries;
+    expect(all.filter((e: { call: { id: number } | null }) => e.call?.id === Number(call.id)).map((e: { kind: string }) => e.kind)).toEqual(["link"]);
+    expect(
+      (await t.request.get(`/api/v1/access-log?kind=download`).set(bearer(admin))).body.entries.some((e: { kind: string }) => e.kind === "link"),
+    ).toBe(false);
     // One character of the signature changed (to another one: a signature starting with "0" stayed valid 1 run in 16).
     const forgedSearch = url.search.replace(/signature=(.)/, (_, first: string) => `signature=${first === "0" ? "1" : "0"}`);
     expect(forgedSearch).not.toBe(url.search);
@@ -111,6 +144,7 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
     await expect(checkRecordingLink(t.db, { id: call.id, ...Object.fromEntries(url.searchParams) }, Date.now() + 49 * 3600_000)).rejects.toThrow(
       "Срок действия ссылки на запись истёк",
     );
+    expect(await linked()).toHaveLength(1);
   });
 
   it("shows each attempt in the log; «Отправить ещё раз» sends a failed event again; a day of failures switches the webhook off", async () => {

@@ -3,7 +3,7 @@ import { and, desc, eq, inArray, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { webhookAttempts, webhookDeliveries, webhooks, type Webhook } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
-import { notFound } from "../errors";
+import { conflict, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { type WebhookEvent, webhookInputSchema } from "../../../common/schemas/webhooks";
 
@@ -83,11 +83,26 @@ export async function createWebhook(db: Db, actor: Actor, rawInput: unknown): Pr
   return view(row);
 }
 
-/** Changes a webhook; switching it on again forgets its failing day (it starts afresh). */
+/** What a change of APPLICATION_FORWARD_URL's webhook's address or events is answered: the variable rules them. */
+export const FROM_ENV_FIXED =
+  "Этот вебхук задан переменной APPLICATION_FORWARD_URL: его адрес и события меняются в ней (при запуске приложение возвращает их к ней). Включить и выключить его можно здесь.";
+
+/**
+ * Changes a webhook; switching it on again forgets its failing day (it starts afresh). APPLICATION_FORWARD_URL's
+ * keeps its address and events (the app sets them back from the variable at every start): only switched on or off.
+ */
 export async function updateWebhook(db: Db, actor: Actor, rawId: unknown, rawInput: unknown): Promise<WebhookView> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   const input = parseInput(webhookInputSchema, rawInput);
+  const [current] = await db
+    .select({ url: webhooks.url, events: webhooks.events, fromEnv: webhooks.fromEnv })
+    .from(webhooks)
+    .where(eq(webhooks.id, id));
+  if (!current) throw webhookNotFound();
+  if (current.fromEnv && (input.url !== current.url || [...input.events].sort().join() !== [...current.events].sort().join())) {
+    throw conflict(FROM_ENV_FIXED, "webhook_from_env");
+  }
   const [row] = await db
     .update(webhooks)
     .set({
