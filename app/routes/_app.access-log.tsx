@@ -1,6 +1,6 @@
 import { data, type LoaderFunctionArgs, type MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { ACCESS_KIND_TEXT, ACCESS_KINDS } from "../../common/access-log";
+import { ACCESS_KIND_TEXT, ACCESS_KINDS, accessWhoMissing } from "../../common/access-log";
 import { type AccessEntry, type AccessFilterField, accessLogChoices, filterFieldOf, listAccessLog } from "../audit.server";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { formatTalkTime } from "../components/calls/ClientHistory";
@@ -161,7 +161,7 @@ export default function AccessLogPage() {
                         <time dateTime={e.at}>{formatDateTime(e.at)}</time>
                       </td>
                       <td data-label="Кто" className="p-2">
-                        {e.user?.name ?? <span className="text-slate-600 dark:text-slate-400">удалённый пользователь</span>}
+                        {e.user?.name ?? <span className="text-slate-600 dark:text-slate-400">{accessWhoMissing(e.kind)}</span>}
                       </td>
                       <td data-label="Действие" className="p-2">
                         {ACCESS_KIND_TEXT[e.kind]}

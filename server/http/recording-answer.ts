@@ -36,10 +36,10 @@ export async function recordingAnswer(
   return answerOf(file, size, served, headers);
 }
 
-/** A recording by the signed link of a `recording.ready` event (issue 44): no account, no play written down. */
+/** A recording by the signed link of a `recording.ready` event (issue 44): no account; core writes the fetch down. */
 export async function sharedRecordingAnswer(db: Db, folder: RecordingsFolder, raw: unknown, range: string | undefined): Promise<RecordingAnswer> {
-  const { file, size } = await sharedRecording(db, folder, raw);
-  return answerOf(file, size, byteRange(range, size), {
+  const { file, size, served } = await sharedRecording(db, folder, raw, (bytes) => byteRange(range, bytes));
+  return answerOf(file, size, served, {
     "Content-Type": "audio/ogg",
     "Accept-Ranges": "bytes",
     "Cache-Control": "private, no-store",

@@ -208,7 +208,7 @@ describe("the list", () => {
     [{ managerId: "999999" }, "Нет менеджера с id 999999", "filter_managerId"],
     [{ userId: "abc" }, "Неверный пользователь: нужен id из списка", "filter_userId"],
     [{ filterId: "999999" }, "Нет тематики с id 999999", "filter_filterId"],
-    [{ kind: "peek" }, "Неизвестный вид доступа: нужен listen, whisper, play или download", "filter_kind"],
+    [{ kind: "peek" }, "Неизвестный вид доступа: нужен listen, whisper, play, download или link", "filter_kind"],
     [{ limit: "9000" }, "Неверный размер страницы (не более 500)", "validation"],
   ])("refuses %j with 400 and a Russian message", async (query, message, code) => {
     const res = await log(query);

@@ -1,7 +1,7 @@
 import { TZDate } from "@date-fns/tz";
 import { asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { ACCESS_KIND_TEXT, ACCESS_KINDS, type AccessKind } from "../../../common/access-log";
+import { ACCESS_KIND_TEXT, ACCESS_KINDS, type AccessKind, accessWhoMissing } from "../../../common/access-log";
 import { BUSINESS_TIME_ZONE, kyivDate, kyivInstant } from "../../../common/business-time";
 import { type Db, queryRows } from "../../../db/client";
 import { calls, filters, type RecordingState, users } from "../../../db/schema";
@@ -112,7 +112,7 @@ export async function readAccessFilters(db: Db, input: unknown): Promise<AccessF
   const out: AccessFilters & { limit: number; offset: number } = { limit: q.limit, offset: q.offset };
   if (q.kind !== undefined) {
     if (!(ACCESS_KINDS as readonly string[]).includes(q.kind))
-      throw refuse("kind", "Неизвестный вид доступа: нужен listen, whisper, play или download");
+      throw refuse("kind", "Неизвестный вид доступа: нужен listen, whisper, play, download или link");
     out.kind = q.kind as AccessKind;
   }
   if (q.from !== undefined) {
@@ -148,7 +148,9 @@ const whereOf = (conditions: SQL[]) => (conditions.length ? sql`where ${sql.join
 
 function entries(f: AccessFilters): SQL {
   const sessionKinds = f.kind === undefined ? ["listen", "whisper"] : f.kind === "listen" || f.kind === "whisper" ? [f.kind] : [];
-  const playDownload = f.kind === "play" ? [false] : f.kind === "download" ? [true] : f.kind === undefined ? [false, true] : [];
+  // recording_plays holds three kinds: a play, a download, a fetch by a webhook's signed link (a download too).
+  const playCondition = { play: sql`not rp.download`, download: sql`rp.download and not rp.by_link`, link: sql`rp.by_link` };
+  const playKind = f.kind === "play" || f.kind === "download" || f.kind === "link" ? f.kind : null;
   const parts: SQL[] = [];
   const ms = (column: SQL) => sql`(extract(epoch from ${column}) * 1000)::float8`;
   if (sessionKinds.length > 0) {
@@ -165,15 +167,15 @@ function entries(f: AccessFilters): SQL {
       from listen_sessions ls ${f.filterId === undefined ? sql`` : sql`join calls c on c.id = ls.call_id`}
       ${whereOf(where)}`);
   }
-  if (playDownload.length > 0) {
-    const where: SQL[] = playDownload.length === 1 ? [sql`rp.download = ${playDownload[0]}`] : [];
+  if (f.kind === undefined || playKind) {
+    const where: SQL[] = playKind ? [playCondition[playKind]] : [];
     if (f.userId !== undefined) where.push(sql`rp.user_id = ${f.userId}`);
     if (f.managerId !== undefined) where.push(sql`c.user_id = ${f.managerId}`);
     if (f.filterId !== undefined) where.push(sql`c.filter_id = ${f.filterId}`);
     if (f.since) where.push(sql`rp.at >= ${f.since.toISOString()}::timestamptz`);
     if (f.until) where.push(sql`rp.at < ${f.until.toISOString()}::timestamptz`);
     if (f.asOf) where.push(sql`rp.at <= ${f.asOf.toISOString()}::timestamptz`);
-    parts.push(sql`select case when rp.download then 'download' else 'play' end as kind, rp.id as id, rp.at as at,
+    parts.push(sql`select case when rp.by_link then 'link' when rp.download then 'download' else 'play' end as kind, rp.id as id, rp.at as at,
         null::float8 as ended_ms, rp.user_id as user_id, null::int as manager_id, rp.call_id as call_id,
         rp.played_ms as heard_ms, null::float8 as first_heard_ms, null::float8 as last_heard_ms
       from recording_plays rp ${f.filterId === undefined && f.managerId === undefined ? sql`` : sql`join calls c on c.id = rp.call_id`}
@@ -272,7 +274,7 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
       call: call
         ? { id: call.id, number: call.number, startedAt: call.startedAt.toISOString(), recording: call.recording, recordingMs: call.recordingMs }
         : null,
-      heardMs: r.kind === "download" ? (call?.recordingMs ?? null) : r.heard_ms,
+      heardMs: r.kind === "download" || r.kind === "link" ? (call?.recordingMs ?? null) : r.heard_ms,
       spanMs: session ? Math.round(spanMs ?? 0) : spanMs,
       firstHeardAt: iso(r.first_heard_ms),
       lastHeardAt: iso(r.last_heard_ms),
@@ -339,7 +341,7 @@ export const ACCESS_CSV_HEADER = [
 function csvCells(e: AccessEntry): string[] {
   return [
     csvKyiv(e.at),
-    e.user?.name ?? "удалённый пользователь",
+    e.user?.name ?? accessWhoMissing(e.kind),
     ACCESS_KIND_TEXT[e.kind],
     e.manager?.name ?? "",
     e.topic?.name ?? "",

@@ -120,6 +120,16 @@ export interface ClaimedRecording {
   answered: boolean;
 }
 
+/** What a claim of the queue (or a followed call's renewal) reads of each call. */
+const claimedColumns = {
+  id: calls.id,
+  sipCallId: calls.sipCallId,
+  startedAt: calls.startedAt,
+  endedAt: calls.endedAt,
+  attempts: calls.recordingAttempts,
+  answered: sql<boolean>`${calls.answeredAt} is not null`,
+};
+
 /**
  * The next ended call waiting for its conversion, claimed for LEASE_SECONDS (one instance takes it; a killed
  * one's claim runs out and another takes it again). The lease also spaces the retries of a failed one.
@@ -138,14 +148,7 @@ export async function claimRecording(db: Db): Promise<ClaimedRecording | null> {
           and (recording_lease_until is null or recording_lease_until < now()) order by id limit 1 for update skip locked)`,
       ),
     )
-    .returning({
-      id: calls.id,
-      sipCallId: calls.sipCallId,
-      startedAt: calls.startedAt,
-      endedAt: calls.endedAt,
-      attempts: calls.recordingAttempts,
-      answered: sql<boolean>`${calls.answeredAt} is not null`,
-    });
+    .returning(claimedColumns);
   // The claim's own where clause asks for sip_call_id and ended_at (both nullable columns).
   if (!row || row.sipCallId === null || row.endedAt === null) return null;
   return { ...row, sipCallId: row.sipCallId, endedAt: row.endedAt, answered: Boolean(row.answered) };
@@ -198,14 +201,7 @@ export async function followedNow(db: Db, ids: number[]): Promise<Array<Omit<Cla
     .update(calls)
     .set({ recordingLeaseUntil: sql`now() + make_interval(secs => ${LEASE_SECONDS})` })
     .where(and(inArray(calls.id, ids), eq(calls.recording, "pending")))
-    .returning({
-      id: calls.id,
-      sipCallId: calls.sipCallId,
-      startedAt: calls.startedAt,
-      endedAt: calls.endedAt,
-      attempts: calls.recordingAttempts,
-      answered: sql<boolean>`${calls.answeredAt} is not null`,
-    });
+    .returning(claimedColumns);
   return rows.map((row) => ({ ...row, sipCallId: row.sipCallId ?? "", answered: Boolean(row.answered) }));
 }
 
@@ -283,15 +279,28 @@ export async function recordingDone(db: Db, id: number, file: string, ms: number
   });
 }
 
-/** A recording by its signed link (`recording.ready`'s url): no account; a wrong or expired link is refused. */
-export async function sharedRecording(db: Db, folder: RecordingsFolder, raw: unknown): Promise<{ file: string; size: number }> {
+/**
+ * A recording by its signed link (`recording.ready`'s url): no account; a wrong or expired link is refused. Each
+ * fetch that serves the file's first byte is written in the access log as a download by the link (no user): the
+ * record of who touched the recording includes the integrations it was sent to.
+ */
+export async function sharedRecording(
+  db: Db,
+  folder: RecordingsFolder,
+  raw: unknown,
+  served: (size: number) => ServedBytes,
+): Promise<{ file: string; size: number; served: ServedBytes }> {
   const id = await checkRecordingLink(db, raw);
   const [row] = await db.select({ recording: calls.recording, file: calls.recordingFile }).from(calls).where(eq(calls.id, id));
   if (!row || row.recording !== "ready" || !row.file) throw notFound("Записи этого звонка нет", "recording_not_found");
   const file = path.join(folder.audio, row.file);
   const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
   if (size === undefined) throw notFound("Файл записи не найден в папке записей", "recording_not_found");
-  return { file, size };
+  const bytes = served(size);
+  if (bytes === "whole" || (bytes !== "bad" && bytes.start === 0)) {
+    await db.insert(recordingPlays).values({ callId: id, userId: null, download: true, byLink: true });
+  }
+  return { file, size, served: bytes };
 }
 
 /** A failed try: the reason on the row, tried again later (after 10 s, 40 s, 90 s...), failed for good after MAX_ATTEMPTS. */

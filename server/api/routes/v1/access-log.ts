@@ -10,7 +10,11 @@ import { errorResponses } from "../../schemas/common";
 const person = z.object({ id: z.number().int(), name: z.string() }).nullable();
 const entrySchema = z
   .object({
-    kind: z.enum(ACCESS_KINDS).describe("listen: слушал звонок; whisper: подсказывал менеджеру; play: слушал запись; download: скачал запись"),
+    kind: z
+      .enum(ACCESS_KINDS)
+      .describe(
+        "listen: слушал звонок; whisper: подсказывал менеджеру; play: слушал запись; download: скачал запись; link: скачано по ссылке из события recording.ready (без пользователя)",
+      ),
     id: z.number().int().describe("id сеанса прослушивания или прослушивания записи (вместе с kind)"),
     at: z.string().describe("начало (ISO 8601, UTC)"),
     endedAt: z.string().nullable().describe("конец сеанса; null, пока идёт, и у записей"),
@@ -45,7 +49,7 @@ const query = z.object({
   filterId: z.string().optional().describe("тематика звонка"),
   from: z.string().optional().describe("с этого дня (ГГГГ-ММ-ДД, по Киеву), включительно"),
   to: z.string().optional().describe("по этот день (ГГГГ-ММ-ДД, по Киеву), включительно"),
-  kind: z.string().optional().describe("listen, whisper, play или download"),
+  kind: z.string().optional().describe("listen, whisper, play, download или link (скачано по ссылке из вебхука)"),
   limit: z.string().optional().describe("до 500, по умолчанию 100"),
   offset: z.string().optional(),
 });
