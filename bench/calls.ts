@@ -370,7 +370,20 @@ async function sippDirect(count: number): Promise<number[]> {
   }
 }
 
-/** CPU of this process's exited children (ms): the recordings' converters, with the opusenc each waited for. */
+/**
+ * Until the app's recording processes (the converter of ended calls, the follower of calls in progress) have exited,
+ * at most 15 s: their CPU is counted into this process's children only then. The follower leaves a second after
+ * its last call is done.
+ */
+async function recordingProcessesGone(): Promise<void> {
+  for (const until = Date.now() + 15_000; Date.now() < until;) {
+    const children = spawnSync("ps", ["--ppid", String(process.pid), "-o", "args="], { encoding: "utf8" }).stdout;
+    if (!/(follow|convert)-cli/.test(children)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/** CPU of this process's exited children (ms): the recordings' converters and follower, with the opusenc each waited for. */
 function childrenCpuMs(): number {
   const stat = fs.readFileSync("/proc/self/stat", "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
@@ -454,12 +467,14 @@ async function recordedRun(
     if (rows.every((row) => row.recording !== "pending")) break;
     await new Promise((r) => setTimeout(r, 250));
   }
+  const allReadyS = (Date.now() - hungUpAt) / 1000;
+  await recordingProcessesGone();
   return {
     talking,
     rtpengineMs,
     spoolBytes,
     conversionMs: childrenCpuMs() - from.conversion,
-    allReadyS: (Date.now() - hungUpAt) / 1000,
+    allReadyS,
     audioBytes: bytesUnder(folder.audio) - audioBefore,
     ready: rows.filter((row) => row.recording === "ready").length,
     audioMinutes: rows.reduce((sum, row) => sum + (row.recordingMs ?? 0), 0) / 60_000,
@@ -492,7 +507,7 @@ function printRecordedCosts(plain: Awaited<ReturnType<typeof recordedRun>>, reco
       "recorded / unrecorded": "",
     },
     {
-      measurement: "conversion CPU per call, ms (converter + opusenc)",
+      measurement: "conversion CPU per call, ms (converter or follower + opusenc)",
       unrecorded: perCall(plain.conversionMs),
       recorded: perCall(recorded.conversionMs),
       "recorded / unrecorded": "",
