@@ -187,6 +187,40 @@ describe("contact limits in the topic form (issue 43)", () => {
   });
 });
 
+describe("weekend hours and days off in the topic form (issue 43)", () => {
+  it("with JavaScript: a wrong date is stopped in the browser at its field; the weekend window and the days off are saved", async () => {
+    const { page, dialog } = await newTopicDialog();
+    await dialog.getByLabel("Название").fill("Праздничная");
+    await dialog.getByLabel(managerLabel).check();
+    await dialog.getByLabel("Харьков").check();
+    await dialog.getByRole("checkbox", { name: "Перезвонить", exact: true }).check();
+    const weekend = dialog.locator("[data-testid=weekend-hours]");
+    await weekend.getByLabel("С", { exact: true }).fill("10:00");
+    await dialog.getByLabel("Дополнительные выходные дни (даты через запятую)").fill("31.12.2026, 30.02.2027");
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    // Core's rules in the browser: each message under its field, nothing sent (the window's own check comes once
+    // its fields are right).
+    await dialog.locator("[data-field-error]", { hasText: "Неверная дата «30.02.2027»" }).waitFor();
+    expect(await dialog.getByLabel("Дополнительные выходные дни (даты через запятую)").getAttribute("aria-invalid")).toBe("true");
+    await dialog.getByLabel("Дополнительные выходные дни (даты через запятую)").fill("31.12.2026, 08.01.2027");
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    await weekend
+      .locator("[data-field-error]", { hasText: "Время звонков в выходные: укажите и начало, и конец, или оставьте оба поля пустыми (как в будни)" })
+      .waitFor();
+    expect(await e.db.select().from(filters).where(eq(filters.name, "Праздничная"))).toEqual([]);
+
+    await weekend.getByLabel("До", { exact: true }).fill("18:00");
+    await dialog.getByRole("button", { name: "Сохранить" }).click();
+    await page.getByText("Фильтр сохранен").first().waitFor();
+    const [saved] = await e.db.select().from(filters).where(eq(filters.name, "Праздничная"));
+    expect(saved).toMatchObject({ weekendFrom: "10:00:00", weekendUntil: "18:00:00" });
+    expect(saved.daysOff).toHaveLength(2);
+    const card = page.locator("[data-testid=filter-card]", { hasText: "Праздничная" });
+    await parsed(card);
+    expect(await card.textContent()).toContain("в выходные и праздники 10:00–18:00; доп. выходных: 2");
+  });
+});
+
 /** Screenshots for a look (SCREENS_DIR=/tmp/shots npx vitest run test/e2e/filters.test.ts -t screenshots). */
 describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
   it("the topic form's contact limits and the card, at 390 and 1440, light and dark", async () => {
@@ -203,6 +237,9 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
         const limits = page.locator("[data-testid=contact-limits]");
         await limits.scrollIntoViewIfNeeded();
         await limits.screenshot({ path: `${shots}/topic-limits-${width}-${theme}.png` });
+        const hours = page.locator("[data-testid=calling-hours]");
+        await hours.scrollIntoViewIfNeeded();
+        await hours.screenshot({ path: `${shots}/topic-hours-${width}-${theme}.png` });
         await page.goto("/loadedbases");
         await page
           .locator("[data-testid=filter-card]", { hasText: "Взыскание" })
