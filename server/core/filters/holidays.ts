@@ -26,8 +26,11 @@ function canonical(zone: string): string | null {
   }
 }
 
-/** Public holidays ("YYYY-MM-DD") of each zone's country (canonical names), for these years. */
-export function holidaysByZone(years: number[]): Map<string, Set<string>> {
+/**
+ * Public holidays ("YYYY-MM-DD") of each zone's country (canonical names), for these years. Two to four seconds
+ * of CPU in all: it gives the event loop back after each country, so requests are not held for that long.
+ */
+export async function holidaysByZone(years: number[]): Promise<Map<string, Set<string>>> {
   const countriesOfZone = new Map<string, Set<string>[]>();
   const all = new Holidays();
   for (const country of Object.keys(all.getCountries())) {
@@ -40,6 +43,7 @@ export function holidaysByZone(years: number[]): Map<string, Set<string>> {
       if (!zone) continue;
       countriesOfZone.set(zone, [...(countriesOfZone.get(zone) ?? []), days]);
     }
+    await new Promise((resolve) => setImmediate(resolve));
   }
   const byZone = new Map<string, Set<string>>();
   for (const [zone, countries] of countriesOfZone) {
@@ -64,7 +68,7 @@ export async function fillPublicHolidays(db: Db, years = holidayYears()): Promis
   const [current] = await queryRows<{ filled: string }>(db, sql`select holidays_filled as filled from settings where id = 1`);
   if (current?.filled === stamp) return false;
   const names = await queryRows<{ name: string }>(db, sql`select name from pg_timezone_names`);
-  const byZone = holidaysByZone(years);
+  const byZone = await holidaysByZone(years);
   const zones: string[] = [];
   const days: string[] = [];
   for (const { name } of names) {
