@@ -8,7 +8,7 @@ import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
 import { isTypingTarget, KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
 import { announce, NO_LEADS, type CallbackTimes, type ConfirmState, type PressAnswer, type TurnView } from "../components/leadpanel/answer";
-import { LeadBody } from "../components/leadpanel/LeadBody";
+import { LeadBody, LeadHistory } from "../components/leadpanel/LeadBody";
 import { NoScriptQuestion } from "../components/leadpanel/NoScriptQuestion";
 import { PanelHeader } from "../components/leadpanel/PanelHeader";
 import { PressDialogs } from "../components/leadpanel/PressDialogs";
@@ -332,20 +332,24 @@ export default function LeadPanelPage() {
         <Form method="post" ref={formRef} onSubmit={press.onSubmit} onKeyDown={onFieldKeyDown} className="space-y-4" data-testid="lead-form">
           <input type="hidden" name="intent" value="status" />
           <input type="hidden" name="contactId" value={panel.lead.id} />
-          <StatusButtons statuses={panel.statuses} busy={press.busy} slow={press.slow} />
           {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
           <LeadBody
             lead={panel.lead}
             callback={panel.callback}
             card={panel.card}
             cardFields={panel.cardFields}
-            history={panel.history}
             template={panel.template}
             cardKey={`${panel.lead.id}-${lastTurn.current?.count ?? 0}`}
             // Without JavaScript the server's refusal marks the card the same way.
             cardProblem={press.cardProblem ?? (answer?.error?.code === "client_card_empty" ? answer.error.message : null)}
             onCardInput={press.clearCardProblem}
           />
+          {/*
+            Issue 41: the status row follows the card in the Tab order, so a manager who typed in the card reaches it
+            with one Tab (it was above the card: eleven stops away, past the header). The history comes after it.
+          */}
+          <StatusButtons statuses={panel.statuses} busy={press.busy} slow={press.slow} />
+          <LeadHistory history={panel.history} />
         </Form>
       ) : panel.onBreak ? null : (
         <div className="card text-center text-base" data-testid="no-leads">

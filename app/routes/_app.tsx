@@ -18,6 +18,7 @@ import { SoftphoneProvider } from "../components/softphone/SoftphoneProvider";
 import { TestCallButton } from "../components/softphone/TestCallButton";
 import { LogoutForm } from "../components/layout/LogoutForm";
 import { notify } from "../components/ui/Toasts";
+import { useHydrated } from "../components/ui/hydrated";
 import { callbackCounts } from "../leads.server";
 import { useCallbacksDue, useRealtimeSession } from "../lib/realtime";
 import { WhisperReceiver } from "../components/softphone/WhisperReceiver";
@@ -82,6 +83,7 @@ export default function AppLayout() {
   }, [location.key, navigationType]);
 
   usePhoneMenuClosing(location.key);
+  const hydrated = useHydrated();
 
   useBackgroundRefresh(USER_REFRESH_MS);
 
@@ -95,8 +97,12 @@ export default function AppLayout() {
         <a href="#content" className="btn-primary sr-only focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50">
           Перейти к содержимому
         </a>
-        {/* The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). */}
-        <input id="menu-toggle" type="checkbox" className="peer sr-only" aria-label="Меню" />
+        {/*
+          The menu toggle works without JavaScript: a checkbox the header's label flips (Space toggles it too). Issue
+          41: it is a Tab stop only where it is the phone menu's, without JavaScript; at desk width it is not shown
+          (the label still flips it), and with JavaScript the header's ☰ itself takes the focus.
+        */}
+        <input id="menu-toggle" type="checkbox" className="peer sr-only desk:hidden" aria-label="Меню" tabIndex={hydrated ? -1 : undefined} />
         <MenuBackdrop />
         <aside
           className="fixed inset-y-0 left-0 z-30 hidden w-64 shrink-0 flex-col border-r border-slate-200 bg-white peer-checked:flex dark:border-slate-700 dark:bg-slate-900 desk:sticky desk:top-0 desk:flex desk:h-screen desk:peer-checked:hidden"

@@ -149,13 +149,13 @@ describe("keyboard only", () => {
     await expect.poll(() => focused(page), SLOW).toMatchObject({ tag: "button", name: "Отказ" });
 
     // The card filled by typing, the report pressed with Enter, confirmed in the dialog with the keyboard.
-    await tabTo(page, named("input", "Сумма"), unmarked);
+    // (Back up from the status row: the card is before it.)
+    await tabTo(page, named("input", "Сумма"), unmarked, 30, "Shift+Tab");
     await page.keyboard.type("15000");
     await tabTo(page, named("input", "Паспорт"), unmarked);
     await page.keyboard.type("АА123456");
-    // Shift+Tab back up to the status row (the report button is before the card).
-    for (let i = 0; i < 30 && !named("button", "Заявка")(await focused(page)); i++) await page.keyboard.press("Shift+Tab");
-    expect(await focused(page)).toMatchObject({ tag: "button", name: "Заявка" });
+    // Issue 41: the status row follows the card: one Tab from its last field.
+    await tabTo(page, named("button", "Заявка"), unmarked, 1);
     await page.keyboard.press("Enter");
     const dialog = page.locator("[data-testid=report-confirm]");
     await dialog.waitFor();
@@ -195,7 +195,8 @@ describe("keyboard only", () => {
     await expect.poll(async () => (await focused(page)).tag, SLOW).toBe("main");
     const sidebar = page.locator("[data-testid=sidebar]");
     expect(await sidebar.isVisible()).toBe(true);
-    await tabTo(page, named("input", "Меню"), unmarked, 40, "Shift+Tab");
+    // (Issue 41: with JavaScript it is ☰ itself; the hidden checkbox behind it is no Tab stop.)
+    await tabTo(page, named("label", "Меню"), unmarked, 40, "Shift+Tab");
     await page.keyboard.press("Space");
     await expect.poll(() => sidebar.isVisible(), SLOW).toBe(false);
     await page.keyboard.press("Space");

@@ -307,6 +307,100 @@ describe("the lead panel's keys", () => {
   });
 });
 
+describe("the keyboard around the card (issue 41 §9)", () => {
+  /** What has the focus: the status's digit, the field's id, or the element's test id / tag. */
+  const focusIs = (page: Page) =>
+    page.evaluate(() => {
+      const el = document.activeElement as HTMLElement | null;
+      if (!el || el === document.body) return "body";
+      if (el.closest("[data-testid=status-buttons]")) return `status ${el.getAttribute("aria-keyshortcuts")}`;
+      return el.id || el.getAttribute("data-testid") || el.tagName.toLowerCase();
+    });
+
+  it("Esc leaves a card field and the digit then presses its status; the status row is one Tab after the card", async () => {
+    const { manager, contacts } = await setup("Ия", 3);
+    const page = await openPanel(manager);
+    await page.setViewportSize({ width: 1440, height: 900 });
+    const leadName = page.locator("[data-testid=lead-name]");
+    // A note typed in the card, Esc, and 5 (Отказ) at once: the press is made.
+    await page.getByLabel("Сумма").click();
+    await page.keyboard.type("перезвонит сам");
+    await page.keyboard.press("Escape");
+    expect(await focusIs(page)).not.toBe("card-0");
+    await page.keyboard.press("Digit5");
+    await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
+    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Не интересно"]]);
+
+    // From the card's last field (Паспорт) to the first status button: Tab presses counted.
+    await page.getByLabel("Паспорт").click();
+    let tabs = 0;
+    while ((await focusIs(page)) !== "status 1" && tabs < 12) {
+      await page.keyboard.press("Tab");
+      tabs += 1;
+    }
+    expect(tabs).toBeLessThanOrEqual(2);
+    expect(await focusIs(page)).toBe("status 1");
+    await page.context().close();
+  });
+
+  it("the hidden «Меню» checkbox is no Tab stop on a desk; ☰ works by keyboard on a desk and on a phone", async () => {
+    const { manager } = await setup("Ада", 2);
+    const page = await openPanel(manager);
+    const sidebar = page.getByTestId("sidebar");
+    for (const width of [1280, 1440]) {
+      await page.setViewportSize({ width, height: 900 });
+      await page.goto("/leadpanel");
+      await waitForHydration(page);
+      // Every Tab stop from the top of the page to the first status button.
+      const stops: string[] = [];
+      while (stops.at(-1) !== "status 1" && stops.length < 60) {
+        await page.keyboard.press("Tab");
+        stops.push(await focusIs(page));
+      }
+      expect(stops).toContain("status 1");
+      expect(stops).not.toContain("menu-toggle");
+      // ☰ is a Tab stop of its own, and Enter hides the side menu and shows it again.
+      expect(stops).toContain("menu-button");
+      await page.getByTestId("menu-button").focus();
+      await page.keyboard.press("Enter");
+      await expect.poll(() => sidebar.isVisible(), SLOW).toBe(false);
+      await page.keyboard.press("Enter");
+      await expect.poll(() => sidebar.isVisible(), SLOW).toBe(true);
+    }
+    // A phone: the menu is closed; ☰ by Tab and Enter opens it, Esc closes it and gives the focus back to ☰.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto("/leadpanel");
+    await waitForHydration(page);
+    expect(await sidebar.isVisible()).toBe(false);
+    const stops: string[] = [];
+    while (stops.at(-1) !== "menu-button" && stops.length < 20) {
+      await page.keyboard.press("Tab");
+      stops.push(await focusIs(page));
+    }
+    expect(stops.at(-1)).toBe("menu-button");
+    expect(stops).not.toContain("menu-toggle");
+    await page.keyboard.press("Enter");
+    await expect.poll(() => sidebar.isVisible(), SLOW).toBe(true);
+    await page.keyboard.press("Escape");
+    await expect.poll(() => sidebar.isVisible(), SLOW).toBe(false);
+    expect(await focusIs(page)).toBe("menu-button");
+    await page.context().close();
+
+    // Without JavaScript on a phone the checkbox is the toggle: a Tab stop, Space opens the menu.
+    const plain = await e.newPage({ javaScript: false });
+    await plain.setViewportSize({ width: 390, height: 844 });
+    await loginThroughPage(plain, manager);
+    const plainStops: string[] = [];
+    while (plainStops.at(-1) !== "menu-toggle" && plainStops.length < 20) {
+      await plain.keyboard.press("Tab");
+      plainStops.push(await focusIs(plain));
+    }
+    expect(plainStops.at(-1)).toBe("menu-toggle");
+    await plain.keyboard.press("Space");
+    await expect.poll(() => plain.getByTestId("sidebar").isVisible(), SLOW).toBe(true);
+  });
+});
+
 describe("a callback scheduled from the keyboard", () => {
   it("asks the time (Esc closes, Enter takes «Через 15 минут», the free choice by Enter), lists it, tells when it is due, hands it out first", async () => {
     await e.db.update(statuses).set({ asksCallback: true }).where(eq(statuses.text, "Перезвонить"));

@@ -1,8 +1,16 @@
 import { Form, Link, useLocation } from "@remix-run/react";
 import { formatUsd } from "../../lib/format";
-import type { ReactNode } from "react";
+import type { KeyboardEvent, ReactNode } from "react";
 import { MenuIcon, MoonIcon, SunIcon } from "../ui/Icons";
 import { LogoutForm } from "./LogoutForm";
+import { useHydrated } from "../ui/hydrated";
+
+/** Enter or Space on ☰ flips the menu's checkbox, as a click on the label does. */
+function flipMenu(event: KeyboardEvent<HTMLLabelElement>) {
+  if (event.key !== "Enter" && event.key !== " ") return;
+  event.preventDefault();
+  event.currentTarget.click();
+}
 
 interface HeaderProps {
   user: { displayName: string; isAdmin: boolean; balance: number };
@@ -17,6 +25,7 @@ interface HeaderProps {
 /** SPEC Layout header: menu toggle, balance, messenger link, theme toggle, profile link; and «Выйти» (issue 41). */
 export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderProps) {
   const location = useLocation();
+  const hydrated = useHydrated();
   const nextTheme = theme === "dark" ? "light" : "dark";
   // Issue 41 §13: on a phone the header shows the name's first word whole (the rest from desk width; the title
   // and the link's text keep it all), so «Ольга Петренко» is «Ольга», not «О…».
@@ -26,7 +35,14 @@ export function Header({ user, theme, helpUrl, balanceSlot, breakSlot }: HeaderP
   return (
     // Narrower gaps on a phone: every control and the name fit one row at 390 px.
     <header className="sticky top-0 z-20 flex h-14 items-center gap-2 border-b border-slate-200 bg-white px-4 dark:border-slate-700 dark:bg-slate-900 desk:gap-3">
-      <label htmlFor="menu-toggle" className="btn-secondary cursor-pointer select-none px-2 py-1.5" title="Меню">
+      {/* With JavaScript ☰ is the menu's Tab stop (Enter or Space flips it), at every width (issue 41). */}
+      <label
+        htmlFor="menu-toggle"
+        className="btn-secondary cursor-pointer select-none px-2 py-1.5"
+        title="Меню"
+        data-testid="menu-button"
+        {...(hydrated ? { tabIndex: 0, role: "button", onKeyDown: flipMenu } : {})}
+      >
         <MenuIcon />
         <span className="sr-only">Меню</span>
       </label>

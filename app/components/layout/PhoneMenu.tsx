@@ -44,7 +44,8 @@ export function usePhoneMenuClosing(locationKey: string) {
       const menu = event.key === "Escape" ? phoneMenu() : null;
       if (!menu) return;
       menu.checked = false;
-      menu.focus();
+      // Back to the toggle the keyboard uses: ☰ with JavaScript.
+      (document.querySelector<HTMLElement>('header label[for="menu-toggle"][tabindex="0"]') ?? menu).focus();
     };
     document.addEventListener("keydown", onKey);
     return () => document.removeEventListener("keydown", onKey);

@@ -6,7 +6,7 @@ import { CallButton } from "../leads/CallButton";
 import { LeadCard } from "../leads/LeadCard";
 
 /**
- * The lead's card, the client card's fields and the history. Rendered again only when the lead or its answer
+ * The lead's card and the client card's fields (the history is LeadHistory, after the status row). Rendered again only when the lead or its answer
  * changes (not while a press is in flight or the layout refreshes); the fields come back empty for each new
  * lead (SPEC §4: the client card is cleared), also when the same client comes back after a press.
  */
@@ -15,7 +15,6 @@ export const LeadBody = memo(function LeadBody({
   callback,
   card,
   cardFields,
-  history,
   template,
   cardKey,
   cardProblem,
@@ -27,7 +26,6 @@ export const LeadBody = memo(function LeadBody({
   card: LeadPanel["card"];
   /** The template's fields with the values they start with (core's: the saved card, else the base's column). */
   cardFields: LeadPanel["cardFields"];
-  history: HistoryEntry[];
   template: LeadPanel["template"];
   cardKey: string;
   /** A report press found the card empty (SPEC's message): every field is marked with it, and it shows over them. */
@@ -93,12 +91,18 @@ export const LeadBody = memo(function LeadBody({
           </div>
         </section>
       </div>
-      <section className="card space-y-2" aria-labelledby="client-history-title">
-        <h2 id="client-history-title" className="text-lg font-semibold">
-          История клиента
-        </h2>
-        <ClientHistory entries={history} />
-      </section>
     </>
+  );
+});
+
+/** The client's history, under the status row (which follows the card: issue 41, one Tab from its last field). */
+export const LeadHistory = memo(function LeadHistory({ history }: { history: HistoryEntry[] }) {
+  return (
+    <section className="card space-y-2" aria-labelledby="client-history-title">
+      <h2 id="client-history-title" className="text-lg font-semibold">
+        История клиента
+      </h2>
+      <ClientHistory entries={history} />
+    </section>
   );
 });
