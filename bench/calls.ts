@@ -372,15 +372,16 @@ async function sippDirect(count: number): Promise<number[]> {
 
 /**
  * Until the app's recording processes (the converter of ended calls, the follower of calls in progress) have exited,
- * at most 15 s: their CPU is counted into this process's children only then. The follower leaves a second after
+ * at most a minute: their CPU is counted into this process's children only then. The follower leaves a second after
  * its last call is done.
  */
 async function recordingProcessesGone(): Promise<void> {
-  for (const until = Date.now() + 15_000; Date.now() < until;) {
+  for (const until = Date.now() + 60_000; Date.now() < until;) {
     const children = spawnSync("ps", ["--ppid", String(process.pid), "-o", "args="], { encoding: "utf8" }).stdout;
     if (!/(follow|convert)-cli/.test(children)) return;
     await new Promise((r) => setTimeout(r, 250));
   }
+  console.error("the app's recording processes were still running a minute after the last recording was ready: their CPU is not counted");
 }
 
 /** CPU of this process's exited children (ms): the recordings' converters and follower, with the opusenc each waited for. */
