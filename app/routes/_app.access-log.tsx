@@ -54,7 +54,7 @@ function audioLength(ms: number): string {
 /** How long the audio played, and of what it could have: «0,5 с из 41 с», or why there is no figure. */
 function heardText(e: AccessEntry): { main: string; note: string | null } {
   const span = e.spanMs === null ? null : audioLength(e.spanMs);
-  if (e.kind === "download") return { main: span ? `файл целиком, ${span}` : "файл целиком", note: null };
+  if (e.kind === "download" || e.kind === "link") return { main: span ? `файл целиком, ${span}` : "файл целиком", note: null };
   if (e.heardMs === null) {
     const why = e.kind === "play" ? "плеер не сообщил (без JavaScript или API)" : "страница не сообщила";
     return { main: "нет данных", note: span ? `${why}; ${e.kind === "play" ? "запись" : "сеанс"} ${span}` : why };

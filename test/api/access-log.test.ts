@@ -385,6 +385,17 @@ describe("the page, without JavaScript", () => {
     expect(manager.text).toMatch(/id="by-manager-error"[^>]*data-field-error="">Нет менеджера с id 999999/);
   });
 
+  it("names a fetch by a webhook's signed link (no user behind it) and counts it as the whole file", async () => {
+    // Made last: the other tests count the entries above.
+    await t.db.insert(recordingPlays).values({ callId: id.call1, userId: null, download: true, byLink: true, at: new Date("2026-11-25T10:00:00Z") });
+    const res = await getPage(t, "/access-log?kind=link", adminCookie);
+    expect(rows(res.text)).toEqual(["link"]);
+    expect(res.text).toContain("интеграция (ссылка из вебхука)");
+    expect(res.text).toContain("Скачивание по ссылке из вебхука");
+    expect(res.text).toContain("файл целиком, 2:00");
+    expect(res.text).toContain('<option value="link" selected="">Скачивание по ссылке из вебхука</option>');
+  });
+
   it("says plainly when nothing matches", async () => {
     const res = await getPage(t, "/access-log?from=2026-12-01", adminCookie);
     expect(res.status).toBe(200);

@@ -206,7 +206,11 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
       },
       { adminId: boss.user.id, managerId: olga.id, callId, startedAt: ago(3600), endedAt: ago(3000) },
     ]);
-    await e.db.insert(recordingPlays).values({ callId, userId: boss.user.id, download: true, at: ago(600) });
+    await e.db.insert(recordingPlays).values([
+      { callId, userId: boss.user.id, download: true, at: ago(600) },
+      // The CRM fetched the recording by its webhook's link: no user behind it.
+      { callId, userId: null, download: true, byLink: true, at: ago(300) },
+    ]);
     const page = await e.newPage();
     await loginThroughPage(page, ADMIN);
     for (const theme of ["light", "dark"] as const) {
