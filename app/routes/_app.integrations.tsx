@@ -5,6 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ConfirmAction, ConfirmDelete } from "../components/ui/ConfirmAction";
 import { TableFrame, TableHead } from "../components/ui/Table";
+import { Pager, pageParams } from "../components/ui/Pager";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
@@ -32,6 +33,8 @@ import { API_KEY_SCOPE_NAMES, API_KEY_SCOPES, apiKeyInputSchema } from "../../co
 export const meta: MetaFunction = () => [{ title: "Интеграции" }];
 
 const PAGE = "/integrations";
+/** Deliveries a page of the log shows (the first is the default). */
+const LOG_SIZES = [50] as const;
 
 /** The create form: an unticked «Включён» is sent as nothing, which is «off» here (the API's default is on). */
 const webhookFormSchema = webhookInputSchema.extend({ enabled: z.boolean().default(false) });
@@ -49,13 +52,22 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   const params = new URL(request.url).searchParams;
   const hooks = await listWebhooks(db, actor);
   const logOf = hooks.find((h) => String(h.id) === params.get("log")) ?? null;
-  const log = logOf ? ((await orAppMessage(webhookLog(db, actor, logOf.id))).value ?? []) : [];
+  const paging = pageParams(params, LOG_SIZES, LOG_SIZES[0]);
+  const logAt = async (page: number) =>
+    logOf ? ((await orAppMessage(webhookLog(db, actor, logOf.id, { limit: paging.size, offset: (page - 1) * paging.size }))).value ?? null) : null;
+  let logPage = await logAt(paging.page);
+  // A page past the end (the log was cleared, an old link) shows the last one.
+  const lastPage = Math.max(1, Math.ceil((logPage?.total ?? 0) / paging.size));
+  if (paging.page > lastPage) [logPage, paging.page] = [await logAt(lastPage), lastPage];
+  const log = logPage?.deliveries ?? [];
+  const logTotal = logPage?.total ?? 0;
+  const logPaging = { ...paging, pages: Math.max(1, Math.ceil(logTotal / paging.size)), total: logTotal };
   const removing = hooks.find((h) => String(h.id) === params.get("delete")) ?? null;
   // APPLICATION_FORWARD_URL's webhook is the variable's: the app sets its address and event again at start.
   const editing = hooks.find((h) => String(h.id) === params.get("edit") && !h.fromEnv) ?? null;
   const keys = await listApiKeys(db, actor);
   const revoking = keys.find((k) => String(k.id) === params.get("revoke") && !k.revokedAt) ?? null;
-  return { hooks, logOf, log, removing, editing, keys, revoking };
+  return { hooks, logOf, log, logPaging, removing, editing, keys, revoking };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -211,7 +223,7 @@ function CreateApiKey({ answer, busy }: { answer: unknown; busy: boolean }) {
 }
 
 export default function IntegrationsPage() {
-  const { hooks, logOf, log, removing, editing, keys, revoking } = useLoaderData<typeof loader>();
+  const { hooks, logOf, log, logPaging, removing, editing, keys, revoking } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
   const busy = useNavigation().state === "submitting";
@@ -364,6 +376,13 @@ export default function IntegrationsPage() {
               </table>
             </TableFrame>
           )}
+          <Pager
+            page={logPaging.page}
+            pages={logPaging.pages}
+            total={logPaging.total}
+            size={logPaging.size}
+            hrefFor={(page, size) => `${PAGE}?log=${logOf.id}${size === LOG_SIZES[0] ? "" : `&size=${size}`}${page > 1 ? `&page=${page}` : ""}#log`}
+          />
         </section>
       ) : null}
 

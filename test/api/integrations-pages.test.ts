@@ -1,6 +1,6 @@
 import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { webhooks } from "../../db/schema";
+import { webhookDeliveries, webhooks } from "../../db/schema";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp, flashCookie } from "../helpers/app";
 
 /** Issue 44: /integrations changes a webhook's address and events after it was made, as a plain form post (no JavaScript). */
@@ -88,5 +88,45 @@ describe("/integrations without JavaScript: editing a webhook", () => {
     });
     expect(refused.status).toBe(403);
     expect(await hookRow(made.body.id)).toMatchObject({ url: "https://crm.example.com/kept", enabled: true });
+  });
+});
+
+describe("/integrations: the delivery log in pages", () => {
+  it("shows 50 deliveries a page, newest first, with a pager (no JavaScript); the API pages with limit and offset", async () => {
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: "https://crm.example.com/paged", events: ["base.imported"], enabled: false });
+    expect(made.status).toBe(200);
+    const id: number = made.body.id;
+    // 60 events delivered, the newest «msg_60».
+    await t.db.insert(webhookDeliveries).values(
+      Array.from({ length: 60 }, (_, i) => ({
+        webhookId: id,
+        messageId: `msg_${i + 1}`,
+        eventType: "base.imported",
+        payload: { type: "base.imported", timestamp: new Date().toISOString(), data: {} },
+        state: "delivered",
+      })),
+    );
+    const messages = (html: string) => [...html.matchAll(/<code[^>]*>(msg_\d+)<\/code>/g)].map((m) => m[1]);
+    const first = await getPage(t, `/integrations?log=${id}`, cookie);
+    expect(first.status).toBe(200);
+    expect(messages(first.text)).toHaveLength(50);
+    expect(messages(first.text)[0]).toBe("msg_60");
+    expect(first.text).toMatch(/Всего: (<!-- -->)?60/);
+    expect(first.text).toContain(`href="/integrations?log=${id}&amp;page=2#log"`);
+    const second = await getPage(t, `/integrations?log=${id}&page=2`, cookie);
+    expect(messages(second.text)).toEqual(["msg_10", "msg_9", "msg_8", "msg_7", "msg_6", "msg_5", "msg_4", "msg_3", "msg_2", "msg_1"]);
+    // A page past the end shows the last one.
+    expect(messages((await getPage(t, `/integrations?log=${id}&page=9`, cookie)).text)).toHaveLength(10);
+
+    const api = await t.request.get(`/api/v1/webhooks/${id}/deliveries?limit=5&offset=56`).set(bearer(admin));
+    expect(api.status).toBe(200);
+    expect(api.headers["x-total-count"]).toBe("60");
+    expect(api.body.map((d: { messageId: string }) => d.messageId)).toEqual(["msg_4", "msg_3", "msg_2", "msg_1"]);
+    const bad = await t.request.get(`/api/v1/webhooks/${id}/deliveries?limit=500`).set(bearer(admin));
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toBe("Неверный размер страницы журнала (не более 200)");
   });
 });

@@ -1,5 +1,6 @@
 import crypto from "node:crypto";
-import { and, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { z } from "zod";
 import type { Db } from "../../../db/client";
 import { webhookAttempts, webhookDeliveries, webhooks, type Webhook } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
@@ -157,14 +158,42 @@ export interface DeliveryView {
   attempts: Array<{ at: string; httpStatus: number | null; response: string; durationMs: number }>;
 }
 
-/** The webhook's latest deliveries (newest first) with each attempt's time, status and answer's first bytes. */
-export async function webhookLog(db: Db, actor: Actor, rawId: unknown, limit = 50): Promise<DeliveryView[]> {
+/** Which part of a delivery log: `limit` deliveries (50 unless said, at most 200) after skipping `offset`, newest first. */
+const logPageSchema = z.object({
+  limit: z.coerce
+    .number({ error: "Неверный размер страницы журнала" })
+    .int({ error: "Неверный размер страницы журнала" })
+    .min(1, { error: "Неверный размер страницы журнала" })
+    .max(200, { error: "Неверный размер страницы журнала (не более 200)" })
+    .default(50),
+  offset: z.coerce
+    .number({ error: "Неверное смещение в журнале" })
+    .int({ error: "Неверное смещение в журнале" })
+    .min(0, { error: "Неверное смещение в журнале" })
+    .max(100_000_000, { error: "Неверное смещение в журнале" })
+    .default(0),
+});
+
+/**
+ * One page of the webhook's deliveries (newest first) with each attempt's time, status and answer's first bytes, and
+ * how many deliveries the log holds in all.
+ */
+export async function webhookLog(
+  db: Db,
+  actor: Actor,
+  rawId: unknown,
+  rawPage: unknown = {},
+): Promise<{ total: number; deliveries: DeliveryView[] }> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
+  const { limit, offset } = parseInput(logPageSchema, rawPage ?? {});
   const [hook] = await db.select({ id: webhooks.id }).from(webhooks).where(eq(webhooks.id, id));
   if (!hook) throw webhookNotFound();
-  const rows = await db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).orderBy(desc(webhookDeliveries.id)).limit(limit);
-  if (rows.length === 0) return [];
+  const [[{ total }], rows] = await Promise.all([
+    db.select({ total: count() }).from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)),
+    db.select().from(webhookDeliveries).where(eq(webhookDeliveries.webhookId, id)).orderBy(desc(webhookDeliveries.id)).limit(limit).offset(offset),
+  ]);
+  if (rows.length === 0) return { total, deliveries: [] };
   const attempts = await db
     .select()
     .from(webhookAttempts)
@@ -175,7 +204,7 @@ export async function webhookLog(db: Db, actor: Actor, rawId: unknown, limit = 5
       ),
     )
     .orderBy(webhookAttempts.id);
-  return rows.map((row) => ({
+  const deliveries = rows.map((row) => ({
     id: row.id,
     messageId: row.messageId,
     eventType: row.eventType as WebhookEvent,
@@ -186,6 +215,7 @@ export async function webhookLog(db: Db, actor: Actor, rawId: unknown, limit = 5
       .filter((a) => a.deliveryId === row.id)
       .map((a) => ({ at: a.at.toISOString(), httpStatus: a.httpStatus, response: a.response, durationMs: a.durationMs })),
   }));
+  return { total, deliveries };
 }
 
 /**

@@ -119,12 +119,22 @@ const webhooksApi: FastifyPluginAsyncZod = async (api) => {
     "/webhooks/:id/deliveries",
     {
       schema: {
-        summary: "Журнал отправок вебхука: последние 50 событий и их попытки (админ)",
+        summary: "Журнал отправок вебхука: события от новых к старым и их попытки (админ); всего событий — в заголовке X-Total-Count",
         params: idParams,
+        querystring: z
+          .object({
+            limit: z.unknown().describe("Сколько событий (1-200, по умолчанию 50)"),
+            offset: z.unknown().describe("Сколько самых новых пропустить (по умолчанию 0)"),
+          })
+          .partial(),
         response: { 200: z.array(deliverySchema), ...errorResponses },
       },
     },
-    async (request) => webhookLog(db, actorOf(request), request.params.id),
+    async (request, reply) => {
+      const { total, deliveries } = await webhookLog(db, actorOf(request), request.params.id, request.query);
+      reply.header("X-Total-Count", String(total));
+      return deliveries;
+    },
   );
 
   api.post(
