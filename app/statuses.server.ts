@@ -1,8 +1,10 @@
 // Server code for /edit-statuses (route modules reach server/ only through *.server.ts files).
 export {
-  createDefaultStatus,
+  createStatus,
+  DEFAULT_STATUS_COLOR,
   deleteStatus,
-  listStatuses,
+  listStatusesInPanelOrder,
+  NEW_STATUS_TEXT,
   toggleStatusDoNotCall,
   toggleStatusCallback,
   toggleStatusReport,
@@ -10,4 +12,3 @@ export {
   toggleStatusVisibility,
   updateStatus,
 } from "#server/core/statuses/statuses";
-export { withKeys } from "#server/core/statuses/keys";

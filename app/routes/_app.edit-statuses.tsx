@@ -1,8 +1,8 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
+import { StatusDraftSchema, StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
 import { resultOf } from "../components/ui/forms";
 import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
@@ -10,16 +10,17 @@ import { actionError } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import {
-  createDefaultStatus,
+  createStatus,
+  DEFAULT_STATUS_COLOR,
   deleteStatus,
-  listStatuses,
+  listStatusesInPanelOrder,
+  NEW_STATUS_TEXT,
   toggleStatusDoNotCall,
   toggleStatusCallback,
   toggleStatusReport,
   toggleStatusTechnical,
   toggleStatusVisibility,
   updateStatus,
-  withKeys,
 } from "../statuses.server";
 import { redirectWithToast } from "../toast.server";
 
@@ -27,10 +28,10 @@ export const meta: MetaFunction = () => [{ title: "Статусы" }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);
-  const all = await listStatuses(context.deps.db, actorOf(user));
-  // The lead panel's digits as they stand (issue 31): the admin sees which key each status has.
-  const keys = Object.fromEntries(withKeys(all.filter((status) => !status.isHidden)).map((status) => [status.id, status.key]));
-  return { statuses: all, keys };
+  // Issue 41: the lead panel's order, each visible status with its digit (issue 31).
+  const { visible, hidden } = await listStatusesInPanelOrder(context.deps.db, actorOf(user));
+  // What a new status starts as (SPEC: «Новый статус», #f59e0b): a draft row until «Сохранить».
+  return { visible, hidden, draft: { text: NEW_STATUS_TEXT, color: DEFAULT_STATUS_COLOR } };
 }
 
 const PAGE = "/edit-statuses";
@@ -42,6 +43,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const { db } = context.deps;
   const form = await readFormBody(request);
   const intent = formIntent(form);
+  if (intent === "create") {
+    // Issue 41: «Добавить статус» opens a draft row; the status exists once its «Сохранить» posts it here.
+    return submitForm(form, { name: "status-new", schema: StatusDraftSchema }, async (values) => {
+      await createStatus(db, actor, values);
+      return redirectWithToast(PAGE, { type: "success", message: "Статус успешно создан" });
+    });
+  }
   if (intent === "update") {
     // A row's form is named by its id, as sent: the page gives each row its own answer.
     return submitForm(form, { name: (fields) => `status-${fields.id}`, schema: StatusRowSchema }, async ({ id, ...changes }) => {
@@ -53,10 +61,6 @@ export async function action({ request, context }: ActionFunctionArgs) {
     // Every other form of the page is a button on a row: its id only.
     const id = ROW_BUTTONS.has(intent) ? readFields(form, idFields).id : 0;
     switch (intent) {
-      case "create": {
-        const created = await createDefaultStatus(db, actor);
-        return redirectWithToast(`${PAGE}?edit=${created.id}&new=1`, { type: "success", message: "Статус успешно создан" });
-      }
       case "visibility":
         await toggleStatusVisibility(db, actor, id);
         return redirect(PAGE);
@@ -84,39 +88,55 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function EditStatusesPage() {
-  const { statuses, keys } = useLoaderData<typeof loader>();
+  const { visible, hidden, draft } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const answerKey = useAnswerKey(actionData);
-  const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const editId = Number(searchParams.get("edit") ?? 0);
-  const deleting = statuses.find((status) => String(status.id) === searchParams.get("delete"));
-  // Issue 31: the status just added comes first, under the button that made it, its name field focused; once
-  // saved it takes its place in the list.
-  const isNew = searchParams.has("new");
-  const visible = statuses.filter((status) => !status.isHidden).sort((a, b) => Number(isNew && b.id === editId) - Number(isNew && a.id === editId));
-  const hidden = statuses.filter((status) => status.isHidden);
-  const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
+  const deleting = [...visible, ...hidden].find((status) => String(status.id) === searchParams.get("delete"));
+  // Issue 41: the new status is a draft row (?new, a link: without JavaScript too) until saved; nothing is written
+  // before, so an abandoned one never reaches the managers' row. A refused save keeps it open.
+  const draftResult = resultOf(actionData, "status-new");
+  const drafting = searchParams.has("new") || draftResult !== null;
 
   return (
     <section>
       <div className="mb-4 flex flex-wrap items-center justify-between gap-4">
         <h1 className="page-title mb-0">Статусы</h1>
-        <Form method="post" preventScrollReset>
-          <button type="submit" name="intent" value="create" className="btn-primary" disabled={creating}>
-            Добавить статус
-          </button>
-        </Form>
+        <Link to="?new" preventScrollReset className="btn-primary">
+          Добавить статус
+        </Link>
       </div>
       {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
       <ul className="space-y-2" data-testid="visible-statuses">
+        {drafting ? (
+          <StatusRow
+            key="new"
+            status={{
+              id: 0,
+              text: draft.text,
+              buttonText: "",
+              color: draft.color,
+              isHidden: false,
+              isReportStatus: false,
+              isTechnical: false,
+              isDoNotCall: false,
+              asksCallback: false,
+              hotkey: null,
+            }}
+            draft
+            initiallyEditing
+            isNew
+            keyDigit={null}
+            lastResult={draftResult}
+          />
+        ) : null}
         {visible.map((status) => (
           <StatusRow
             key={`${status.id}:${status.text}:${status.buttonText}:${status.color}:${status.hotkey}`}
             status={status}
             initiallyEditing={status.id === editId}
-            isNew={isNew && status.id === editId}
-            keyDigit={keys[status.id] ?? null}
+            keyDigit={status.key}
             lastResult={resultOf(actionData, `status-${status.id}`)}
           />
         ))}

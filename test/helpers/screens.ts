@@ -270,6 +270,7 @@ export function adminScreens(ids: Awaited<ReturnType<typeof seedScreens>>["ids"]
     "/basesettings",
     "/edit-statuses",
     `/edit-statuses?edit=${ids.status}`,
+    "/edit-statuses?new",
     "/managers",
     `/managers?edit=${ids.newest}`,
     `/managers?confirm=admin-${ids.worker}`,

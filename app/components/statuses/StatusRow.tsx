@@ -33,6 +33,9 @@ export const StatusRowSchema = z.object({
   hotkey: hotkey.default(null),
 });
 
+/** A draft row (issue 41): the same fields without an id; «Сохранить» creates the status. */
+export const StatusDraftSchema = StatusRowSchema.omit({ id: true });
+
 /**
  * The lead panel's key of a status (issue 31): shown as a keycap; while the row is edited, a choice of the digit
  * («по порядку»: the next digit nobody was given, report statuses first).
@@ -222,10 +225,13 @@ export function StatusRow({
   status,
   initiallyEditing,
   isNew = false,
+  draft = false,
   keyDigit,
   lastResult,
 }: {
   status: StatusRowData;
+  /** Not saved yet (issue 41): its form creates the status; no switches, «Отмена» drops it. */
+  draft?: boolean;
   initiallyEditing: boolean;
   /** Just made by «Добавить статус»: its name field takes the focus (issue 31). */
   isNew?: boolean;
@@ -234,12 +240,14 @@ export function StatusRow({
   /** The action's answer to this row's form, if it was just sent (its field errors). */
   lastResult?: SubmissionResult<string[]> | null;
 }) {
-  const formId = `status-${status.id}`;
-  const [form, fields] = useSchemaForm(StatusRowSchema, { id: formId, lastResult });
-  // A refused row stays open with what was typed (conform's initialValue, without JavaScript too).
+  const formId = draft ? "status-new" : `status-${status.id}`;
+  const [form, fields] = useSchemaForm(draft ? StatusDraftSchema : StatusRowSchema, { id: formId, lastResult });
+  // A refused row stays open with what was typed (conform's initialValue, without JavaScript too). conform sends
+  // an emptied text as absent: it is shown empty, not as the saved text (issue 41).
   const typed = (name: "text" | "buttonText" | "color", fallback: string) => {
+    if (!lastResult) return fallback;
     const value = fields[name].initialValue;
-    return lastResult && typeof value === "string" ? value : fallback;
+    return typeof value === "string" ? value : name === "color" ? fallback : "";
   };
   const [editing, setEditing] = useState(initiallyEditing || Boolean(lastResult?.error));
   const [color, setColor] = useState(() => typed("color", status.color));
@@ -247,14 +255,13 @@ export function StatusRow({
   const [buttonLabel, setButtonLabel] = useState(() => typed("buttonText", status.buttonText));
   const [key, setKey] = useState(status.hotkey === null ? "" : String(status.hotkey));
   const textField = useRef<HTMLInputElement>(null);
-  // The first refused field's message, under the row (the text's, then the others').
+  // The text's own message is under its field (issue 41); the first of the others' under the row.
   const rowError =
-    fields.text.errors?.[0] ??
     fields.buttonText.errors?.[0] ??
     fields.color.errors?.[0] ??
     fields.hotkey.errors?.[0] ??
     form.errors?.[0] ??
-    fields.id.errors?.[0];
+    (fields as Partial<Record<string, { errors?: string[] }>>).id?.errors?.[0];
   const textError = fields.text.errors?.[0] ?? "";
   // The pencil opens the row with the focus in its name field.
   const [focusText, setFocusText] = useState(false);
@@ -264,7 +271,12 @@ export function StatusRow({
   const kind = status.isTechnical ? "технический" : status.isReportStatus ? "отчётный" : "обычный";
 
   return (
-    <li className="card flex flex-wrap items-center gap-2 p-3" data-testid="status-row" data-status-id={status.id} data-kind={kind}>
+    <li
+      className="card flex flex-wrap items-center gap-2 p-3"
+      data-testid={draft ? "status-draft" : "status-row"}
+      data-status-id={draft ? undefined : status.id}
+      data-kind={kind}
+    >
       <Form
         method="post"
         preventScrollReset
@@ -279,7 +291,7 @@ export function StatusRow({
           setEditing(false);
         }}
       >
-        <input type="hidden" name="id" value={status.id} />
+        {draft ? null : <input type="hidden" name="id" value={status.id} />}
       </Form>
       <input
         type="color"
@@ -292,19 +304,26 @@ export function StatusRow({
         aria-label="Цвет статуса"
         title={color}
       />
-      <StatusText
-        name="text"
-        formId={formId}
-        editing={editing}
-        value={text}
-        onChange={setText}
-        label="Текст статуса"
-        className={textWidth}
-        inputRef={textField}
-        autoFocus={isNew}
-        required
-        invalid={textError}
-      />
+      <span className="inline-flex max-w-full flex-col gap-1">
+        <StatusText
+          name="text"
+          formId={formId}
+          editing={editing}
+          value={text}
+          onChange={setText}
+          label="Текст статуса"
+          className={textWidth}
+          inputRef={textField}
+          autoFocus={isNew}
+          required
+          invalid={textError}
+        />
+        {textError ? (
+          <span id={`${formId}-text-error`} role="alert" className="text-sm text-red-700 dark:text-red-300" data-testid="status-text-error">
+            {textError}
+          </span>
+        ) : null}
+      </span>
       <span aria-hidden="true" className="text-slate-600 dark:text-slate-400">
         →
       </span>
@@ -328,71 +347,83 @@ export function StatusRow({
       </button>
       <StatusKey formId={formId} editing={editing} hidden={status.isHidden} keyDigit={keyDigit} value={key} onChange={setKey} />
       {rowError ? (
-        <p id={`${formId}-text-error`} role="alert" className="w-full text-sm text-red-700 dark:text-red-300" data-testid="status-text-error">
+        <p id={`${formId}-row-error`} role="alert" className="w-full text-sm text-red-700 dark:text-red-300" data-testid="status-row-error">
           {rowError}
         </p>
       ) : null}
       {/* The row's switches and actions stay together, at the right; on a narrow row they move down as one. */}
-      <div className="ml-auto flex flex-wrap items-center justify-end gap-1 sm:gap-2">
-        <Form method="post" preventScrollReset className="inline">
-          <input type="hidden" name="id" value={status.id} />
-          <button
-            type="submit"
-            name="intent"
-            value="visibility"
-            role="checkbox"
-            aria-checked={status.isHidden}
-            className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm hover:bg-slate-100 dark:hover:bg-slate-700"
-          >
-            <span
-              aria-hidden="true"
-              className={`inline-flex h-4 w-4 items-center justify-center rounded border text-[10px] ${
-                status.isHidden ? "border-blue-600 bg-blue-600 text-white" : "border-slate-400"
-              }`}
-            >
-              {status.isHidden ? <CheckIcon /> : null}
-            </span>
-            Скрыть
-          </button>
-        </Form>
-        {editing ? (
-          <button type="submit" form={formId} name="intent" value="update" className={iconButton}>
+      {draft ? (
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-1 sm:gap-2">
+          <button type="submit" form={formId} name="intent" value="create" className={iconButton}>
             <CheckIcon />
             <span>Сохранить</span>
           </button>
-        ) : (
-          <Link
-            to={`?edit=${status.id}`}
-            preventScrollReset
-            className={iconButton}
-            onClick={(event) => {
-              event.preventDefault();
-              setEditing(true);
-              setFocusText(true);
-            }}
-          >
-            <PencilIcon />
-            <span>Редактировать</span>
+          <Link to="." preventScrollReset className={iconButton}>
+            <span>Отмена</span>
           </Link>
-        )}
-        <RowAction id={status.id} intent="report" label="Отчётный статус" shown="Отчётный" active={status.isReportStatus}>
-          <StarIcon />
-        </RowAction>
-        <RowAction id={status.id} intent="technical" label="Технический статус" shown="Технический" active={status.isTechnical}>
-          <GearIcon />
-        </RowAction>
-        <RowAction id={status.id} intent="do-not-call" label="Добавить в список «Не звонить»" shown="«Не звонить»" active={status.isDoNotCall}>
-          <BanIcon />
-        </RowAction>
-        <RowAction id={status.id} intent="callback" label="Спрашивает время перезвона" shown="Время перезвона" active={status.asksCallback}>
-          <ClockIcon />
-        </RowAction>
-        {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
-        <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton}>
-          <TrashIcon />
-          <span>Удалить</span>
-        </Link>
-      </div>
+        </div>
+      ) : (
+        <div className="ml-auto flex flex-wrap items-center justify-end gap-1 sm:gap-2">
+          <Form method="post" preventScrollReset className="inline">
+            <input type="hidden" name="id" value={status.id} />
+            <button
+              type="submit"
+              name="intent"
+              value="visibility"
+              role="checkbox"
+              aria-checked={status.isHidden}
+              className="inline-flex items-center gap-1.5 rounded-md px-2 py-1 text-sm hover:bg-slate-100 dark:hover:bg-slate-700"
+            >
+              <span
+                aria-hidden="true"
+                className={`inline-flex h-4 w-4 items-center justify-center rounded border text-[10px] ${
+                  status.isHidden ? "border-blue-600 bg-blue-600 text-white" : "border-slate-400"
+                }`}
+              >
+                {status.isHidden ? <CheckIcon /> : null}
+              </span>
+              Скрыть
+            </button>
+          </Form>
+          {editing ? (
+            <button type="submit" form={formId} name="intent" value="update" className={iconButton}>
+              <CheckIcon />
+              <span>Сохранить</span>
+            </button>
+          ) : (
+            <Link
+              to={`?edit=${status.id}`}
+              preventScrollReset
+              className={iconButton}
+              onClick={(event) => {
+                event.preventDefault();
+                setEditing(true);
+                setFocusText(true);
+              }}
+            >
+              <PencilIcon />
+              <span>Редактировать</span>
+            </Link>
+          )}
+          <RowAction id={status.id} intent="report" label="Отчётный статус" shown="Отчётный" active={status.isReportStatus}>
+            <StarIcon />
+          </RowAction>
+          <RowAction id={status.id} intent="technical" label="Технический статус" shown="Технический" active={status.isTechnical}>
+            <GearIcon />
+          </RowAction>
+          <RowAction id={status.id} intent="do-not-call" label="Добавить в список «Не звонить»" shown="«Не звонить»" active={status.isDoNotCall}>
+            <BanIcon />
+          </RowAction>
+          <RowAction id={status.id} intent="callback" label="Спрашивает время перезвона" shown="Время перезвона" active={status.asksCallback}>
+            <ClockIcon />
+          </RowAction>
+          {/* Deleting asks first (issue 17): the page shows the question for ?delete=id. */}
+          <Link to={`?delete=${status.id}`} preventScrollReset className={iconButton}>
+            <TrashIcon />
+            <span>Удалить</span>
+          </Link>
+        </div>
+      )}
     </li>
   );
 }

@@ -22,7 +22,7 @@ export function keyOrderGroup(status: Pick<Keyed, "isReportStatus" | "isTechnica
   return 2;
 }
 
-const byDefaultKeyOrder = (a: Keyed, b: Keyed) => keyOrderGroup(a) - keyOrderGroup(b) || a.order - b.order || a.id - b.id;
+export const byDefaultKeyOrder = (a: Keyed, b: Keyed) => keyOrderGroup(a) - keyOrderGroup(b) || a.order - b.order || a.id - b.id;
 
 /**
  * The visible statuses in the lead panel's order, each with its digit (or null): the digits 1..9 first, in

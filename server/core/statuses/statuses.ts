@@ -5,6 +5,7 @@ import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
 import { createStatusSchema, updateStatusSchema } from "../../../common/schemas/statuses";
 import { idSchema, parseInput } from "../validation";
+import { byDefaultKeyOrder, withKeys } from "./keys";
 
 /** SPEC §3/§9: what "Добавить статус" creates. */
 export const NEW_STATUS_TEXT = "Новый статус";
@@ -63,6 +64,20 @@ export async function listStatuses(db: Db, actor: Actor) {
   requireAdmin(actor);
   const rows = await db.select().from(statuses).orderBy(asc(statuses.order), asc(statuses.id));
   return sortStatuses(rows).map(presentStatus);
+}
+
+/**
+ * Issue 41: /edit-statuses lists the statuses in the lead panel's order (its visible ones as the panel's buttons,
+ * each with its digit: keys.ts's withKeys), the hidden ones after them in the default key order. One order
+ * everywhere, so the admin's list reads as the managers' row.
+ */
+export async function listStatusesInPanelOrder(db: Db, actor: Actor) {
+  requireAdmin(actor);
+  const rows = (await db.select().from(statuses)).map(presentStatus);
+  return {
+    visible: withKeys(rows.filter((status) => !status.isHidden)),
+    hidden: rows.filter((status) => status.isHidden).sort(byDefaultKeyOrder),
+  };
 }
 
 /** The visible statuses: the lead panel's buttons (any logged-in user). */
@@ -129,17 +144,32 @@ export async function deleteStatus(db: Db, actor: Actor, rawId: unknown) {
   return { success: true, message: "Статус удалён" };
 }
 
+/**
+ * Issue 41: a report or technical flag changes the default key order (keys.ts), so flipping one moved rows on the
+ * panel and in the editor. The digits as they stand are written down first (a status keeps the key its managers
+ * know); a status past the ninth digit has none to keep.
+ */
+async function keepKeys(tx: Pick<Db, "select" | "update">) {
+  const visible = await tx.select().from(statuses).where(eq(statuses.isHidden, false));
+  for (const status of withKeys(visible)) {
+    if (status.key !== null && status.hotkey !== status.key) await tx.update(statuses).set({ hotkey: status.key }).where(eq(statuses.id, status.id));
+  }
+}
+
 async function toggle(db: Db, actor: Actor, rawId: unknown, field: "isHidden" | "isTechnical" | "isReportStatus" | "isDoNotCall" | "asksCallback") {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  // One statement: two quick clicks flip twice, never lose one.
-  const [row] = await db
-    .update(statuses)
-    .set({ [field]: sql`not ${statuses[field]}`, updatedAt: new Date() })
-    .where(eq(statuses.id, id))
-    .returning();
-  if (!row) throw statusNotFound();
-  return presentStatus(row);
+  return db.transaction(async (tx) => {
+    if (field === "isTechnical" || field === "isReportStatus") await keepKeys(tx);
+    // One statement: two quick clicks flip twice, never lose one.
+    const [row] = await tx
+      .update(statuses)
+      .set({ [field]: sql`not ${statuses[field]}`, updatedAt: new Date() })
+      .where(eq(statuses.id, id))
+      .returning();
+    if (!row) throw statusNotFound();
+    return presentStatus(row);
+  });
 }
 
 /** Hides a visible status or shows a hidden one; answers the status with its new isHidden. */
