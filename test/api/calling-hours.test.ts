@@ -8,6 +8,7 @@ import { loadLeadPanel } from "../../server/core/leads/panel";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
+import { clockIn } from "../helpers/zones";
 
 /**
  * Calling hours (issue 29, decision 050): a topic calls its clients only inside its window in each client's own
@@ -29,15 +30,6 @@ const MOSCOW = "+7 495 123-45-67";
 const NOVOSIBIRSK = "+7 383 212-34-56";
 const VLADIVOSTOK = "+7 423 222-33-44";
 const KALININGRAD = "+7 4012 12-34-56";
-
-/** Minutes past midnight now in a zone, as "HH:MM" after adding `shift` minutes. */
-function clockIn(zone: string, shift = 0): string {
-  const parts = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(
-    new Date(Date.now() + shift * 60_000),
-  );
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return `${get("hour")}:${get("minute")}`;
-}
 
 /** A window open now in `zone` (an hour either side), closed in zones three or more hours away. */
 const openIn = (zone: string, timeZone = "Europe/Kyiv"): CallingHours => ({

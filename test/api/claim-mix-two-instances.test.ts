@@ -6,6 +6,7 @@ import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { startInstance, type Instance } from "../helpers/instance";
 import { statusesByText } from "../helpers/leads";
+import { clockIn } from "../helpers/zones";
 
 /**
  * Issue 29's proof: two app instances on one Postgres database never hand one contact twice with everything in the
@@ -31,14 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await second?.stop();
 });
-
-function clockIn(zone: string, shift = 0): string {
-  const parts = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(
-    new Date(Date.now() + shift * 60_000),
-  );
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return `${get("hour")}:${get("minute")}`;
-}
 
 const ROUNDS = 14;
 const NO_ANSWER_DELAY = 2;

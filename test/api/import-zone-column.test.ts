@@ -5,6 +5,7 @@ import { type CallingHours } from "../../server/core/filters/calling-hours";
 import { ADMIN, bearer, createUser, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
+import { clockIn } from "../helpers/zones";
 
 /**
  * A base's «Часовой пояс» column (issue 29, decision 062): a readable cell (an IANA name, a whole-hour UTC offset)
@@ -21,13 +22,6 @@ beforeAll(async () => {
 const moscow = (n: number) => `+7 495 123-45-${String(n).padStart(2, "0")}`;
 const VLADIVOSTOK = "+7 423 222-33-44";
 
-function clockIn(zone: string, shift = 0): string {
-  const parts = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(
-    new Date(Date.now() + shift * 60_000),
-  );
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return `${get("hour")}:${get("minute")}`;
-}
 /** A window open now in `zone` (an hour either side): Vladivostok, seven hours ahead of Moscow, is outside it. */
 const openIn = (zone: string): CallingHours => ({
   from: clockIn(zone, -60),

@@ -7,6 +7,7 @@ import { fillPublicHolidays, holidayYears } from "../../server/core/filters/holi
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
+import { clockIn } from "../helpers/zones";
 
 /**
  * Weekday and weekend windows (issue 43, decision 076): on a Saturday, a Sunday, a public holiday of the client's
@@ -116,14 +117,6 @@ describe("the rule at fixed instants", () => {
 
 const MOSCOW = "+7 495 123-45-67";
 
-/** "HH:MM" in a zone now, shifted by `shift` minutes. */
-function clockIn(zone: string, shift = 0): string {
-  const parts = new Intl.DateTimeFormat("en-GB", { timeZone: zone, hour: "2-digit", minute: "2-digit", hourCycle: "h23" }).formatToParts(
-    new Date(Date.now() + shift * 60_000),
-  );
-  const get = (type: string) => parts.find((p) => p.type === type)!.value;
-  return `${get("hour")}:${get("minute")}`;
-}
 /** The local date in a zone now, "YYYY-MM-DD". */
 const todayIn = (zone: string) => new Intl.DateTimeFormat("en-CA", { timeZone: zone }).format(new Date());
 /** Open now in Moscow (an hour either side), and closed now (three to four hours ahead). */
