@@ -127,6 +127,6 @@ describe("/integrations: the delivery log in pages", () => {
     expect(api.body.map((d: { messageId: string }) => d.messageId)).toEqual(["msg_4", "msg_3", "msg_2", "msg_1"]);
     const bad = await t.request.get(`/api/v1/webhooks/${id}/deliveries?limit=500`).set(bearer(admin));
     expect(bad.status).toBe(400);
-    expect(bad.body.message).toBe("Неверный размер страницы журнала (не более 200)");
+    expect(bad.body.message).toBe("Неверный размер страницы журнала (от 1 до 200)");
   });
 });

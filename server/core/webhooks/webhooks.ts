@@ -5,7 +5,7 @@ import type { Db } from "../../../db/client";
 import { webhookAttempts, webhookDeliveries, webhooks, type Webhook } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { conflict, notFound } from "../errors";
-import { idSchema, parseInput } from "../validation";
+import { digitsOrNumber, idSchema, parseInput } from "../validation";
 import { type WebhookEvent, webhookInputSchema } from "../../../common/schemas/webhooks";
 
 export { WEBHOOK_EVENTS, WEBHOOK_EVENT_TYPES, webhookInputSchema, type WebhookEvent } from "../../../common/schemas/webhooks";
@@ -160,18 +160,8 @@ export interface DeliveryView {
 
 /** Which part of a delivery log: `limit` deliveries (50 unless said, at most 200) after skipping `offset`, newest first. */
 const logPageSchema = z.object({
-  limit: z.coerce
-    .number({ error: "Неверный размер страницы журнала" })
-    .int({ error: "Неверный размер страницы журнала" })
-    .min(1, { error: "Неверный размер страницы журнала" })
-    .max(200, { error: "Неверный размер страницы журнала (не более 200)" })
-    .default(50),
-  offset: z.coerce
-    .number({ error: "Неверное смещение в журнале" })
-    .int({ error: "Неверное смещение в журнале" })
-    .min(0, { error: "Неверное смещение в журнале" })
-    .max(100_000_000, { error: "Неверное смещение в журнале" })
-    .default(0),
+  limit: digitsOrNumber("Неверный размер страницы журнала (от 1 до 200)", 1, 200).default(50),
+  offset: digitsOrNumber("Неверное смещение в журнале", 0, 100_000_000).default(0),
 });
 
 /**
