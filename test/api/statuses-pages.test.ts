@@ -101,6 +101,8 @@ describe("/edit-statuses without JavaScript (issue 41)", () => {
     expect(field).toContain('value=""');
     expect(field).toContain('aria-invalid="true"');
     expect(field).toContain(`aria-describedby="status-${status.id}-text-error"`);
+    // It has the focus as the page opens (the browser scrolls to it: on a phone the row is far down).
+    expect(field).toContain('autofocus=""');
     const underField = row.slice(row.indexOf(field), row.indexOf("→"));
     expect(underField).toContain(`id="status-${status.id}-text-error"`);
     expect(underField).toContain("Введите текст статуса");

@@ -314,7 +314,8 @@ export function StatusRow({
           label="Текст статуса"
           className={textWidth}
           inputRef={textField}
-          autoFocus={isNew}
+          // A refused text takes the focus, so without JavaScript the reloaded page opens at it (on a phone it was below).
+          autoFocus={isNew || Boolean(textError)}
           required
           invalid={textError}
         />
