@@ -154,6 +154,10 @@ export default function CallbacksPage() {
                   </td>
                   <td data-label="Состояние" className="p-2">
                     {stateOf(c)}
+                    {/* Why it is there (issue 42): the status that scheduled it, or «Пропущенный входящий, 14:02». */}
+                    <span className="block text-xs text-slate-600 dark:text-slate-400" data-testid="callback-reason">
+                      {c.statusText}
+                    </span>
                     {c.waitsForHours ? <span className="block text-xs text-amber-800 dark:text-amber-300">{c.waitsForHours}</span> : null}
                   </td>
                   {/* Issue 31: the manager is the menu's choice, whole (it was a 144 px menu beside a column of names). */}
@@ -208,6 +212,10 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
               <span className="flex-1">
                 {c.name} <span className="whitespace-nowrap text-slate-600 dark:text-slate-400">{c.phone}</span>
                 {c.filter ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{c.filter.name}</span> : null}
+                {/* Why it is here: the status that scheduled it, or «Пропущенный входящий, 14:02» (issue 42). */}
+                <span className="block text-xs text-slate-600 dark:text-slate-400" data-testid="callback-reason">
+                  {c.statusText}
+                </span>
                 {c.note ? (
                   // Issue 41 §7: what he wrote when he scheduled it.
                   <span className="block whitespace-pre-wrap text-sm" data-testid="callback-note">

@@ -418,6 +418,11 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     const [missed] = await e.db.select().from(callbacks).where(eq(callbacks.contactId, caller.id));
     expect(missed).toMatchObject({ userId: a.manager.user.id });
     expect(missed.statusText).toMatch(/^Пропущенный входящий, \d\d:\d\d$/);
+    // …where he sees it, with the caller's name and number.
+    await a.page.goto("/callbacks");
+    await a.page.getByText(missed.statusText!).first().waitFor();
+    expect(await a.page.locator("main").textContent()).toContain("Перезвонивший клиент");
+    await shoot(a.page, "inbound-missed-callbacks");
     await e.db
       .update(managerBreaks)
       .set({ endedAt: sql`now()` })
