@@ -1,7 +1,7 @@
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation, useRevalidator, type ShouldRevalidateFunction } from "@remix-run/react";
-import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent } from "react";
+import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from "react";
 import { actorOf, loginAgain, readSessionToken, requireUser } from "../auth.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
@@ -332,6 +332,8 @@ export default function LeadPanelPage() {
         <Form method="post" ref={formRef} onSubmit={press.onSubmit} onKeyDown={onFieldKeyDown} className="space-y-4" data-testid="lead-form">
           <input type="hidden" name="intent" value="status" />
           <input type="hidden" name="contactId" value={panel.lead.id} />
+          {/* First, as SPEC's /leadpanel lists it: most presses (Недозвон, Занято) need no card, on a phone too. */}
+          <StatusButtons statuses={panel.statuses} busy={press.busy} slow={press.slow} />
           {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
           <LeadBody
             lead={panel.lead}
@@ -345,10 +347,12 @@ export default function LeadPanelPage() {
             onCardInput={press.clearCardProblem}
           />
           {/*
-            Issue 41: the status row follows the card in the Tab order, so a manager who typed in the card reaches it
-            with one Tab (it was above the card: eleven stops away, past the header). The history comes after it.
+            Issue 41: a manager who typed in the card reaches the statuses with one Tab (they were eleven stops away):
+            the card's last stop is a link to them, shown when focused. Esc or the digit keys serve as well.
           */}
-          <StatusButtons statuses={panel.statuses} busy={press.busy} slow={press.slow} />
+          <a href="#status-buttons" className="skip-to-statuses" onClick={focusFirstStatus} data-testid="to-statuses">
+            К статусам (или цифры 1–9)
+          </a>
           <LeadHistory history={panel.history} />
         </Form>
       ) : panel.onBreak ? null : (
@@ -383,4 +387,13 @@ export default function LeadPanelPage() {
       <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />
     </section>
   );
+}
+
+/** «К статусам»: the focus on the first status button (without JavaScript the link scrolls to the row). */
+function focusFirstStatus(event: ReactMouseEvent<HTMLAnchorElement>) {
+  const first = document.querySelector<HTMLButtonElement>("#status-buttons button");
+  if (!first) return;
+  event.preventDefault();
+  first.focus();
+  first.scrollIntoView({ block: "nearest" });
 }

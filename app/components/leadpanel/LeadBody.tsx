@@ -6,7 +6,7 @@ import { CallButton } from "../leads/CallButton";
 import { LeadCard } from "../leads/LeadCard";
 
 /**
- * The lead's card and the client card's fields (the history is LeadHistory, after the status row). Rendered again only when the lead or its answer
+ * The lead's card and the client card's fields (the history is LeadHistory, after them). Rendered again only when the lead or its answer
  * changes (not while a press is in flight or the layout refreshes); the fields come back empty for each new
  * lead (SPEC §4: the client card is cleared), also when the same client comes back after a press.
  */
@@ -95,7 +95,7 @@ export const LeadBody = memo(function LeadBody({
   );
 });
 
-/** The client's history, under the status row (which follows the card: issue 41, one Tab from its last field). */
+/** The client's history, after the card and its «К статусам» link (issue 41: one Tab from the card's last field). */
 export const LeadHistory = memo(function LeadHistory({ history }: { history: HistoryEntry[] }) {
   return (
     <section className="card space-y-2" aria-labelledby="client-history-title">

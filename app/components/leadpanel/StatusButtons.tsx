@@ -19,7 +19,7 @@ export function StatusButtons({ statuses, busy, slow }: { statuses: LeadPanel["s
     [statuses],
   );
   return (
-    <div className="flex flex-wrap gap-2" data-testid="status-buttons">
+    <div id="status-buttons" tabIndex={-1} className="flex flex-wrap gap-2 outline-none" data-testid="status-buttons">
       {statuses.map((status, i) => (
         <button
           key={status.id}
