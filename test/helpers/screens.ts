@@ -147,24 +147,22 @@ export async function seedScreens(e: E2E) {
     talkSeconds: talkSeconds ?? 0,
     outcome: talkSeconds === null ? ("no_answer" as const) : ("answered" as const),
   });
-  await e.db
-    .insert(calls)
-    .values([
-      ...[null, 312, null, 95, null, 1804].map((talk, i) => callOf(manager.user.id, rows[i % 4].id, filter.id, talk)),
-      ...[47, null, null].map((talk, i) => callOf(newest, rows[10 + i].id, filter.id, talk)),
-      callOf(newest - 1, null, null, null),
-      // Calls in (issue 42's numbers): one answered, one missed and called back ten minutes later.
-      { ...callOf(manager.user.id, rows[5].id, filter.id, 64), direction: "in" as const, byProxy: true, sipCallId: "in-1@carrier" },
-      {
-        ...callOf(manager.user.id, rows[6].id, filter.id, null),
-        direction: "in" as const,
-        byProxy: true,
-        sipCallId: "in-2@carrier",
-        startedAt: new Date(now.getTime() - 600_000),
-        endedAt: new Date(now.getTime() - 590_000),
-      },
-      callOf(manager.user.id, rows[6].id, filter.id, 30),
-    ]);
+  await e.db.insert(calls).values([
+    ...[null, 312, null, 95, null, 1804].map((talk, i) => callOf(manager.user.id, rows[i % 4].id, filter.id, talk)),
+    ...[47, null, null].map((talk, i) => callOf(newest, rows[10 + i].id, filter.id, talk)),
+    callOf(newest - 1, null, null, null),
+    // Calls in (issue 42's numbers): one answered, one missed and called back ten minutes later.
+    { ...callOf(manager.user.id, rows[5].id, filter.id, 64), direction: "in" as const, byProxy: true, sipCallId: "in-1@carrier" },
+    {
+      ...callOf(manager.user.id, rows[6].id, filter.id, null),
+      direction: "in" as const,
+      byProxy: true,
+      sipCallId: "in-2@carrier",
+      startedAt: new Date(now.getTime() - 600_000),
+      endedAt: new Date(now.getTime() - 590_000),
+    },
+    callOf(manager.user.id, rows[6].id, filter.id, 30),
+  ]);
   await e.db.insert(doNotCall).values([
     { phoneKey: rows[39].phoneKey, phone: rows[39].phone, addedBy: manager.user.id, addedByLogin: manager.login },
     { phoneKey: "380671112233", phone: "067 111 22 33", addedByLogin: "admin" },
