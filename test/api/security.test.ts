@@ -234,7 +234,8 @@ describe("Origin checks on cookie-authenticated posts to pages", () => {
         .set("Origin", origin)
         .set("Cookie", session)
         .set("Content-Type", "application/x-www-form-urlencoded")
-        .send(form({ intent: "create" }));
+        // A whole draft row: without the check it would make a status (issue 41: «Добавить статус» saves nothing by itself).
+        .send(form({ intent: "create", text: "Статус с чужого сайта", color: "#f59e0b" }));
       expect(res.status, origin).toBe(403);
       expect(res.text).toBe("Запрос отклонён: он пришёл с чужого сайта.");
     }
@@ -270,8 +271,9 @@ describe("Origin checks on cookie-authenticated posts to pages", () => {
       .set("Origin", `http://${HOST}`)
       .set("Cookie", session)
       .set("Content-Type", "application/x-www-form-urlencoded")
-      .send(form({ intent: "create" }));
+      .send(form({ intent: "create", text: "Статус из своей формы", color: "#f59e0b" }));
     expect(created.status).toBeLessThan(400);
+    expect((await t.db.select().from(statuses)).map((s) => s.text)).toContain("Статус из своей формы");
   });
 
   it("does not apply to the bearer-token API, which never reads the cookie", async () => {

@@ -731,9 +731,13 @@ describe("live listening from /users (issue 28)", () => {
     const rtpengine = stack.rtpengine.child.pid!;
     process.kill(rtpengine, "SIGSTOP");
     try {
-      await admin.getByText("Прослушивание прервалось: звук звонка перестал приходить (rtpengine не отвечает)").waitFor({ timeout: 20_000 });
-      await admin.getByText("Подсказка прервалась: ваш голос перестал доходить (rtpengine не отвечает)").waitFor({ timeout: 20_000 });
-      await a.page.getByText("Подсказка прервалась: голос администратора перестал приходить").waitFor({ timeout: 20_000 });
+      // Watched for at once: each is a toast that goes after a few seconds, and the pages say them at their own pace
+      // (one after the other, a late one found the manager's toast already gone under load).
+      await Promise.all([
+        admin.getByText("Прослушивание прервалось: звук звонка перестал приходить (rtpengine не отвечает)").waitFor({ timeout: 20_000 }),
+        admin.getByText("Подсказка прервалась: ваш голос перестал доходить (rtpengine не отвечает)").waitFor({ timeout: 20_000 }),
+        a.page.getByText("Подсказка прервалась: голос администратора перестал приходить").waitFor({ timeout: 20_000 }),
+      ]);
       await shoot(admin, "users-rtpengine-frozen");
       // Nothing stuck: the buttons are back, the log's sessions ended, the manager's notice gone.
       await row.locator("[data-testid=listen]").waitFor();
