@@ -113,6 +113,11 @@ beforeAll(async () => {
 // of its rows.
 
 let fingerprintQuery: ReturnType<typeof sql.raw> | null = null;
+/**
+ * Reference data the app fills by itself (decision 076's 14,000 public holidays), never a request: its row count
+ * only. Hashing its rows before and after every answer took the file from 105 s to 350 s.
+ */
+const COUNTED_ONLY = new Set(["public_holidays"]);
 
 async function fingerprint(): Promise<Map<string, string>> {
   if (!fingerprintQuery) {
@@ -124,9 +129,10 @@ async function fingerprint(): Promise<Map<string, string>> {
     expect(tables.length).toBeGreaterThan(10);
     fingerprintQuery = sql.raw(
       tables
-        .map(
-          ({ table_name: name }) =>
-            `select '${name}' as t, count(*)::text || ':' || coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') as h from "${name}" x`,
+        .map(({ table_name: name }) =>
+          COUNTED_ONLY.has(name)
+            ? `select '${name}' as t, count(*)::text as h from "${name}" x`
+            : `select '${name}' as t, count(*)::text || ':' || coalesce(md5(string_agg(md5(x::text), '' order by md5(x::text))), '') as h from "${name}" x`,
         )
         .join(" union all "),
     );

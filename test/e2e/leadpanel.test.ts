@@ -218,11 +218,12 @@ describe("a press in flight", () => {
     expect(await look()).toEqual({ opacity: ["1"], animations: 0 });
     // A slow one: the row says the press is waiting.
     await page.clock.runFor(SLOW_PRESS_MS);
-    await expect.poll(look).toEqual({ opacity: ["0.7"], animations: 0 });
+    // (Polled for longer than expect.poll's 1 s: a loaded CI machine once took more to draw it.)
+    await expect.poll(look, { timeout: 10_000 }).toEqual({ opacity: ["0.7"], animations: 0 });
     expect(await row.first().evaluate((b) => getComputedStyle(b).cursor)).toBe("wait");
     release();
     await expect.poll(() => page.locator("[data-testid=lead-name]").textContent()).toBe(contacts[1].name);
-    await expect.poll(look).toEqual({ opacity: ["1"], animations: 0 });
+    await expect.poll(look, { timeout: 10_000 }).toEqual({ opacity: ["1"], animations: 0 });
   });
 });
 
