@@ -16,6 +16,7 @@ import {
   type DiskState,
   ensureFolders,
   followedNow,
+  followStep,
   type FollowedRecording,
   freeSpace,
   leaveToQueue,
@@ -217,21 +218,17 @@ export function startRecordings(db: Db, folder: RecordingsFolder, options: Recor
     const finishing: Promise<void>[] = [];
     try {
       const rows = await followedNow(db, [...followed.keys()]);
-      for (const id of followed.keys()) {
-        // No longer pending (nothing to make any more): the follower stops reading it; its answer is not used.
-        if (!rows.some((row) => row.id === id)) {
-          answers.delete(id);
-          tellFollower({ end: id });
-          followed.delete(id);
-        }
-      }
-      for (const row of rows) {
-        const entry = followed.get(row.id);
-        if (!entry || row.endedAt === null) continue;
-        const call = { ...row, endedAt: row.endedAt };
+      for (const [id, entry] of followed) {
         if (!entry.finishing) {
-          const job = await spoolJob(folder, call);
-          if (job) entry.finishing = finishFollowed(call, entry, job);
+          const decided = await followStep(
+            folder,
+            rows.find((row) => row.id === id),
+          );
+          if (decided.step === "drop") {
+            answers.delete(id);
+            tellFollower({ end: id });
+            followed.delete(id);
+          } else if (decided.step === "finish") entry.finishing = finishFollowed(decided.call, entry, decided.job);
         }
         if (entry.finishing) finishing.push(entry.finishing);
       }

@@ -384,6 +384,26 @@ export function conversionStep(folder: RecordingsFolder, call: ClaimedRecording,
   return { step: "convert", job, neededBytes };
 }
 
+/** What the job does with a call it follows (decision 054, 2026-11-29), as conversionStep says it for the queue. */
+export type FollowStep =
+  /** The row is no longer pending (nothing to make any more): the follower stops reading it, its audio unused. */
+  | { step: "drop" }
+  /** The call goes on, or rtpengine has not finished its files: the follower keeps reading. */
+  | { step: "go-on" }
+  /** Ended and its files final: the follower reads the rest, and the audio is ready. */
+  | { step: "finish"; call: ClaimedRecording; job: SpoolJob };
+
+export async function followStep(
+  folder: RecordingsFolder,
+  row: (Omit<ClaimedRecording, "endedAt"> & { endedAt: Date | null }) | undefined,
+): Promise<FollowStep> {
+  if (!row) return { step: "drop" };
+  if (row.endedAt === null) return { step: "go-on" };
+  const call = { ...row, endedAt: row.endedAt };
+  const job = await spoolJob(folder, call);
+  return job ? { step: "finish", call, job } : { step: "go-on" };
+}
+
 /** A conversion that failed: with the disk filled while it wrote, not a failed try (it waits for room). */
 export function afterFailedConversion(folder: RecordingsFolder, neededBytes: number, reason: string): ConversionStep {
   return roomToConvert(folder, neededBytes) ? { step: "failed", reason } : { step: "wait-for-room" };
