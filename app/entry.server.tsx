@@ -7,6 +7,9 @@ import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
 import { databaseUnavailablePage, isDatabaseUnavailable } from "./errors.server";
 
+/** The status press sent by the lead panel's script, which server/web.ts serves at PRESS_PATH (decision 068). */
+export { press } from "./press.server";
+
 const ABORT_DELAY = 5_000;
 
 /**

@@ -5,7 +5,8 @@ import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import compression from "compression";
 import express from "express";
-import { PRESS_PATH, PRESS_ROUTE_ID } from "../common/press-path";
+import { PRESS_PATH } from "../common/press-path";
+import type { PressHandler } from "../app/press.server";
 import type { AppDeps } from "./deps";
 import { clientAddress } from "./http/client-address";
 import { requestLog } from "./http/observe";
@@ -106,16 +107,16 @@ export async function createWebApp(deps: AppDeps) {
 const PRESS_BODY_LIMIT = "256kb";
 
 /**
- * Decision 068: the press's route module is called here, not through Remix's request handler. A press is what a
- * manager waits for all shift; the handler's work around an action (its request stream, the route match, the
- * answer piped back in pieces) was 4 ms of each press on a quiet machine. The body is read whole first, and the
- * answer written in one piece. What the handler does besides is done the same way here: a thrown Response is the
- * answer, anything else goes to the build's handleError and answers 500.
+ * Decision 068: the press is served here, not through Remix's request handler. A press is what a manager waits
+ * for all shift; the handler's work around an action (its request stream, the route match, the answer piped back
+ * in pieces) was 4 ms of each press on a quiet machine. The build's entry module exports the press
+ * (app/press.server.ts); the body is read whole first, and the answer written in one piece. What the handler does
+ * besides is done the same way here: a thrown Response is the answer, anything else goes to the build's handleError
+ * and answers 500.
  */
 function pressHandler(build: ServerBuild, loadContext: (req: express.Request, res: express.Response) => AppLoadContext): express.RequestHandler {
-  const route = build.routes[PRESS_ROUTE_ID]?.module;
-  if (!route?.action) throw new Error(`${PRESS_ROUTE_ID} has no action`);
-  const action = route.action;
+  const press = (build.entry.module as { press?: PressHandler }).press;
+  if (typeof press !== "function") throw new Error("the build's entry module exports no press (app/entry.server.tsx)");
   // Express 4 does not catch an async handler's rejection: every path below answers, or ends the response.
   return async (req, res) => {
     const context = loadContext(req, res);
@@ -128,7 +129,7 @@ function pressHandler(build: ServerBuild, loadContext: (req: express.Request, re
       });
       let response: Response;
       try {
-        response = (await action({ request, context, params: {} })) as Response;
+        response = await press({ request, context, params: {} });
       } catch (thrown) {
         if (!(thrown instanceof Response)) throw thrown;
         response = thrown;

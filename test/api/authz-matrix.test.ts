@@ -200,8 +200,6 @@ const PAGE_ROUTES: Record<string, { access: PageAccess; url?: string; postOnly?:
   "_app.tsx": { access: "layout" },
   "_app._index.tsx": { access: "user", url: "/" },
   "_app.leadpanel.tsx": { access: "user", url: "/leadpanel" },
-  // The panel's status press with JavaScript (POST, its action's answer as JSON; decision 065).
-  "leadpanel.press.ts": { access: "user", url: "/leadpanel/press", postOnly: true },
   "_app.callbacks.tsx": { access: "user", url: "/callbacks" },
   "_app.profile.tsx": { access: "user", url: "/profile" },
   "_app.getFilters.tsx": { access: "user", url: "/getFilters" },

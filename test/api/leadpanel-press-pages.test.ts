@@ -123,7 +123,7 @@ describe("a press without JavaScript", () => {
 });
 
 /**
- * The press with JavaScript, POST /leadpanel/press: served by its route module outside Remix's request handler
+ * The press with JavaScript, POST /leadpanel/press: served by app/press.server.ts's `press` outside Remix's request handler
  * (decision 068), with the same answers as the pages' other posts.
  */
 describe("a press from the panel's script", () => {

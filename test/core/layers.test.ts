@@ -96,6 +96,11 @@ describe("every arrow points down", () => {
     expect(relative, 'import these as "#server/…"').toEqual([]);
   });
 
+  it("a route module imports no other route: what two routes share is a module of its own (the press: app/press.server.ts)", () => {
+    const routes = sourceFiles("app/routes");
+    expect(violations(routes, (target) => target.startsWith("app/routes/"))).toEqual([]);
+  });
+
   it("the Remix build holds no copy of core (the test command builds it first)", () => {
     const build = fs.readFileSync(path.join(ROOT, process.env.BUILD_DIR || "build", "index.js"), "utf8");
     expect(build).toContain('from "#server/core/errors"');
