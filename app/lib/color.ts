@@ -1,16 +1,21 @@
 /**
  * SPEC /edit-statuses: a button's text is black or white by the colour's brightness, luma weights 299, 587
- * and 114 (ITU-R BT.601), threshold 128: at or above it the background is light and the text black.
+ * and 114 (ITU-R BT.601), threshold 128: at or above it the background is light and the text black. The one copy
+ * of the rule: the status editor's preview and the lead panel's buttons both read it.
  */
 export const LUMA_THRESHOLD = 128;
 
+/** A #rgb or #rrggbb colour's channels; black for anything else. */
+function channels(hex: string): [number, number, number] {
+  const match = /^#?([0-9a-f]{6}|[0-9a-f]{3})$/i.exec(hex.trim());
+  if (!match) return [0, 0, 0];
+  const digits = match[1].length === 3 ? [...match[1]].map((c) => c + c).join("") : match[1];
+  const value = parseInt(digits, 16);
+  return [(value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff];
+}
+
 export function luma(hex: string): number {
-  const match = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  if (!match) return 0;
-  const value = parseInt(match[1], 16);
-  const r = (value >> 16) & 0xff;
-  const g = (value >> 8) & 0xff;
-  const b = value & 0xff;
+  const [r, g, b] = channels(hex);
   return (r * 299 + g * 587 + b * 114) / 1000;
 }
 
@@ -20,13 +25,12 @@ export function textColorFor(background: string): "#000000" | "#ffffff" {
 
 /** WCAG 2.x relative luminance of a #rrggbb colour (0 black … 1 white). */
 export function relativeLuminance(hex: string): number {
-  const match = /^#?([0-9a-f]{6})$/i.exec(hex.trim());
-  const value = match ? parseInt(match[1], 16) : 0;
-  const channel = (c: number) => {
+  const linear = (c: number) => {
     const s = c / 255;
     return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
   };
-  return 0.2126 * channel((value >> 16) & 0xff) + 0.7152 * channel((value >> 8) & 0xff) + 0.0722 * channel(value & 0xff);
+  const [r, g, b] = channels(hex);
+  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
 }
 
 /** WCAG contrast ratio of two #rrggbb colours (1 … 21). */
@@ -53,4 +57,18 @@ export function statusEdgeClass(color: string): string {
   const light = fades("light");
   const dark = fades("dark");
   return [light ? "ring-1 ring-slate-500" : "", dark ? "dark:ring-1 dark:ring-slate-300" : light ? "dark:ring-0" : ""].filter(Boolean).join(" ");
+}
+
+/** WCAG 1.4.3: normal-size text needs 4.5:1 against its background. */
+export const TEXT_CONTRAST = 4.5;
+
+/**
+ * Decision 078: SPEC's black-or-white rule stays, but on some colours (pure red, mid greys) neither reaches 4.5:1
+ * with the text it picks. The status editor says so beside the preview, with the ratio, so the admin can choose a
+ * colour every manager reads; nothing is refused.
+ */
+export function weakTextContrast(color: string): number | null {
+  const ratio = contrastRatio(color, textColorFor(color));
+  // To a tenth, never shown as the 4.5 it misses.
+  return ratio < TEXT_CONTRAST ? Math.min(Math.round(ratio * 10) / 10, 4.4) : null;
 }

@@ -111,4 +111,24 @@ describe("/edit-statuses without JavaScript (issue 41)", () => {
     const [after] = await t.db.select().from(statuses).where(eq(statuses.id, status.id));
     expect(after.text).toBe("Перезвонить");
   });
+
+  // Decision 078: SPEC's black-or-white text stays; where it reads under 4.5:1 the editor says so beside the preview.
+  it("keeps SPEC's white text on pure red, and says beside the preview that it reads at 4.0:1 of the 4.5:1 needed", async () => {
+    const [status] = await t.db.select().from(statuses).where(eq(statuses.text, "Перезвонить"));
+    const saved = await postPageForm(t, "/edit-statuses", cookie, {
+      intent: "update",
+      id: String(status.id),
+      text: status.text,
+      buttonText: status.buttonText,
+      color: "#ff0000",
+      hotkey: "",
+    });
+    expect(saved.status).toBe(302);
+    const red = rowOf((await getPage(t, "/edit-statuses", cookie)).text, `data-status-id="${status.id}"`);
+    expect(red).toMatch(/style="background-color:#ff0000;color:#ffffff" data-testid="status-preview"/);
+    expect(red).toContain("контраст 4,0:1, нужно 4,5:1");
+    // A colour where the text reads well has no note.
+    await t.db.update(statuses).set({ color: "#2563eb" }).where(eq(statuses.id, status.id));
+    expect(rowOf((await getPage(t, "/edit-statuses", cookie)).text, `data-status-id="${status.id}"`)).not.toContain("контраст");
+  });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { filters, statuses } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
 import { allowRefusal, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { shoot } from "../sip/call-page";
 
 let e: E2E;
 beforeAll(async () => {
@@ -129,6 +130,16 @@ describe("the luma rule on the preview button", () => {
     await expect.poll(() => preview.evaluate((b) => getComputedStyle(b).color)).toBe("rgb(0, 0, 0)");
     await row.locator('input[name="color"]').fill("#111827");
     await expect.poll(() => preview.evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
+    // Decision 078: on pure red SPEC's white text reads at 4.0:1; the row says so as the colour is picked.
+    const hint = row.locator("[data-testid=status-contrast-hint]");
+    expect(await hint.count()).toBe(0);
+    await row.locator('input[name="color"]').fill("#ff0000");
+    await expect.poll(() => hint.textContent()).toContain("контраст 4,0:1, нужно 4,5:1");
+    expect(await preview.evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
+    await row.scrollIntoViewIfNeeded();
+    await shoot(page, "status-contrast-hint");
+    await row.locator('input[name="color"]').fill("#2563eb");
+    await expect.poll(() => hint.count()).toBe(0);
   });
 
   it("gives a manager the 403 page, not the statuses", async () => {

@@ -1,7 +1,6 @@
 import { useMemo } from "react";
-import { statusEdgeClass } from "../../lib/color";
+import { statusEdgeClass, textColorFor } from "../../lib/color";
 import type { LeadPanel } from "../../leads.server";
-import { textColorFor } from "../leads/clientCard";
 import { KeyCap } from "../leads/keys";
 
 /**

@@ -5,7 +5,7 @@ import * as z from "zod";
 import { buttonText, colorSchema, hotkey, statusText } from "../../../common/schemas/statuses";
 import { idSchema } from "../../../common/validation";
 import { formProps, useSchemaForm } from "../ui/forms";
-import { statusEdgeClass, textColorFor } from "../../lib/color";
+import { statusEdgeClass, textColorFor, weakTextContrast } from "../../lib/color";
 import { BanIcon, CheckIcon, ClockIcon, GearIcon, PencilIcon, StarIcon, TrashIcon } from "../ui/Icons";
 
 export interface StatusRowData {
@@ -268,6 +268,8 @@ export function StatusRow({
   useEffect(() => {
     if (editing && focusText) textField.current?.focus();
   }, [editing, focusText]);
+  // Decision 078: SPEC's black-or-white text stays; a colour where it reads poorly is pointed out, not refused.
+  const weakContrast = weakTextContrast(color);
   const kind = status.isTechnical ? "технический" : status.isReportStatus ? "отчётный" : "обычный";
 
   return (
@@ -347,6 +349,11 @@ export function StatusRow({
         {buttonLabel || text}
       </button>
       <StatusKey formId={formId} editing={editing} hidden={status.isHidden} keyDigit={keyDigit} value={key} onChange={setKey} />
+      {weakContrast !== null ? (
+        <p className="w-full text-sm text-amber-800 dark:text-amber-300" data-testid="status-contrast-hint">
+          {`Текст на этом цвете читается хуже нужного (контраст ${weakContrast.toFixed(1).replace(".", ",")}:1, нужно 4,5:1): выберите цвет темнее или светлее.`}
+        </p>
+      ) : null}
       {rowError ? (
         <p id={`${formId}-row-error`} role="alert" className="w-full text-sm text-red-700 dark:text-red-300" data-testid="status-row-error">
           {rowError}
