@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
 import { createDb } from "../db/client";
@@ -16,6 +18,8 @@ import { cpuSnapshot, median, percentile, PG_URL, printTable, withDatabase, type
  *   driven directly through postgres.js at the same concurrency in the same run (the floor the database sets);
  * - after every run: no manager holding two contacts, no contact with two events for one press;
  * - with a 100,000-number do-not-call list in place (issue 18), about 1 contact in 23 on it.
+ * - issue 43: the calling rules inside the claim against the same turn without them (the SQL floor);
+ * - issue 44: three webhooks wanting every press against the same closed loop without them, and the queue's delay.
  * The managers run in a worker thread of this process (bench/lead-driver.ts): their CPU is in the "node CPU" column
  * and on the same two cores, but not on the server's event loop.
  */
@@ -193,6 +197,80 @@ async function main() {
       ]);
       await sql.unsafe(`update filters set contact_limit_day = null, contact_limit_week = null, contact_limit_month = null,
         calls_from = '00:00', calls_until = '00:00' where id = ${filterId}`);
+    }
+
+    // Issue 44: three webhooks wanting every press (a local receiver answering 204 at once), against the same
+    // closed loop without them, run before and after so the world's drift counts on both sides. Target: the turns
+    // with webhooks within 5 % of those without; the queue's delay (the event's timestamp, written by the press's
+    // statement, to its arrival at the receiver) and nothing left unsent once the queue has drained.
+    if (process.env.BENCH_WEBHOOKS !== "0") {
+      const group = agents.slice(0, 50);
+      const delays: number[] = [];
+      const receiver = http.createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on("data", (chunk: Buffer) => chunks.push(chunk));
+        req.on("end", () => {
+          const { timestamp } = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { timestamp: string };
+          delays.push(Date.now() - Date.parse(timestamp));
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+      const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const closed = async () => (await driveInWorker({ base, filterId, agents: group, mode: "closed", seconds: SECONDS })).latencies;
+      try {
+        const before = await closed();
+        await sql.unsafe(
+          `insert into webhooks (url, events, secret)
+           select $1, array['status.pressed', 'client.final_status', 'report.sent'], 'whsec_' || encode(decode(md5(random()::text), 'hex'), 'base64')
+           from generate_series(1, 3)`,
+          [receiverUrl],
+        );
+        const cpu = cpuSnapshot();
+        const during = await closed();
+        const withCpu = cpuPerTurn(cpu, during.length);
+        // The queue drains (the worker polls every 500 ms): then every event has reached the receiver.
+        const drainStarted = Date.now();
+        let pending = 1;
+        while (pending > 0 && Date.now() - drainStarted < 60_000) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          [{ pending }] = await sql.unsafe<{ pending: number }[]>(`select count(*)::int as pending from webhook_deliveries where state = 'pending'`);
+        }
+        const drainMs = Date.now() - drainStarted;
+        const [{ delivered, failed }] = await sql.unsafe<{ delivered: number; failed: number }[]>(
+          `select count(*) filter (where state = 'delivered')::int as delivered, count(*) filter (where state = 'failed')::int as failed from webhook_deliveries`,
+        );
+        await sql.unsafe("update webhooks set enabled = false");
+        const after = await closed();
+        const without = (before.length + after.length) / 2 / SECONDS;
+        const withHooks = during.length / SECONDS;
+        printTable(`Webhooks on the press (issue 44), closed loop over HTTP, 50 managers, ${SECONDS} s per run, a local receiver`, [
+          {
+            run: "without webhooks (mean of the runs before and after)",
+            "turns/s": without,
+            "p50 ms": median([...before, ...after]),
+            ratio: "",
+            target: "",
+          },
+          {
+            run: "three webhooks wanting every press",
+            "turns/s": withHooks,
+            "p50 ms": median(during),
+            ...withCpu,
+            ratio: withHooks / without,
+            target: `within 5 %: ${withHooks / without >= 0.95 ? "met" : "MISSED"}`,
+          },
+          {
+            run: "their deliveries",
+            "turns/s": "",
+            "p50 ms": "",
+            ratio: "",
+            target: `${delivered} delivered, ${failed} failed, ${pending} left after ${(drainMs / 1000).toFixed(1)} s of drain; queue delay p50 ${median(delays).toFixed(0)} ms, p95 ${percentile(delays, 95).toFixed(0)} ms, ${delays.length} received`,
+          },
+        ]);
+      } finally {
+        await new Promise((resolve) => receiver.close(resolve));
+      }
     }
 
     printTable(
