@@ -84,8 +84,9 @@ export function callOutcome(
   }
 }
 
+/** A call's talk time in whole seconds, rounded, not cut (issue 41 §14: a 10.79 s call was logged as 10 s). */
 const talkSecondsUntil = (end: SQL) =>
-  sql`case when ${calls.answeredAt} is null then 0 else greatest(0, floor(extract(epoch from (${end} - ${calls.answeredAt}))))::int end`;
+  sql`case when ${calls.answeredAt} is null then 0 else greatest(0, round(extract(epoch from (${end} - ${calls.answeredAt}))))::int end`;
 
 /**
  * Queues `call.ended` for these calls (issue 44), in the caller's transaction: direction, talk time, outcome, for the
