@@ -2,7 +2,7 @@ import { eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { calls, contacts, users } from "../../db/schema";
 import { readConsentCell } from "../../server/core/bases/consent-cell";
-import { bearer, createUser, useTestApp } from "../helpers/app";
+import { ADMIN, bearer, createUser, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -12,7 +12,7 @@ import { createFilterRow, statusesByText } from "../helpers/leads";
  */
 const SECRET = "kamailio-shares-this-secret-0123";
 let adminToken: string;
-const t = useTestApp({ env: { SIP_AUTH_SECRET: SECRET } });
+const t = useTestApp({ env: { SIP_AUTH_SECRET: SECRET }, web: true });
 beforeAll(async () => {
   adminToken = await t.adminToken();
 });
@@ -109,5 +109,45 @@ describe("a topic «только с согласием»", () => {
       .set(bearer(adminToken))
       .send({ name: "Реклама", managers: [manager.user.id], databases: [baseId], statuses: [s["Перезвонить"].id], requiresConsent: false });
     expect((await admit(byName["Без согласия"].phoneKey, "consent-4")).status).toBe(200);
+  });
+});
+
+describe("the «Согласие на звонки» column without JavaScript", () => {
+  it("is offered for the column, and the report counts the cells it could not read", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const file = Buffer.from(csvText([["ФИО", "Телефон", "Согласие на звонки"], ...ROWS]));
+    const post = () =>
+      t.request
+        .post("/importbase")
+        .set("Cookie", cookie)
+        .set("Host", "127.0.0.1")
+        .set("Origin", "http://127.0.0.1")
+        .set("Accept-Encoding", "identity");
+    const preview = await post().field("intent", "preview").field("name", "Согласие без JS").attach("file", file, "base.csv");
+    expect(preview.status).toBe(200);
+    // The page suggests the column from its header, as the API does.
+    expect(preview.text).toContain('<option value="consent" selected="">Согласие на звонки</option>');
+    const uploadId = /name="uploadId" value="([^"]+)"/.exec(preview.text)![1];
+    const fileName = /name="fileName" value="([^"]+)"/.exec(preview.text)![1];
+    const saved = await post()
+      .field("intent", "import")
+      .field("name", "Согласие без JS")
+      .field("uploadId", uploadId)
+      .field("fileName", fileName)
+      .field("sheet", "1")
+      .field("columns", "3")
+      .field("hasHeader", "true")
+      .field("map_0", "name")
+      .field("map_1", "phone")
+      .field("map_2", "consent");
+    expect(saved.status).toBe(200);
+    // «потом» is neither a date nor yes/no: counted, and that client has no consent.
+    expect(saved.text).toContain("Согласие на звонки не распознано (ни дата, ни «да»/«нет»), считается, что его нет:");
+    expect(saved.text).toMatch(/data-testid="unreadable-consents-count">1</);
+    const [base] = await t.db.query.databases.findMany({ where: (d, { eq }) => eq(d.name, "Согласие без JS") });
+    const rows = await t.db.select().from(contacts).where(eq(contacts.databaseId, base.id));
+    const consent = Object.fromEntries(rows.map((r) => [r.name, r.consentAt === null ? null : r.consentAt.toISOString().slice(0, 10)]));
+    expect(consent).toMatchObject({ "Без согласия": null, "Пустая ячейка": null, Непонятно: null, "Согласие с датой": "2026-01-15" });
+    expect(consent["Согласие да"]).not.toBeNull();
   });
 });
