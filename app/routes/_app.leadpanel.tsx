@@ -192,6 +192,7 @@ export default function LeadPanelPage() {
           <LeadBody
             lead={panel.lead}
             callback={panel.callback}
+            doNotCall={panel.doNotCall}
             card={panel.card}
             cardFields={panel.cardFields}
             template={panel.template}

@@ -1,6 +1,19 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { calls, callbacks, contacts, filterManagers, filters, managerBreaks, sessions, statuses, users } from "../../db/schema";
+import {
+  calls,
+  callbacks,
+  contacts,
+  doNotCall,
+  filterManagers,
+  filterStatuses,
+  filters,
+  leadEvents,
+  managerBreaks,
+  sessions,
+  statuses,
+  users,
+} from "../../db/schema";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, postPageForm, useTestApp, flashCookie } from "../helpers/app";
 import { createBase, createFilterRow } from "../helpers/leads";
 
@@ -333,6 +346,61 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
     // Another manager's call is nothing he can take.
     expect((await take(sipCallId, await pageSessionCookie(t, b.person))).body).toEqual({ taken: false });
     await endCalls();
+  });
+
+  it("a do-not-call client who calls is answered: the ringing card and the panel say so in red, he is held to the manager, a status is pressed", async () => {
+    const { topic, clients, people } = await topicWithClients(1);
+    const [a] = people;
+    const [noAnswer] = await t.db.select().from(statuses).where(eq(statuses.text, "Не интересно"));
+    await t.db.insert(filterStatuses).values({ filterId: topic.id, statusId: noAnswer.id });
+    const [listed] = await t.db.select().from(contacts).where(eq(contacts.id, clients[1].id));
+    await t.db.insert(doNotCall).values({ phoneKey: listed.phoneKey, phone: listed.phone });
+    await called(a, clients[1], 30);
+    const cookie = await pageSessionCookie(t, a.person);
+    const heldBy = async (client: { id: number }) => (await t.db.select().from(contacts).where(eq(contacts.id, client.id)))[0].heldBy;
+    // Before the call, the panel hands out no listed client, and drops one he held (the list won since).
+    await t.db
+      .update(contacts)
+      .set({ heldBy: a.id, heldUntil: sql`now() + interval '30 minutes'`, heldSince: sql`now()` })
+      .where(eq(contacts.id, clients[1].id));
+    const before = await getPage(t, "/leadpanel", cookie);
+    expect(before.text).not.toContain(clients[1].name);
+    expect(await heldBy(clients[1])).not.toBe(a.id);
+
+    const sipCallId = `dnc-${sequence}@carrier`;
+    expect(ringOf((await ask({ number: clients[1].phone, sipCallId })).text)).toBe(a.sipLogin);
+    const card = await getPage(t, `/incoming?sipCallId=${encodeURIComponent(sipCallId)}`, cookie);
+    expect(card.body.card).toMatchObject({ name: clients[1].name, doNotCall: true });
+    const taken = await postPageForm(t, "/incoming", cookie, { sipCallId });
+    expect(taken.body).toEqual({ taken: true });
+    expect(await heldBy(clients[1])).toBe(a.id);
+    // The panel shows his card, with the notice, and keeps it on a reload while the call lasts.
+    for (let i = 0; i < 2; i += 1) {
+      const panel = await getPage(t, "/leadpanel", cookie);
+      expect(panel.text).toContain(clients[1].name);
+      expect(panel.text).toMatch(/data-testid="lead-do-not-call"[^>]*>Номер в списке «Не звонить»</);
+    }
+    expect(await heldBy(clients[1])).toBe(a.id);
+    // The API's held lead is the same client.
+    const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${topic.id}&userId=${a.id}`).set(bearer(a.token));
+    expect(lead.status).toBe(200);
+    expect(lead.body.id).toBe(clients[1].id);
+    // He presses a status for the client as for any lead; the next lead is another client.
+    const pressed = await postPageForm(t, "/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(noAnswer.id),
+      contactId: String(clients[1].id),
+      passport: "",
+    });
+    expect(pressed.status).toBeLessThan(400);
+    expect(await t.db.select().from(leadEvents).where(eq(leadEvents.contactId, clients[1].id))).toHaveLength(1);
+    expect(await heldBy(clients[1])).toBeNull();
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+    // The call over, a reload drops nothing (he no longer holds the client) and gives no listed client.
+    expect((await getPage(t, "/leadpanel", cookie)).text).not.toContain("lead-do-not-call");
   });
 
   it("the dashboard counts the day's calls in, answered, missed, called back and the time to call back", async () => {

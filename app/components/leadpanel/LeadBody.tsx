@@ -4,6 +4,7 @@ import type { LeadPanel } from "../../leads.server";
 import { ClientHistory } from "../calls/ClientHistory";
 import { CallButton } from "../leads/CallButton";
 import { LeadCard } from "../leads/LeadCard";
+import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 
 /**
  * The lead's card and the client card's fields (the history is LeadHistory, after them). Rendered again only when the lead or its answer
@@ -13,6 +14,7 @@ import { LeadCard } from "../leads/LeadCard";
 export const LeadBody = memo(function LeadBody({
   lead,
   callback,
+  doNotCall,
   card,
   cardFields,
   template,
@@ -23,6 +25,8 @@ export const LeadBody = memo(function LeadBody({
   lead: NonNullable<LeadPanel["lead"]>;
   /** The callback this lead is (issue 41 §7): its time and note, above the card. */
   callback: LeadPanel["callback"];
+  /** The client's number is on the do-not-call list (he called in: issue 42): said in red above the card. */
+  doNotCall: boolean;
   card: LeadPanel["card"];
   /** The template's fields with the values they start with (core's: the saved card, else the base's column). */
   cardFields: LeadPanel["cardFields"];
@@ -37,6 +41,7 @@ export const LeadBody = memo(function LeadBody({
   const marked = cardProblem ? "border-red-600 dark:border-red-400" : "";
   return (
     <>
+      {doNotCall ? <DoNotCallNotice testId="lead-do-not-call" /> : null}
       {callback ? (
         <section
           className="card space-y-1 border-blue-300 bg-blue-50 dark:border-blue-700 dark:bg-blue-950"

@@ -1,6 +1,7 @@
 import { useEffect, useState } from "react";
 import type { IncomingCard as Card } from "../../../server/core/telephony/inbound";
 import { formatKyiv } from "../../../common/business-time";
+import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 
 const OUTCOMES: Record<string, string> = {
   answered: "разговор",
@@ -36,7 +37,7 @@ export function IncomingCard({ sipCallId }: { sipCallId: string | null }) {
         {card.phone}
         {card.topic ? ` · ${card.topic}` : ""}
       </p>
-      {card.doNotCall ? <p className="font-semibold text-red-600 dark:text-red-400">Номер в списке «Не звонить»</p> : null}
+      {card.doNotCall ? <DoNotCallNotice testId="incoming-do-not-call" /> : null}
       {card.status ? <p data-testid="incoming-status">{`Последний статус: ${card.status}${card.note ? ` — ${card.note}` : ""}`}</p> : null}
       {card.callback ? <p>{`Перезвон: ${formatKyiv(card.callback.dueAt)}${card.callback.text ? `, ${card.callback.text}` : ""}`}</p> : null}
       {card.calls.length > 0 ? (

@@ -165,15 +165,26 @@ export async function holdOutOfTurn(tx: Tx, userId: number, contactId: number, f
 }
 
 /**
+ * SQL: the contacts row `alias`, held by `userId`, was taken while a call in from it was on his line (issue 42:
+ * «Ответить», takeInboundCaller): a client who calls us is his to work even on the do-not-call list.
+ */
+export function heldForCallIn(alias: string, userId: SQL): SQL {
+  const c = sql.identifier(alias);
+  return sql`exists (select 1 from calls ic where ic.contact_id = ${c}.id and ic.user_id = ${userId} and ic.direction = 'in'
+    and ic.started_at <= ${c}.held_since and (ic.ended_at is null or ic.ended_at >= ${c}.held_since))`;
+}
+
+/**
  * The lead this manager holds, if it still belongs to the filter's bases (its hold is renewed); a hold from
- * another topic, or on a number put on the do-not-call list since, is let go. A lead whose client's calling hours
+ * another topic, or on a number put on the do-not-call list since (unless the client called him: heldForCallIn),
+ * is let go. A lead whose client's calling hours
  * ended while he held it stays his (he may be talking to the client, or writing the card): the proxy refuses a new
  * call, and the next press hands out only clients inside their hours (decision 050).
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
   const held = await queryRows<ContactRow & AttemptFacts & { callable: boolean }>(
     tx,
-    sql`select ${CONTACT_COLUMNS}, ${mayBeCalled("contacts")} as callable, shown.* from contacts
+    sql`select ${CONTACT_COLUMNS}, (${mayBeCalled("contacts")} or ${heldForCallIn("contacts", sql`${userId}::int`)}) as callable, shown.* from contacts
       left join lateral (select ${attemptColumns()} ${leadInTopic(sql`contacts.id`, sql`${work.filterId}::int`)}) shown on true
       where held_by = ${userId} order by id for update of contacts`,
   );

@@ -29,6 +29,11 @@ export interface LeadView {
   cardFields: CardFieldStart[];
   history: HistoryEntry[];
   autodial: Autodial | null;
+  /**
+   * The number is on the do-not-call list (issue 42: a client who called in is held to the manager who answered;
+   * the card says so in red).
+   */
+  doNotCall: boolean;
 }
 
 /** What one query (leadViewColumns) reads of a lead for the panel; the history itself follows only when there is one. */
@@ -89,7 +94,7 @@ export async function leadView(
   phoneRegion: string,
   facts?: LeadViewFacts | null,
 ): Promise<LeadView> {
-  if (!lead) return { lead: null, callback: null, card: [], cardFields: [], history: [], autodial: null };
+  if (!lead) return { lead: null, callback: null, card: [], cardFields: [], history: [], autodial: null, doNotCall: false };
   let row = facts;
   if (!row) {
     const [read] = await queryRows<LeadViewFacts & { held_by: number | null }>(
@@ -110,5 +115,6 @@ export async function leadView(
     cardFields: cardFieldsOf(lead, row, phoneRegion),
     history: row.has_history ? (await readHistories(db, actor, [lead.id])).get(lead.id)! : [],
     autodial: autodialOf(row),
+    doNotCall: Boolean(row.listed),
   };
 }

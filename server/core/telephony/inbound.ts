@@ -8,7 +8,7 @@ import { formatKyiv } from "../../../common/business-time";
 import { onBreak } from "../breaks/breaks";
 import { CALL_SILENCE_SECONDS, PROXY_CALL_MAX_SECONDS } from "../calls/calls";
 import { sipReason } from "../calls/sip-reasons";
-import { doNotCallKey, mayBeCalled } from "../dnc/dnc";
+import { doNotCallKey } from "../dnc/dnc";
 import { holdOutOfTurn, lockUser } from "../leads/allocation";
 import { sessionIsLive } from "../auth/live-session";
 import { parseInput } from "../validation";
@@ -353,11 +353,11 @@ export async function incomingCallCard(db: Db, actor: Actor, input: unknown): Pr
 /**
  * On «Ответить» (issue 42): the caller becomes the manager's lead, held to him as a handed-out lead is, so the lead
  * panel shows his card and the manager presses a status for him as for any lead; the lead he held goes back to the
- * pool. Calling hours do not stop it (the client called us). The topic: his current one when it has the client's
- * base, else the call's (the routing's choice), else another active topic of his with that base. Nothing is taken
- * (null; the ringing card stays what he sees) for a number that is no client's, a client another manager holds on
- * his panel now, a number on the do-not-call list (the panel hands none out; the card says it in red), or a client
- * in none of his topics.
+ * pool. Calling hours and the do-not-call list do not stop it (the client called us; a listed client's card says so
+ * in red, and the panel keeps him held while this call lasts: allocation's heldForCallIn). The topic: his current
+ * one when it has the client's base, else the call's (the routing's choice), else another active topic of his with
+ * that base. Nothing is taken (null; the ringing card stays what he sees) for a number that is no client's, a client
+ * another manager holds on his panel now, or a client in none of his topics.
  */
 export async function takeInboundCaller(
   db: Db,
@@ -368,17 +368,16 @@ export async function takeInboundCaller(
   const { sipCallId } = parseInput(incomingCardSchema, input);
   return db.transaction(async (tx) => {
     await lockUser(tx, actor.id);
-    const [caller] = await queryRows<{ contact_id: string | number; filter_id: number | null; free: boolean; callable: boolean }>(
+    const [caller] = await queryRows<{ contact_id: string | number; filter_id: number | null; free: boolean }>(
       tx,
       sql`select c.id as contact_id, call.filter_id,
-          (c.held_by is null or c.held_by = ${actor.id} or c.held_until <= now() and not ${onBreak(sql`c.held_by`)}) as free,
-          ${mayBeCalled("c")} as callable
+          (c.held_by is null or c.held_by = ${actor.id} or c.held_until <= now() and not ${onBreak(sql`c.held_by`)}) as free
         from calls call join contacts c on c.id = call.contact_id
         where call.user_id = ${actor.id} and call.sip_call_id = ${sipCallId} and call.direction = 'in'
         order by call.id desc limit 1
         for update of c`,
     );
-    if (!caller || !caller.free || !caller.callable) return null;
+    if (!caller || !caller.free) return null;
     const contactId = Number(caller.contact_id);
     const [topic] = await queryRows<{ filter_id: number }>(
       tx,
