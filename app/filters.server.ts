@@ -56,8 +56,9 @@ export async function filterFormAction(request: Request, context: AppLoadContext
   }
   if (submission.status !== "success") return formReply(FILTER_FORM, submission);
   try {
-    if (id) await update(db, actor, id, submission.value);
-    else await create(db, actor, submission.value);
+    const save = { phoneRegion: context.deps.config.phoneRegion };
+    if (id) await update(db, actor, id, submission.value, save);
+    else await create(db, actor, submission.value, save);
   } catch (error) {
     if (!isAppError(error)) throw error;
     // SPEC's «Ошибка сохранения фильтра» with core's reason (an inactive template, a rule's final status...); a

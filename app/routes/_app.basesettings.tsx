@@ -7,7 +7,7 @@ import { useEffect, useState } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { readFormBody } from "../forms.server";
 import { firstError } from "../lib/form-check";
-import { databaseSettingsSchema } from "../../common/schemas/settings";
+import { databaseSettingsSchema, INBOUND_MAX_MANAGERS, INBOUND_RING_SECONDS } from "../../common/schemas/settings";
 import { FieldError, formProps, inputProps, resultOf, textareaProps, useSchemaForm } from "../components/ui/forms";
 import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
 
@@ -118,6 +118,44 @@ export default function BaseSettingsPage() {
   );
 }
 
+/** A whole-number setting with its bounds, its message and what it does (read-only until «Изменить»). */
+function NumberSetting({
+  field,
+  label,
+  bounds,
+  editing,
+  help,
+}: {
+  field: ReturnType<typeof useSchemaForm<typeof SettingsFormSchema>>[1]["inboundRingSeconds" | "inboundMaxManagers"];
+  label: string;
+  bounds: { min: number; max: number };
+  editing: boolean;
+  help: string;
+}) {
+  const helpId = `${field.id}-help`;
+  return (
+    <div>
+      <label className="label" htmlFor={field.name}>
+        {label}
+      </label>
+      <input
+        {...inputProps(field, "number")}
+        id={field.name}
+        min={bounds.min}
+        max={bounds.max}
+        step={1}
+        className={`input w-32 ${editing ? "" : "bg-slate-50 dark:bg-slate-800"}`}
+        readOnly={!editing}
+        aria-describedby={field.errors ? `${field.errorId} ${helpId}` : helpId}
+      />
+      <FieldError field={field} />
+      <p id={helpId} className="mt-1 text-xs text-slate-600 dark:text-slate-400">
+        {help} От {bounds.min} до {bounds.max}.
+      </p>
+    </div>
+  );
+}
+
 /** The settings as a form, read-only until «Изменить»; keyed by what it shows, so a save starts it afresh. */
 function SettingsForm({
   settings,
@@ -179,6 +217,23 @@ function SettingsForm({
           Если менеджер не работает, когда подошло время перезвона, дольше этого времени, клиент уходит любому менеджеру тематики.
         </p>
       </div>
+      <fieldset className="space-y-3 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="inbound-settings">
+        <legend className="px-1 text-sm font-medium">Входящие звонки</legend>
+        <NumberSetting
+          field={fields.inboundRingSeconds}
+          label="Звонок одному менеджеру, секунд"
+          bounds={INBOUND_RING_SECONDS}
+          editing={editing}
+          help="Столько секунд звонит телефон менеджера, затем звонок клиента переходит к следующему свободному."
+        />
+        <NumberSetting
+          field={fields.inboundMaxManagers}
+          label="Менеджеров на один звонок"
+          bounds={INBOUND_MAX_MANAGERS}
+          editing={editing}
+          help="Если не ответил ни один из стольких менеджеров, звонок считается пропущенным и становится перезвоном."
+        />
+      </fieldset>
       <div className="flex justify-end gap-2">
         {editing ? (
           <button type="submit" name="intent" value="save" className="btn-primary" disabled={busy}>

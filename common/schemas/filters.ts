@@ -201,6 +201,8 @@ const AUTODIAL_ERROR = `Автонабор: целое число секунд �
 
 const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
 
+export const INBOUND_NUMBER_TEXT = "Номер линии для входящих: укажите номер телефона (не длиннее 32 символов) или оставьте поле пустым";
+
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
 export const filterInputSchema = z.object({
   name: requiredText("Введите имя фильтра", 200).describe("Имя фильтра"),
@@ -279,5 +281,17 @@ export const filterInputSchema = z.object({
     )
     .optional()
     .describe("автонабор через N секунд, 3-120; null: выключен (не указано: без изменений, у новой выключен)"),
+  /**
+   * The trunk number an unknown caller dials to reach this topic (issue 42); "" none. Core checks it is a valid
+   * number of the region (PHONE_REGION) and no other active topic's; left out: unchanged, none on a new topic.
+   */
+  inboundNumber: z
+    .string({ error: INBOUND_NUMBER_TEXT })
+    .trim()
+    .max(32, { error: INBOUND_NUMBER_TEXT })
+    .optional()
+    .describe(
+      "Номер линии для входящих: звонок с незнакомого номера на него идёт менеджерам этой тематики; «» — нет (не указано: без изменений). Действительный номер региона (PHONE_REGION) или с «+» и кодом страны; возвращается как +380441230000",
+    ),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;

@@ -1,6 +1,15 @@
 // Run by the server (core's settings, the API) and the browser (the /basesettings form checks the same schema).
 import * as z from "zod";
 
+/**
+ * A call in's bounds (decision 077): under 5 s a manager cannot reach «Ответить»; over 60 s a client hears one
+ * manager's ringing for a minute. 10 managers at 60 s is 10 minutes of ringing, more than any client waits.
+ */
+export const INBOUND_RING_SECONDS = { min: 5, max: 60 } as const;
+export const INBOUND_MAX_MANAGERS = { min: 1, max: 10 } as const;
+const INBOUND_RING_ERROR = `Звонок одному менеджеру: целое число секунд от ${INBOUND_RING_SECONDS.min} до ${INBOUND_RING_SECONDS.max}`;
+const INBOUND_MANAGERS_ERROR = `Менеджеров на один входящий звонок: целое число от ${INBOUND_MAX_MANAGERS.min} до ${INBOUND_MAX_MANAGERS.max}`;
+
 export const databaseSettingsSchema = z.object({
   removeDuplicatesInBase: z.boolean({ error: "removeDuplicatesInBase: ожидается true или false" }),
   removeDuplicatesAcrossBases: z.boolean({ error: "removeDuplicatesAcrossBases: ожидается true или false" }),
@@ -14,5 +23,19 @@ export const databaseSettingsSchema = z.object({
     .int({ error: "Время ожидания перезвона: целое число минут" })
     .min(1, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
     .max(1440, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
+    .optional(),
+  /** Issue 42: a call in rings one manager this long, then the next candidate. */
+  inboundRingSeconds: z
+    .number({ error: INBOUND_RING_ERROR })
+    .int({ error: INBOUND_RING_ERROR })
+    .min(INBOUND_RING_SECONDS.min, { error: INBOUND_RING_ERROR })
+    .max(INBOUND_RING_SECONDS.max, { error: INBOUND_RING_ERROR })
+    .optional(),
+  /** Issue 42: how many managers a call in rings, one after another, before it counts as missed. */
+  inboundMaxManagers: z
+    .number({ error: INBOUND_MANAGERS_ERROR })
+    .int({ error: INBOUND_MANAGERS_ERROR })
+    .min(INBOUND_MAX_MANAGERS.min, { error: INBOUND_MANAGERS_ERROR })
+    .max(INBOUND_MAX_MANAGERS.max, { error: INBOUND_MANAGERS_ERROR })
     .optional(),
 });

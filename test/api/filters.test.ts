@@ -452,3 +452,132 @@ describe("contact limits in the topic form (issue 43, JavaScript off)", () => {
     expect((await shown()).requiresConsent).toBe(false);
   });
 });
+
+describe("a topic's trunk number for calls in (issue 42, decision 077)", () => {
+  const TAKEN = "Номер линии +380441230077 уже у активной тематики «Линия один»: у одного номера может быть только одна тематика";
+  const shownOf = async (id: number) => (await t.request.get("/api/v1/filters").set(bearer(admin))).body.find((f: { id: number }) => f.id === id);
+
+  it("API: saved as the region reads it and answered with its plus; refused in Russian when no valid number or another active topic's; 403 for a manager", async () => {
+    const one = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Линия один", inboundNumber: "044 123 00 77" }));
+    expect(one.status).toBe(200);
+    expect(one.body.inboundNumber).toBe("+380441230077");
+    // An update that leaves it out keeps it; the list shows it.
+    expect(
+      (
+        await t.request
+          .put(`/api/v1/filters/${one.body.id}`)
+          .set(bearer(admin))
+          .send(body({ name: "Линия один" }))
+      ).body.inboundNumber,
+    ).toBe("+380441230077");
+    expect((await shownOf(one.body.id)).inboundNumber).toBe("+380441230077");
+
+    for (const typed of ["12345", "+38044", "044 123 00 7x", "кредиты"]) {
+      const bad = await t.request
+        .post("/api/v1/filters")
+        .set(bearer(admin))
+        .send(body({ name: "Кривой номер", inboundNumber: typed }));
+      expect({ typed, status: bad.status }).toEqual({ typed, status: 400 });
+      expect(bad.body.message).toMatch(/^Номер линии для входящих: «.+» — неполный или несуществующий номер телефона \(пример: /);
+    }
+    const long = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Длинный", inboundNumber: "1".repeat(40) }));
+    expect(long.status).toBe(400);
+    expect(long.body.message).toBe("Номер линии для входящих: укажите номер телефона (не длиннее 32 символов) или оставьте поле пустым");
+
+    // The same number written otherwise is the same number: another active topic may not have it.
+    const two = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Линия два", inboundNumber: "+380441230077" }));
+    expect(two.status).toBe(409);
+    expect(two.body).toEqual({ error: "inbound_number_taken", message: TAKEN });
+    const other = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Линия два", inboundNumber: "" }));
+    expect(other.status).toBe(200);
+    expect(other.body.inboundNumber).toBe("");
+    expect(
+      (
+        await t.request
+          .put(`/api/v1/filters/${other.body.id}`)
+          .set(bearer(admin))
+          .send(body({ name: "Линия два", inboundNumber: "380441230077" }))
+      ).status,
+    ).toBe(409);
+
+    // A deactivated topic frees it; activating it again while another has it is refused, and it stays off.
+    expect((await t.request.put(`/api/v1/filters/${one.body.id}/activate`).set(bearer(admin))).body.isActive).toBe(false);
+    const moved = await t.request
+      .put(`/api/v1/filters/${other.body.id}`)
+      .set(bearer(admin))
+      .send(body({ name: "Линия два", inboundNumber: "0441230077" }));
+    expect(moved.status).toBe(200);
+    expect(moved.body.inboundNumber).toBe("+380441230077");
+    const back = await t.request.put(`/api/v1/filters/${one.body.id}/activate`).set(bearer(admin));
+    expect(back.status).toBe(409);
+    expect(back.body.message).toBe(TAKEN.replace("Линия один", "Линия два"));
+    expect((await shownOf(one.body.id)).isActive).toBe(false);
+    // Cleared, the number is free again.
+    expect(
+      (
+        await t.request
+          .put(`/api/v1/filters/${other.body.id}`)
+          .set(bearer(admin))
+          .send(body({ name: "Линия два", inboundNumber: "" }))
+      ).body.inboundNumber,
+    ).toBe("");
+    expect((await t.request.put(`/api/v1/filters/${one.body.id}/activate`).set(bearer(admin))).body.isActive).toBe(true);
+
+    const byManager = await t.request
+      .put(`/api/v1/filters/${one.body.id}`)
+      .set(bearer(olgaToken))
+      .send(body({ name: "Линия один", inboundNumber: "+380441230088" }));
+    expect(byManager.status).toBe(403);
+    expect((await shownOf(one.body.id)).inboundNumber).toBe("+380441230077");
+  });
+
+  it("the topic form without JavaScript: shows the number, saves it, says a refusal under its field and saves nothing", async () => {
+    const cookie = await pageSessionCookie(t, ADMIN);
+    const created = await t.request
+      .post("/api/v1/filters")
+      .set(bearer(admin))
+      .send(body({ name: "Линия в форме" }));
+    const page = `/loadedbases/filters/${created.body.id}`;
+    const topic = [
+      ["intent", "save"],
+      ["name", "Линия в форме"],
+      ["managers", String(olga.user.id)],
+      ["databases", String(baseA)],
+      ["statuses", String(callBack)],
+    ];
+    const post = (number: string) => postPlainForm(page, cookie, [...topic, ["inboundNumber", number]]);
+    expect(field((await getPage(t, page, cookie)).text, "inboundNumber")).toMatchObject({ invalid: false, value: null });
+
+    expect((await post("044 123 00 55")).status).toBe(302);
+    expect((await shownOf(created.body.id)).inboundNumber).toBe("+380441230055");
+    const form = (await getPage(t, page, cookie)).text;
+    expect(field(form, "inboundNumber").value).toBe("+380441230055");
+    expect(form).toContain("Номер может быть только у одной активной тематики");
+
+    const bad = await post("12345");
+    expect(bad.status).toBe(400);
+    expect(field(bad.text, "inboundNumber")).toMatchObject({ invalid: true, value: "12345" });
+    expect(field(bad.text, "inboundNumber").message).toMatch(/^Номер линии для входящих: «12345» — неполный или несуществующий номер телефона/);
+
+    const taken = await post("+380441230077");
+    expect(taken.status).toBe(409);
+    expect(field(taken.text, "inboundNumber")).toMatchObject({ invalid: true, value: "+380441230077", message: TAKEN });
+    expect((await shownOf(created.body.id)).inboundNumber).toBe("+380441230055");
+
+    // Emptied: none.
+    expect((await postPlainForm(page, cookie, topic)).status).toBe(302);
+    expect((await shownOf(created.body.id)).inboundNumber).toBe("");
+  });
+});

@@ -127,6 +127,43 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(after.callbackGraceMinutes).toBe(before.callbackGraceMinutes);
   });
 
+  it("/basesettings: the call-in settings (issue 42) saved from a plain post, and one out of range under its field, nothing saved", async () => {
+    const page = await getPage(t, "/basesettings", cookie);
+    expect(field(page.text, "inboundRingSeconds")).toMatchObject({ invalid: false, value: "20" });
+    expect(field(page.text, "inboundMaxManagers")).toMatchObject({ invalid: false, value: "3" });
+    expect(page.text).toContain("Входящие звонки");
+    const [before] = await t.db.select().from(settings);
+    const saved = await postPageForm(t, "/basesettings", cookie, {
+      intent: "save",
+      defaultInfo: before.defaultInfo,
+      callbackGraceMinutes: String(before.callbackGraceMinutes),
+      inboundRingSeconds: "25",
+      inboundMaxManagers: "4",
+    });
+    expect(saved.status).toBe(200);
+    expect(saved.text).toContain("Настройки успешно сохранены");
+    expect(field(saved.text, "inboundRingSeconds").value).toBe("25");
+    const [after] = await t.db.select().from(settings);
+    expect(after).toMatchObject({ inboundRingSeconds: 25, inboundMaxManagers: 4 });
+    for (const [name, typed, message] of [
+      ["inboundRingSeconds", "3", "Звонок одному менеджеру: целое число секунд от 5 до 60"],
+      ["inboundRingSeconds", "полминуты", "Звонок одному менеджеру: целое число секунд от 5 до 60"],
+      ["inboundMaxManagers", "11", "Менеджеров на один входящий звонок: целое число от 1 до 10"],
+    ]) {
+      const res = await postPageForm(t, "/basesettings", cookie, {
+        intent: "save",
+        inboundRingSeconds: "25",
+        inboundMaxManagers: "4",
+        [name]: typed,
+      });
+      expect(res.status).toBe(400);
+      expect(res.text).toContain("Произошла ошибка при сохранении настроек");
+      expect(field(res.text, name)).toMatchObject({ invalid: true, message, value: typed });
+    }
+    const [unchanged] = await t.db.select().from(settings);
+    expect(unchanged).toMatchObject({ inboundRingSeconds: 25, inboundMaxManagers: 4 });
+  });
+
   it("/edit-statuses: a bad colour is refused in its row, and an emptied button text and key are saved as cleared", async () => {
     const created = await t.request
       .post("/api/v1/status")

@@ -403,6 +403,64 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
     expect((await getPage(t, "/leadpanel", cookie)).text).not.toContain("lead-do-not-call");
   });
 
+  it("the ring time and how many managers a call rings are the ones the admin saved (POST /database/settings, /basesettings)", async () => {
+    const admin = await t.adminToken();
+    const save = (inboundRingSeconds: number, inboundMaxManagers: number) =>
+      t.request
+        .post("/api/v1/database/settings")
+        .set(bearer(admin))
+        .send({ removeDuplicatesInBase: true, removeDuplicatesAcrossBases: false, inboundRingSeconds, inboundMaxManagers });
+    expect((await save(12, 2)).status).toBe(200);
+    const endCalls = () =>
+      t.db
+        .update(calls)
+        .set({ endedAt: sql`now()` })
+        .where(isNull(calls.endedAt));
+    try {
+      const { clients, people } = await topicWithClients(3);
+      await called(people[0], clients[0], 3);
+      const first = await ask({ number: clients[0].phone });
+      expect(ringOf(first.text)).toBe(people[0].sipLogin);
+      expect(first.text).toMatch(/(?:^|;)ring_s=12(?:;|$)/);
+      await endCalls();
+      const second = await ask({ number: clients[0].phone, tried: people[0].sipLogin });
+      expect(second.status).toBe(200);
+      expect(second.text).toMatch(/(?:^|;)ring_s=12(?:;|$)/);
+      await endCalls();
+      // Two rung, the admin's number: missed, though a third manager of the topic is free.
+      const third = await ask({ number: clients[0].phone, tried: `${people[0].sipLogin},${ringOf(second.text)}` });
+      expect(third.status).toBe(480);
+      expect(third.text).toMatch(/\nNobody Answered$/);
+      // Three allowed again: the same question rings the third.
+      expect((await save(45, 3)).status).toBe(200);
+      const again = await ask({ number: clients[0].phone, tried: `${people[0].sipLogin},${ringOf(second.text)}` });
+      expect(again.status).toBe(200);
+      expect(again.text).toMatch(/(?:^|;)ring_s=45(?:;|$)/);
+      await endCalls();
+    } finally {
+      await save(20, 3);
+    }
+  });
+
+  it("a trunk number the admin saved on the topic, however written, is the one an unknown caller's call reaches", async () => {
+    const admin = await t.adminToken();
+    const { topic, base, people } = await topicWithClients(1);
+    const [status] = await t.db.select().from(statuses).where(eq(statuses.text, "Не интересно"));
+    const ok = await t.request
+      .put(`/api/v1/filters/${topic.id}`)
+      .set(bearer(admin))
+      .send({ name: topic.name, managers: [people[0].id], databases: [base.id], statuses: [status.id], inboundNumber: "044 123 00 61" });
+    expect(ok.status).toBe(200);
+    for (const did of ["380441230061", "+380441230061", "0441230061"]) {
+      const answer = await ask({ number: "+380671234561", did });
+      expect({ did, ring: ringOf(answer.text) }).toEqual({ did, ring: people[0].sipLogin });
+      await t.db
+        .update(calls)
+        .set({ endedAt: sql`now()` })
+        .where(isNull(calls.endedAt));
+    }
+  });
+
   it("the dashboard counts the day's calls in, answered, missed, called back and the time to call back", async () => {
     const admin = await t.adminToken();
     const inbound = async () => (await t.request.get("/api/v1/statistics").set(bearer(admin))).body.calls.inbound;

@@ -160,6 +160,8 @@ export const FilterFormSchema = filterInputSchema
     autodialSeconds: z.string().optional(),
     /** Sent by this form always; a post without it (an older page) keeps the topic's limits. */
     contactLimits: contactLimitsFormSchema.optional(),
+    // An emptied trunk number is «none» (conform sends an empty field as absent).
+    inboundNumber: shape.inboundNumber.default(""),
   })
   .superRefine((form, ctx) => {
     // The seconds count only with the box ticked: then they are core's «Автонабор через N с».
@@ -243,6 +245,7 @@ export function filterFormDefaults(filter: PresentedFilter | null, defaultHours:
     recordingRetentionDays: filter?.recordingRetentionDays == null ? "" : String(filter.recordingRetentionDays),
     autodial: filter?.autodialSeconds != null ? "on" : undefined,
     autodialSeconds: String(filter?.autodialSeconds ?? AUTODIAL_DEFAULT_SECONDS),
+    inboundNumber: filter?.inboundNumber ?? "",
     contactLimits: (() => {
       const limits = filter?.contactLimits ?? NO_CONTACT_LIMITS;
       const text = (n: number | null) => (n == null ? "" : String(n));
@@ -653,7 +656,7 @@ function CheckboxField({
 /** The fields that show their own errors (a retry row's are added per status). */
 const SHOWN = [
   ...["name", "template", "managers", "databases", "statuses", "scripts", "retryCountedBy"],
-  ...["recordCalls", "managersHearRecordings", "requiresConsent", "recordingRetentionDays", "autodial", "autodialSeconds"],
+  ...["recordCalls", "managersHearRecordings", "requiresConsent", "recordingRetentionDays", "autodial", "autodialSeconds", "inboundNumber"],
   ...["from", "until", "days", "timeZone", "weekendFrom", "weekendUntil", "daysOff"].map((name) => `callingHours.${name}`),
   ...["preset", "day", "week", "month", "counts"].map((name) => `contactLimits.${name}`),
 ];
@@ -783,6 +786,22 @@ export function FilterForm({
         <p id="filter-autodial-hint" className="text-xs text-slate-600 dark:text-slate-400">
           Следующему клиенту звонок начнётся сам через столько секунд после показа карточки (от 3 до 120); менеджер может пропустить звонок или
           поставить автонабор на паузу.
+        </p>
+      </fieldset>
+      <fieldset className="space-y-1 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-inbound">
+        <legend className="px-1 text-sm font-medium">Входящие звонки</legend>
+        <TextField
+          field={fields.inboundNumber}
+          label="Номер линии для входящих"
+          id="filter-inbound-number"
+          type="tel"
+          className="input md:w-72"
+          placeholder="не задан"
+          aria-describedby={describedBy(fields.inboundNumber, "filter-inbound-hint")}
+        />
+        <p id="filter-inbound-hint" className="text-xs text-slate-600 dark:text-slate-400">
+          Один из номеров линии оператора. Звонок на него с незнакомого номера идёт свободному менеджеру этой тематики, а пропущенный становится
+          клиентом её первой базы с перезвоном. Номер может быть только у одной активной тематики.
         </p>
       </fieldset>
       <div className="flex flex-wrap justify-end gap-2">

@@ -23,6 +23,7 @@ import { mappedZones } from "../bases/phone-zone";
 import { checkRetryRules, loadRetryRules, type PresentedRetryRule, type RetryCountedBy, rulesToSave, writeRetryRules } from "./retry-rules";
 import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, presentHours, requireKnownZone } from "./calling-hours";
 import { type ContactLimits, type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
+import { inboundNumberKey, presentInboundNumber, requireInboundNumberFree } from "./inbound-number";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
 export const filterUnavailable = () => forbidden("Эта тематика вам недоступна", "filter_unavailable");
@@ -62,6 +63,8 @@ export interface PresentedFilter {
   contactLimits: ContactLimits;
   /** «Только с согласием» (issue 43): only clients whose base gave their consent to calls. */
   requiresConsent: boolean;
+  /** The trunk number unknown callers dial to reach this topic (issue 42), "+380441230000", or "" none. */
+  inboundNumber: string;
 }
 
 /** Filters with everything they list, in id order. */
@@ -82,6 +85,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       contactLimitMonth: filters.contactLimitMonth,
       contactLimitCounts: filters.contactLimitCounts,
       requiresConsent: filters.requiresConsent,
+      inboundNumber: filters.inboundNumber,
       templateId: templates.id,
       templateName: templates.name,
       ...hoursColumnsOf(filters),
@@ -143,6 +147,7 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       autodialSeconds: row.autodialSeconds,
       contactLimits: { day: row.contactLimitDay, week: row.contactLimitWeek, month: row.contactLimitMonth, counts: row.contactLimitCounts },
       requiresConsent: row.requiresConsent,
+      inboundNumber: presentInboundNumber(row.inboundNumber),
     };
   });
 }
@@ -259,10 +264,14 @@ async function releaseUsersOf(tx: Tx, filterId: number, keepUserIds: number[] | 
     );
 }
 
-/** The recording, retry-count, autodial and contact-limit settings the input names (an absent one is not changed). */
-function optionalSettings(input: FilterInput) {
+/**
+ * The recording, retry-count, autodial, contact-limit settings and the trunk number (its digits, `inboundKey`) the
+ * input names (an absent one is not changed).
+ */
+function optionalSettings(input: FilterInput, inboundKey: string | undefined) {
   return Object.fromEntries(
     Object.entries({
+      inboundNumber: inboundKey,
       recordCalls: input.recordCalls,
       recordingRetentionDays: input.recordingRetentionDays,
       managersHearRecordings: input.managersHearRecordings,
@@ -281,16 +290,33 @@ function optionalSettings(input: FilterInput) {
   );
 }
 
-export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Promise<PresentedFilter> {
+/** What a topic's save needs to know of the installation: the region its numbers are read in (PHONE_REGION). */
+export interface FilterSaveOptions {
+  phoneRegion: string;
+}
+
+/** The trunk number's digits the input names (undefined: not named), refused when it is no valid number. */
+const inboundKeyOf = (input: FilterInput, options: FilterSaveOptions) =>
+  input.inboundNumber === undefined ? undefined : inboundNumberKey(input.inboundNumber, options.phoneRegion);
+
+export async function createFilter(db: Db, actor: Actor, rawInput: unknown, options: FilterSaveOptions): Promise<PresentedFilter> {
   requireAdmin(actor);
   const input = parseInput(filterInputSchema, rawInput);
+  const inboundKey = inboundKeyOf(input, options);
   const id = await db.transaction(async (tx) => {
     await checkReferences(tx, input);
+    await requireInboundNumberFree(tx, inboundKey ?? "", null);
     const rules = await rulesToSave(tx, null, input.retryRules, input.statuses);
     await checkRetryRules(tx, rules, input.statuses);
     const [row] = await tx
       .insert(filters)
-      .values({ name: input.name, templateId: input.template, isActive: true, ...hoursColumns(input.callingHours), ...optionalSettings(input) })
+      .values({
+        name: input.name,
+        templateId: input.template,
+        isActive: true,
+        ...hoursColumns(input.callingHours),
+        ...optionalSettings(input, inboundKey),
+      })
       .returning({ id: filters.id });
     await writeLists(tx, row.id, input);
     await writeRetryRules(tx, row.id, rules);
@@ -300,19 +326,31 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown): Pro
   return filter;
 }
 
-export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInput: unknown): Promise<PresentedFilter> {
+export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInput: unknown, options: FilterSaveOptions): Promise<PresentedFilter> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   const input = parseInput(filterInputSchema, rawInput);
+  const inboundKey = inboundKeyOf(input, options);
   await db.transaction(async (tx) => {
-    const [existing] = await tx.select({ id: filters.id, templateId: filters.templateId }).from(filters).where(eq(filters.id, id)).for("update");
+    const [existing] = await tx
+      .select({ id: filters.id, templateId: filters.templateId, isActive: filters.isActive })
+      .from(filters)
+      .where(eq(filters.id, id))
+      .for("update");
     if (!existing) throw filterNotFound();
     await checkReferences(tx, input, existing.templateId);
+    if (existing.isActive) await requireInboundNumberFree(tx, inboundKey ?? "", id);
     const rules = await rulesToSave(tx, id, input.retryRules, input.statuses);
     await checkRetryRules(tx, rules, input.statuses);
     await tx
       .update(filters)
-      .set({ name: input.name, templateId: input.template, ...hoursColumns(input.callingHours), ...optionalSettings(input), updatedAt: new Date() })
+      .set({
+        name: input.name,
+        templateId: input.template,
+        ...hoursColumns(input.callingHours),
+        ...optionalSettings(input, inboundKey),
+        updatedAt: new Date(),
+      })
       .where(eq(filters.id, id));
     await writeLists(tx, id, input);
     await writeRetryRules(tx, id, rules);
@@ -338,7 +376,10 @@ export async function deleteFilter(db: Db, actor: Actor, rawId: unknown) {
   return { success: true, message: "Тематика удалена" };
 }
 
-/** Flips Активирован / Деактивирован. Managers working a deactivated topic go back to topic choice. */
+/**
+ * Flips Активирован / Деактивирован. Managers working a deactivated topic go back to topic choice. A topic whose
+ * trunk number another active topic took meanwhile is not activated (409).
+ */
 export async function toggleFilterActive(db: Db, actor: Actor, rawId: unknown): Promise<PresentedFilter> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
@@ -347,8 +388,9 @@ export async function toggleFilterActive(db: Db, actor: Actor, rawId: unknown): 
       .update(filters)
       .set({ isActive: sql`not ${filters.isActive}`, updatedAt: new Date() })
       .where(eq(filters.id, id))
-      .returning({ isActive: filters.isActive });
+      .returning({ isActive: filters.isActive, inboundNumber: filters.inboundNumber });
     if (!row) throw filterNotFound();
+    if (row.isActive) await requireInboundNumberFree(tx, row.inboundNumber, id);
     if (!row.isActive) await releaseUsersOf(tx, id, null);
   });
   const [filter] = await loadFilters(db, [id]);

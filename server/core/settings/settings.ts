@@ -10,7 +10,9 @@ export const SETTINGS_ID = 1;
 
 // The input's shape is shared with the page form (common/schemas/settings.ts).
 export { databaseSettingsSchema } from "../../../common/schemas/settings";
-export type DatabaseSettings = Omit<z.infer<typeof databaseSettingsSchema>, "callbackGraceMinutes"> & { callbackGraceMinutes: number };
+type Stored = "callbackGraceMinutes" | "inboundRingSeconds" | "inboundMaxManagers";
+/** The settings as saved: the fields a post may leave out (unchanged then) are always there. */
+export type DatabaseSettings = Omit<z.infer<typeof databaseSettingsSchema>, Stored> & Record<Stored, number>;
 
 export function presentDatabaseSettings(row: Settings): DatabaseSettings {
   return {
@@ -18,6 +20,8 @@ export function presentDatabaseSettings(row: Settings): DatabaseSettings {
     removeDuplicatesAcrossBases: row.removeDuplicatesAcrossBases,
     defaultInfo: row.defaultInfo,
     callbackGraceMinutes: row.callbackGraceMinutes,
+    inboundRingSeconds: row.inboundRingSeconds,
+    inboundMaxManagers: row.inboundMaxManagers,
   };
 }
 

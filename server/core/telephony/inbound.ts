@@ -87,7 +87,7 @@ interface CandidateRow {
  * recently worked contact with this number), the manager who last called it (the call log, else the contact's last
  * manager), the trunk number's topic, and for each candidate whether he is on the line and free.
  */
-async function candidates(db: Db, key: string, did: string, tried: string): Promise<CandidateRow[]> {
+async function candidates(db: Db, key: string, did: string, trunkKey: string, tried: string): Promise<CandidateRow[]> {
   const idle = (u: string) =>
     sql.raw(`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = ${u}.id order by lc.started_at desc limit 1)`);
   return queryRows<CandidateRow>(
@@ -98,7 +98,7 @@ async function candidates(db: Db, key: string, did: string, tried: string): Prom
       facts as (
         select (select id from client) as contact_id, (select database_id from client) as database_id,
           coalesce(${lastCallerOf(key)}, (select last_user_id from client)) as caller_id,
-          (select f.id from filters f where f.inbound_number = ${did} and ${did} <> '' and f.is_active order by f.id limit 1) as trunk_topic,
+          (select f.id from filters f where f.inbound_number = ${trunkKey} and ${trunkKey} <> '' and f.is_active order by f.id limit 1) as trunk_topic,
           coalesce((select inbound_ring_seconds from settings where id = 1), 20) as ring_seconds,
           coalesce((select inbound_max_managers from settings where id = 1), 3) as max_managers),
       cand as (
@@ -146,8 +146,10 @@ export async function routeInbound(
   const { number, did, sipCallId, tried } = parseInput(routeInboundSchema, input);
   const key = doNotCallKey(number, region) ?? "";
   const didDigits = did.replace(/^\+/, "");
+  // The trunk number as a topic stores it (E.164 digits, inbound-number.ts), however the carrier wrote it.
+  const trunkKey = doNotCallKey(did, region) ?? didDigits;
   const logins = triedLogins(tried);
-  const rows = await candidates(db, key, didDigits, logins.join(","));
+  const rows = await candidates(db, key, didDigits, trunkKey, logins.join(","));
   const facts = rows[0];
   const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
   const chosen = logins.length < facts.max_managers ? rows.find((row) => row.id !== null && row.on_line && row.free) : undefined;

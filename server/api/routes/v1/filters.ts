@@ -60,6 +60,7 @@ const filterSchema = z
         "не больше стольких звонков одному клиенту в его день, неделю (с понедельника), месяц (null: без ограничения); counts: attempts — все попытки, connected — только разговоры",
       ),
     requiresConsent: z.boolean().describe("звонить только клиентам с согласием на звонки"),
+    inboundNumber: z.string().describe("номер линии для входящих (+380441230000): незнакомый номер, позвонивший на него, идёт менеджерам тематики; «» — нет"),
   })
   .describe("Фильтр (тематика)");
 
@@ -85,7 +86,7 @@ const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
         response: { 200: filterSchema, ...errorResponses },
       },
     },
-    async (request) => createFilter(api.deps.db, actorOf(request), request.body),
+    async (request) => createFilter(api.deps.db, actorOf(request), request.body, { phoneRegion: api.deps.config.phoneRegion }),
   );
 
   api.put(
@@ -99,7 +100,7 @@ const filtersRoutes: FastifyPluginAsyncZod = async (api) => {
         response: { 200: filterSchema, ...errorResponses },
       },
     },
-    async (request) => updateFilter(api.deps.db, actorOf(request), request.params.id, request.body),
+    async (request) => updateFilter(api.deps.db, actorOf(request), request.params.id, request.body, { phoneRegion: api.deps.config.phoneRegion }),
   );
 
   api.delete(
