@@ -274,3 +274,52 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
     }
   }, 180_000);
 });
+
+describe("a topic's trunk number for calls in (issue 42), with and without JavaScript", () => {
+  for (const javaScript of [true, false]) {
+    it(`JavaScript ${javaScript ? "on" : "off"}: a number that is none refused under its field in Russian, a real one saved and shown with its plus`, async () => {
+      const [topic] = await e.db
+        .insert(filters)
+        .values({ name: `Линия ${javaScript ? "с JS" : "без JS"}` })
+        .returning();
+      const page = await e.newPage({ javaScript });
+      await loginThroughPage(page, ADMIN);
+      const form = page.locator("[data-testid=filter-form]");
+      const number = form.getByLabel("Номер линии для входящих");
+      const message = form.locator("[data-testid=filter-inbound] [data-field-error]");
+      /** The topic's form, its lists ticked (SPEC asks for them first), the number typed and Сохранить pressed. */
+      const send = async (typed: string) => {
+        await page.goto(`/loadedbases/filters/${topic.id}`);
+        if (javaScript) await waitForHydration(page);
+        for (const name of ["databases", "managers", "statuses"]) await form.locator(`input[name=${name}]`).first().check();
+        await number.fill(typed);
+        await form.getByRole("button", { name: "Сохранить" }).click();
+      };
+      // The region's check is the server's (PHONE_REGION): with JavaScript too the form is sent and answered 400.
+      allowRefusal(400);
+      await send("12345");
+      await expect.poll(() => message.textContent()).toMatch(/^Номер линии для входящих: «12345» — неполный или несуществующий номер телефона/);
+      expect(await number.getAttribute("aria-invalid")).toBe("true");
+      expect((await e.db.select().from(filters).where(eq(filters.id, topic.id)))[0].inboundNumber).toBe("");
+      if (process.env.SCREENS_DIR) {
+        for (const theme of ["light", "dark"] as const) {
+          await setTheme(page.context(), e.baseUrl, theme);
+          for (const width of [390, 1440]) {
+            await page.setViewportSize({ width, height: 900 });
+            await send("12345");
+            await message.waitFor();
+            await page.locator("[data-testid=filter-inbound]").scrollIntoViewIfNeeded();
+            await page.screenshot({ path: `${process.env.SCREENS_DIR}/topic-inbound-${width}-${theme}-js-${javaScript}.png` });
+          }
+        }
+      }
+      await send("044 123 00 42");
+      await page.waitForURL(/\/loadedbases$/);
+      expect((await e.db.select().from(filters).where(eq(filters.id, topic.id)))[0].inboundNumber).toBe("380441230042");
+      await page.goto(`/loadedbases/filters/${topic.id}`);
+      expect(await number.inputValue()).toBe("+380441230042");
+      // Freed for the other run of this test, which saves the same number.
+      await e.db.update(filters).set({ isActive: false }).where(eq(filters.id, topic.id));
+    });
+  }
+});
