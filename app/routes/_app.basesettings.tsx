@@ -118,6 +118,22 @@ export default function BaseSettingsPage() {
   );
 }
 
+/** The call-in settings (issue 42, decision 077): what each is called, its bounds and what it does. */
+const INBOUND_FIELDS = [
+  {
+    name: "inboundRingSeconds",
+    label: "Звонок одному менеджеру, секунд",
+    bounds: INBOUND_RING_SECONDS,
+    help: "Столько секунд звонит телефон менеджера, затем звонок клиента переходит к следующему свободному.",
+  },
+  {
+    name: "inboundMaxManagers",
+    label: "Менеджеров на один звонок",
+    bounds: INBOUND_MAX_MANAGERS,
+    help: "Если не ответил ни один из стольких менеджеров, звонок считается пропущенным и становится перезвоном.",
+  },
+] as const;
+
 /** A whole-number setting with its bounds, its message and what it does (read-only until «Изменить»). */
 function NumberSetting({
   field,
@@ -126,6 +142,7 @@ function NumberSetting({
   editing,
   help,
 }: {
+  name?: string;
   field: ReturnType<typeof useSchemaForm<typeof SettingsFormSchema>>[1]["inboundRingSeconds" | "inboundMaxManagers"];
   label: string;
   bounds: { min: number; max: number };
@@ -219,20 +236,9 @@ function SettingsForm({
       </div>
       <fieldset className="space-y-3 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="inbound-settings">
         <legend className="px-1 text-sm font-medium">Входящие звонки</legend>
-        <NumberSetting
-          field={fields.inboundRingSeconds}
-          label="Звонок одному менеджеру, секунд"
-          bounds={INBOUND_RING_SECONDS}
-          editing={editing}
-          help="Столько секунд звонит телефон менеджера, затем звонок клиента переходит к следующему свободному."
-        />
-        <NumberSetting
-          field={fields.inboundMaxManagers}
-          label="Менеджеров на один звонок"
-          bounds={INBOUND_MAX_MANAGERS}
-          editing={editing}
-          help="Если не ответил ни один из стольких менеджеров, звонок считается пропущенным и становится перезвоном."
-        />
+        {INBOUND_FIELDS.map((setting) => (
+          <NumberSetting key={setting.name} field={fields[setting.name]} editing={editing} {...setting} />
+        ))}
       </fieldset>
       <div className="flex justify-end gap-2">
         {editing ? (

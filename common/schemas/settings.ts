@@ -7,8 +7,12 @@ import * as z from "zod";
  */
 export const INBOUND_RING_SECONDS = { min: 5, max: 60 } as const;
 export const INBOUND_MAX_MANAGERS = { min: 1, max: 10 } as const;
-const INBOUND_RING_ERROR = `Звонок одному менеджеру: целое число секунд от ${INBOUND_RING_SECONDS.min} до ${INBOUND_RING_SECONDS.max}`;
-const INBOUND_MANAGERS_ERROR = `Менеджеров на один входящий звонок: целое число от ${INBOUND_MAX_MANAGERS.min} до ${INBOUND_MAX_MANAGERS.max}`;
+
+/** A whole number within `bounds`, one message for every way it is wrong; left out: unchanged. */
+const wholeWithin = (bounds: { min: number; max: number }, what: string) => {
+  const error = `${what} от ${bounds.min} до ${bounds.max}`;
+  return z.number({ error }).int({ error }).min(bounds.min, { error }).max(bounds.max, { error }).optional();
+};
 
 export const databaseSettingsSchema = z.object({
   removeDuplicatesInBase: z.boolean({ error: "removeDuplicatesInBase: ожидается true или false" }),
@@ -25,17 +29,7 @@ export const databaseSettingsSchema = z.object({
     .max(1440, { error: "Время ожидания перезвона: от 1 до 1440 минут" })
     .optional(),
   /** Issue 42: a call in rings one manager this long, then the next candidate. */
-  inboundRingSeconds: z
-    .number({ error: INBOUND_RING_ERROR })
-    .int({ error: INBOUND_RING_ERROR })
-    .min(INBOUND_RING_SECONDS.min, { error: INBOUND_RING_ERROR })
-    .max(INBOUND_RING_SECONDS.max, { error: INBOUND_RING_ERROR })
-    .optional(),
+  inboundRingSeconds: wholeWithin(INBOUND_RING_SECONDS, "Звонок одному менеджеру: целое число секунд"),
   /** Issue 42: how many managers a call in rings, one after another, before it counts as missed. */
-  inboundMaxManagers: z
-    .number({ error: INBOUND_MANAGERS_ERROR })
-    .int({ error: INBOUND_MANAGERS_ERROR })
-    .min(INBOUND_MAX_MANAGERS.min, { error: INBOUND_MANAGERS_ERROR })
-    .max(INBOUND_MAX_MANAGERS.max, { error: INBOUND_MANAGERS_ERROR })
-    .optional(),
+  inboundMaxManagers: wholeWithin(INBOUND_MAX_MANAGERS, "Менеджеров на один входящий звонок: целое число"),
 });
