@@ -23,6 +23,7 @@ export {
   updateFilter,
 } from "#server/core/filters/filters";
 export type { PresentedFilter } from "#server/core/filters/filters";
+export { enterOnlyTopic, topicChoices } from "#server/core/filters/topic-choice";
 
 type ListName = "managers" | "databases" | "statuses" | "scripts";
 

@@ -1,21 +1,28 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { actionError } from "../errors.server";
-import { chooseFilter, ChoiceFields, listOpenFilters } from "../filters.server";
+import { chooseFilter, ChoiceFields, enterOnlyTopic, topicChoices } from "../filters.server";
 import { readFields, readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
 
-/** SPEC /getFilters: the topics open to this user; with a topic already chosen, straight to /leadpanel. */
+/**
+ * SPEC /getFilters: the topics open to this user, each with its calling hours and its free clients (issue 41);
+ * with a topic already chosen, straight to /leadpanel, and so with only one topic open to him (he enters it: there
+ * is nothing to choose).
+ */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
   if (user.gettingFilter > 0) throw redirect("/leadpanel");
-  const filters = await listOpenFilters(context.deps.db, user.id);
-  return { filters: filters.map((f) => ({ id: f.id, name: f.name })) };
+  const db = context.deps.db;
+  if ((await enterOnlyTopic(db, actorOf(user), user.login)) !== null) {
+    throw await redirectWithToast("/leadpanel", { type: "success", message: "Тематика выбрана" });
+  }
+  return { filters: await topicChoices(db, actorOf(user)), isAdmin: user.isAdmin };
 }
 
 /** Choosing a topic stores it, shows Тематика выбрана and goes to /leadpanel. */
@@ -31,8 +38,10 @@ export async function action({ request, context }: ActionFunctionArgs) {
   return redirectWithToast("/leadpanel", { type: "success", message: "Тематика выбрана" });
 }
 
+const count = (n: number) => n.toLocaleString("ru-RU");
+
 export default function GetFiltersPage() {
-  const { filters } = useLoaderData<typeof loader>();
+  const { filters, isAdmin } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
   const navigation = useNavigation();
@@ -41,7 +50,26 @@ export default function GetFiltersPage() {
       <h1 className="page-title">Выберите тематику:</h1>
       {answer?.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null}
       {filters.length === 0 ? (
-        <p className="card text-sm text-slate-600 dark:text-slate-400">Для вас пока нет тематик. Обратитесь к администратору.</p>
+        isAdmin ? (
+          <div className="card space-y-3 text-sm" data-testid="no-topics">
+            <p>Вы не назначены менеджером ни в одной активной тематике.</p>
+            <p className="text-slate-600 dark:text-slate-400">
+              Чтобы работать с клиентами самому, добавьте себя в менеджеры тематики (и включите её) или создайте новую.
+            </p>
+            <div className="flex flex-wrap gap-2">
+              <Link to="/loadedbases" className="btn-primary">
+                Тематики и базы
+              </Link>
+              <Link to="/loadedbases/filters/new" className="btn-secondary">
+                Создать тематику
+              </Link>
+            </div>
+          </div>
+        ) : (
+          <p className="card text-sm text-slate-600 dark:text-slate-400" data-testid="no-topics">
+            Для вас пока нет тематик. Обратитесь к администратору.
+          </p>
+        )
       ) : (
         <Form method="post">
           <ul className="space-y-2" data-testid="topic-list">
@@ -52,9 +80,20 @@ export default function GetFiltersPage() {
                   name="filterId"
                   value={filter.id}
                   disabled={navigation.state !== "idle"}
-                  className="card w-full text-left text-base font-medium transition hover:border-blue-400 hover:bg-blue-50 dark:hover:bg-slate-700"
+                  className="card block w-full text-left transition hover:border-blue-400 hover:bg-blue-50 dark:hover:bg-slate-700"
+                  data-testid="topic-choice"
                 >
-                  {filter.name}
+                  <span className="block text-base font-medium">{filter.name}</span>
+                  <span className="mt-1 block text-sm text-slate-600 dark:text-slate-400" data-testid="topic-hours">
+                    Часы звонков: {filter.hours}
+                  </span>
+                  <span className="mt-1 block text-sm" data-testid="topic-free">
+                    {filter.free === 0
+                      ? "Новых клиентов нет"
+                      : filter.freeNow === filter.free
+                        ? `Можно звонить сейчас: ${count(filter.freeNow)}`
+                        : `Можно звонить сейчас: ${count(filter.freeNow)} из ${count(filter.free)} новых (у остальных нерабочее время)`}
+                  </span>
                 </button>
               </li>
             ))}

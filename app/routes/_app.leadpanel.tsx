@@ -66,7 +66,9 @@ function refreshLayout(revalidator: ReturnType<typeof useRevalidator>) {
   }
 }
 
-const WAITING_FOR_HOURS = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу: они появятся, когда оно начнётся";
+const WAITING_NOW = "У остальных клиентов тематики сейчас нерабочее время по их часовому поясу";
+/** Said when core cannot tell when their hours begin (none within the weeks ahead); else core's «звонки продолжатся …». */
+const WAITING_FOR_HOURS = `${WAITING_NOW}: они появятся, когда оно начнётся`;
 
 /** Enter in a one-line field of the card does not press the first status (keys never act in a field). */
 function onFieldKeyDown(event: ReactKeyboardEvent<HTMLFormElement>) {
@@ -155,7 +157,12 @@ export default function LeadPanelPage() {
   });
 
   const header = (
-    <PanelHeader topic={panel.filter?.name ?? null} onKeys={hydrated ? () => setKeysOpen(true) : null} acceptsInbound={panel.acceptsInbound} />
+    <PanelHeader
+      topic={panel.filter?.name ?? null}
+      onKeys={hydrated ? () => setKeysOpen(true) : null}
+      acceptsInbound={panel.acceptsInbound}
+      canChange={panel.openTopics !== 1}
+    />
   );
   if (!panel.filter) {
     return (
@@ -215,7 +222,7 @@ export default function LeadPanelPage() {
           <p>{NO_LEADS}</p>
           {panel.waitingForHours ? (
             <p className="mt-1 text-sm text-slate-600 dark:text-slate-400" data-testid="no-leads-hours">
-              {WAITING_FOR_HOURS}
+              {panel.callsResume ? `${WAITING_NOW}: ${panel.callsResume}` : WAITING_FOR_HOURS}
             </p>
           ) : null}
         </div>

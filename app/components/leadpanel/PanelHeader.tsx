@@ -5,11 +5,17 @@ export function PanelHeader({
   topic,
   onKeys,
   acceptsInbound = null,
+  canChange = true,
 }: {
   topic: string | null;
   onKeys: (() => void) | null;
   /** «Принимать входящие» (issue 42): his switch, shown when he has a softphone (null: not shown). */
   acceptsInbound?: boolean | null;
+  /**
+   * Issue 41: a manager with one topic open to him is put in it by /getFilters itself; «Сменить тематику» would
+   * bring him straight back, so with one topic the header says where another comes from instead.
+   */
+  canChange?: boolean;
 }) {
   return (
     <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
@@ -34,9 +40,15 @@ export function PanelHeader({
             <span className="text-slate-600 dark:text-slate-400">
               Тематика: <strong data-testid="current-topic">{topic}</strong>
             </span>
-            <button type="submit" name="intent" value="change-topic" className="btn-secondary px-2 py-1 text-xs">
-              Сменить тематику
-            </button>
+            {canChange ? (
+              <button type="submit" name="intent" value="change-topic" className="btn-secondary px-2 py-1 text-xs">
+                Сменить тематику
+              </button>
+            ) : (
+              <span className="text-xs text-slate-500 dark:text-slate-400" data-testid="only-topic">
+                другой у вас нет: её даёт администратор
+              </span>
+            )}
           </Form>
         </div>
       ) : null}

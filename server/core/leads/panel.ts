@@ -4,6 +4,7 @@ import { contacts, filters, links, statuses, templates, users } from "../../../d
 import type { Actor } from "../actor";
 import { isAppError } from "../errors";
 import { clientInHours, hoursLiteral } from "../filters/calling-hours";
+import { callsResume, callsResumeText, openTopicCount } from "../filters/topic-choice";
 import { type Lead, loadWorkSet, takeLead } from "./allocation";
 import { type CardField, parseTemplateFields } from "./card-start";
 import { leadView, type LeadView } from "./lead-view";
@@ -36,22 +37,31 @@ export interface LeadPanel extends LeadView {
   onBreak: boolean;
   /** No lead now, but the topic has free clients whose calling hours have not begun (decision 050). */
   waitingForHours: boolean;
+  /**
+   * Then, when their calls resume (issue 41): «звонки продолжатся в 09:00 по их времени, через 5 ч 57 мин»; null
+   * when nobody waits or no window opens in the weeks ahead.
+   */
+  callsResume: string | null;
+  /** How many topics are open to him: «Сменить тематику» is offered only when there is another to choose. */
+  openTopics: number;
 }
 
 /**
  * Whether the topic still has never-worked clients who are outside their calling hours: asked only when the claim
  * found nothing, so the first free contact it reads is one of them (contacts_free_idx; an empty index answers at once).
  */
-async function clientsWaitForHours(db: Db, filterId: number): Promise<boolean> {
+async function clientsWaitForHours(db: Db, filterId: number): Promise<{ waiting: boolean; resume: string | null }> {
   const work = await loadWorkSet(db, filterId);
-  if (work.databaseIds.length === 0) return false;
+  if (work.databaseIds.length === 0) return { waiting: false, resume: null };
   const [row] = await queryRows<{ waiting: boolean }>(
     db,
     sql`select exists (select 1 from contacts c
       where c.database_id = any(${sql.param(work.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed
         and not ${clientInHours(sql`c.tz`, hoursLiteral(work.hours))}) as waiting`,
   );
-  return Boolean(row?.waiting);
+  if (!row?.waiting) return { waiting: false, resume: null };
+  const resume = await callsResume(db, work);
+  return { waiting: true, resume: resume ? callsResumeText(resume) : null };
 }
 
 /**
@@ -97,9 +107,10 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
       if (!isAppError(error)) throw error;
     }
   }
-  const [view, waitingForHours] = await Promise.all([
+  const [view, waiting, openTopics] = await Promise.all([
     leadView(db, actor, filterId, lead, phoneRegion),
-    filterRow && !lead && !onBreak ? clientsWaitForHours(db, filterRow.id) : false,
+    filterRow && !lead && !onBreak ? clientsWaitForHours(db, filterRow.id) : { waiting: false, resume: null },
+    openTopicCount(db, actor.id),
   ]);
   return {
     filter: filterRow ? { id: filterRow.id, name: filterRow.name } : null,
@@ -109,7 +120,9 @@ export async function loadLeadPanel(db: Db, actor: Actor, holdMinutes: number, p
     links: linkRows,
     ...view,
     onBreak,
-    waitingForHours,
+    waitingForHours: waiting.waiting,
+    callsResume: waiting.resume,
+    openTopics,
   };
 }
 

@@ -1,0 +1,214 @@
+import { type SQL, sql } from "drizzle-orm";
+import { type Db, queryRows } from "../../../db/client";
+import { type Columns, type RowOf, selectList } from "../../../db/typed-sql";
+import type { Actor } from "../actor";
+import { type CallingHours, hoursLiteral, withinCallingHours } from "./calling-hours";
+import { chooseFilter, listOpenFilters } from "./filters";
+
+/**
+ * Choosing a topic (issue 41, item 12): what /getFilters shows of each topic open to the user (its calling hours
+ * and how many of its clients may be called now), the manager with one topic entering it by himself, and when the
+ * calls of a topic whose clients all wait for their hours resume.
+ */
+
+const DAY_NAMES = ["Пн", "Вт", "Ср", "Чт", "Пт", "Сб", "Вс"];
+
+/** ISO days as the week reads them: «ежедневно», «Пн–Пт», «Пн, Ср, Пт», «Пн–Ср, Сб». */
+export function daysText(days: number[]): string {
+  const sorted = [...new Set(days)].filter((d) => d >= 1 && d <= 7).sort((a, b) => a - b);
+  if (sorted.length === 7) return "ежедневно";
+  const runs: Array<[number, number]> = [];
+  for (const day of sorted) {
+    const last = runs[runs.length - 1];
+    if (last && last[1] === day - 1) last[1] = day;
+    else runs.push([day, day]);
+  }
+  return runs
+    .map(([a, b]) =>
+      a === b ? DAY_NAMES[a - 1] : b === a + 1 ? `${DAY_NAMES[a - 1]}, ${DAY_NAMES[b - 1]}` : `${DAY_NAMES[a - 1]}–${DAY_NAMES[b - 1]}`,
+    )
+    .join(", ");
+}
+
+const windowText = (from: string, until: string) => (from === until ? "круглосуточно" : `${from}–${until}`);
+
+/**
+ * The topic's calling hours as a manager reads them, in the clients' own local time as `withinCallingHours`
+ * applies them: «Пн–Пт 09:00–21:00; выходные и праздники 10:00–18:00 · по местному времени клиента».
+ */
+export function callingHoursText(hours: CallingHours): string {
+  const parts = [`${daysText(hours.days)} ${windowText(hours.from, hours.until)}`];
+  const callsOnWeekends = hours.days.includes(6) || hours.days.includes(7);
+  if (hours.weekendFrom && hours.weekendUntil && callsOnWeekends) {
+    parts.push(`выходные и праздники ${windowText(hours.weekendFrom, hours.weekendUntil)}`);
+  } else if (!callsOnWeekends) {
+    parts.push("в праздники не звоним");
+  }
+  if ((hours.daysOff ?? []).length > 0) parts.push(`дни без звонков: ${hours.daysOff!.length}`);
+  return `${parts.join("; ")} · по местному времени клиента`;
+}
+
+/** One topic of /getFilters. */
+export interface TopicChoice {
+  id: number;
+  name: string;
+  /** callingHoursText of its window. */
+  hours: string;
+  /** Never-worked clients of its bases nobody holds, not on the do-not-call list, with consent where it asks. */
+  free: number;
+  /** …of them inside their calling hours now: the ones a turn may hand out at once. */
+  freeNow: number;
+}
+
+const FREE_COLUMNS = {
+  filterId: sql<number>`f.id`,
+  free: sql<number>`coalesce(sum(g.n), 0)::int`,
+  freeNow: sql<number>`coalesce(sum(g.n) filter (where ${withinCallingHours(sql`g.tz`, {
+    from: sql`f.calls_from`,
+    until: sql`f.calls_until`,
+    days: sql`f.call_days`,
+    timeZone: sql`f.time_zone`,
+    weekendFrom: sql`f.weekend_from`,
+    weekendUntil: sql`f.weekend_until`,
+    daysOff: sql`f.days_off`,
+  })}), 0)::int`,
+} satisfies Columns;
+
+/**
+ * The free clients of these topics, in one statement: the free contacts of their bases are counted by base, zone
+ * and consent first (contacts_free_idx's rows, read once however many topics share a base), and the calling-hours
+ * rule is then asked once per topic and zone, not once per client.
+ */
+async function freeCounts(db: Db, filterIds: number[]): Promise<Map<number, RowOf<typeof FREE_COLUMNS>>> {
+  if (filterIds.length === 0) return new Map();
+  const ids = sql`${`{${filterIds.join(",")}}`}::int[]`;
+  const rows = await queryRows<RowOf<typeof FREE_COLUMNS>>(
+    db,
+    sql`with g as (
+        select c.database_id, c.tz, c.consent_at is not null as consented, count(*) as n from contacts c
+        where c.database_id in (select database_id from filter_databases where filter_id = any(${ids}))
+          and c.status_id is null and c.held_by is null and not c.listed
+        group by 1, 2, 3)
+      select ${selectList(FREE_COLUMNS)} from filters f
+        join filter_databases fd on fd.filter_id = f.id
+        join g on g.database_id = fd.database_id and (g.consented or not f.requires_consent)
+      where f.id = any(${ids}) group by f.id`,
+  );
+  return new Map(rows.map((row) => [Number(row.filterId), { filterId: Number(row.filterId), free: Number(row.free), freeNow: Number(row.freeNow) }]));
+}
+
+/** /getFilters: the topics open to this user, each with its hours and its free clients (now and in all). */
+export async function topicChoices(db: Db, actor: Actor): Promise<TopicChoice[]> {
+  const open = await listOpenFilters(db, actor.id);
+  const counts = await freeCounts(
+    db,
+    open.map((f) => f.id),
+  );
+  return open.map((f) => ({
+    id: f.id,
+    name: f.name,
+    hours: callingHoursText(f.callingHours),
+    free: counts.get(f.id)?.free ?? 0,
+    freeNow: counts.get(f.id)?.freeNow ?? 0,
+  }));
+}
+
+/**
+ * A user without a topic who has exactly one open to him enters it by himself (there is nothing to choose):
+ * answers its id, or null when he has none or several. Chosen as /getFilters' button would (chooseFilter).
+ */
+export async function enterOnlyTopic(db: Db, actor: Actor, login: string): Promise<number | null> {
+  const open = await listOpenFilters(db, actor.id);
+  if (open.length !== 1) return null;
+  await chooseFilter(db, actor, { filterId: open[0].id, userId: actor.id, login });
+  return open[0].id;
+}
+
+/** How many topics are open to this user now (the panel offers «Сменить тематику» only with a choice). */
+export async function openTopicCount(db: Db, userId: number): Promise<number> {
+  const [row] = await queryRows<{ n: number }>(
+    db,
+    sql`select count(*)::int as n from filters f join filter_managers fm on fm.filter_id = f.id where fm.user_id = ${userId} and f.is_active`,
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** When calls of a topic resume: the instant, and the local wall clock then in that client's zone. */
+export interface CallsResume {
+  /** ISO instant. */
+  at: string;
+  /** "09:00" in the zone of the client who is first. */
+  localTime: string;
+  /** "2027-01-18", that client's local date then. */
+  localDate: string;
+  /** Whole minutes from now (rounded up: «через 1 мин» while less than one is left). */
+  minutes: number;
+}
+
+/** How far ahead the next window is looked for (a topic's days off may run for weeks). */
+const HORIZON_DAYS = 62;
+
+const RESUME_COLUMNS = {
+  atMs: sql<number>`(extract(epoch from s.at) * 1000)::float8`,
+  localTime: sql<string>`to_char(s.at at time zone s.zone, 'HH24:MI')`,
+  localDate: sql<string>`to_char(s.at at time zone s.zone, 'YYYY-MM-DD')`,
+  minutes: sql<number>`ceil(extract(epoch from s.at - s.now) / 60)::int`,
+} satisfies Columns;
+
+/**
+ * The earliest instant after `at` (now unless a test fixes it) when one of the topic's never-worked free clients
+ * who wait for their hours now comes inside them, by the rule the turn applies (`withinCallingHours`: his own zone,
+ * the working days' and the weekend window, the topic's days off, his country's public holidays). The rule changes
+ * its answer only at a window's start, its end or a local midnight, so the candidates are the starts of the
+ * working days' and the weekend window and midnight of each of the next days in each waiting zone; the first one
+ * the rule opens is the answer. Null: nobody waits, or no window opens within HORIZON_DAYS.
+ */
+export async function callsResume(db: Db, topic: { databaseIds: number[]; hours: CallingHours }, at?: Date): Promise<CallsResume | null> {
+  if (topic.databaseIds.length === 0) return null;
+  const hours = hoursLiteral(topic.hours);
+  const now: SQL = at ? sql`${at.toISOString()}::timestamptz` : sql`now()`;
+  const zone = sql`coalesce(z.tz, ${hours.timeZone})`;
+  const [row] = await queryRows<RowOf<typeof RESUME_COLUMNS>>(
+    db,
+    sql`with z as (
+        select distinct c.tz from contacts c
+        where c.database_id = any(${sql.param(topic.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed),
+      waiting as (select ${zone} as zone from z where not ${withinCallingHours(sql`z.tz`, hours, now)}),
+      s as (
+        select w.zone, ${now} as now, ((((${now}) at time zone w.zone)::date + d.n) + t.start) at time zone w.zone as at
+        from waiting w
+          cross join generate_series(0, ${HORIZON_DAYS}) d(n)
+          cross join (values (${hours.from}), (coalesce(${hours.weekendFrom}, ${hours.from})), ('00:00'::time)) t(start))
+      select ${selectList(RESUME_COLUMNS)} from s
+      where s.at > s.now and ${withinCallingHours(sql`s.zone`, hours, sql`s.at`)}
+      order by s.at limit 1`,
+  );
+  if (!row) return null;
+  return { at: new Date(Number(row.atMs)).toISOString(), localTime: row.localTime, localDate: row.localDate, minutes: Number(row.minutes) };
+}
+
+/** «5 ч 57 мин», «2 дн 3 ч», «12 мин». */
+export function durationText(minutes: number): string {
+  const m = Math.max(1, minutes);
+  const days = Math.floor(m / 1440);
+  const h = Math.floor((m % 1440) / 60);
+  const min = m % 60;
+  if (days > 0) return h > 0 ? `${days} дн ${h} ч` : `${days} дн`;
+  if (h > 0) return min > 0 ? `${h} ч ${min} мин` : `${h} ч`;
+  return `${min} мин`;
+}
+
+/**
+ * What the panel says of it: «звонки продолжатся в 09:00 по их времени, через 5 ч 57 мин»; a day further than
+ * tomorrow is named («в пн 18.01 в 09:00 …»).
+ */
+export function callsResumeText(resume: CallsResume): string {
+  const when = resume.minutes >= 24 * 60 ? `${dateName(resume.localDate)} в ${resume.localTime}` : `в ${resume.localTime}`;
+  return `звонки продолжатся ${when} по их времени, через ${durationText(resume.minutes)}`;
+}
+
+const dateName = (isoDate: string) => {
+  const [y, m, d] = isoDate.split("-").map(Number);
+  const dow = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  return `в ${DAY_NAMES[(dow + 6) % 7].toLowerCase()} ${String(d).padStart(2, "0")}.${String(m).padStart(2, "0")}`;
+};
