@@ -119,6 +119,8 @@ describe("keyboard only", () => {
       statusIds: [s["Перезвонить"].id],
       templateId: template.id,
     });
+    // A second topic, so that there is a choice (with one, /getFilters enters it by itself: issue 41).
+    await createFilterRow(e.db, { name: "Вторая тематика", managerIds: [manager.user.id], databaseIds: [], statusIds: [] });
     const unmarked: string[] = [];
     const page = await e.newPage();
     await logInByKeyboard(page, manager, unmarked);

@@ -31,7 +31,7 @@ async function clearToasts(page: Page) {
 }
 
 /** A manager, a base of three contacts and a topic with a two-field template. */
-async function workSetup(name: string) {
+async function workSetup(name: string, options: { choice?: boolean } = {}) {
   const manager = await createUser(e.db, { displayName: name });
   const { base, contacts } = await createBase(e.db, { count: 3 });
   const [template] = await e.db
@@ -52,6 +52,8 @@ async function workSetup(name: string) {
     statusIds: [s["Перезвонить"].id],
     templateId: template.id,
   });
+  // A second topic to choose from (a manager with one enters it without /getFilters: issue 41).
+  if (options.choice) await createFilterRow(e.db, { name: `Другая тематика ${name}`, managerIds: [manager.user.id], databaseIds: [], statusIds: [] });
   return { manager, base, contacts, filter };
 }
 
@@ -249,7 +251,7 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
 
 describe("a manager works leads", () => {
   it("with JavaScript: topic choice, three leads with one report through the dialog, then the empty state", async () => {
-    const { manager, contacts, filter } = await workSetup("Анна");
+    const { manager, contacts, filter } = await workSetup("Анна", { choice: true });
     const page = await e.newPage();
     await loginThroughPage(page, manager);
     // No topic yet: the layout sends the manager to /getFilters.
@@ -333,7 +335,7 @@ describe("a manager works leads", () => {
   it("without JavaScript: status presses and the report confirmation are plain posts", async () => {
     // The report with an empty card is refused by the server (400), which the browser logs.
     allowRefusal(400);
-    const { manager, contacts, filter } = await workSetup("Борис");
+    const { manager, contacts, filter } = await workSetup("Борис", { choice: true });
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, manager);
     expect(new URL(page.url()).pathname).toBe("/getFilters");

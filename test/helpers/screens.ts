@@ -12,6 +12,7 @@ import {
   webhookDeliveries,
   webhooks,
   filterScripts,
+  filters,
   leadEvents,
   links,
   scripts,
@@ -96,6 +97,18 @@ export async function seedScreens(e: E2E) {
     templateId: template.id,
   });
   await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: script.id });
+  // The newcomer's second topic, 10:00-19:00 on working days (so /getFilters is a choice, with hours that differ).
+  const second = await createFilterRow(e.db, {
+    name: "Продление договоров",
+    managerIds: [newcomer.user.id],
+    databaseIds: [base.id],
+    statusIds: [s["Перезвонить"].id],
+    templateId: template.id,
+  });
+  await e.db
+    .update(filters)
+    .set({ callsFrom: "10:00", callsUntil: "19:00", callDays: [1, 2, 3, 4, 5] })
+    .where(eq(filters.id, second.id));
   await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
   for (let i = 0; i < 12; i += 1) {
     await sendReport(e.db, manager.user.id, { withPassport: i % 2 === 0, text: `Имя: Пётр ${i}\nТелефон: +38050111223${i % 10}` });
