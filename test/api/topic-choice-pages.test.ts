@@ -1,6 +1,7 @@
 import { eq, inArray } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { contacts, filters, users } from "../../db/schema";
+import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
 import { callsResume, callsResumeText } from "../../server/core/filters/topic-choice";
 import { fillPublicHolidays, holidayYears } from "../../server/core/filters/holidays";
 import { ADMIN, createUser, getPage, pageSessionCookie, reloadUser, useTestApp } from "../helpers/app";
@@ -162,15 +163,7 @@ describe("the panel says when calls resume", () => {
       .set({ tz: "Europe/Moscow" })
       .where(inArray(contacts.databaseId, [moscow.base.id, both.base.id]));
     await t.db.update(contacts).set({ tz: "Asia/Vladivostok" }).where(eq(contacts.id, both.contacts[1].id));
-    const weekdays = {
-      from: "09:00",
-      until: "18:00",
-      days: [1, 2, 3, 4, 5],
-      timeZone: "Europe/Kyiv",
-      weekendFrom: null,
-      weekendUntil: null,
-      daysOff: [],
-    };
+    const weekdays = { ...DEFAULT_CALLING_HOURS, until: "18:00", days: [1, 2, 3, 4, 5] };
     const at = (iso: string) => new Date(iso);
     const said = async (databaseIds: number[], hours: typeof weekdays | Record<string, unknown>, iso: string) => {
       const resume = await callsResume(t.db, { databaseIds, hours: { ...weekdays, ...hours } }, at(iso));
