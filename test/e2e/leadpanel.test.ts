@@ -53,7 +53,7 @@ async function workSetup(name: string, options: { choice?: boolean } = {}) {
     templateId: template.id,
   });
   // A second topic to choose from (a manager with one enters it without /getFilters: issue 41).
-  if (options.choice) await createFilterRow(e.db, { name: `Другая тематика ${name}`, managerIds: [manager.user.id], databaseIds: [], statusIds: [] });
+  if (options.choice) await createFilterRow(e.db, { name: `Запасная ${name}`, managerIds: [manager.user.id], databaseIds: [], statusIds: [] });
   return { manager, base, contacts, filter };
 }
 
