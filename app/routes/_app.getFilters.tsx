@@ -82,17 +82,12 @@ export default function GetFiltersPage() {
                   disabled={navigation.state !== "idle"}
                   className="card block w-full text-left transition hover:border-blue-400 hover:bg-blue-50 dark:hover:bg-slate-700"
                   data-testid="topic-choice"
-                  // The topic's name names the button; its hours and free clients describe it.
-                  aria-labelledby={`topic-${filter.id}-name`}
-                  aria-describedby={`topic-${filter.id}-hours topic-${filter.id}-free`}
                 >
-                  <span id={`topic-${filter.id}-name`} className="block text-base font-medium">
-                    {filter.name}
-                  </span>
-                  <span id={`topic-${filter.id}-hours`} className="mt-1 block text-sm text-slate-600 dark:text-slate-400" data-testid="topic-hours">
+                  <span className="block text-base font-medium">{filter.name}</span>
+                  <span className="mt-1 block text-sm text-slate-600 dark:text-slate-400" data-testid="topic-hours">
                     Часы звонков: {filter.hours}
                   </span>
-                  <span id={`topic-${filter.id}-free`} className="mt-1 block text-sm" data-testid="topic-free">
+                  <span className="mt-1 block text-sm" data-testid="topic-free">
                     {filter.free === 0
                       ? "Новых клиентов нет"
                       : filter.freeNow === filter.free

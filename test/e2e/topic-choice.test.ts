@@ -78,8 +78,8 @@ describe("choosing a topic", () => {
         if (javaScript) await waitForHydration(page);
         const choices = page.getByTestId("topic-choice");
         expect(await choices.count()).toBe(2);
-        const first = page.getByRole("button", { name: "Кредиты наличными", exact: true });
-        const second = page.getByRole("button", { name: "Продление договоров", exact: true });
+        const first = choices.filter({ hasText: "Кредиты наличными" });
+        const second = choices.filter({ hasText: "Продление договоров" });
         expect(await first.getByTestId("topic-hours").textContent()).toBe("Часы звонков: ежедневно круглосуточно · по местному времени клиента");
         expect(await first.getByTestId("topic-free").textContent()).toBe("Можно звонить сейчас: 4");
         expect(await second.getByTestId("topic-hours").textContent()).toBe(`Часы звонков: ежедневно ${from}–${until} · по местному времени клиента`);

@@ -45,7 +45,7 @@ export function PanelHeader({
                 Сменить тематику
               </button>
             ) : (
-              <span className="text-xs text-slate-500 dark:text-slate-400" data-testid="only-topic">
+              <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="only-topic">
                 другой у вас нет: её даёт администратор
               </span>
             )}
