@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { type Db, queryRows } from "./client";
 
 /**
  * A raw query's columns declared once: each output name with its SQL expression and the type of its value
@@ -16,4 +17,32 @@ export function selectList(columns: Columns): SQL {
     Object.entries(columns).map(([name, expr]) => sql`${expr} as ${sql.identifier(name)}`),
     sql`, `,
   );
+}
+
+/**
+ * The same columns read from a subquery or CTE `alias` that selected them (`select ${columnsOf("shown", C)}` over
+ * `(select ${selectList(C)} …) shown`): each `alias."name"`, typed as declared.
+ */
+export function columnsOf<C extends Columns>(alias: string, columns: C): { [K in keyof C]: SQL<RowOf<C>[K]> } {
+  return Object.fromEntries(Object.keys(columns).map((name) => [name, sql`${sql.identifier(alias)}.${sql.identifier(name)}`])) as {
+    [K in keyof C]: SQL<RowOf<C>[K]>;
+  };
+}
+
+/** Whether `list` is one of the chunks of `query`, at any depth. */
+function holds(query: SQL, list: SQL): boolean {
+  return query.queryChunks.some((chunk) => chunk === list || (chunk instanceof Object && "queryChunks" in chunk && holds(chunk as SQL, list)));
+}
+
+/**
+ * The rows of a raw query typed from its columns: `query` is given the SELECT (or RETURNING) list made from
+ * `columns` (selectList) and must put it in its outermost answer; the rows are `RowOf<columns>`. The one way core
+ * reads a raw query's rows (queryRows with a type argument is refused outside db/: eslint.config.js), so no row
+ * type is stated apart from its SELECT. A query that leaves the list out throws at once, in any test that runs it.
+ */
+export async function selectRows<C extends Columns>(db: Db, columns: C, query: (list: SQL) => SQL): Promise<RowOf<C>[]> {
+  const list = selectList(columns);
+  const statement = query(list);
+  if (!holds(statement, list)) throw new Error("selectRows: the query does not select its declared columns");
+  return queryRows<RowOf<C>>(db, statement);
 }

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { CALL_SILENCE_SECONDS, PROXY_CALL_MAX_SECONDS } from "../calls/calls";
 
 /**
@@ -30,18 +31,6 @@ export interface AgentStateView {
   ringing: boolean;
 }
 
-interface Row {
-  id: number;
-  works_leads: boolean;
-  call_id: number | string | null;
-  ringing: boolean | null;
-  call_since: Date | string | null;
-  break_since: Date | string | null;
-  holds: boolean | null;
-  held_since: Date | string | null;
-  idle_since: Date | string | null;
-}
-
 /** How long a call can ring before it is no longer counted as ringing (carriers give up after a minute or two). */
 const RINGS_AT_MOST_SECONDS = 180;
 
@@ -55,21 +44,28 @@ export async function agentStates(db: Db, userIds: number[]): Promise<Map<number
     userIds.map((id) => sql`${id}`),
     sql`, `,
   );
-  const rows = await queryRows<Row>(
+  const rows = await selectRows(
     db,
-    sql`select u.id,
-        not u.is_admin or exists (select 1 from filter_managers fm where fm.user_id = u.id) as works_leads,
-        talk.call_id, talk.call_since,
-        exists (select 1 from calls c where c.user_id = u.id and c.by_proxy and c.ended_at is null and c.answered_at is null
-          and c.started_at > now() - make_interval(secs => ${RINGS_AT_MOST_SECONDS})) as ringing,
-        (select b.started_at from manager_breaks b where b.user_id = u.id and b.ended_at is null) as break_since,
-        h.holds, h.held_since,
-        greatest(
+    {
+      id: sql<number>`u.id`,
+      works_leads: sql<boolean>`not u.is_admin or exists (select 1 from filter_managers fm where fm.user_id = u.id)`,
+      call_id: sql<number | string | null>`talk.call_id`,
+      call_since: sql<Date | string | null>`talk.call_since`,
+      ringing: sql<
+        boolean | null
+      >`exists (select 1 from calls c where c.user_id = u.id and c.by_proxy and c.ended_at is null and c.answered_at is null
+          and c.started_at > now() - make_interval(secs => ${RINGS_AT_MOST_SECONDS}))`,
+      break_since: sql<Date | string | null>`(select b.started_at from manager_breaks b where b.user_id = u.id and b.ended_at is null)`,
+      holds: sql<boolean | null>`h.holds`,
+      held_since: sql<Date | string | null>`h.held_since`,
+      idle_since: sql<Date | string | null>`greatest(
           (select max(s.created_at) from sessions s where s.user_id = u.id),
           (select e.created_at from lead_events e where e.user_id = u.id order by e.created_at desc limit 1),
           (select c.ended_at from calls c where c.user_id = u.id order by c.started_at desc limit 1),
           (select b.ended_at from manager_breaks b where b.user_id = u.id order by b.started_at desc limit 1)
-        ) as idle_since
+        )`,
+    },
+    (list) => sql`select ${list}
       from users u
       left join lateral (
         select c.id as call_id, case when c.by_proxy then c.answered_at else c.started_at end as call_since from calls c

@@ -1,5 +1,6 @@
 import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { type BreakEndReason, managerBreaks, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { conflict, notFound } from "../errors";
@@ -26,7 +27,7 @@ export const ON_BREAK_TAKE = "Вы на перерыве: закончите п�
 
 /** Refuses what would hand him a lead by his own request while he is on a break (409). */
 export async function requireNotOnBreak(db: Db | Tx, userId: number): Promise<void> {
-  const [row] = await queryRows<{ paused: boolean }>(db, sql`select ${onBreak(sql`${userId}::int`)} as paused`);
+  const [row] = await selectRows(db, { paused: sql<boolean>`${onBreak(sql`${userId}::int`)}` }, (list) => sql`select ${list}`);
   if (row?.paused) throw conflict(ON_BREAK_TAKE, "on_break");
 }
 
@@ -58,17 +59,15 @@ export interface BreakState {
   mayBreak: boolean;
 }
 
-interface StateRow {
-  may_break: boolean | null;
-  started_at: Date | string | null;
-  elapsed: number | string | null;
-}
-
 async function readState(db: Db | Tx, userId: number): Promise<BreakState> {
-  const [row] = await queryRows<StateRow>(
+  const [row] = await selectRows(
     db,
-    sql`select ${worksLeads(sql`${userId}::int`)} as may_break, b.started_at,
-        floor(extract(epoch from (now() - b.started_at)))::int as elapsed
+    {
+      may_break: sql<boolean | null>`${worksLeads(sql`${userId}::int`)}`,
+      started_at: sql<Date | string | null>`b.started_at`,
+      elapsed: sql<number | string | null>`floor(extract(epoch from (now() - b.started_at)))::int`,
+    },
+    (list) => sql`select ${list}
       from (select 1) one
       left join manager_breaks b on b.user_id = ${userId} and b.ended_at is null`,
   );
@@ -186,21 +185,19 @@ export interface ManagerBreakDay {
  */
 export async function breakTimeBetween(db: Db, start: Date, end: Date, now: Date): Promise<ManagerBreakDay[]> {
   const until = new Date(Math.min(now.getTime(), end.getTime())).toISOString();
-  const rows = await queryRows<{
-    user_id: number;
-    login: string;
-    display_name: string;
-    seconds: number | string;
-    breaks: number | string;
-    on_break: boolean;
-  }>(
+  const rows = await selectRows(
     db,
-    sql`select u.id as user_id, u.login, u.display_name,
-        floor(sum(extract(epoch from (
+    {
+      user_id: sql<number>`u.id`,
+      login: sql<string>`u.login`,
+      display_name: sql<string>`u.display_name`,
+      seconds: sql<number | string>`floor(sum(extract(epoch from (
           least(b.ended_at, ${until}::timestamptz)
-          - greatest(b.started_at, ${start.toISOString()}::timestamptz)))))::int as seconds,
-        count(*)::int as breaks,
-        bool_or(b.ended_at is null) as on_break
+          - greatest(b.started_at, ${start.toISOString()}::timestamptz)))))::int`,
+      breaks: sql<number | string>`count(*)::int`,
+      on_break: sql<boolean>`bool_or(b.ended_at is null)`,
+    },
+    (list) => sql`select ${list}
       from manager_breaks b join users u on u.id = b.user_id
       where (b.ended_at is null or b.ended_at > ${start.toISOString()}::timestamptz
           or (b.ended_at = ${start.toISOString()}::timestamptz and b.started_at = b.ended_at))

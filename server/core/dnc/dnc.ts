@@ -3,7 +3,8 @@ import { sql, type SQL } from "drizzle-orm";
 import { getExampleNumber, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
 import examples from "libphonenumber-js/examples.mobile.json";
 import { z } from "zod";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict, notFound } from "../errors";
 import { looksLikePhone, phoneKey, phonesIn } from "../bases/phone";
@@ -86,14 +87,16 @@ export interface DoNotCallItem {
   addedAt: string;
 }
 
-interface ItemRow {
-  id: number;
-  phone: string;
-  phone_key: string;
-  added_by_login: string;
-  login: string | null;
-  added_at: Date | string;
-}
+/** An item's row: the number, who added it (his login now, and as it was then) and when. */
+const ITEM_COLUMNS = {
+  id: sql<number>`d.id`,
+  phone: sql<string>`d.phone`,
+  phone_key: sql<string>`d.phone_key`,
+  added_by_login: sql<string>`d.added_by_login`,
+  login: sql<string | null>`u.login`,
+  added_at: sql<Date | string>`d.added_at`,
+};
+type ItemRow = RowOf<typeof ITEM_COLUMNS>;
 
 const present = (row: ItemRow): DoNotCallItem => ({
   id: Number(row.id),
@@ -130,12 +133,17 @@ export async function listDoNotCall(db: Db, actor: Actor, rawInput: unknown, opt
   if (q && !digits) throw badRequest("Для поиска введите цифры номера", "term_not_digits");
   const key = q ? doNotCallKey(q, options.phoneRegion) : null;
   const where = !q ? sql`true` : key ? sql`(d.phone_key = ${key} or d.phone_key like ${`%${digits}%`})` : sql`d.phone_key like ${`%${digits}%`}`;
-  const [{ total }] = await queryRows<{ total: number | string }>(db, sql`select count(*) as total from do_not_call d where ${where}`);
+  const [{ total }] = await selectRows(
+    db,
+    { total: sql<number | string>`count(*)` },
+    (list) => sql`select ${list} from do_not_call d where ${where}`,
+  );
   const pages = Math.max(1, Math.ceil(Number(total) / PAGE_SIZE));
   const page = Math.min(asked, pages);
-  const rows = await queryRows<ItemRow>(
+  const rows = await selectRows(
     db,
-    sql`select d.id, d.phone, d.phone_key, d.added_by_login, u.login, d.added_at
+    ITEM_COLUMNS,
+    (list) => sql`select ${list}
         from do_not_call d left join users u on u.id = d.added_by
         where ${where}
         order by d.added_at desc, d.id desc
@@ -151,12 +159,20 @@ export async function addDoNotCall(db: Db, actor: Actor, rawInput: unknown, opti
   if (!doNotCallKey(phone, options.phoneRegion)) throw phoneInvalid(phone);
   const key = validDoNotCallKey(phone, options.phoneRegion);
   if (!key) throw phoneNotValid(phone, options.phoneRegion);
-  const [row] = await queryRows<ItemRow>(
+  const [row] = await selectRows(
     db,
-    sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)
+    {
+      id: sql<number>`id`,
+      phone: sql<string>`phone`,
+      phone_key: sql<string>`phone_key`,
+      added_by_login: sql<string>`added_by_login`,
+      login: sql<string | null>`added_by_login`,
+      added_at: sql<Date | string>`added_at`,
+    } satisfies Record<keyof ItemRow, unknown>,
+    (list) => sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)
         values (${key}, ${phone}, ${actor.id}, ${actor.login})
         on conflict (phone_key) do nothing
-        returning id, phone, phone_key, added_by_login, added_by_login as login, added_at`,
+        returning ${list}`,
   );
   if (!row) throw conflict(ALREADY_LISTED, "already_listed");
   return present(row);
@@ -177,13 +193,14 @@ async function insertKeys(db: Db, actor: { id: number; login: string }, numbers:
   const entries = [...numbers];
   for (let i = 0; i < entries.length; i += INSERT_BATCH) {
     const part = entries.slice(i, i + INSERT_BATCH);
-    const rows = await queryRows<{ id: number }>(
+    const rows = await selectRows(
       db,
-      sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)
+      { id: sql<number>`id` },
+      (list) => sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)
           select k, p, ${actor.id}, ${actor.login}
           from unnest(${sql.param(part.map(([k]) => k))}::text[], ${sql.param(part.map(([, p]) => p))}::text[]) as t(k, p)
           on conflict (phone_key) do nothing
-          returning id`,
+          returning ${list}`,
     );
     added += rows.length;
   }
@@ -263,7 +280,7 @@ export async function importDoNotCall(
 export async function removeDoNotCall(db: Db, actor: Actor, rawId: unknown) {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const rows = await queryRows<{ phone: string }>(db, sql`delete from do_not_call where id = ${id} returning phone`);
+  const rows = await selectRows(db, { phone: sql<string>`phone` }, (list) => sql`delete from do_not_call where id = ${id} returning ${list}`);
   if (!rows[0]) throw dncNotFound();
   return { success: true, message: `Номер ${rows[0].phone} убран из списка «Не звонить»` };
 }
@@ -272,9 +289,10 @@ export async function removeDoNotCall(db: Db, actor: Actor, rawId: unknown) {
 export async function getDoNotCall(db: Db, actor: Actor, rawId: unknown): Promise<DoNotCallItem> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const [row] = await queryRows<ItemRow>(
+  const [row] = await selectRows(
     db,
-    sql`select d.id, d.phone, d.phone_key, d.added_by_login, u.login, d.added_at
+    ITEM_COLUMNS,
+    (list) => sql`select ${list}
         from do_not_call d left join users u on u.id = d.added_by where d.id = ${id}`,
   );
   if (!row) throw dncNotFound();

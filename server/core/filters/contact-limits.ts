@@ -65,7 +65,7 @@ export function contactCallsColumn(contactId: SQL, zone: SQL, filterId: SQL, at:
         case when lf.contact_limit_day is not null then json_build_object('period', 'day', 'done', n.day, 'of', lf.contact_limit_day) end,
         case when lf.contact_limit_week is not null then json_build_object('period', 'week', 'done', n.week, 'of', lf.contact_limit_week) end,
         case when lf.contact_limit_month is not null then json_build_object('period', 'month', 'done', n.month, 'of', lf.contact_limit_month) end)
-      ${countsOf(contactId, zone, filterId, at)}) as limit_calls`;
+      ${countsOf(contactId, zone, filterId, at)})`;
 }
 
 /** The column as a list (postgres.js and PGlite may answer json as text; the nulls are the limits not set). */

@@ -1,7 +1,8 @@
 import { eq, sql, type SQL } from "drizzle-orm";
 import type { ContactCalls } from "../../../common/contact-limits";
 import { z } from "zod";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { columnsOf, type RowOf, selectList, selectRows } from "../../../db/typed-sql";
 import { filterDatabases, filters, users } from "../../../db/schema";
 import { type Actor, requireSelfOrAdmin } from "../actor";
 import { onBreak } from "../breaks/breaks";
@@ -35,23 +36,25 @@ export interface Lead {
   contactCalls?: ContactCalls[];
 }
 
-/** A contacts row as raw SQL returns it (postgres.js answers int8 as text, so ids are normalised). */
-export interface ContactRow {
-  id: number | string;
-  database_id: number;
-  name: string;
-  phone: string;
-  city: string;
-  address: string;
-  additional_info1: string;
-  additional_info2: string;
-  additional_info3: string;
-  additional_info4: string;
-}
+/** A lead's contact columns (of the one contacts row in scope: unqualified), as a claim returns them. */
+export const CONTACT_COLUMNS = {
+  id: sql<number | string>`id`,
+  database_id: sql<number>`database_id`,
+  name: sql<string>`name`,
+  phone: sql<string>`phone`,
+  city: sql<string>`city`,
+  address: sql<string>`address`,
+  additional_info1: sql<string>`additional_info1`,
+  additional_info2: sql<string>`additional_info2`,
+  additional_info3: sql<string>`additional_info3`,
+  additional_info4: sql<string>`additional_info4`,
+};
 
-export const CONTACT_COLUMNS = sql.raw(
-  "id, database_id, name, phone, city, address, additional_info1, additional_info2, additional_info3, additional_info4",
-);
+/** A contacts row as raw SQL returns it (postgres.js answers int8 as text, so ids are normalised). */
+export type ContactRow = RowOf<typeof CONTACT_COLUMNS>;
+
+/** What a claim answers (claimStatement): the contact claimed and its attempt. */
+const claimedColumns = () => ({ ...columnsOf("claim", CONTACT_COLUMNS), ...columnsOf("shown", attemptColumns()) });
 
 /** A lead as the claim and the held lead's read answer it: the contact, and its attempt where a rule governs it. */
 function presentWithAttempt(row: ContactRow & AttemptFacts): Lead {
@@ -89,7 +92,7 @@ export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSe
       .from(filterDatabases)
       .where(eq(filterDatabases.filterId, filterId))
       .orderBy(filterDatabases.databaseId),
-    queryRows<{ ids: number[] }>(db as Db, sql`select ${reworkStatusIds(sql`${filterId}::int`)} as ids`),
+    selectRows(db as Db, { ids: sql<number[]>`${reworkStatusIds(sql`${filterId}::int`)}` }, (list) => sql`select ${list}`),
     db.select(hoursColumnsOf(filters)).from(filters).where(eq(filters.id, filterId)),
   ]);
   return {
@@ -125,11 +128,17 @@ export function workScope(userId: number, work: WorkSet): ClaimScope {
  * atomic on its own; answers the contact now held with its attempt under a retry rule (its hold starts now: the
  * statement reads the contact as it was before its own claim), or no row.
  */
-export function claimStatement(userId: number, holdMinutes: number, work: WorkSet, tiers: ClaimTier[] = TIER_ORDER): SQL {
+export function claimStatement(
+  userId: number,
+  holdMinutes: number,
+  work: WorkSet,
+  tiers: ClaimTier[] = TIER_ORDER,
+  list: SQL = selectList(claimedColumns()),
+): SQL {
   const scope = workScope(userId, work);
-  return sql`with ${claimCtes(scope, sql`${holdMinutes}::int`, CONTACT_COLUMNS, sql`true`, tiers)}
-    select claim.*, shown.* from claim
-    left join lateral (select ${attemptColumns(sql`now()`)} ${leadInTopic(sql`claim.id`, scope.filterId)}) shown on true`;
+  return sql`with ${claimCtes(scope, sql`${holdMinutes}::int`, selectList(CONTACT_COLUMNS), sql`true`, tiers)}
+    select ${list} from claim
+    left join lateral (select ${selectList(attemptColumns(sql`now()`))} ${leadInTopic(sql`claim.id`, scope.filterId)}) shown on true`;
 }
 
 /** Claims the next eligible contact for this manager, or null when the filter has nothing left. */
@@ -141,7 +150,7 @@ export async function claimNext(
   tiers: ClaimTier[] = TIER_ORDER,
 ): Promise<Lead | null> {
   if (work.databaseIds.length === 0) return null;
-  const [row] = await queryRows<ContactRow & AttemptFacts>(tx, claimStatement(userId, holdMinutes, work, tiers));
+  const [row] = await selectRows(tx, claimedColumns(), (list) => claimStatement(userId, holdMinutes, work, tiers, list));
   return row ? presentWithAttempt(row) : null;
 }
 
@@ -182,10 +191,15 @@ export function heldForCallIn(alias: string, userId: SQL): SQL {
  * call, and the next press hands out only clients inside their hours (decision 050).
  */
 async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkSet): Promise<Lead | null> {
-  const held = await queryRows<ContactRow & AttemptFacts & { callable: boolean }>(
+  const held = await selectRows(
     tx,
-    sql`select ${CONTACT_COLUMNS}, (${mayBeCalled("contacts")} or ${heldForCallIn("contacts", sql`${userId}::int`)}) as callable, shown.* from contacts
-      left join lateral (select ${attemptColumns()} ${leadInTopic(sql`contacts.id`, sql`${work.filterId}::int`)}) shown on true
+    {
+      ...CONTACT_COLUMNS,
+      callable: sql<boolean>`(${mayBeCalled("contacts")} or ${heldForCallIn("contacts", sql`${userId}::int`)})`,
+      ...columnsOf("shown", attemptColumns()),
+    },
+    (list) => sql`select ${list} from contacts
+      left join lateral (select ${selectList(attemptColumns())} ${leadInTopic(sql`contacts.id`, sql`${work.filterId}::int`)}) shown on true
       where held_by = ${userId} order by id for update of contacts`,
   );
   const keep = held.find((row) => row.callable && work.databaseIds.includes(Number(row.database_id))) ?? null;
@@ -223,7 +237,7 @@ export async function takeLead(
       requireOpenFilter(tx, input.filterId, input.userId),
       loadWorkSet(tx, input.filterId),
     ]);
-    const [{ paused }] = await queryRows<{ paused: boolean }>(tx, sql`select ${onBreak(sql`${input.userId}::int`)} as paused`);
+    const [{ paused }] = await selectRows(tx, { paused: sql<boolean>`${onBreak(sql`${input.userId}::int`)}` }, (list) => sql`select ${list}`);
     const held = await heldLead(tx, input.userId, holdMinutes, work);
     if (held || paused) return { lead: held, onBreak: paused };
     return { lead: await claimNext(tx, input.userId, holdMinutes, work), onBreak: false };

@@ -1,5 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import { sql } from "drizzle-orm";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 import { mayBeCalled } from "../dnc/dnc";
 import { clientInHours, hoursOfTopic } from "../filters/calling-hours";
 
@@ -18,20 +19,24 @@ export interface Autodial {
  * The autodial columns (`autodial_seconds`, `listed`, `within`) of contact `c` in topic `f`: autodialFor's, and
  * the lead panel's view (lead-view.ts).
  */
-export const AUTODIAL_COLUMNS: SQL = sql`f.autodial_seconds, not ${mayBeCalled("c")} as listed,
-  ${clientInHours(sql`c.tz`, hoursOfTopic("f"))} as within`;
+export const AUTODIAL_COLUMNS = {
+  autodial_seconds: sql<number | null>`f.autodial_seconds`,
+  listed: sql<boolean>`not ${mayBeCalled("c")}`,
+  within: sql<boolean>`${clientInHours(sql`c.tz`, hoursOfTopic("f"))}`,
+};
 
 /** The autodial the AUTODIAL_COLUMNS of a row say; null when the topic has it off. */
-export function autodialOf(row: { autodial_seconds: number | null; listed: boolean; within: boolean }): Autodial | null {
+export function autodialOf(row: RowOf<typeof AUTODIAL_COLUMNS>): Autodial | null {
   if (row.autodial_seconds === null) return null;
   return { seconds: Number(row.autodial_seconds), block: row.listed ? "do_not_call" : row.within ? null : "outside_hours" };
 }
 
 /** The autodial of `userId`'s chosen topic for his lead `contactId`; null when the topic has it off. */
 export async function autodialFor(db: Db, userId: number, contactId: number): Promise<Autodial | null> {
-  const [row] = await queryRows<{ autodial_seconds: number | null; listed: boolean; within: boolean }>(
+  const [row] = await selectRows(
     db,
-    sql`select ${AUTODIAL_COLUMNS}
+    AUTODIAL_COLUMNS,
+    (list) => sql`select ${list}
       from users u join filters f on f.id = u.getting_filter join contacts c on c.id = ${contactId}
       where u.id = ${userId}`,
   );

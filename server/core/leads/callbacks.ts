@@ -1,6 +1,7 @@
 import { and, count, eq, isNull, not, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 import { type CallbackCloseReason, callbacks, filters, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
@@ -39,23 +40,25 @@ export interface CallbackView {
   waitsForHours: string | null;
 }
 
-interface CallbackRow {
-  id: number;
-  contact_id: number | string;
-  name: string;
-  phone: string;
-  status_text: string;
-  due_at: Date | string;
-  note: string;
-  due: boolean;
-  overdue: boolean;
-  user_id: number | null;
-  user_name: string | null;
-  filter_id: number | null;
-  filter_name: string | null;
-  waits_for_hours: boolean;
-  calls_from: string | null;
-}
+/** What a pending callback's row reads: its contact, manager and topic (pendingRows). */
+const CALLBACK_COLUMNS = {
+  id: sql<number>`cb.id`,
+  contact_id: sql<number | string>`cb.contact_id`,
+  name: sql<string>`c.name`,
+  phone: sql<string>`c.phone`,
+  status_text: sql<string>`cb.status_text`,
+  due_at: sql<Date | string>`cb.due_at`,
+  note: sql<string>`cb.note`,
+  due: sql<boolean>`cb.due_at <= now()`,
+  overdue: sql<boolean>`cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15))`,
+  user_id: sql<number | null>`cb.user_id`,
+  user_name: sql<string | null>`coalesce(nullif(u.display_name, ''), u.login)`,
+  filter_id: sql<number | null>`cb.filter_id`,
+  filter_name: sql<string | null>`f.name`,
+  waits_for_hours: sql<boolean>`(cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))})`,
+  calls_from: sql<string | null>`f.calls_from::text`,
+};
+type CallbackRow = RowOf<typeof CALLBACK_COLUMNS>;
 
 function present(row: CallbackRow): CallbackView {
   return {
@@ -74,24 +77,24 @@ function present(row: CallbackRow): CallbackView {
   };
 }
 
-const pendingSelect = (where: ReturnType<typeof sql>) => sql`
-  select cb.id, cb.contact_id, c.name, c.phone, cb.status_text, cb.due_at, cb.note,
-    cb.due_at <= now() as due,
-    cb.due_at < now() - make_interval(mins => coalesce((select callback_grace_minutes from settings where id = 1), 15)) as overdue,
-    cb.user_id, coalesce(nullif(u.display_name, ''), u.login) as user_name, cb.filter_id, f.name as filter_name,
-    (cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))}) as waits_for_hours,
-    f.calls_from::text as calls_from
+const pendingRows = (db: Db, where: ReturnType<typeof sql>) =>
+  selectRows(
+    db,
+    CALLBACK_COLUMNS,
+    (list) => sql`
+  select ${list}
   from callbacks cb
   join contacts c on c.id = cb.contact_id
   left join users u on u.id = cb.user_id
   left join filters f on f.id = cb.filter_id
   where cb.handed_at is null and ${where}
   order by cb.due_at, cb.id
-  limit 1000`;
+  limit 1000`,
+  );
 
 /** Мои перезвоны: the manager's pending callbacks, earliest first (the due ones are "overdue" in the page's words). */
 export async function listMyCallbacks(db: Db, actor: Actor): Promise<CallbackView[]> {
-  return (await queryRows<CallbackRow>(db, pendingSelect(sql`cb.user_id = ${actor.id}`))).map(present);
+  return (await pendingRows(db, sql`cb.user_id = ${actor.id}`)).map(present);
 }
 
 export const callbackListSchema = z.object({
@@ -105,7 +108,7 @@ export async function listAllCallbacks(db: Db, actor: Actor, rawInput: unknown =
   const input = parseInput(callbackListSchema, rawInput);
   const byUser = input.userId ? sql`cb.user_id = ${input.userId}` : sql`true`;
   const byFilter = input.filterId ? sql`cb.filter_id = ${input.filterId}` : sql`true`;
-  return (await queryRows<CallbackRow>(db, pendingSelect(sql`${byUser} and ${byFilter}`))).map(present);
+  return (await pendingRows(db, sql`${byUser} and ${byFilter}`)).map(present);
 }
 
 /** The menu's count: the manager's callbacks whose time has come, and all his pending ones. */
@@ -137,7 +140,7 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
     .where(and(eq(callbacks.id, id), isNull(callbacks.handedAt)))
     .returning({ id: callbacks.id });
   if (!row) throw callbackNotFound();
-  const [view] = await queryRows<CallbackRow>(db, pendingSelect(sql`cb.id = ${id}`));
+  const [view] = await pendingRows(db, sql`cb.id = ${id}`);
   return present(view);
 }
 
@@ -161,20 +164,20 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
   const taken = await db.transaction(async (tx) => {
     await lockUser(tx, actor.id);
     await requireNotOnBreak(tx, actor.id);
-    const [cb] = await queryRows<{
-      id: number;
-      contact_id: string | number;
-      database_id: number;
-      user_id: number | null;
-      filter_id: number | null;
-      held_by: number | null;
-      held_live: boolean;
-      may_be_called: boolean;
-    }>(
+    const [cb] = await selectRows(
       tx,
-      // A hold is live until its time, or for as long as its holder is on a break (decision 038).
-      sql`select cb.id, cb.contact_id, cb.database_id, cb.user_id, cb.filter_id, c.held_by,
-          (c.held_until > now() or ${onBreak(sql`c.held_by`)}) as held_live, ${mayBeCalled("c")} as may_be_called
+      {
+        id: sql<number>`cb.id`,
+        contact_id: sql<string | number>`cb.contact_id`,
+        database_id: sql<number>`cb.database_id`,
+        user_id: sql<number | null>`cb.user_id`,
+        filter_id: sql<number | null>`cb.filter_id`,
+        held_by: sql<number | null>`c.held_by`,
+        // A hold is live until its time, or for as long as its holder is on a break (decision 038).
+        held_live: sql<boolean>`(c.held_until > now() or ${onBreak(sql`c.held_by`)})`,
+        may_be_called: sql<boolean>`${mayBeCalled("c")}`,
+      },
+      (list) => sql`select ${list}
         from callbacks cb join contacts c on c.id = cb.contact_id
         where cb.id = ${id} and cb.handed_at is null for update of cb, c`,
     );
@@ -189,10 +192,14 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
       throw conflict(CALLBACK_CONTACT_BUSY, "callback_contact_busy");
     }
     // The topic to work it in: the current one if it has the base, else the callback's own, if open to him.
-    const [topic] = await queryRows<{ filter_id: number; in_hours: boolean; calls_from: string }>(
+    const [topic] = await selectRows(
       tx,
-      sql`select f.id as filter_id, f.calls_from::text as calls_from,
-          ${clientInHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))} as in_hours
+      {
+        filter_id: sql<number>`f.id`,
+        calls_from: sql<string>`f.calls_from::text`,
+        in_hours: sql<boolean>`${clientInHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))}`,
+      },
+      (list) => sql`select ${list}
         from filters f
         join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
         join filter_databases fd on fd.filter_id = f.id and fd.database_id = ${cb.database_id}
@@ -231,17 +238,18 @@ export async function callbacksFallenDue(db: Db, userIds: number[], since: strin
           sql`, `,
         )
       : sql`null`;
-  const rows = await queryRows<{
-    now: Date | string;
-    user_id: number | null;
-    id: number | null;
-    name: string;
-    phone: string;
-    due_at: Date | string | null;
-  }>(
+  const rows = await selectRows(
     db,
-    sql`with t as materialized (select now() as now)
-      select t.now, d.* from t left join lateral (
+    {
+      now: sql<Date | string>`t.now`,
+      user_id: sql<number | null>`d.user_id`,
+      id: sql<number | null>`d.id`,
+      name: sql<string>`d.name`,
+      phone: sql<string>`d.phone`,
+      due_at: sql<Date | string | null>`d.due_at`,
+    },
+    (list) => sql`with t as materialized (select now() as now)
+      select ${list} from t left join lateral (
         select cb.user_id, cb.id, c.name, c.phone, cb.due_at from callbacks cb join contacts c on c.id = cb.contact_id
         where ${since !== null} and cb.handed_at is null and cb.due_at > ${since ?? "-infinity"}::timestamptz and cb.due_at <= t.now
           and cb.user_id in (${ids})

@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 import { type Actor, requireAdmin } from "../actor";
 import { visibleBase } from "../bases/visible";
 import { extraFieldLabel, MAPPING_LABELS } from "../bases/mapping";
@@ -42,24 +43,23 @@ export function parseTemplateFields(json: string): CardField[] {
     .filter((f) => f.label !== "");
 }
 
-/** What cardColumns reads of a lead: the topic's active template, the base's headers, the client's saved card. */
-export interface CardFacts {
-  extra_labels: string[] | null;
-  card_template: string | null;
-  column_headers: Record<string, string> | null;
-  age: string | null;
-  client_info: string | null;
+/**
+ * The CardFacts columns of contact `c` in base `d` and topic `f` (leadInTopic): the import's labels, the topic's
+ * active template, the base's headers, the client's saved card. `savedNow`: the card the reading statement itself
+ * saves for the contact (the turn's press), which its snapshot cannot see yet.
+ */
+export function cardColumns(savedNow?: SQL) {
+  return {
+    extra_labels: sql<string[] | null>`d.extra_labels`,
+    card_template: sql<string | null>`(select t.template_fields from templates t where t.id = f.template_id and t.is_active)`,
+    column_headers: sql<Record<string, string> | null>`d.column_headers`,
+    age: sql<string | null>`c.age`,
+    client_info: sql<string | null>`${savedNow ?? sql`c.client_info`}`,
+  };
 }
 
-/**
- * The CardFacts columns of contact `c` in base `d` and topic `f` (leadInTopic; `d.extra_labels` is leadViewColumns'
- * own). `savedNow`: the card the reading statement itself saves for the contact (the turn's press), which its
- * snapshot cannot see yet.
- */
-export function cardColumns(savedNow?: SQL): SQL {
-  return sql`(select t.template_fields from templates t where t.id = f.template_id and t.is_active) as card_template,
-    d.column_headers, c.age, ${savedNow ?? sql`c.client_info`} as client_info`;
-}
+/** What cardColumns reads of a lead. */
+export type CardFacts = RowOf<ReturnType<typeof cardColumns>>;
 
 /** A name as compared: lower case, «ё» as «е», spaces collapsed, no trailing colon (case and spacing never matter). */
 const comparable = (name: string) =>
@@ -163,7 +163,7 @@ export async function withCardFields<L extends Lead>(
 ): Promise<L & { cardFields: CardFieldStart[] }> {
   const [facts] = known
     ? [known]
-    : await queryRows<CardFacts>(db, sql`select d.extra_labels, ${cardColumns()} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`);
+    : await selectRows(db, cardColumns(), (list) => sql`select ${list} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`);
   return { ...lead, cardFields: facts ? cardFieldsOf(lead, facts, phoneRegion) : [] };
 }
 
@@ -173,9 +173,10 @@ export async function withCardFields<L extends Lead>(
  */
 export async function baseColumnNames(db: Db, actor: Actor): Promise<string[]> {
   requireAdmin(actor);
-  const rows = await queryRows<{ header: string }>(
+  const rows = await selectRows(
     db,
-    sql`select distinct btrim(h) as header from (
+    { header: sql<string>`btrim(h)` },
+    (list) => sql`select distinct ${list} from (
         select e.value as h from databases d, jsonb_each_text(d.column_headers) e where ${visibleBase("d")}
         union all select unnest(d.extra_labels) from databases d where ${visibleBase("d")}) x
       where btrim(h) <> '' order by 1 limit 300`,

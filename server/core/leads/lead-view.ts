@@ -1,13 +1,14 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 import type { Actor } from "../actor";
 import { type HistoryEntry, readHistories, requireHolderOrAdmin } from "../calls/history";
 import { notFound } from "../errors";
 import type { Lead } from "./allocation";
 import { AUTODIAL_COLUMNS, autodialOf, type Autodial } from "./autodial";
 import { leadCardRows, type LeadCardRow } from "./card";
-import { cardColumns, type CardFacts, cardFieldsOf, type CardFieldStart } from "./card-start";
-import { attemptColumns, attemptOf, type AttemptFacts, leadInTopic } from "./retry";
+import { cardColumns, cardFieldsOf, type CardFieldStart } from "./card-start";
+import { attemptColumns, attemptOf, leadInTopic } from "./retry";
 import { formatKyivClock } from "../../../common/business-time";
 import { contactCallsColumn, contactCallsOf } from "../filters/contact-limits";
 
@@ -36,29 +37,26 @@ export interface LeadView {
   doNotCall: boolean;
 }
 
-/** What one query (leadViewColumns) reads of a lead for the panel; the history itself follows only when there is one. */
-export interface LeadViewFacts extends AttemptFacts, CardFacts {
-  has_history: boolean;
-  autodial_seconds: number | null;
-  listed: boolean;
-  within: boolean;
-  limit_calls: unknown;
-  due_callback: { dueAt: string; note: string } | null;
-}
-
 /**
  * The LeadViewFacts columns of contact `c` in its base `d` and topic `f`, with the rule of its status joined as `r`
  * (leadInTopic).
  * `holdStart` is when the manager's hold began (attemptColumns); `historyAlso` counts as history too (the turn's
  * own press, which its statement cannot see yet), and `savedNow` the card it saves (cardColumns).
  */
-export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`, savedNow?: SQL): SQL {
-  return sql`d.extra_labels, ${cardColumns(savedNow)},
-    ${historyAlso} or exists (select 1 from calls k where k.contact_id = c.id)
-      or exists (select 1 from lead_events e where e.contact_id = c.id) as has_history,
-    ${AUTODIAL_COLUMNS}, ${attemptColumns(holdStart)}, ${contactCallsColumn(sql`c.id`, sql`c.tz`, sql`f.id`)},
-    ${dueCallbackColumn(historyAlso)}`;
+export function leadViewColumns(holdStart?: SQL, historyAlso: SQL = sql`false`, savedNow?: SQL) {
+  return {
+    ...cardColumns(savedNow),
+    has_history: sql<boolean>`${historyAlso} or exists (select 1 from calls k where k.contact_id = c.id)
+      or exists (select 1 from lead_events e where e.contact_id = c.id)`,
+    ...AUTODIAL_COLUMNS,
+    ...attemptColumns(holdStart),
+    limit_calls: sql<unknown>`${contactCallsColumn(sql`c.id`, sql`c.tz`, sql`f.id`)}`,
+    due_callback: sql<{ dueAt: string; note: string } | null>`${dueCallbackColumn(historyAlso)}`,
+  };
 }
+
+/** What one query (leadViewColumns) reads of a lead for the panel; the history itself follows only when there is one. */
+export type LeadViewFacts = RowOf<ReturnType<typeof leadViewColumns>>;
 
 /**
  * The callback contact `c` is being worked for (issue 41 §7): the one its latest status press scheduled, handed out
@@ -71,7 +69,7 @@ function dueCallbackColumn(pressedNow: SQL): SQL {
       select json_build_object('dueAt', cb.due_at, 'note', cb.note) from callbacks cb
       where cb.lead_event_id = (select e.id from lead_events e where e.contact_id = c.id order by e.id desc limit 1)
         and cb.closed_reason is null and (cb.handed_at is not null or cb.due_at <= now())
-      limit 1) end as due_callback`;
+      limit 1) end`;
 }
 
 function dueCallbackOf(row: { dueAt: string; note: string }): DueCallback {
@@ -97,9 +95,10 @@ export async function leadView(
   if (!lead) return { lead: null, callback: null, card: [], cardFields: [], history: [], autodial: null, doNotCall: false };
   let row = facts;
   if (!row) {
-    const [read] = await queryRows<LeadViewFacts & { held_by: number | null }>(
+    const [read] = await selectRows(
       db,
-      sql`select c.held_by, ${leadViewColumns()} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`,
+      { held_by: sql<number | null>`c.held_by`, ...leadViewColumns() },
+      (list) => sql`select ${list} ${leadInTopic(sql`${lead.id}::bigint`, sql`${filterId}::int`)}`,
     );
     if (!read) throw notFound("Клиент не найден");
     requireHolderOrAdmin(actor, read.held_by);

@@ -1,5 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { contacts, filters, links, statuses, templates, users } from "../../../db/schema";
 import type { Actor } from "../actor";
 import { isAppError } from "../errors";
@@ -53,11 +54,14 @@ export interface LeadPanel extends LeadView {
 async function clientsWaitForHours(db: Db, filterId: number): Promise<{ waiting: boolean; resume: string | null }> {
   const work = await loadWorkSet(db, filterId);
   if (work.databaseIds.length === 0) return { waiting: false, resume: null };
-  const [row] = await queryRows<{ waiting: boolean }>(
+  const [row] = await selectRows(
     db,
-    sql`select exists (select 1 from contacts c
+    {
+      waiting: sql<boolean>`exists (select 1 from contacts c
       where c.database_id = any(${sql.param(work.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed
-        and not ${clientInHours(sql`c.tz`, hoursLiteral(work.hours))}) as waiting`,
+        and not ${clientInHours(sql`c.tz`, hoursLiteral(work.hours))})`,
+    },
+    (list) => sql`select ${list}`,
   );
   if (!row?.waiting) return { waiting: false, resume: null };
   const resume = await callsResume(db, work);

@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import type { RowOf } from "../../../db/typed-sql";
 import { visibleBase } from "../bases/visible";
 
 /**
@@ -43,17 +44,16 @@ export function attemptsSoFar(contactId: SQL, countedBy: SQL, before: SQL | null
  * joined as `r` (null columns when no rule governs it), as leadInTopic joins them: the claim's and the held lead's
  * (allocation.ts), the lead panel's view (lead-view.ts) and the turn's next lead (record-status.ts). `holdStart` is when this hold began (the calls before it count).
  */
-export function attemptColumns(holdStart: SQL = sql`coalesce(c.held_since, now())`): SQL {
-  return sql`case when r.max_attempts is not null
-    then ${attemptsSoFar(sql`c.id`, sql`f.retry_counted_by`, holdStart)} end as attempts_done,
-  r.max_attempts as attempts_of`;
+export function attemptColumns(holdStart: SQL = sql`coalesce(c.held_since, now())`) {
+  return {
+    attempts_done: sql<number | string | null>`case when r.max_attempts is not null
+    then ${attemptsSoFar(sql`c.id`, sql`f.retry_counted_by`, holdStart)} end`,
+    attempts_of: sql<number | string | null>`r.max_attempts`,
+  };
 }
 
 /** The attemptColumns of a row (postgres.js may answer them as text). */
-export interface AttemptFacts {
-  attempts_done: number | string | null;
-  attempts_of: number | string | null;
-}
+export type AttemptFacts = RowOf<ReturnType<typeof attemptColumns>>;
 
 /** The attempt the attemptColumns of a row say: the attempts before this hold, plus this one. */
 export function attemptOf(row: AttemptFacts): LeadAttempt | null {

@@ -1,6 +1,7 @@
 import { eq, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 import { calls, users } from "../../../db/schema";
 import type { Actor } from "../actor";
 import type { ProxyRefusal } from "../../../common/sip-reasons";
@@ -66,21 +67,25 @@ const lastCallerOf = (key: string) =>
       and cl.contact_id in (select k.id from contacts k where k.phone_key = ${key} and ${key} <> '')
     order by cl.started_at desc limit 1)`;
 
-interface CandidateRow {
-  contact_id: string | number | null;
-  database_id: number | null;
-  caller_id: number | null;
-  trunk_topic: number | null;
-  ring_seconds: number;
-  max_managers: number;
-  id: number | null;
-  sip_login: string | null;
-  rule: number | null;
-  topic: number | null;
-  record: boolean | null;
-  on_line: boolean | null;
-  free: boolean | null;
-}
+/** A candidate's row (candidates): the call's facts, and the candidate with his topic and whether he may be rung. */
+const candidateColumns = (tried: string) => ({
+  contact_id: sql<string | number | null>`facts.contact_id`,
+  database_id: sql<number | null>`facts.database_id`,
+  caller_id: sql<number | null>`facts.caller_id`,
+  trunk_topic: sql<number | null>`facts.trunk_topic`,
+  ring_seconds: sql<number>`facts.ring_seconds`,
+  max_managers: sql<number>`facts.max_managers`,
+  id: sql<number | null>`u.id`,
+  sip_login: sql<string | null>`u.sip_login`,
+  rule: sql<number | null>`cand.rule`,
+  topic: sql<number | null>`f.id`,
+  record: sql<boolean | null>`coalesce(f.record_calls, false)`,
+  on_line: sql<boolean | null>`(u.sip_login <> '' and u.accepts_inbound
+          and exists (select 1 from sessions s where s.user_id = u.id and ${sessionIsLive(sql`s`)}))`,
+  free: sql<boolean | null>`(not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`)}
+          and not (u.sip_login = any(string_to_array(${tried}, ','))))`,
+});
+type CandidateRow = RowOf<ReturnType<typeof candidateColumns>>;
 
 /**
  * The facts of the call and every candidate of rules 1-3, best first, in one statement: the client (his most
@@ -90,9 +95,10 @@ interface CandidateRow {
 async function candidates(db: Db, key: string, did: string, trunkKey: string, tried: string): Promise<CandidateRow[]> {
   const idle = (u: string) =>
     sql.raw(`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = ${u}.id order by lc.started_at desc limit 1)`);
-  return queryRows<CandidateRow>(
+  return selectRows(
     db,
-    sql`with client as (
+    candidateColumns(tried),
+    (list) => sql`with client as (
         select c.id, c.database_id, c.last_user_id from contacts c where c.phone_key = ${key} and ${key} <> ''
         order by c.status_at desc nulls last, c.id desc limit 1),
       facts as (
@@ -111,11 +117,7 @@ async function candidates(db: Db, key: string, did: string, trunkKey: string, tr
           where fd.database_id = (select database_id from facts))
         union all
         select u.id, 3, ${idle("u")} from users u where u.getting_filter = (select trunk_topic from facts))
-      select facts.*, u.id, u.sip_login, cand.rule, f.id as topic, coalesce(f.record_calls, false) as record,
-        (u.sip_login <> '' and u.accepts_inbound
-          and exists (select 1 from sessions s where s.user_id = u.id and ${sessionIsLive(sql`s`)})) as on_line,
-        (not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`)}
-          and not (u.sip_login = any(string_to_array(${tried}, ',')))) as free
+      select ${list}
       from facts
       left join cand on true
       left join users u on u.id = cand.id
@@ -228,9 +230,10 @@ export async function missedCallWork(
   call: { number: string; key: string; contactId: number | null; callerId: number | null; topicId: number | null },
 ): Promise<number | null> {
   const note = missedCallNote(new Date());
-  const [row] = await queryRows<{ id: number }>(
+  const [row] = await selectRows(
     db,
-    sql`with known as (
+    { id: sql<number>`id` },
+    (list) => sql`with known as (
         select c.id, c.database_id from contacts c where c.id = ${call.contactId}),
       base as (
         select fd.database_id from filter_databases fd where fd.filter_id = ${call.topicId} and ${call.contactId}::bigint is null
@@ -250,7 +253,7 @@ export async function missedCallWork(
       insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
       select client.id, client.database_id, ${call.callerId}, (select id from topic), ${note}, now() from client
       where not exists (select 1 from callbacks p where p.contact_id = client.id and p.handed_at is null)
-      returning id`,
+      returning ${list}`,
   );
   return row?.id ?? null;
 }
@@ -261,9 +264,10 @@ export async function missedCallWork(
  */
 export async function missedWhileRinging(db: Db, call: { number: string; contactId: number | null; filterId: number | null }, region: string) {
   const key = doNotCallKey(call.number, region) ?? "";
-  const [caller] = await queryRows<{ id: number | null }>(
+  const [caller] = await selectRows(
     db,
-    sql`select coalesce(${lastCallerOf(key)}, (select c.last_user_id from contacts c where c.id = ${call.contactId})) as id`,
+    { id: sql<number | null>`coalesce(${lastCallerOf(key)}, (select c.last_user_id from contacts c where c.id = ${call.contactId}))` },
+    (list) => sql`select ${list}`,
   );
   return missedCallWork(db, { number: call.number, key, contactId: call.contactId, callerId: caller?.id ?? null, topicId: call.filterId });
 }
@@ -308,24 +312,25 @@ export const incomingCardSchema = z.object({
  */
 export async function incomingCallCard(db: Db, actor: Actor, input: unknown): Promise<IncomingCard | null> {
   const { sipCallId } = parseInput(incomingCardSchema, input);
-  const [row] = await queryRows<{
-    name: string;
-    phone: string;
-    topic: string | null;
-    status: string | null;
-    note: string;
-    listed: boolean;
-    due_at: Date | string | null;
-    callback_text: string | null;
-    history: Array<{ at: string; direction: "in" | "out"; outcome: string | null; manager: string | null }> | string | null;
-  }>(
+  const [row] = await selectRows(
     db,
-    sql`select c.name, c.phone, f.name as topic, st.text as status, c.client_info as note, c.listed,
-        cb.due_at, cb.status_text as callback_text,
-        (select coalesce(json_agg(h order by h.at desc), '[]'::json) from (
+    {
+      name: sql<string>`c.name`,
+      phone: sql<string>`c.phone`,
+      topic: sql<string | null>`f.name`,
+      status: sql<string | null>`st.text`,
+      note: sql<string>`c.client_info`,
+      listed: sql<boolean>`c.listed`,
+      due_at: sql<Date | string | null>`cb.due_at`,
+      callback_text: sql<string | null>`cb.status_text`,
+      history: sql<
+        Array<{ at: string; direction: "in" | "out"; outcome: string | null; manager: string | null }> | string | null
+      >`(select coalesce(json_agg(h order by h.at desc), '[]'::json) from (
           select hc.started_at as at, hc.direction, hc.outcome, coalesce(nullif(hu.display_name, ''), hu.login) as manager
           from calls hc left join users hu on hu.id = hc.user_id
-          where hc.contact_id = c.id and hc.id <> call.id order by hc.started_at desc limit 5) h) as history
+          where hc.contact_id = c.id and hc.id <> call.id order by hc.started_at desc limit 5) h)`,
+    },
+    (list) => sql`select ${list}
       from calls call
       join contacts c on c.id = call.contact_id
       left join filters f on f.id = call.filter_id
@@ -370,10 +375,14 @@ export async function takeInboundCaller(
   const { sipCallId } = parseInput(incomingCardSchema, input);
   return db.transaction(async (tx) => {
     await lockUser(tx, actor.id);
-    const [caller] = await queryRows<{ contact_id: string | number; filter_id: number | null; free: boolean }>(
+    const [caller] = await selectRows(
       tx,
-      sql`select c.id as contact_id, call.filter_id,
-          (c.held_by is null or c.held_by = ${actor.id} or c.held_until <= now() and not ${onBreak(sql`c.held_by`)}) as free
+      {
+        contact_id: sql<string | number>`c.id`,
+        filter_id: sql<number | null>`call.filter_id`,
+        free: sql<boolean>`(c.held_by is null or c.held_by = ${actor.id} or c.held_until <= now() and not ${onBreak(sql`c.held_by`)})`,
+      },
+      (list) => sql`select ${list}
         from calls call join contacts c on c.id = call.contact_id
         where call.user_id = ${actor.id} and call.sip_call_id = ${sipCallId} and call.direction = 'in'
         order by call.id desc limit 1
@@ -381,9 +390,10 @@ export async function takeInboundCaller(
     );
     if (!caller || !caller.free) return null;
     const contactId = Number(caller.contact_id);
-    const [topic] = await queryRows<{ filter_id: number }>(
+    const [topic] = await selectRows(
       tx,
-      sql`select f.id as filter_id from filters f
+      { filter_id: sql<number>`f.id` },
+      (list) => sql`select ${list} from filters f
         join filter_managers fm on fm.filter_id = f.id and fm.user_id = ${actor.id}
         join filter_databases fd on fd.filter_id = f.id and fd.database_id = (select database_id from contacts where id = ${contactId})
         where f.is_active

@@ -1,6 +1,7 @@
 import { and, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import { type Db, queryRows } from "../../../db/client";
+import { type Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { CALL_DIRECTIONS, calls, sessions } from "../../../db/schema";
 import { onBreak } from "../breaks/breaks";
 import { writeCallEnd } from "../calls/calls";
@@ -48,27 +49,21 @@ export type Admission =
 async function callFacts(db: Db, login: string, numberKey: string | null) {
   const key = numberKey ?? "";
   const numberZone = numberKey ? zoneOfKey(numberKey) : null;
-  const [row] = await queryRows<{
-    id: number;
-    signed_in: boolean;
-    paused: boolean;
-    listed: boolean;
-    in_hours: boolean;
-    under_limits: boolean;
-    consent_ok: boolean;
-    lead: string | number | null;
-    topic: number | null;
-    record: boolean;
-  }>(
+  const [row] = await selectRows(
     db,
-    sql`select u.id, f.id as topic, coalesce(f.record_calls, false) as record,
-      exists (select 1 from ${sessions} s where s.user_id = u.id and ${sessionIsLive(sql`s`)}) as signed_in,
-      ${onBreak(sql`u.id`)} as paused,
-      ${isListed(sql`${key}`)} as listed,
-      (f.id is null or ${clientInHours(sql`client.tz`, hoursOfTopic("f"), numberZone)}) as in_hours,
-      (f.id is null or client.id is null or ${underContactLimits(sql`client.id`, clientZone(sql`client.tz`, numberZone), sql`f.id`)}) as under_limits,
-      (f.id is null or ${consentAllows(sql`client.consent_at`, sql`f.id`)}) as consent_ok,
-      case when client.held then client.id end as lead
+    {
+      id: sql<number>`u.id`,
+      topic: sql<number | null>`f.id`,
+      record: sql<boolean>`coalesce(f.record_calls, false)`,
+      signed_in: sql<boolean>`exists (select 1 from ${sessions} s where s.user_id = u.id and ${sessionIsLive(sql`s`)})`,
+      paused: sql<boolean>`${onBreak(sql`u.id`)}`,
+      listed: sql<boolean>`${isListed(sql`${key}`)}`,
+      in_hours: sql<boolean>`(f.id is null or ${clientInHours(sql`client.tz`, hoursOfTopic("f"), numberZone)})`,
+      under_limits: sql<boolean>`(f.id is null or client.id is null or ${underContactLimits(sql`client.id`, clientZone(sql`client.tz`, numberZone), sql`f.id`)})`,
+      consent_ok: sql<boolean>`(f.id is null or ${consentAllows(sql`client.consent_at`, sql`f.id`)})`,
+      lead: sql<string | number | null>`case when client.held then client.id end`,
+    },
+    (list) => sql`select ${list}
     from users u
     left join filters f on f.id = u.getting_filter
     left join lateral (select c.id, c.tz, c.consent_at, coalesce(c.held_by = u.id, false) as held from contacts c
