@@ -1,6 +1,6 @@
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { databases, statuses } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
@@ -39,9 +39,10 @@ export async function listBases(db: Db, actor: Actor): Promise<BaseRow[]> {
   const [bases, columns, counts] = await Promise.all([
     db.select().from(databases).where(baseVisible).orderBy(asc(databases.id)),
     statusColumns(db),
-    queryRows<{ database_id: number; status_id: number; n: string | number }>(
+    selectRows(
       db,
-      sql`select database_id, status_id, count(*) as n from contacts where status_id is not null group by database_id, status_id`,
+      { database_id: sql<number>`database_id`, status_id: sql<number>`status_id`, n: sql<string | number>`count(*)` },
+      (list) => sql`select ${list} from contacts where status_id is not null group by database_id, status_id`,
     ),
   ]);
   const labelOf = new Map(columns.map((s) => [s.id, buttonLabel(s)]));
@@ -102,9 +103,10 @@ export async function countsAllTime(db: Db, actor: Actor, rawName: unknown): Pro
     .where(and(eq(databases.name, name), baseVisible));
   if (bases.length === 0) throw baseNotFound();
   const ids = bases.map((b) => b.id);
-  const rows = await queryRows<{ status: string; n: string | number }>(
+  const rows = await selectRows(
     db,
-    sql`select status_text as status, count(*) as n from lead_events
+    { status: sql<string>`status_text`, n: sql<string | number>`count(*)` },
+    (list) => sql`select ${list} from lead_events
         where database_id in ${ids} group by status_text order by count(*) desc, status_text`,
   );
   return rows.map((r) => ({ status: r.status, count: Number(r.n) }));

@@ -1,5 +1,6 @@
 import { and, eq, isNotNull, sql } from "drizzle-orm";
-import { queryRows, type Db } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { databases } from "../../../db/schema";
 import { staleImport } from "./visible";
 
@@ -26,14 +27,15 @@ export async function removeImport(db: Db, baseId: number, options: { shouldStop
     if (options.shouldStop?.()) return removed;
     // A turn of the event loop between chunks: on PGlite, requests that came meanwhile are read and run first.
     await new Promise((resolve) => setImmediate(resolve));
-    const [row] = await queryRows<{ n: string | number }>(
+    const [row] = await selectRows(
       db,
-      sql`with gone as (
+      { n: sql<string | number>`count(*)` },
+      (list) => sql`with gone as (
             delete from contacts where id in (
               select c.id from contacts c join databases d on d.id = c.database_id and d.importing_since is not null
               where c.database_id = ${baseId} limit ${CLEANUP_CHUNK})
             returning 1)
-          select count(*) as n from gone`,
+          select ${list} from gone`,
     );
     const n = Number(row?.n ?? 0);
     removed += n;
@@ -64,11 +66,12 @@ export async function sweepAbandonedImports(
   const abandoned = options.markedBefore
     ? sql`(${staleImport("d")} or d.importing_since < ${options.markedBefore.toISOString()}::timestamptz)`
     : staleImport("d");
-  const claimed = await queryRows<{ id: number; name: string }>(
+  const claimed = await selectRows(
     db,
-    sql`update databases d set importing_since = '-infinity'::timestamptz
+    { id: sql<number>`d.id`, name: sql<string>`d.name` },
+    (list) => sql`update databases d set importing_since = '-infinity'::timestamptz
         where d.importing_since is not null and ${abandoned}
-        returning d.id, d.name`,
+        returning ${list}`,
   );
   const removed: Array<{ id: number; name: string; contacts: number }> = [];
   for (const base of claimed.sort((a, b) => a.id - b.id)) {

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNotNull, or, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import { queryRows, type Db } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { contacts, databases, settings } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, conflict } from "../errors";
@@ -309,9 +310,11 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
             and c.database_id <> ${databaseId} and ${inVisibleBase("c")}
           group by c.phone_key`
     : sql`select null::text as phone_key, null::integer as base_id where false`;
-  const counts = await queryRows<{ base_id: number | string; n: number | string }>(
+  const counts = await selectRows(
     tx,
-    sql`
+    // The first branch names the union's columns.
+    { base_id: sql<number | string>`0`, n: sql<number | string>`(select count(*) from written)` },
+    (list) => sql`
     with batch as (
       select * from unnest(${columns[0]}::text[], ${columns[1]}::text[], ${columns[2]}::text[], ${columns[3]}::text[],
         ${columns[4]}::text[], ${columns[5]}::text[], ${columns[6]}::text[], ${columns[7]}::text[], ${columns[8]}::text[],
@@ -332,7 +335,7 @@ async function writeContacts(tx: Db, databaseId: number, rows: ContactRow[], acr
       order by b.n
       returning 1
     )
-    select 0 as base_id, (select count(*) from written) as n
+    select ${list}
     union all
     select -1, count(*) from batch b where b.phone_key in (select phone_key from listed)
     union all
@@ -454,11 +457,12 @@ async function createHiddenBase(db: Db, name: string): Promise<number> {
  * under the batch's insert.
  */
 async function touchImport(tx: Db, baseId: number) {
-  const touched = await queryRows<{ id: number }>(
+  const touched = await selectRows(
     tx,
-    sql`update databases d set importing_since = now()
+    { id: sql<number>`d.id` },
+    (list) => sql`update databases d set importing_since = now()
         where d.id = ${baseId} and d.importing_since is not null and not ${staleImport("d")}
-        returning d.id`,
+        returning ${list}`,
   );
   if (touched.length === 0) throw baseRemoved();
 }

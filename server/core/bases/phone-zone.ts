@@ -3,7 +3,8 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { sql } from "drizzle-orm";
 import { parsePhoneNumberFromString } from "libphonenumber-js";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { phoneKey, phonesIn } from "./phone";
 
 /**
@@ -104,20 +105,22 @@ export type BackfillStep = "more" | "done" | "busy";
  */
 export async function backfillZonesStep(db: Db, region: string, size = 2000): Promise<BackfillStep> {
   return db.transaction(async (tx) => {
-    const [cursor] = await queryRows<{ done: string | number; last: string | number }>(
+    const [cursor] = await selectRows(
       tx,
-      sql`select tz_backfilled_to as done, tz_backfill_end as last from settings where id = 1 for update skip locked`,
+      { done: sql<string | number>`tz_backfilled_to`, last: sql<string | number>`tz_backfill_end` },
+      (list) => sql`select ${list} from settings where id = 1 for update skip locked`,
     );
     if (!cursor) {
-      const [exists] = await queryRows<{ n: number }>(tx, sql`select 1 as n from settings where id = 1`);
+      const [exists] = await selectRows(tx, { n: sql<number>`1` }, (list) => sql`select ${list} from settings where id = 1`);
       return exists ? "busy" : "done";
     }
     const done = Number(cursor.done);
     const last = Number(cursor.last);
     if (done >= last) return "done";
-    const rows = await queryRows<{ id: string | number; phone: string; phone_key: string }>(
+    const rows = await selectRows(
       tx,
-      sql`select id, phone, phone_key from contacts where id > ${done} and id <= ${last} order by id limit ${size}`,
+      { id: sql<string | number>`id`, phone: sql<string>`phone`, phone_key: sql<string>`phone_key` },
+      (list) => sql`select ${list} from contacts where id > ${done} and id <= ${last} order by id limit ${size}`,
     );
     const ids: number[] = [];
     const zones: string[] = [];

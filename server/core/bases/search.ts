@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import { z } from "zod";
 import type { Db } from "../../../db/client";
-import { queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
+import { CONTACT_FIELDS } from "./contact-fields";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest } from "../errors";
 import { digitsOrNumber, parseInput } from "../validation";
@@ -44,22 +45,14 @@ export interface SearchHit {
   };
 }
 
-interface HitRow {
-  id: string | number;
-  database_name: string;
-  extra_labels: string[] | null;
-  name: string;
-  phone: string;
-  city: string;
-  address: string;
-  age: string;
-  additional_info1: string;
-  additional_info2: string;
-  additional_info3: string;
-  additional_info4: string;
-  status: string | null;
-  do_not_call: boolean;
-}
+/** A hit's row: the contact, its base and status, and whether its number is on the do-not-call list. */
+const HIT_COLUMNS = {
+  ...CONTACT_FIELDS,
+  database_name: sql<string>`d.name`,
+  extra_labels: sql<string[] | null>`d.extra_labels`,
+  status: sql<string | null>`s.text`,
+  do_not_call: sql<boolean>`exists (select 1 from do_not_call dnc where dnc.phone_key = c.phone_key)`,
+};
 
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
@@ -91,11 +84,10 @@ export async function searchContacts(
     where = sql`lower(c.name) like ${`%${escapeLike(term.toLowerCase())}%`}`;
   }
   const inBase = database ? sql` and c.database_id = ${database}` : sql``;
-  const rows = await queryRows<HitRow>(
+  const rows = await selectRows(
     db,
-    sql`select c.id, d.name as database_name, d.extra_labels, c.name, c.phone, c.city, c.address, c.age,
-               c.additional_info1, c.additional_info2, c.additional_info3, c.additional_info4, s.text as status,
-               exists (select 1 from do_not_call dnc where dnc.phone_key = c.phone_key) as do_not_call
+    HIT_COLUMNS,
+    (list) => sql`select ${list}
         from contacts c
         join databases d on d.id = c.database_id and ${visibleBase("d")}
         left join statuses s on s.id = c.status_id

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 
 /**
  * A spreadsheet cell mapped to «Часовой пояс» (issue 29, decision 062), read as the client's zone. Readable forms:
@@ -16,7 +17,7 @@ export type ZoneReader = (cell: string) => string | null;
 const OFFSET = /^(?:(?:utc|gmt)\s*)?([+\-\u2212])\s*(\d{1,2})(?::?(\d{2}))?$/i;
 
 export async function zoneCellReader(db: Db): Promise<ZoneReader> {
-  const rows = await queryRows<{ name: string }>(db, sql`select name from pg_timezone_names`);
+  const rows = await selectRows(db, { name: sql<string>`name` }, (list) => sql`select ${list} from pg_timezone_names`);
   const known = new Map<string, string>();
   for (const { name } of rows) known.set(name.toLowerCase(), name);
   return (cell) => {

@@ -1,5 +1,6 @@
 import { sql, type SQL } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectList, selectRows } from "../../../db/typed-sql";
 import { OWN_POLICY_REASONS } from "../calls/sip-reasons";
 import { kyivDate, kyivDay } from "../../../common/business-time";
 
@@ -60,20 +61,32 @@ export interface CallDayNumbers {
   topics: TopicCallNumbers[];
 }
 
-interface Row {
-  level: number;
-  user_id: number | null;
-  login: string | null;
-  display_name: string | null;
-  manager: string | null;
-  filter_id: number | null;
-  topic: string | null;
-  attempts: number;
-  answered: number;
-  talk_seconds: number;
-  contact_attempts: number;
-  contacts: number;
-}
+/** A row of callNumbersStatement: one manager's, one topic's or the total's numbers (`level`), with their names. */
+const CALL_NUMBER_COLUMNS = {
+  level: sql<number>`g.level`,
+  user_id: sql<number | null>`g.user_id`,
+  filter_id: sql<number | null>`g.filter_id`,
+  attempts: sql<number>`g.attempts`,
+  answered: sql<number>`g.answered`,
+  talk_seconds: sql<number>`g.talk_seconds`,
+  contact_attempts: sql<number>`g.contact_attempts`,
+  contacts: sql<number>`g.contacts`,
+  login: sql<string | null>`u.login`,
+  display_name: sql<string | null>`u.display_name`,
+  manager: sql<string | null>`coalesce(nullif(u.display_name, ''), u.login)`,
+  topic: sql<string | null>`f.name`,
+};
+type Row = RowOf<typeof CALL_NUMBER_COLUMNS>;
+
+/** The day's calls in (inboundStatement). */
+const INBOUND_COLUMNS = {
+  calls: sql<number>`(select count(*) from ins)::int`,
+  answered: sql<number>`(select count(*) from ins where answered)::int`,
+  missed: sql<number>`(select count(*) from missed)::int`,
+  called_back: sql<number>`(select count(back_at) from missed)::int`,
+  call_back_seconds: sql<number | string | null>`(select percentile_cont(0.5) within group (order by extract(epoch from back_at - at)) from missed
+        where back_at is not null)`,
+};
 
 const round = (value: number, digits: number) => Math.round(value * 10 ** digits) / 10 ** digits;
 
@@ -111,9 +124,9 @@ const EMPTY: Row = {
  * and in all at once (grouping sets). The day's range reads calls_started_at_idx (bench/statistics.ts prints the
  * plan on 100,000 calls).
  */
-export function callNumbersStatement(start: Date, end: Date): SQL {
+export function callNumbersStatement(start: Date, end: Date, list: SQL = selectList(CALL_NUMBER_COLUMNS)): SQL {
   // Grouped first, named after: the names join the few grouped rows, not every call (the sort stays narrow).
-  return sql`select g.*, u.login, u.display_name, coalesce(nullif(u.display_name, ''), u.login) as manager, f.name as topic
+  return sql`select ${list}
     from (
       select grouping(c.user_id, c.filter_id)::int as level, c.user_id, c.filter_id,
         count(*)::int as attempts,
@@ -140,7 +153,7 @@ export function callNumbersStatement(start: Date, end: Date): SQL {
  * call that rang nobody) make one call; missed when all ended unanswered; called back when a call out to its client
  * started after it.
  */
-function inboundStatement(start: Date, end: Date): SQL {
+function inboundStatement(start: Date, end: Date, list: SQL): SQL {
   return sql`with ins as (
       select c.sip_call_id, min(c.started_at) as at, max(c.contact_id) as contact_id,
         bool_or(c.answered_at is not null) as answered, bool_and(c.ended_at is not null) as ended
@@ -152,10 +165,7 @@ function inboundStatement(start: Date, end: Date): SQL {
       select m.at, (select min(o.started_at) from calls o
         where o.contact_id = m.contact_id and o.direction = 'out' and o.started_at > m.at) as back_at
       from ins m where not m.answered and m.ended)
-    select (select count(*) from ins)::int as calls, (select count(*) from ins where answered)::int as answered,
-      (select count(*) from missed)::int as missed, (select count(back_at) from missed)::int as called_back,
-      (select percentile_cont(0.5) within group (order by extract(epoch from back_at - at)) from missed
-        where back_at is not null) as call_back_seconds`;
+    select ${list}`;
 }
 
 /**
@@ -166,11 +176,8 @@ function inboundStatement(start: Date, end: Date): SQL {
 export async function callNumbersOfDay(db: Db, now: Date = new Date()): Promise<CallDayNumbers> {
   const { start, end } = kyivDay(now);
   const [rows, [inbound]] = await Promise.all([
-    queryRows<Row>(db, callNumbersStatement(start, end)),
-    queryRows<{ calls: number; answered: number; missed: number; called_back: number; call_back_seconds: number | string | null }>(
-      db,
-      inboundStatement(start, end),
-    ),
+    selectRows(db, CALL_NUMBER_COLUMNS, (list) => callNumbersStatement(start, end, list)),
+    selectRows(db, INBOUND_COLUMNS, (list) => inboundStatement(start, end, list)),
   ]);
   // grouping(user_id, filter_id): 1 = a manager's row (filter_id rolled up), 2 = a topic's row, 3 = the total.
   const managers = rows

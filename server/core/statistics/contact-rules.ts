@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { clientInHours, hoursOfTopic } from "../filters/calling-hours";
 import { underContactLimits } from "../filters/contact-limits";
 
@@ -27,19 +28,23 @@ export interface TopicRuleNumbers {
  * their hours (the panel's note counted, capped), each by the rule the turn applies.
  */
 export async function topicRuleNumbers(db: Db): Promise<TopicRuleNumbers[]> {
-  const rows = await queryRows<{ filter_id: number; topic: string; has_limits: boolean; at_limit: number | string; waiting: number | string }>(
+  const rows = await selectRows(
     db,
-    sql`select f.id as filter_id, f.name as topic,
-        (f.contact_limit_day is not null or f.contact_limit_week is not null or f.contact_limit_month is not null) as has_limits,
-        (select count(*) from (select distinct k.contact_id from calls k
+    {
+      filter_id: sql<number>`f.id`,
+      topic: sql<string>`f.name`,
+      has_limits: sql<boolean>`(f.contact_limit_day is not null or f.contact_limit_week is not null or f.contact_limit_month is not null)`,
+      at_limit: sql<number | string>`(select count(*) from (select distinct k.contact_id from calls k
             join contacts c on c.id = k.contact_id
             join filter_databases fd on fd.filter_id = f.id and fd.database_id = c.database_id
           where k.started_at >= now() - interval '35 days' and k.direction = 'out'
-            and not ${underContactLimits(sql`k.contact_id`, sql`c.tz`, sql`f.id`)}) l) as at_limit,
-        (select count(*) from (select 1 from contacts c
+            and not ${underContactLimits(sql`k.contact_id`, sql`c.tz`, sql`f.id`)}) l)`,
+      waiting: sql<number | string>`(select count(*) from (select 1 from contacts c
             join filter_databases fd on fd.filter_id = f.id and fd.database_id = c.database_id
           where c.status_id is null and c.held_by is null and not c.listed and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))}
-          limit ${WAITING_COUNT_CAP}) w) as waiting
+          limit ${WAITING_COUNT_CAP}) w)`,
+    },
+    (list) => sql`select ${list}
       from filters f where f.is_active order by f.name, f.id`,
   );
   return rows.map((row) => ({

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { Webhook } from "standardwebhooks";
 import { type Db, queryRows } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 
 /**
  * Sending the queue (issue 44): claims due deliveries (a row waits for every earlier pending row of its webhook and
@@ -24,23 +25,26 @@ export const WEBHOOK_DEFAULTS = { timeoutMs: 10_000, retryBaseMs: 5_000, retryFo
 const RESPONSE_HEAD = 500;
 const MAX_DELAY_MS = 3600_000;
 
-export interface ClaimedDelivery {
-  id: number;
-  webhook_id: number;
-  message_id: string;
-  payload: unknown;
-  attempts: number;
-  url: string;
-  secret: string;
-  from_env: boolean;
-}
+const CLAIMED_COLUMNS = {
+  id: sql<number>`d.id`,
+  webhook_id: sql<number>`d.webhook_id`,
+  message_id: sql<string>`d.message_id`,
+  payload: sql<unknown>`d.payload`,
+  attempts: sql<number>`d.attempts`,
+  url: sql<string>`w.url`,
+  secret: sql<string>`w.secret`,
+  from_env: sql<boolean>`w.from_env`,
+};
+/** A delivery claimed by claimDeliveries: the delivery and its webhook's address and secret. */
+export type ClaimedDelivery = RowOf<typeof CLAIMED_COLUMNS>;
 
 /** Takes up to `limit` due deliveries for this worker until the lock runs out (a dead worker's rows come back then). */
 export async function claimDeliveries(db: Db, limit: number, lockMs: number): Promise<ClaimedDelivery[]> {
   if (limit <= 0) return [];
-  return queryRows<ClaimedDelivery>(
+  return selectRows(
     db,
-    sql`with picked as (
+    CLAIMED_COLUMNS,
+    (list) => sql`with picked as (
       select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id and w.enabled
       where d.state = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until < now())
         and not exists (
@@ -50,7 +54,7 @@ export async function claimDeliveries(db: Db, limit: number, lockMs: number): Pr
       for update of d skip locked)
     update webhook_deliveries d set locked_until = now() + make_interval(secs => ${lockMs / 1000}::float8)
     from picked, webhooks w where d.id = picked.id and w.id = d.webhook_id
-    returning d.id, d.webhook_id, d.message_id, d.payload, d.attempts, w.url, w.secret, w.from_env`,
+    returning ${list}`,
   );
 }
 
@@ -134,9 +138,10 @@ export async function sendDelivery(db: Db, delivery: ClaimedDelivery, options: D
   const applicationId = forwardedApplication(delivery);
   if (applicationId != null) {
     // Sent already by POST /status/proxy-application (an older client asks for it after the press): not twice.
-    const [done] = await queryRows<{ id: number }>(
+    const [done] = await selectRows(
       db,
-      sql`select id from applications where id = ${applicationId}::int and forwarded_at is not null`,
+      { id: sql<number>`id` },
+      (list) => sql`select ${list} from applications where id = ${applicationId}::int and forwarded_at is not null`,
     );
     if (done) {
       await recordAttempt(

@@ -1,6 +1,7 @@
 import crypto from "node:crypto";
 import { type SQL, sql } from "drizzle-orm";
 import { type Db, queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import type { WebhookEvent } from "../../../common/schemas/webhooks";
 
 /**
@@ -25,16 +26,21 @@ export function enqueueFrom(source: SQL): SQL {
     on conflict (webhook_id, message_id) do nothing`;
 }
 
+/** What an enqueue answers: a row per delivery queued. */
+const QUEUED = { id: sql<number>`id` };
+
 /** A new message id (`webhook-id`): the same for every webhook the event goes to, and on every attempt. */
 export const newMessageId = () => `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 
 /** Queues one event (in the caller's transaction when `db` is one). `client`: the contact it is about, for order. */
 export async function enqueueEvent(db: Db, type: WebhookEvent, data: unknown, client: number | null = null): Promise<number> {
-  const rows = await queryRows<{ id: number }>(
+  const rows = await selectRows(
     db,
-    sql`${enqueueFrom(
-      sql`select ${type}::text as kind, ${JSON.stringify(data)}::jsonb as data, ${newMessageId()}::text as mid, ${client}::bigint as client, 1 as n`,
-    )} returning id`,
+    QUEUED,
+    (list) =>
+      sql`${enqueueFrom(
+        sql`select ${type}::text as kind, ${JSON.stringify(data)}::jsonb as data, ${newMessageId()}::text as mid, ${client}::bigint as client, 1 as n`,
+      )} returning ${list}`,
   );
   return rows.length;
 }
@@ -53,8 +59,8 @@ export async function enqueueCallbackEvents(db: Db): Promise<number> {
     from callbacks cb join contacts c on c.id = cb.contact_id
     where cb.handed_at is null and cb.due_at + ${after} <= now() and cb.due_at > now() - interval '1 day'
       and exists (select 1 from webhooks w where w.enabled and ${kind} = any(w.events))`;
-  const due = await queryRows<{ id: number }>(db, sql`${enqueueFrom(source("callback.due", sql`interval '0'`))} returning id`);
-  const missed = await queryRows<{ id: number }>(db, sql`${enqueueFrom(source("callback.missed", grace))} returning id`);
+  const due = await selectRows(db, QUEUED, (list) => sql`${enqueueFrom(source("callback.due", sql`interval '0'`))} returning ${list}`);
+  const missed = await selectRows(db, QUEUED, (list) => sql`${enqueueFrom(source("callback.missed", grace))} returning ${list}`);
   return due.length + missed.length;
 }
 
