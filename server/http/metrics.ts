@@ -4,7 +4,8 @@ import client from "prom-client";
 import { isAppError } from "../core/errors";
 import type { DbHandle } from "../../db/client";
 import type { DiskState } from "../core/recordings/recordings";
-import { DB_APPLICATION_NAME, queryRows } from "../../db/client";
+import { DB_APPLICATION_NAME } from "../../db/client";
+import { selectRows } from "../../db/typed-sql";
 
 /**
  * What Prometheus reads at /metrics (docs/operations.md lists them). One registry per app instance, so the
@@ -138,9 +139,10 @@ export function createMetrics(handle: DbHandle, realtimeConnections: () => numbe
       connections.reset();
       if (handle.kind === "postgres") {
         try {
-          const rows = await queryRows<{ state: string | null; n: number }>(
+          const rows = await selectRows(
             handle.db,
-            sql`select state, count(*)::int as n from pg_stat_activity
+            { state: sql<string | null>`state`, n: sql<number>`count(*)::int` },
+            (list) => sql`select ${list} from pg_stat_activity
                 where application_name = ${DB_APPLICATION_NAME} and pid <> pg_backend_pid() group by state`,
           );
           for (const row of rows) connections.set({ state: row.state ?? "unknown" }, row.n);

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { type DbHandle, queryRows } from "../../db/client";
+import type { DbHandle } from "../../db/client";
+import { selectRows } from "../../db/typed-sql";
 
 /** One VACUUM the job ran: which table, how many dead rows it had, how long PGlite's one connection was held. */
 export interface VacuumRun {
@@ -53,11 +54,16 @@ export function startEmbeddedVacuum(
     try {
       // The counts of the last second's statements are still this connection's own until it reports them.
       await handle.db.execute(sql`select pg_stat_force_next_flush()`);
-      const tables = await queryRows<{ table: string; live: string | number; dead: string | number }>(
+      const tables = await selectRows(
         handle.db,
-        // The counters start from zero when the app starts: the size is also taken from the catalogue's estimate
-        // (kept by ANALYZE and VACUUM, decision 041).
-        sql`select s.relname as table, greatest(s.n_live_tup, c.reltuples::bigint) as live, s.n_dead_tup as dead
+        {
+          table: sql<string>`s.relname`,
+          // The counters start from zero when the app starts: the size is also taken from the catalogue's estimate
+          // (kept by ANALYZE and VACUUM, decision 041).
+          live: sql<string | number>`greatest(s.n_live_tup, c.reltuples::bigint)`,
+          dead: sql<string | number>`s.n_dead_tup`,
+        },
+        (list) => sql`select ${list}
             from pg_stat_user_tables s join pg_class c on c.oid = s.relid
             where s.schemaname = 'public' and s.n_dead_tup >= ${minDead} order by s.n_dead_tup desc`,
       );

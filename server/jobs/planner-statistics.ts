@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { type DbHandle, queryRows } from "../../db/client";
+import type { DbHandle } from "../../db/client";
+import { selectRows } from "../../db/typed-sql";
 
 /**
  * Planner statistics for the embedded database (decision 041). Postgres keeps them by autovacuum; PGlite runs no
@@ -20,7 +21,7 @@ export function startPlannerStatistics(
 
   /** A cheap stand-in for the contacts' count (the primary key's last entry): it grows with every import. */
   const size = async () => {
-    const [row] = await queryRows<{ top: string | number | null }>(handle.db, sql`select max(id) as top from contacts`);
+    const [row] = await selectRows(handle.db, { top: sql<string | number | null>`max(id)` }, (list) => sql`select ${list} from contacts`);
     return Number(row?.top ?? 0);
   };
 

@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { queryRows, type Db, type DbHandle } from "../../db/client";
+import { type RowOf, selectList, selectRows } from "../../db/typed-sql";
 import { migrationJournal, migrationsUpTo } from "./migrations";
 
 /**
@@ -29,13 +30,17 @@ export type TableSums = Record<string, { rows: number; checksum: string }>;
 const ident = (name: string) => sql.raw(`"${name.replaceAll('"', '""')}"`);
 
 /** Tables of `public`, parents before the tables whose foreign keys point at them. */
+/** A table's row in a backup: the row as JSON text (the cursor's one column). */
+const BACKUP_ROW = { r: sql<string>`to_jsonb(t)::text` };
+
 async function tablesInForeignKeyOrder(db: Db): Promise<string[]> {
-  const tables = (await queryRows<{ name: string }>(db, sql`select tablename as name from pg_tables where schemaname = 'public' order by 1`)).map(
-    (r) => r.name,
-  );
-  const edges = await queryRows<{ child: string; parent: string }>(
+  const tables = (
+    await selectRows(db, { name: sql<string>`tablename` }, (list) => sql`select ${list} from pg_tables where schemaname = 'public' order by 1`)
+  ).map((r) => r.name);
+  const edges = await selectRows(
     db,
-    sql`select c.relname as child, p.relname as parent from pg_constraint k
+    { child: sql<string>`c.relname`, parent: sql<string>`p.relname` },
+    (list) => sql`select ${list} from pg_constraint k
         join pg_class c on c.oid = k.conrelid join pg_class p on p.oid = k.confrelid
         join pg_namespace n on n.oid = c.relnamespace
         where k.contype = 'f' and n.nspname = 'public' and c.oid <> p.oid`,
@@ -57,9 +62,10 @@ async function tablesInForeignKeyOrder(db: Db): Promise<string[]> {
 export async function tableSums(db: Db, tables?: string[]): Promise<TableSums> {
   const sums: TableSums = {};
   for (const table of tables ?? (await tablesInForeignKeyOrder(db))) {
-    const [row] = await queryRows<{ rows: number; checksum: string | null }>(
+    const [row] = await selectRows(
       db,
-      sql`select count(*)::int as rows, md5(string_agg(h, '' order by h)) as checksum
+      { rows: sql<number>`count(*)::int`, checksum: sql<string | null>`md5(string_agg(h, '' order by h))` },
+      (list) => sql`select ${list}
           from (select md5(to_jsonb(t)::text) as h from ${ident(table)} t) r`,
     );
     sums[table] = { rows: Number(row.rows), checksum: row.checksum ?? "" };
@@ -68,9 +74,10 @@ export async function tableSums(db: Db, tables?: string[]): Promise<TableSums> {
 }
 
 async function appliedMigrations(db: Db): Promise<{ count: number; last: number }> {
-  const [row] = await queryRows<{ count: number; last: string | null }>(
+  const [row] = await selectRows(
     db,
-    sql`select count(*)::int as count, max(created_at)::text as last from drizzle.__drizzle_migrations`,
+    { count: sql<number>`count(*)::int`, last: sql<string | null>`max(created_at)::text` },
+    (list) => sql`select ${list} from drizzle.__drizzle_migrations`,
   );
   return { count: Number(row.count), last: Number(row.last ?? 0) };
 }
@@ -86,20 +93,26 @@ export async function writeBackup(db: Db, write: (line: string) => Promise<void>
       const tables = await tablesInForeignKeyOrder(t);
       for (const table of tables) {
         await write(JSON.stringify(["table", table]));
-        await t.execute(sql`declare backup_rows no scroll cursor for select to_jsonb(t)::text as r from ${ident(table)} t`);
+        await t.execute(sql`declare backup_rows no scroll cursor for select ${selectList(BACKUP_ROW)} from ${ident(table)} t`);
         for (;;) {
-          const rows = await queryRows<{ r: string }>(t, sql.raw(`fetch ${FETCH_ROWS} from backup_rows`));
+          // eslint-disable-next-line no-restricted-syntax -- a FETCH answers the columns its cursor's DECLARE selected: selectList(BACKUP_ROW) above
+          const rows = await queryRows<RowOf<typeof BACKUP_ROW>>(t, sql.raw(`fetch ${FETCH_ROWS} from backup_rows`));
           for (const row of rows) await write(`["row",${row.r}]`);
           if (rows.length < FETCH_ROWS) break;
         }
         await t.execute(sql`close backup_rows`);
       }
-      const sequences = await queryRows<{ name: string }>(
+      const sequences = await selectRows(
         t,
-        sql`select sequencename as name from pg_sequences where schemaname = 'public' order by 1`,
+        { name: sql<string>`sequencename` },
+        (list) => sql`select ${list} from pg_sequences where schemaname = 'public' order by 1`,
       );
       for (const { name } of sequences) {
-        const [s] = await queryRows<{ last_value: string; is_called: boolean }>(t, sql`select last_value::text, is_called from ${ident(name)}`);
+        const [s] = await selectRows(
+          t,
+          { last_value: sql<string>`last_value::text`, is_called: sql<boolean>`is_called` },
+          (list) => sql`select ${list} from ${ident(name)}`,
+        );
         await write(JSON.stringify(["sequence", name, s.last_value, s.is_called]));
       }
       const sums = await tableSums(t, tables);
@@ -114,9 +127,10 @@ export class RestoreRefused extends Error {}
 
 /** Whether the target holds anything: a restore goes only into an empty database (never over live data). */
 export async function describeNonEmpty(db: Db): Promise<string | null> {
-  const [row] = await queryRows<{ n: number }>(
+  const [row] = await selectRows(
     db,
-    sql`select count(*)::int as n from pg_tables where schemaname not in ('pg_catalog', 'information_schema')`,
+    { n: sql<number>`count(*)::int` },
+    (list) => sql`select ${list} from pg_tables where schemaname not in ('pg_catalog', 'information_schema')`,
   );
   return Number(row.n) > 0 ? `в ней уже есть таблицы (${row.n})` : null;
 }
@@ -157,9 +171,10 @@ export async function restoreBackup(handle: DbHandle, lines: AsyncIterable<strin
     let batch: string[] = [];
     const flush = async () => {
       if (!batch.length) return;
-      const columns = await queryRows<{ name: string }>(
+      const columns = await selectRows(
         t,
-        sql`select attname as name from pg_attribute where attrelid = ${`public."${table.replaceAll('"', '""')}"`}::regclass
+        { name: sql<string>`attname` },
+        (q) => sql`select ${q} from pg_attribute where attrelid = ${`public."${table.replaceAll('"', '""')}"`}::regclass
             and attnum > 0 and not attisdropped and attgenerated = '' order by attnum`,
       );
       const list = sql.raw(columns.map((c) => `"${c.name.replaceAll('"', '""')}"`).join(", "));

@@ -2,7 +2,8 @@ import path from "node:path";
 import { PassThrough } from "node:stream";
 import readline from "node:readline";
 import { sql } from "drizzle-orm";
-import { createDb, DataDirLockedError, queryRows, type Db, type DbHandle } from "../../db/client";
+import { createDb, DataDirLockedError, type Db, type DbHandle } from "../../db/client";
+import { selectRows } from "../../db/typed-sql";
 import { loadConfig } from "../config";
 import { describeNonEmpty, RestoreRefused, restoreBackup, writeBackup, type TableSums } from "./backup";
 
@@ -84,9 +85,10 @@ async function main() {
 
 /** Each sequence's next value, by name. */
 async function sequences(db: Db): Promise<Record<string, string>> {
-  const rows = await queryRows<{ name: string; value: string | null }>(
+  const rows = await selectRows(
     db,
-    sql`select sequencename as name, last_value::text as value from pg_sequences where schemaname = 'public'`,
+    { name: sql<string>`sequencename`, value: sql<string | null>`last_value::text` },
+    (list) => sql`select ${list} from pg_sequences where schemaname = 'public'`,
   );
   return Object.fromEntries(rows.map((row) => [row.name, row.value ?? "unused"]));
 }

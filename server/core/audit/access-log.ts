@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ACCESS_KIND_TEXT, ACCESS_KINDS, type AccessKind, accessWhoMissing } from "../../../common/access-log";
 import { BUSINESS_TIME_ZONE, kyivDate, kyivInstant } from "../../../common/business-time";
 import { type Db, queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { calls, filters, type RecordingState, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { AppError } from "../errors";
@@ -226,7 +227,7 @@ const iso = (msValue: number | null) => (msValue === null ? null : new Date(msVa
 const nameOf = (row: { displayName: string; login: string }) => row.displayName.trim() || row.login;
 
 async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: number }, now = Date.now()): Promise<AccessEntry[]> {
-  const raw = await queryRows<Record<string, unknown>>(
+  const raw = await queryRows(
     db,
     sql`select kind, id, (extract(epoch from at) * 1000)::float8 as at_ms, ended_ms, user_id, manager_id, call_id, heard_ms, first_heard_ms, last_heard_ms
         from (${entries(f)}) e order by at desc, id desc limit ${page.limit} offset ${page.offset}`,
@@ -291,7 +292,7 @@ export async function listAccessLog(
   requireAdmin(actor);
   const { limit, offset, ...f } = await readAccessFilters(db, input);
   const [[{ total }], rows] = await Promise.all([
-    queryRows<{ total: unknown }>(db, sql`select count(*) as total from (${entries(f)}) e`),
+    selectRows(db, { total: sql<string | number>`count(*)` }, (list) => sql`select ${list} from (${entries(f)}) e`),
     rowsOf(db, f, { limit, offset }),
   ]);
   return { total: Number(total), entries: rows, filters: f };

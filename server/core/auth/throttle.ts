@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
-import { queryRows, type Db } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
 
 /**
  * Failures counted per key and client address in login_throttle (decision 021): the login throttle's keys are a
@@ -16,7 +17,9 @@ export interface Counted {
 }
 
 const minutesLeft = sql`ceil(extract(epoch from t.window_start + make_interval(mins => ${THROTTLE_WINDOW_MINUTES}) - now()) / 60)::int`;
-const counted = (row: { key: string; failures: number; minutes_left: number }): Counted => ({
+/** A key's count in its window (login_throttle `t`). */
+const COUNT_COLUMNS = { key: sql<string>`t.login`, failures: sql<number>`t.failures`, minutes_left: sql<number>`${minutesLeft}` };
+const counted = (row: RowOf<typeof COUNT_COLUMNS>): Counted => ({
   key: row.key,
   failures: Number(row.failures),
   minutesLeft: Math.max(1, Number(row.minutes_left)),
@@ -28,9 +31,10 @@ const counted = (row: { key: string; failures: number; minutes_left: number }): 
  */
 export async function countFailure(db: Db, keys: string[], address: string): Promise<Counted[]> {
   const expired = sql`t.window_start <= now() - make_interval(mins => ${THROTTLE_WINDOW_MINUTES})`;
-  const rows = await queryRows<{ key: string; failures: number; minutes_left: number }>(
+  const rows = await selectRows(
     db,
-    sql`insert into login_throttle as t (login, address, failures, window_start)
+    COUNT_COLUMNS,
+    (list) => sql`insert into login_throttle as t (login, address, failures, window_start)
         values ${sql.join(
           keys.map((key) => sql`(${key}, ${address}, 1, now())`),
           sql`, `,
@@ -38,16 +42,17 @@ export async function countFailure(db: Db, keys: string[], address: string): Pro
         on conflict (login, address) do update set
           failures = case when ${expired} then 1 else t.failures + 1 end,
           window_start = case when ${expired} then now() else t.window_start end
-        returning t.login as key, t.failures, ${minutesLeft} as minutes_left`,
+        returning ${list}`,
   );
   return rows.map(counted);
 }
 
 /** The key's count for this address in its running window, without adding to it; null when there is none. */
 export async function failuresSoFar(db: Db, key: string, address: string): Promise<Counted | null> {
-  const [row] = await queryRows<{ key: string; failures: number; minutes_left: number }>(
+  const [row] = await selectRows(
     db,
-    sql`select t.login as key, t.failures, ${minutesLeft} as minutes_left from login_throttle t
+    COUNT_COLUMNS,
+    (list) => sql`select ${list} from login_throttle t
         where t.login = ${key} and t.address = ${address}
           and t.window_start > now() - make_interval(mins => ${THROTTLE_WINDOW_MINUTES})`,
   );

@@ -3,6 +3,8 @@ import { PassThrough } from "node:stream";
 import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { queryRows } from "../../../db/client";
+import { type RowOf, selectRows } from "../../../db/typed-sql";
+import { CONTACT_FIELDS } from "../bases/contact-fields";
 import { exports } from "../../../db/schema";
 import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
 import { awaitedLater } from "../later";
@@ -49,9 +51,16 @@ export interface ClaimedExport {
  * SKIP LOCKED: two instances never take the same job.
  */
 export async function claimNextExport(db: Db, workerId: string, leaseSeconds: number): Promise<ClaimedExport | null> {
-  const rows = await queryRows<{ id: number; name: string; database_ids: number[]; status_ids: number[]; format: string }>(
+  const rows = await selectRows(
     db,
-    sql`update exports set claimed_by = ${workerId}, claimed_until = now() + make_interval(secs => ${leaseSeconds}),
+    {
+      id: sql<number>`id`,
+      name: sql<string>`name`,
+      database_ids: sql<number[]>`database_ids`,
+      status_ids: sql<number[]>`status_ids`,
+      format: sql<string>`format`,
+    },
+    (list) => sql`update exports set claimed_by = ${workerId}, claimed_until = now() + make_interval(secs => ${leaseSeconds}),
                progress = 0, rows_written = 0, start_time = now(), end_time = null, updated_at = now()
         where id = (
           select id from exports
@@ -59,7 +68,7 @@ export async function claimNextExport(db: Db, workerId: string, leaseSeconds: nu
           order by id
           for update skip locked
           limit 1)
-        returning id, name, database_ids, status_ids, format`,
+        returning ${list}`,
   );
   const row = rows[0];
   if (!row) return null;
@@ -117,24 +126,17 @@ function deadOnThisHost(claimedBy: string): boolean {
 /** The job was restarted or deleted meanwhile, or its lease went to another worker. */
 export class LostExportLease extends Error {}
 
-interface ExportRow {
-  id: string | number;
-  name: string;
-  phone: string;
-  city: string;
-  address: string;
-  age: string;
-  additional_info1: string;
-  additional_info2: string;
-  additional_info3: string;
-  additional_info4: string;
-  base: string;
-  status: string | null;
-  manager: string | null;
+/** A contact's row of the file: the contact, its base, status and manager. */
+const EXPORT_COLUMNS = {
+  ...CONTACT_FIELDS,
+  base: sql<string>`d.name`,
+  status: sql<string | null>`s.text`,
+  manager: sql<string | null>`coalesce(nullif(u.display_name, ''), u.login)`,
+  client_info: sql<string>`c.client_info`,
   /** dd.mm.yyyy, hh:mm:ss in Kyiv time. */
-  status_at: string | null;
-  client_info: string;
-}
+  status_at: sql<string | null>`to_char(c.status_at at time zone ${BUSINESS_TIME_ZONE}, 'DD.MM.YYYY, HH24:MI:SS')`,
+};
+type ExportRow = RowOf<typeof EXPORT_COLUMNS>;
 
 /**
  * Stores the file while it is written, in parts of about PART_BYTES with at most one in flight: the database
@@ -202,7 +204,7 @@ export function partStore(db: Db, job: Pick<ClaimedExport, "id">, workerId: stri
  */
 export async function runExportJob(db: Db, job: ClaimedExport, workerId: string, leaseSeconds: number, shouldStop: () => boolean) {
   const where = exportSelection(job);
-  const counting = awaitedLater(queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${where}`));
+  const counting = awaitedLater(selectRows(db, { n: sql<string | number>`count(*)` }, (list) => sql`select ${list} from contacts c where ${where}`));
   // Parts of an earlier run of this job (a crash, a lost lease) go; none are added while this worker holds it.
   const clearing = awaitedLater(
     db.execute(sql`delete from export_parts p using exports e
@@ -231,12 +233,10 @@ export async function runExportJob(db: Db, job: ClaimedExport, workerId: string,
   // Read ahead: a page is awaited only once the one before it is written.
   const page = (after: number) =>
     awaitedLater(
-      queryRows<ExportRow>(
+      selectRows(
         db,
-        sql`select c.id, c.name, c.phone, c.city, c.address, c.age, c.additional_info1, c.additional_info2,
-                   c.additional_info3, c.additional_info4, d.name as base, s.text as status,
-                   coalesce(nullif(u.display_name, ''), u.login) as manager, c.client_info,
-                   to_char(c.status_at at time zone ${BUSINESS_TIME_ZONE}, 'DD.MM.YYYY, HH24:MI:SS') as status_at
+        EXPORT_COLUMNS,
+        (list) => sql`select ${list}
             from contacts c
             join databases d on d.id = c.database_id and ${visibleBase("d")}
             left join statuses s on s.id = c.status_id

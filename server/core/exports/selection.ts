@@ -1,6 +1,6 @@
 import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 
 /** The pseudo-status of contacts never called, offered beside the real statuses. */
 export const NO_STATUS_ID = 0;
@@ -18,6 +18,10 @@ export function exportSelection(job: { databaseIds: number[]; statusIds: number[
 
 /** How many rows the export's file will hold (the progress shows rows written of these). */
 export async function countExportRows(db: Db, job: { databaseIds: number[]; statusIds: number[] }): Promise<number> {
-  const [{ n }] = await queryRows<{ n: string | number }>(db, sql`select count(*) as n from contacts c where ${exportSelection(job)}`);
+  const [{ n }] = await selectRows(
+    db,
+    { n: sql<string | number>`count(*)` },
+    (list) => sql`select ${list} from contacts c where ${exportSelection(job)}`,
+  );
   return Number(n);
 }

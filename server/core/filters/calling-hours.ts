@@ -1,5 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { badRequest } from "../errors";
 import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
 import type { filters } from "../../../db/schema";
@@ -49,7 +50,11 @@ export { callingHoursSchema } from "../../../common/schemas/filters";
  * would fail every claim of the topic, so the zone is checked where it is used.
  */
 export async function requireKnownZone(db: Pick<Db, "execute">, zone: string) {
-  const [row] = await queryRows<{ known: boolean }>(db as Db, sql`select exists (select 1 from pg_timezone_names where name = ${zone}) as known`);
+  const [row] = await selectRows(
+    db as Db,
+    { known: sql<boolean>`exists (select 1 from pg_timezone_names where name = ${zone})` },
+    (list) => sql`select ${list}`,
+  );
   if (!row?.known) throw badRequest(`Неизвестный часовой пояс «${zone.slice(0, 64)}»`, "time_zone_unknown");
 }
 

@@ -1,7 +1,8 @@
 import { createRequire } from "node:module";
 import Holidays from "date-holidays";
 import { sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 
 /**
  * Public holidays of the client's country count as weekends in a topic's calling hours (issue 43, decision 076).
@@ -65,9 +66,9 @@ export async function fillPublicHolidays(db: Db, years = holidayYears()): Promis
   const stamp = `${DATA_SET_VERSION}:${years.join(",")}`;
   // The settings row may not be there yet on a database just migrated (seed makes it the same way).
   await db.execute(sql`insert into settings (id) values (1) on conflict do nothing`);
-  const [current] = await queryRows<{ filled: string }>(db, sql`select holidays_filled as filled from settings where id = 1`);
+  const [current] = await selectRows(db, { filled: sql<string>`holidays_filled` }, (list) => sql`select ${list} from settings where id = 1`);
   if (current?.filled === stamp) return false;
-  const names = await queryRows<{ name: string }>(db, sql`select name from pg_timezone_names`);
+  const names = await selectRows(db, { name: sql<string>`name` }, (list) => sql`select ${list} from pg_timezone_names`);
   const byZone = await holidaysByZone(years);
   const zones: string[] = [];
   const days: string[] = [];
@@ -80,9 +81,10 @@ export async function fillPublicHolidays(db: Db, years = holidayYears()): Promis
   }
   return db.transaction(async (tx) => {
     // One instance fills; another waiting here finds the stamp written and leaves it.
-    const [row] = await queryRows<{ filled: string }>(
+    const [row] = await selectRows(
       tx as unknown as Db,
-      sql`select holidays_filled as filled from settings where id = 1 for update`,
+      { filled: sql<string>`holidays_filled` },
+      (list) => sql`select ${list} from settings where id = 1 for update`,
     );
     if (!row || row.filled === stamp) return false;
     await tx.execute(sql`delete from public_holidays`);

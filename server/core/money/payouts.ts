@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, isNull, sql } from "drizzle-orm";
 import { z } from "zod";
-import { queryRows, type Db } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { applications, balanceAdjustments, payments, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { badRequest, notFound } from "../errors";
@@ -30,11 +31,16 @@ export interface WorkerStat {
  */
 export async function paymentStats(db: Db, actor: Actor) {
   requireAdmin(actor);
-  const rows = await queryRows<{ id: number; login: string; balance_cents: number; with_passport: number; without_passport: number }>(
+  const rows = await selectRows(
     db,
-    sql`select u.id, u.login, u.balance_cents,
-          (count(a.id) filter (where a.with_passport))::int as with_passport,
-          (count(a.id) filter (where not a.with_passport))::int as without_passport
+    {
+      id: sql<number>`u.id`,
+      login: sql<string>`u.login`,
+      balance_cents: sql<number>`u.balance_cents`,
+      with_passport: sql<number>`(count(a.id) filter (where a.with_passport))::int`,
+      without_passport: sql<number>`(count(a.id) filter (where not a.with_passport))::int`,
+    },
+    (list) => sql`select ${list}
         from ${users} u
         left join ${applications} a on a.user_id = u.id and a.payment_id is null
         group by u.id
@@ -179,12 +185,17 @@ export async function payoutDetails(db: Db, actor: Actor, input: unknown): Promi
  * starts from zero; each one starts from what the previous left on the balance.
  */
 export async function payoutChain(db: Tx, workerId: number) {
-  const rows = await queryRows<{ id: number; amount_cents: number; processed_at: string | Date; covered: number }>(
+  const rows = await selectRows(
     db as Db,
-    sql`select p.id, p.amount_cents, p.processed_at,
-          coalesce((select sum(a.amount_cents) from ${applications} a where a.payment_id = p.id), 0)::bigint
+    {
+      id: sql<number>`p.id`,
+      amount_cents: sql<number>`p.amount_cents`,
+      processed_at: sql<string | Date>`p.processed_at`,
+      covered: sql<number>`coalesce((select sum(a.amount_cents) from ${applications} a where a.payment_id = p.id), 0)::bigint
           + coalesce((select sum(case when b.kind = 'add' then b.amount_cents else -b.amount_cents end)
-                      from ${balanceAdjustments} b where b.payment_id = p.id), 0)::bigint as covered
+                      from ${balanceAdjustments} b where b.payment_id = p.id), 0)::bigint`,
+    },
+    (list) => sql`select ${list}
         from ${payments} p
         where p.user_id = ${workerId}
         order by p.processed_at, p.id`,

@@ -1,7 +1,8 @@
 import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
-import { type Db, queryRows } from "../../../db/client";
+import type { Db } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { type Actor, requireAdmin } from "../actor";
 import { idSchema, parseInput } from "../validation";
 
@@ -37,20 +38,20 @@ export async function scoreNumbers(db: Db, actor: Actor, rawQuery: unknown = {})
   requireAdmin(actor);
   const q = parseInput(numbersQuerySchema, rawQuery);
   const week = sql`date_trunc('week', c.started_at at time zone ${BUSINESS_TIME_ZONE})`;
-  const rows = await queryRows<{
-    week: string;
-    manager_id: number | null;
-    manager: string | null;
-    filter_id: number | null;
-    topic: string | null;
-    scored: string | number;
-    disputed: string | number;
-    average: string | number;
-  }>(
+  const rows = await selectRows(
     db,
-    sql`select to_char(${week}, 'YYYY-MM-DD') as week, s.manager_id, coalesce(nullif(u.display_name, ''), u.login) as manager,
-          s.filter_id, f.name as topic, count(*) as scored, count(*) filter (where s.disputed_at is not null) as disputed,
-          round(avg(coalesce(s.rescore, s.score))::numeric, 1) as average
+    {
+      // First: the statement groups and orders by column 1.
+      week: sql<string>`to_char(${week}, 'YYYY-MM-DD')`,
+      manager_id: sql<number | null>`s.manager_id`,
+      manager: sql<string | null>`coalesce(nullif(u.display_name, ''), u.login)`,
+      filter_id: sql<number | null>`s.filter_id`,
+      topic: sql<string | null>`f.name`,
+      scored: sql<string | number>`count(*)`,
+      disputed: sql<string | number>`count(*) filter (where s.disputed_at is not null)`,
+      average: sql<string | number>`round(avg(coalesce(s.rescore, s.score))::numeric, 1)`,
+    },
+    (list) => sql`select ${list}
         from call_scores s
         join calls c on c.id = s.call_id
         left join users u on u.id = s.manager_id
@@ -103,22 +104,21 @@ const REPORT_WINDOW = "30 minutes";
 export async function scoreNext(db: Db, actor: Actor): Promise<NextForManager[]> {
   requireAdmin(actor);
   const weekStart = sql`(date_trunc('week', now() at time zone ${BUSINESS_TIME_ZONE}) at time zone ${BUSINESS_TIME_ZONE})`;
-  const rows = await queryRows<{
-    id: number | string;
-    user_id: number;
-    manager: string;
-    started_at: string | Date;
-    number: string;
-    talk_seconds: number;
-    topic: string | null;
-    scored: boolean;
-    report: boolean;
-  }>(
+  const rows = await selectRows(
     db,
-    sql`select c.id, c.user_id, coalesce(nullif(u.display_name, ''), u.login) as manager, c.started_at, c.number, c.talk_seconds,
-          f.name as topic, (s.id is not null) as scored,
-          exists (select 1 from lead_events e where e.contact_id = c.contact_id and e.user_id = c.user_id and e.is_report
-                    and e.created_at >= c.started_at and e.created_at <= coalesce(c.ended_at, c.started_at) + ${sql.raw(`interval '${REPORT_WINDOW}'`)}) as report
+    {
+      id: sql<number | string>`c.id`,
+      user_id: sql<number>`c.user_id`,
+      manager: sql<string>`coalesce(nullif(u.display_name, ''), u.login)`,
+      started_at: sql<string | Date>`c.started_at`,
+      number: sql<string>`c.number`,
+      talk_seconds: sql<number>`c.talk_seconds`,
+      topic: sql<string | null>`f.name`,
+      scored: sql<boolean>`(s.id is not null)`,
+      report: sql<boolean>`exists (select 1 from lead_events e where e.contact_id = c.contact_id and e.user_id = c.user_id and e.is_report
+                    and e.created_at >= c.started_at and e.created_at <= coalesce(c.ended_at, c.started_at) + ${sql.raw(`interval '${REPORT_WINDOW}'`)})`,
+    },
+    (list) => sql`select ${list}
         from calls c
         join users u on u.id = c.user_id
         left join filters f on f.id = c.filter_id
