@@ -23,6 +23,21 @@ export default tseslint.config(
     },
   },
   {
+    // Rows typed at the boundary (issue 40): a raw query's row type comes from its declared columns (db/typed-sql.ts
+    // selectRows) or Drizzle's builders, never from a cast stated beside the SQL.
+    // Tests and benches read tables to check them, outside the boundary: they may still cast.
+    files: ["server/**/*.ts", "app/**/*.{ts,tsx}", "common/**/*.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "CallExpression[callee.name='queryRows'][typeArguments]",
+          message: "queryRows<T> only casts: declare the columns and read them with selectRows (db/typed-sql.ts), or use Drizzle's builders.",
+        },
+      ],
+    },
+  },
+  {
     // An eslint-disable comment says why on its own line (`-- the reason`).
     linterOptions: { reportUnusedDisableDirectives: "error" },
   },

@@ -1,6 +1,6 @@
 import { type SQL, sql } from "drizzle-orm";
-import { type Db, queryRows } from "../../../db/client";
-import { type Columns, type RowOf, selectList } from "../../../db/typed-sql";
+import type { Db } from "../../../db/client";
+import { type Columns, type RowOf, selectRows } from "../../../db/typed-sql";
 import type { Actor } from "../actor";
 import { type CallingHours, hoursLiteral, withinCallingHours } from "./calling-hours";
 import { chooseFilter, listOpenFilters } from "./filters";
@@ -82,14 +82,15 @@ const FREE_COLUMNS = {
 async function freeCounts(db: Db, filterIds: number[]): Promise<Map<number, RowOf<typeof FREE_COLUMNS>>> {
   if (filterIds.length === 0) return new Map();
   const ids = sql`${`{${filterIds.join(",")}}`}::int[]`;
-  const rows = await queryRows<RowOf<typeof FREE_COLUMNS>>(
+  const rows = await selectRows(
     db,
-    sql`with g as (
+    FREE_COLUMNS,
+    (list) => sql`with g as (
         select c.database_id, c.tz, c.consent_at is not null as consented, count(*) as n from contacts c
         where c.database_id in (select database_id from filter_databases where filter_id = any(${ids}))
           and c.status_id is null and c.held_by is null and not c.listed
         group by 1, 2, 3)
-      select ${selectList(FREE_COLUMNS)} from filters f
+      select ${list} from filters f
         join filter_databases fd on fd.filter_id = f.id
         join g on g.database_id = fd.database_id and (g.consented or not f.requires_consent)
       where f.id = any(${ids}) group by f.id`,
@@ -126,9 +127,10 @@ export async function enterOnlyTopic(db: Db, actor: Actor, login: string): Promi
 
 /** How many topics are open to this user now (the panel offers «Сменить тематику» only with a choice). */
 export async function openTopicCount(db: Db, userId: number): Promise<number> {
-  const [row] = await queryRows<{ n: number }>(
+  const [row] = await selectRows(
     db,
-    sql`select count(*)::int as n from filters f join filter_managers fm on fm.filter_id = f.id where fm.user_id = ${userId} and f.is_active`,
+    { n: sql<number>`count(*)::int` },
+    (list) => sql`select ${list} from filters f join filter_managers fm on fm.filter_id = f.id where fm.user_id = ${userId} and f.is_active`,
   );
   return Number(row?.n ?? 0);
 }
@@ -168,9 +170,10 @@ export async function callsResume(db: Db, topic: { databaseIds: number[]; hours:
   const hours = hoursLiteral(topic.hours);
   const now: SQL = at ? sql`${at.toISOString()}::timestamptz` : sql`now()`;
   const zone = sql`coalesce(z.tz, ${hours.timeZone})`;
-  const [row] = await queryRows<RowOf<typeof RESUME_COLUMNS>>(
+  const [row] = await selectRows(
     db,
-    sql`with z as (
+    RESUME_COLUMNS,
+    (list) => sql`with z as (
         select distinct c.tz from contacts c
         where c.database_id = any(${sql.param(topic.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed),
       waiting as (select ${zone} as zone from z where not ${withinCallingHours(sql`z.tz`, hours, now)}),
@@ -179,7 +182,7 @@ export async function callsResume(db: Db, topic: { databaseIds: number[]; hours:
         from waiting w
           cross join generate_series(0, ${HORIZON_DAYS}) d(n)
           cross join (values (${hours.from}), (coalesce(${hours.weekendFrom}, ${hours.from})), ('00:00'::time)) t(start))
-      select ${selectList(RESUME_COLUMNS)} from s
+      select ${list} from s
       where s.at > s.now and ${withinCallingHours(sql`s.zone`, hours, sql`s.at`)}
       order by s.at limit 1`,
   );
