@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { calls, contacts, filters, settings, users } from "../../db/schema";
 import { backfillZonesStep, mappedZones } from "../../server/core/bases/phone-zone";
-import { type CallingHours, clientInHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
+import { type CallingHours, clientInHours, dayAndDate, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
 import { loadLeadPanel } from "../../server/core/leads/panel";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
@@ -227,12 +227,19 @@ describe("a callback due outside its client's hours waits", () => {
     const mine = await t.request.get("/api/v1/callbacks/mine").set(m.auth);
     expect(mine.status).toBe(200);
     expect(mine.body).toHaveLength(1);
-    expect(mine.body[0]).toMatchObject({ due: true, waitsForHours: `ждёт рабочего времени клиента (с ${moscowHours.from} по его времени)` });
+    // His window opens at the window's start on his clock: today, or tomorrow (his date named) once it has passed.
+    const vladivostokNow = clockIn("Asia/Vladivostok", 0);
+    const opens =
+      vladivostokNow < moscowHours.from
+        ? moscowHours.from
+        : `${dayAndDate(new Date(Date.now() + 86_400_000).toLocaleDateString("sv-SE", { timeZone: "Asia/Vladivostok" }))} ${moscowHours.from}`;
+    const waiting = `ждёт рабочего времени клиента (с ${opens} по его времени)`;
+    expect(mine.body[0]).toMatchObject({ due: true, waitsForHours: waiting });
 
     // «Позвонить сейчас» is refused too (the proxy would refuse the call), and the callback keeps waiting.
     const take = await t.request.post(`/api/v1/callbacks/${mine.body[0].id}/take`).set(m.auth);
     expect(take.status).toBe(409);
-    expect(take.body.message).toBe(`Сейчас у клиента нерабочее время: перезвон ждёт рабочего времени клиента (с ${moscowHours.from} по его времени)`);
+    expect(take.body.message).toBe(`Сейчас у клиента нерабочее время: перезвон ${waiting}`);
 
     await release(m.id);
     await setHours(m.filter.id, openIn("Asia/Vladivostok"));

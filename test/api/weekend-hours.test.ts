@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
 import { queryRows } from "../../db/client";
 import { contacts, filters, users } from "../../db/schema";
-import { type CallingHours, hoursLiteral, withinCallingHours } from "../../server/core/filters/calling-hours";
+import { type CallingHours, hoursLiteral, nextWindowLocal, waitsForHoursNote, withinCallingHours } from "../../server/core/filters/calling-hours";
 import { fillPublicHolidays, holidayYears } from "../../server/core/filters/holidays";
 import { ADMIN, bearer, createUser, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
@@ -56,6 +56,35 @@ describe("the rule at fixed instants", () => {
     // Without a weekend window a weekend is a working day's window (on the days ticked).
     expect(await within("Asia/Vladivostok", "2027-01-15T14:30:00Z", { from: "00:00", until: "00:00" })).toBe(true);
     expect(await within("Asia/Vladivostok", "2027-01-16T00:00:00Z", { days: [1, 2, 3, 4, 5], ...hours })).toBe(false);
+  });
+
+  // Issue 43: a waiting callback says when its client's window opens, on the day it opens (not the working days'
+  // start on a weekend).
+  it("tells a waiting callback when the window opens: the weekend window's start, or the next working day", async () => {
+    const note = async (zone: string, iso: string, hours: Partial<CallingHours>) => {
+      const window = hoursLiteral({ from: "09:00", until: "18:00", days: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Kyiv", ...hours });
+      const [row] = await queryRows<{ local: string | null }>(
+        t.db,
+        sql`select ${nextWindowLocal(sql`${zone}::text`, window, sql`${iso}::timestamptz`)} as local`,
+      );
+      return waitsForHoursNote(row.local);
+    };
+    // Saturday 16 January 2027, 07:00 in Moscow; the weekend window opens at 10:00 that day.
+    expect(await note("Europe/Moscow", "2027-01-16T04:00:00Z", { weekendFrom: "10:00", weekendUntil: "16:00" })).toBe(
+      "ждёт рабочего времени клиента (с 10:00 по его времени)",
+    );
+    // The same Saturday at 17:00: past the weekend window; Sunday's opens at 10:00.
+    expect(await note("Europe/Moscow", "2027-01-16T14:00:00Z", { weekendFrom: "10:00", weekendUntil: "16:00" })).toBe(
+      "ждёт рабочего времени клиента (с вс 17.01 10:00 по его времени)",
+    );
+    // A topic that calls Monday to Friday: Monday 09:00.
+    expect(await note("Europe/Moscow", "2027-01-16T14:00:00Z", { days: [1, 2, 3, 4, 5] })).toBe(
+      "ждёт рабочего времени клиента (с пн 18.01 09:00 по его времени)",
+    );
+    // 7 January 2027 is Russia's holiday: a Moscow client at 06:00 waits for the law's 09:00, not 08:00.
+    expect(await note("Europe/Moscow", "2027-01-07T03:00:00Z", law)).toBe("ждёт рабочего времени клиента (с 09:00 по его времени)");
+    // No window within the horizon (no day ticked): said without a time.
+    expect(await note("Europe/Moscow", "2027-01-16T14:00:00Z", { days: [] })).toBe("ждёт рабочего времени клиента");
   });
 
   it("keeps 230-FZ's hours on a Russian public holiday (7 January 2027, a Thursday) as on a weekend", async () => {

@@ -140,8 +140,48 @@ export const clientZone = (contactTz: SQL, dialledZone: string | null = null): S
 export const clientInHours = (contactTz: SQL, hours: HoursSql, dialledZone: string | null = null, at?: SQL): SQL =>
   withinCallingHours(clientZone(contactTz, dialledZone), hours, at);
 
-/** What the manager reads beside a callback that waits for its client's hours. */
-export const waitsForHoursNote = (from: string) => `ждёт рабочего времени клиента (с ${from.slice(0, 5)} по его времени)`;
+/** How far ahead the next window is looked for (a topic's days off may run for weeks). */
+export const WINDOW_HORIZON_DAYS = 62;
+
+/**
+ * SQL (timestamptz, null when none within WINDOW_HORIZON_DAYS): the first instant after `at` when the window opens
+ * for a client in `zone` (resolved: not null), by `withinCallingHours` itself. The rule changes its answer only at
+ * a window's start, its end or a local midnight, so the candidates are the starts of the working days' and the
+ * weekend window and each local midnight of the coming days; the first the rule opens is the answer.
+ */
+export function nextWindowStart(zone: SQL, hours: HoursSql, at: SQL = sql`now()`): SQL {
+  return sql`(select s.at
+      from generate_series(0, ${WINDOW_HORIZON_DAYS}) d(n)
+        cross join (values (${hours.from}), (coalesce(${hours.weekendFrom}, ${hours.from})), ('00:00'::time)) t(start)
+        cross join lateral (select ((((${at}) at time zone ${zone})::date + d.n) + t.start) at time zone ${zone} as at) s
+      where s.at > ${at} and ${withinCallingHours(zone, hours, sql`s.at`)}
+      order by s.at limit 1)`;
+}
+
+/** SQL (text): `nextWindowStart` on the client's wall clock, "YYYY-MM-DD HH24:MI", with his local date now first. */
+export function nextWindowLocal(zone: SQL, hours: HoursSql, at: SQL = sql`now()`): SQL<string | null> {
+  return sql<string | null>`(to_char((${at}) at time zone ${zone}, 'YYYY-MM-DD') || ' ' ||
+    to_char(${nextWindowStart(zone, hours, at)} at time zone ${zone}, 'YYYY-MM-DD HH24:MI'))`;
+}
+
+const WEEKDAYS = ["пн", "вт", "ср", "чт", "пт", "сб", "вс"];
+
+/** «пн 18.01» for "2027-01-18". */
+export function dayAndDate(isoDate: string): string {
+  const [y, m, d] = isoDate.split("-").map(Number);
+  const dow = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
+  return `${WEEKDAYS[(dow + 6) % 7]} ${String(d).padStart(2, "0")}.${String(m).padStart(2, "0")}`;
+}
+
+/**
+ * What the manager reads beside a callback that waits for its client's hours, from `nextWindowLocal`: «(с 09:00 по
+ * его времени)» today, «(с пн 18.01 10:00 по его времени)» on another day (a weekend window, a holiday, days off).
+ */
+export function waitsForHoursNote(nextLocal: string | null): string {
+  const [today, day, time] = (nextLocal ?? "").split(" ");
+  if (!day || !time) return "ждёт рабочего времени клиента";
+  return `ждёт рабочего времени клиента (с ${day === today ? time : `${dayAndDate(day)} ${time}`} по его времени)`;
+}
 
 /** The topic row's columns of the window (`daysOff` read as text[], the same strings on either driver). */
 export const hoursColumnsOf = (table: typeof filters) => ({

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { type Columns, type RowOf, selectRows } from "../../../db/typed-sql";
 import type { Actor } from "../actor";
-import { type CallingHours, hoursLiteral, withinCallingHours } from "./calling-hours";
+import { type CallingHours, dayAndDate, hoursLiteral, nextWindowStart, withinCallingHours } from "./calling-hours";
 import { chooseFilter, listOpenFilters } from "./filters";
 
 /**
@@ -147,9 +147,6 @@ export interface CallsResume {
   minutes: number;
 }
 
-/** How far ahead the next window is looked for (a topic's days off may run for weeks). */
-const HORIZON_DAYS = 62;
-
 const RESUME_COLUMNS = {
   atMs: sql<number>`(extract(epoch from s.at) * 1000)::float8`,
   localTime: sql<string>`to_char(s.at at time zone s.zone, 'HH24:MI')`,
@@ -159,11 +156,8 @@ const RESUME_COLUMNS = {
 
 /**
  * The earliest instant after `at` (now unless a test fixes it) when one of the topic's never-worked free clients
- * who wait for their hours now comes inside them, by the rule the turn applies (`withinCallingHours`: his own zone,
- * the working days' and the weekend window, the topic's days off, his country's public holidays). The rule changes
- * its answer only at a window's start, its end or a local midnight, so the candidates are the starts of the
- * working days' and the weekend window and midnight of each of the next days in each waiting zone; the first one
- * the rule opens is the answer. Null: nobody waits, or no window opens within HORIZON_DAYS.
+ * who wait for their hours now comes inside them: `nextWindowStart` (the rule the turn applies) in each waiting
+ * zone, the first of them. Null: nobody waits, or no window opens within WINDOW_HORIZON_DAYS.
  */
 export async function callsResume(db: Db, topic: { databaseIds: number[]; hours: CallingHours }, at?: Date): Promise<CallsResume | null> {
   if (topic.databaseIds.length === 0) return null;
@@ -177,13 +171,8 @@ export async function callsResume(db: Db, topic: { databaseIds: number[]; hours:
         select distinct c.tz from contacts c
         where c.database_id = any(${sql.param(topic.databaseIds)}::int[]) and c.status_id is null and c.held_by is null and not c.listed),
       waiting as (select ${zone} as zone from z where not ${withinCallingHours(sql`z.tz`, hours, now)}),
-      s as (
-        select w.zone, ${now} as now, ((((${now}) at time zone w.zone)::date + d.n) + t.start) at time zone w.zone as at
-        from waiting w
-          cross join generate_series(0, ${HORIZON_DAYS}) d(n)
-          cross join (values (${hours.from}), (coalesce(${hours.weekendFrom}, ${hours.from})), ('00:00'::time)) t(start))
-      select ${list} from s
-      where s.at > s.now and ${withinCallingHours(sql`s.zone`, hours, sql`s.at`)}
+      s as (select w.zone, ${now} as now, ${nextWindowStart(sql`w.zone`, hours, now)} as at from waiting w)
+      select ${list} from s where s.at is not null
       order by s.at limit 1`,
   );
   if (!row) return null;
@@ -210,8 +199,4 @@ export function callsResumeText(resume: CallsResume): string {
   return `звонки продолжатся ${when} по их времени, через ${durationText(resume.minutes)}`;
 }
 
-const dateName = (isoDate: string) => {
-  const [y, m, d] = isoDate.split("-").map(Number);
-  const dow = new Date(Date.UTC(y, m - 1, d)).getUTCDay();
-  return `в ${DAY_NAMES[(dow + 6) % 7].toLowerCase()} ${String(d).padStart(2, "0")}.${String(m).padStart(2, "0")}`;
-};
+const dateName = (isoDate: string) => `в ${dayAndDate(isoDate)}`;

@@ -6,7 +6,7 @@ import { type CallbackCloseReason, callbacks, filters, users } from "../../../db
 import { type Actor, requireAdmin } from "../actor";
 import { onBreak, requireNotOnBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
-import { clientInHours, hoursOfTopic, waitsForHoursNote } from "../filters/calling-hours";
+import { clientInHours, hoursOfTopic, nextWindowLocal, waitsForHoursNote } from "../filters/calling-hours";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { holdOutOfTurn, lockUser } from "./allocation";
@@ -56,7 +56,9 @@ const CALLBACK_COLUMNS = {
   filter_id: sql<number | null>`cb.filter_id`,
   filter_name: sql<string | null>`f.name`,
   waits_for_hours: sql<boolean>`(cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))})`,
-  calls_from: sql<string | null>`f.calls_from::text`,
+  // When his window opens (read only for a callback that waits: the CASE leaves the others alone).
+  opens_local: sql<string | null>`case when cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))}
+    then ${nextWindowLocal(sql`coalesce(c.tz, f.time_zone)`, hoursOfTopic("f"))} end`,
 };
 type CallbackRow = RowOf<typeof CALLBACK_COLUMNS>;
 
@@ -73,7 +75,7 @@ function present(row: CallbackRow): CallbackView {
     overdue: row.overdue,
     user: row.user_id == null ? null : { id: row.user_id, name: row.user_name ?? "" },
     filter: row.filter_id == null ? null : { id: row.filter_id, name: row.filter_name ?? "" },
-    waitsForHours: row.waits_for_hours && row.calls_from ? waitsForHoursNote(row.calls_from) : null,
+    waitsForHours: row.waits_for_hours ? waitsForHoursNote(row.opens_local) : null,
   };
 }
 
@@ -146,7 +148,7 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
 
 export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
 export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
-export const callbackOutsideHours = (from: string) => `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(from)}`;
+export const callbackOutsideHours = (opensLocal: string | null) => `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(opensLocal)}`;
 export const CALLBACK_DO_NOT_CALL = "Номер клиента в списке «Не звонить»: перезвон закрыт";
 
 /**
@@ -192,12 +194,13 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
       throw conflict(CALLBACK_CONTACT_BUSY, "callback_contact_busy");
     }
     // The topic to work it in: the current one if it has the base, else the callback's own, if open to him.
+    const clientTz = sql`(select tz from contacts where id = ${cb.contact_id})`;
     const [topic] = await selectRows(
       tx,
       {
         filter_id: sql<number>`f.id`,
-        calls_from: sql<string>`f.calls_from::text`,
-        in_hours: sql<boolean>`${clientInHours(sql`(select tz from contacts where id = ${cb.contact_id})`, hoursOfTopic("f"))}`,
+        in_hours: sql<boolean>`${clientInHours(clientTz, hoursOfTopic("f"))}`,
+        opens_local: nextWindowLocal(sql`coalesce(${clientTz}, f.time_zone)`, hoursOfTopic("f")),
       },
       (list) => sql`select ${list}
         from filters f
@@ -208,7 +211,7 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
     );
     if (!topic) throw badRequest(CALLBACK_NOT_IN_TOPIC, "callback_not_in_topic");
     // The proxy would refuse the call (decision 050): say so here, and the callback keeps waiting.
-    if (!topic.in_hours) throw conflict(callbackOutsideHours(topic.calls_from), "callback_outside_hours");
+    if (!topic.in_hours) throw conflict(callbackOutsideHours(topic.opens_local), "callback_outside_hours");
     const contactId = Number(cb.contact_id);
     await holdOutOfTurn(tx, actor.id, contactId, topic.filter_id, holdMinutes);
     await tx.execute(sql`update callbacks set handed_at = now(), handed_to = ${actor.id} where id = ${id}`);
