@@ -39,6 +39,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   return {
     ...panel,
     userId: user.id,
+    isAdmin: user.isAdmin,
     acceptsInbound: user.sipLogin ? user.acceptsInbound : null,
     callbackTimes: callbackTimesNow(),
     readAt,
@@ -162,6 +163,7 @@ export default function LeadPanelPage() {
       onKeys={hydrated ? () => setKeysOpen(true) : null}
       acceptsInbound={panel.acceptsInbound}
       canChange={panel.openTopics !== 1}
+      isAdmin={panel.isAdmin}
     />
   );
   if (!panel.filter) {

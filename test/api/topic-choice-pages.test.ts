@@ -122,6 +122,16 @@ describe("/getFilters", () => {
 
     const m = await manager();
     expect(textOf((await getPage(t, "/getFilters", m.cookie)).text)).toContain("Для вас пока нет тематик. Обратитесь к администратору.");
+
+    // An admin in one topic enters it too; his panel says where topics get their managers, not «ask the administrator».
+    const [adminUser] = await t.db.select().from(users).where(eq(users.login, ADMIN.login));
+    const base = await createBase(t.db, { count: 1 });
+    const own = await createFilterRow(t.db, { name: "Своя", managerIds: [adminUser.id], databaseIds: [base.base.id], statusIds: [] });
+    expect((await getPage(t, "/getFilters", admin)).headers.location).toBe("/leadpanel");
+    const panel = await getPage(t, "/leadpanel", admin);
+    expect(textOf(panel.text)).toContain("другой у вас нет: менеджеров тематик назначают в «Мои базы»");
+    expect(textOf(panel.text)).not.toContain("её даёт администратор");
+    await t.db.update(filters).set({ isActive: false }).where(eq(filters.id, own.id));
   });
 });
 

@@ -1,4 +1,4 @@
-import { Form } from "@remix-run/react";
+import { Form, Link } from "@remix-run/react";
 
 /** The panel's title, and with a topic: «Клавиши» (with JavaScript), the topic and «Сменить тематику». */
 export function PanelHeader({
@@ -6,6 +6,7 @@ export function PanelHeader({
   onKeys,
   acceptsInbound = null,
   canChange = true,
+  isAdmin = false,
 }: {
   topic: string | null;
   onKeys: (() => void) | null;
@@ -16,6 +17,8 @@ export function PanelHeader({
    * bring him straight back, so with one topic the header says where another comes from instead.
    */
   canChange?: boolean;
+  /** An admin gives topics himself: his line points to where (a manager's says who gives them). */
+  isAdmin?: boolean;
 }) {
   return (
     <div className="mb-4 flex flex-wrap items-center justify-between gap-3">
@@ -46,7 +49,16 @@ export function PanelHeader({
               </button>
             ) : (
               <span className="text-xs text-slate-600 dark:text-slate-400" data-testid="only-topic">
-                другой у вас нет: её даёт администратор
+                {isAdmin ? (
+                  <>
+                    другой у вас нет: менеджеров тематик назначают в{" "}
+                    <Link to="/loadedbases" className="underline">
+                      «Мои базы»
+                    </Link>
+                  </>
+                ) : (
+                  "другой у вас нет: её даёт администратор"
+                )}
               </span>
             )}
           </Form>
