@@ -60,7 +60,7 @@ describe("webhook events: each arrives signed, with what the issue names", () =>
     // The manager talked for 42 seconds.
     await t.db
       .update(calls)
-      .set({ answeredAt: sql`now() - interval '42 seconds'` })
+      .set({ answeredAt: sql`now() - interval '41.6 seconds'` }) // 42, rounded, when the end arrives
       .where(eq(calls.id, id));
     expect((await t.request.post(`/api/v1/calls/${id}/end`).set(m.auth).send({ cause: "hangup" })).status).toBe(200);
     const got = await receiver.waitFor("call.ended", (e) => e.type === "call.ended" && e.data.callId === id);
@@ -138,6 +138,34 @@ describe("webhook events: each arrives signed, with what the issue names", () =>
     });
     const listed = await t.request.get(`/api/v1/do-not-call?q=${encodeURIComponent(client.phone!)}`).set(bearer(admin));
     expect(JSON.stringify(listed.body)).toContain(client.phone);
+  });
+
+  it("client.do_not_call: an admin's addition (one number, a paste) tells of each client it lists, and of no bare number", async () => {
+    const clientOf = (e: { data: Record<string, unknown> }) => (e.data.client as { id?: number } | undefined)?.id;
+    const { contacts } = await createBase(t.db, { count: 3 });
+    const [one, two, untouched] = contacts;
+    const [adminUser] = await t.db.select().from(users).where(eq(users.isAdmin, true)).limit(1);
+    const added = await t.request.post("/api/v1/do-not-call").set(bearer(admin)).send({ phone: one.phone });
+    expect(added.status).toBe(200);
+    const first = await receiver.waitFor("the added client", (e) => e.type === "client.do_not_call" && clientOf(e) === one.id);
+    expect(first.data).toMatchObject({
+      phone: one.phone,
+      source: "list",
+      client: { id: one.id, name: one.name, phone: one.phone, baseId: one.databaseId },
+      addedBy: { id: adminUser.id, login: adminUser.login },
+    });
+    // A paste: a client's number and one that no client has.
+    const bare = "+380671112299";
+    const pasted = await t.request
+      .post("/api/v1/do-not-call/paste")
+      .set(bearer(admin))
+      .send({ text: `${two.phone}\n${bare}` });
+    expect(pasted.status).toBe(200);
+    expect(pasted.body).toMatchObject({ added: 2 });
+    await receiver.waitFor("the pasted client", (e) => e.type === "client.do_not_call" && clientOf(e) === two.id);
+    const told = receiver.accepted.filter((e) => e.type === "client.do_not_call" && e.data.source === "list");
+    expect(told.map(clientOf).sort()).toEqual([one.id, two.id].sort());
+    expect(told.some((e) => clientOf(e) === untouched.id || e.data.phone === bare)).toBe(false);
   });
 
   it("base.imported: an admin's upload arrives with the base, its name and the counts", async () => {

@@ -12,6 +12,7 @@ import { FormulaCells, formulasRefused } from "../bases/import";
 import { readRows, workbookSignature } from "../spreadsheets";
 import { fileRequired } from "../bases/uploads";
 import { idSchema, parseInput } from "../validation";
+import { enqueueListedClients } from "../webhooks/queue";
 import { addOneSchema, pasteSchema } from "../../../common/schemas/dnc";
 
 /**
@@ -159,21 +160,26 @@ export async function addDoNotCall(db: Db, actor: Actor, rawInput: unknown, opti
   if (!doNotCallKey(phone, options.phoneRegion)) throw phoneInvalid(phone);
   const key = validDoNotCallKey(phone, options.phoneRegion);
   if (!key) throw phoneNotValid(phone, options.phoneRegion);
-  const [row] = await selectRows(
-    db,
-    {
-      id: sql<number>`id`,
-      phone: sql<string>`phone`,
-      phone_key: sql<string>`phone_key`,
-      added_by_login: sql<string>`added_by_login`,
-      login: sql<string | null>`added_by_login`,
-      added_at: sql<Date | string>`added_at`,
-    } satisfies Record<keyof ItemRow, unknown>,
-    (list) => sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)
+  // The number and its clients' webhook events in one transaction (issue 44).
+  const row = await db.transaction(async (tx) => {
+    const [added] = await selectRows(
+      tx as unknown as Db,
+      {
+        id: sql<number>`id`,
+        phone: sql<string>`phone`,
+        phone_key: sql<string>`phone_key`,
+        added_by_login: sql<string>`added_by_login`,
+        login: sql<string | null>`added_by_login`,
+        added_at: sql<Date | string>`added_at`,
+      } satisfies Record<keyof ItemRow, unknown>,
+      (list) => sql`insert into do_not_call (phone_key, phone, added_by, added_by_login)
         values (${key}, ${phone}, ${actor.id}, ${actor.login})
         on conflict (phone_key) do nothing
         returning ${list}`,
-  );
+    );
+    if (added) await enqueueListedClients(tx as unknown as Db, actor, [added.id]);
+    return added;
+  });
   if (!row) throw conflict(ALREADY_LISTED, "already_listed");
   return present(row);
 }
@@ -201,6 +207,11 @@ async function insertKeys(db: Db, actor: { id: number; login: string }, numbers:
           from unnest(${sql.param(part.map(([k]) => k))}::text[], ${sql.param(part.map(([, p]) => p))}::text[]) as t(k, p)
           on conflict (phone_key) do nothing
           returning ${list}`,
+    );
+    await enqueueListedClients(
+      db,
+      actor,
+      rows.map((row) => row.id),
     );
     added += rows.length;
   }

@@ -21,7 +21,7 @@ import { CARD_EMPTY } from "../../../common/client-card";
 import { formatKyiv } from "../../../common/business-time";
 import { FORWARD_OK } from "./applications";
 import { sessionIsLive } from "../auth/live-session";
-import { enqueueFrom } from "../webhooks/queue";
+import { clientJson, enqueueFrom } from "../webhooks/queue";
 
 export const CALLBACK_TIME_MISSING = "Укажите время перезвона";
 
@@ -232,9 +232,7 @@ export function turnStatement(input: {
     'eventId', ev.id, 'pressedAt', now(), 'user', jsonb_build_object('id', ${userId}, 'login', (select login from u)),
     'filterId', ${filterId}, 'status', jsonb_build_object('id', ok.status_id, 'text', ok.text, 'isReport', ok.is_report_status,
       'isDoNotCall', ok.is_do_not_call),
-    'client', jsonb_build_object('id', k.id, 'baseId', k.database_id, 'name', k.name, 'phone', k.phone, 'city', k.city,
-      'address', k.address, 'additionalInfo1', k.additional_info1, 'additionalInfo2', k.additional_info2,
-      'additionalInfo3', k.additional_info3, 'additionalInfo4', k.additional_info4),
+    'client', ${clientJson("k")},
     'clientInfo', ${clientInfo}, 'withPassport', ${withPassport}, 'attempt', (select attempt from rule),
     'callbackAt', ${callbackAt}) as data`;
   const CONTACT_COLUMNS_OF_CONTACTS = sql.raw(
@@ -308,7 +306,7 @@ export function turnStatement(input: {
             'amountCents', (select amount from amt), 'applicationText', ${clientInfo})),
           (3, 'client.final_status', exists (select 1 from rule where last),
             p.data || jsonb_build_object('finalStatus', (select jsonb_build_object('id', final_status_id, 'text', final_text) from rule where last))),
-          (4, 'client.do_not_call', ok.is_do_not_call and ok.phone_key <> '', p.data || jsonb_build_object('phone', ok.phone))
+          (4, 'client.do_not_call', ok.is_do_not_call and ok.phone_key <> '', p.data || jsonb_build_object('phone', ok.phone, 'source', 'status'))
         ) e(n, kind, wanted, data)
         where e.wanted and exists (select 1 from webhooks where enabled)`)}),
     fd as materialized (select array(select database_id from filter_databases where filter_id = ${filterId} order by 1) as ids),

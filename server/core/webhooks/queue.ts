@@ -29,6 +29,31 @@ export function enqueueFrom(source: SQL): SQL {
 /** What an enqueue answers: a row per delivery queued. */
 const QUEUED = { id: sql<number>`id` };
 
+/** The client a webhook event is about (contacts row `alias`), as every event that carries one writes him. */
+export const clientJson = (alias: string): SQL => {
+  const k = (column: string) => sql`${sql.identifier(alias)}.${sql.identifier(column)}`;
+  return sql`jsonb_build_object('id', ${k("id")}, 'baseId', ${k("database_id")}, 'name', ${k("name")}, 'phone', ${k("phone")},
+    'city', ${k("city")}, 'address', ${k("address")}, 'additionalInfo1', ${k("additional_info1")}, 'additionalInfo2', ${k("additional_info2")},
+    'additionalInfo3', ${k("additional_info3")}, 'additionalInfo4', ${k("additional_info4")})`;
+};
+
+/**
+ * Queues `client.do_not_call` for the clients whose numbers an admin just put on the list (the rows `listedIds` of
+ * do_not_call), in the caller's transaction: one event per client and webhook that wants it. A number no client has
+ * is no event (the event is about a client). A status press queues its own in its statement.
+ */
+export async function enqueueListedClients(db: Db, by: { id: number; login: string }, listedIds: number[]): Promise<void> {
+  if (listedIds.length === 0) return;
+  await db.execute(
+    enqueueFrom(sql`
+      select 'client.do_not_call'::text as kind, 'msg_client_do_not_call_list_' || d.id || '_' || k.id as mid, k.id as client, k.id as n,
+        jsonb_build_object('client', ${clientJson("k")}, 'phone', d.phone, 'source', 'list', 'addedAt', d.added_at,
+          'addedBy', jsonb_build_object('id', ${by.id}::int, 'login', ${by.login}::text)) as data
+      from do_not_call d join contacts k on k.phone_key = d.phone_key
+      where d.id = any(${sql.param(listedIds)}::int[]) and exists (select 1 from webhooks w where w.enabled and 'client.do_not_call' = any(w.events))`),
+  );
+}
+
 /** A new message id (`webhook-id`): the same for every webhook the event goes to, and on every attempt. */
 export const newMessageId = () => `msg_${crypto.randomUUID().replaceAll("-", "")}`;
 
