@@ -4,6 +4,7 @@ import { calls, contacts, users } from "../../db/schema";
 import { readConsentCell } from "../../server/core/bases/consent-cell";
 import { ADMIN, bearer, createUser, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
+import { importWithoutJavaScript } from "../helpers/import-pages";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -116,34 +117,14 @@ describe("the «Согласие на звонки» column without JavaScript",
   it("is offered for the column, and the report counts the cells it could not read", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
     const file = Buffer.from(csvText([["ФИО", "Телефон", "Согласие на звонки"], ...ROWS]));
-    const post = () =>
-      t.request
-        .post("/importbase")
-        .set("Cookie", cookie)
-        .set("Host", "127.0.0.1")
-        .set("Origin", "http://127.0.0.1")
-        .set("Accept-Encoding", "identity");
-    const preview = await post().field("intent", "preview").field("name", "Согласие без JS").attach("file", file, "base.csv");
+    const { preview, saved } = await importWithoutJavaScript(t, cookie, "Согласие без JS", file, ["name", "phone", "consent"]);
     expect(preview.status).toBe(200);
     // The page suggests the column from its header, as the API does.
     expect(preview.text).toContain('<option value="consent" selected="">Согласие на звонки</option>');
-    const uploadId = /name="uploadId" value="([^"]+)"/.exec(preview.text)![1];
-    const fileName = /name="fileName" value="([^"]+)"/.exec(preview.text)![1];
-    const saved = await post()
-      .field("intent", "import")
-      .field("name", "Согласие без JS")
-      .field("uploadId", uploadId)
-      .field("fileName", fileName)
-      .field("sheet", "1")
-      .field("columns", "3")
-      .field("hasHeader", "true")
-      .field("map_0", "name")
-      .field("map_1", "phone")
-      .field("map_2", "consent");
-    expect(saved.status).toBe(200);
+    expect(saved!.status).toBe(200);
     // «потом» is neither a date nor yes/no: counted, and that client has no consent.
-    expect(saved.text).toContain("Согласие на звонки не распознано (ни дата, ни «да»/«нет»), считается, что его нет:");
-    expect(saved.text).toMatch(/data-testid="unreadable-consents-count">1</);
+    expect(saved!.text).toContain("Согласие на звонки не распознано (ни дата, ни «да»/«нет»), считается, что его нет:");
+    expect(saved!.text).toMatch(/data-testid="unreadable-consents-count">1</);
     const [base] = await t.db.query.databases.findMany({ where: (d, { eq }) => eq(d.name, "Согласие без JS") });
     const rows = await t.db.select().from(contacts).where(eq(contacts.databaseId, base.id));
     const consent = Object.fromEntries(rows.map((r) => [r.name, r.consentAt === null ? null : r.consentAt.toISOString().slice(0, 10)]));

@@ -4,6 +4,7 @@ import { contacts, filters, users } from "../../db/schema";
 import { type CallingHours } from "../../server/core/filters/calling-hours";
 import { ADMIN, bearer, createUser, pageSessionCookie, useTestApp } from "../helpers/app";
 import { csvText } from "../helpers/csv";
+import { importWithoutJavaScript } from "../helpers/import-pages";
 import { createFilterRow, statusesByText } from "../helpers/leads";
 import { clockIn } from "../helpers/zones";
 
@@ -112,34 +113,13 @@ describe("a base's «Часовой пояс» column", () => {
 
   it("works with JavaScript off: the page's column choice and the report's Russian count", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
-    const post = () =>
-      t.request
-        .post("/importbase")
-        .set("Cookie", cookie)
-        .set("Host", "127.0.0.1")
-        .set("Origin", "http://127.0.0.1")
-        .set("Accept-Encoding", "identity");
-    const preview = await post().field("intent", "preview").field("name", "Пояса без JS").attach("file", file(), "base.csv");
+    const { preview, saved } = await importWithoutJavaScript(t, cookie, "Пояса без JS", file(), ["name", "phone", "timeZone"]);
     expect(preview.status).toBe(200);
     expect(preview.text).toContain('<option value="timeZone" selected="">Часовой пояс</option>');
     expect(preview.text).toContain("целое смещение от UTC (UTC+5, GMT+3, +05:00)");
-    const uploadId = /name="uploadId" value="([^"]+)"/.exec(preview.text)![1];
-    const fileName = /name="fileName" value="([^"]+)"/.exec(preview.text)![1];
-
-    const saved = await post()
-      .field("intent", "import")
-      .field("name", "Пояса без JS")
-      .field("uploadId", uploadId)
-      .field("fileName", fileName)
-      .field("sheet", "1")
-      .field("columns", "3")
-      .field("hasHeader", "true")
-      .field("map_0", "name")
-      .field("map_1", "phone")
-      .field("map_2", "timeZone");
-    expect(saved.status).toBe(200);
-    expect(saved.text).toContain("Часовой пояс не распознан, взят по номеру телефона");
-    expect(saved.text).toMatch(/data-testid="unreadable-zones-count">2</);
+    expect(saved!.status).toBe(200);
+    expect(saved!.text).toContain("Часовой пояс не распознан, взят по номеру телефона");
+    expect(saved!.text).toMatch(/data-testid="unreadable-zones-count">2</);
     const [base] = await t.db.query.databases.findMany({ where: (d, { eq }) => eq(d.name, "Пояса без JS") });
     const [vlad] = await t.db
       .select()
