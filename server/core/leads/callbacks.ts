@@ -40,6 +40,9 @@ export interface CallbackView {
   waitsForHours: string | null;
 }
 
+/** Due, and outside its topic's hours on the client's clock: it waits (the claim hands it out when they begin). */
+const waitsForHours = sql`(cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))})`;
+
 /** What a pending callback's row reads: its contact, manager and topic (pendingRows). */
 const CALLBACK_COLUMNS = {
   id: sql<number>`cb.id`,
@@ -55,10 +58,9 @@ const CALLBACK_COLUMNS = {
   user_name: sql<string | null>`coalesce(nullif(u.display_name, ''), u.login)`,
   filter_id: sql<number | null>`cb.filter_id`,
   filter_name: sql<string | null>`f.name`,
-  waits_for_hours: sql<boolean>`(cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))})`,
+  waits_for_hours: sql<boolean>`${waitsForHours}`,
   // When his window opens (read only for a callback that waits: the CASE leaves the others alone).
-  opens_local: sql<string | null>`case when cb.due_at <= now() and f.id is not null and not ${clientInHours(sql`c.tz`, hoursOfTopic("f"))}
-    then ${nextWindowLocal(sql`coalesce(c.tz, f.time_zone)`, hoursOfTopic("f"))} end`,
+  opens_local: sql<string | null>`case when ${waitsForHours} then ${nextWindowLocal(sql`coalesce(c.tz, f.time_zone)`, hoursOfTopic("f"))} end`,
 };
 type CallbackRow = RowOf<typeof CALLBACK_COLUMNS>;
 
