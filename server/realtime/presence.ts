@@ -57,6 +57,7 @@ export function createPresence({ db, connections, graceSeconds, touchEveryMs }: 
     }
     lastSentList = JSON.stringify(list);
     for (const c of watchers) {
+      if (!c.watching) continue; // told he is no admin by a push that overtook this one
       if (admins.has(c.user.id)) {
         send(c.ws, "usersOnline", list);
       } else {
