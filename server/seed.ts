@@ -19,12 +19,16 @@ export interface SeedResult {
   createdStatuses: number;
 }
 
-/** A small working set: two technical outcomes, two normal ones and a report. */
+/**
+ * A small working set: two technical outcomes, two normal ones and a report. Each has one name (issue 41 §11,
+ * decision 081): its text is its button's, the short word a manager presses and a base table's column fits.
+ * Migration 0040 gives the same names to the statuses an earlier seed made, where no admin renamed them.
+ */
 export const DEFAULT_STATUSES = [
-  { text: "Не дозвонился", buttonText: "Недозвон", color: "#6b7280", isTechnical: true },
+  { text: "Недозвон", buttonText: "Недозвон", color: "#6b7280", isTechnical: true },
   { text: "Занято", buttonText: "Занято", color: "#9ca3af", isTechnical: true },
   { text: "Перезвонить", buttonText: "Перезвонить", color: "#2563eb" },
-  { text: "Не интересно", buttonText: "Отказ", color: "#dc2626" },
+  { text: "Отказ", buttonText: "Отказ", color: "#dc2626" },
   { text: "Заявка", buttonText: "Заявка", color: "#22c55e", isReportStatus: true },
 ];
 

@@ -2,7 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
-import { StatusDraftSchema, StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
+import { SAME_AS_TEXT, StatusDraftSchema, StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
 import { resultOf } from "../components/ui/forms";
 import { ConfirmDelete } from "../components/ui/ConfirmAction";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
@@ -107,6 +107,12 @@ export default function EditStatusesPage() {
           Добавить статус
         </Link>
       </div>
+      {/* Issue 41 §11 (decision 081): what each of a row's two texts names, and that one name is the rule. */}
+      <p className="mb-4 max-w-3xl text-sm text-slate-600 dark:text-slate-400" data-testid="status-names-hint">
+        {`Текст статуса — его имя в тематиках, статистике, истории клиента и экспорте, а пока текст кнопки пуст («${SAME_AS_TEXT}»), ` +
+          "то и на кнопке менеджера, и в столбце таблицы «Мои базы». Свой текст кнопки задавайте, только если там нужна нарочно " +
+          "более короткая надпись: у статуса станет два имени."}
+      </p>
       {actionData && "error" in actionData ? <ServerMessage key={answerKey} kind="error" message={actionData.error.message} /> : null}
       <ul className="space-y-2" data-testid="visible-statuses">
         {drafting ? (

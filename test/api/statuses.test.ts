@@ -15,10 +15,10 @@ describe("GET /api/v1/status and /status/visible", () => {
   it("lists every seeded status for an admin, technical first and report last", async () => {
     const res = await t.request.get("/api/v1/status").set(bearer(admin));
     expect(res.status).toBe(200);
-    expect(res.body.map((s: { text: string }) => s.text)).toEqual(["Не дозвонился", "Занято", "Перезвонить", "Не интересно", "Заявка"]);
+    expect(res.body.map((s: { text: string }) => s.text)).toEqual(["Недозвон", "Занято", "Перезвонить", "Отказ", "Заявка"]);
     expect(res.body[0]).toEqual({
       id: expect.any(Number),
-      text: "Не дозвонился",
+      text: "Недозвон",
       buttonText: "Недозвон",
       color: "#6b7280",
       isHidden: false,

@@ -98,6 +98,9 @@ function StatusKey({
   );
 }
 
+/** An empty button text: the button says the status's text (core saves it so, decision 081). */
+export const SAME_AS_TEXT = "как текст статуса";
+
 /**
  * An action with its icon and its name (issue 31: six icon-only buttons explained themselves only on hover, which
  * a touch screen never has).
@@ -134,6 +137,7 @@ function StatusText({
   autoFocus,
   required,
   invalid,
+  placeholder,
 }: {
   name: string;
   formId: string;
@@ -146,6 +150,8 @@ function StatusText({
   autoFocus?: boolean;
   required?: boolean;
   invalid?: string;
+  /** Said for an empty value: in the field while it is edited, in a paler line otherwise. */
+  placeholder?: string;
 }) {
   if (editing) {
     return (
@@ -158,6 +164,7 @@ function StatusText({
         className={`input ${className}`}
         aria-label={label}
         title={value}
+        placeholder={placeholder}
         autoFocus={autoFocus}
         required={required}
         aria-invalid={invalid ? true : undefined}
@@ -168,8 +175,8 @@ function StatusText({
   return (
     <>
       <input type="hidden" name={name} form={formId} value={value} aria-label={label} readOnly />
-      <span className={`input-static whitespace-normal break-words ${className}`} title={label}>
-        {value}
+      <span className={`input-static whitespace-normal break-words ${className} ${value ? "" : "text-slate-600 dark:text-slate-400"}`} title={label}>
+        {value || placeholder}
       </span>
     </>
   );
@@ -252,7 +259,9 @@ export function StatusRow({
   const [editing, setEditing] = useState(initiallyEditing || Boolean(lastResult?.error));
   const [color, setColor] = useState(() => typed("color", status.color));
   const [text, setText] = useState(() => typed("text", status.text));
-  const [buttonLabel, setButtonLabel] = useState(() => typed("buttonText", status.buttonText));
+  // Issue 41 §11 (decision 081): a button that says the status's own text shows an empty field («как текст
+  // статуса»), so renaming the status renames its button too; a shorter button label is typed on purpose.
+  const [buttonLabel, setButtonLabel] = useState(() => typed("buttonText", status.buttonText === status.text ? "" : status.buttonText));
   const [key, setKey] = useState(status.hotkey === null ? "" : String(status.hotkey));
   const textField = useRef<HTMLInputElement>(null);
   // The text's own message is under its field (issue 41); the first of the others' under the row.
@@ -338,6 +347,7 @@ export function StatusRow({
         onChange={setButtonLabel}
         label="Текст кнопки"
         className={fieldWidth}
+        placeholder={SAME_AS_TEXT}
       />
       <button
         type="button"

@@ -122,8 +122,11 @@ export async function updateStatus(db: Db, actor: Actor, rawId: unknown, input: 
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
   const { id: _ignored, ...body } = parseInput(updateStatusSchema, input);
-  await findStatus(db, id);
+  const current = await findStatus(db, id);
   const changes = Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
+  // Issue 41 §11 (decision 081): an empty button text is the status's text, as a new status's is, so a status
+  // renamed with its button text left empty keeps one name.
+  if (body.buttonText === "") changes.buttonText = body.text ?? current.text;
   return db.transaction(async (tx) => {
     const [row] = await tx
       .update(statuses)
