@@ -1,7 +1,7 @@
 // Server code for the call log (the softphone's reports, the lead panel's history, the dashboard's call figures).
 export { answerCall, callStatsToday, endCall, keepCallAlive, listCalls, startCall } from "#server/core/calls/calls";
 export type { ManagerCallDay } from "#server/core/calls/calls";
-export { historiesOf } from "#server/core/calls/history";
+export { clientHistory, historiesOf } from "#server/core/calls/history";
 export type { HistoryEntry } from "#server/core/calls/history";
 export {
   answerListening,

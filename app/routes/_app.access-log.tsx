@@ -9,6 +9,7 @@ import { Pager, pageParams } from "../components/ui/Pager";
 import { TableFrame } from "../components/ui/Table";
 import { isAppError } from "../errors.server";
 import { formatDateTime } from "../lib/format";
+import { callDirectionText } from "../../common/call-direction";
 
 export const meta: MetaFunction = () => [{ title: "Журнал доступа" }];
 
@@ -205,6 +206,7 @@ function CallCell({ e }: { e: AccessEntry }) {
         <Link to={`/searchlead?${new URLSearchParams({ term: e.call.number })}`} className="underline" title="История клиента в поиске">
           {e.call.number}
         </Link>
+        {` · ${callDirectionText(e.call.direction)}`}
         {e.call.recording === "ready" ? (
           <>
             {" · "}

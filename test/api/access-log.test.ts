@@ -58,7 +58,8 @@ beforeAll(async () => {
     .values({
       userId: m2.user.id,
       number: "380671110002",
-      direction: "out",
+      // A client who called in (issue 42): the log says which way each call went.
+      direction: "in",
       startedAt: at("2026-11-28T21:00:00Z"),
       filterId: t2.id,
       recording: "ready",
@@ -156,7 +157,7 @@ describe("the list", () => {
       user: { id: id.admin },
       manager: { id: id.m2, name: "Пётр" },
       topic: { id: id.t2, name: "Страховки" },
-      call: { id: id.call2, number: "380671110002", recording: "ready", recordingMs: 60_000 },
+      call: { id: id.call2, number: "380671110002", direction: "in", recording: "ready", recordingMs: 60_000 },
       heardMs: 45_000,
       spanMs: 60_000,
     });
@@ -168,7 +169,13 @@ describe("the list", () => {
       lastHeardAt: "2026-11-28T21:30:13.000Z",
     });
     // The page that played a recording without JavaScript said nothing: no figure rather than a made-up one.
-    expect(p3).toMatchObject({ user: { id: id.m1, name: "Ольга" }, manager: { id: id.m1 }, heardMs: null, spanMs: 120_000 });
+    expect(p3).toMatchObject({
+      user: { id: id.m1, name: "Ольга" },
+      manager: { id: id.m1 },
+      call: { direction: "out" },
+      heardMs: null,
+      spanMs: 120_000,
+    });
     // A download is the whole file.
     expect(p2).toMatchObject({ heardMs: 120_000, spanMs: 120_000 });
     // The issue's 41 s session whose page never reported: its span, and no heard figure.
@@ -323,10 +330,10 @@ describe("the CSV", () => {
     const lines = bytes.subarray(3).toString("utf8").split("\r\n");
     expect(lines.pop()).toBe("");
     expect(lines).toEqual([
-      "Когда (Киев);Кто;Действие;Менеджер;Тематика;Звонок №;Номер клиента;Звонок начат (Киев);Звук, с;Из них возможно, с;Звук начался (Киев);Звук кончился (Киев)",
-      `22.11.2026 11:00:00;Ольга;Прослушивание записи;Ольга;Кредиты;${id.call1};380671110001;20.11.2026 12:00:00;;120;;`,
-      `21.11.2026 10:00:00;Виктор;Скачивание записи;Ольга;Кредиты;${id.call1};380671110001;20.11.2026 12:00:00;120;120;;`,
-      `20.11.2026 12:00:05;Администратор;Прослушивание звонка;Ольга;Кредиты;${id.call1};380671110001;20.11.2026 12:00:00;;41;;`,
+      "Когда (Киев);Кто;Действие;Менеджер;Тематика;Звонок №;Номер клиента;Направление;Звонок начат (Киев);Звук, с;Из них возможно, с;Звук начался (Киев);Звук кончился (Киев)",
+      `22.11.2026 11:00:00;Ольга;Прослушивание записи;Ольга;Кредиты;${id.call1};380671110001;исходящий;20.11.2026 12:00:00;;120;;`,
+      `21.11.2026 10:00:00;Виктор;Скачивание записи;Ольга;Кредиты;${id.call1};380671110001;исходящий;20.11.2026 12:00:00;120;120;;`,
+      `20.11.2026 12:00:05;Администратор;Прослушивание звонка;Ольга;Кредиты;${id.call1};380671110001;исходящий;20.11.2026 12:00:00;;41;;`,
     ]);
   });
 
@@ -338,7 +345,7 @@ describe("the CSV", () => {
       .replace(/^\uFEFF/, "")
       .split("\r\n");
     expect(lines.slice(1, -1)).toEqual([
-      `28.11.2026 23:30:00;Виктор;Подсказка менеджеру;Пётр;Страховки;${id.call2};380671110002;28.11.2026 23:00:00;12;30;28.11.2026 23:30:01;28.11.2026 23:30:13`,
+      `28.11.2026 23:30:00;Виктор;Подсказка менеджеру;Пётр;Страховки;${id.call2};380671110002;входящий;28.11.2026 23:00:00;12;30;28.11.2026 23:30:01;28.11.2026 23:30:13`,
     ]);
     const bad = await getPage(t, "/access-log/csv?from=2026-13-40", adminCookie);
     expect([bad.status, bad.text]).toEqual([400, "Неверная дата «с»: 2026-13-40 (нужна существующая дата вида 2026-11-29)"]);
@@ -360,6 +367,9 @@ describe("the page, without JavaScript", () => {
     expect(res.text).toContain("нет данных");
     expect(res.text).toContain(`href="/recordings/${id.call2}"`);
     expect(res.text).toContain(`href="/searchlead?term=380671110002"`);
+    // Which way each call went (issue 42).
+    expect(res.text).toContain(">380671110002</a> · входящий");
+    expect(res.text).toContain(">380671110001</a> · исходящий");
     expect(res.text).toContain('href="/access-log/csv"');
     expect(res.text).toMatch(/Всего: (<!-- -->)?5</);
   });

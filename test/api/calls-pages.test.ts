@@ -76,8 +76,8 @@ describe("the call log in the pages", () => {
     expect(own.body.calls.map((c: { outcome: string }) => c.outcome)).toEqual(["answered", "busy"]);
 
     const after = (await currentLead()).page;
-    const answered = after.indexOf("Звонок: разговор 1:05");
-    const refused = after.indexOf("Звонок: занято (Абонент занят)");
+    const answered = after.indexOf("Исходящий звонок: разговор 1:05");
+    const refused = after.indexOf("Исходящий звонок: занято (Абонент занят)");
     expect(answered).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(answered);
     expect(after).toContain("history-manager");
@@ -87,7 +87,7 @@ describe("the call log in the pages", () => {
     const search = await getPage(t, `/searchlead?term=${encodeURIComponent("Ирина")}`, adminCookie);
     expect(search.status).toBe(200);
     expect(search.text).toContain("История клиента (2)");
-    expect(search.text).toContain("Звонок: разговор 1:05");
+    expect(search.text).toContain("Исходящий звонок: разговор 1:05");
 
     const home = await getPage(t, "/", adminCookie);
     expect(home.text).toContain("Звонки за сегодня");

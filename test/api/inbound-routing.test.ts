@@ -351,7 +351,7 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
   it("a do-not-call client who calls is answered: the ringing card and the panel say so in red, he is held to the manager, a status is pressed", async () => {
     const { topic, clients, people } = await topicWithClients(1);
     const [a] = people;
-    const [noAnswer] = await t.db.select().from(statuses).where(eq(statuses.text, "Не интересно"));
+    const [noAnswer] = await t.db.select().from(statuses).where(eq(statuses.text, "Отказ"));
     await t.db.insert(filterStatuses).values({ filterId: topic.id, statusId: noAnswer.id });
     const [listed] = await t.db.select().from(contacts).where(eq(contacts.id, clients[1].id));
     await t.db.insert(doNotCall).values({ phoneKey: listed.phoneKey, phone: listed.phone });
@@ -379,7 +379,22 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
       const panel = await getPage(t, "/leadpanel", cookie);
       expect(panel.text).toContain(clients[1].name);
       expect(panel.text).toMatch(/data-testid="lead-do-not-call"[^>]*>Номер в списке «Не звонить»</);
+      // «Позвонить» is disabled on his card, the reason its title and beside it: the proxy refuses a call to him.
+      const button = /<(\w+)[^>]*data-testid="call-button"[^>]*>/.exec(panel.text)!;
+      expect(button[1]).toBe("button");
+      expect(button[0]).toContain('disabled=""');
+      expect(button[0]).toContain('title="Позвонить нельзя: номер в списке «Не звонить»"');
+      expect(panel.text).toMatch(/data-testid="call-refused"[^>]*>Позвонить нельзя: номер в списке «Не звонить»</);
     }
+    // A call back all the same (an old page, a softphone of his own) is refused by the proxy, and logged so.
+    const back = await t.request
+      .post("/api/v1/telephony/calls")
+      .type("form")
+      .set("X-Sip-Auth-Secret", SECRET)
+      .send({ login: a.sipLogin, number: listed.phoneKey, sipCallId: `dnc-back-${sequence}@browser` });
+    expect(back.status).toBe(403);
+    expect(back.text).toMatch(/^id=\d+;sip=403\nDo Not Call$/);
+    expect(await rowOf(idOf(back.text))).toMatchObject({ direction: "out", outcome: "failed", reason: "Номер в списке «Не звонить»" });
     expect(await heldBy(clients[1])).toBe(a.id);
     // The API's held lead is the same client.
     const lead = await t.request.get(`/api/v1/database/filtered-lead?filterId=${topic.id}&userId=${a.id}`).set(bearer(a.token));
@@ -445,7 +460,7 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
   it("a trunk number the admin saved on the topic, however written, is the one an unknown caller's call reaches", async () => {
     const admin = await t.adminToken();
     const { topic, base, people } = await topicWithClients(1);
-    const [status] = await t.db.select().from(statuses).where(eq(statuses.text, "Не интересно"));
+    const [status] = await t.db.select().from(statuses).where(eq(statuses.text, "Отказ"));
     const ok = await t.request
       .put(`/api/v1/filters/${topic.id}`)
       .set(bearer(admin))

@@ -1,9 +1,9 @@
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { calls, contacts, doNotCall, managerBreaks } from "../../db/schema";
+import { calls, contacts, doNotCall, filters, managerBreaks, users } from "../../db/schema";
 import { closeSilentCalls, PROXY_CALL_MAX_SECONDS } from "../../server/core/calls/calls";
 import { bearer, createUser, useTestApp } from "../helpers/app";
-import { createBase } from "../helpers/leads";
+import { createBase, createFilterRow } from "../helpers/leads";
 
 /**
  * What Kamailio asks the app about calls (decision 049): POST /api/v1/telephony/calls before a call leaves for the
@@ -81,6 +81,36 @@ describe("POST /api/v1/telephony/calls: may this manager call this number now", 
     const incoming = await admit({ login: resting.sipLogin, number: "380441112233", sipCallId: "admit-in@carrier", direction: "in" });
     expect(incoming.status).toBe(200);
     expect(await rowOf(idOf(incoming.text))).toMatchObject({ direction: "in", endedAt: null, byProxy: true });
+  });
+
+  it("answers the topic's trunk number as cid for a call out, so the client sees it (decision 083); none without one", async () => {
+    /** The manager's topic on his lead panel, with `inboundNumber` as its «Номер линии». */
+    const inTopic = async (m: Awaited<ReturnType<typeof managerWithLead>>, inboundNumber: string) => {
+      const topic = await createFilterRow(t.db, { name: `Линия ${m.sipLogin}`, managerIds: [m.manager.user.id], databaseIds: [], statusIds: [] });
+      await t.db.update(filters).set({ inboundNumber }).where(eq(filters.id, topic.id));
+      await t.db.update(users).set({ gettingFilter: topic.id }).where(eq(users.id, m.manager.user.id));
+    };
+    const numbered = await managerWithLead();
+    await inTopic(numbered, "380441230083");
+    const shown = await admit({ login: numbered.sipLogin, number: numbered.digits, sipCallId: "cid-1@browser" });
+    expect(shown.status).toBe(200);
+    expect(shown.text).toMatch(/^id=\d+;record=0;cid=380441230083$/);
+
+    // A topic without a number, and a manager with no topic: TRUNK_CALLER_ID (no cid).
+    const plain = await managerWithLead();
+    await inTopic(plain, "");
+    expect((await admit({ login: plain.sipLogin, number: plain.digits, sipCallId: "cid-2@browser" })).text).toMatch(/^id=\d+;record=0$/);
+    const topicless = await managerWithLead();
+    expect((await admit({ login: topicless.sipLogin, number: topicless.digits, sipCallId: "cid-3@browser" })).text).toMatch(/^id=\d+;record=0$/);
+
+    // A call in shows the client's own number: no cid, whatever the topic.
+    const incoming = await admit({ login: numbered.sipLogin, number: "380441112234", sipCallId: "cid-in@carrier", direction: "in" });
+    expect(incoming.text).toMatch(/^id=\d+;record=0$/);
+    // A refused call out answers its refusal alone.
+    await t.db.insert(managerBreaks).values({ userId: numbered.manager.user.id });
+    expect((await admit({ login: numbered.sipLogin, number: numbered.digits, sipCallId: "cid-4@browser" })).text).toMatch(
+      /^id=\d+;sip=403\nOn Break$/,
+    );
   });
 
   it("answers only to the shared secret, and refuses bad input with a 400", async () => {

@@ -5,12 +5,17 @@ import { ADMIT_KEYS, INBOUND_KEYS, kamailioAnswer, kamailioInboundAnswer } from 
 
 // The call check's answer is written by the app and read by Kamailio's route[ADMIT]: both sides against one format.
 const cfg = fs.readFileSync(path.resolve(import.meta.dirname, "../../telephony/kamailio.cfg"), "utf8");
-const admitRoute = cfg.slice(cfg.indexOf("route[ADMIT] {"), cfg.indexOf("\n}\n", cfg.indexOf("route[ADMIT] {")));
+/** A route's body in the configuration, from its head to its closing brace. */
+const routeOf = (name: string) => {
+  const start = cfg.indexOf(`route[${name}] {`);
+  return start < 0 ? "" : cfg.slice(start, cfg.indexOf("\n}\n", start));
+};
+const admitRoute = routeOf("ADMIT");
 
 describe("the call check's answer to Kamailio", () => {
   it("writes an admission as id and record, and a refusal as id and sip with the reason on the next line", () => {
-    expect(kamailioAnswer({ allowed: true, callId: 17, record: true })).toEqual({ status: 200, text: "id=17;record=1" });
-    expect(kamailioAnswer({ allowed: true, callId: 18, record: false })).toEqual({ status: 200, text: "id=18;record=0" });
+    expect(kamailioAnswer({ allowed: true, callId: 17, record: true, callerId: null })).toEqual({ status: 200, text: "id=17;record=1" });
+    expect(kamailioAnswer({ allowed: true, callId: 18, record: false, callerId: null })).toEqual({ status: 200, text: "id=18;record=0" });
     expect(kamailioAnswer({ allowed: false, callId: 19, sipCode: 403, phrase: "Outside Calling Hours" })).toEqual({
       status: 403,
       text: "id=19;sip=403\nOutside Calling Hours",
@@ -18,11 +23,22 @@ describe("the call check's answer to Kamailio", () => {
     expect(kamailioAnswer({ allowed: false, callId: null, sipCode: 403, phrase: "Not Signed In" }).text).toBe("id=;sip=403\nNot Signed In");
   });
 
+  it("adds the number the call shows as cid when the manager's topic has a trunk number (decision 083)", () => {
+    expect(kamailioAnswer({ allowed: true, callId: 20, record: false, callerId: "380441230077" })).toEqual({
+      status: 200,
+      text: "id=20;record=0;cid=380441230077",
+    });
+  });
+
   it("is read by telephony/kamailio.cfg with the same keys and lines", () => {
     expect(admitRoute).toContain(`$(var(answer){param.value,${ADMIT_KEYS.callId}})`);
     expect(admitRoute).toContain(`$(var(answer){param.value,${ADMIT_KEYS.record}}) == "1"`);
     expect(admitRoute).toContain(`$(var(answer){line.at,0}{param.value,${ADMIT_KEYS.sipCode}}) == "403"`);
     expect(admitRoute).toContain("$(var(answer){line.at,1})");
+    // The topic's number reaches the From of route[TO_TRUNK] through $var(cid) (route[SHOWN_NUMBER]).
+    expect(admitRoute).toContain(`$var(cid) = $(var(answer){param.value,${ADMIT_KEYS.callerId}});`);
+    expect(routeOf("SHOWN_NUMBER")).toContain("$var(caller_id) = $var(cid);");
+    expect(routeOf("TO_TRUNK")).toContain("route(SHOWN_NUMBER);");
   });
 });
 

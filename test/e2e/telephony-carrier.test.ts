@@ -7,7 +7,7 @@ import { calls, contacts, doNotCall, filters, listenSessions, managerBreaks, use
 import { escapedCallId } from "../../server/core/recordings/spool";
 import { REALTIME_CHANNEL } from "../../server/realtime/protocol";
 import { ADMIN, createUser } from "../helpers/app";
-import { allowRefusal, allowPageError, launchBrowser, loginThroughPage, waitForHydration } from "../helpers/browser";
+import { allowRefusal, allowPageError, holdPageData, launchBrowser, loginThroughPage, waitForHydration } from "../helpers/browser";
 import { watchBrowser } from "../helpers/page-errors";
 import { decodeRecording, toneShare, toneWav } from "../helpers/recordings";
 import { endedCallsOf } from "../helpers/calls";
@@ -93,7 +93,10 @@ describe("a strict carrier", () => {
     expect(cseqOf(authorised)).toBeGreaterThan(cseqOf(challenged));
     // Small enough for one UDP datagram on any link, with the credentials; only what carriers speak.
     expect(authorised).toMatch(/^Proxy-Authorization:/m);
-    expect(wireBytes(authorised)).toBeLessThan(1300);
+    expect(wireBytes(authorised), authorised).toBeLessThan(1200);
+    // Only the methods a call with the carrier uses (the browser's Allow also named MESSAGE, NOTIFY and REFER).
+    expect(authorised).toMatch(/^Allow: INVITE,ACK,CANCEL,BYE,OPTIONS,INFO\r?$/m);
+    expect(authorised).not.toMatch(/^a=rtcp:/m);
     const rtpmaps = [...authorised.matchAll(/^a=rtpmap:\d+ ([^/\s]+)/gm)].map((m) => m[1]);
     expect(new Set(rtpmaps)).toEqual(new Set(["PCMA", "PCMU", "telephone-event"]));
     expect(authorised).toMatch(/^m=audio \d+ RTP\/AVP 8 0 \d+/m);
@@ -143,6 +146,35 @@ describe("a carrier that hangs up", () => {
     expect(toOf(ok)).toContain(`sip:${TRUNK.callerId}@`);
     expect(ok).not.toContain(`sip:${a.sipLogin}@`);
     expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", byProxy: true });
+  });
+});
+
+describe("a topic with its own trunk number (decision 083)", () => {
+  it("shows the carrier the topic's number in From and P-Asserted-Identity, and its BYE's 200 OK carries it back in To", async () => {
+    const TOPIC_NUMBER = "380441230083";
+    const carrier = await startCarrier({ hangUp: { afterMs: 1500 } });
+    const a = await managerWithLead(e, stack, "+38 (067) 111-22-83");
+    // The manager's topic (the one on his lead panel) has a «Номер линии»; TRUNK_DIDS is not set here: it is trusted.
+    const [{ topic }] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, a.manager.user.id));
+    await e.db.update(filters).set({ inboundNumber: TOPIC_NUMBER }).where(eq(filters.id, topic!));
+    await a.page.click("[data-testid=call-button]");
+    await expectText(a.page, "call-state", "Разговор: 380671112283");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*?CSeq: 1 BYE/);
+    const headerOf = (message: string, name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(message)?.[1].trim();
+    const [invite] = messagesStarting(carrier.messages(), /^INVITE sip:380671112283@/);
+    expect(headerOf(invite, "From")).toMatch(new RegExp(`^<sip:${TOPIC_NUMBER}@127\\.0\\.0\\.1>;tag=`));
+    expect(headerOf(invite, "P-Asserted-Identity")).toBe(`<sip:${TOPIC_NUMBER}@127.0.0.1>`);
+    // Neither the trunk's general number nor the manager's extension.
+    expect(invite).not.toContain(TRUNK.callerId);
+    expect(invite).not.toContain(`sip:${a.sipLogin}@`);
+    // The carrier's BYE (its To is the From it saw) gets its own To back in the 200 OK (route[WITHINDLG]).
+    const [bye] = messagesStarting(carrier.messages(), /^BYE /);
+    const [ok] = messagesStarting(carrier.messages(), /^SIP\/2.0 200 OK/).filter((m) => /^CSeq: 1 BYE/m.test(m));
+    expect(headerOf(bye, "To")).toContain(`sip:${TOPIC_NUMBER}@`);
+    expect(headerOf(ok, "To")).toBe(headerOf(bye, "To"));
+    expect(ok).not.toContain(`sip:${a.sipLogin}@`);
+    expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", byProxy: true, filterId: topic });
   });
 });
 
@@ -248,18 +280,15 @@ describe("the proxy enforces the rules, not the page", () => {
   it("refuses every call out while the app cannot be asked, never letting one through unchecked", async () => {
     // The test takes the calls table away: the page's call report fails with a 500, which the browser logs.
     allowPageError(/the server responded with a status of 500 .*\/calls[:?]/);
+    // A data request already on its way when the route below is set is not held, and its 500 is logged too (CI saw
+    // two of /leadpanel.data); what the page shows is checked below all the same.
+    allowPageError(/the server responded with a status of 500 .*\/leadpanel\.data/);
     const carrier = await startCarrier({ answer: {} });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-06");
     // The page's own data requests (the layout's 15 s refresh among them) wait until the table is back: the server's
     // readiness check passes without it, so a refresh in that window read the panel's data, got a 500 and drew the
     // error page where the call's state was to be read (a CI failure). The proxy's check is what is tested here.
-    const pageData = /\.data(\?|$)/;
-    let tableBack = () => {};
-    const back = new Promise<void>((resolve) => (tableBack = resolve));
-    await a.page.route(pageData, async (route) => {
-      await back;
-      await route.continue().catch(() => {});
-    });
+    const letGo = await holdPageData(a.page);
     // The app's call check fails (here: the database behind it is gone for the moment).
     await e.db.execute(sql`alter table calls rename to calls_away`);
     try {
@@ -267,9 +296,8 @@ describe("the proxy enforces the rules, not the page", () => {
       await expectText(a.page, "call-state", "Ошибка вызова: сервер приложения недоступен");
     } finally {
       await e.db.execute(sql`alter table calls_away rename to calls`);
-      tableBack();
+      await letGo();
     }
-    await a.page.unroute(pageData);
     expect(carrier.messages()).not.toMatch(/INVITE sip:380671112206@/);
     await stack.kamailio.waitForLog(/the app's call check answered 500 for a call from \d+ to 380671112206/);
   });
@@ -790,9 +818,11 @@ describe("a browser killed mid-call", () => {
       const a = await managerWithLead(e, stack, phone, { browser });
       if (run === 0) await recorded(a.manager.user.id);
       await a.page.click("[data-testid=call-button]");
-      await expectText(a.page, "call-state", `Разговор: ${phone.slice(1)}`);
-      await carrier.waitForMessage(/ACK sip:carrier@/);
+      // The answer is taken when the carrier has the ACK, before the page is read: under load the page said
+      // «Разговор» over a second after it, and the talk measured here came out that much short (a failure at load 8).
+      await carrier.waitForMessage(/ACK sip:carrier@/, 30_000);
       const answeredSeen = Date.now();
+      await expectText(a.page, "call-state", `Разговор: ${phone.slice(1)}`);
       await grows(() => inboundPackets(a.page), 20);
       await new Promise((r) => setTimeout(r, 5_000 - (Date.now() - answeredSeen)));
       const killedAt = Date.now();

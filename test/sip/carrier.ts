@@ -127,8 +127,12 @@ export type CarrierBehaviour =
   /** Never answers anything (a carrier down or behind a firewall that drops). */
   | { silent: true }
   | { reject: { code: number; reason: string } }
-  /** Calls in: an INVITE to `extension` at Kamailio's UDP socket `kamailio` ("ip:port"). */
-  | { callIn: { extension: string; kamailio: string } };
+  /**
+   * Calls in: an INVITE from the client `from` (380501112233 unless said) to `extension` at Kamailio's UDP socket
+   * `kamailio` ("ip:port"); with `cancelAfterMs`, the client hangs up that long after the page's 180 Ringing, while it
+   * rings (CANCEL, carrier-call-cancel.xml).
+   */
+  | { callIn: { extension: string; kamailio: string; from?: string; cancelAfterMs?: number } };
 
 export interface Carrier {
   daemon: Daemon;
@@ -271,9 +275,12 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
   } else if ("silent" in behaviour) {
     args.push("-sf", fill("carrier-silent.xml", {}));
   } else if ("callIn" in behaviour) {
+    const from = behaviour.callIn.from ?? "380501112233";
     args.push(
       "-sf",
-      fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port) }),
+      behaviour.callIn.cancelAfterMs === undefined
+        ? fill("carrier-call.xml", { mip: "127.0.0.1", mport: String(media.port), from })
+        : fill("carrier-call-cancel.xml", { mip: "127.0.0.1", mport: String(media.port), from, cancel: String(behaviour.callIn.cancelAfterMs) }),
       "-s",
       behaviour.callIn.extension,
       "-m",

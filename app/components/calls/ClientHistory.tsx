@@ -2,6 +2,7 @@ import { useRef } from "react";
 import type { HistoryEntry } from "../../calls.server";
 import { usePlayReport } from "../../lib/heard-audio";
 import { formatKyiv } from "../../../common/business-time";
+import { callDirectionText } from "../../../common/call-direction";
 import { formatDateTime } from "../../lib/format";
 import { formatDuration } from "../../lib/softphone/machine";
 import { ScoreBadge } from "../quality/ScoreParts";
@@ -19,7 +20,7 @@ const OUTCOME_TEXT: Record<string, string> = {
 export const formatTalkTime = (seconds: number) => formatDuration(seconds * 1000);
 
 function callLine(entry: Extract<HistoryEntry, { kind: "call" }>): string {
-  const what = entry.direction === "in" ? "Входящий звонок" : "Звонок";
+  const what = `${callDirectionText(entry.direction, { capital: true })} звонок`;
   if (entry.outcome === null) return `${what}: идёт`;
   if (entry.outcome === "answered") return `${what}: разговор ${formatTalkTime(entry.talkSeconds)}`;
   return `${what}: ${OUTCOME_TEXT[entry.outcome]}${entry.reason ? ` (${entry.reason})` : ""}`;

@@ -2,6 +2,7 @@ import { useEffect, useState } from "react";
 import type { IncomingCard as Card } from "../../../server/core/telephony/inbound";
 import { formatKyiv } from "../../../common/business-time";
 import { DoNotCallNotice } from "../ui/DoNotCallNotice";
+import { callDirectionText } from "../../../common/call-direction";
 
 const OUTCOMES: Record<string, string> = {
   answered: "разговор",
@@ -44,7 +45,7 @@ export function IncomingCard({ sipCallId }: { sipCallId: string | null }) {
         <ul className="text-xs text-slate-600 dark:text-slate-400" aria-label="Последние звонки" data-testid="incoming-calls">
           {card.calls.map((call) => (
             <li key={call.at}>
-              {`${formatKyiv(call.at)} · ${call.direction === "in" ? "входящий" : "исходящий"} · ${OUTCOMES[call.outcome ?? ""] ?? "—"}${
+              {`${formatKyiv(call.at)} · ${callDirectionText(call.direction)} · ${OUTCOMES[call.outcome ?? ""] ?? "—"}${
                 call.manager ? ` · ${call.manager}` : ""
               }`}
             </li>

@@ -8,6 +8,17 @@ import { callReport, type PhoneState } from "./machine";
 const KEEP_ALIVE_MS = 30_000;
 const URL = "/calls";
 
+/**
+ * Dispatched on `window` once the call log has taken a call's start or end (the server answered the report with
+ * success), with the report's type as `detail`: the lead panel reads the client's history again then, instead of at
+ * its next periodic refresh (issue 41 §14: «Звонок: идёт» for 12.5 s after the hang-up). A report that failed says
+ * nothing: the log has nothing new to show.
+ */
+export const CALL_LOGGED = "leaddesk:call-logged";
+export type CallLogged = CustomEvent<"start" | "end">;
+
+const logged = (type: "start" | "end") => window.dispatchEvent(new CustomEvent(CALL_LOGGED, { detail: type }));
+
 interface Phone {
   getState(): PhoneState;
   subscribe(listener: (state: PhoneState) => void): () => void;
@@ -55,6 +66,7 @@ export function reportCalls(phone: Phone): () => void {
       }).then(async (res) => {
         if (!res?.ok) return null;
         known = ((await res.json()) as { id: number }).id;
+        logged("start");
         return known;
       });
       clearInterval(keepAlive);
@@ -63,7 +75,10 @@ export function reportCalls(phone: Phone): () => void {
       withCall((id) => post({ intent: "answer", id }));
     } else {
       clearInterval(keepAlive);
-      withCall((id) => post({ intent: "end", id, sipCode: report.sipCode, phrase: report.phrase, cause: report.cause }));
+      withCall(async (id) => {
+        const res = await post({ intent: "end", id, sipCode: report.sipCode, phrase: report.phrase, cause: report.cause });
+        if (res?.ok) logged("end");
+      });
       callId = null;
       known = null;
     }

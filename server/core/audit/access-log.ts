@@ -3,9 +3,10 @@ import { asc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { ACCESS_KIND_TEXT, ACCESS_KINDS, type AccessKind, accessWhoMissing } from "../../../common/access-log";
 import { BUSINESS_TIME_ZONE, kyivDate, kyivInstant } from "../../../common/business-time";
+import { callDirectionText } from "../../../common/call-direction";
 import { type Db, queryRows } from "../../../db/client";
 import { selectRows } from "../../../db/typed-sql";
-import { calls, filters, type RecordingState, users } from "../../../db/schema";
+import { calls, filters, type CallDirection, type RecordingState, users } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { AppError } from "../errors";
 import { CSV_BOM, csvLine } from "../exports/csv-writer";
@@ -211,7 +212,14 @@ export interface AccessEntry {
   user: { id: number; name: string } | null;
   manager: { id: number; name: string } | null;
   topic: { id: number; name: string } | null;
-  call: { id: number; number: string; startedAt: string; recording: RecordingState | null; recordingMs: number | null } | null;
+  call: {
+    id: number;
+    number: string;
+    direction: CallDirection;
+    startedAt: string;
+    recording: RecordingState | null;
+    recordingMs: number | null;
+  } | null;
   /**
    * How long the audio really played, in ms: heard by the listening page (for a whisper, the manager's), or the
    * part of the recording its player played; a download is the whole file. Null: the page never said.
@@ -241,6 +249,7 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
           id: calls.id,
           userId: calls.userId,
           number: calls.number,
+          direction: calls.direction,
           startedAt: calls.startedAt,
           recording: calls.recording,
           recordingMs: calls.recordingMs,
@@ -273,7 +282,14 @@ async function rowsOf(db: Db, f: AccessFilters, page: { limit: number; offset: n
       manager: managerId === null ? null : (person.get(managerId) ?? null),
       topic: call?.topicId ? { id: call.topicId, name: call.topicName ?? "" } : null,
       call: call
-        ? { id: call.id, number: call.number, startedAt: call.startedAt.toISOString(), recording: call.recording, recordingMs: call.recordingMs }
+        ? {
+            id: call.id,
+            number: call.number,
+            direction: call.direction,
+            startedAt: call.startedAt.toISOString(),
+            recording: call.recording,
+            recordingMs: call.recordingMs,
+          }
         : null,
       heardMs: r.kind === "download" || r.kind === "link" ? (call?.recordingMs ?? null) : r.heard_ms,
       spanMs: session ? Math.round(spanMs ?? 0) : spanMs,
@@ -332,6 +348,7 @@ export const ACCESS_CSV_HEADER = [
   "Тематика",
   "Звонок №",
   "Номер клиента",
+  "Направление",
   "Звонок начат (Киев)",
   "Звук, с",
   "Из них возможно, с",
@@ -348,6 +365,7 @@ function csvCells(e: AccessEntry): string[] {
     e.topic?.name ?? "",
     e.call ? String(e.call.id) : "",
     e.call?.number ?? "",
+    e.call ? callDirectionText(e.call.direction) : "",
     csvKyiv(e.call?.startedAt ?? null),
     seconds(e.heardMs),
     seconds(e.spanMs),

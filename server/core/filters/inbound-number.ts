@@ -1,6 +1,7 @@
 import { and, eq, ne, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { filters } from "../../../db/schema";
+import { INBOUND_NUMBER_WORDS } from "../../../common/schemas/filters";
 import { phoneNotValid, validDoNotCallKey } from "../dnc/dnc";
 import { AppError, badRequestAt } from "../errors";
 
@@ -19,7 +20,8 @@ export function inboundNumberKey(raw: string, region: string): string {
   const text = raw.trim();
   if (text === "") return "";
   const key = validDoNotCallKey(text, region);
-  if (!key) throw badRequestAt("inboundNumber", `Номер линии для входящих: ${phoneNotValid(text, region).message}`, "inbound_number_invalid");
+  if (!key)
+    throw badRequestAt("inboundNumber", `${INBOUND_NUMBER_WORDS.inMessages}: ${phoneNotValid(text, region).message}`, "inbound_number_invalid");
   return key;
 }
 

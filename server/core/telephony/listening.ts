@@ -109,8 +109,17 @@ const sessionColumns = {
  * forgets the whole call at once (a browser killed mid-call is hung up by Kamailio's own BYE, which deletes nothing
  * at rtpengine), so its recording is finished now rather than after rtpengine's timeout. Answers the sessions ended.
  */
-export async function endSupervisionOfCall(db: Db, relay: MediaRelay | null, callId: number): Promise<EndedSession[]> {
-  const [call] = await db.select({ sipCallId: calls.sipCallId, byProxy: calls.byProxy }).from(calls).where(eq(calls.id, callId));
+export async function endSupervisionOfCall(
+  db: Db,
+  relay: MediaRelay | null,
+  callId: number,
+  /** The proxy's report: a call in that rang a manager out fails, and its media may ring the next one (issue 42). */
+  event: "end" | "fail" = "end",
+): Promise<EndedSession[]> {
+  const [call] = await db
+    .select({ sipCallId: calls.sipCallId, byProxy: calls.byProxy, direction: calls.direction })
+    .from(calls)
+    .where(eq(calls.id, callId));
   if (!call?.sipCallId) return [];
   const open = await db
     .select(sessionColumns)
@@ -119,7 +128,10 @@ export async function endSupervisionOfCall(db: Db, relay: MediaRelay | null, cal
     .where(and(eq(listenSessions.callId, callId), isNull(listenSessions.endedAt)));
   const ended: EndedSession[] = [];
   for (const session of open) if (await closeSession(db, relay, session)) ended.push(session);
-  if (relay && call.byProxy) await relay.command({ command: "delete", "call-id": call.sipCallId, "delete-delay": 0 }).catch(() => {});
+  // Not a call in that failed: the next manager Kamailio rings shares its Call-ID and rtpengine's offer (a delete here
+  // left his answer without media), and Kamailio deletes the call itself when nobody is left (failure_route[INBOUND_NEXT]).
+  const nextMayRing = event === "fail" && call.direction === "in";
+  if (relay && call.byProxy && !nextMayRing) await relay.command({ command: "delete", "call-id": call.sipCallId, "delete-delay": 0 }).catch(() => {});
   return ended;
 }
 

@@ -35,7 +35,14 @@ export const admitCallSchema = z.object({
 });
 
 export type Admission =
-  { allowed: true; callId: number; record: boolean } | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
+  | {
+      allowed: true;
+      callId: number;
+      record: boolean;
+      /** The number the client sees for a call out (E.164 digits): its topic's trunk number, or null (TRUNK_CALLER_ID). */
+      callerId: string | null;
+    }
+  | { allowed: false; callId: number | null; sipCode: 403; phrase: ProxyRefusal };
 
 /**
  * What the check needs, in one statement (it runs before every call): the manager with this SIP login, whether
@@ -44,7 +51,8 @@ export type Admission =
  * topic (users.getting_filter; an admin outside any topic has none) in the client's local time, read by the turn's
  * own rule (`clientInHours`: the client's zone, the base's column outranking the number's, decision 062; the
  * number's zone only when no contact has it; then the topic's), whether the client is under the topic's contact
- * limits (decision 075), and whether that topic records its calls (decision 054).
+ * limits (decision 075), whether that topic records its calls (decision 054), and its trunk number, the number its
+ * calls show (decision 083).
  */
 async function callFacts(db: Db, login: string, numberKey: string | null) {
   const key = numberKey ?? "";
@@ -55,6 +63,7 @@ async function callFacts(db: Db, login: string, numberKey: string | null) {
       id: sql<number>`u.id`,
       topic: sql<number | null>`f.id`,
       record: sql<boolean>`coalesce(f.record_calls, false)`,
+      caller_id: sql<string | null>`case when f.is_active then nullif(f.inbound_number, '') end`,
       signed_in: sql<boolean>`exists (select 1 from ${sessions} s where s.user_id = u.id and ${sessionIsLive(sql`s`)})`,
       paused: sql<boolean>`${onBreak(sql`u.id`)}`,
       listed: sql<boolean>`${isListed(sql`${key}`)}`,
@@ -145,7 +154,9 @@ export async function admitCall(
       },
     })
     .returning({ id: calls.id });
-  return refused ? { allowed: false, callId: row.id, sipCode: 403, phrase: refused } : { allowed: true, callId: row.id, record };
+  if (refused) return { allowed: false, callId: row.id, sipCode: 403, phrase: refused };
+  // A call out shows the topic's trunk number, so a client who calls back reaches that topic (decision 083).
+  return { allowed: true, callId: row.id, record, callerId: direction === "out" ? user.caller_id : null };
 }
 
 export const callEventSchema = z.object({

@@ -1,7 +1,7 @@
 import { Readable } from "node:stream";
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { RECORDING_STATES } from "../../../../db/schema/calls";
+import { CALL_DIRECTIONS, RECORDING_STATES } from "../../../../db/schema/calls";
 import { ACCESS_KINDS, accessLogCsv, accessLogCsvName, listAccessLog, readAccessFilters } from "../../../core/audit/access-log";
 import { requireAdmin } from "../../../core/actor";
 import { actorOf } from "../../plugin";
@@ -25,6 +25,7 @@ const entrySchema = z
       .object({
         id: z.number().int(),
         number: z.string(),
+        direction: z.enum(CALL_DIRECTIONS).describe("in — входящий (звонил клиент), out — исходящий"),
         startedAt: z.string(),
         recording: z.enum(RECORDING_STATES).nullable(),
         recordingMs: z.number().int().nullable(),

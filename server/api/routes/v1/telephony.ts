@@ -113,7 +113,7 @@ const telephony: FastifyPluginAsyncZod = async (api) => {
       // /users hears of the new state, so the admin's page reads why its listening stopped before its row moves on.
       const { id, event } = callEventSchema.parse(request.body);
       if (event !== "answer") {
-        const ended = await endSupervisionOfCall(api.deps.db, api.deps.mediaRelay, id);
+        const ended = await endSupervisionOfCall(api.deps.db, api.deps.mediaRelay, id, event);
         await tellSupervisionEnded(api.deps.hub, ended, CALL_ENDED);
         // rtpengine has written the call's recording by now: converted at once rather than at the queue's next look.
         void api.deps.recordings.drain();
