@@ -9,7 +9,15 @@ export type { Autodial } from "#server/core/leads/autodial";
 export { leadView, type LeadView } from "#server/core/leads/lead-view";
 export type { LeadPanel, CardField } from "#server/core/leads/panel";
 export { pressedStatusNotFound, pressOutcomeMessage, pressStatus } from "#server/core/leads/record-status";
-export { callbackCounts, listAllCallbacks, listCallbackChoices, listMyCallbacks, reassignCallback, takeCallback } from "#server/core/leads/callbacks";
+export {
+  callbackCounts,
+  editCallbackNote,
+  listAllCallbacks,
+  listCallbackChoices,
+  listMyCallbacks,
+  reassignCallback,
+  takeCallback,
+} from "#server/core/leads/callbacks";
 export { CALLBACK_PRESETS, callbackTimeFromForm, dateToKyivLocal } from "#server/core/leads/callback-time";
 export { formatKyiv } from "../common/business-time";
 export { displayPhone } from "#server/core/bases/phone";
@@ -20,6 +28,8 @@ export { displayPhone } from "#server/core/bases/phone";
  */
 export const TakeFields = idFields;
 export const ReassignFields = idFields.extend({ userId: idSchema, back: z.string().default("") });
+/** «Сохранить заметку»: the callback and its note as typed (an emptied field clears it; core checks its length). */
+export const NoteFields = idFields.extend({ note: z.string().default("") });
 
 const NOT_FORM_TEXT = "Неверные данные формы";
 

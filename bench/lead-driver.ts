@@ -38,7 +38,7 @@ export async function firstLead(base: string, filterId: number, agent: Agent): P
 /** One status press; its latency in ms. */
 async function turn(base: string, filterId: number, agent: Agent): Promise<number> {
   const started = performance.now();
-  const res = await putLeadTurn(base, agent.auth, { statusText: "Не интересно", contactId: agent.leadId, userId: agent.userId, filterId });
+  const res = await putLeadTurn(base, agent.auth, { statusText: "Отказ", contactId: agent.leadId, userId: agent.userId, filterId });
   if (res.status !== 200) throw new Error(`turn failed: ${res.status} ${res.text}`);
   const body = JSON.parse(res.text) as { id?: number } | "";
   agent.leadId = typeof body === "object" && body.id ? body.id : 0;

@@ -18,8 +18,8 @@ import type { Agent } from "./lead-driver";
  * - calling hours (issue 29): the contacts' zones in turn Kyiv, Moscow, Yekaterinburg, Novosibirsk, Vladivostok, and
  *   the topic's window around the clock (00:00 to 00:00), so every turn reads each candidate's local time and the
  *   figures do not depend on the hour the bench runs;
- * - retry rules on two statuses (issue 29, decision 057): «Не дозвонился» back after 2 hours, at most 5 attempts,
- *   «Занято» after 1 hour, at most 3, both then «Не интересно». One contact in 11 carries one of them: a tenth of
+ * - retry rules on two statuses (issue 29, decision 057): «Недозвон» back after 2 hours, at most 5 attempts,
+ *   «Занято» after 1 hour, at most 3, both then «Отказ». One contact in 11 carries one of them: a tenth of
  *   those pressed 3 hours ago (due: the retry tier hands them out first), the rest 30 minutes ago (waiting: the
  *   tier looks at them on every turn and passes them by).
  */
@@ -75,7 +75,7 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   await run(`insert into filter_managers (filter_id, user_id) select ${filterId}, id from users where login like 'bench%' and not is_admin`);
   const statusId = async (text: string) => (await run<{ id: number }>(`select id from statuses where text = '${text}'`))[0].id;
   if (sizes.retryRules ?? true) {
-    const [noAnswer, busy, refused] = [await statusId("Не дозвонился"), await statusId("Занято"), await statusId("Не интересно")];
+    const [noAnswer, busy, refused] = [await statusId("Недозвон"), await statusId("Занято"), await statusId("Отказ")];
     await run(`insert into filter_statuses (filter_id, status_id) values (${filterId}, ${noAnswer}), (${filterId}, ${busy})`);
     await run(`insert into filter_retry_rules (filter_id, status_id, delay_minutes, max_attempts, final_status_id)
       values (${filterId}, ${noAnswer}, 120, 5, ${refused}), (${filterId}, ${busy}, 60, 3, ${refused})`);
@@ -153,7 +153,7 @@ export async function driveFloor(
           turnStatement({
             presser: { userId: agent.userId, filterId },
             contactId,
-            status: { text: "Не интересно" },
+            status: { text: "Отказ" },
             clientInfo: "",
             withPassport: false,
             holdMinutes: 30,

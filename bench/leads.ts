@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { PgDialect } from "drizzle-orm/pg-core";
 import postgres from "postgres";
-import { createDb } from "../db/client";
+import { createDb, SESSION_SETTINGS } from "../db/client";
 import { loadConfig } from "../server/config";
 import { turnStatement } from "../server/core/leads/record-status";
 import { startApp, type RunningApp } from "./app";
@@ -53,7 +53,8 @@ async function main() {
   await admin.unsafe(`create database ${name}`);
   const url = withDatabase(PG_URL, name);
   const handle = await createDb({ databaseUrl: url, poolSize: 20 });
-  const sql = postgres(url, { max: 20, onnotice: () => {} });
+  // The floor's own sessions, set as the app's are.
+  const sql = postgres(url, { max: 20, onnotice: () => {}, connection: SESSION_SETTINGS });
   const config = loadConfig({ LOG_LEVEL: "silent", DATABASE_URL: url });
   let app: RunningApp | undefined;
   try {
@@ -77,7 +78,7 @@ async function main() {
         turnStatement({
           presser: { userId: agents[0].userId, filterId },
           contactId: agents[0].leadId,
-          status: { text: "Не интересно" },
+          status: { text: "Отказ" },
           clientInfo: "",
           withPassport: false,
           holdMinutes: 30,

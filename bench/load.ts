@@ -93,7 +93,7 @@ export interface LoadResult {
 const PASSWORD = "Load-password-1";
 const ADMIN = { login: "loadadmin", password: "Load-admin-password-1", accessKey: "LOADADMINKEY0001" };
 const REWORK_STATUS = "Перезвонить";
-const PLAIN_STATUSES = ["Не интересно", "Не дозвонился", "Занято", REWORK_STATUS];
+const PLAIN_STATUSES = ["Отказ", "Недозвон", "Занято", REWORK_STATUS];
 const REPORT_STATUS = "Заявка";
 /** Issue 18: a status that asks for a callback time; the load schedules callbacks a few seconds ahead with it. */
 const CALLBACK_STATUS = "Перезвон по времени";

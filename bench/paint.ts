@@ -15,7 +15,7 @@ import { PRESS_PATH } from "../common/press-path";
 
 /**
  * Issue 18, a keyboard-fast lead panel: the time from a status press to the next lead painted, in Chromium with
- * JavaScript on, on the embedded database (PGlite) with 20 managers working: 19 press "Не интересно" through
+ * JavaScript on, on the embedded database (PGlite) with 20 managers working: 19 press "Отказ" through
  * HTTP about every 2 s (bench/lead-driver.ts, open loop, in a worker thread), while one manager works the lead
  * panel in a headless Chromium page on a base of CONTACTS contacts.
  *
@@ -319,7 +319,7 @@ async function main() {
           for (let i = 0; i < BLOCK; i++) {
             const args = {
               token: pageToken,
-              body: { statusText: "Не интересно", contactId: leadId, userId: pageUser, passport: "", filterId, clientInfo: "" },
+              body: { statusText: "Отказ", contactId: leadId, userId: pageUser, passport: "", filterId, clientInfo: "" },
             };
             const turn = await page.evaluate(({ token, body }) => (window as unknown as PageTools).__apiTurn(token, body), args);
             samples.api.push(turn.ms);

@@ -197,6 +197,13 @@ function preparing<T extends Sql>(client: T): T {
   });
 }
 
+/**
+ * The settings of each of the app's Postgres sessions (and of a bench's that runs the app's statements). No JIT
+ * (decision 082): the lead turn's never-run tiers are estimated past jit_above_cost on a base of 100,000 contacts,
+ * and compiling its expressions took 2.7-4 s of every press.
+ */
+export const SESSION_SETTINGS = { jit: "off" } as const;
+
 async function createPostgres(url: string, max: number): Promise<DbHandle> {
   const { default: postgres } = await import("postgres");
   const { drizzle } = await import("drizzle-orm/postgres-js");
@@ -206,7 +213,7 @@ async function createPostgres(url: string, max: number): Promise<DbHandle> {
     // Fail fast while the server is down instead of queueing requests for minutes.
     connect_timeout: 5,
     // /metrics counts this app's connections in pg_stat_activity by it (server/http/metrics.ts).
-    connection: { application_name: DB_APPLICATION_NAME },
+    connection: { application_name: DB_APPLICATION_NAME, ...SESSION_SETTINGS },
   });
   const db = drizzle(preparing(client), { schema }) as unknown as Db;
   return {

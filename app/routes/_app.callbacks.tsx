@@ -1,18 +1,22 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { redirect } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { useState } from "react";
+import { CALLBACK_NOTE_MAX, CALLBACK_NOTE_TOO_LONG } from "../../common/callback-note";
 import { Form, type ShouldRevalidateFunction, useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { ChoiceOptions, ListFilter } from "../components/ui/ListFilter";
 import { TableFrame } from "../components/ui/Table";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
-import { actionError, orAppMessage } from "../errors.server";
+import { actionError, isAppError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody } from "../forms.server";
 import {
   displayPhone,
+  editCallbackNote,
   formatKyiv,
   listAllCallbacks,
   listCallbackChoices,
   listMyCallbacks,
+  NoteFields,
   reassignCallback,
   ReassignFields,
   takeCallback,
@@ -58,6 +62,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
       await takeCallback(db, actor, config.holdMinutes, readFields(form, TakeFields).id);
       return redirect("/leadpanel");
     }
+    if (intent === "note") {
+      const { id, note } = readFields(form, NoteFields);
+      try {
+        await editCallbackNote(db, actor, id, { note });
+      } catch (error) {
+        // Refused (too long, not his, gone): said under this callback's field, with what he typed kept.
+        if (!isAppError(error)) throw error;
+        return data({ error: { code: error.code, message: error.message }, noteFor: id, note }, { status: error.status });
+      }
+      return redirectWithToast(PAGE, { type: "success", message: "Заметка сохранена" });
+    }
     if (intent === "reassign") {
       const { id, back, ...input } = readFields(form, ReassignFields);
       await reassignCallback(db, actor, id, input);
@@ -88,7 +103,11 @@ export default function CallbacksPage() {
   const page = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
-  const message = answer && "error" in answer && answer.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null;
+  // A refused note is said at its field (NoteEditor); one of a callback not in his list (another's, gone meanwhile)
+  // as the page's message.
+  const noteAnswer = isRefusedNote(answer) && !page.admin && page.callbacks.some((c) => c.id === answer.noteFor) ? answer : null;
+  const message =
+    answer && !noteAnswer && "error" in answer && answer.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null;
 
   if (!page.admin) {
     const due = page.callbacks.filter((c) => c.due);
@@ -97,8 +116,8 @@ export default function CallbacksPage() {
       <section className="max-w-3xl space-y-4">
         <h1 className="page-title">Мои перезвоны</h1>
         {message}
-        <MyList title="Пора перезвонить" rows={due} empty="Просроченных перезвонов нет" testId="callbacks-due-list" />
-        <MyList title="Предстоящие" rows={upcoming} empty="Запланированных перезвонов нет" testId="callbacks-upcoming-list" />
+        <MyList title="Пора перезвонить" rows={due} empty="Просроченных перезвонов нет" testId="callbacks-due-list" refused={noteAnswer} />
+        <MyList title="Предстоящие" rows={upcoming} empty="Запланированных перезвонов нет" testId="callbacks-upcoming-list" refused={noteAnswer} />
       </section>
     );
   }
@@ -198,7 +217,11 @@ export default function CallbacksPage() {
   );
 }
 
-function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; empty: string; testId: string }) {
+/** A note the server refused: which callback's, what was typed, and why. */
+type RefusedNote = { noteFor: number; note: string; error: { message: string } };
+const isRefusedNote = (answer: unknown): answer is RefusedNote => typeof answer === "object" && answer !== null && "noteFor" in answer;
+
+function MyList({ title, rows, empty, testId, refused }: { title: string; rows: Row[]; empty: string; testId: string; refused: RefusedNote | null }) {
   return (
     <section className="card space-y-2" aria-label={title} data-testid={testId}>
       <h2 className="text-lg font-semibold">{title}</h2>
@@ -208,8 +231,9 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
         <ul className="divide-y divide-slate-200 dark:divide-slate-700">
           {rows.map((c) => (
             <li key={c.id} className="flex flex-wrap items-center gap-3 py-2" data-testid="callback-row">
-              <span className="w-36 whitespace-nowrap font-medium">{c.dueText}</span>
-              <span className="flex-1">
+              {/* On a phone the time is a line of its own: the client, his note and its field get the width. */}
+              <span className="w-full whitespace-nowrap font-medium sm:w-36">{c.dueText}</span>
+              <div className="w-full min-w-0 sm:w-auto sm:flex-1">
                 {c.name} <span className="whitespace-nowrap text-slate-600 dark:text-slate-400">{c.phone}</span>
                 {c.filter ? <span className="ml-2 text-xs text-slate-600 dark:text-slate-400">{c.filter.name}</span> : null}
                 {/* Why it is here: the status that scheduled it, or «Пропущенный входящий, 14:02» (issue 42). */}
@@ -227,7 +251,9 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
                     {c.waitsForHours}
                   </span>
                 ) : null}
-              </span>
+                {/* Saved: the list is read again with the new note, and the editor (keyed by it) starts closed. */}
+                <NoteEditor key={c.note} row={c} refused={refused?.noteFor === c.id ? refused : null} />
+              </div>
               <Form method="post">
                 <input type="hidden" name="intent" value="take" />
                 <input type="hidden" name="id" value={c.id} />
@@ -240,5 +266,58 @@ function MyList({ title, rows, empty, testId }: { title: string; rows: Row[]; em
         </ul>
       )}
     </section>
+  );
+}
+
+/**
+ * The callback's note written again (issue 41 §7): a disclosure that opens a field and «Сохранить заметку» (a plain
+ * form post: without JavaScript too). A note too long is refused at the field, by the browser before it asks (the
+ * same limit and words as core's, common/callback-note.ts) and by the server without JavaScript.
+ */
+function NoteEditor({ row, refused }: { row: Row; refused: RefusedNote | null }) {
+  const [tooLong, setTooLong] = useState(false);
+  const error = tooLong ? CALLBACK_NOTE_TOO_LONG : (refused?.error.message ?? null);
+  const fieldId = `callback-note-${row.id}`;
+  const errorId = `${fieldId}-error`;
+  return (
+    <details className="mt-1" open={refused ? true : undefined} data-testid="callback-note-editor">
+      <summary className="cursor-pointer text-sm text-blue-700 underline-offset-2 hover:underline dark:text-blue-300">
+        {row.note ? "Изменить заметку" : "Добавить заметку"}
+      </summary>
+      <Form
+        method="post"
+        className="mt-2 space-y-2"
+        onSubmit={(event) => {
+          const note = new FormData(event.currentTarget).get("note");
+          const long = typeof note === "string" && note.trim().length > CALLBACK_NOTE_MAX;
+          setTooLong(long);
+          if (long) event.preventDefault();
+        }}
+      >
+        <input type="hidden" name="intent" value="note" />
+        <input type="hidden" name="id" value={row.id} />
+        <label htmlFor={fieldId} className="block text-sm font-medium">
+          Заметка к перезвону
+        </label>
+        <textarea
+          id={fieldId}
+          name="note"
+          rows={3}
+          defaultValue={refused ? refused.note : row.note}
+          className="input block w-full text-sm"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? errorId : undefined}
+          onInput={tooLong ? () => setTooLong(false) : undefined}
+        />
+        {error ? (
+          <p id={errorId} className="text-sm text-red-700 dark:text-red-400" data-field-error="">
+            {error}
+          </p>
+        ) : null}
+        <button type="submit" className="btn-secondary px-3 py-1 text-sm">
+          Сохранить заметку
+        </button>
+      </Form>
+    </details>
   );
 }

@@ -13,6 +13,7 @@ import { PanelHeader } from "../components/leadpanel/PanelHeader";
 import { PressDialogs } from "../components/leadpanel/PressDialogs";
 import { StatusButtons } from "../components/leadpanel/StatusButtons";
 import { useFocusAfterPress, usePanelPress } from "../components/leadpanel/usePanelPress";
+import { useHistoryFollowsCalls } from "../components/leadpanel/useHistoryFollowsCalls";
 import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
@@ -126,8 +127,9 @@ export default function LeadPanelPage() {
     ? [panel.lead.name, panel.card.find((row) => row.key === "phone")?.value || panel.lead.phone].filter(Boolean).join(", ")
     : "";
   const autodial = useAutodial({
-    // Without a softphone (no SIP login, JavaScript off) there is nothing to dial with: no autodial.
-    seconds: softphone.configured ? (panel.autodial?.seconds ?? null) : null,
+    // Without a softphone (no SIP login, JavaScript off) there is nothing to dial with: no autodial; nor for a
+    // client on «Не звонить» (he called in: his card is shown, the proxy refuses a call to him).
+    seconds: softphone.configured && !panel.doNotCall ? (panel.autodial?.seconds ?? null) : null,
     leadBlock: panel.autodial?.block ?? null,
     onBreak: panel.onBreak || breakPost.formData?.get("intent") === "start",
     pressing: press.busy || press.pendingReport !== null || press.pendingCallback !== null,
@@ -138,6 +140,10 @@ export default function LeadPanelPage() {
       if (panel.lead) softphone.call(panel.lead.phone, panel.lead.id);
     },
   });
+
+  // Issue 41 §14: the client's history shows a call as the call log has it (its start, its end), not 15 s later.
+  const phoneIdle = softphone.state === null || softphone.state.call === "idle" || softphone.state.call === "ended";
+  const history = useHistoryFollowsCalls(panel.lead?.id ?? null, panel.history, panel.readAt, phoneIdle);
 
   // Issue 18: the panel's keys. A digit clicks its status button (the same path as a mouse: the same checks,
   // dialogs and request; a disabled button, while a press is in flight, does nothing); C calls or hangs up.
@@ -217,7 +223,7 @@ export default function LeadPanelPage() {
           <a href="#status-buttons" className="skip-to-statuses" onClick={focusFirstStatus} data-testid="to-statuses">
             К статусам (или цифры 1–9)
           </a>
-          <LeadHistory history={panel.history} />
+          <LeadHistory history={history} />
         </Form>
       ) : panel.onBreak ? null : (
         <div className="card text-center text-base" data-testid="no-leads">

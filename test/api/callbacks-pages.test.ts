@@ -1,8 +1,11 @@
-import { sql } from "drizzle-orm";
+import fs from "node:fs";
+import path from "node:path";
+import { inArray, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { formatKyiv, formatKyivClock } from "../../common/business-time";
-import { queryRows } from "../../db/client";
-import { ADMIN, bearer, createUser, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
+import { migrationsFolder, queryRows } from "../../db/client";
+import { users } from "../../db/schema";
+import { ADMIN, bearer, createUser, flashCookie, formBody, getPage, pageSessionCookie, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
 /**
@@ -20,6 +23,25 @@ const post = (path: string, cookie: string, fields: Record<string, string>) =>
     .set("Content-Type", "application/x-www-form-urlencoded")
     .set("Accept-Encoding", "identity")
     .send(formBody(fields));
+
+/**
+ * A status that asks for a callback time, a base of two and a manager (with `others` more) working it through a
+ * topic: the status's id, the manager's page cookie and the lead his panel shows first.
+ */
+async function callbackScene(statusText: string, prefix: string, others = 0) {
+  const adminToken = await t.adminToken();
+  const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: statusText });
+  await t.db.execute(sql`update statuses set asks_callback = true where id = ${created.body.id}`);
+  const { base } = await createBase(t.db, { count: 2, prefix });
+  const people = [await createUser(t.db)];
+  for (let i = 0; i < others; i++) people.push(await createUser(t.db));
+  const ids = people.map((p) => p.user.id);
+  const filter = await createFilterRow(t.db, { managerIds: ids, databaseIds: [base.id], statusIds: [] });
+  await t.db.update(users).set({ gettingFilter: filter.id }).where(inArray(users.id, ids));
+  const cookie = await pageSessionCookie(t, people[0]);
+  const first = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
+  return { statusId: created.body.id as number, base, manager: people[0], other: people[1], cookie, first };
+}
 
 describe("callbacks without JavaScript", () => {
   it("schedules a callback from the lead panel, shows it in Мои перезвоны, and the admin reassigns it", async () => {
@@ -190,25 +212,17 @@ describe("callbacks without JavaScript", () => {
   });
 
   it("a due callback comes back with «Перезвон на …» and the manager's note, in the history too, and Мои перезвоны shows the note (issue 41 §7)", async () => {
-    const adminToken = await t.adminToken();
-    const created = await t.request.post("/api/v1/status").set(bearer(adminToken)).send({ text: "Перезвонить с заметкой" });
-    await t.db.execute(sql`update statuses set asks_callback = true where id = ${created.body.id}`);
-    const { base } = await createBase(t.db, { count: 2, prefix: "Заметка" });
+    const { statusId, cookie, first } = await callbackScene("Перезвонить с заметкой", "Заметка");
     const s = await statusesByText(t.db);
-    const manager = await createUser(t.db);
-    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
-    await t.db.execute(sql`update users set getting_filter = ${filter.id} where id = ${manager.user.id}`);
-    const cookie = await pageSessionCookie(t, manager);
-    const first = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
 
     // «Перезвонить» with a note typed beside the time (the question's section without JavaScript).
-    const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId: first, passport: "" });
+    const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(statusId), contactId: first, passport: "" });
     expect(asked.text).toContain("Заметка к перезвону");
     const note = "Просил набрать после обеда, спросить про рассрочку";
     // A time refused (past) asks again with the note as he typed it.
     const past = await post("/leadpanel", cookie, {
       intent: "status",
-      statusId: String(created.body.id),
+      statusId: String(statusId),
       contactId: first,
       passport: "",
       callbackLocal: "2020-01-01T10:00",
@@ -219,7 +233,7 @@ describe("callbacks without JavaScript", () => {
     expect(past.text).toMatch(new RegExp(`<textarea id="callback-note-nojs" name="callbackNote"[^>]*>${note}</textarea>`));
     const done = await post("/leadpanel", cookie, {
       intent: "status",
-      statusId: String(created.body.id),
+      statusId: String(statusId),
       contactId: first,
       passport: "",
       callbackPreset: "15m",
@@ -245,7 +259,7 @@ describe("callbacks without JavaScript", () => {
     // The page's script gets it in the press's answer (the turn reads it with the lead)...
     const pressed = await post("/leadpanel/press", cookie, {
       intent: "status",
-      statusId: String(s["Не интересно"].id),
+      statusId: String(s["Отказ"].id),
       contactId: secondId,
       passport: "",
       answer: "panel",
@@ -264,5 +278,99 @@ describe("callbacks without JavaScript", () => {
         `Статус: <strong>Перезвонить с заметкой</strong>[\\s\\S]*data-testid="history-callback"[^>]*>Перезвон на <strong>${formatKyiv(due)}</strong>[\\s\\S]*Заметка: <!-- -->${note}`,
       ),
     );
+  });
+
+  it("the manager writes his callback's note again on Мои перезвоны without JavaScript; too long is refused at the field, another's callback is not his (issue 41 §7)", async () => {
+    const { statusId, other, cookie, first } = await callbackScene("Перезвонить, заметка правится", "Правка", 1);
+    const done = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(statusId),
+      contactId: first,
+      passport: "",
+      callbackPreset: "1h",
+      callbackNote: "Спросить про рассрочку",
+    });
+    expect(done.status).toBe(302);
+    const [cb] = await queryRows<{ id: number }>(t.db, sql`select id from callbacks where contact_id = ${first}`);
+
+    // The list offers the note's field under the callback, with the note in it.
+    const mine = await getPage(t, "/callbacks", cookie);
+    expect(mine.text).toContain("Изменить заметку");
+    expect(mine.text).toMatch(new RegExp(`<textarea id="callback-note-${cb.id}" name="note"[^>]*>Спросить про рассрочку</textarea>`));
+
+    const saved = await post("/callbacks", cookie, { intent: "note", id: String(cb.id), note: "Звонить после 15:00, жена дома" });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.location).toBe("/callbacks");
+    const after = await getPage(t, "/callbacks", `${cookie}; ${flashCookie(saved)}`);
+    expect(after.text).toContain("Заметка сохранена");
+    expect(after.text).toMatch(/data-testid="callback-note">Звонить после 15:00, жена дома</);
+    expect(after.text).not.toContain("Спросить про рассрочку");
+
+    // Too long: 400, the Russian message under this callback's field, what he typed kept, nothing saved.
+    const long = "я".repeat(501);
+    const refused = await post("/callbacks", cookie, { intent: "note", id: String(cb.id), note: long });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toMatch(
+      new RegExp(`<details[^>]*open=""[\\s\\S]*<textarea id="callback-note-${cb.id}" name="note"[^>]*aria-invalid="true"[^>]*>${long}</textarea>`),
+    );
+    expect(refused.text).toMatch(/data-field-error="">Заметка к перезвону не длиннее 500 символов</);
+    const [kept] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
+    expect(kept.note).toBe("Звонить после 15:00, жена дома");
+
+    // Another manager posting to it is refused with the reason on his page; the note stays.
+    const stranger = await post("/callbacks", await pageSessionCookie(t, other), { intent: "note", id: String(cb.id), note: "Чужая заметка" });
+    expect(stranger.status).toBe(403);
+    expect(stranger.text).toContain("Можно работать только со своими перезвонами");
+    const [still] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
+    expect(still.note).toBe("Звонить после 15:00, жена дома");
+
+    // An emptied field clears it: the list offers to add one.
+    expect((await post("/callbacks", cookie, { intent: "note", id: String(cb.id), note: "" })).status).toBe(302);
+    const cleared = await getPage(t, "/callbacks", cookie);
+    expect(cleared.text).not.toContain('data-testid="callback-note"');
+    expect(cleared.text).toContain("Добавить заметку");
+  });
+
+  it("a callback scheduled before migration 0035 (no press linked to it) still comes back with «Перезвон на HH:MM» once 0041 has run (issue 41 §7)", async () => {
+    const { statusId, base, manager, cookie, first } = await callbackScene("Перезвонить (старый)", "Старый");
+    const s = await statusesByText(t.db);
+    const done = await post("/leadpanel", cookie, {
+      intent: "status",
+      statusId: String(statusId),
+      contactId: first,
+      passport: "",
+      callbackPreset: "15m",
+    });
+    expect(done.status).toBe(302);
+    // The row as the press wrote it before 0035, which 0035 gave an empty note and no lead event.
+    const [{ due }] = await queryRows<{ due: Date | string }>(
+      t.db,
+      sql`update callbacks set lead_event_id = null, note = '', due_at = now() - interval '1 minute' where contact_id = ${first} returning due_at as due`,
+    );
+    // A missed call's callback (issue 42) has no press at all: it stays without one.
+    await t.db.execute(
+      sql`insert into callbacks (contact_id, database_id, user_id, status_text, due_at) select id, database_id, ${manager.user.id}, 'Пропущенный входящий, 10:00', now() + interval '1 day' from contacts where id <> ${first} and database_id = ${base.id}`,
+    );
+
+    await t.db.execute(sql.raw(fs.readFileSync(path.join(migrationsFolder, "0041_backfill_callback_lead_events.sql"), "utf8")));
+    const rows = await queryRows<{ status: string; linked: boolean }>(
+      t.db,
+      sql`select status_text as status, lead_event_id is not null as linked from callbacks where database_id = ${base.id} order by id`,
+    );
+    expect(rows).toEqual([
+      { status: "Перезвонить (старый)", linked: true },
+      { status: "Пропущенный входящий, 10:00", linked: false },
+    ]);
+
+    // The next press hands it back: the top of the card and the history say when it was due.
+    const secondId = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
+    expect(secondId).not.toBe(first);
+    expect((await post("/leadpanel", cookie, { intent: "status", statusId: String(s["Отказ"].id), contactId: secondId, passport: "" })).status).toBe(
+      302,
+    );
+    const back = await getPage(t, "/leadpanel", cookie);
+    expect(back.text).toContain(`name="contactId" value="${first}"`);
+    expect(back.text).toMatch(new RegExp(`data-testid="lead-callback"[\\s\\S]*Перезвон на <!-- -->${formatKyivClock(due)}`));
+    expect(back.text).toMatch(new RegExp(`data-testid="history-callback"[^>]*>Перезвон на <strong>${formatKyiv(due)}</strong>`));
   });
 });

@@ -105,7 +105,7 @@ describe("scheduling a callback", () => {
     for (let i = 0; i < 4; i++) {
       for (const m of [a, b]) {
         if (!m.lead) continue;
-        const r = await press(m, filter.id, "Не интересно");
+        const r = await press(m, filter.id, "Отказ");
         expect(r.status).toBe(200);
         if (m.lead) handed.push(m.lead);
       }
@@ -130,11 +130,11 @@ describe("handing out a due callback", () => {
     await setDue(scheduled, 1);
     // B presses: fresh contacts, never A's callback.
     for (let i = 0; i < 2; i++) {
-      expect((await press(b, filter.id, "Не интересно")).status).toBe(200);
+      expect((await press(b, filter.id, "Отказ")).status).toBe(200);
       expect(b.lead).not.toBe(scheduled);
     }
     // A's next press answers the callback before any fresh contact.
-    const res = await press(a, filter.id, "Не интересно");
+    const res = await press(a, filter.id, "Отказ");
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(scheduled);
     const [cb] = await queryRows<{ handed_to: number; handed: boolean }>(
@@ -145,13 +145,27 @@ describe("handing out a due callback", () => {
     expect((await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body).toEqual([]);
   });
 
+  it("a missed call's callback on a client never worked (no status) is its manager's too: another's turn does not take it first (issue 42)", async () => {
+    const { filter, contacts, a, b } = await scene(4);
+    // As a missed call leaves it (server/core/telephony/inbound.ts): due now, for the manager who called him.
+    const client = contacts.find((c) => c.id !== a.lead && c.id !== b.lead)!;
+    await t.db.execute(sql`insert into callbacks (contact_id, database_id, user_id, filter_id, status_text, due_at)
+      values (${client.id}, ${client.databaseId}, ${a.id}, ${filter.id}, 'Пропущенный входящий, 10:00', now())`);
+    expect((await press(b, filter.id, "Отказ")).status).toBe(200);
+    expect(b.lead).not.toBe(client.id);
+    expect((await press(a, filter.id, "Отказ")).status).toBe(200);
+    expect(a.lead).toBe(client.id);
+    const [cb] = await queryRows<{ handed_to: number }>(t.db, sql`select handed_to from callbacks where contact_id = ${client.id}`);
+    expect(cb.handed_to).toBe(a.id);
+  });
+
   it("passes to another manager of the topic after the grace time (the /basesettings setting), still ahead of fresh leads", async () => {
     const { filter, a, b } = await scene(8);
     const scheduled = a.lead;
     expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour() })).status).toBe(200);
     // Due 10 minutes ago: within the default 15 minutes' grace it still waits for A.
     await setDue(scheduled, 10);
-    expect((await press(b, filter.id, "Не интересно")).status).toBe(200);
+    expect((await press(b, filter.id, "Отказ")).status).toBe(200);
     expect(b.lead).not.toBe(scheduled);
     // The admin shortens the grace to 5 minutes: B's next turn takes it, ahead of the fresh contacts.
     const saved = await t.request
@@ -163,7 +177,7 @@ describe("handing out a due callback", () => {
     const admins = await t.request.get(`/api/v1/callbacks?filterId=${filter.id}`).set(bearer(adminToken));
     expect(admins.body).toHaveLength(1);
     expect(admins.body[0]).toMatchObject({ contactId: scheduled, due: true, overdue: true, user: { id: a.id } });
-    const res = await press(b, filter.id, "Не интересно");
+    const res = await press(b, filter.id, "Отказ");
     expect(res.status).toBe(200);
     expect(res.body.id).toBe(scheduled);
   });
@@ -221,7 +235,7 @@ describe("Мои перезвоны and the admin's list", () => {
     const phone = contacts.find((c) => c.id === scheduled)!.phone;
     expect((await t.request.post("/api/v1/do-not-call").set(bearer(adminToken)).send({ phone })).status).toBe(200);
     // The turn rightly skips it when due.
-    expect((await press(b, filter.id, "Не интересно")).body.id).not.toBe(scheduled);
+    expect((await press(b, filter.id, "Отказ")).body.id).not.toBe(scheduled);
     const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body;
     expect(mine).toMatchObject({ contactId: scheduled, due: true });
 
@@ -274,10 +288,57 @@ describe("Мои перезвоны and the admin's list", () => {
     expect(moved.body.user.id).toBe(b.id);
     expect(Date.parse(moved.body.dueAt)).toBe(later.getTime());
     await setDue(scheduled, 1);
-    expect((await press(a, filter.id, "Не интересно")).body.id).not.toBe(scheduled);
-    expect((await press(b, filter.id, "Не интересно")).body.id).toBe(scheduled);
+    expect((await press(a, filter.id, "Отказ")).body.id).not.toBe(scheduled);
+    expect((await press(b, filter.id, "Отказ")).body.id).toBe(scheduled);
     const bad = await t.request.put(`/api/v1/callbacks/${mine.id}`).set(bearer(adminToken)).send({ userId: b.id });
     expect(bad.status).toBe(404);
+  });
+});
+
+describe("the callback's note, written again (issue 41 §7)", () => {
+  it("its manager changes or clears it, an admin any; another manager is refused (403), a note too long too (400), a callback handed out is gone (404)", async () => {
+    const { filter, a, b } = await scene(4);
+    const scheduled = a.lead;
+    expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour(), callbackNote: "Спросить про рассрочку" })).status).toBe(200);
+    const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body;
+    expect(mine.note).toBe("Спросить про рассрочку");
+
+    const edited = await t.request.put(`/api/v1/callbacks/${mine.id}/note`).set(a.auth).send({ note: "  Звонить после 15:00, жена дома  " });
+    expect(edited.status).toBe(200);
+    expect(edited.body).toMatchObject({ id: mine.id, note: "Звонить после 15:00, жена дома", user: { id: a.id } });
+    expect((await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body[0].note).toBe("Звонить после 15:00, жена дома");
+
+    // Another manager: refused before his body is read (a too long note from him is a 403 as well), nothing changed.
+    for (const note of ["Моя заметка", "я".repeat(501)]) {
+      const refused = await t.request.put(`/api/v1/callbacks/${mine.id}/note`).set(b.auth).send({ note });
+      expect(refused.status).toBe(403);
+      expect(refused.body.message).toBe("Можно работать только со своими перезвонами");
+    }
+    const tooLong = await t.request
+      .put(`/api/v1/callbacks/${mine.id}/note`)
+      .set(a.auth)
+      .send({ note: "я".repeat(501) });
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.body.message).toBe("Заметка к перезвону не длиннее 500 символов");
+    expect((await t.request.get("/api/v1/callbacks/mine").set(a.auth)).body[0].note).toBe("Звонить после 15:00, жена дома");
+
+    // The admin writes anyone's; an empty note clears it.
+    const byAdmin = await t.request
+      .put(`/api/v1/callbacks/${mine.id}/note`)
+      .set(bearer(adminToken))
+      .send({ note: "я".repeat(500) });
+    expect(byAdmin.status).toBe(200);
+    const cleared = await t.request.put(`/api/v1/callbacks/${mine.id}/note`).set(a.auth).send({ note: "" });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.note).toBe("");
+
+    // Handed out (its time came and the turn gave it to him): no longer a pending callback to write on.
+    await setDue(scheduled, 1);
+    expect((await press(a, filter.id, "Отказ")).body.id).toBe(scheduled);
+    const gone = await t.request.put(`/api/v1/callbacks/${mine.id}/note`).set(a.auth).send({ note: "Поздно" });
+    expect(gone.status).toBe(404);
+    expect(gone.body.message).toBe("Перезвон не найден");
+    expect((await t.request.put(`/api/v1/callbacks/999999/note`).set(bearer(adminToken)).send({ note: "x" })).status).toBe(404);
   });
 });
 

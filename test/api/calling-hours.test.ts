@@ -160,7 +160,7 @@ describe("the claim hands out a contact only inside its client's hours", () => {
     await release(m.id);
     await t.db
       .update(contacts)
-      .set({ statusId: (await statusesByText(t.db))["Не интересно"].id })
+      .set({ statusId: (await statusesByText(t.db))["Отказ"].id })
       .where(eq(contacts.id, first!.id));
     expect(await leadOf(m)).toBeNull();
 
@@ -194,7 +194,7 @@ describe("the claim hands out a contact only inside its client's hours", () => {
     const press = await t.request
       .put("/api/v1/status/update-and-get-lead")
       .set(m.auth)
-      .send({ statusText: "Не интересно", contactId: held!.id, userId: m.id, passport: "", filterId: m.filter.id, clientInfo: "" });
+      .send({ statusText: "Отказ", contactId: held!.id, userId: m.id, passport: "", filterId: m.filter.id, clientInfo: "" });
     expect(press.status).toBe(200);
     // Moscow and Novosibirsk are both hours behind Vladivostok: nothing is handed out.
     expect(press.body === "" || press.body === null).toBe(true);
@@ -208,7 +208,7 @@ describe("the claim hands out a contact only inside its client's hours", () => {
     const pressed = await t.request
       .put("/api/v1/status/update-and-get-lead")
       .set(m.auth)
-      .send({ statusText: "Не интересно", contactId: next!.id, userId: m.id, passport: "", filterId: m.filter.id, clientInfo: "" });
+      .send({ statusText: "Отказ", contactId: next!.id, userId: m.id, passport: "", filterId: m.filter.id, clientInfo: "" });
     expect(pressed.body.id).toBe(byPhone[MOSCOW].id);
   });
 });

@@ -249,3 +249,92 @@ describe("the dashboard's numbers of the rules (GET /api/v1/statistics)", () => 
     expect(await rulesOf()).toMatchObject({ atLimit: 1, waitingForHours: 2, waitingCapped: false });
   });
 });
+
+describe("the 230-FZ preset through the API: one rule with the topic form's (issue 43)", () => {
+  const LAW_LIMITS = { day: 1, week: 2, month: 8, counts: "connected" };
+  const hoursOf = (topic: { callingHours: Record<string, unknown> }) => {
+    const { from, until, weekendFrom, weekendUntil } = topic.callingHours;
+    return { from, until, weekendFrom, weekendUntil };
+  };
+  async function save(w: World, fields: Record<string, unknown>, id: number | null = w.filter.id) {
+    const s = await statusesByText(t.db);
+    const topic = { name: "230-ФЗ", managers: [w.manager.user.id], databases: [w.first.databaseId], statuses: [s["Перезвонить"].id], ...fields };
+    return id === null
+      ? t.request.post("/api/v1/filters").set(bearer(adminToken)).send(topic)
+      : t.request.put(`/api/v1/filters/${id}`).set(bearer(adminToken)).send(topic);
+  }
+  const listed = async (id: number) =>
+    (await t.request.get("/api/v1/filters").set(bearer(adminToken))).body.find((f: { id: number }) => f.id === id) as {
+      preset: string | null;
+      contactLimits: unknown;
+      callingHours: Record<string, unknown>;
+    };
+
+  it("a new topic with preset law230 gets the law's limits and its default hours brought within the law's; GET says it follows 230-FZ", async () => {
+    const w = await world();
+    const made = await save(w, { preset: "law230" }, null);
+    expect(made.status).toBe(200);
+    expect(made.body.contactLimits).toEqual(LAW_LIMITS);
+    // The default 09:00-21:00 lies within 08:00-22:00 and is kept; weekends (the same as working days) become 09:00-20:00.
+    expect(hoursOf(made.body)).toEqual({ from: "09:00", until: "21:00", weekendFrom: "09:00", weekendUntil: "20:00" });
+    expect(made.body.preset).toBe("law230");
+    expect((await listed(made.body.id)).preset).toBe("law230");
+  });
+
+  it("on an edit: the hours sent, or the topic's own when none are sent, are brought within the law's; a narrower window stays", async () => {
+    const w = await world();
+    const wide = { from: "07:00", until: "23:30", days: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Moscow", weekendFrom: null, weekendUntil: null };
+    const sent = await save(w, { preset: "law230", callingHours: wide });
+    expect(sent.status).toBe(200);
+    expect(sent.body.contactLimits).toEqual(LAW_LIMITS);
+    expect(hoursOf(sent.body)).toEqual({ from: "08:00", until: "22:00", weekendFrom: "09:00", weekendUntil: "20:00" });
+    expect(sent.body.callingHours).toMatchObject({ days: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Moscow" });
+    expect(sent.body.preset).toBe("law230");
+
+    // Around the clock, stored by an edit without the preset: saved as sent, and no longer 230-FZ's.
+    const allDay = await save(w, { callingHours: { ...wide, from: "00:00", until: "00:00" } });
+    expect(allDay.status).toBe(200);
+    expect(allDay.body.contactLimits).toEqual(LAW_LIMITS);
+    expect(hoursOf(allDay.body)).toEqual({ from: "00:00", until: "00:00", weekendFrom: null, weekendUntil: null });
+    expect(allDay.body.preset).toBe(null);
+    expect((await listed(w.filter.id)).preset).toBe(null);
+    // The preset alone brings the stored hours within the law's.
+    const stored = await save(w, { preset: "law230" });
+    expect(hoursOf(stored.body)).toEqual({ from: "08:00", until: "22:00", weekendFrom: "09:00", weekendUntil: "20:00" });
+    expect(stored.body.preset).toBe("law230");
+
+    // A centre calling less than the law allows keeps its window.
+    const narrow = await save(w, {
+      preset: "law230",
+      callingHours: { ...wide, from: "10:00", until: "19:00", weekendFrom: "11:00", weekendUntil: "16:00" },
+    });
+    expect(hoursOf(narrow.body)).toEqual({ from: "10:00", until: "19:00", weekendFrom: "11:00", weekendUntil: "16:00" });
+    expect(narrow.body.preset).toBe("law230");
+  });
+
+  it("the law's numbers with wider hours are not 230-FZ's; other limits beside the preset and an unknown preset are refused in Russian", async () => {
+    const w = await world();
+    const wide = { from: "08:00", until: "22:00", days: [1, 2, 3, 4, 5, 6, 7], timeZone: "Europe/Moscow", weekendFrom: null, weekendUntil: null };
+    const own = await save(w, { contactLimits: LAW_LIMITS, callingHours: wide });
+    expect(own.status).toBe(200);
+    // Saved as sent: on a Saturday at 21:00 this topic calls, which 230-FZ forbids.
+    expect(hoursOf(own.body)).toEqual({ from: "08:00", until: "22:00", weekendFrom: null, weekendUntil: null });
+    expect(own.body.preset).toBe(null);
+    // The same numbers with the law's weekend hours: 230-FZ's, though no preset was sent.
+    const lawful = await save(w, { contactLimits: LAW_LIMITS, callingHours: { ...wide, weekendFrom: "09:00", weekendUntil: "20:00" } });
+    expect(lawful.body.preset).toBe("law230");
+
+    const conflict = await save(w, { preset: "law230", contactLimits: { day: 2, week: 3, month: 8, counts: "connected" } });
+    expect(conflict.status).toBe(400);
+    expect(conflict.body).toMatchObject({
+      error: "preset_conflict",
+      message:
+        "С набором правил 230-ФЗ ограничение звонков задаёт закон (1 разговор в день, 2 в неделю, 8 в месяц): не указывайте contactLimits или укажите эти числа",
+    });
+    const unknown = await save(w, { preset: "law231" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.message).toBe("Неизвестный набор правил: есть только law230 (230-ФЗ)");
+    // Nothing of the refused saves was kept.
+    expect(await listed(w.filter.id)).toMatchObject({ preset: "law230", contactLimits: LAW_LIMITS });
+  });
+});

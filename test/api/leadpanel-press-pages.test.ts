@@ -132,7 +132,7 @@ describe("a press from the panel's script", () => {
 
   it("answers the next lead as JSON in one piece, with its length, not stored", async () => {
     const { s, cookie, contactId } = await managerOnPanel();
-    const res = await press(cookie, contactId, String(s["Не интересно"].id));
+    const res = await press(cookie, contactId, String(s["Отказ"].id));
     expect(res.status).toBe(200);
     expect(res.headers["content-type"]).toBe("application/json; charset=utf-8");
     expect(Number(res.headers["content-length"])).toBe(Buffer.byteLength(res.text));
@@ -189,7 +189,7 @@ describe("a press from the panel's script", () => {
 
   it("sends a press with no session to the login page, and one from another site away", async () => {
     const { s, cookie, contactId } = await managerOnPanel();
-    const stranger = await press(null, contactId, String(s["Не интересно"].id));
+    const stranger = await press(null, contactId, String(s["Отказ"].id));
     expect(stranger.status).toBe(302);
     expect(stranger.headers.location).toBe("/auth");
     const forged = await t.request
@@ -198,14 +198,14 @@ describe("a press from the panel's script", () => {
       .set("Origin", "https://evil.example")
       .set("Cookie", cookie)
       .set("Content-Type", "application/x-www-form-urlencoded")
-      .send(`intent=status&statusId=${s["Не интересно"].id}&contactId=${contactId}&answer=panel`);
+      .send(`intent=status&statusId=${s["Отказ"].id}&contactId=${contactId}&answer=panel`);
     expect(forged.status).toBe(403);
     expect(await eventsOf(contactId)).toHaveLength(0);
   });
 
   it("checks the session in the press itself: an expired or ended one is sent to log in, and nothing is recorded", async () => {
     const { s, cookie, managerId, contactId } = await managerOnPanel();
-    const statusId = String(s["Не интересно"].id);
+    const statusId = String(s["Отказ"].id);
     const heldBy = async () =>
       (await queryRows<{ held_by: number | null }>(t.db, sql`select held_by from contacts where id = ${contactId}`))[0].held_by;
     const toLogin = (res: { status: number; headers: Record<string, string | string[] | undefined> }) => {
@@ -231,11 +231,11 @@ describe("a press from the panel's script", () => {
   it("presses with a live session only for its own user: another manager's lead is not his to press", async () => {
     const mine = await managerOnPanel();
     const other = await managerOnPanel();
-    const res = await press(mine.cookie, other.contactId, String(mine.s["Не интересно"].id));
+    const res = await press(mine.cookie, other.contactId, String(mine.s["Отказ"].id));
     expect(res.status).toBe(409);
     expect(res.body.error.message).toBe("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего");
     expect(await eventsOf(other.contactId)).toHaveLength(0);
-    const own = await press(mine.cookie, mine.contactId, String(mine.s["Не интересно"].id));
+    const own = await press(mine.cookie, mine.contactId, String(mine.s["Отказ"].id));
     expect(own.status).toBe(200);
     expect(await eventsOf(mine.contactId)).toHaveLength(1);
   });
@@ -244,7 +244,7 @@ describe("a press from the panel's script", () => {
     const { s, cookie, contactId } = await managerOnPanel();
     const res = await postPageForm(t, "/leadpanel/press", cookie, {
       intent: "status",
-      statusId: String(s["Не интересно"].id),
+      statusId: String(s["Отказ"].id),
       contactId,
       passport: "",
       answer: "panel",

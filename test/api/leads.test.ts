@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { applications, contacts, leadEvents, settings } from "../../db/schema";
+import { applications, contacts, leadEvents, settings, statuses } from "../../db/schema";
 import { bearer, createTestApp, createUser, reloadUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 
@@ -130,7 +130,7 @@ describe("GET /api/v1/database/filtered-lead", () => {
     const [row] = await t.db.select().from(contacts).where(eq(contacts.id, first.body.id));
     expect(row.heldBy).toBe(other.user.id);
 
-    const late = await press(first.body.id, "Не интересно");
+    const late = await press(first.body.id, "Отказ");
     expect(late.status).toBe(409);
     expect(late.body.error).toBe("lead_not_held");
     expect((await getLead()).text).toBe('""');
@@ -142,10 +142,10 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
   it("records the press, sets the contact's status and answers the next lead; empty when the base runs out", async () => {
     const { rows, getLead, press, manager, filter, s } = await setup(2);
     const first = await getLead();
-    const second = await press(first.body.id, "Не интересно");
+    const second = await press(first.body.id, "Отказ");
     expect(second.status).toBe(200);
     expect(second.body.id).toBe(rows[1].id);
-    const last = await press(second.body.id, "Не дозвонился");
+    const last = await press(second.body.id, "Недозвон");
     expect(last.status).toBe(200);
     // SPEC: empty text when no lead is left (JSON "").
     expect(last.headers["content-type"]).toMatch(/application\/json/);
@@ -153,11 +153,11 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
 
     const events = await t.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id)).orderBy(leadEvents.id);
     expect(events.map((e) => [e.contactId, e.statusText, e.filterId, e.isTechnical])).toEqual([
-      [rows[0].id, "Не интересно", filter.id, false],
-      [rows[1].id, "Не дозвонился", filter.id, true],
+      [rows[0].id, "Отказ", filter.id, false],
+      [rows[1].id, "Недозвон", filter.id, true],
     ]);
     const [worked] = await t.db.select().from(contacts).where(eq(contacts.id, rows[0].id));
-    expect(worked).toMatchObject({ statusId: s["Не интересно"].id, lastUserId: manager.user.id, heldBy: null });
+    expect(worked).toMatchObject({ statusId: s["Отказ"].id, lastUserId: manager.user.id, heldBy: null });
   });
 
   it("works a contact again when its status is one the filter lists, after the free ones", async () => {
@@ -165,9 +165,9 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
     const first = await getLead();
     const second = await press(first.body.id, "Перезвонить");
     expect(second.body.id).toBe(rows[1].id);
-    const third = await press(second.body.id, "Не интересно");
+    const third = await press(second.body.id, "Отказ");
     expect(third.body.id).toBe(rows[0].id);
-    const fourth = await press(third.body.id, "Не интересно");
+    const fourth = await press(third.body.id, "Отказ");
     expect(fourth.text).toBe('""');
   });
 
@@ -179,35 +179,37 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
     expect(again.body.id).toBe(rows[0].id);
     const [held] = await t.db.select().from(contacts).where(eq(contacts.id, rows[0].id));
     expect(held).toMatchObject({ statusId: s["Перезвонить"].id, heldBy: manager.user.id });
-    const done = await press(rows[0].id, "Не интересно");
+    const done = await press(rows[0].id, "Отказ");
     expect(done.text).toBe('""');
   });
 
   it("accepts a status by its button text too", async () => {
     const { getLead, press } = await setup(2);
+    // The seeded statuses have one name each (decision 081): an admin's own status with a shorter button.
+    await t.db.insert(statuses).values({ text: "Клиент думает", buttonText: "Думает", color: "#0369a1", order: 40 });
     const first = await getLead();
-    const res = await press(first.body.id, "Отказ");
+    const res = await press(first.body.id, "Думает");
     expect(res.status).toBe(200);
     const [event] = await t.db.select().from(leadEvents).where(eq(leadEvents.contactId, first.body.id));
-    expect(event.statusText).toBe("Не интересно");
+    expect(event.statusText).toBe("Клиент думает");
   });
 
   it("accepts the status by its id, as the lead panel sends it; the id names the status when a text comes too (decision 064)", async () => {
     const { getLead, press, rows, manager, s } = await setup(3);
     const first = await getLead();
-    const byId = await press(first.body.id, "", { statusText: undefined, statusId: s["Не интересно"].id });
+    const byId = await press(first.body.id, "", { statusText: undefined, statusId: s["Отказ"].id });
     expect(byId.status).toBe(200);
     expect(byId.body.id).toBe(rows[1].id);
     // An id as text (a form's value) works too, and wins over a text that names another status.
-    const both = await press(byId.body.id, "Перезвонить", { statusId: String(s["Не дозвонился"].id) });
+    const both = await press(byId.body.id, "Перезвонить", { statusId: String(s["Недозвон"].id) });
     expect(both.status).toBe(200);
     const events = await t.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id)).orderBy(leadEvents.id);
     expect(events.map((e) => [e.contactId, e.statusText])).toEqual([
-      [rows[0].id, "Не интересно"],
-      [rows[1].id, "Не дозвонился"],
+      [rows[0].id, "Отказ"],
+      [rows[1].id, "Недозвон"],
     ]);
     const [worked] = await t.db.select().from(contacts).where(eq(contacts.id, rows[1].id));
-    expect(worked.statusId).toBe(s["Не дозвонился"].id);
+    expect(worked.statusId).toBe(s["Недозвон"].id);
   });
 
   it("refuses a press that names no status, an unknown status id or a bad one with 400, recording nothing", async () => {
@@ -219,7 +221,7 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
     const unknown = await press(lead.body.id, "", { statusId: 999999 });
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toBe("Такого статуса нет");
-    const bad = await press(lead.body.id, "Не интересно", { statusId: "abc" });
+    const bad = await press(lead.body.id, "Отказ", { statusId: "abc" });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toBe("Неверный идентификатор");
     const events = await t.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id));
@@ -238,15 +240,15 @@ describe("PUT /api/v1/status/update-and-get-lead", () => {
     const a = await setup(2);
     const b = await setup(2);
     const leadA = await a.getLead();
-    const notHeld = await a.press(a.rows[1].id, "Не интересно");
+    const notHeld = await a.press(a.rows[1].id, "Отказ");
     expect(notHeld.status).toBe(409);
     expect(notHeld.body.message).toBe("Этот клиент уже не закреплён за вами: обновите страницу, чтобы получить следующего");
-    const foreign = await a.press(leadA.body.id, "Не интересно", { userId: b.manager.user.id, filterId: b.filter.id });
+    const foreign = await a.press(leadA.body.id, "Отказ", { userId: b.manager.user.id, filterId: b.filter.id });
     expect(foreign.status).toBe(403);
     const unknown = await a.press(leadA.body.id, "Нет такого");
     expect(unknown.status).toBe(400);
     expect(unknown.body.message).toBe("Такого статуса нет");
-    const missing = await a.press(99999999, "Не интересно");
+    const missing = await a.press(99999999, "Отказ");
     expect(missing.status).toBe(404);
     // Nothing was recorded by the refused presses.
     const events = await t.db.select().from(leadEvents).where(eq(leadEvents.userId, a.manager.user.id));

@@ -15,21 +15,21 @@ import { createBase, statusesByText } from "../helpers/leads";
  */
 let admin: string;
 let s: Awaited<ReturnType<typeof statusesByText>>;
-let noAnswer: number; // «Не дозвонился»: the rule's status
-let gaveUp: number; // «Недозвон»: its final status
+let noAnswer: number; // «Недозвон»: the rule's status
+let gaveUp: number; // «Недоступен»: its final status
 
 const t = useTestApp({ web: true });
 beforeAll(async () => {
   admin = await t.adminToken();
-  const [final] = await t.db.insert(statuses).values({ text: "Недозвон", buttonText: "Итог: недозвон", color: "#475569", order: 90 }).returning();
+  const [final] = await t.db.insert(statuses).values({ text: "Недоступен", buttonText: "Недоступен", color: "#475569", order: 90 }).returning();
   s = await statusesByText(t.db);
-  noAnswer = s["Не дозвонился"].id;
+  noAnswer = s["Недозвон"].id;
   gaveUp = final.id;
 });
 
 type Rule = { status: number; delayMinutes: number; maxAttempts: number; finalStatus: number };
 
-/** A topic saved through the API with these rules (re-working «Не дозвонился» and «Перезвонить»), and its manager. */
+/** A topic saved through the API with these rules (re-working «Недозвон» and «Перезвонить»), and its manager. */
 async function topicWith(options: { contacts?: number; rules?: Rule[]; countedBy?: "presses" | "calls"; managers?: number } = {}) {
   const { base, contacts: rows } = await createBase(t.db, { count: options.contacts ?? 1 });
   const people = await Promise.all(Array.from({ length: options.managers ?? 1 }, () => createUser(t.db)));
@@ -63,7 +63,7 @@ async function leadOf(m: Manager, filterId: number): Promise<LeadBody | null> {
   return res.body === "" ? null : res.body;
 }
 
-async function press(m: Manager, filterId: number, contactId: number, statusText = "Не дозвонился"): Promise<LeadBody | null> {
+async function press(m: Manager, filterId: number, contactId: number, statusText = "Недозвон"): Promise<LeadBody | null> {
   const res = await t.request
     .put("/api/v1/status/update-and-get-lead")
     .set(m.auth)
@@ -84,7 +84,7 @@ describe("a contact comes back by its status's rule", () => {
     const [a, b] = rows;
     expect((await leadOf(manager, filterId))?.id).toBe(a.id);
     expect((await press(manager, filterId, a.id))?.id).toBe(b.id);
-    // «Не дозвонился» is one of the topic's statuses: without the rule, A would come back at once.
+    // «Недозвон» is one of the topic's statuses: without the rule, A would come back at once.
     expect(await press(manager, filterId, b.id)).toBeNull();
     await pressedAgo(a.id, 119);
     expect(await leadOf(manager, filterId)).toBeNull();
@@ -111,15 +111,15 @@ describe("a contact comes back by its status's rule", () => {
       .where(eq(leadEvents.contactId, a.id))
       .orderBy(leadEvents.id);
     expect(events).toEqual([
-      { status: "Не дозвонился", attempt: 1, of: 3, final: null },
-      { status: "Не дозвонился", attempt: 2, of: 3, final: null },
-      { status: "Не дозвонился", attempt: 3, of: 3, final: "Недозвон" },
+      { status: "Недозвон", attempt: 1, of: 3, final: null },
+      { status: "Недозвон", attempt: 2, of: 3, final: null },
+      { status: "Недозвон", attempt: 3, of: 3, final: "Недоступен" },
     ]);
     // The client's history says it too (an admin's view).
     const history = await t.request.get(`/api/v1/contacts/${a.id}/history`).set(bearer(admin));
     expect(history.status).toBe(200);
     expect(history.body.filter((e: { kind: string }) => e.kind === "status").map((e: { attempt: string }) => e.attempt)).toEqual([
-      "Попытка 3 из 3 · итог: Недозвон",
+      "Попытка 3 из 3 · итог: Недоступен",
       "Попытка 2 из 3",
       "Попытка 1 из 3",
     ]);
@@ -208,7 +208,7 @@ describe("a contact comes back by its status's rule", () => {
     const cookie = await pageSessionCookie(t, manager.person);
     const res = await postPageForm(t, "/leadpanel/press", cookie, {
       intent: "status",
-      statusId: String(s["Не дозвонился"].id),
+      statusId: String(s["Недозвон"].id),
       contactId: String(b.id),
       passport: "",
       answer: "panel",
@@ -386,12 +386,12 @@ describe.runIf(process.env.TEST_DATABASE_URL)("the retry tier racing other turns
     const holding = await blocker.reserve();
     await holding`begin`;
     await holding`select id from users where id = ${b.id} for update`;
-    const pressOfB = press(b, filterId, held.id, "Не интересно");
+    const pressOfB = press(b, filterId, held.id, "Отказ");
     await expect
       .poll(async () => (await holding`select count(*)::int as n from pg_locks where not granted and locktype = 'transactionid'`)[0].n)
       .toBeGreaterThan(0);
     expect((await leadOf(a, filterId))?.id).toBe(due.id);
-    expect(await press(a, filterId, due.id, "Не интересно")).toBeNull();
+    expect(await press(a, filterId, due.id, "Отказ")).toBeNull();
     await holding`commit`;
     holding.release();
     await blocker.end();
@@ -443,7 +443,7 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
     expect(created.status).toBe(200);
     expect(created.body.retryCountedBy).toBe("calls");
     expect(created.body.retryRules).toEqual([
-      { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },
+      { status: { id: noAnswer, text: "Недозвон" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недоступен" } },
     ]);
     const kept = await t.request
       .put(`/api/v1/filters/${created.body.id}`)
@@ -475,9 +475,9 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
       [[rule({ maxAttempts: 0 })], "«Не более»: укажите число попыток от 1 до 100"],
       [[{ status: noAnswer, delayMinutes: 60, maxAttempts: 2 }], "Выберите итоговый статус правила повтора"],
       [[rule({ finalStatus: 999999 })], "Выбранный статус не найден"],
-      [[rule({ finalStatus: noAnswer })], "Итоговый статус правила для «Не дозвонился» должен быть другим статусом"],
+      [[rule({ finalStatus: noAnswer })], "Итоговый статус правила для «Недозвон» должен быть другим статусом"],
       [[rule({ status: s["Занято"].id })], "Правило повтора для статуса «Занято»: отметьте этот статус в статусах тематики"],
-      [[rule(), rule({ delayMinutes: 30 })], "Для статуса «Не дозвонился» правило повтора задано дважды"],
+      [[rule(), rule({ delayMinutes: 30 })], "Для статуса «Недозвон» правило повтора задано дважды"],
       ["пять", "Неверный список правил повтора"],
     ];
     for (const [retryRules, message] of cases) {
@@ -493,7 +493,7 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
       .set(bearer(admin))
       .send({ ...fields, statuses: [noAnswer, gaveUp], retryRules: [rule()] });
     expect(finalInTopic.status).toBe(400);
-    expect(finalInTopic.body.message).toBe("Итоговый статус «Недозвон» тематика берёт в работу снова: выберите статус, которого нет в её статусах");
+    expect(finalInTopic.body.message).toBe("Итоговый статус «Недоступен» тематика берёт в работу снова: выберите статус, которого нет в её статусах");
     const countedBy = await t.request
       .post("/api/v1/filters")
       .set(bearer(admin))
@@ -506,7 +506,7 @@ describe("the rules through POST/PUT /api/v1/filters", () => {
 });
 
 describe("the rules in the topic form (JavaScript off)", () => {
-  it("saves a rule from a plain post (2 часа, 5 попыток, then Недозвон), shows it again, and refuses a bad one", async () => {
+  it("saves a rule from a plain post (2 часа, 5 попыток, then Недоступен), shows it again, and refuses a bad one", async () => {
     const cookie = await pageSessionCookie(t, ADMIN);
     const { base } = await createBase(t.db, { count: 1 });
     const m = await createUser(t.db);
@@ -555,7 +555,7 @@ describe("the rules in the topic form (JavaScript off)", () => {
     ).find((f) => f.name === name)!;
     expect(topic.retryCountedBy).toBe("calls");
     expect(topic.retryRules).toEqual([
-      { status: { id: noAnswer, text: "Не дозвонился" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недозвон" } },
+      { status: { id: noAnswer, text: "Недозвон" }, delayMinutes: 120, maxAttempts: 5, finalStatus: { id: gaveUp, text: "Недоступен" } },
     ]);
     const edit = (await getPage(t, `/loadedbases/filters/${topic.id}`, cookie)).text;
     expect(edit).toMatch(new RegExp(`name="retryRules\\.${noAnswer}\\.delay"[^>]*value="2"`));

@@ -4,7 +4,7 @@ import type { LeadPanel } from "../../leads.server";
 import { ClientHistory } from "../calls/ClientHistory";
 import { CallButton } from "../leads/CallButton";
 import { LeadCard } from "../leads/LeadCard";
-import { DoNotCallNotice } from "../ui/DoNotCallNotice";
+import { DO_NOT_CALL_REFUSAL, DoNotCallNotice } from "../ui/DoNotCallNotice";
 
 /**
  * The lead's card and the client card's fields (the history is LeadHistory, after them). Rendered again only when the lead or its answer
@@ -61,7 +61,7 @@ export const LeadBody = memo(function LeadBody({
           rows={card}
           attempt={lead.attempt}
           contactCalls={lead.contactCalls}
-          action={<CallButton phone={lead.phone} contactId={lead.id} />}
+          action={<CallButton phone={lead.phone} contactId={lead.id} refusal={doNotCall ? DO_NOT_CALL_REFUSAL : null} />}
         />
         <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента" onInput={cardProblem ? onCardInput : undefined}>
           <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>

@@ -22,7 +22,16 @@ import { idSchema, parseInput } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
 import { checkRetryRules, loadRetryRules, type PresentedRetryRule, type RetryCountedBy, rulesToSave, writeRetryRules } from "./retry-rules";
 import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, presentHours, requireKnownZone } from "./calling-hours";
-import { type ContactLimits, type FilterInput, filterInputSchema } from "../../../common/schemas/filters";
+import {
+  type ContactLimits,
+  type FilterInput,
+  filterInputSchema,
+  isLaw230Limits,
+  LAW_230_LIMITS_CONFLICT,
+  law230Topic,
+  topicPresetOf,
+  type TopicPreset,
+} from "../../../common/schemas/filters";
 import { inboundNumberKey, presentInboundNumber, requireInboundNumberFree } from "./inbound-number";
 
 export const filterNotFound = () => notFound("Тематика не найдена", "filter_not_found");
@@ -61,6 +70,8 @@ export interface PresentedFilter {
   autodialSeconds: number | null;
   /** Contact limits per client (issue 43, decision 075); all null: none. */
   contactLimits: ContactLimits;
+  /** The preset the topic follows (its limits and hours are 230-FZ's: topicPresetOf), or null. */
+  preset: TopicPreset | null;
   /** «Только с согласием» (issue 43): only clients whose base gave their consent to calls. */
   requiresConsent: boolean;
   /** The trunk number unknown callers dial to reach this topic (issue 42), "+380441230000", or "" none. */
@@ -128,6 +139,13 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
   const group = <T extends { filterId: number }>(list: T[], id: number) => list.filter((r) => r.filterId === id);
   return rows.map((row) => {
     const managers = group(managerRows, row.id).map((m) => ({ id: m.id, name: m.name || m.login }));
+    const callingHours = presentHours(row);
+    const contactLimits: ContactLimits = {
+      day: row.contactLimitDay,
+      week: row.contactLimitWeek,
+      month: row.contactLimitMonth,
+      counts: row.contactLimitCounts,
+    };
     return {
       id: row.id,
       name: row.name,
@@ -138,14 +156,15 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       statuses: group(statusRows, row.id).map((s) => ({ id: s.id, text: s.text })),
       template: row.templateId ? { id: row.templateId, name: row.templateName ?? "" } : null,
       totalManagers: managers.length,
-      callingHours: presentHours(row),
+      callingHours,
       recordCalls: row.recordCalls,
       recordingRetentionDays: row.recordingRetentionDays,
       managersHearRecordings: row.managersHearRecordings,
       retryRules: rules.get(row.id) ?? [],
       retryCountedBy: row.retryCountedBy,
       autodialSeconds: row.autodialSeconds,
-      contactLimits: { day: row.contactLimitDay, week: row.contactLimitWeek, month: row.contactLimitMonth, counts: row.contactLimitCounts },
+      contactLimits,
+      preset: topicPresetOf({ contactLimits, callingHours }),
       requiresConsent: row.requiresConsent,
       inboundNumber: presentInboundNumber(row.inboundNumber),
     };
@@ -290,6 +309,17 @@ function optionalSettings(input: FilterInput, inboundKey: string | undefined) {
   );
 }
 
+/**
+ * The input with its preset applied (the topic form's 230-FZ choice and the API's `preset: "law230"` alike): the
+ * law's limits, and the law's hours over the hours sent, or over the topic's own (`hoursNow`: the stored ones on an
+ * edit without hours, the default on a new topic). Other limits sent beside the preset are refused.
+ */
+function presetApplied(input: FilterInput, hoursNow: Required<CallingHours>): FilterInput {
+  if (input.preset !== "law230") return input;
+  if (input.contactLimits && !isLaw230Limits(input.contactLimits)) throw badRequest(LAW_230_LIMITS_CONFLICT, "preset_conflict");
+  return { ...input, ...law230Topic(input.callingHours ?? hoursNow) };
+}
+
 /** What a topic's save needs to know of the installation: the region its numbers are read in (PHONE_REGION). */
 export interface FilterSaveOptions {
   phoneRegion: string;
@@ -301,7 +331,12 @@ const inboundKeyOf = (input: FilterInput, options: FilterSaveOptions) =>
 
 export async function createFilter(db: Db, actor: Actor, rawInput: unknown, options: FilterSaveOptions): Promise<PresentedFilter> {
   requireAdmin(actor);
-  const input = parseInput(filterInputSchema, rawInput);
+  const input = presetApplied(parseInput(filterInputSchema, rawInput), {
+    ...DEFAULT_CALLING_HOURS,
+    weekendFrom: DEFAULT_CALLING_HOURS.weekendFrom ?? null,
+    weekendUntil: DEFAULT_CALLING_HOURS.weekendUntil ?? null,
+    daysOff: DEFAULT_CALLING_HOURS.daysOff ?? [],
+  });
   const inboundKey = inboundKeyOf(input, options);
   const id = await db.transaction(async (tx) => {
     await checkReferences(tx, input);
@@ -329,15 +364,16 @@ export async function createFilter(db: Db, actor: Actor, rawInput: unknown, opti
 export async function updateFilter(db: Db, actor: Actor, rawId: unknown, rawInput: unknown, options: FilterSaveOptions): Promise<PresentedFilter> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const input = parseInput(filterInputSchema, rawInput);
-  const inboundKey = inboundKeyOf(input, options);
+  const parsed = parseInput(filterInputSchema, rawInput);
+  const inboundKey = inboundKeyOf(parsed, options);
   await db.transaction(async (tx) => {
     const [existing] = await tx
-      .select({ id: filters.id, templateId: filters.templateId, isActive: filters.isActive })
+      .select({ id: filters.id, templateId: filters.templateId, isActive: filters.isActive, ...hoursColumnsOf(filters) })
       .from(filters)
       .where(eq(filters.id, id))
       .for("update");
     if (!existing) throw filterNotFound();
+    const input = presetApplied(parsed, presentHours(existing));
     await checkReferences(tx, input, existing.templateId);
     if (existing.isActive) await requireInboundNumberFree(tx, inboundKey ?? "", id);
     const rules = await rulesToSave(tx, id, input.retryRules, input.statuses);

@@ -2,7 +2,7 @@ import { type SQL, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
 import { type Columns, type RowOf, selectRows } from "../../../db/typed-sql";
 import type { Actor } from "../actor";
-import { type CallingHours, dayAndDate, hoursLiteral, nextWindowStart, withinCallingHours } from "./calling-hours";
+import { type CallingHours, dayAndDate, hoursLiteral, hoursOfTopic, nextWindowStart, withinCallingHours } from "./calling-hours";
 import { chooseFilter, listOpenFilters } from "./filters";
 
 /**
@@ -63,15 +63,7 @@ export interface TopicChoice {
 const FREE_COLUMNS = {
   filterId: sql<number>`f.id`,
   free: sql<number>`coalesce(sum(g.n), 0)::int`,
-  freeNow: sql<number>`coalesce(sum(g.n) filter (where ${withinCallingHours(sql`g.tz`, {
-    from: sql`f.calls_from`,
-    until: sql`f.calls_until`,
-    days: sql`f.call_days`,
-    timeZone: sql`f.time_zone`,
-    weekendFrom: sql`f.weekend_from`,
-    weekendUntil: sql`f.weekend_until`,
-    daysOff: sql`f.days_off`,
-  })}), 0)::int`,
+  freeNow: sql<number>`coalesce(sum(g.n) filter (where ${withinCallingHours(sql`g.tz`, hoursOfTopic("f"))}), 0)::int`,
 } satisfies Columns;
 
 /**

@@ -10,7 +10,7 @@ import { clientInHours, hoursOfTopic, nextWindowLocal, waitsForHoursNote } from 
 import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { holdOutOfTurn, lockUser } from "./allocation";
-import { callbackAtSchema } from "./callback-time";
+import { callbackAtSchema, callbackNoteSchema } from "./callback-time";
 
 /**
  * Scheduled callbacks outside the turn (issue 18, decision 035): the manager's list (Мои перезвоны) and taking one
@@ -148,6 +148,34 @@ export async function reassignCallback(db: Db, actor: Actor, rawId: unknown, raw
   return present(view);
 }
 
+export const callbackNoteInputSchema = z.object({ note: callbackNoteSchema });
+
+export const CALLBACK_NOT_YOURS = "Можно работать только со своими перезвонами";
+
+/**
+ * The note of a pending callback, written again (issue 41 §7): by its manager from Мои перезвоны, or by an admin
+ * for anyone's. Another manager's callback is refused (403); one handed out, closed or gone is not found (404).
+ * An empty note clears it. The row is locked, so a note never lands on a callback the turn is handing out.
+ */
+export async function editCallbackNote(db: Db, actor: Actor, rawId: unknown, rawInput: unknown): Promise<CallbackView> {
+  const id = parseInput(idSchema, rawId);
+  await db.transaction(async (tx) => {
+    const [cb] = await tx
+      .select({ userId: callbacks.userId })
+      .from(callbacks)
+      .where(and(eq(callbacks.id, id), isNull(callbacks.handedAt)))
+      .for("update");
+    if (!cb) throw callbackNotFound();
+    if (!actor.isAdmin && cb.userId !== actor.id) throw forbidden(CALLBACK_NOT_YOURS);
+    // Whose it is first, then what was sent (403 before 400, as a role).
+    const input = parseInput(callbackNoteInputSchema, rawInput);
+    await tx.update(callbacks).set({ note: input.note }).where(eq(callbacks.id, id));
+  });
+  const [view] = await pendingRows(db, sql`cb.id = ${id}`);
+  if (!view) throw callbackNotFound();
+  return present(view);
+}
+
 export const CALLBACK_NOT_IN_TOPIC = "Этот клиент не входит в ваши тематики";
 export const CALLBACK_CONTACT_BUSY = "Этим клиентом сейчас занимается другой менеджер";
 export const callbackOutsideHours = (opensLocal: string | null) => `Сейчас у клиента нерабочее время: перезвон ${waitsForHoursNote(opensLocal)}`;
@@ -186,7 +214,7 @@ export async function takeCallback(db: Db, actor: Actor, holdMinutes: number, ra
         where cb.id = ${id} and cb.handed_at is null for update of cb, c`,
     );
     if (!cb) throw callbackNotFound();
-    if (cb.user_id !== actor.id) throw forbidden("Можно работать только со своими перезвонами");
+    if (cb.user_id !== actor.id) throw forbidden(CALLBACK_NOT_YOURS);
     if (!cb.may_be_called) {
       // Closed in this transaction, refused after it commits (a throw here would undo the closing).
       await tx.execute(sql`update callbacks set handed_at = now(), closed_reason = ${"do_not_call" satisfies CallbackCloseReason} where id = ${id}`);

@@ -13,7 +13,7 @@ import { attemptColumns, attemptOf, attemptsSoFar, leadInTopic, reworkStatusIds 
 import { cardColumns, type CardFacts } from "./card-start";
 import { leadViewColumns, type LeadViewFacts } from "./lead-view";
 import { callbackAtSchema, callbackNoteSchema } from "./callback-time";
-import { clientInHours, type HoursSql } from "../filters/calling-hours";
+import { clientInHours, hoursOfStatementRow } from "../filters/calling-hours";
 import { consentAllows } from "../filters/consent";
 import { underContactLimits } from "../filters/contact-limits";
 import { claimCtes, GRACE_FROM_SETTINGS } from "./tiers";
@@ -217,16 +217,7 @@ export function turnStatement(input: {
   const callbackAt = sql`${input.callbackAt ? input.callbackAt.toISOString() : null}::timestamptz`;
   const reportConfirmed = sql`${input.reportConfirmed ?? true}::boolean`;
   // The topic's calling window, read in the statement like its bases (the `f` row).
-  const hours: HoursSql = {
-    from: sql`(select calls_from from f)::time`,
-    until: sql`(select calls_until from f)::time`,
-    // Cast, so `= any(…)` reads an array rather than a subquery's rows.
-    days: sql`(select call_days from f)::int[]`,
-    timeZone: sql`(select time_zone from f)::text`,
-    weekendFrom: sql`(select weekend_from from f)::time`,
-    weekendUntil: sql`(select weekend_until from f)::time`,
-    daysOff: sql`(select days_off from f)::date[]`,
-  };
+  const hours = hoursOfStatementRow("f");
   // A press's event data (the `ok` row, the contact `k` as it was read, the lead event `ev`): the client's card.
   const pressEventData = sql`jsonb_build_object(
     'eventId', ev.id, 'pressedAt', now(), 'user', jsonb_build_object('id', ${userId}, 'login', (select login from u)),

@@ -70,6 +70,11 @@ const callable = (scope: ClaimScope, alias: string) =>
     ? sql`${contactMayBeCalled(alias, scope.hours, scope.filterId)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
     : contactMayBeCalled(alias, scope.hours, scope.filterId);
 
+/**
+ * The row of `contacts` awaits no callback: the tiers that are not a callback's (retry, fresh, re-work) leave such a
+ * client to his callback's manager (callbacks_pending_contact_idx).
+ */
+const awaitsNoCallback = sql`not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)`;
 const except = (scope: ClaimScope, column: SQL) => (scope.exceptContact ? sql`and ${column} <> ${scope.exceptContact}` : sql``);
 
 /**
@@ -128,7 +133,7 @@ export function retryTier(scope: ClaimScope): SQL {
       cross join lateral (select contacts.id, contacts.status_at from contacts
         where contacts.database_id = base.id and contacts.status_id = r.status_id and contacts.held_by is null
           and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
-          and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
+          and ${awaitsNoCallback}
           and ${callable(scope, "contacts")}
         order by contacts.status_at, contacts.id limit ${sql.raw(String(perWalk))}
         ${lock ? sql`for update of contacts skip locked` : sql``}) due`;
@@ -144,10 +149,12 @@ export function retryTier(scope: ClaimScope): SQL {
 /**
  * 5. A free contact, walked in the partial index's own order (database_id, id), however many are worked. Listed
  * contacts are out of that index (`listed`, kept by triggers on the list), so a long run of them costs nothing.
+ * Not one awaiting a callback: a missed call leaves one on a client never worked (issue 42), his manager's first.
  */
 export function freshTier(scope: ClaimScope): SQL {
   return sql`(select id from contacts
     where database_id = any(${scope.bases}) and status_id is null and held_by is null and not listed
+      and ${awaitsNoCallback}
       and ${callable(scope, "contacts")}
     order by database_id, id limit 1 for update skip locked)`;
 }
@@ -157,7 +164,7 @@ export function reworkTier(scope: ClaimScope): SQL {
   return sql`(select id from contacts
     where database_id = any(${scope.bases}) and status_id = any(${scope.reworkStatuses})
       and held_by is null ${except(scope, sql`id`)}
-      and not exists (select 1 from callbacks w where w.contact_id = contacts.id and w.handed_at is null)
+      and ${awaitsNoCallback}
       and ${callable(scope, "contacts")}
     order by status_at nulls first, id limit 1 for update skip locked)`;
 }

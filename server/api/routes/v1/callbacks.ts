@@ -1,6 +1,14 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
-import { listAllCallbacks, listMyCallbacks, reassignCallback, reassignCallbackSchema, takeCallback } from "../../../core/leads/callbacks";
+import {
+  callbackNoteInputSchema,
+  editCallbackNote,
+  listAllCallbacks,
+  listMyCallbacks,
+  reassignCallback,
+  reassignCallbackSchema,
+  takeCallback,
+} from "../../../core/leads/callbacks";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses } from "../../schemas/common";
 
@@ -61,6 +69,21 @@ const callbacks: FastifyPluginAsyncZod = async (api) => {
       },
     },
     async (request) => reassignCallback(db, actorOf(request), request.params.id, request.body),
+  );
+
+  api.put(
+    "/callbacks/:id/note",
+    {
+      config: { scope: "write" },
+      ...coreParsesBody,
+      schema: {
+        summary: "Изменить заметку к перезвону: { note } (менеджер — к своему, админ — к любому; пустая строка убирает её)",
+        params: idParams,
+        body: callbackNoteInputSchema,
+        response: { 200: callbackSchema, ...errorResponses },
+      },
+    },
+    async (request) => editCallbackNote(db, actorOf(request), request.params.id, request.body),
   );
 
   api.post(
