@@ -1,7 +1,7 @@
 import fastifySwagger from "@fastify/swagger";
 import middie from "@fastify/middie";
 import Fastify, { LogController, type FastifyInstance } from "fastify";
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
+import { serializerCompiler, validatorCompiler, type ZodTypeProvider } from "fastify-type-provider-zod";
 import type { DbHandle } from "../db/client";
 import { clientErrorHandler, frameworkErrorHandler, pathTooLong } from "./api/errors";
 import { apiV1 } from "./api/plugin";
@@ -23,6 +23,7 @@ import { startZoneBackfill } from "./jobs/zone-backfill";
 import { startHolidayFill } from "./jobs/holidays";
 import { startRecordings } from "./jobs/recordings";
 import { startWebhookWorker } from "./jobs/webhooks";
+import { transformWithExamples } from "./api/schemas/examples";
 import { syncForwardWebhook } from "./core/webhooks/webhooks";
 import { recordingsFolder } from "./core/recordings/recordings";
 import { createTelephony } from "./telephony/provider";
@@ -160,7 +161,8 @@ export async function buildApp({ handle, config, web = true, logger = false, pas
       components: { securitySchemes: { bearer: { type: "http", scheme: "bearer" } } },
       security: [{ bearer: [] }],
     },
-    transform: jsonSchemaTransform,
+    // Each route's body and main answer with an example made from its own zod schemas (issue 44).
+    transform: transformWithExamples,
   });
   app.get("/api/v1/openapi.json", { config: { public: true }, schema: { hide: true } }, async () => app.swagger());
   // Before /api/v1: its routes inherit the hook, so security headers come first, even on a 401 from its auth hook.

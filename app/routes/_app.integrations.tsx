@@ -348,7 +348,9 @@ export default function IntegrationsPage() {
                               <b>{a.httpStatus ?? "нет ответа"}</b>
                               {" · "}
                               {a.response ? (
-                                <code className="break-all text-xs text-slate-600 dark:text-slate-400">{a.response.slice(0, 120)}</code>
+                                <code className="text-xs text-slate-600 [overflow-wrap:anywhere] dark:text-slate-400">
+                                  {a.response.slice(0, 120)}
+                                </code>
                               ) : (
                                 <span className="text-slate-600 dark:text-slate-400">пустой ответ</span>
                               )}

@@ -15,6 +15,7 @@ import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from 
 import { formatDateTime } from "../lib/format";
 import { addCallComment, callSheet, type CallSheet, decideDispute, deleteCallComment, scoreCall } from "../quality.server";
 import { redirectWithToast } from "../toast.server";
+import { callDirectionText } from "../../common/call-direction";
 
 export const meta: MetaFunction = () => [{ title: "Оценка звонка" }];
 
@@ -115,7 +116,7 @@ export default function ScoreCallPage() {
       <div className="card space-y-3" data-testid="scored-call">
         <p className="text-sm">
           <strong>{call.manager ?? "Менеджер удалён"}</strong>
-          {call.topic ? ` · ${call.topic}` : ""} · {call.number}
+          {`${call.topic ? ` · ${call.topic}` : ""} · ${callDirectionText(call.direction)} · ${call.number}`}
         </p>
         <p className="text-sm text-slate-600 dark:text-slate-400">
           <time dateTime={call.startedAt}>{formatDateTime(call.startedAt)}</time> · разговор {formatTalkTime(call.talkSeconds)}

@@ -19,7 +19,7 @@ export const apiKeyInputSchema = z.object({
     .trim()
     .min(1, { error: API_KEY_NAME_MISSING })
     .max(100, { error: "Слишком длинное название (не более 100 символов)" })
-    .describe("Название: чей это ключ (CRM, бот)"),
+    .meta({ description: "Название: чей это ключ (CRM, бот)", examples: ["amoCRM"] }),
   scopes: z
     .array(z.enum(API_KEY_SCOPE_NAMES, { error: "Неизвестное право" }), { error: API_KEY_SCOPES_MISSING })
     .min(1, { error: API_KEY_SCOPES_MISSING })

@@ -182,9 +182,41 @@ export const NO_CONTACT_LIMITS: ContactLimits = { day: null, week: null, month: 
  */
 export const LAW_230_LIMITS: ContactLimits = { day: 1, week: 2, month: 8, counts: "connected" };
 
-/** The limits are 230-FZ's own: the form and the list name them so. */
+/** The limits are 230-FZ's own numbers (the form offers them as its one choice). */
 export const isLaw230Limits = (limits: ContactLimits) =>
   limits.day === LAW_230_LIMITS.day && limits.week === LAW_230_LIMITS.week && limits.month === LAW_230_LIMITS.month && limits.counts === "connected";
+
+// ---- The 230-FZ preset (issue 43): one rule for the topic form and the API ----
+
+/** The presets a topic may follow: `law230`, Russia's 230-FZ for debt collection. */
+export const TOPIC_PRESETS = ["law230"] as const;
+export type TopicPreset = (typeof TOPIC_PRESETS)[number];
+
+export const LAW_230_LIMITS_CONFLICT =
+  "С набором правил 230-ФЗ ограничение звонков задаёт закон (1 разговор в день, 2 в неделю, 8 в месяц): не указывайте contactLimits или укажите эти числа";
+
+type HoursLike = { from: string; until: string; weekendFrom: string | null; weekendUntil: string | null };
+
+/**
+ * What the 230-FZ preset makes of a topic whose calling window is `hours`: the law's contact limits, and the law's
+ * hours (a window the admin narrowed inside them kept). The form's choice and the API's `preset` both come here.
+ */
+export function law230Topic<H extends HoursLike>(hours: H): { contactLimits: ContactLimits; callingHours: H } {
+  return { contactLimits: LAW_230_LIMITS, callingHours: law230Hours(hours) };
+}
+
+/**
+ * The preset a topic follows (what the list, the form and GET /filters show), or null: 230-FZ's when its limits are
+ * the law's numbers and its hours lie within the law's on working days and on weekends alike.
+ */
+export function topicPresetOf(topic: { contactLimits: ContactLimits; callingHours: HoursLike }): TopicPreset | null {
+  if (!isLaw230Limits(topic.contactLimits)) return null;
+  const law = law230Hours(topic.callingHours);
+  const hours = topic.callingHours;
+  const same =
+    law.from === hours.from && law.until === hours.until && law.weekendFrom === hours.weekendFrom && law.weekendUntil === hours.weekendUntil;
+  return same ? "law230" : null;
+}
 
 // ---- The topic ----
 
@@ -201,7 +233,17 @@ const AUTODIAL_ERROR = `Автонабор: целое число секунд �
 
 const RETENTION_ERROR = "Срок хранения записей: целое число дней от 1 до 3650 (пусто: хранить всегда)";
 
-export const INBOUND_NUMBER_TEXT = "Номер линии для входящих: укажите номер телефона (не длиннее 32 символов) или оставьте поле пустым";
+/**
+ * The topic's trunk number: one field, two uses (decision 083): the number calls in reach and the one the topic's
+ * calls out show. Its words, once: the form's fieldset and label, and the beginning of every message about it.
+ */
+export const INBOUND_NUMBER_WORDS = {
+  legend: "Входящие и исходящие звонки",
+  label: "Номер линии: входящие и номер, который видят клиенты",
+  inMessages: "Номер линии (входящие и номер, который видят клиенты)",
+} as const;
+
+export const INBOUND_NUMBER_TEXT = `${INBOUND_NUMBER_WORDS.inMessages}: укажите номер телефона (не длиннее 32 символов) или оставьте поле пустым`;
 
 /** SPEC §5 filter save, checked in this order: name, a manager, a base, a status. Scripts and template optional. */
 export const filterInputSchema = z.object({
@@ -255,12 +297,20 @@ export const filterInputSchema = z.object({
   retryCountedBy: retryCountedBySchema
     .optional()
     .describe("presses: попытки по нажатиям статусов; calls: по звонкам в журнале (не указано: без изменений)"),
-  /** Contact limits per client (issue 43); left out: none on a new topic, unchanged on an edit. */
-  contactLimits: contactLimitsSchema
+  /** A preset (issue 43): `law230` sets 230-FZ's limits and brings the hours within the law's (law230Topic). */
+  preset: z
+    .enum(TOPIC_PRESETS, { error: "Неизвестный набор правил: есть только law230 (230-ФЗ)" })
     .optional()
     .describe(
-      "Ограничение звонков клиенту: { day, week, month (число или null: без ограничения), counts: attempts — все попытки, connected — только разговоры } (не указано: без изменений)",
+      "law230: правила 230-ФЗ одним выбором — не больше 1 разговора с клиентом в день, 2 в неделю, 8 в месяц (недозвоны не считаются) и звонки с 08:00 до 22:00 в будни, с 09:00 до 20:00 в выходные и праздники по времени клиента (более узкое время тематики сохраняется); не указано: ограничения и время как переданы",
     ),
+  /** Contact limits per client (issue 43); left out: none on a new topic, unchanged on an edit. */
+  contactLimits: contactLimitsSchema.optional().meta({
+    description:
+      "Ограничение звонков клиенту: { day, week, month (число или null: без ограничения), counts: attempts — все попытки, connected — только разговоры } (не указано: без изменений)",
+    // With the preset of the example body, the law's numbers (other numbers beside it are refused).
+    examples: [LAW_230_LIMITS],
+  }),
   /** «Только с согласием» (issue 43); left out: off on a new topic, unchanged on an edit. */
   requiresConsent: z
     .boolean({ error: "Неверное значение «Звонить только клиентам с согласием»" })
@@ -291,7 +341,7 @@ export const filterInputSchema = z.object({
     .max(32, { error: INBOUND_NUMBER_TEXT })
     .optional()
     .describe(
-      "Номер линии для входящих: звонок с незнакомого номера на него идёт менеджерам этой тематики; «» — нет (не указано: без изменений). Действительный номер региона (PHONE_REGION) или с «+» и кодом страны; возвращается как +380441230000",
+      `${INBOUND_NUMBER_WORDS.inMessages}: звонок с незнакомого номера на него идёт менеджерам этой тематики, и его видят клиенты, которым звонят её менеджеры; «» — нет, общий номер линии TRUNK_CALLER_ID (не указано: без изменений). Действительный номер региона (PHONE_REGION) или с «+» и кодом страны; возвращается как +380441230000`,
     ),
 });
 export type FilterInput = z.infer<typeof filterInputSchema>;

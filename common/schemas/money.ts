@@ -43,14 +43,16 @@ const refuse = (ctx: z.RefinementCtx, message: string, code = "validation") => {
 const sentAmount = z.unknown().optional();
 
 /** A payout in cents: a number, more than zero, within one action's limit (the balance is core's to check). */
-export const payoutAmount = sentAmount.transform((value, ctx) => {
-  const cents = parseCents(value);
-  if (cents === null) return refuse(ctx, ENTER_NUMBER);
-  if (cents === 0) return refuse(ctx, PAYOUT_ZERO, "payout_zero");
-  if (cents < 0) return refuse(ctx, "Сумма выплаты должна быть больше 0");
-  if (cents > MAX_AMOUNT_CENTS) return refuse(ctx, TOO_LARGE, "amount_too_large");
-  return cents;
-});
+export const payoutAmount = sentAmount
+  .transform((value, ctx) => {
+    const cents = parseCents(value);
+    if (cents === null) return refuse(ctx, ENTER_NUMBER);
+    if (cents === 0) return refuse(ctx, PAYOUT_ZERO, "payout_zero");
+    if (cents < 0) return refuse(ctx, "Сумма выплаты должна быть больше 0");
+    if (cents > MAX_AMOUNT_CENTS) return refuse(ctx, TOO_LARGE, "amount_too_large");
+    return cents;
+  })
+  .meta({ description: "Сумма в долларах: число или текст («150», «150.50», «150,50»)", examples: ["150.50"] });
 
 export const payoutSchema = z.object({ userId: idSchema, amount: payoutAmount });
 
@@ -82,10 +84,12 @@ export const adjustSchema = z
   });
 
 const RATE_MESSAGE = "Введите ставку в долларах, например 5 или 7.50";
-const rate = sentAmount.transform((value, ctx) => {
-  const cents = parseCents(value);
-  return cents === null || cents < 0 ? refuse(ctx, RATE_MESSAGE) : cents;
-});
+const rate = sentAmount
+  .transform((value, ctx) => {
+    const cents = parseCents(value);
+    return cents === null || cents < 0 ? refuse(ctx, RATE_MESSAGE) : cents;
+  })
+  .meta({ description: "Ставка в долларах: число или текст («5», «7.50»)", examples: ["7.50"] });
 
 /** Both rates, in dollars: what one report application earns its manager. */
 export const ratesSchema = z.object({ withPassport: rate, withoutPassport: rate });

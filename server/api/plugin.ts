@@ -49,8 +49,18 @@ const hasNul = (value: unknown, depth = 0): boolean =>
       depth < 8 &&
       Object.entries(value as object).some(([k, v]) => k.includes("\u0000") || hasNul(v, depth + 1));
 
+/** A route /api/v1 registered, with the zod schemas of its body and answers (what the description is made from). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+  hidden: boolean;
+  hasBody: boolean;
+  body: unknown;
+  response: Record<string, unknown> | undefined;
+}
+
 /** Every route /api/v1 registered, by the app's deps (test/api/openapi.test.ts compares them with the description). */
-export const registeredApiRoutes = new WeakMap<object, Array<{ method: string; url: string; hidden: boolean; hasBody: boolean }>>();
+export const registeredApiRoutes = new WeakMap<object, RegisteredRoute[]>();
 
 const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"];
 
@@ -82,12 +92,19 @@ export const apiV1: FastifyPluginAsync = async (api: FastifyInstance) => {
       .send({ error: "method_not_allowed", message: "Этот адрес API не принимает такой метод запроса" });
   });
   // Public routes say so in the OpenAPI description too (no bearer needed).
-  const registered: Array<{ method: string; url: string; hidden: boolean; hasBody: boolean }> = [];
+  const registered: RegisteredRoute[] = [];
   registeredApiRoutes.set(api.deps, registered);
   api.addHook("onRoute", (route) => {
     if (route.config?.public) route.schema = { ...route.schema, security: [] };
     for (const method of [route.method].flat()) {
-      registered.push({ method, url: route.url, hidden: Boolean(route.schema?.hide), hasBody: Boolean(route.schema?.body) });
+      registered.push({
+        method,
+        url: route.url,
+        hidden: Boolean(route.schema?.hide),
+        hasBody: Boolean(route.schema?.body),
+        body: route.schema?.body,
+        response: route.schema?.response as Record<string, unknown> | undefined,
+      });
     }
   });
   api.addHook("onRequest", async (request) => {

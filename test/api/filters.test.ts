@@ -30,7 +30,7 @@ beforeAll(async () => {
   baseB = (await createBase(t.db, { name: "Львов", count: 2 })).base.id;
   const s = await statusesByText(t.db);
   callBack = s["Перезвонить"].id;
-  refused = s["Не интересно"].id;
+  refused = s["Отказ"].id;
   [{ id: scriptId }] = await t.db.insert(scripts).values({ name: "Приветствие", content: "<p>Добрый день</p>" }).returning();
   [{ id: templateId }] = await t.db
     .insert(templates)
@@ -177,7 +177,7 @@ describe("filters API", () => {
     expect(updated.body).toMatchObject({
       name: "Новое имя",
       databases: [{ name: "Киев январь" }, { name: "Львов" }],
-      statuses: [{ text: "Перезвонить" }, { text: "Не интересно" }],
+      statuses: [{ text: "Перезвонить" }, { text: "Отказ" }],
       scripts: [],
       template: null,
     });
@@ -481,14 +481,18 @@ describe("a topic's trunk number for calls in (issue 42, decision 077)", () => {
         .set(bearer(admin))
         .send(body({ name: "Кривой номер", inboundNumber: typed }));
       expect({ typed, status: bad.status }).toEqual({ typed, status: 400 });
-      expect(bad.body.message).toMatch(/^Номер линии для входящих: «.+» — неполный или несуществующий номер телефона \(пример: /);
+      expect(bad.body.message).toMatch(
+        /^Номер линии \(входящие и номер, который видят клиенты\): «.+» — неполный или несуществующий номер телефона \(пример: /,
+      );
     }
     const long = await t.request
       .post("/api/v1/filters")
       .set(bearer(admin))
       .send(body({ name: "Длинный", inboundNumber: "1".repeat(40) }));
     expect(long.status).toBe(400);
-    expect(long.body.message).toBe("Номер линии для входящих: укажите номер телефона (не длиннее 32 символов) или оставьте поле пустым");
+    expect(long.body.message).toBe(
+      "Номер линии (входящие и номер, который видят клиенты): укажите номер телефона (не длиннее 32 символов) или оставьте поле пустым",
+    );
 
     // The same number written otherwise is the same number: another active topic may not have it.
     const two = await t.request
@@ -565,11 +569,15 @@ describe("a topic's trunk number for calls in (issue 42, decision 077)", () => {
     const form = (await getPage(t, page, cookie)).text;
     expect(field(form, "inboundNumber").value).toBe("+380441230055");
     expect(form).toContain("Номер может быть только у одной активной тематики");
+    // Decision 083: the field is both the number calls in reach and the one the topic's calls out show.
+    expect(form).toMatch(/<legend[^>]*>Входящие и исходящие звонки<\/legend>/);
 
     const bad = await post("12345");
     expect(bad.status).toBe(400);
     expect(field(bad.text, "inboundNumber")).toMatchObject({ invalid: true, value: "12345" });
-    expect(field(bad.text, "inboundNumber").message).toMatch(/^Номер линии для входящих: «12345» — неполный или несуществующий номер телефона/);
+    expect(field(bad.text, "inboundNumber").message).toMatch(
+      /^Номер линии \(входящие и номер, который видят клиенты\): «12345» — неполный или несуществующий номер телефона/,
+    );
 
     const taken = await post("+380441230077");
     expect(taken.status).toBe(409);

@@ -147,7 +147,7 @@ describe("recording a call", () => {
     expect(played.body.message).toBe("Этот звонок не записывался");
     const cookie = await pageSessionCookie(t, ADMIN);
     const history = await getPage(t, `/searchlead?term=${m.lead.phoneKey}`, cookie);
-    expect(history.text).toContain("Звонок: занято (Абонент занят)");
+    expect(history.text).toContain("Исходящий звонок: занято (Абонент занят)");
     expect(history.text).not.toContain("запись готовится");
     expect((await getPage(t, "/", cookie)).text).not.toContain("запись готовится");
 
@@ -543,11 +543,14 @@ describe("the admin's side", () => {
   });
 
   it("the dashboard lists the newest recordings with players and warns before the disk is full; /metrics has the folder's size and free space", async () => {
-    await recordedCall(await manager(), 1);
+    const m = await manager();
+    await recordedCall(m, 1);
     await t.app.deps.recordings.drain();
     const cookie = await pageSessionCookie(t, ADMIN);
     const page = await getPage(t, "/", cookie);
     expect(page.text).toContain("Записи разговоров");
+    // Which way the call went (issue 42): the manager called the client.
+    expect(page.text).toContain(` · ${m.login} · исходящий · ${m.lead.phoneKey} · `);
     expect(page.text).toMatch(/<audio controls="" preload="none" src="\/recordings\/\d+"/);
     expect(page.text).not.toContain("recordings-disk-warning");
     await t.app.deps.recordings.measure(); // the job measures every minute

@@ -20,7 +20,13 @@ beforeAll(async () => {
   manager = await pageSessionCookie(t, m);
   topic = (await createFilterRow(t.db, { name: "Кредиты", managerIds: [m.user.id], databaseIds: [], statusIds: [] })).id;
   callId = (
-    await insertAnsweredCall(t.db, m.user.id, topic, { startedAgoMs: 600_000, recording: "ready", recordingFile: "none.ogg", recordingMs: 95_000 })
+    await insertAnsweredCall(t.db, m.user.id, topic, {
+      startedAgoMs: 600_000,
+      direction: "in",
+      recording: "ready",
+      recordingFile: "none.ogg",
+      recordingMs: 95_000,
+    })
   ).id;
 });
 
@@ -89,6 +95,12 @@ describe("the scoring screen without JavaScript", () => {
     expect((await getPage(t, page(), manager)).status).toBe(403);
   });
 
+  it("says which way the call went (issue 42): in the list of calls to score and on the call's own screen", async () => {
+    const next = await getPage(t, "/quality", admin);
+    expect(next.text).toMatch(new RegExp(`<a[^>]*href="/quality/call/${callId}"[^>]*>[^<]* · входящий · 1:35<`));
+    expect((await getPage(t, page(), admin)).text).toContain("Кредиты · входящий · +380501112233");
+  });
+
   it("pins a comment to a moment (a link to the recording from that second); a bad moment is answered under its field", async () => {
     const bad = await postPageForm(t, page(), admin, { intent: "comment-add", at: "90", text: "Перебил" });
     expect(bad.status).toBe(400);
@@ -146,6 +158,7 @@ describe("the manager's scores on /profile without JavaScript", () => {
     const profile = await getPage(t, "/profile", manager);
     expect(profile.status).toBe(200);
     expect(profile.text).toContain('data-testid="my-score-value">83<');
+    expect(profile.text).toContain("Кредиты · входящий · +380501112233 · 1:35");
     expect(profile.text).toContain("Перебил клиента");
     // The topic does not let managers hear recordings: the moment is plain text, no player.
     expect(profile.text).toMatch(/<span[^>]*data-seek="65"[^>]*>1:05<\/span>/);

@@ -262,7 +262,8 @@ describe("the numbers and which calls to score next", () => {
 
   it("offers each manager's unscored calls of the week: the longest, the shortest, one that ended in a report", async () => {
     const long = await call(boris, topic, { talkSeconds: 900 });
-    const short = await call(boris, topic, { talkSeconds: 12 });
+    // A client who called in (issue 42): scored as any call, and said to be one.
+    const short = await call(boris, topic, { talkSeconds: 12, direction: "in" });
     const middle = await call(boris, topic, { talkSeconds: 300 });
     await call(boris, topic, { talkSeconds: 200 });
     // A report pressed for the middle call's client right after it.
@@ -278,6 +279,9 @@ describe("the numbers and which calls to score next", () => {
       [short, ["shortest"]],
       [middle, ["report"]],
     ]);
+    expect(b.calls.map((c: { direction: string }) => c.direction)).toEqual(["out", "in", "out"]);
+    const sheet = await t.request.get(`/api/v1/scores/calls/${short}`).set(bearer(admin));
+    expect(sheet.body.call).toMatchObject({ id: short, direction: "in" });
     // Boris has nothing scored: he comes before Anna.
     expect(res.body[0].managerId).toBe(boris);
     // A scored call leaves the list.

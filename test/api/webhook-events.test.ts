@@ -79,14 +79,27 @@ describe("webhook events: each arrives signed, with what the issue names", () =>
     const later = await statusWith("Перезвонить (вебхук)", "callback");
     const { filter, m, client } = await managerHoldingLead([later.id]);
     const dueAt = new Date(Date.now() + 3600_000);
-    expect((await pressApi(t, m, filter.id, later.text, { callbackAt: dueAt.toISOString() })).status).toBe(200);
+    expect((await pressApi(t, m, filter.id, later.text, { callbackAt: dueAt.toISOString(), callbackNote: "Спросить про рассрочку" })).status).toBe(
+      200,
+    );
+    // He writes his note again from Мои перезвоны before it is due: the event carries the note as it is now.
+    const [mine] = (await t.request.get("/api/v1/callbacks/mine").set(m.auth)).body;
+    expect((await t.request.put(`/api/v1/callbacks/${mine.id}/note`).set(m.auth).send({ note: "Звонить после 15:00" })).status).toBe(200);
     // Nothing yet: the hour has not passed.
     await new Promise((r) => setTimeout(r, 6000));
     expect(receiver.accepted.some((e) => e.type.startsWith("callback.") && e.data.clientId === client.id)).toBe(false);
     // The database clock cannot be moved: the callback is moved back instead, as if its hour had come.
     await t.db.execute(sql`update callbacks set due_at = now() - interval '1 minute' where contact_id = ${client.id}`);
     const due = await receiver.waitFor("callback.due", (e) => e.type === "callback.due" && e.data.clientId === client.id);
-    expect(due.data).toMatchObject({ name: client.name, phone: client.phone, userId: m.id, filterId: filter.id, statusText: later.text });
+    expect(due.data).toMatchObject({
+      callbackId: mine.id,
+      name: client.name,
+      phone: client.phone,
+      userId: m.id,
+      filterId: filter.id,
+      statusText: later.text,
+      note: "Звонить после 15:00",
+    });
     expect(receiver.accepted.some((e) => e.type === "callback.missed" && e.data.clientId === client.id)).toBe(false);
     // Twenty minutes late (the grace time is 15): missed, and `due` is not sent again.
     await t.db.execute(sql`update callbacks set due_at = now() - interval '20 minutes' where contact_id = ${client.id}`);
@@ -107,8 +120,8 @@ describe("webhook events: each arrives signed, with what the issue names", () =>
         name: "Итог по вебхуку",
         managers: [person.user.id],
         databases: [base.id],
-        statuses: [s["Не дозвонился"].id],
-        retryRules: [{ status: s["Не дозвонился"].id, delayMinutes: 60, maxAttempts: 1, finalStatus: gaveUp.body.id }],
+        statuses: [s["Недозвон"].id],
+        retryRules: [{ status: s["Недозвон"].id, delayMinutes: 60, maxAttempts: 1, finalStatus: gaveUp.body.id }],
         retryCountedBy: "presses",
       });
     expect(topic.status).toBe(200);
@@ -116,11 +129,11 @@ describe("webhook events: each arrives signed, with what the issue names", () =>
     const m = await apiManager(t, person);
     expect((await takeApiLead(t, m, topic.body.id)).status).toBe(200);
     const client = contacts.find((c) => c.id === m.lead)!;
-    expect((await pressApi(t, m, topic.body.id, "Не дозвонился")).status).toBe(200);
+    expect((await pressApi(t, m, topic.body.id, "Недозвон")).status).toBe(200);
     const got = await receiver.waitFor("client.final_status", (e) => e.type === "client.final_status");
     expect(got.data).toMatchObject({
       client: { id: client.id, name: client.name, phone: client.phone },
-      status: { text: "Не дозвонился" },
+      status: { text: "Недозвон" },
       finalStatus: { id: gaveUp.body.id, text: "Недозвон (вебхук)" },
       user: { id: m.id },
     });

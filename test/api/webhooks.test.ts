@@ -185,6 +185,56 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
   });
 });
 
+describe("webhooks: the end of an event's day", () => {
+  // An event no other webhook of this file takes (their receiver's secret changes with each test).
+  it("switches the webhook off when nothing was accepted since the event's first attempt, and leaves it on after a success", async () => {
+    const made = await t.request
+      .post("/api/v1/webhooks")
+      .set(bearer(admin))
+      .send({ url: hookUrl(), events: ["callback.missed"] });
+    receiver.secret = made.body.secret;
+    const hookId: number = made.body.id;
+    receiver.mode = "500";
+    const firstFailure = async () =>
+      until("a first failed attempt", async () => {
+        const log = (await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin))).body;
+        return log.find((d: { state: string; attempts: unknown[] }) => d.state === "pending" && d.attempts.length >= 1);
+      });
+    const dayOver = async (deliveryId: number, failingSince: string) => {
+      // One statement: an attempt in flight sees both or neither.
+      await t.db.execute(sql`with w as (update webhooks set failing_since = ${failingSince}::timestamptz where id = ${hookId})
+        update webhook_deliveries set created_at = now() - interval '25 hours' where id = ${deliveryId}`);
+      return until("the event failed", async () => {
+        const [row] = await t.db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId));
+        return row.state === "failed" && row;
+      });
+    };
+
+    // The receiver accepted something after this event's first attempt: the event fails, the webhook stays on.
+    await enqueueEvent(t.db, "callback.missed", { note: "Первое" });
+    const first = await firstFailure();
+    await dayOver(first.id, new Date(Date.now() + 1000).toISOString());
+    const [stillOn] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
+    expect(stillOn).toMatchObject({ enabled: true, disabledReason: null });
+
+    // Nothing accepted since the event's first attempt, though the webhook's own failing clock says an hour only:
+    // the event's day is over, and the webhook is switched off with it.
+    await t.db.execute(sql`update webhooks set failing_since = null where id = ${hookId}`);
+    await enqueueEvent(t.db, "callback.missed", { note: "Второе" });
+    const second = await firstFailure();
+    await dayOver(second.id, new Date(Date.now() - 3600_000).toISOString());
+    const off = await until(
+      "switched off",
+      async () => {
+        const [row] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
+        return !row.enabled && row;
+      },
+      5000,
+    );
+    expect(off.disabledReason).toMatch(/^Выключен: не принимает события с \d\d\.\d\d\.\d{4} \d\d:\d\d$/);
+  });
+});
+
 describe("API keys", () => {
   it("are shown once, stored only as a hash, show their last use, and a revoked one is refused at once", async () => {
     const bad = await t.request.post("/api/v1/api-keys").set(bearer(admin)).send({ name: " ", scopes: [] });

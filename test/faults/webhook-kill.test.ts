@@ -34,7 +34,7 @@ describe("the webhook queue across a kill -9", () => {
       expect(created.status).toBe(201);
       const manager = { id: created.body.id as number, token: await login(server, credentials) };
       const statuses = (await api(server, "GET", "/status", { token: admin })).body as Array<{ id: number; text: string }>;
-      const refusal = statuses.find((s) => s.text === "Не интересно")!;
+      const refusal = statuses.find((s) => s.text === "Отказ")!;
       // The topic works new clients only (a status it takes back that is not the one pressed): each press a new client.
       const other = statuses.find((s) => s.id !== refusal.id)!;
       const filter = await api(server, "POST", "/filters", {

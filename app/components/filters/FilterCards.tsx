@@ -2,7 +2,6 @@ import { Link, useFetcher } from "@remix-run/react";
 import { useEffect } from "react";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
 import { notify } from "../ui/Toasts";
-import { isLaw230Limits } from "../../../common/schemas/filters";
 
 /** A topic card shows the topic as the core presents it. */
 export type FilterCardData = PresentedFilter;
@@ -21,8 +20,11 @@ export function callingHoursText(hours: FilterCardData["callingHours"]): string 
   return `${time}, ${days}${weekend}${daysOff} (по времени клиента; пояс по умолчанию ${hours.timeZone})`;
 }
 
-/** «230-ФЗ: 1 в день, 2 в неделю, 8 в месяц (разговоры)», «2 в неделю (попытки)», or null: the contact limits in a line. */
-export function contactLimitsText(limits: FilterCardData["contactLimits"]): string | null {
+/**
+ * «по 230-ФЗ: 1 в день, 2 в неделю, 8 в месяц (разговоры)» (a topic that follows the preset: its limits and its
+ * hours), «2 в неделю (попытки)», or null: the contact limits in a line.
+ */
+export function contactLimitsText({ contactLimits: limits, preset }: Pick<FilterCardData, "contactLimits" | "preset">): string | null {
   const parts = [
     limits.day != null ? `${limits.day} в день` : "",
     limits.week != null ? `${limits.week} в неделю` : "",
@@ -30,10 +32,10 @@ export function contactLimitsText(limits: FilterCardData["contactLimits"]): stri
   ].filter(Boolean);
   if (parts.length === 0) return null;
   const text = `${parts.join(", ")} (${limits.counts === "connected" ? "разговоры" : "попытки"})`;
-  return isLaw230Limits(limits) ? `по 230-ФЗ: ${text}` : text;
+  return preset === "law230" ? `по 230-ФЗ: ${text}` : text;
 }
 
-/** «Не дозвонился: через 2 ч, не более 3 попыток, затем «Не интересно»» (after «не более»: 1 попытки, 3 попыток). */
+/** «Недозвон: через 2 ч, не более 3 попыток, затем «Отказ»» (after «не более»: 1 попытки, 3 попыток). */
 export function retryRuleText(rule: FilterCardData["retryRules"][number]): string {
   const delay = rule.delayMinutes % 60 === 0 ? `${rule.delayMinutes / 60} ч` : `${rule.delayMinutes} мин`;
   const attempts = rule.maxAttempts % 10 === 1 && rule.maxAttempts % 100 !== 11 ? "попытки" : "попыток";
@@ -126,7 +128,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
               <Line title="Скрипты" items={filter.scripts.map((s) => s.name)} />
               <Line title="Шаблон" items={filter.template ? [filter.template.name] : []} />
               <Line title="Звонки" items={[callingHoursText(filter.callingHours)]} />
-              {contactLimitsText(filter.contactLimits) ? <Line title="Звонков клиенту" items={[contactLimitsText(filter.contactLimits)!]} /> : null}
+              {contactLimitsText(filter) ? <Line title="Звонков клиенту" items={[contactLimitsText(filter)!]} /> : null}
               {filter.requiresConsent ? <Line title="Согласие" items={["звонить только клиентам с согласием на звонки"]} /> : null}
               {/* Issue 41: what the topic does with a client and a call, on the card (it showed neither rules nor recording). */}
               <Line title="Повтор недозвона" items={filter.retryRules.map(retryRuleText)} />

@@ -9,13 +9,12 @@ import {
   contactLimitsSchema,
   DAYS_OFF_MAX,
   filterInputSchema,
-  isLaw230Limits,
   isoDateSchema,
-  law230Hours,
   LAW_230_LIMITS,
   NO_CONTACT_LIMITS,
   retryRuleSchema,
   weekendBoth,
+  INBOUND_NUMBER_WORDS,
 } from "../../../common/schemas/filters";
 import type { CallingHours } from "../../../server/core/filters/calling-hours";
 import type { PresentedFilter } from "../../../server/core/filters/filters";
@@ -90,16 +89,23 @@ function limitsOf(row: LimitsRow): ContactLimits {
   if (row.preset === "law230") return LAW_230_LIMITS;
   return { day: typedLimit(row.day), week: typedLimit(row.week), month: typedLimit(row.month), counts: row.counts };
 }
+/** Out: core's limits, and the 230-FZ choice as core's preset (which sets the law's limits and hours: law230Topic). */
 const contactLimitsFormSchema = limitsRowSchema
   .superRefine((row, ctx) => {
     const checked = contactLimitsSchema.safeParse(limitsOf(row));
     for (const issue of checked.error?.issues ?? []) ctx.addIssue({ code: "custom", message: issue.message, path: [String(issue.path[0] ?? "day")] });
   })
-  .transform(limitsOf);
+  .transform((row) => ({ limits: limitsOf(row), preset: row.preset === "law230" ? ("law230" as const) : undefined }));
 
-/** The form's choice for stored limits: 230-FZ's own numbers are shown as that choice. */
-const presetOf = (limits: ContactLimits): LimitsRow["preset"] =>
-  isLaw230Limits(limits) ? "law230" : limits.day == null && limits.week == null && limits.month == null ? "none" : "custom";
+/**
+ * The form's choice for a stored topic: 230-FZ's when the topic follows it (core's `preset`: the law's numbers and
+ * hours within the law's), else none or its own numbers (the law's numbers with wider hours are shown as own).
+ */
+const limitsChoiceOf = (filter: Pick<PresentedFilter, "contactLimits" | "preset"> | null): LimitsRow["preset"] => {
+  if (filter?.preset === "law230") return "law230";
+  const limits = filter?.contactLimits ?? NO_CONTACT_LIMITS;
+  return limits.day == null && limits.week == null && limits.month == null ? "none" : "custom";
+};
 
 /**
  * The topic's days off as typed (decision 076): dates «31.12.2026» (or 2026-12-31) separated by commas, spaces or
@@ -169,11 +175,12 @@ export const FilterFormSchema = filterInputSchema
     const seconds = shape.autodialSeconds.unwrap().safeParse(typedNumber(form.autodialSeconds));
     if (!seconds.success) ctx.addIssue({ code: "custom", message: seconds.error.issues[0].message, path: ["autodialSeconds"] });
   })
-  .transform(({ autodial, autodialSeconds, retryRules, retryCountedBy, callingHours, ...topic }) => ({
+  .transform(({ autodial, autodialSeconds, retryRules, retryCountedBy, contactLimits, ...topic }) => ({
     ...topic,
-    // The 230-FZ preset sets the law's hours too (08:00-22:00, weekends and holidays 09:00-20:00), keeping a window
-    // the admin narrowed inside them.
-    callingHours: callingHours && topic.contactLimits && isLaw230Limits(topic.contactLimits) ? law230Hours(callingHours) : callingHours,
+    // The 230-FZ choice is core's preset, as the API's: core sets the law's limits and brings the hours within the
+    // law's (08:00-22:00, weekends and holidays 09:00-20:00), keeping a window the admin narrowed inside them.
+    contactLimits: contactLimits?.limits,
+    preset: contactLimits?.preset,
     retryCountedBy,
     retryRules: retryCountedBy === undefined ? undefined : (retryRules ?? []),
     // The form's text as a number: core's schema takes numbers only (an API's "5" is refused, issue 43).
@@ -249,7 +256,7 @@ export function filterFormDefaults(filter: PresentedFilter | null, defaultHours:
     contactLimits: (() => {
       const limits = filter?.contactLimits ?? NO_CONTACT_LIMITS;
       const text = (n: number | null) => (n == null ? "" : String(n));
-      return { preset: presetOf(limits), day: text(limits.day), week: text(limits.week), month: text(limits.month), counts: limits.counts };
+      return { preset: limitsChoiceOf(filter), day: text(limits.day), week: text(limits.week), month: text(limits.month), counts: limits.counts };
     })(),
   };
 }
@@ -789,16 +796,20 @@ export function FilterForm({
         </p>
       </fieldset>
       <fieldset className="space-y-1 rounded-md border border-slate-200 p-3 dark:border-slate-700" data-testid="filter-inbound">
-        <legend className="px-1 text-sm font-medium">Входящие звонки</legend>
+        <legend className="px-1 text-sm font-medium">{INBOUND_NUMBER_WORDS.legend}</legend>
         <TextField
           field={fields.inboundNumber}
-          label="Номер линии для входящих"
+          label={INBOUND_NUMBER_WORDS.label}
           id="filter-inbound-number"
           type="tel"
           className="input md:w-72"
           placeholder="не задан"
-          aria-describedby={describedBy(fields.inboundNumber, "filter-inbound-hint")}
+          aria-describedby={describedBy(fields.inboundNumber, "filter-inbound-empty filter-inbound-hint")}
         />
+        {/* One field, two uses (decision 083): the topic's calls out show this number, TRUNK_CALLER_ID without one. */}
+        <p id="filter-inbound-empty" className="text-xs text-slate-600 dark:text-slate-400">
+          Пусто — общий номер линии (TRUNK_CALLER_ID)
+        </p>
         <p id="filter-inbound-hint" className="text-xs text-slate-600 dark:text-slate-400">
           Один из номеров линии оператора. Звонок на него с незнакомого номера идёт свободному менеджеру этой тематики, а пропущенный становится
           клиентом её первой базы с перезвоном. Номер может быть только у одной активной тематики.

@@ -9,6 +9,7 @@ import { FieldError, formProps, textareaProps, unshownError, useSchemaForm } fro
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
 import { AnswerList, Decision, ScoreBadge } from "./ScoreParts";
 import { CommentList, ScorePlayer } from "./ScoringParts";
+import { callDirectionText } from "../../../common/call-direction";
 
 /** The manager's dispute form: his comment, and which score (its id, checked again by core: his own, once). */
 export const DisputeFormSchema = disputeSchema.extend({ id: bigIdSchema("Неверный идентификатор оценки") });
@@ -42,7 +43,7 @@ export function MyScores({ scores, answer }: { scores: MyScore[]; answer: unknow
                 {s.decision?.rescore != null ? <span className="text-sm text-slate-600 dark:text-slate-400">(было {s.score})</span> : null}
                 <span className="text-sm">
                   <time dateTime={s.call.startedAt}>{formatDateTime(s.call.startedAt)}</time>
-                  {s.topic ? ` · ${s.topic}` : ""} · {s.call.number} · {formatTalkTime(s.call.talkSeconds)}
+                  {`${s.topic ? ` · ${s.topic}` : ""} · ${callDirectionText(s.call.direction)} · ${s.call.number} · ${formatTalkTime(s.call.talkSeconds)}`}
                 </span>
               </div>
               <p className="text-xs text-slate-600 dark:text-slate-400">

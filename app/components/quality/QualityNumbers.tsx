@@ -3,6 +3,7 @@ import { formatDateTime } from "../../lib/format";
 import type { NextForManager, ScoreNumbers } from "../../quality.server";
 import { formatTalkTime } from "../calls/ClientHistory";
 import { TableFrame } from "../ui/Table";
+import { callDirectionText } from "../../../common/call-direction";
 
 const muted = "text-sm text-slate-600 dark:text-slate-400";
 const link = "text-blue-600 hover:underline dark:text-blue-400";
@@ -114,7 +115,7 @@ export function ScoreNextList({ next }: { next: NextForManager[] }) {
             {m.calls.map((c) => (
               <li key={c.id} className="flex flex-wrap items-center gap-x-2">
                 <Link to={`/quality/call/${c.id}`} className={link} data-testid="score-next-call">
-                  {formatDateTime(c.startedAt)} · {formatTalkTime(c.talkSeconds)}
+                  {`${formatDateTime(c.startedAt)} · ${callDirectionText(c.direction)} · ${formatTalkTime(c.talkSeconds)}`}
                 </Link>
                 <span className={muted}>
                   {c.topic ? `${c.topic} · ` : ""}

@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { and, desc, eq, gt, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
-import { calls, filters, recordingPlays, users, type RecordingState } from "../../../db/schema";
+import { calls, filters, recordingPlays, users, type CallDirection, type RecordingState } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { type AppError, forbidden, notFound } from "../errors";
 import { bigIdSchema, parseInput } from "../validation";
@@ -433,6 +433,7 @@ export interface RecordedCall {
   at: string;
   manager: string | null;
   number: string;
+  direction: CallDirection;
   talkSeconds: number;
   playable: boolean;
   recordingNote: string | null;
@@ -453,6 +454,7 @@ export async function recentRecordedCalls(db: Db, actor: Actor, limit = 20): Pro
     at: call.startedAt.toISOString(),
     manager,
     number: call.number,
+    direction: call.direction,
     talkSeconds: call.talkSeconds,
     playable: call.recording === "ready",
     recordingNote: recordingNote(call),

@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import * as z from "zod";
 import { BUSINESS_TIME_ZONE } from "../../../common/business-time";
+import type { CallDirection } from "../../../db/schema";
 import type { Db } from "../../../db/client";
 import { selectRows } from "../../../db/typed-sql";
 import { type Actor, requireAdmin } from "../actor";
@@ -78,6 +79,7 @@ export interface NextCall {
   id: number;
   startedAt: string;
   number: string;
+  direction: CallDirection;
   talkSeconds: number;
   topic: string | null;
   /** Why it is offered: the longest, the shortest talk of the week, or a call that ended in a report. */
@@ -112,6 +114,7 @@ export async function scoreNext(db: Db, actor: Actor): Promise<NextForManager[]>
       manager: sql<string>`coalesce(nullif(u.display_name, ''), u.login)`,
       started_at: sql<string | Date>`c.started_at`,
       number: sql<string>`c.number`,
+      direction: sql<CallDirection>`c.direction`,
       talk_seconds: sql<number>`c.talk_seconds`,
       topic: sql<string | null>`f.name`,
       scored: sql<boolean>`(s.id is not null)`,
@@ -143,6 +146,7 @@ export async function scoreNext(db: Db, actor: Actor): Promise<NextForManager[]>
         id,
         startedAt: new Date(row.started_at).toISOString(),
         number: row.number,
+        direction: row.direction,
         talkSeconds: row.talk_seconds,
         topic: row.topic,
         reasons: [],

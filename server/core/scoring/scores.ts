@@ -2,7 +2,7 @@ import { and, desc, eq, inArray, isNotNull, isNull, type SQL } from "drizzle-orm
 import { alias } from "drizzle-orm/pg-core";
 import * as z from "zod";
 import type { Db } from "../../../db/client";
-import { callComments, callScores, calls, filters, users, type CallScore, type ScoredCriterion } from "../../../db/schema";
+import { callComments, callScores, calls, filters, users, type CallDirection, type CallScore, type ScoredCriterion } from "../../../db/schema";
 import {
   ANSWER_TEXT,
   callCommentSchema,
@@ -43,6 +43,7 @@ export interface CallSummary {
   id: number;
   startedAt: string;
   number: string;
+  direction: CallDirection;
   talkSeconds: number;
   managerId: number | null;
   manager: string | null;
@@ -371,6 +372,7 @@ async function summaries(db: Db, actor: Actor, ids: number[]): Promise<Map<numbe
       id: call.id,
       startedAt: call.startedAt.toISOString(),
       number: call.number,
+      direction: call.direction,
       talkSeconds: call.talkSeconds,
       managerId: call.userId,
       manager: nameOf({ login: r.managerLogin, displayName: r.managerName }),

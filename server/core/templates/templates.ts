@@ -42,7 +42,8 @@ const templateFieldsSchema = z
     }
     // Only label, type and a tie to a base column are stored (filled cards carry value; a template never does).
     return result.data.map((field) => ({ label: field.label, type: field.type, ...(field.column ? { column: field.column } : {}) }));
-  });
+  })
+  .meta({ examples: ['[{"label":"Сумма долга","type":"text"},{"label":"Комментарий","type":"textarea"}]'] });
 
 export const templateSchema = z.object({
   name: templateName,

@@ -213,12 +213,19 @@ async function recordAttempt(
         state = case when ${ok}::boolean then 'delivered' when created_at + ${retryFor} <= now() then 'failed' else 'pending' end,
         delivered_at = case when ${ok}::boolean then now() end,
         next_attempt_at = case when ${ok}::boolean then next_attempt_at else now() + make_interval(secs => ${delayMs / 1000}::float8) end
-      where id = ${delivery.id}::bigint returning id)
+      where id = ${delivery.id}::bigint returning state),
+    -- Switched off: failing for a day, or this event's day of retries ended with nothing accepted since its first
+    -- attempt (the event's day starts when it was queued, the webhook's at its first failure: without the second
+    -- condition the last event of a receiver that went down stayed «Не доставлено» with its webhook on).
+    off as (select not ${ok}::boolean and (coalesce(w.failing_since, now()) + ${retryFor} <= now()
+        or ((select state from d) = 'failed' and coalesce(w.failing_since, now())
+          <= coalesce((select min(a.at) from webhook_attempts a where a.delivery_id = ${delivery.id}::bigint), now()))) as now_off
+      from webhooks w where w.id = ${delivery.webhook_id}::int)
     update webhooks set
       failing_since = case when ${ok}::boolean then null else coalesce(failing_since, now()) end,
-      enabled = enabled and (${ok}::boolean or coalesce(failing_since, now()) + ${retryFor} > now()),
-      disabled_reason = case when not ${ok}::boolean and coalesce(failing_since, now()) + ${retryFor} <= now()
-        then 'Выключен: не принимает события с ' || to_char(failing_since at time zone 'Europe/Kyiv', 'DD.MM.YYYY HH24:MI')
+      enabled = enabled and not (select now_off from off),
+      disabled_reason = case when (select now_off from off)
+        then 'Выключен: не принимает события с ' || to_char(coalesce(failing_since, now()) at time zone 'Europe/Kyiv', 'DD.MM.YYYY HH24:MI')
         else disabled_reason end
     where id = ${delivery.webhook_id}::int and (failing_since is not null or not ${ok}::boolean)
     returning id`,

@@ -80,7 +80,7 @@ export async function enqueueCallbackEvents(db: Db): Promise<number> {
   const source = (kind: string, after: SQL) => sql`
     select ${kind}::text as kind, ${`msg_${kind.replace(".", "_")}_`}::text || cb.id as mid, cb.contact_id as client, cb.id as n,
       jsonb_build_object('callbackId', cb.id, 'clientId', cb.contact_id, 'name', c.name, 'phone', c.phone, 'userId', cb.user_id,
-        'filterId', cb.filter_id, 'statusText', cb.status_text, 'dueAt', cb.due_at) as data
+        'filterId', cb.filter_id, 'statusText', cb.status_text, 'dueAt', cb.due_at, 'note', cb.note) as data
     from callbacks cb join contacts c on c.id = cb.contact_id
     where cb.handed_at is null and cb.due_at + ${after} <= now() and cb.due_at > now() - interval '1 day'
       and exists (select 1 from webhooks w where w.enabled and ${kind} = any(w.events))`;

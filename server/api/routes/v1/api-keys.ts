@@ -32,8 +32,7 @@ const apiKeysApi: FastifyPluginAsyncZod = async (api) => {
         summary: "Создать ключ API (админ): ключ приходит в ответе один раз, хранится только его хеш",
         description:
           "Ключ передаётся как `Authorization: Bearer <key>`. Права: `read` — любые GET; `write` — ещё выдача и отметка лидов, перезвоны, " +
-          "выбор тематики; `admin` — всё. Ключ действует от имени создавшего его админа. " +
-          'Пример: `{"name":"amoCRM","scopes":["read","write"]}`',
+          "выбор тематики; `admin` — всё. Ключ действует от имени создавшего его админа.",
         body: apiKeyInputSchema,
         response: { 200: z.object({ key: z.string().describe("Показывается только сейчас"), apiKey: apiKeySchema }), ...errorResponses },
       },

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
 import { chooseFilter, createFilter, deleteFilter, listFilters, toggleFilterActive, updateFilter } from "../../../core/filters/filters";
-import { filterInputSchema } from "../../../../common/schemas/filters";
+import { filterInputSchema, TOPIC_PRESETS } from "../../../../common/schemas/filters";
 import { actorOf } from "../../plugin";
 import { coreParsesBody, errorResponses, okSchema } from "../../schemas/common";
 
@@ -59,6 +59,14 @@ const filterSchema = z
       .describe(
         "не больше стольких звонков одному клиенту в его день, неделю (с понедельника), месяц (null: без ограничения); counts: attempts — все попытки, connected — только разговоры",
       ),
+    preset: z
+      .enum(TOPIC_PRESETS)
+      .nullable()
+      .meta({
+        description: "law230: тематика следует 230-ФЗ (ограничение звонков 1/2/8 разговоров, время звонков в пределах закона); null: своих правил",
+        // The example answer's limits and hours are no 230-FZ's.
+        examples: [null],
+      }),
     requiresConsent: z.boolean().describe("звонить только клиентам с согласием на звонки"),
     inboundNumber: z
       .string()

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncZod } from "fastify-type-provider-zod";
 import { z } from "zod";
+import { CALL_DIRECTIONS } from "../../../../db/schema/calls";
 import {
   addCallComment,
   callCommentSchema,
@@ -37,6 +38,7 @@ const call = z.object({
   id: z.number().int(),
   startedAt: z.string(),
   number: z.string(),
+  direction: z.enum(CALL_DIRECTIONS).describe("in — входящий (звонил клиент), out — исходящий"),
   talkSeconds: z.number().int(),
   managerId: z.number().int().nullable(),
   manager: z.string().nullable(),
@@ -149,6 +151,7 @@ const scores: FastifyPluginAsyncZod = async (api) => {
                   id: z.number().int(),
                   startedAt: z.string(),
                   number: z.string(),
+                  direction: z.enum(CALL_DIRECTIONS).describe("in — входящий, out — исходящий"),
                   talkSeconds: z.number().int(),
                   topic: z.string().nullable(),
                   reasons: z.array(z.enum(["longest", "shortest", "report"])),

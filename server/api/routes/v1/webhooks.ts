@@ -50,8 +50,6 @@ const deliverySchema = z.object({
 
 const idParams = z.object({ id: z.string().describe("id вебхука") });
 
-const example = { url: "https://crm.example.com/hooks/leaddesk", events: ["status.pressed", "report.sent"], enabled: true };
-
 const webhooksApi: FastifyPluginAsyncZod = async (api) => {
   const { db } = api.deps;
 
@@ -65,7 +63,7 @@ const webhooksApi: FastifyPluginAsyncZod = async (api) => {
       ...coreParsesBody,
       schema: {
         summary: "Создать вебхук (админ)",
-        description: `Секрет подписи создаётся сервером и приходит в ответе. События: ${WEBHOOK_EVENT_TYPES.join(", ")}. Пример: \`${JSON.stringify(example)}\``,
+        description: `Секрет подписи создаётся сервером и приходит в ответе. События: ${WEBHOOK_EVENT_TYPES.join(", ")}.`,
         body: webhookInputSchema,
         response: { 200: webhookSchema, ...errorResponses },
       },
@@ -85,7 +83,7 @@ const webhooksApi: FastifyPluginAsyncZod = async (api) => {
       ...coreParsesBody,
       schema: {
         summary: "Изменить вебхук (админ)",
-        description: `Включение снова забывает сутки неудач. Пример: \`${JSON.stringify(example)}\``,
+        description: "Включение снова забывает сутки неудач.",
         params: idParams,
         body: webhookInputSchema,
         response: { 200: webhookSchema, ...errorResponses },
