@@ -1,4 +1,4 @@
-import { useRevalidator } from "@remix-run/react";
+import { useFetchers, useNavigation, useRevalidator } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { dismissNotice, notify } from "../components/ui/Toasts";
 
@@ -9,7 +9,10 @@ const UNREACHABLE_NOTICE = "server-unreachable";
 /** Whether the server and its database answer now: its readiness check (one `select 1`, a few bytes). */
 async function serverAnswers(): Promise<boolean> {
   try {
-    return (await fetch("/api/v1/health/ready", { cache: "no-store" })).ok;
+    const answer = await fetch("/api/v1/health/ready", { cache: "no-store" });
+    // Read to its end: an unread body keeps the request open, and its connection taken, until garbage collection.
+    await answer.arrayBuffer();
+    return answer.ok;
   } catch {
     return false;
   }
@@ -24,14 +27,20 @@ async function serverAnswers(): Promise<boolean> {
  */
 export function useBackgroundRefresh(everyMs: number | null, firstMs?: number) {
   const revalidator = useRevalidator();
-  const current = useRef(revalidator);
-  current.current = revalidator;
+  const navigation = useNavigation();
+  const fetchers = useFetchers();
+  // Idle means nothing on its way: the revalidator's state alone stays "idle" during a form's post and its
+  // redirect's load, and a revalidate() then restarts that load, whose first try had already read the redirect's
+  // one-time message: the «Удалено экспортов: 1» toast never showed (CI, stop 49, /exportbase polling each second).
+  const idle = () => revalidator.state === "idle" && navigation.state === "idle" && fetchers.every((f) => f.state === "idle");
+  const current = useRef({ idle, revalidate: revalidator.revalidate });
+  current.current = { idle, revalidate: revalidator.revalidate };
   useEffect(() => {
     if (everyMs === null) return;
     let stopped = false;
     let checking = false;
     const refresh = async () => {
-      if (checking || document.visibilityState !== "visible" || current.current.state !== "idle") return;
+      if (checking || document.visibilityState !== "visible" || !current.current.idle()) return;
       checking = true;
       const answers = await serverAnswers();
       checking = false;
@@ -41,7 +50,7 @@ export function useBackgroundRefresh(everyMs: number | null, firstMs?: number) {
         return;
       }
       dismissNotice(UNREACHABLE_NOTICE);
-      if (current.current.state === "idle") current.current.revalidate();
+      if (current.current.idle()) current.current.revalidate();
     };
     const first = firstMs === undefined ? undefined : setTimeout(refresh, firstMs);
     const timer = setInterval(refresh, everyMs);

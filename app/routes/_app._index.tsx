@@ -14,6 +14,7 @@ import { TableFrame } from "../components/ui/Table";
 import { ScoreNumbersTable } from "../components/quality/QualityNumbers";
 import { scoreNumbers, type ScoreNumbers } from "../quality.server";
 import { webhooksSwitchedOff } from "../webhooks.server";
+import { callDirectionText } from "../../common/call-direction";
 
 export const meta: MetaFunction = () => [{ title: "Главная" }];
 
@@ -232,7 +233,7 @@ function RecentRecordings({ recordings }: { recordings: RecordedCall[] }) {
             <li key={call.id} className="border-t border-slate-200 pt-2 first:border-t-0 first:pt-0 dark:border-slate-700">
               <div className="text-xs text-slate-600 dark:text-slate-400">
                 <time dateTime={call.at}>{formatDateTime(call.at)}</time>
-                {call.manager ? ` · ${call.manager}` : ""} · {call.number} · {formatTalkTime(call.talkSeconds)}
+                {`${call.manager ? ` · ${call.manager}` : ""} · ${callDirectionText(call.direction)} · ${call.number} · ${formatTalkTime(call.talkSeconds)}`}
               </div>
               <CallRecording entry={{ ...call, downloadable: call.playable }} />
             </li>

@@ -25,7 +25,7 @@ import { formIntent, formRefused, formReply, readFields, readFormBody, unknownIn
 import { createExportSchema } from "../../common/schemas/exports";
 import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
-import { DateTime, OneLine, TableFrame } from "../components/ui/Table";
+import { DateTime, TableFrame } from "../components/ui/Table";
 
 export const meta: MetaFunction = () => [{ title: "Экспорт баз" }];
 
@@ -187,9 +187,13 @@ export default function ExportBasePage() {
                       <input type="checkbox" name="ids" value={row.id} aria-label={`Выбрать ${row.name}`} />
                     </td>
                     <td className="p-2 font-medium" data-label="Название">
-                      <div>
-                        <OneLine text={row.name} className="max-w-[12rem]" />{" "}
-                        <span className="text-xs font-normal text-slate-500 dark:text-slate-400" data-testid="export-format">
+                      {/*
+                        The whole name, wrapping where the row needs it (issue 41 §14: it was cut at 12rem with room to
+                        spare); at least 12rem wide at desk width, so a long one takes a few lines rather than many.
+                      */}
+                      <div className="md:min-w-[12rem] [overflow-wrap:anywhere]">
+                        {row.name}{" "}
+                        <span className="whitespace-nowrap text-xs font-normal text-slate-500 dark:text-slate-400" data-testid="export-format">
                           .{row.format}
                         </span>
                       </div>

@@ -65,12 +65,12 @@ describe("GET /api/v1/status/countsAllTime/{databaseName}", () => {
   it("counts every status press ever made on the base, from the event history", async () => {
     const admin = 1;
     const rows = (text: string, n: number) => Array.from({ length: n }, () => ({ databaseId: north, userId: admin, statusText: text }));
-    await t.db.insert(leadEvents).values([...rows("Не дозвонился", 3), ...rows("Не интересно", 1), { databaseId: south, statusText: "Заявка" }]);
+    await t.db.insert(leadEvents).values([...rows("Недозвон", 3), ...rows("Отказ", 1), { databaseId: south, statusText: "Заявка" }]);
     const res = await t.request.get(`/api/v1/status/countsAllTime/${encodeURIComponent("Север")}`).set(bearer(token));
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { status: "Не дозвонился", count: 3 },
-      { status: "Не интересно", count: 1 },
+      { status: "Недозвон", count: 3 },
+      { status: "Отказ", count: 1 },
     ]);
     const unknown = await t.request.get(`/api/v1/status/countsAllTime/${encodeURIComponent("Нет такой")}`).set(bearer(token));
     expect(unknown.status).toBe(404);

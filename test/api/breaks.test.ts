@@ -70,7 +70,7 @@ describe("a break stops the lead flow", () => {
     expect(kept.headers["x-on-break"]).toBe("1");
 
     // A status on it is saved; no next lead, although four contacts are free.
-    const pressed = await press(a, filter.id, "Не интересно");
+    const pressed = await press(a, filter.id, "Отказ");
     expect(pressed.status).toBe(200);
     expect(pressed.body).toBe("");
     expect(pressed.headers["x-on-break"]).toBe("1");
@@ -78,7 +78,7 @@ describe("a break stops the lead flow", () => {
       t.db,
       sql`select status_text, user_id from lead_events where contact_id = ${held}`,
     );
-    expect(event).toEqual({ status_text: "Не интересно", user_id: a.id });
+    expect(event).toEqual({ status_text: "Отказ", user_id: a.id });
     const [free] = await queryRows<{ n: number }>(
       t.db,
       sql`select count(*)::int as n from contacts where database_id = (select database_id from contacts where id = ${held}) and status_id is null and held_by is null`,
@@ -114,10 +114,10 @@ describe("a break stops the lead flow", () => {
     await t.db.execute(sql`update contacts set held_until = now() - interval '5 minutes' where id = ${kept}`);
 
     // B works the topic dry: the third contact, then nothing — never A's lead.
-    expect((await press(b, filter.id, "Не интересно")).status).toBe(200);
+    expect((await press(b, filter.id, "Отказ")).status).toBe(200);
     expect(b.lead).not.toBe(kept);
     expect(b.lead).toBeGreaterThan(0);
-    expect((await press(b, filter.id, "Не интересно")).body).toBe("");
+    expect((await press(b, filter.id, "Отказ")).body).toBe("");
     expect((await getLead(b, filter.id)).body).toBe("");
     expect(await heldBy(kept)).toBe(a.id);
 
@@ -134,7 +134,7 @@ describe("a break stops the lead flow", () => {
   it("logging out ends the break; from then on an expired hold is anyone's again", async () => {
     const { filter, a, b } = await scene(2);
     const kept = a.lead;
-    expect((await press(b, filter.id, "Не интересно")).body).toBe("");
+    expect((await press(b, filter.id, "Отказ")).body).toBe("");
     expect((await startBreak(a)).status).toBe(200);
     await t.db.execute(sql`update contacts set held_until = now() - interval '5 minutes' where id = ${kept}`);
     expect((await getLead(b, filter.id)).body).toBe("");
@@ -201,20 +201,20 @@ describe("a break and scheduled callbacks", () => {
     expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour })).status).toBe(200);
     expect((await startBreak(a)).status).toBe(200);
     // The lead he got after scheduling is released by a press during the break: he holds nothing.
-    expect((await press(a, filter.id, "Не интересно")).body).toBe("");
+    expect((await press(a, filter.id, "Отказ")).body).toBe("");
 
     // Due a minute ago: still within the grace time. His own asks during the break do not take it...
     await t.db.execute(sql`update callbacks set due_at = now() - interval '1 minute' where contact_id = ${scheduled}`);
     expect((await getLead(a, filter.id)).body).toBe("");
     // ...and B does not get it yet.
-    expect((await press(b, filter.id, "Не интересно")).status).toBe(200);
+    expect((await press(b, filter.id, "Отказ")).status).toBe(200);
     expect(b.lead).not.toBe(scheduled);
     const mine = await t.request.get("/api/v1/callbacks/mine").set(a.auth);
     expect(mine.body).toMatchObject([{ contactId: scheduled, due: true, overdue: false }]);
 
     // The break goes on past the grace time: the callback is B's next lead, ahead of the fresh contacts.
     await t.db.execute(sql`update callbacks set due_at = now() - interval '16 minutes' where contact_id = ${scheduled}`);
-    const passed = await press(b, filter.id, "Не интересно");
+    const passed = await press(b, filter.id, "Отказ");
     expect(passed.status).toBe(200);
     expect(passed.body.id).toBe(scheduled);
     const [cb] = await queryRows<{ handed_to: number }>(t.db, sql`select handed_to from callbacks where contact_id = ${scheduled}`);
@@ -227,7 +227,7 @@ describe("a break and scheduled callbacks", () => {
     const inOneHour = new Date(Date.now() + 3600_000).toISOString();
     expect((await press(a, filter.id, callbackStatus.text, { callbackAt: inOneHour })).status).toBe(200);
     await t.db.execute(sql`update callbacks set due_at = now() - interval '1 minute' where contact_id = ${scheduled}`);
-    expect((await press(a, filter.id, "Не интересно")).body.id).toBe(scheduled);
+    expect((await press(a, filter.id, "Отказ")).body.id).toBe(scheduled);
   });
 
   it("Позвонить сейчас is refused during a break with the reason", async () => {
@@ -313,9 +313,9 @@ describe("agent states on /users", () => {
       // The break ends: back to his lead. A press with nothing left: idle, since that press.
       expect((await endBreak(me)).status).toBe(200);
       await stateOf("state-watch", "lead");
-      await press(me, filter.id, "Не интересно");
-      await press(me, filter.id, "Не интересно");
-      await press(me, filter.id, "Не интересно");
+      await press(me, filter.id, "Отказ");
+      await press(me, filter.id, "Отказ");
+      await press(me, filter.id, "Отказ");
       expect(me.lead).toBe(0);
       const [{ last }] = await queryRows<{ last: Date | string }>(
         t.db,

@@ -61,8 +61,8 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
   it("never hands one contact to two managers, nor a listed or out-of-hours one, nor a retry early, nor a callback twice", async () => {
     const adminToken = await t.adminToken();
     const s = await statusesByText(t.db);
-    const [final] = await t.db.insert(statuses).values({ text: "Недозвон", buttonText: "Итог: недозвон", color: "#475569", order: 90 }).returning();
-    const noAnswer = s["Не дозвонился"].id;
+    const [final] = await t.db.insert(statuses).values({ text: "Недоступен", buttonText: "Недоступен", color: "#475569", order: 90 }).returning();
+    const noAnswer = s["Недозвон"].id;
     const busy = s["Занято"].id;
 
     const file = Buffer.from(csvText([["ФИО", "Телефон", "Часовой пояс"], ...rows()]));
@@ -142,7 +142,7 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
     const forbidden = new Set(idsOf("outside", "listed", "callbackOutside", "callbackListed"));
     const callbackHandouts = new Map<number, number>();
     const lastPress = new Map<number, { round: number; status: string }>();
-    const delayOf: Record<string, number> = { "Не дозвонился": NO_ANSWER_DELAY, Занято: BUSY_DELAY };
+    const delayOf: Record<string, number> = { Недозвон: NO_ANSWER_DELAY, Занято: BUSY_DELAY };
     let retriesBack = 0;
     let seed = 29;
     const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
@@ -168,8 +168,7 @@ describe(`${process.env.TEST_DATABASE_URL ? "two app instances on one Postgres" 
           }
           const contactId = m.lead;
           const roll = random();
-          const statusText =
-            kind.get(contactId) === "callback" ? "Не интересно" : roll < 0.45 ? "Не дозвонился" : roll < 0.8 ? "Занято" : "Не интересно";
+          const statusText = kind.get(contactId) === "callback" ? "Отказ" : roll < 0.45 ? "Недозвон" : roll < 0.8 ? "Занято" : "Отказ";
           lastPress.set(contactId, { round, status: statusText });
           const res = await m.api
             .put("/api/v1/status/update-and-get-lead")

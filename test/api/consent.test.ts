@@ -82,7 +82,7 @@ describe("a topic «только с согласием»", () => {
       expect(res.status).toBe(200);
       if (!res.body) break;
       given.push(res.body.name);
-      await t.db.update(contacts).set({ heldBy: null, heldUntil: null, statusId: s["Не интересно"].id }).where(eq(contacts.id, res.body.id));
+      await t.db.update(contacts).set({ heldBy: null, heldUntil: null, statusId: s["Отказ"].id }).where(eq(contacts.id, res.body.id));
     }
     expect(given).toEqual(["Согласие да", "Согласие с датой"]);
 

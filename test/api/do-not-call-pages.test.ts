@@ -75,8 +75,8 @@ describe("/donotcall without JavaScript", () => {
 
   it("the status flag is a toggle on /edit-statuses, and /searchlead marks a listed contact", async () => {
     const s = await statusesByText(t.db);
-    expect((await post("/edit-statuses", { intent: "do-not-call", id: String(s["Не интересно"].id) })).status).toBe(302);
-    expect((await statusesByText(t.db))["Не интересно"].isDoNotCall).toBe(true);
+    expect((await post("/edit-statuses", { intent: "do-not-call", id: String(s["Отказ"].id) })).status).toBe(302);
+    expect((await statusesByText(t.db))["Отказ"].isDoNotCall).toBe(true);
     const statusesPage = await getPage(t, "/edit-statuses", cookie);
     expect(statusesPage.text).toContain("Добавить в список «Не звонить»");
 

@@ -36,7 +36,7 @@ async function managerOn(databaseIds: number[], statusIds?: number[]) {
   });
   const auth = bearer(await t.tokenFor(person));
   const first = () => t.request.get(`/api/v1/database/filtered-lead?filterId=${filter.id}&userId=${person.user.id}`).set(auth);
-  const press = (contactId: number, statusText = "Не интересно") =>
+  const press = (contactId: number, statusText = "Отказ") =>
     t.request.put("/api/v1/status/update-and-get-lead").set(auth).send({
       statusText,
       contactId,
@@ -135,7 +135,7 @@ describe("the turn never hands out a listed number", () => {
       .update(contacts)
       .set({ heldBy: someone.user.id, heldUntil: new Date(Date.now() - 60_000) })
       .where(eq(contacts.id, rows[1].id));
-    await t.db.update(contacts).set({ statusId: s["Не интересно"].id }).where(eq(contacts.id, rows[2].id));
+    await t.db.update(contacts).set({ statusId: s["Отказ"].id }).where(eq(contacts.id, rows[2].id));
     // The second base's contact has the same number as the re-work one.
     await t.db.update(contacts).set({ phone: rows[0].phone, phoneKey: rows[0].phoneKey }).where(eq(contacts.id, copies[0].id));
     const m = await managerOn([base.id, second.id]);
@@ -193,7 +193,7 @@ describe("import", () => {
 describe("the do-not-call status flag", () => {
   it("a press lists the number with the manager as the one who added it; it is never handed out again in any base", async () => {
     const s = await statusesByText(t.db);
-    const flag = await t.request.put(`/api/v1/status/${s["Не интересно"].id}/do-not-call`).set(bearer(admin));
+    const flag = await t.request.put(`/api/v1/status/${s["Отказ"].id}/do-not-call`).set(bearer(admin));
     expect(flag.status).toBe(200);
     expect(flag.body.isDoNotCall).toBe(true);
     const { base, contacts: rows } = await createBase(t.db, { count: 1 });
@@ -201,7 +201,7 @@ describe("the do-not-call status flag", () => {
     // The same person in another base.
     await t.db.update(contacts).set({ phone: rows[0].phone, phoneKey: rows[0].phoneKey }).where(eq(contacts.id, copies[0].id));
     // The topic works the flagged status again: without the flag the pressed contact would come straight back.
-    const m = await managerOn([base.id, second.id], [s["Не интересно"].id]);
+    const m = await managerOn([base.id, second.id], [s["Отказ"].id]);
     expect((await m.first()).body.id).toBe(rows[0].id);
     const next = await m.press(rows[0].id);
     expect(next.status).toBe(200);
@@ -216,7 +216,7 @@ describe("the do-not-call status flag", () => {
 
   it("a contact with several numbers in its phone field gets all of them listed", async () => {
     const s = await statusesByText(t.db);
-    await t.request.put(`/api/v1/status/${s["Не интересно"].id}/do-not-call`).set(bearer(admin));
+    await t.request.put(`/api/v1/status/${s["Отказ"].id}/do-not-call`).set(bearer(admin));
     const { base, contacts: rows } = await createBase(t.db, { count: 1 });
     const phone = "050 200 00 01, 067 765 43 21";
     const region = t.config.phoneRegion;
@@ -264,7 +264,7 @@ describe("listed contacts leave the free index", () => {
 
   it("a press that lists a second number never hands out, in that very press, another base's contact with it", async () => {
     const s = await statusesByText(t.db);
-    await t.request.put(`/api/v1/status/${s["Не интересно"].id}/do-not-call`).set(bearer(admin));
+    await t.request.put(`/api/v1/status/${s["Отказ"].id}/do-not-call`).set(bearer(admin));
     const region = t.config.phoneRegion;
     const { base, contacts: rows } = await createBase(t.db, { count: 1 });
     const { base: second, contacts: others } = await createBase(t.db, { count: 2 });
@@ -363,7 +363,7 @@ describe("the list", () => {
       t.request.post("/api/v1/do-not-call/paste").set(auth).send({ text: "0672223344" }),
       t.request.post("/api/v1/do-not-call/import").set(auth).attach("file", Buffer.from("0672223344\n"), "a.txt"),
       t.request.delete(`/api/v1/do-not-call/${item.body.id}`).set(auth),
-      t.request.put(`/api/v1/status/${s["Не интересно"].id}/do-not-call`).set(auth),
+      t.request.put(`/api/v1/status/${s["Отказ"].id}/do-not-call`).set(auth),
     ]);
     expect(answers.map((a) => a.status)).toEqual([403, 403, 403, 403, 403, 403]);
     expect(await listed()).toEqual([{ key: "380501112233", by: "admin" }]);

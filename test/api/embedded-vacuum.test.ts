@@ -24,7 +24,7 @@ describe("vacuum of the embedded database", () => {
       const { base } = await createBase(t.db, { count: 600, name: "Обзвон" });
       const s = await statusesByText(t.db);
       // Presses: every contact gets a status, then another one (each update leaves a dead row).
-      for (const status of ["Не интересно", "Перезвонить"]) {
+      for (const status of ["Отказ", "Перезвонить"]) {
         await t.db.execute(sql`update contacts set status_id = ${s[status].id} where database_id = ${base.id}`);
       }
       if (t.handle.kind !== "pglite") {
@@ -40,7 +40,7 @@ describe("vacuum of the embedded database", () => {
 
       // Large: 3,000 more contacts, then a press for each; the app is busy, so the table waits.
       await createBase(t.db, { count: 3000, name: "Большая" });
-      await t.db.execute(sql`update contacts set status_id = ${s["Не интересно"].id} where status_id is null`);
+      await t.db.execute(sql`update contacts set status_id = ${s["Отказ"].id} where status_id is null`);
       expect(await deadRows("contacts")).toBeGreaterThanOrEqual(3000);
       expect(await job.tick()).toBeNull();
       expect(await deadRows("contacts")).toBeGreaterThanOrEqual(3000);

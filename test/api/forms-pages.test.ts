@@ -164,7 +164,7 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     expect(unchanged).toMatchObject({ inboundRingSeconds: 25, inboundMaxManagers: 4 });
   });
 
-  it("/edit-statuses: a bad colour is refused in its row, and an emptied button text and key are saved as cleared", async () => {
+  it("/edit-statuses: a bad colour is refused in its row; an emptied button text says the status's text, an emptied key is cleared", async () => {
     const created = await t.request
       .post("/api/v1/status")
       .set(bearer(admin))
@@ -192,7 +192,8 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     });
     expect(cleared.status).toBe(302);
     const [saved] = (await t.db.select().from(statuses)).filter((s) => s.id === id);
-    expect(saved).toMatchObject({ buttonText: "", color: "#654321", hotkey: null });
+    // Decision 081: one name, the status's text, on its button too.
+    expect(saved).toMatchObject({ text: "Цветной", buttonText: "Цветной", color: "#654321", hotkey: null });
   });
 
   it("/payments dialogs: a zero payout, one over the balance and an empty change under the amount; the reset needs none", async () => {
@@ -338,7 +339,7 @@ describe("forms without JavaScript: the schema's message next to its field", () 
       m[1].includes('checked=""'),
     ]);
     // (other tests of this file add statuses of their own: each of those is ticked too)
-    expect(Object.fromEntries(ticked)).toMatchObject({ "Не дозвонился": true, Занято: true, Перезвонить: true, "Не интересно": true, Заявка: false });
+    expect(Object.fromEntries(ticked)).toMatchObject({ Недозвон: true, Занято: true, Перезвонить: true, Отказ: true, Заявка: false });
     expect(ticked.filter(([name, on]) => name !== "Заявка" && !on)).toEqual([]);
     expect(statusBoxes.text).toContain("Клиентов с отмеченными статусами тематика выдаёт менеджерам снова");
 
@@ -346,30 +347,30 @@ describe("forms without JavaScript: the schema's message next to its field", () 
     // was a toast alone), the form's message above as before; nothing is saved.
     const s = Object.fromEntries((await t.db.select().from(statuses)).map((row) => [row.text, String(row.id)]));
     const [base] = await t.db.insert(databases).values({ name: "База правил" }).returning();
-    /** The topic «С правилом» of a new manager, which works «Не дозвонился» and «Не интересно» again. */
+    /** The topic «С правилом» of a new manager, which works «Недозвон» and «Отказ» again. */
     const ruledTopic = async (login: string, finalStatus: string, hours: Record<string, string | string[]>) => ({
       intent: "save",
       name: "С правилом",
       managers: String((await createUser(t.db, { login })).user.id),
       databases: String(base.id),
-      statuses: [s["Не дозвонился"], s["Не интересно"]],
+      statuses: [s["Недозвон"], s["Отказ"]],
       ...hours,
       "callingHours.timeZone": "Europe/Kyiv",
       retryCountedBy: "presses",
-      [`retryRules.${s["Не дозвонился"]}.delay`]: "2",
-      [`retryRules.${s["Не дозвонился"]}.unit`]: "hours",
-      [`retryRules.${s["Не дозвонился"]}.maxAttempts`]: "3",
-      [`retryRules.${s["Не дозвонился"]}.finalStatus`]: finalStatus,
+      [`retryRules.${s["Недозвон"]}.delay`]: "2",
+      [`retryRules.${s["Недозвон"]}.unit`]: "hours",
+      [`retryRules.${s["Недозвон"]}.maxAttempts`]: "3",
+      [`retryRules.${s["Недозвон"]}.finalStatus`]: finalStatus,
     });
     const ruled = await postPageForm(
       t,
       "/loadedbases/filters/new",
       cookie,
-      await ruledTopic("rule-row", s["Не интересно"], { "callingHours.from": "09:00", "callingHours.until": "21:00", "callingHours.days": "1" }),
+      await ruledTopic("rule-row", s["Отказ"], { "callingHours.from": "09:00", "callingHours.until": "21:00", "callingHours.days": "1" }),
     );
     expect(ruled.status).toBe(400);
-    const why = "Итоговый статус «Не интересно» тематика берёт в работу снова: выберите статус, которого нет в её статусах";
-    expect(field(ruled.text, `retryRules.${s["Не дозвонился"]}.finalStatus`, topicForm)).toMatchObject({ invalid: true, message: why });
+    const why = "Итоговый статус «Отказ» тематика берёт в работу снова: выберите статус, которого нет в её статусах";
+    expect(field(ruled.text, `retryRules.${s["Недозвон"]}.finalStatus`, topicForm)).toMatchObject({ invalid: true, message: why });
     expect(ruled.text).toContain(`Ошибка сохранения фильтра: ${why}`);
     expect((await t.db.select().from(filters)).filter((f) => f.name === "С правилом")).toHaveLength(0);
 
@@ -390,7 +391,7 @@ describe("forms without JavaScript: the schema's message next to its field", () 
       .split("</li>")[0]
       .replace(/<[^>]+>/g, "");
     expect(card).toContain("Звонки: 10:00–19:00, Пн, Вт, Ср, Чт, Пт");
-    expect(card).toContain("Повтор недозвона: Не дозвонился: через 2 ч, не более 3 попыток, затем «Заявка»");
+    expect(card).toContain("Повтор недозвона: Недозвон: через 2 ч, не более 3 попыток, затем «Заявка»");
     expect(card).toContain("Автонабор: выключен");
     expect(card).toContain("Запись разговоров: записываются, хранятся 30 дн.");
   });

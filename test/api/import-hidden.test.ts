@@ -82,7 +82,7 @@ describe("an import under way", () => {
     const written = await firstBatchOf("Большая");
     const pressedAt = performance.now();
     const press = await t.request.put("/api/v1/status/update-and-get-lead").set(auth).send({
-      statusText: "Не интересно",
+      statusText: "Отказ",
       contactId: lead.body.id,
       userId: manager.user.id,
       passport: "",

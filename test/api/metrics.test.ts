@@ -44,7 +44,7 @@ describe("/metrics", () => {
     const press = await t.request
       .put("/api/v1/status/update-and-get-lead")
       .set(bearer(token))
-      .send({ statusText: "Не интересно", contactId: rows[0].id, userId: manager.user.id, passport: "", filterId: filter.id, clientInfo: "" });
+      .send({ statusText: "Отказ", contactId: rows[0].id, userId: manager.user.id, passport: "", filterId: filter.id, clientInfo: "" });
     expect(press.status).toBe(200);
     await getPage(t, "/auth");
     await getPage(t, "/exportbase/123/download");

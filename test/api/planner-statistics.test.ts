@@ -23,7 +23,7 @@ describe("planner statistics", () => {
       const s = await statusesByText(t.db);
       await t.db.execute(sql`
         insert into contacts (database_id, name, phone, phone_key, status_id)
-        select ${base.id}, 'Клиент ' || g, '+380' || g, '380' || g, case when g % 2 = 0 then ${s["Не интересно"].id}::int end
+        select ${base.id}, 'Клиент ' || g, '+380' || g, '380' || g, case when g % 2 = 0 then ${s["Отказ"].id}::int end
         from generate_series(1, 30000) g`);
       const expiredHold = claimStatement(1, 30, { filterId: 0, databaseIds: [base.id], statusIds: [], hours: DEFAULT_CALLING_HOURS }, [
         "expiredHold",

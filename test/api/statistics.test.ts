@@ -46,7 +46,7 @@ describe("GET /api/v1/statistics", () => {
       totalDatabases: 3,
       totalContacts: 1300,
       statusCounts: { Отказ: 4, Заявка: 2, Перезвонить: 1, Недозвон: 4 },
-      // Each status's own colour (seeded: Отказ and Недозвон are button texts), whatever its rank.
+      // Each status's own colour (the seeded statuses by their one name, decision 081), whatever its rank.
       statusColors: { Отказ: "#dc2626", Заявка: "#22c55e", Перезвонить: "#2563eb", Недозвон: "#6b7280" },
       topManagers: [
         { manager: "Ольга", count: 4 },

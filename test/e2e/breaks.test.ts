@@ -87,7 +87,7 @@ describe("a break from the header", () => {
     await notice.getByText("Новые лиды не выдаются, пока вы не закончите перерыв.").waitFor();
     expect(await page.getByTestId("lead-form").count()).toBe(0);
     expect(await page.getByTestId("no-leads").count()).toBe(0);
-    expect(await statusOf(first)).toBe("Не интересно");
+    expect(await statusOf(first)).toBe("Отказ");
 
     // Ending it from the panel: the next lead comes in, still without a page load.
     await notice.getByRole("button", { name: "Закончить перерыв" }).click();

@@ -1,6 +1,5 @@
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
@@ -12,6 +11,7 @@ import { createBase as createLeadBase, createFilterRow, statusesByText } from ".
 import { createBase, pressStatus } from "../helpers/money";
 import { insertAnsweredCall } from "../helpers/calls";
 import { toneWav } from "../helpers/recordings";
+import { LAYOUT_THEMES } from "../helpers/screen-checks";
 import { setTheme } from "../helpers/screens";
 
 let e: E2E;
@@ -118,17 +118,16 @@ describe("today's call numbers (issue 29)", () => {
         outcome: talk === null ? ("no_answer" as const) : ("answered" as const),
       })),
     );
-    const dir = process.env.SCREENS_DIR || path.join(os.tmpdir(), "screens");
-    fs.mkdirSync(dir, { recursive: true });
+    const dir = process.env.SCREENS_DIR;
     const page = await e.newPage();
     await loginThroughPage(page, ADMIN);
-    for (const theme of ["light", "dark"] as const) {
+    for (const theme of LAYOUT_THEMES) {
       await setTheme(page.context(), e.baseUrl, theme);
       for (const width of [1440, 390]) {
         await page.setViewportSize({ width, height: 900 });
         await page.goto("/");
         await waitForHydration(page);
-        await page.locator("[data-testid=call-numbers]").screenshot({ path: path.join(dir, `call-numbers-${theme}-${width}.png`) });
+        if (dir) await page.locator("[data-testid=call-numbers]").screenshot({ path: path.join(dir, `call-numbers-${theme}-${width}.png`) });
         expect(await page.locator("[data-testid=call-total-talk] dd").textContent()).toBe("1:01:05");
         expect(await page.locator("[data-testid=call-total-percent] dd").textContent()).toBe("50\u00a0%");
         const desk = width >= 1100;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { databases, exports } from "../../db/schema";
 import { ADMIN, bearer } from "../helpers/app";
-import { allowRefusal, type E2E, loginThroughPage, parsed, startE2E, waitForHydration } from "../helpers/browser";
+import { allowRefusal, type E2E, loginThroughPage, messagesSeen, parsed, recordMessages, startE2E, waitForHydration } from "../helpers/browser";
 import { buildXlsx, readXlsx } from "../helpers/xlsx";
 import { EXPORT_HEADER } from "../../server/core/exports/run";
 
@@ -134,14 +134,21 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
     await loginThroughPage(page, ADMIN);
     await page.goto("/exportbase");
     if (javaScript) await waitForHydration(page);
+    const shown = async (message: string) => {
+      if (javaScript) await expect.poll(() => messagesSeen(page), { timeout: 30_000 }).toContain(message);
+      else await page.getByText(message).first().waitFor();
+    };
     await page.getByLabel("Выбрать Первый").check();
     await page.getByLabel("Выбрать Третий").check();
     await page.getByRole("button", { name: "Удалить выбранные" }).click();
     const confirm = page.getByTestId("confirm-export-delete");
     await parsed(confirm);
     expect(await confirm.textContent()).toContain("Удалить выбранные экспорты (2)?");
+    // With JavaScript the message is a 2 s toast, which a loaded machine's polling can miss (a CI failure): the page
+    // records every message it shows, however briefly (client-side navigations keep the record).
+    if (javaScript) await recordMessages(page);
     await confirm.getByRole("button", { name: "Удалить" }).click();
-    await page.getByText("Удалено экспортов: 2").first().waitFor();
+    await shown("Удалено экспортов: 2");
     await expect.poll(async () => (await e.db.select().from(exports)).map((x) => x.name)).toEqual(["Второй"]);
 
     if (javaScript) await waitForHydration(page);
@@ -149,7 +156,7 @@ describe.each([true, false])("exports with JavaScript %s", (javaScript) => {
     await parsed(confirm);
     expect(await confirm.textContent()).toContain("Удалить все экспорты (1)?");
     await confirm.getByRole("button", { name: "Удалить" }).click();
-    await page.getByText("Удалено экспортов: 1").first().waitFor();
+    await shown("Удалено экспортов: 1");
     await expect.poll(async () => (await e.db.select().from(exports)).length).toBe(0);
   });
 });

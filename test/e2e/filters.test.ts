@@ -90,7 +90,7 @@ describe("an admin builds a filter from /loadedbases", () => {
       await page.locator(`[data-testid=choice-${list}]`).getByRole("button", { name: "Выбрать все" }).click();
       await answered;
     }
-    await page.locator("[data-testid=filter-dialog]").getByRole("checkbox", { name: "Не интересно", exact: true }).check();
+    await page.locator("[data-testid=filter-dialog]").getByRole("checkbox", { name: "Отказ", exact: true }).check();
     await page.locator("[data-testid=filter-dialog]").getByRole("button", { name: "Сохранить" }).click();
     await page.waitForURL((url) => url.pathname === "/loadedbases");
     await page.getByText("Фильтр сохранен").first().waitFor();
@@ -285,7 +285,8 @@ describe("a topic's trunk number for calls in (issue 42), with and without JavaS
       const page = await e.newPage({ javaScript });
       await loginThroughPage(page, ADMIN);
       const form = page.locator("[data-testid=filter-form]");
-      const number = form.getByLabel("Номер линии для входящих");
+      // One field, two uses (decision 083): the number calls in reach and the topic's calls out show.
+      const number = form.getByLabel("Номер линии: входящие и номер, который видят клиенты");
       const message = form.locator("[data-testid=filter-inbound] [data-field-error]");
       /** The topic's form, its lists ticked (SPEC asks for them first), the number typed and Сохранить pressed. */
       const send = async (typed: string) => {
@@ -297,8 +298,14 @@ describe("a topic's trunk number for calls in (issue 42), with and without JavaS
       };
       // The region's check is the server's (PHONE_REGION): with JavaScript too the form is sent and answered 400.
       allowRefusal(400);
+      await page.goto(`/loadedbases/filters/${topic.id}`);
+      const underIt = form.locator("#filter-inbound-empty");
+      expect(await underIt.textContent()).toBe("Пусто — общий номер линии (TRUNK_CALLER_ID)");
+      expect((await number.getAttribute("aria-describedby"))!.split(" ")).toContain("filter-inbound-empty");
       await send("12345");
-      await expect.poll(() => message.textContent()).toMatch(/^Номер линии для входящих: «12345» — неполный или несуществующий номер телефона/);
+      await expect
+        .poll(() => message.textContent())
+        .toMatch(/^Номер линии \(входящие и номер, который видят клиенты\): «12345» — неполный или несуществующий номер телефона/);
       expect(await number.getAttribute("aria-invalid")).toBe("true");
       expect((await e.db.select().from(filters).where(eq(filters.id, topic.id)))[0].inboundNumber).toBe("");
       if (process.env.SCREENS_DIR) {

@@ -182,7 +182,7 @@ describe("keyboard only", () => {
     const [application] = await e.db.select().from(applications).where(eq(applications.contactId, contacts[1].id));
     expect(application).toMatchObject({ applicationText: "Сумма: 15000", withPassport: true, amountCents: 2000 });
     const events = await e.db.select().from(leadEvents).where(eq(leadEvents.userId, manager.user.id)).orderBy(leadEvents.id);
-    expect(events.map((ev) => ev.statusText)).toEqual(["Не интересно", "Заявка"]);
+    expect(events.map((ev) => ev.statusText)).toEqual(["Отказ", "Заявка"]);
     expect(unmarked).toEqual([]);
   });
 

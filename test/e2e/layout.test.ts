@@ -1,3 +1,4 @@
+import path from "node:path";
 import type { Page } from "playwright-core";
 import { eq, inArray } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,7 +6,7 @@ import { calls, statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
 import { allowRefusal, allowPageError, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
-import { layoutFaults } from "../helpers/screen-checks";
+import { LAYOUT_THEMES, layoutFaults, screenshot } from "../helpers/screen-checks";
 import { seedScreens, setTheme as setThemeFor } from "../helpers/screens";
 
 /**
@@ -46,6 +47,73 @@ async function contextFor(credentials: { login: string; password: string; access
 
 const setTheme = (context: Parameters<typeof setThemeFor>[0], theme: Theme) => setThemeFor(context, e.baseUrl, theme);
 
+/** A screenshot for a person to look at, where SCREENS_DIR names a folder (none otherwise, as in CI). */
+async function shot(page: Page, name: string) {
+  if (process.env.SCREENS_DIR) await screenshot(page, path.join(process.env.SCREENS_DIR, `${name}.png`));
+}
+
+/**
+ * A table shown whole (issue 41 §14, at desk width): its frame needs no sideways scroll; every head cell and every
+ * cell of its first rows lies inside the frame and the window; no text in it is cut (an ellipsis, a clamp to some
+ * lines, or a clipped box) and no word is broken inside (a header of two words takes at most two lines). Empty
+ * when all is well.
+ */
+function tableFaults(page: Page, table: string): Promise<string[]> {
+  return page.evaluate((selector) => {
+    const faults: string[] = [];
+    const el = document.querySelector<HTMLElement>(selector);
+    if (!el) return [`no ${selector}`];
+    const frame = el.closest<HTMLElement>("[data-scroll-x]") ?? el;
+    const f = frame.getBoundingClientRect();
+    const vw = document.documentElement.clientWidth;
+    const say = (node: Element) => `«${(node.textContent ?? "").trim().replace(/\s+/g, " ").slice(0, 40)}»`;
+    if (frame.scrollWidth > frame.clientWidth + 1) faults.push(`the table scrolls sideways (${frame.scrollWidth} > ${frame.clientWidth})`);
+    const cells = [
+      ...Array.from(el.querySelectorAll<HTMLElement>("thead th")),
+      ...Array.from(el.querySelectorAll<HTMLElement>("tbody tr:nth-child(-n+5) > td")),
+    ];
+    for (const cell of cells) {
+      const r = cell.getBoundingClientRect();
+      if (r.width < 2) continue;
+      if (r.left < f.left - 1 || r.right > f.right + 1)
+        faults.push(
+          `${say(cell)} lies outside the table (${Math.round(r.left)}..${Math.round(r.right)} of ${Math.round(f.left)}..${Math.round(f.right)})`,
+        );
+      else if (r.right > vw + 1) faults.push(`${say(cell)} lies outside the window`);
+      for (const node of [cell, ...Array.from(cell.querySelectorAll<HTMLElement>("*"))]) {
+        const style = getComputedStyle(node);
+        if (style.display === "none" || node.classList.contains("sr-only") || !node.textContent?.trim()) continue;
+        const clamp = style.getPropertyValue("-webkit-line-clamp");
+        const cutX = style.overflowX !== "visible" && node.scrollWidth > node.clientWidth + 1;
+        const cutY = style.overflowY !== "visible" && node.scrollHeight > node.clientHeight + 1;
+        if (cutX || cutY) {
+          const how = cutX && style.textOverflow === "ellipsis" ? "with an ellipsis" : clamp && clamp !== "none" ? `to ${clamp} lines` : "by its box";
+          faults.push(`${say(node)} is cut ${how}`);
+        }
+      }
+      // A word broken inside: more lines than words (a head cell's label is short text).
+      if (cell.tagName === "TH") {
+        const text = (cell.innerText ?? "").trim();
+        if (!text) continue;
+        // The lines its text takes: the distinct tops of its text's line boxes.
+        const tops: number[] = [];
+        const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          if (node.parentElement?.closest(".sr-only") || !node.textContent?.trim()) continue;
+          const range = document.createRange();
+          range.selectNodeContents(node);
+          for (const line of Array.from(range.getClientRects())) {
+            if (line.width > 1 && !tops.some((top) => Math.abs(top - line.top) < 4)) tops.push(line.top);
+          }
+        }
+        const lines = tops.length;
+        if (lines > text.split(/\s+/).length) faults.push(`${say(cell)} breaks inside a word (${lines} lines)`);
+      }
+    }
+    return faults;
+  }, table);
+}
+
 describe("layout in a state, at 1280 and 390 px", () => {
   it("the inline edit on /managers keeps its save and cancel buttons on screen", async () => {
     const found: string[] = [];
@@ -83,7 +151,7 @@ describe("layout in a state, at 1280 and 390 px", () => {
     const found: string[] = [];
     for (const javaScript of [true, false]) {
       const { context, page } = await contextFor(ADMIN, javaScript);
-      for (const theme of ["light", "dark"] as Theme[]) {
+      for (const theme of LAYOUT_THEMES) {
         await setTheme(context, theme);
         await page.setViewportSize(WIDTHS[1]);
         const label = `${theme}${javaScript ? "" : " no-JS"}`;
@@ -212,7 +280,7 @@ describe("layout in a state, at 1280 and 390 px", () => {
 
   it("every status button's shape shows in both themes: 3:1 against the page, by its colour or its ring (issue 31)", async () => {
     // A near-black status (1.14:1 on the dark page) and a near-white one (1.0:1 on the light page).
-    const changed = { Перезвонить: "#111827", "Не интересно": "#f8fafc" };
+    const changed = { Перезвонить: "#111827", Отказ: "#f8fafc" };
     const before = await e.db.select({ text: statuses.text, color: statuses.color }).from(statuses);
     for (const [text, color] of Object.entries(changed)) await e.db.update(statuses).set({ color }).where(eq(statuses.text, text));
     const found: string[] = [];
@@ -444,6 +512,74 @@ describe("layout in a state, at 1280 and 390 px", () => {
     expect(found).toEqual([]);
   }, 120_000);
 
+  it("Мои базы at 1440 with a centre's seven statuses: every column in view and whole, «Удалить» in its row, no cue (issue 41 §14)", async () => {
+    // The walk's centre: the seed's five, «Думает» (seedScreens) and a do-not-call status with a shorter button.
+    const [added] = await e.db
+      .insert(statuses)
+      .values({ text: "Просит не звонить", buttonText: "Не звонить", color: "#7c3aed", order: 60 })
+      .returning({ id: statuses.id });
+    const found: string[] = [];
+    try {
+      for (const javaScript of [true, false]) {
+        const { context, page } = await contextFor(ADMIN, javaScript);
+        for (const theme of LAYOUT_THEMES) {
+          await setTheme(context, theme);
+          for (const size of [{ width: 1440, height: 900 }, WIDTHS[1]]) {
+            await page.setViewportSize(size);
+            await page.goto("/loadedbases");
+            if (javaScript) await waitForHydration(page);
+            const label = `${size.width} ${theme}${javaScript ? "" : " no-JS"}`;
+            if (size.width === 1440) {
+              found.push(...(await tableFaults(page, "[data-testid=bases-table]")).map((f) => `${label}: ${f}`));
+              if (javaScript && (await page.getByTestId("scroll-cue").count()) > 0)
+                found.push(`${label}: the cue says «${await page.getByTestId("scroll-cue").textContent()}»`);
+            }
+            found.push(...(await layoutFaults(page)).map((f) => `${label}: ${f}`));
+            await shot(page, `loadedbases-${size.width}-${theme}${javaScript ? "" : "-nojs"}`);
+          }
+        }
+        await context.close();
+      }
+    } finally {
+      await e.db.delete(statuses).where(eq(statuses.id, added.id));
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
+
+  it("/exportbase at 1440 shows each export's whole name, nothing cut; at 390 a card per export (issue 41 §14)", async () => {
+    const found: string[] = [];
+    for (const javaScript of [true, false]) {
+      const { context, page } = await contextFor(ADMIN, javaScript);
+      for (const theme of LAYOUT_THEMES) {
+        await setTheme(context, theme);
+        for (const size of [{ width: 1440, height: 900 }, WIDTHS[0], WIDTHS[1]]) {
+          await page.setViewportSize(size);
+          await page.goto("/exportbase");
+          if (javaScript) await waitForHydration(page);
+          const label = `${size.width} ${theme}${javaScript ? "" : " no-JS"}`;
+          // seedScreens's export: «Выгрузка за ноябрь по всем базам Киева и области».
+          if (size.width > 1000) found.push(...(await tableFaults(page, "[data-testid=exports-table]")).map((f) => `${label}: ${f}`));
+          else {
+            const names = await page.getByTestId("export-row").evaluateAll((rows) =>
+              rows.flatMap((row) => {
+                const name = row.querySelector<HTMLElement>("td[data-label=Название]")!;
+                const cut = Array.from(name.querySelectorAll<HTMLElement>("*")).some(
+                  (node) => getComputedStyle(node).overflowX !== "visible" && node.scrollWidth > node.clientWidth + 1,
+                );
+                return cut ? [`«${name.textContent!.trim()}» is cut`] : [];
+              }),
+            );
+            found.push(...names.map((f) => `${label}: ${f}`));
+          }
+          found.push(...(await layoutFaults(page)).map((f) => `${label}: ${f}`));
+          await shot(page, `exportbase-${size.width}-${theme}${javaScript ? "" : "-nojs"}`);
+        }
+      }
+      await context.close();
+    }
+    expect(found).toEqual([]);
+  }, 120_000);
+
   it("the callbacks' «Передать» menu shows a manager's whole name at desk width (issue 31)", async () => {
     const found: string[] = [];
     const { context, page } = await contextFor(ADMIN, true);
@@ -549,8 +685,8 @@ describe("layout in a state, at 1280 and 390 px", () => {
       .insert(statuses)
       .values([
         ...Array.from({ length: 14 }, (_, i) => ({ text: `Статус ${i + 1}`, buttonText: `Статус ${i + 1}`, color: "#64748b", order: 10 + i })),
-        // A second «Отказ» (its own status, another colour).
-        { text: "Отказ", buttonText: "Отказ", color: "#7c3aed", order: 30 },
+        // A second «Отказ» button (its own status, with a shorter button text, another colour).
+        { text: "Отказ от услуги", buttonText: "Отказ", color: "#7c3aed", order: 30 },
       ])
       .returning({ id: statuses.id, text: statuses.text });
     const keysOnPanel = async (page: Page) =>

@@ -152,13 +152,13 @@ describe("the lead panel's keys", () => {
     expect(await leadName.textContent()).toBe(contacts[0].name);
     expect(await live.textContent()).toBe("");
 
-    // 5 is Отказ (Не интересно; issue 31: Заявка is 1, then technical, then normal): the press is recorded and the next lead painted and announced.
+    // 5 is Отказ (issue 31: Заявка is 1, then technical, then normal): the press is recorded and the next lead painted and announced.
     await page.keyboard.press("Digit5");
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
     expect(await page.locator("[data-testid=lead-phone]").textContent()).toBe(readable(contacts[1].phone));
     expect(await live.textContent()).toBe(`Новый лид: ${contacts[1].name}, ${readable(contacts[1].phone)}`);
     expect(await page.getByTestId("client-history").textContent()).toBe("С этим клиентом ещё не работали: звонков и статусов нет.");
-    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Не интересно"]]);
+    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Отказ"]]);
 
     // In a field the digits are typed, Enter presses nothing; with Ctrl or Alt held nothing happens.
     const amount = page.getByLabel("Сумма");
@@ -186,8 +186,8 @@ describe("the lead panel's keys", () => {
     await page.waitForTimeout(500);
     expect(await leadName.textContent()).toBe(contacts[2].name);
     expect(await eventsOf(manager.user.id)).toEqual([
-      [contacts[0].id, "Не интересно"],
-      [contacts[1].id, "Не дозвонился"],
+      [contacts[0].id, "Отказ"],
+      [contacts[1].id, "Недозвон"],
     ]);
     // The card typed for the previous lead was cleared for this one.
     expect(await amount.inputValue()).toBe("");
@@ -236,14 +236,7 @@ describe("the lead panel's keys", () => {
     await page.keyboard.press("Digit3");
     await page.getByText("Для вас нет доступных лидов").first().waitFor(SLOW);
     expect(await live.textContent()).toBe("Для вас нет доступных лидов");
-    expect((await eventsOf(manager.user.id)).map(([, text]) => text)).toEqual([
-      "Не интересно",
-      "Не дозвонился",
-      "Заявка",
-      "Занято",
-      "Занято",
-      "Занято",
-    ]);
+    expect((await eventsOf(manager.user.id)).map(([, text]) => text)).toEqual(["Отказ", "Недозвон", "Заявка", "Занято", "Занято", "Занято"]);
   });
 
   it("a press is one request: no refresh of the page's data follows it, nothing is aborted, no press is lost", async () => {
@@ -303,7 +296,7 @@ describe("the lead panel's keys", () => {
     await page.getByRole("button", { name: "Отказ" }).click();
     await page.waitForLoadState();
     expect(await page.locator("[data-testid=lead-name]").textContent()).toBe(contacts[1].name);
-    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Не интересно"]]);
+    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Отказ"]]);
   });
 });
 
@@ -329,7 +322,7 @@ describe("the keyboard around the card (issue 41 §9)", () => {
     expect(await focusIs(page)).not.toBe("card-0");
     await page.keyboard.press("Digit5");
     await expect.poll(() => leadName.textContent(), SLOW).toBe(contacts[1].name);
-    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Не интересно"]]);
+    expect(await eventsOf(manager.user.id)).toEqual([[contacts[0].id, "Отказ"]]);
 
     // From the card's last field (Паспорт) one Tab lands on «К статусам», shown when focused; Enter puts the focus on
     // the first status button (the row stays first on the page, as SPEC lists it: most presses need no card).

@@ -100,7 +100,7 @@ describe("npm run backup / npm run restore", { timeout: 240_000 }, () => {
           ? await api(server, "GET", `/database/filtered-lead?filterId=${filterId}&userId=${userId}`, { token })
           : await api(server, "PUT", "/status/update-and-get-lead", {
               token,
-              body: { statusText: "Не дозвонился", contactId: lead, userId, passport: "", filterId, clientInfo: "" },
+              body: { statusText: "Недозвон", contactId: lead, userId, passport: "", filterId, clientInfo: "" },
             });
       expect(res.status).toBe(200);
       lead = res.body?.id ?? null;

@@ -32,10 +32,10 @@ async function grownDataDir(): Promise<string> {
     const [manager] = await handle.db.insert(users).values({ login: "olga", displayName: "Ольга", passwordHash: "x", accessKey: "K" }).returning();
     await setRatesCents(handle.db, 1500, 700);
     for (let i = 0; i < 40; i++) await sendReport(handle.db, manager.id, { withPassport: i % 2 === 0, text: `Заявка ${i}` });
-    for (let i = 0; i < 200; i++) await pressStatus(handle.db, { userId: manager.id, statusText: "Не интересно", databaseId: base.id });
+    for (let i = 0; i < 200; i++) await pressStatus(handle.db, { userId: manager.id, statusText: "Отказ", databaseId: base.id });
     await processPayout(handle.db, actor, { userId: manager.id, amount: "100" });
     const s = await statusesByText(handle.db);
-    const job = await createExport(handle.db, actor, { name: "Выгрузка", databaseIds: [base.id], statusIds: [s["Не интересно"].id] });
+    const job = await createExport(handle.db, actor, { name: "Выгрузка", databaseIds: [base.id], statusIds: [s["Отказ"].id] });
     const claimed = await claimNextExport(handle.db, "test", 60);
     expect(claimed?.id).toBe(job.id);
     await runExportJob(handle.db, claimed!, "test", 60, () => false);

@@ -152,7 +152,7 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
           : await api(server, "PUT", "/status/update-and-get-lead", {
               token: m.token,
               timeoutMs,
-              body: { statusText: "Не дозвонился", contactId: m.lead, userId: m.id, passport: "", filterId, clientInfo: "" },
+              body: { statusText: "Недозвон", contactId: m.lead, userId: m.id, passport: "", filterId, clientInfo: "" },
             });
       if (res.status === 200) m.lead = typeof res.body === "object" && res.body ? res.body.id : null;
       return res;

@@ -91,3 +91,44 @@ export async function mappingGrid(page: Page) {
   await page.getByRole("button", { name: "Сохранить", exact: true }).waitFor();
   return page.getByTestId("mapping-table");
 }
+
+/**
+ * Holds the page's data requests (the router's loads and revalidations, single fetch's `.data`) until the returned
+ * function lets them go, and stops holding new ones then. What the page shows meanwhile came some other way: not
+ * from the layout's 15 s refresh (or a refresh that would meet a database the test has broken on purpose).
+ */
+export async function holdPageData(page: Page): Promise<() => Promise<void>> {
+  const pageData = /\.data(\?|$)/;
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  await page.route(pageData, async (route) => {
+    await released;
+    await route.continue().catch(() => {});
+  });
+  return async () => {
+    release();
+    await page.unroute(pageData);
+  };
+}
+
+/**
+ * Records every message the page shows from now on (toasts and banners: role status or alert), however briefly, for
+ * messagesSeen: a 2 s toast can come and go between two polls of a test on a loaded machine. One document only
+ * (a full page load drops it); client-side navigations keep it.
+ */
+export async function recordMessages(page: Page) {
+  await page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __messagesSeen: string[] }).__messagesSeen = seen;
+    const read = () => {
+      for (const el of Array.from(document.querySelectorAll('[role="status"], [role="alert"]'))) {
+        const text = el.textContent?.trim();
+        if (text && !seen.includes(text)) seen.push(text);
+      }
+    };
+    new MutationObserver(read).observe(document.body, { childList: true, subtree: true, characterData: true });
+  });
+}
+
+/** The messages recordMessages saw, in the order they first showed. */
+export const messagesSeen = (page: Page) => page.evaluate(() => (window as unknown as { __messagesSeen?: string[] }).__messagesSeen ?? []);

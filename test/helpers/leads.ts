@@ -9,6 +9,9 @@ let baseCounter = 0;
 /** A base with `count` contacts straight in the database (the import feature is built elsewhere). */
 export async function createBase(db: Db, options: { name?: string; count?: number; prefix?: string } = {}) {
   baseCounter += 1;
+  // A base's phones are +38050 and 7 digits: its number (1-99) and the contact's. The counter outlives a file where
+  // files share their worker (vitest.config.ts), and past 99 lpad cut every phone of a base to one number.
+  const series = ((baseCounter - 1) % 99) + 1;
   const count = options.count ?? 3;
   const prefix = options.prefix ?? `Клиент ${baseCounter}`;
   const [base] = await db
@@ -19,8 +22,8 @@ export async function createBase(db: Db, options: { name?: string; count?: numbe
     // generate_series keeps big bases quick to build; names and phones follow import order.
     await db.execute(sql`
       insert into contacts (database_id, name, phone, phone_key, city, address, additional_info1)
-      select ${base.id}, ${prefix} || '-' || g, '+38050' || lpad((${baseCounter} * 100000 + g)::text, 7, '0'),
-             '38050' || lpad((${baseCounter} * 100000 + g)::text, 7, '0'), 'Киев', 'ул. Шевченко, ' || g, 'инфо ' || g
+      select ${base.id}, ${prefix} || '-' || g, '+38050' || lpad((${series} * 100000 + g)::text, 7, '0'),
+             '38050' || lpad((${series} * 100000 + g)::text, 7, '0'), 'Киев', 'ул. Шевченко, ' || g, 'инфо ' || g
       from generate_series(1, ${count}) as g`);
   }
   const rows = await db.select().from(contacts).where(eq(contacts.databaseId, base.id)).orderBy(contacts.id);
@@ -43,7 +46,7 @@ export async function createFilterRow(
   return filter;
 }
 
-/** The seeded statuses by their text (Не дозвонился, Занято, Перезвонить, Не интересно, Заявка). */
+/** The seeded statuses by their text (Недозвон, Занято, Перезвонить, Отказ, Заявка). */
 export async function statusesByText(db: Db): Promise<Record<string, Status>> {
   const rows = await db.select().from(statuses);
   return Object.fromEntries(rows.map((s) => [s.text, s]));

@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import type { Page } from "playwright-core";
+import type { Theme } from "../../app/theme.server";
 
 /**
  * What the screen tests check on a page as it stands, one function per kind of check, so that the one walk of every
@@ -63,6 +64,9 @@ export const LATIN_ALLOWED = new Set(
     "UTF",
     "Windows",
     "UTC",
+    // TRUNK_CALLER_ID, the setting the topic form names as the default number clients see (decision 083).
+    "TRUNK",
+    "CALLER",
     // The seeded managers' passwords (shown cut to 5 characters, SPEC §2) and access keys (test/helpers/app.ts).
     "Passw",
     "KEY",
@@ -224,16 +228,30 @@ interface Violation {
   nodes: Array<{ target: string[]; failureSummary?: string; html: string }>;
 }
 
-/** Runs axe-core on the page as it stands; returns the serious and critical violations, readable. */
-export async function seriousViolations(page: Page): Promise<string[]> {
+/**
+ * The themes a check of words and boxes opens: both where a person looks at the screenshots (SCREENS_DIR names
+ * their folder), else the light one: the dark theme changes colours alone (test/core/dark-theme.test.ts holds that),
+ * so its words and boxes are the light theme's. Checks of colour open both always.
+ */
+export const LAYOUT_THEMES: Theme[] = process.env.SCREENS_DIR ? ["light", "dark"] : ["light"];
+
+/**
+ * The axe-core rules whose outcome colours decide: all a theme that changes colours alone can change (the dark
+ * theme, test/core/dark-theme.test.ts), so a page already read whole in the light theme is read for these in the dark.
+ */
+export const COLOUR_RULES = ["color-contrast", "link-in-text-block"];
+
+/** Runs axe-core on the page as it stands (all rules, or only `rules`); returns the serious and critical violations, readable. */
+export async function seriousViolations(page: Page, rules?: string[]): Promise<string[]> {
   // Evaluated through the browser's protocol, which the page's CSP (scripts only with its nonce) does not govern.
   if (!(await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === "object"))) await page.evaluate(axeSource);
   if (!(await page.evaluate(() => typeof (window as unknown as { axe?: unknown }).axe === "object"))) throw new Error("axe-core did not load");
-  const violations = (await page.evaluate(async () => {
+  const violations = (await page.evaluate(async (rules) => {
     const axe = (window as unknown as { axe: { run(ctx: unknown, options: unknown): Promise<{ violations: unknown[] }> } }).axe;
-    const result = await axe.run(document, { resultTypes: ["violations"] });
+    const only = rules ? { runOnly: { type: "rule", values: rules } } : {};
+    const result = await axe.run(document, { resultTypes: ["violations"], ...only });
     return result.violations;
-  })) as Violation[];
+  }, rules)) as Violation[];
   return violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")
     .flatMap((v) => v.nodes.map((n) => `${v.id} (${v.impact}): ${v.help} — ${n.target.join(" ")} — ${n.html.slice(0, 160)}`));

@@ -93,7 +93,7 @@ export async function seedScreens(e: E2E) {
     name: "Кредиты наличными для пенсионеров",
     managerIds: [manager.user.id, newcomer.user.id],
     databaseIds: [base.id],
-    statusIds: [s["Перезвонить"].id, s["Не интересно"].id, s["Заявка"].id],
+    statusIds: [s["Перезвонить"].id, s["Отказ"].id, s["Заявка"].id],
     templateId: template.id,
   });
   await e.db.insert(filterScripts).values({ filterId: filter.id, scriptId: script.id });
@@ -114,7 +114,7 @@ export async function seedScreens(e: E2E) {
     await sendReport(e.db, manager.user.id, { withPassport: i % 2 === 0, text: `Имя: Пётр ${i}\nТелефон: +38050111223${i % 10}` });
   }
   // Worked contacts: a status each and a history the search shows.
-  for (const [i, text] of ["Перезвонить", "Не интересно", "Заявка"].entries()) {
+  for (const [i, text] of ["Перезвонить", "Отказ", "Заявка"].entries()) {
     const contact = rows[30 + i];
     await e.db.update(contacts).set({ statusId: s[text].id, statusAt: new Date() }).where(eq(contacts.id, contact.id));
     await e.db.insert(leadEvents).values({
