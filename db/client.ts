@@ -164,7 +164,7 @@ async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise
 }
 
 /** Queries with more parameters than this (bulk inserts: a new text for each batch size) are not prepared. */
-const MAX_PREPARED_PARAMETERS = 64;
+export const MAX_PREPARED_PARAMETERS = 64;
 
 /**
  * The postgres.js client as drizzle should see it: every query with parameters runs as a prepared statement.

@@ -46,3 +46,12 @@ export async function selectRows<C extends Columns>(db: Db, columns: C, query: (
   if (!holds(statement, list)) throw new Error("selectRows: the query does not select its declared columns");
   return queryRows<RowOf<C>>(db, statement);
 }
+
+/**
+ * A constant list of the code's own strings as a text[] literal in the statement's text, not a parameter: for a
+ * fragment a statement repeats (the contact limits in each tier of the lead turn), where a parameter at each use
+ * would count against the prepared statements' limit (db/client.ts). Never for input from outside.
+ */
+export function textArrayLiteral(values: readonly string[]): SQL<string[]> {
+  return sql.raw(`array[${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ")}]::text[]`) as SQL<string[]>;
+}

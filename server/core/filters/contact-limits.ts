@@ -1,6 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import type { ContactCalls } from "../../../common/contact-limits";
 import { OWN_POLICY_REASONS } from "../calls/sip-reasons";
+import { textArrayLiteral } from "../../../db/typed-sql";
 
 /**
  * Contact limits per client (issue 43, decision 075): a topic may allow at most N calls to one client in his local
@@ -22,12 +23,17 @@ const countedCalls = (contactId: SQL, at: SQL) => sql`from calls limit_call
       where limit_call.contact_id = ${contactId} and limit_call.direction = 'out' and limit_call.started_at >= p.since
         and limit_call.started_at <= ${at}
         and case when lf.contact_limit_counts = 'connected' then limit_call.answered_at is not null
-          else not coalesce(limit_call.reason = any(${sql.param(OWN_POLICY_REASONS)}::text[]), false) end`;
+          else not coalesce(limit_call.reason = any(${OWN_POLICY_REASONS_SQL}), false) end`;
+
+/** The app's own refusals (not the carrier's), a constant written into the statement (see `periods`). */
+const OWN_POLICY_REASONS_SQL = textArrayLiteral(OWN_POLICY_REASONS);
 
 /** The starts of the client's local day, week and month (timestamptz), from the topic row `lf` and `zone`. */
 const periods = (zone: SQL, at: SQL) => {
   const local = sql`(${at} at time zone coalesce(${zone}, lf.time_zone))`;
-  const start = (unit: string) => sql`(date_trunc(${unit}, ${local}) at time zone coalesce(${zone}, lf.time_zone))`;
+  // The unit is the statement's own text, not a parameter: the turn reads the limits for every tier, and a
+  // parameter each time put it past what db/client.ts prepares (decision 082).
+  const start = (unit: "day" | "week" | "month") => sql`(date_trunc('${sql.raw(unit)}', ${local}) at time zone coalesce(${zone}, lf.time_zone))`;
   return sql`select ${start("day")} as day, ${start("week")} as week, ${start("month")} as month,
       least(${start("week")}, ${start("month")}) as since`;
 };

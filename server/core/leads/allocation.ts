@@ -8,7 +8,7 @@ import { type Actor, requireSelfOrAdmin } from "../actor";
 import { onBreak } from "../breaks/breaks";
 import { notFound } from "../errors";
 import { mayBeCalled } from "../dnc/dnc";
-import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, hoursLiteral, presentHours } from "../filters/calling-hours";
+import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, hoursLiteral, hoursOfStatementRow, presentHours } from "../filters/calling-hours";
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
 import { attemptColumns, attemptOf, type AttemptFacts, type LeadAttempt, leadInTopic, reworkStatusIds } from "./retry";
@@ -103,31 +103,34 @@ export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSe
   };
 }
 
-const list = (ids: number[]) =>
-  sql.join(
-    ids.map((id) => sql`${id}`),
-    sql`, `,
-  );
-const intArray = (ids: number[]) => (ids.length > 0 ? sql`array[${list(ids)}]::int[]` : sql`'{}'::int[]`);
-
-/** The claim scope of a manager in a topic whose bases and statuses were read already (outside a turn). */
-export function workScope(userId: number, work: WorkSet): ClaimScope {
+/**
+ * The claim scope of a manager in a topic whose bases and statuses were read already (outside a turn): each a read
+ * of the statement's `w` row (`workRow`), so that each value is one parameter however often the tiers read it.
+ * Written out at each use, the calling-hours rule alone made the claim 816 parameters, past what db/client.ts
+ * prepares (decision 082).
+ */
+export function workScope(): ClaimScope {
   return {
-    userId: sql`${userId}::int`,
-    filterId: sql`${work.filterId}::int`,
-    bases: intArray(work.databaseIds),
-    reworkStatuses: intArray(work.statusIds),
-    hours: hoursLiteral(work.hours),
+    userId: sql`(select user_id from w)`,
+    filterId: sql`(select filter_id from w)`,
+    // Cast, so `= any(…)` reads an array rather than a subquery's rows.
+    bases: sql`(select bases from w)::int[]`,
+    reworkStatuses: sql`(select statuses from w)::int[]`,
+    hours: hoursOfStatementRow("w"),
     graceMinutes: GRACE_FROM_SETTINGS,
     exceptContact: null,
   };
 }
 
-/**
- * One claim statement: the tiers of server/core/leads/tiers.ts in order (all of them unless `tiers` names some),
- * atomic on its own; answers the contact now held with its attempt under a retry rule (its hold starts now: the
- * statement reads the contact as it was before its own claim), or no row.
- */
+/** The CTE `w` that `workScope` reads: the manager, his topic, its bases, re-work statuses and calling window. */
+export function workRow(userId: number, work: WorkSet): SQL {
+  const hours = hoursLiteral(work.hours);
+  return sql`w as materialized (select ${userId}::int as user_id, ${work.filterId}::int as filter_id,
+      ${`{${work.databaseIds.join(",")}}`}::int[] as bases, ${`{${work.statusIds.join(",")}}`}::int[] as statuses,
+      ${hours.from} as calls_from, ${hours.until} as calls_until, ${hours.days} as call_days, ${hours.timeZone} as time_zone,
+      ${hours.weekendFrom} as weekend_from, ${hours.weekendUntil} as weekend_until, ${hours.daysOff} as days_off)`;
+}
+
 export function claimStatement(
   userId: number,
   holdMinutes: number,
@@ -135,8 +138,8 @@ export function claimStatement(
   tiers: ClaimTier[] = TIER_ORDER,
   list: SQL = selectList(claimedColumns()),
 ): SQL {
-  const scope = workScope(userId, work);
-  return sql`with ${claimCtes(scope, sql`${holdMinutes}::int`, selectList(CONTACT_COLUMNS), sql`true`, tiers)}
+  const scope = workScope();
+  return sql`with ${workRow(userId, work)}, ${claimCtes(scope, sql`${holdMinutes}::int`, selectList(CONTACT_COLUMNS), sql`true`, tiers)}
     select ${list} from claim
     left join lateral (select ${selectList(attemptColumns(sql`now()`))} ${leadInTopic(sql`claim.id`, scope.filterId)}) shown on true`;
 }
@@ -205,7 +208,7 @@ async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkS
   const keep = held.find((row) => row.callable && work.databaseIds.includes(Number(row.database_id))) ?? null;
   const release = held.filter((row) => row !== keep).map((row) => Number(row.id));
   if (release.length > 0) {
-    await tx.execute(sql`update contacts set held_by = null, held_until = null where id in (${list(release)})`);
+    await tx.execute(sql`update contacts set held_by = null, held_until = null where id = any(${`{${release.join(",")}}`}::bigint[])`);
   }
   if (!keep) return null;
   await tx.execute(sql`update contacts set held_until = now() + make_interval(mins => ${holdMinutes}) where id = ${Number(keep.id)}`);
