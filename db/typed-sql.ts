@@ -1,4 +1,5 @@
 import { type SQL, sql } from "drizzle-orm";
+import { PgDialect } from "drizzle-orm/pg-core";
 import { type Db, queryRows } from "./client";
 
 /**
@@ -54,4 +55,25 @@ export async function selectRows<C extends Columns>(db: Db, columns: C, query: (
  */
 export function textArrayLiteral(values: readonly string[]): SQL<string[]> {
   return sql.raw(`array[${values.map((v) => `'${v.replaceAll("'", "''")}'`).join(", ")}]::text[]`) as SQL<string[]>;
+}
+
+const dialect = new PgDialect();
+
+/**
+ * A statement part whose text never changes, rendered to text once, at its first use, and reused as it is: for a
+ * large part that would otherwise be rendered at each run (the lead turn's, 59 KB). It must hold no parameter
+ * (values come from rows the statement reads): one would be rendered once and then repeated at every run, so a
+ * part that has one throws.
+ */
+export function renderedOnce(build: () => SQL): () => SQL {
+  let text: SQL | null = null;
+  return () => {
+    if (!text) {
+      const rendered = dialect.sqlToQuery(build());
+      if (rendered.params.length > 0)
+        throw new Error(`renderedOnce: the part has ${rendered.params.length} parameters: ${rendered.sql.slice(0, 200)}`);
+      text = sql.raw(rendered.sql);
+    }
+    return text;
+  };
 }
