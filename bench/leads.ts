@@ -266,7 +266,7 @@ async function main() {
             "turns/s": "",
             "p50 ms": "",
             ratio: "",
-            target: `${delivered} delivered, ${failed} failed, ${pending} left after ${(drainMs / 1000).toFixed(1)} s of drain; queue delay p50 ${median(delays).toFixed(0)} ms, p95 ${percentile(delays, 95).toFixed(0)} ms, ${delays.length} received`,
+            target: `${delivered} delivered, ${failed} failed, ${pending} left after ${(drainMs / 1000).toFixed(1)} s of drain; queue delay p50 ${median(delays).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms, ${delays.length} received`,
           },
         ]);
       } finally {

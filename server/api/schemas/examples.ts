@@ -13,8 +13,14 @@ import * as z from "zod";
 
 type Schema = z.core.$ZodType;
 
-const ISO_TIME = "2026-11-30T09:15:00.000Z";
-const ISO_DATE = "2026-11-30";
+/**
+ * Tomorrow at 09:15 UTC, as of when the description is made: a moment every field's own checks accept whatever the
+ * day (a callback's time must not be past and at most a year ahead: a fixed date became a wrong example the day
+ * it passed).
+ */
+const today = new Date();
+const ISO_TIME = new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + 1, 9, 15)).toISOString();
+const ISO_DATE = ISO_TIME.slice(0, 10);
 
 /** Strings by format (zod's `z.email()`, `z.iso.datetime()` …). */
 const BY_FORMAT: Record<string, string> = {
