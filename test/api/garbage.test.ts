@@ -12,8 +12,8 @@ import { buildXlsx } from "../helpers/xlsx";
  * Walks the whole route table from the OpenAPI description and sends garbage to every route, as an anonymous
  * caller, as a manager and as an admin: wrong types, huge strings, odd unicode (lone surrogates, NUL, RTL marks),
  * missing and extra fields, bad ids, bad JSON, wrong content types, bad query strings. Whatever arrives, the API
- * answers below 500; every 4xx is `{ error, message }` with a Russian message; and a 4xx writes nothing: a
- * fingerprint of every table (row count and a hash of its rows) is the same after it as before.
+ * answers below 500; every 4xx is `{ error, message }` with a Russian message; and a 4xx writes nothing: no table
+ * had a row inserted, deleted or changed while it was answered (`fingerprint`).
  * Then the HTTP edge of the whole app (pages, /api/v1, /realtime): paths of many slashes, odd methods, and hostile
  * redirect targets in the page forms.
  */
