@@ -175,11 +175,15 @@ async function main() {
           calls_until = ((now() at time zone 'Asia/Vladivostok') + interval '1 hour')::time
         where id = ${filterId}`);
       await sql.unsafe("analyze calls");
+      const rulesStarted = new Date();
       const withRules = (await floor()) / SECONDS;
       const c = await check();
-      const [{ handed }] = await sql.unsafe<{ handed: string }[]>(`
-        select count(*) as handed from contacts c where c.held_by is not null and (c.tz <> 'Asia/Vladivostok'
-          or exists (select 1 from calls k where k.contact_id = c.id and k.answered_at is not null and k.started_at > now() - interval '1 hour'))`);
+      // Only the leads this run claimed: the open loop's 500 managers still hold leads taken without the rules.
+      const [{ handed }] = await sql.unsafe<{ handed: string }[]>(
+        `select count(*) as handed from contacts c where c.held_by is not null and c.held_since >= $1 and (c.tz <> 'Asia/Vladivostok'
+          or exists (select 1 from calls k where k.contact_id = c.id and k.answered_at is not null and k.started_at > now() - interval '1 hour'))`,
+        [rulesStarted],
+      );
       printTable(`Calling rules in the claim (issue 43), SQL floor, 50 managers, ${CONTACTS.toLocaleString("en-US")} contacts in five zones`, [
         {
           run: "floor without rules (around the clock, no limits)",
