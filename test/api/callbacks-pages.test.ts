@@ -24,6 +24,10 @@ const post = (path: string, cookie: string, fields: Record<string, string>) =>
     .set("Accept-Encoding", "identity")
     .send(formBody(fields));
 
+/** A status press from the lead panel's form without JavaScript (`fields`: the callback's time and note). */
+const pressStatus = (cookie: string, statusId: number | string, contactId: string, fields: Record<string, string> = {}) =>
+  post("/leadpanel", cookie, { intent: "status", statusId: String(statusId), contactId, passport: "", ...fields });
+
 /**
  * A status that asks for a callback time, a base of two and a manager (with `others` more) working it through a
  * topic: the status's id, the manager's page cookie and the lead his panel shows first.
@@ -78,44 +82,25 @@ describe("callbacks without JavaScript", () => {
     const contactId = /name="contactId" value="(\d+)"/.exec(panel.text)![1];
 
     // The press without a time: the page asks for it, with the quick choices.
-    const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(created.body.id), contactId, passport: "" });
+    const asked = await pressStatus(cookie, created.body.id, contactId, {});
     expect(asked.status).toBe(200);
     expect(asked.text).toContain("Когда перезвонить? Время киевское.");
     for (const label of ["Через 15 минут", "Через 1 час", "Завтра в 10:00", "Другое время"]) expect(asked.text).toContain(label);
     expect(await queryRows(t.db, sql`select id from callbacks where contact_id = ${contactId}`)).toHaveLength(0);
 
     // A free time in the past is refused with a Russian message; a quick choice schedules it.
-    const past = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(created.body.id),
-      contactId,
-      passport: "",
-      callbackLocal: "2020-01-01T10:00",
-    });
+    const past = await pressStatus(cookie, created.body.id, contactId, { callbackLocal: "2020-01-01T10:00" });
     expect(past.status).toBe(400);
     expect(past.text).toContain("Время перезвона уже прошло");
     // A date that does not exist is refused as such, never rolled over to 2 March (nor called past when it is).
     for (const callbackLocal of ["2027-02-30T10:00", "2020-02-30T10:00", "2027-04-31T10:00", "2027-01-10T25:00"]) {
-      const impossible = await post("/leadpanel", cookie, {
-        intent: "status",
-        statusId: String(created.body.id),
-        contactId,
-        passport: "",
-        callbackLocal,
-      });
+      const impossible = await pressStatus(cookie, created.body.id, contactId, { callbackLocal });
       expect({ callbackLocal, status: impossible.status }).toEqual({ callbackLocal, status: 400 });
       expect(impossible.text).toContain("Такой даты не существует");
       expect(impossible.text).not.toContain("Время перезвона уже прошло");
     }
     expect(await queryRows(t.db, sql`select id from callbacks where contact_id = ${contactId}`)).toHaveLength(0);
-    const done = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(created.body.id),
-      contactId,
-      passport: "",
-      callbackPreset: "1h",
-      callbackLocal: "2020-01-01T10:00",
-    });
+    const done = await pressStatus(cookie, created.body.id, contactId, { callbackPreset: "1h", callbackLocal: "2020-01-01T10:00" });
     expect(done.status).toBe(302);
     const [cb] = await queryRows<{ id: number; minutes: number }>(
       t.db,
@@ -175,13 +160,7 @@ describe("callbacks without JavaScript", () => {
     const cookie = await pageSessionCookie(t, manager);
     const panel = await getPage(t, "/leadpanel", cookie);
     const contactId = Number(/name="contactId" value="(\d+)"/.exec(panel.text)![1]);
-    const scheduled = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(created.body.id),
-      contactId: String(contactId),
-      passport: "",
-      callbackPreset: "1h",
-    });
+    const scheduled = await pressStatus(cookie, created.body.id, String(contactId), { callbackPreset: "1h" });
     expect(scheduled.status).toBe(302);
     const held = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
     const [cb] = await queryRows<{ id: number }>(t.db, sql`select id from callbacks where contact_id = ${contactId}`);
@@ -216,29 +195,15 @@ describe("callbacks without JavaScript", () => {
     const s = await statusesByText(t.db);
 
     // «Перезвонить» with a note typed beside the time (the question's section without JavaScript).
-    const asked = await post("/leadpanel", cookie, { intent: "status", statusId: String(statusId), contactId: first, passport: "" });
+    const asked = await pressStatus(cookie, statusId, first, {});
     expect(asked.text).toContain("Заметка к перезвону");
     const note = "Просил набрать после обеда, спросить про рассрочку";
     // A time refused (past) asks again with the note as he typed it.
-    const past = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(statusId),
-      contactId: first,
-      passport: "",
-      callbackLocal: "2020-01-01T10:00",
-      callbackNote: note,
-    });
+    const past = await pressStatus(cookie, statusId, first, { callbackLocal: "2020-01-01T10:00", callbackNote: note });
     expect(past.status).toBe(400);
     expect(past.text).toContain("Время перезвона уже прошло");
     expect(past.text).toMatch(new RegExp(`<textarea id="callback-note-nojs" name="callbackNote"[^>]*>${note}</textarea>`));
-    const done = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(statusId),
-      contactId: first,
-      passport: "",
-      callbackPreset: "15m",
-      callbackNote: note,
-    });
+    const done = await pressStatus(cookie, statusId, first, { callbackPreset: "15m", callbackNote: note });
     expect(done.status).toBe(302);
     // Мои перезвоны shows it with its note.
     expect((await getPage(t, "/callbacks", cookie)).text).toMatch(
@@ -282,14 +247,7 @@ describe("callbacks without JavaScript", () => {
 
   it("the manager writes his callback's note again on Мои перезвоны without JavaScript; too long is refused at the field, another's callback is not his (issue 41 §7)", async () => {
     const { statusId, other, cookie, first } = await callbackScene("Перезвонить, заметка правится", "Правка", 1);
-    const done = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(statusId),
-      contactId: first,
-      passport: "",
-      callbackPreset: "1h",
-      callbackNote: "Спросить про рассрочку",
-    });
+    const done = await pressStatus(cookie, statusId, first, { callbackPreset: "1h", callbackNote: "Спросить про рассрочку" });
     expect(done.status).toBe(302);
     const [cb] = await queryRows<{ id: number }>(t.db, sql`select id from callbacks where contact_id = ${first}`);
 
@@ -334,13 +292,7 @@ describe("callbacks without JavaScript", () => {
   it("a callback scheduled before migration 0035 (no press linked to it) still comes back with «Перезвон на HH:MM» once 0041 has run (issue 41 §7)", async () => {
     const { statusId, base, manager, cookie, first } = await callbackScene("Перезвонить (старый)", "Старый");
     const s = await statusesByText(t.db);
-    const done = await post("/leadpanel", cookie, {
-      intent: "status",
-      statusId: String(statusId),
-      contactId: first,
-      passport: "",
-      callbackPreset: "15m",
-    });
+    const done = await pressStatus(cookie, statusId, first, { callbackPreset: "15m" });
     expect(done.status).toBe(302);
     // The row as the press wrote it before 0035, which 0035 gave an empty note and no lead event.
     const [{ due }] = await queryRows<{ due: Date | string }>(
@@ -365,9 +317,7 @@ describe("callbacks without JavaScript", () => {
     // The next press hands it back: the top of the card and the history say when it was due.
     const secondId = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
     expect(secondId).not.toBe(first);
-    expect((await post("/leadpanel", cookie, { intent: "status", statusId: String(s["Отказ"].id), contactId: secondId, passport: "" })).status).toBe(
-      302,
-    );
+    expect((await pressStatus(cookie, s["Отказ"].id, secondId, {})).status).toBe(302);
     const back = await getPage(t, "/leadpanel", cookie);
     expect(back.text).toContain(`name="contactId" value="${first}"`);
     expect(back.text).toMatch(new RegExp(`data-testid="lead-callback"[\\s\\S]*Перезвон на <!-- -->${formatKyivClock(due)}`));
