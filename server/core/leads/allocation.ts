@@ -103,6 +103,9 @@ export async function loadWorkSet(db: Db | Tx, filterId: number): Promise<WorkSe
   };
 }
 
+/** Ids as one parameter, an array's text ("{1,2,3}"), cast where it is read. */
+const arrayText = (ids: number[]) => `{${ids.join(",")}}`;
+
 /**
  * The claim scope of a manager in a topic whose bases and statuses were read already (outside a turn): each a read
  * of the statement's `w` row (`workRow`), so that each value is one parameter however often the tiers read it.
@@ -126,7 +129,7 @@ export function workScope(): ClaimScope {
 export function workRow(userId: number, work: WorkSet): SQL {
   const hours = hoursLiteral(work.hours);
   return sql`w as materialized (select ${userId}::int as user_id, ${work.filterId}::int as filter_id,
-      ${`{${work.databaseIds.join(",")}}`}::int[] as bases, ${`{${work.statusIds.join(",")}}`}::int[] as statuses,
+      ${arrayText(work.databaseIds)}::int[] as bases, ${arrayText(work.statusIds)}::int[] as statuses,
       ${hours.from} as calls_from, ${hours.until} as calls_until, ${hours.days} as call_days, ${hours.timeZone} as time_zone,
       ${hours.weekendFrom} as weekend_from, ${hours.weekendUntil} as weekend_until, ${hours.daysOff} as days_off)`;
 }
@@ -208,7 +211,7 @@ async function heldLead(tx: Tx, userId: number, holdMinutes: number, work: WorkS
   const keep = held.find((row) => row.callable && work.databaseIds.includes(Number(row.database_id))) ?? null;
   const release = held.filter((row) => row !== keep).map((row) => Number(row.id));
   if (release.length > 0) {
-    await tx.execute(sql`update contacts set held_by = null, held_until = null where id = any(${`{${release.join(",")}}`}::bigint[])`);
+    await tx.execute(sql`update contacts set held_by = null, held_until = null where id = any(${arrayText(release)}::bigint[])`);
   }
   if (!keep) return null;
   await tx.execute(sql`update contacts set held_until = now() + make_interval(mins => ${holdMinutes}) where id = ${Number(keep.id)}`);
