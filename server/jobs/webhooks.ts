@@ -1,11 +1,13 @@
 import type { DbHandle } from "../../db/client";
 import { enqueueCallbackEvents, pruneDeliveries } from "../core/webhooks/queue";
 import {
+  type Attempt,
+  attemptDelivery,
   claimDeliveries,
   type ClaimedDelivery,
   type DeliveryOptions,
+  recordAttempts,
   releaseDeliveryLocks,
-  sendDelivery,
   WEBHOOK_DEFAULTS,
 } from "../core/webhooks/deliver";
 
@@ -24,7 +26,9 @@ export interface WebhookWorkerOptions extends Partial<DeliveryOptions> {
 /**
  * The webhook sender of one app instance (issue 44): off every request's path, it polls the delivery queue, keeps up
  * to `concurrency` deliveries in flight (claimed with a lock, so several instances share the queue) and records each
- * attempt. Stopping waits for the ones in flight.
+ * attempt. A delivery holds its slot until its attempt is written, so a kill -9 sends at most `concurrency` of them
+ * again; the attempts that end while one write runs are written together by the next (one statement for all the
+ * accepted ones). Stopping waits for the ones in flight.
  */
 export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptions = {}) {
   const delivery: DeliveryOptions = {
@@ -44,9 +48,40 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
   let timer: NodeJS.Timeout | null = null;
   const started = handle.kind === "pglite" ? releaseDeliveryLocks(handle.db).catch((error) => log("webhook locks", error)) : Promise.resolve();
 
+  // Attempts waiting for their write, and the write under way: each write takes all that ended before it began.
+  const unwritten: Array<{ attempt: Attempt; written: () => void; failed: (error: unknown) => void }> = [];
+  let writing = false;
+  const write = async () => {
+    if (writing) return;
+    writing = true;
+    try {
+      while (unwritten.length > 0) {
+        const batch = unwritten.splice(0, 500);
+        await recordAttempts(
+          handle.db,
+          batch.map((b) => b.attempt),
+          delivery,
+        ).then(
+          () => batch.forEach((b) => b.written()),
+          (error: unknown) => batch.forEach((b) => b.failed(error)),
+        );
+      }
+    } finally {
+      writing = false;
+    }
+  };
+  const record = (attempt: Attempt) =>
+    new Promise<void>((written, failed) => {
+      unwritten.push({ attempt, written, failed });
+      void write();
+    });
+
   const send = (row: ClaimedDelivery) => {
-    const task: Promise<void> = sendDelivery(handle.db, row, delivery)
-      .then((ok) => options.onAttempt?.(ok))
+    const task: Promise<void> = attemptDelivery(handle.db, row, delivery)
+      .then(async (attempt) => {
+        await record(attempt);
+        options.onAttempt?.(attempt.ok);
+      })
       .catch((error) => log(`webhook delivery ${row.id} failed`, error))
       .finally(() => {
         inFlight.delete(task);
