@@ -1,4 +1,7 @@
+import fs from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
+import path from "node:path";
 import Holidays from "date-holidays";
 import { sql } from "drizzle-orm";
 import type { Db } from "../../../db/client";
@@ -54,6 +57,32 @@ export async function holidaysByZone(years: number[]): Promise<Map<string, Set<s
   return byZone;
 }
 
+/**
+ * holidaysByZone through a file in the system's temporary folder, named by the data set's version and the years: the
+ * data set is the same for every process of that version, and working it out takes ~3 s of CPU at each start on a
+ * new database (each fresh test server paid it). A missing or unreadable file, or one another user wrote (the folder
+ * is shared), is worked out again.
+ */
+export async function cachedHolidaysByZone(years: number[]): Promise<Map<string, Set<string>>> {
+  const file = path.join(os.tmpdir(), `leaddesk-holidays-${DATA_SET_VERSION}-${years.join("-")}.json`);
+  try {
+    if ((await fs.promises.stat(file)).uid !== process.getuid?.()) throw new Error("another user's file");
+    const saved = JSON.parse(await fs.promises.readFile(file, "utf8")) as Record<string, string[]>;
+    return new Map(Object.entries(saved).map(([zone, days]) => [zone, new Set(days)]));
+  } catch {
+    const byZone = await holidaysByZone(years);
+    const partial = `${file}.${process.pid}`;
+    try {
+      await fs.promises.writeFile(partial, JSON.stringify(Object.fromEntries([...byZone].map(([zone, days]) => [zone, [...days]]))));
+      await fs.promises.rename(partial, file);
+    } catch {
+      // A read-only or full temporary folder: the next start works it out again.
+      await fs.promises.rm(partial, { force: true });
+    }
+    return byZone;
+  }
+}
+
 /** The years filled: the one before (a client west of us may still be in it), this one and the next. */
 export const holidayYears = (now = new Date()) => [now.getUTCFullYear() - 1, now.getUTCFullYear(), now.getUTCFullYear() + 1];
 
@@ -69,7 +98,7 @@ export async function fillPublicHolidays(db: Db, years = holidayYears()): Promis
   const [current] = await selectRows(db, { filled: sql<string>`holidays_filled` }, (list) => sql`select ${list} from settings where id = 1`);
   if (current?.filled === stamp) return false;
   const names = await selectRows(db, { name: sql<string>`name` }, (list) => sql`select ${list} from pg_timezone_names`);
-  const byZone = await holidaysByZone(years);
+  const byZone = await cachedHolidaysByZone(years);
   const zones: string[] = [];
   const days: string[] = [];
   for (const { name } of names) {
