@@ -1,4 +1,5 @@
 import { bigint, bigserial, boolean, index, integer, jsonb, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import { timestamps, users } from "./users";
 
 /**
@@ -50,7 +51,16 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     index("webhook_deliveries_due_idx").on(t.state, t.nextAttemptAt),
-    index("webhook_deliveries_order_idx").on(t.webhookId, t.orderKey, t.id),
+    // The delivery log of a webhook, newest first.
+    index("webhook_deliveries_log_idx").on(t.webhookId, t.id),
+    // The worker's claim reads pending rows only, oldest first, and a client's earlier pending row: indexes of the
+    // pending rows alone, so neither walks past the delivered ones (a day's history at hundreds a second).
+    index("webhook_deliveries_pending_idx")
+      .on(t.id)
+      .where(sql`${t.state} = 'pending'`),
+    index("webhook_deliveries_pending_order_idx")
+      .on(t.webhookId, t.orderKey, t.id)
+      .where(sql`${t.state} = 'pending'`),
     // One delivery of an event to a webhook (a sweeper's event queued twice by two instances is one).
     uniqueIndex("webhook_deliveries_message_idx").on(t.webhookId, t.messageId),
   ],

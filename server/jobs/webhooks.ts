@@ -23,12 +23,19 @@ export interface WebhookWorkerOptions extends Partial<DeliveryOptions> {
   onAttempt?: (ok: boolean) => void;
 }
 
+/** A sent attempt waits at most this long for others to be written with it (fewer, larger writes under load). */
+const WRITE_AFTER_MS = 20;
+/** ...or until this many have ended. */
+const WRITE_BATCH = 64;
+
 /**
- * The webhook sender of one app instance (issue 44): off every request's path, it polls the delivery queue, keeps up
- * to `concurrency` deliveries in flight (claimed with a lock, so several instances share the queue) and records each
- * attempt. A delivery holds its slot until its attempt is written, so a kill -9 sends at most `concurrency` of them
- * again; the attempts that end while one write runs are written together by the next (one statement for all the
- * accepted ones). Stopping waits for the ones in flight.
+ * The webhook sender of one app instance (issue 44): off every request's path, it polls the delivery queue and keeps
+ * up to `concurrency` POSTs in flight. Rows are claimed with a lock (several instances share the queue), a few slots'
+ * worth at a time, and the attempts are written in batches (the accepted ones in one statement), so at hundreds of
+ * deliveries a second the database sees a few statements a second, not two a delivery (that took ~2 ms of Postgres
+ * CPU a delivery from the presses: bench/tools/webhook-cost.ts). A kill -9 sends again what was in flight or ended
+ * in the last WRITE_AFTER_MS before it (the receivers know a repeat by its webhook-id). Stopping writes what was sent
+ * and waits for the ones in flight.
  */
 export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptions = {}) {
   const delivery: DeliveryOptions = {
@@ -40,52 +47,48 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
   const concurrency = options.concurrency ?? WEBHOOK_DEFAULTS.concurrency;
   const pollMs = options.pollMs ?? WEBHOOK_DEFAULTS.pollMs;
   const log = options.log ?? (() => {});
-  // Held longer than an attempt can take, so no other worker takes a row while it is being sent.
-  const lockMs = delivery.timeoutMs + 30_000;
+  // Claimed rows wait their turn here: up to CLAIM_SLOTS slots' worth, so the lock outlasts the wait for a slot.
+  const CLAIM_SLOTS = 4;
+  const lockMs = delivery.timeoutMs * CLAIM_SLOTS + 30_000;
+  const claimed: ClaimedDelivery[] = [];
   const inFlight = new Set<Promise<void>>();
   let stopped = false;
   let filling = false;
   let timer: NodeJS.Timeout | null = null;
   const started = handle.kind === "pglite" ? releaseDeliveryLocks(handle.db).catch((error) => log("webhook locks", error)) : Promise.resolve();
 
-  // Attempts waiting for their write, and the write under way: each write takes all that ended before it began.
-  const unwritten: Array<{ attempt: Attempt; written: () => void; failed: (error: unknown) => void }> = [];
-  let writing = false;
-  const write = async () => {
-    if (writing) return;
-    writing = true;
-    try {
-      while (unwritten.length > 0) {
-        const batch = unwritten.splice(0, 500);
-        await recordAttempts(
-          handle.db,
-          batch.map((b) => b.attempt),
-          delivery,
-        ).then(
-          () => batch.forEach((b) => b.written()),
-          (error: unknown) => batch.forEach((b) => b.failed(error)),
-        );
-      }
-    } finally {
-      writing = false;
-    }
+  // Attempts sent and not yet written; a write takes them all (a client's next event is claimable once it is done).
+  let unwritten: Attempt[] = [];
+  let writeTimer: NodeJS.Timeout | null = null;
+  let writing: Promise<void> = Promise.resolve();
+  const write = () => {
+    if (writeTimer) clearTimeout(writeTimer);
+    writeTimer = null;
+    const batch = unwritten;
+    unwritten = [];
+    if (batch.length === 0) return writing;
+    writing = writing
+      .then(() => recordAttempts(handle.db, batch, delivery))
+      .then(
+        () => batch.forEach((attempt) => options.onAttempt?.(attempt.ok)),
+        // Not written: the rows stay locked until their lock runs out, then are sent again (same webhook-id).
+        (error: unknown) => log(`webhook attempts not written (${batch.length})`, error),
+      )
+      .then(() => void fill());
+    return writing;
   };
-  const record = (attempt: Attempt) =>
-    new Promise<void>((written, failed) => {
-      unwritten.push({ attempt, written, failed });
-      void write();
-    });
+  const ended = (attempt: Attempt) => {
+    unwritten.push(attempt);
+    if (unwritten.length >= WRITE_BATCH) void write();
+    else if (!writeTimer) writeTimer = setTimeout(write, WRITE_AFTER_MS);
+  };
 
   const send = (row: ClaimedDelivery) => {
     const task: Promise<void> = attemptDelivery(handle.db, row, delivery)
-      .then(async (attempt) => {
-        await record(attempt);
-        options.onAttempt?.(attempt.ok);
-      })
+      .then(ended)
       .catch((error) => log(`webhook delivery ${row.id} failed`, error))
       .finally(() => {
         inFlight.delete(task);
-        // A freed slot looks for the next row now (the same client's next event is due once this one is done).
         void fill();
       });
     inFlight.add(task);
@@ -97,9 +100,11 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
     try {
       await started;
       while (!stopped && inFlight.size < concurrency) {
-        const rows = await claimDeliveries(handle.db, concurrency - inFlight.size, lockMs);
-        if (rows.length === 0) break;
-        for (const row of rows) send(row);
+        if (claimed.length === 0) {
+          claimed.push(...(await claimDeliveries(handle.db, concurrency * CLAIM_SLOTS, lockMs)));
+          if (claimed.length === 0) break;
+        }
+        send(claimed.shift()!);
       }
     } catch (error) {
       log("webhook queue", error);
@@ -140,6 +145,10 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
       stopped = true;
       if (timer) clearTimeout(timer);
       await Promise.allSettled([...inFlight]);
+      await write();
+      // Claimed and not sent: free for the next start or another instance at once, not when their lock runs out.
+      const unsent = claimed.splice(0).map((row) => row.id);
+      if (unsent.length > 0) await releaseDeliveryLocks(handle.db, unsent).catch((error) => log("webhook locks", error));
     },
   };
 }

@@ -71,14 +71,16 @@ describe("the webhook queue across a kill -9", () => {
       expect(receiver.accepted.length).toBeGreaterThan(beforeRestart);
       expect(ids().size).toBe(PRESSES);
       expect(receiver.accepted.every((e) => e.type === "status.pressed")).toBe(true);
-      // A repeat is a delivery that was in flight at the kill: the same id with the same body, at most one per slot.
+      // A repeat is a delivery sent before the kill and not yet written down: the same id with the same body.
       const byId = new Map<string, string>();
       for (const event of receiver.accepted) {
         const body = JSON.stringify(event.data);
         if (byId.has(event.id)) expect(byId.get(event.id)).toBe(body);
         byId.set(event.id, body);
       }
-      expect(receiver.accepted.length - PRESSES).toBeLessThanOrEqual(CONCURRENCY);
+      // Repeats are only what was in flight (a slot each) or had ended in the moment before its attempt was written
+      // (the worker writes every 20 ms: at 0.4 s an answer, one more a slot at most).
+      expect(receiver.accepted.length - PRESSES).toBeLessThanOrEqual(2 * CONCURRENCY);
       // Thirty clients pressed once each; their events arrived in the order of the presses within each client.
       const clients = new Set(receiver.accepted.map((e) => e.client));
       expect(clients.size).toBe(PRESSES);

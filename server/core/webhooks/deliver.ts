@@ -65,9 +65,16 @@ export async function claimDeliveries(db: Db, limit: number, lockMs: number): Pr
   );
 }
 
-/** On the embedded database the app is the only process: a lock left by the last run (killed) is let go at start. */
-export async function releaseDeliveryLocks(db: Db): Promise<void> {
-  await queryRows(db, sql`update webhook_deliveries set locked_until = null where state = 'pending' and locked_until is not null returning id`);
+/**
+ * Lets locks go: of the rows `ids` (claimed and not sent when a worker stops), or, without ids, of every row (on the
+ * embedded database the app is the only process: a lock left by the last run, killed, is let go at start).
+ */
+export async function releaseDeliveryLocks(db: Db, ids?: number[]): Promise<void> {
+  const which = ids ? sql`and id = any(${sql.param(ids)}::bigint[])` : sql``;
+  await queryRows(
+    db,
+    sql`update webhook_deliveries set locked_until = null where state = 'pending' and locked_until is not null ${which} returning id`,
+  );
 }
 
 interface ReportPayload {
