@@ -84,15 +84,17 @@ export const contacts = pgTable(
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
-    // Free, unheld, callable contacts in import order, base by base: the claim walks this (DESIGN §10).
+    // Free, unheld, callable contacts in import order, base by base and zone by zone (the zone key: '' for a
+    // contact without a zone): the claim walks the open zones of each base (DESIGN §10, issue 43).
     index("contacts_free_idx")
-      .on(t.databaseId, t.id)
+      .on(t.databaseId, sql`coalesce(${t.tz}, '')`, t.id)
       .where(sql`${t.statusId} is null and ${t.heldBy} is null and not ${t.listed}`),
     // Re-work: contacts with a status, least recently touched first. Partial, like the two below: an imported
     // contact has no status and no last manager, so an import does not pay for these indexes (decision 010).
-    // With the id last, the retry tier's walk per base and status is in its full order (status_at, id).
+    // With the id last, the retry tier's walk per base, status and zone key (coalesce(tz, ''), issue 43) is in its
+    // full order (status_at, id).
     index("contacts_rework_idx")
-      .on(t.databaseId, t.statusId, t.statusAt, t.id)
+      .on(t.databaseId, t.statusId, sql`coalesce(${t.tz}, '')`, t.statusAt, t.id)
       .where(sql`${t.statusId} is not null`),
     index("contacts_held_by_idx")
       .on(t.heldBy)

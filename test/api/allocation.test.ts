@@ -5,7 +5,8 @@ import { MAX_PREPARED_PARAMETERS, queryRows } from "../../db/client";
 import { filterRetryRules } from "../../db/schema";
 import { claimStatement, workRow, workScope } from "../../server/core/leads/allocation";
 import { turnStatement } from "../../server/core/leads/record-status";
-import { retryTier, TIER_ORDER } from "../../server/core/leads/tiers";
+import { freshTier, retryTier, TIER_ORDER } from "../../server/core/leads/tiers";
+import { clockIn } from "../helpers/zones";
 import { bearer, createUser, useTestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
@@ -173,5 +174,32 @@ describe.runIf(process.env.TEST_DATABASE_URL)("allocation on real Postgres", () 
     // The free claim walks contacts_free_idx in its own order: no sort over the worked rows.
     const freePlan = await queryRows<Record<string, unknown>>(t.db, sql`explain ${claimStatement(1, 30, work, ["fresh"])}`);
     expect(freePlan.map((r) => String(Object.values(r)[0])).join("\n")).toMatch(/contacts_free_idx/);
+
+    // Issue 43: a window closed now in the bases' one zone (the topic's: no contact has his own). The fresh tier
+    // reads each base's zones and asks the rule once per zone; it walked all 100,000 free clients, row by row, on
+    // every claim (the leads bench's bases asleep: 35,000 rows a turn).
+    const asleep = {
+      ...work,
+      hours: { ...DEFAULT_CALLING_HOURS, from: clockIn(DEFAULT_CALLING_HOURS.timeZone, 120), until: clockIn(DEFAULT_CALLING_HOURS.timeZone, 180) },
+    };
+    const [{ free }] = await queryRows<{ free: number }>(
+      t.db,
+      sql`select count(*)::int as free from contacts where database_id = any(${`{${bases.join(",")}}`}::int[]) and status_id is null`,
+    );
+    expect(free).toBe(100_000);
+    const asleepPlan = await queryRows<Record<string, unknown>>(
+      t.db,
+      sql`explain (analyze, buffers) with ${workRow(1, asleep)} select ${freshTier(workScope())} as id`,
+    );
+    const asleepText = asleepPlan.map((r) => String(Object.values(r)[0])).join("\n");
+    if (process.env.DEBUG_PLAN) console.log(asleepText);
+    const asleepPages = [...(asleepText.match(/Buffers: shared[^\n]*/)?.[0] ?? "").matchAll(/(?:hit|read)=(\d+)/g)].reduce(
+      (sum, m) => sum + Number(m[1]),
+      0,
+    );
+    expect(asleepPages, asleepText.slice(0, 2_000)).toBeGreaterThan(0);
+    expect(asleepPages, asleepText.slice(0, 2_000)).toBeLessThan(300);
+    const [{ id }] = await queryRows<{ id: string | null }>(t.db, sql`with ${workRow(1, asleep)} select ${freshTier(workScope())} as id`);
+    expect(id).toBeNull();
   }, 600_000);
 });

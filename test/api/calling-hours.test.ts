@@ -185,6 +185,36 @@ describe("the claim hands out a contact only inside its client's hours", () => {
     expect(await loadLeadPanel(t.db, actor, 30, "UA")).toMatchObject({ lead: { phone: "12345" }, waitingForHours: false });
   });
 
+  it("walks each base's open zones in import order: a closed zone first, a client without a zone in the topic's", async () => {
+    // Issue 43: the claim asks the hours once per zone of a base and walks only the open ones. One base: a
+    // Vladivostok client, one without a zone, a Novosibirsk client, a second without a zone; a base before it all in
+    // Moscow.
+    const moscow = await importBase("Москва", [MOSCOW, "+7 495 765-43-21"]);
+    const { baseId, byPhone } = await importBase("Смесь", [VLADIVOSTOK, "12345", NOVOSIBIRSK, "67890"]);
+    expect(byPhone["12345"].tz).toBeNull();
+    const m = await managerIn([moscow.baseId, baseId]);
+    // Open in Novosibirsk, the topic's zone Kyiv (closed): the Novosibirsk client, past the closed ones before him.
+    await setHours(m.filter.id, openIn("Asia/Novosibirsk", "Europe/Kyiv"));
+    expect((await leadOf(m))?.id).toBe(byPhone[NOVOSIBIRSK].id);
+    await release(m.id);
+    // The topic's zone open too: the client without a zone comes first, in the base's import order.
+    await setHours(m.filter.id, openIn("Asia/Novosibirsk", "Asia/Novosibirsk"));
+    expect((await leadOf(m))?.id).toBe(byPhone["12345"].id);
+    await release(m.id);
+    // Only the topic's zone open (New York, hours from every other): the clients without a zone, and no other.
+    await setHours(m.filter.id, openIn("America/New_York", "America/New_York"));
+    const refused = (await statusesByText(t.db))["Отказ"].id;
+    const handed: string[] = [];
+    for (let lead = await leadOf(m); lead; lead = await leadOf(m)) {
+      handed.push(lead.phone);
+      await t.db.update(contacts).set({ statusId: refused, heldBy: null, heldUntil: null }).where(eq(contacts.id, lead.id));
+    }
+    expect(handed).toEqual(["12345", "67890"]);
+    // Moscow's hours: the first base's clients, in order, before anything of the second.
+    await setHours(m.filter.id, openIn("Europe/Moscow", "America/New_York"));
+    expect((await leadOf(m))?.id).toBe(moscow.byPhone[MOSCOW].id);
+  });
+
   it("keeps a held lead whose client's hours ended, and a status press hands out only clients inside theirs", async () => {
     const { baseId, byPhone } = await importBase("Смена", [VLADIVOSTOK, MOSCOW, NOVOSIBIRSK]);
     const m = await managerIn([baseId]);

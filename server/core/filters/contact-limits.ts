@@ -18,10 +18,13 @@ import { textArrayLiteral } from "../../../db/typed-sql";
 /**
  * The calls of client `contactId` counting against topic row `lf`'s limits, from the period row `p` until `at`. The
  * aliases (lf, p, n, limit_call) are this module's own: a caller's row passed as `contactId` must not be named so.
+ * The start of the period is written as a row comparison, which only calls_contact_id_started_at_idx can read: as
+ * `started_at >= p.since` the planner could take calls_started_at_idx and read every call of the period for each
+ * client the claim looked at (it did in the leads bench, whose calls share one instant: 0.07 ms a client).
  */
 const countedCalls = (contactId: SQL, at: SQL) => sql`from calls limit_call
-      where limit_call.contact_id = ${contactId} and limit_call.direction = 'out' and limit_call.started_at >= p.since
-        and limit_call.started_at <= ${at}
+      where limit_call.contact_id = ${contactId} and (limit_call.contact_id, limit_call.started_at) >= (${contactId}, p.since)
+        and limit_call.direction = 'out' and limit_call.started_at <= ${at}
         and case when lf.contact_limit_counts = 'connected' then limit_call.answered_at is not null
           else not coalesce(limit_call.reason = any(${OWN_POLICY_REASONS_SQL}), false) end`;
 

@@ -1,7 +1,7 @@
 import { type SQL, sql } from "drizzle-orm";
 import { onBreak } from "../breaks/breaks";
 import { mayBeCalled } from "../dnc/dnc";
-import { type HoursSql, clientInHours } from "../filters/calling-hours";
+import { type HoursSql, clientInHours, withinCallingHours } from "../filters/calling-hours";
 import { consentAllows } from "../filters/consent";
 import { underContactLimits } from "../filters/contact-limits";
 import { governedByRule } from "./retry";
@@ -58,17 +58,19 @@ export interface ClaimScope {
  * month; issue 43, decision 075).
  * Held here, it holds for every tier at once.
  */
-export function contactMayBeCalled(alias: string, hours: HoursSql, filterId: SQL): SQL {
+export function contactMayBeCalled(alias: string, hours: HoursSql, filterId: SQL, { zoneOpen = false } = {}): SQL {
   const row = sql.identifier(alias);
-  return sql`${mayBeCalled(alias)} and ${clientInHours(sql`${row}.tz`, hours)} and ${consentAllows(sql`${row}.consent_at`, filterId)}
+  // zoneOpen: the caller walks only clients whose zone the same rule found open (the fresh tier, per zone).
+  const inHours = zoneOpen ? sql`` : sql`and ${clientInHours(sql`${row}.tz`, hours)}`;
+  return sql`${mayBeCalled(alias)} ${inHours} and ${consentAllows(sql`${row}.consent_at`, filterId)}
     and ${underContactLimits(sql`${row}.id`, sql`${row}.tz`, filterId)}`;
 }
 
 /** contactMayBeCalled, and not the number this press is listing. */
-const callable = (scope: ClaimScope, alias: string) =>
+const callable = (scope: ClaimScope, alias: string, options: { zoneOpen?: boolean } = {}) =>
   scope.listedNow
-    ? sql`${contactMayBeCalled(alias, scope.hours, scope.filterId)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
-    : contactMayBeCalled(alias, scope.hours, scope.filterId);
+    ? sql`${contactMayBeCalled(alias, scope.hours, scope.filterId, options)} and ${sql.identifier(alias)}.phone_key is distinct from ${scope.listedNow}`
+    : contactMayBeCalled(alias, scope.hours, scope.filterId, options);
 
 /**
  * The row of `contacts` awaits no callback: the tiers that are not a callback's (retry, fresh, re-work) leave such a
@@ -119,8 +121,9 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
  * rule's delay ago or more, longest waiting first; not while it awaits a callback. The rule's statuses are out of
  * the re-work list (`reworkStatusIds`), so this is the only tier that brings them back.
  *
- * The due rows are walked one base and rule at a time (contacts_rework_idx: database_id, status_id, status_at, id),
- * each walk stopping at its first callable rows; they are never sorted all together, which a single walk by
+ * The due rows are walked one base, rule and open zone at a time (contacts_rework_idx: database_id, status_id, zone
+ * key, status_at, id; the zones of each base and rule read and asked once, as the fresh tier does: issue 43), each
+ * walk stopping at its first callable rows; they are never sorted all together, which a single walk by
  * `status_at` over every base and rule would need (it sorted every due row on each claim: 9,000 in the lead bench,
  * 86 ms a turn). The earliest two of each walk are read unlocked, and the earliest of them still free and still due
  * is locked: the lock reads the row as it is now, and another turn may have taken and pressed it since this
@@ -130,33 +133,77 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
 export function retryTier(scope: ClaimScope): SQL {
   const dueWalks = (lock: boolean, perWalk: number) => sql`unnest(${scope.bases}) base(id)
       join filter_retry_rules r on r.filter_id = ${scope.filterId}
-      cross join lateral (select contacts.id, contacts.status_at from contacts
-        where contacts.database_id = base.id and contacts.status_id = r.status_id and contacts.held_by is null
-          and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
-          and ${awaitsNoCallback}
-          and ${callable(scope, "contacts")}
-        order by contacts.status_at, contacts.id limit ${sql.raw(String(perWalk))}
-        ${lock ? sql`for update of contacts skip locked` : sql``}) due`;
-  return sql`coalesce(
-    (select id from contacts
-      where id = any(array(select due.id from ${dueWalks(false, 2)})) and held_by is null
-        and exists (select 1 from filter_retry_rules r where r.filter_id = ${scope.filterId} and r.status_id = contacts.status_id
-          and contacts.status_at <= now() - make_interval(mins => r.delay_minutes))
-      order by status_at, id limit 1 for update skip locked),
-    (select due.id from ${dueWalks(true, 1)} order by due.status_at, due.id limit 1))`;
+      cross join lateral (
+        ${openZoneKeys(sql`rz.database_id = base.id and rz.status_id = r.status_id`)}
+        select walk.id, walk.status_at from zone_key
+          cross join lateral (select contacts.id, contacts.status_at from contacts
+            where contacts.database_id = base.id and contacts.status_id = r.status_id and coalesce(contacts.tz, '') = zone_key.key
+              and contacts.held_by is null
+              and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
+              and ${awaitsNoCallback}
+              and ${callable(scope, "contacts", { zoneOpen: true })}
+            order by contacts.status_at, contacts.id limit ${sql.raw(String(perWalk))}
+            ${lock ? sql`for update of contacts skip locked` : sql``}) walk
+        where ${zoneKeyOpen(scope)}) due`;
+  // The locking walks only when the first found candidates (none due: none to lock either).
+  return sql`(with due_first as materialized (select due.id from ${dueWalks(false, 2)})
+    select coalesce(
+      (select id from contacts
+        where id = any(array(select id from due_first)) and held_by is null
+          and exists (select 1 from filter_retry_rules r where r.filter_id = ${scope.filterId} and r.status_id = contacts.status_id
+            and contacts.status_at <= now() - make_interval(mins => r.delay_minutes))
+        order by status_at, id limit 1 for update skip locked),
+      (select due.id from ${dueWalks(true, 1)} where exists (select 1 from due_first) order by due.status_at, due.id limit 1)))`;
 }
 
 /**
- * 5. A free contact, walked in the partial index's own order (database_id, id), however many are worked. Listed
- * contacts are out of that index (`listed`, kept by triggers on the list), so a long run of them costs nothing.
- * Not one awaiting a callback: a missed call leaves one on a client never worked (issue 42), his manager's first.
+ * The zone keys (`coalesce(tz, '')`: '' a contact without a zone) of the contacts `rz` that `where` picks, as the
+ * recursive CTE `zone_key` (key), read from an index led by their columns and the zone key: one probe per zone (a
+ * loose scan), however many contacts each has. Goes before a SELECT that reads `zone_key` and keeps the open ones
+ * (`zoneKeyOpen`). Issue 43: the tiers ask the calling hours once per zone and walk only the open zones.
+ */
+const openZoneKeys = (where: SQL) => sql`with recursive zone_key(key) as (
+          select min(coalesce(rz.tz, '')) from contacts rz where ${where}
+          union all
+          select (select min(coalesce(rz.tz, '')) from contacts rz where ${where} and coalesce(rz.tz, '') > zone_key.key)
+          from zone_key where zone_key.key is not null)`;
+
+/** The zone key of `zone_key` is one the topic's calling hours are open in now (the key '': the topic's zone). */
+const zoneKeyOpen = (scope: ClaimScope) => sql`zone_key.key is not null and ${withinCallingHours(sql`nullif(zone_key.key, '')`, scope.hours)}`;
+
+/**
+ * 5. A free contact, in its base's import order, bases in turn; never-worked only (listed contacts are out of the
+ * index: `listed`, kept by triggers on the list). Not one awaiting a callback: a missed call leaves one on a client
+ * never worked (issue 42), his manager's first.
+ *
+ * The calling hours are asked once per zone, not once per contact (issue 43): contacts_free_idx is (database_id,
+ * zone key, id), the zone key `coalesce(tz, '')` ('' a contact without a zone: the topic's applies). For each base in
+ * turn the tier reads the zone keys its free contacts have (a loose scan: one probe of the index per zone), asks the
+ * rule (`withinCallingHours`) for each, and walks only the open zones, each from its first free row in import
+ * order; the earliest of those walks wins, and a base with no open zone costs its few probes. A base whose first
+ * clients are outside their hours, or a whole base in a zone asleep, is never walked past row by row (it was: 35,000
+ * rows a turn in the leads bench). The rows walked are in an open zone by construction, so `callable` leaves the
+ * hours out for them; everything else it holds (the list, consent, the contact limits) is applied row by row.
+ * Each open zone's walk locks its first callable row: one lock a turn when one zone is open in the base (the usual
+ * base of one region), one per open zone in a base of several.
  */
 export function freshTier(scope: ClaimScope): SQL {
-  return sql`(select id from contacts
-    where database_id = any(${scope.bases}) and status_id is null and held_by is null and not listed
-      and ${awaitsNoCallback}
-      and ${callable(scope, "contacts")}
-    order by database_id, id limit 1 for update skip locked)`;
+  const free = (alias: string) => {
+    const a = sql.identifier(alias);
+    return sql`${a}.database_id = base.id and ${a}.status_id is null and ${a}.held_by is null and not ${a}.listed`;
+  };
+  return sql`(select pick.id from unnest(${scope.bases}) base(id)
+    cross join lateral (
+      ${openZoneKeys(free("rz"))}
+      select walk.id from zone_key
+        cross join lateral (select contacts.id from contacts
+          where ${free("contacts")} and coalesce(contacts.tz, '') = zone_key.key
+            and ${awaitsNoCallback}
+            and ${callable(scope, "contacts", { zoneOpen: true })}
+          order by contacts.id limit 1 for update skip locked) walk
+      where ${zoneKeyOpen(scope)}
+      order by walk.id limit 1) pick
+    limit 1)`;
 }
 
 /** 6. A contact whose status the topic works again (without a retry rule), least recently touched first, unless it awaits a callback. */
