@@ -46,26 +46,6 @@ async function main() {
       [JSON.stringify(card), DELIVERIES],
     );
     await sql.unsafe("analyze webhook_deliveries");
-    if (process.env.BENCH_EXPLAIN) {
-      const { claimDeliveries } = await import("../../server/core/webhooks/deliver");
-      const logged: string[] = [];
-      const spy = { ...handle.db, execute: (query: never) => (logged.push(JSON.stringify(query)), handle.db.execute(query)) };
-      void spy;
-      await sql.unsafe("begin");
-      const plan = await sql.unsafe(`explain (analyze, buffers) with picked as (
-      select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id and w.enabled
-      where d.state = 'pending' and d.next_attempt_at <= now() and (d.locked_until is null or d.locked_until < now())
-        and not exists (
-          select 1 from webhook_deliveries e
-          where e.webhook_id = d.webhook_id and e.order_key = d.order_key and e.state = 'pending' and e.id < d.id)
-      order by d.id limit 8
-      for update of d skip locked)
-    update webhook_deliveries d set locked_until = now() + make_interval(secs => 40)
-    from picked, webhooks w where d.id = picked.id and w.id = d.webhook_id returning d.id`);
-      await sql.unsafe("rollback");
-      console.log(plan.map((r) => Object.values(r)[0]).join("\n"));
-      void claimDeliveries;
-    }
     // The backends of this database (the worker's pool), for their CPU.
     const backendsCpu = async () => {
       const pids = await sql.unsafe<{ pid: number }[]>(`select pid from pg_stat_activity where datname = $1`, [name]);
