@@ -546,13 +546,15 @@ describe("live listening from /users (issue 28)", () => {
   }
 
   /**
-   * «Подсказать» → audible to the manager, in one run on a loaded CI machine (the bench's median is the 1 s target):
-   * 1.5-2 s before rtpengine answered the admin's publish as the DTLS client, whose first handshake, sent before ICE
-   * had connected, went nowhere and was repeated a second later (issue 39).
+   * «Подсказать» → audible to the manager. Its speed is the bench's (bench/calls.ts part 5: the 1 s target, 0.24 s
+   * median on a quiet machine), not a timed test's: on a loaded CI machine one click took 1.6-2.1 s. What made it
+   * 1.5-2 s before issue 39, rtpengine answering the admin's publish as the DTLS client (its first handshake, sent
+   * before ICE had connected, went nowhere and was repeated a second later), is checked here by the role in its
+   * answer; the bound only says the whisper arrives while the admin still waits for it.
    */
-  const WHISPER_AUDIBLE_MS = 1_200;
+  const WHISPER_AUDIBLE_MS = 5_000;
 
-  it("whispers the admin's voice to the manager only, audible within 1.2 s of the click: the manager hears its tone, the carrier receives none of it", async () => {
+  it("whispers the admin's voice to the manager only, audible within seconds of the click, rtpengine the DTLS server of the admin's voice: the manager hears its tone, the carrier receives none of it", async () => {
     const carrier = await startCarrier({ answer: { ringMs: 300 } });
     const a = await managerWithLead(e, stack, "+38 (067) 111-22-91", { browser: says440 });
     await recorded(a.manager.user.id);
@@ -575,6 +577,11 @@ describe("live listening from /users (issue 28)", () => {
     );
     if (process.env.DEBUG_LISTEN) console.log("whisper audible after", audibleAfter, "ms");
     expect(audibleAfter).toBeLessThan(WHISPER_AUDIBLE_MS);
+    // rtpengine answered the admin's publish as the DTLS server: the browser's handshake starts once ICE is up.
+    const publishAnswers = await admin.evaluate(() =>
+      (window as unknown as { __pcs: RTCPeerConnection[] }).__pcs.map((pc) => pc.remoteDescription?.sdp ?? ""),
+    );
+    expect(publishAnswers.filter((sdp) => /^a=setup:passive\r?$/m.test(sdp)).length, publishAnswers.join("\n---\n")).toBe(1);
     // (the watch hears the bus: a presence change sent now reaches it)
     await e.app.deps.hub.presenceChanged();
     await expect.poll(() => onTheBus.some((payload) => payload.includes('"presence"'))).toBe(true);
