@@ -20,7 +20,7 @@ import { passwordHint } from "../common/credentials";
 import { ADMIN_SCREENS } from "../common/admin-screens";
 import { hashPassword } from "../server/auth/password";
 import { loadConfig } from "../server/config";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
+import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../test/helpers/chromium";
 import { buildPages, startApp } from "./app";
 import { AROUND_THE_CLOCK, median, printTable, type Row } from "./lib";
 
@@ -209,7 +209,7 @@ async function main() {
   const config = loadConfig({ LOG_LEVEL: "silent" });
   const app = await startApp({ handle, config, web: true });
   const baseUrl = app.origin;
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const browser = await chromium.launch({ executablePath: FULL_CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   try {
     const adminCookies = await sessionCookies(browser, baseUrl, ADMIN);
     const managerCookies = await sessionCookies(browser, baseUrl, MANAGER);

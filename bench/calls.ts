@@ -11,7 +11,7 @@ import { seed } from "../server/seed";
 import { passwordHint } from "../common/credentials";
 import { hashPassword } from "../server/auth/password";
 import { loadConfig } from "../server/config";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
+import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../test/helpers/chromium";
 import { freePort } from "../test/helpers/ports";
 import { SIPP_PATH, startCarrier, startMediaEcho } from "../test/sip/carrier";
 import { startDaemon } from "../test/sip/daemon";
@@ -578,12 +578,12 @@ async function liveCallId(db: Db, userId: number): Promise<string> {
 /** Part 5: a long call listened to and whispered into from start to end, the delays timed meanwhile (issue 39). */
 async function supervisedCalls(baseUrl: string, db: Db, media: Awaited<ReturnType<typeof startMediaEcho>>) {
   const says440 = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: FULL_CHROMIUM_PATH,
     args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440, 30)}`],
     headless: true,
   });
   const says660 = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: FULL_CHROMIUM_PATH,
     args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(660, 30)}`],
     headless: true,
   });
@@ -716,7 +716,7 @@ async function main() {
   const baseUrl = app.origin;
   const media = await startMediaEcho();
   let stack: Stack | undefined;
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const browser = await chromium.launch({ executablePath: FULL_CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   const carrier = await startCarrier(carrierPort, media, { answer: { ringMs: 300 } });
   try {
     stack = await startStack({

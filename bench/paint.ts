@@ -7,7 +7,7 @@ import { passwordHint } from "../common/credentials";
 import { hashPassword } from "../server/auth/password";
 import { createSessionStore } from "../server/auth/sessions";
 import { loadConfig } from "../server/config";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../test/helpers/chromium";
+import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../test/helpers/chromium";
 import { buildPages, startApp } from "./app";
 import { type Agent, driveInWorker } from "./lead-driver";
 import { median, percentile, printTable, type Row } from "./lib";
@@ -255,7 +255,7 @@ async function main() {
   const pageToken = tokens[0];
   const agents: Agent[] = others.map((userId, i) => ({ userId, auth: `Bearer ${tokens[i + 1]}`, leadId: 0 }));
 
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  const browser = await chromium.launch({ executablePath: FULL_CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
   const samples: Record<Kind, number[]> = { key: [], click: [], api: [] };
   /** The baseline's turns painted (the same samples, to the frame after the answer was written into the page). */
   const apiPainted: number[] = [];

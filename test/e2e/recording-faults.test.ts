@@ -11,7 +11,7 @@ import { WAITING_FOR_ROOM } from "../../server/core/recordings/recordings";
 import { bearer } from "../helpers/app";
 import type { E2E } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
+import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../helpers/chromium";
 import { decodeRecording, toneShare, toneWav } from "../helpers/recordings";
 import { type CallPath, expectText, extensionsFrom, grows, inboundPackets, managerWithLead, startCallPath } from "../sip/call-page";
 import { startCarrier, type Carrier, type MediaEcho } from "../sip/carrier";
@@ -48,7 +48,7 @@ beforeAll(async () => {
   ({ e, stack, media, carrierPort } = path);
   // The manager says 440 Hz (Chromium's fake microphone plays a file); the client answers 1000 Hz.
   browser = await chromium.launch({
-    executablePath: CHROMIUM_PATH,
+    executablePath: FULL_CHROMIUM_PATH,
     args: [...CHROMIUM_ARGS, `--use-file-for-fake-audio-capture=${toneWav(440)}`],
     headless: true,
   });

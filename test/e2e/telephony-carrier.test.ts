@@ -11,7 +11,7 @@ import { allowRefusal, allowPageError, holdPageData, launchBrowser, loginThrough
 import { watchBrowser } from "../helpers/page-errors";
 import { decodeRecording, toneShare, toneWav } from "../helpers/recordings";
 import { endedCallsOf } from "../helpers/calls";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "../helpers/chromium";
+import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../helpers/chromium";
 import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, shoot, useCallPath } from "../sip/call-page";
 import { audibleAfterClick, elementOutput } from "../sip/page-audio";
 import { relayForgets, relayParties } from "../sip/rtpengine-control";
@@ -183,7 +183,7 @@ describe("a recorded call (issue 28)", () => {
     await startCarrier({ answer: { ringMs: 100 } });
     // The manager says 440 Hz (Chromium's fake microphone plays a file); the client answers 1000 Hz.
     const mic = toneWav(440);
-    const browser = await launchBrowser([`--use-file-for-fake-audio-capture=${mic}`]);
+    const browser = await launchBrowser([`--use-file-for-fake-audio-capture=${mic}`], { calls: true });
     media.speak(1000);
     try {
       const a = await managerWithLead(e, stack, "+38 (067) 111-22-40", { browser });
@@ -309,8 +309,8 @@ describe("live listening from /users (issue 28)", () => {
   let says440: Browser;
   let says660: Browser;
   beforeAll(async () => {
-    says440 = await launchBrowser([`--use-file-for-fake-audio-capture=${toneWav(440, 30)}`]);
-    says660 = await launchBrowser([`--use-file-for-fake-audio-capture=${toneWav(660, 30)}`]);
+    says440 = await launchBrowser([`--use-file-for-fake-audio-capture=${toneWav(440, 30)}`], { calls: true });
+    says660 = await launchBrowser([`--use-file-for-fake-audio-capture=${toneWav(660, 30)}`], { calls: true });
     media.speak(1000);
   });
   afterAll(async () => {
@@ -820,7 +820,7 @@ describe("a browser killed mid-call", () => {
     for (let run = 0; run < runs; run += 1) {
       const carrier = await startCarrier({ answer: { ringMs: 100 } });
       // A browser of its own (its own process group), killed whole with SIGKILL: no page event, no BYE from it.
-      const server: BrowserServer = await chromium.launchServer({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+      const server: BrowserServer = await chromium.launchServer({ executablePath: FULL_CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
       const browser = watchBrowser(await chromium.connect(server.wsEndpoint()));
       const phone = `+38067111230${run}`;
       const a = await managerWithLead(e, stack, phone, { browser });

@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
 import { createTestApp, type TestApp } from "./app";
-import { CHROMIUM_ARGS, CHROMIUM_PATH } from "./chromium";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, FULL_CHROMIUM_PATH } from "./chromium";
 import { watchBrowser } from "./page-errors";
 
 export { allowPageError, allowRefusal } from "./page-errors";
@@ -13,20 +13,26 @@ export interface E2E extends TestApp {
   newPage(options?: { javaScript?: boolean }): Promise<Page>;
 }
 
+/** `calls`: full Chromium, for pages that play a call's audio or choose a microphone (test/helpers/chromium.ts). */
+interface BrowserKind {
+  calls?: boolean;
+}
+
 /**
- * Debian's headless Chromium with the tests' flags (and `extraArgs`), every page of it watched: a console error in
- * one fails the test (test/helpers/page-errors.ts).
+ * Debian's headless Chromium (its headless shell, or the full browser for `calls`) with the tests' flags (and
+ * `extraArgs`), every page of it watched: a console error in one fails the test (test/helpers/page-errors.ts).
  */
-export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
-  return watchBrowser(await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true }));
+export async function launchBrowser(extraArgs: string[] = [], { calls = false }: BrowserKind = {}): Promise<Browser> {
+  const executablePath = calls ? FULL_CHROMIUM_PATH : CHROMIUM_PATH;
+  return watchBrowser(await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true }));
 }
 
 /** The real app listening on a loopback port, and a headless Chromium to drive it. */
-export async function startE2E(options: { env?: Record<string, string> } = {}): Promise<E2E> {
+export async function startE2E(options: { env?: Record<string, string> } & BrowserKind = {}): Promise<E2E> {
   const t = await createTestApp({ web: true, env: options.env });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = t.app.server.address() as AddressInfo;
-  const browser = await launchBrowser();
+  const browser = await launchBrowser([], { calls: options.calls });
   const contexts: BrowserContext[] = [];
   return {
     ...t,
