@@ -13,17 +13,17 @@ export interface E2E extends TestApp {
   newPage(options?: { javaScript?: boolean }): Promise<Page>;
 }
 
-/** `calls`: full Chromium, for pages that play a call's audio or choose a microphone (test/helpers/chromium.ts). */
+/** `full`: full Chromium instead of the headless shell, where the shell falls short (test/helpers/chromium.ts says where). */
 interface BrowserKind {
-  calls?: boolean;
+  full?: boolean;
 }
 
 /**
- * Debian's headless Chromium (its headless shell, or the full browser for `calls`) with the tests' flags (and
+ * Debian's headless Chromium (its headless shell, or the full browser for `full`) with the tests' flags (and
  * `extraArgs`), every page of it watched: a console error in one fails the test (test/helpers/page-errors.ts).
  */
-export async function launchBrowser(extraArgs: string[] = [], { calls = false }: BrowserKind = {}): Promise<Browser> {
-  const executablePath = calls ? FULL_CHROMIUM_PATH : CHROMIUM_PATH;
+export async function launchBrowser(extraArgs: string[] = [], { full = false }: BrowserKind = {}): Promise<Browser> {
+  const executablePath = full ? FULL_CHROMIUM_PATH : CHROMIUM_PATH;
   return watchBrowser(await chromium.launch({ executablePath, args: [...CHROMIUM_ARGS, ...extraArgs], headless: true }));
 }
 
@@ -32,7 +32,7 @@ export async function startE2E(options: { env?: Record<string, string> } & Brows
   const t = await createTestApp({ web: true, env: options.env });
   await t.app.listen({ port: 0, host: "127.0.0.1" });
   const { port } = t.app.server.address() as AddressInfo;
-  const browser = await launchBrowser([], { calls: options.calls });
+  const browser = await launchBrowser([], { full: options.full });
   const contexts: BrowserContext[] = [];
   return {
     ...t,

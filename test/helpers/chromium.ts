@@ -8,8 +8,10 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium-hea
 
 /**
  * Full Chromium, where the shell falls short: pages that play a call's relayed audio to an admin or choose a
- * microphone (the shell's <audio> of a listened call stays silent and its devices have no ids), so the call-path
- * files (test/sip/call-page.ts) and their browsers; and the benches, which time what a user's browser does.
+ * microphone (the shell's devices have no ids), so the call-path files (test/sip/call-page.ts) and their browsers;
+ * the screens walk, which the shell made slower beside those files (789 s of the PGlite half, against 431 in full
+ * Chromium on CI the day before; 307 against 350 alone, 2026-11-30: not explained); and the benches, which time what
+ * a user's browser does.
  */
 export const FULL_CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 

@@ -37,7 +37,7 @@ export async function startCallPath(
   // (decision 066): live listening and whisper in these files go through it.
   const ngGate = { port: gatePort, secret: randomBytes(32).toString("hex") };
   const e = await startE2E({
-    calls: true,
+    full: true,
     env: {
       SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,
       SIP_DOMAIN: domain,
