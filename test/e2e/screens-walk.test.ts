@@ -43,8 +43,7 @@ let seeded: Awaited<ReturnType<typeof seedScreens>>;
 beforeAll(async () => {
   if (SHOTS) fs.mkdirSync(DIR, { recursive: true });
   // A PBX address nothing answers on (as the layout test's app had): only the CSP's connect-src names it.
-  // Full Chromium (test/helpers/chromium.ts): beside the call-path files, the shell took the walk 789 s.
-  e = await startE2E({ full: true, env: { SIP_WS_URL: "ws://127.0.0.1:9/ws", SIP_DOMAIN: "pbx.invalid" } });
+  e = await startE2E({ env: { SIP_WS_URL: "ws://127.0.0.1:9/ws", SIP_DOMAIN: "pbx.invalid" } });
   seeded = await seedScreens(e);
 });
 afterAll(async () => {

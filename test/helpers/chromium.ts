@@ -9,9 +9,10 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium-hea
 /**
  * Full Chromium, where the shell falls short: pages that play a call's relayed audio to an admin or choose a
  * microphone (the shell's devices have no ids), so the call-path files (test/sip/call-page.ts) and their browsers;
- * the screens walk, which the shell made slower beside those files (789 s of the PGlite half, against 431 in full
- * Chromium on CI the day before; 307 against 350 alone, 2026-11-30: not explained); and the benches, which time what
- * a user's browser does.
+ * and the benches, which time what a user's browser does. The screens walk stays in the shell: beside
+ * telephony-carrier the pair took 336 s with it in the shell, and in full Chromium 553 s with three of that file's
+ * tests failing (a /auth load over 30 s), 2026-11-30. (In one whole PGlite half the shell's walk took 789 s, against
+ * 431 on CI in full Chromium the day before: not explained.)
  */
 export const FULL_CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
