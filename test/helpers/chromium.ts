@@ -11,8 +11,8 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium-hea
  * microphone (the shell's devices have no ids), so the call-path files (test/sip/call-page.ts) and their browsers;
  * and the benches, which time what a user's browser does. The screens walk stays in the shell: beside
  * telephony-carrier the pair took 336 s with it in the shell, and in full Chromium 553 s with three of that file's
- * tests failing (a /auth load over 30 s), 2026-11-30. (In one whole PGlite half the shell's walk took 789 s, against
- * 431 on CI in full Chromium the day before: not explained.)
+ * tests failing (a /auth load over 30 s), 2026-11-30. (A whole PGlite half without CI=true took the shell's walk
+ * 789 s: it screenshots every visit then; with CI=true 349 s, against 431 on CI in full Chromium.)
  */
 export const FULL_CHROMIUM_PATH = process.env.CHROMIUM_PATH || "/usr/bin/chromium";
 
