@@ -15,6 +15,9 @@ const ENV = { WEBHOOK_TIMEOUT_MS: "5000", WEBHOOK_RETRY_BASE_MS: "200", WEBHOOK_
 const backend = faultBackend("webhook_kill");
 
 describe("the webhook queue across a kill -9", () => {
+  // 120 s: on Postgres the killed instance's claimed rows wait for their lock to run out (another instance may still
+  // be sending them), the timeout times the four slots' worth claimed plus 30 s, 50 s here from the claim before the
+  // kill; with the set-up before it, that is past the suite's 60 s a test.
   it("after the restart every press's event reaches the receiver, none lost, each client's in order", async () => {
     const receiver = await startWebhookReceiver({ slowMs: 400 });
     receiver.mode = "slow";
@@ -89,8 +92,5 @@ describe("the webhook queue across a kill -9", () => {
     } finally {
       await receiver.stop();
     }
-    // On Postgres the killed instance's claimed rows wait for their lock to run out (another instance may still be
-    // sending them): the timeout times the four slots' worth claimed, plus 30 s, 50 s here, counted from the claim
-    // before the kill. With the set-up before it, that is past the suite's 60 s a test.
   }, 120_000);
 });
