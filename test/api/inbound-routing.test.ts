@@ -198,6 +198,20 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
     expect(await rowOf(idOf(missed.text))).toMatchObject({ direction: "in", sipCode: 480, reason: "Менеджеры не ответили", outcome: "no_answer" });
   });
 
+  it("asked again for the same call (its answer reached Kamailio too late), rings the same manager, one ringing in his log", async () => {
+    const { clients, people } = await topicWithClients(2);
+    await called(people[0], clients[0], 3);
+    const sipCallId = "asked-twice@carrier";
+    const first = await ask({ number: clients[0].phone, sipCallId });
+    const again = await ask({ number: clients[0].phone, sipCallId });
+    expect(again.status).toBe(200);
+    expect(ringOf(again.text)).toBe(people[0].sipLogin);
+    expect(idOf(again.text)).toBe(idOf(first.text));
+    expect(await t.db.select().from(calls).where(eq(calls.sipCallId, sipCallId))).toHaveLength(1);
+    // Another call of the same client still finds him busy with this one.
+    expect(ringOf((await ask({ number: clients[0].phone })).text)).toBe(people[1].sipLogin);
+  });
+
   it("rule 4: all busy is 486, nobody on the line 480; the missed call is a callback «Пропущенный входящий» in the last caller's list", async () => {
     const { clients, people } = await topicWithClients(2);
     const [caller, other] = people;

@@ -558,6 +558,8 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     await e.db.execute(sql`alter table calls rename to calls_away`);
     try {
       await startCarrier({ callIn: { extension: DID.number, kamailio: `127.0.0.1:${stack.ports.sip}` } });
+      // Asked twice (an answer lost once is asked for again), then the fixed rule.
+      await stack.kamailio.waitForLog(/inbound routing answered \d+ for a call from 380501112233 to \d+: asking once more/);
       await stack.kamailio.waitForLog(new RegExp(`DID ${DID.number} rings manager ${DID.extension} \\(the app did not answer\\)`));
     } finally {
       await e.db.execute(sql`alter table calls_away rename to calls`);

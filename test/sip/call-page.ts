@@ -104,7 +104,11 @@ export function useCallPath(
     if (firstExtension !== undefined) extensionsFrom(firstExtension);
     path = await startCallPath(secret, stackOptions);
   });
-  afterEach(stopCarrier);
+  afterEach(async ({ task }) => {
+    // A failed test says what Kamailio did meanwhile: CI keeps the run's output only.
+    if (task.result?.state === "fail" && path) console.error(`Kamailio's log, its last lines (${name}):\n${logTail(path.stack.kamailio.log(), 60)}`);
+    await stopCarrier();
+  });
   afterAll(() => path?.stop(name));
   return {
     e: standIn("useCallPath: the app", () => path?.e),
@@ -120,6 +124,9 @@ export function useCallPath(
     carrier: () => carrier,
   };
 }
+
+/** The last `lines` lines of a daemon's log. */
+const logTail = (log: string, lines: number) => log.trimEnd().split("\n").slice(-lines).join("\n");
 
 /**
  * The call-path e2e files' page side: a manager with a lead on /leadpanel whose softphone registered through the

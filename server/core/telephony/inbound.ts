@@ -51,11 +51,13 @@ export type InboundRoute =
 const RINGING_MAX_SECONDS = 300;
 
 /**
- * SQL: the user `userId` has a call open now (talking, dialling or being rung). The proxy's rows by its facts (a row
- * not answered counts for RINGING_MAX_SECONDS: its end report may have been lost), the browser's by its keep-alives.
+ * SQL: the user `userId` has a call open now (talking, dialling or being rung), other than the call of Call-ID
+ * `except`. The proxy's rows by its facts (a row not answered counts for RINGING_MAX_SECONDS: its end report may
+ * have been lost), the browser's by its keep-alives.
  */
-export function inACall(userId: SQL): SQL {
-  return sql`exists (select 1 from calls oc where oc.user_id = ${userId} and oc.ended_at is null and case when oc.by_proxy
+function inACall(userId: SQL, except: string): SQL {
+  return sql`exists (select 1 from calls oc where oc.user_id = ${userId} and oc.ended_at is null
+    and oc.sip_call_id is distinct from ${except} and case when oc.by_proxy
     then oc.started_at > now() - make_interval(secs => case when oc.answered_at is null then ${RINGING_MAX_SECONDS}::int else ${PROXY_CALL_MAX_SECONDS}::int end)
     else oc.last_seen_at > now() - make_interval(secs => ${CALL_SILENCE_SECONDS}::int) end)`;
 }
@@ -68,7 +70,7 @@ const lastCallerOf = (key: string) =>
     order by cl.started_at desc limit 1)`;
 
 /** A candidate's row (candidates): the call's facts, and the candidate with his topic and whether he may be rung. */
-const candidateColumns = (tried: string) => ({
+const candidateColumns = (tried: string, sipCallId: string) => ({
   contact_id: sql<string | number | null>`facts.contact_id`,
   database_id: sql<number | null>`facts.database_id`,
   caller_id: sql<number | null>`facts.caller_id`,
@@ -82,7 +84,7 @@ const candidateColumns = (tried: string) => ({
   record: sql<boolean | null>`coalesce(f.record_calls, false)`,
   on_line: sql<boolean | null>`(u.sip_login <> '' and u.accepts_inbound
           and exists (select 1 from sessions s where s.user_id = u.id and ${sessionIsLive(sql`s`)}))`,
-  free: sql<boolean | null>`(not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`)}
+  free: sql<boolean | null>`(not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`, sipCallId)}
           and not (u.sip_login = any(string_to_array(${tried}, ','))))`,
 });
 type CandidateRow = RowOf<ReturnType<typeof candidateColumns>>;
@@ -90,14 +92,19 @@ type CandidateRow = RowOf<ReturnType<typeof candidateColumns>>;
 /**
  * The facts of the call and every candidate of rules 1-3, best first, in one statement: the client (his most
  * recently worked contact with this number), the manager who last called it (the call log, else the contact's last
- * manager), the trunk number's topic, and for each candidate whether he is on the line and free.
+ * manager), the trunk number's topic, and for each candidate whether he is on the line and free. Being rung by this
+ * very call does not make him busy: Kamailio asks again when the app's answer came too late (the same answer again).
  */
-async function candidates(db: Db, key: string, did: string, trunkKey: string, tried: string): Promise<CandidateRow[]> {
+async function candidates(
+  db: Db,
+  call: { key: string; did: string; trunkKey: string; tried: string; sipCallId: string },
+): Promise<CandidateRow[]> {
+  const { key, did, trunkKey, tried, sipCallId } = call;
   const idle = (u: string) =>
     sql.raw(`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = ${u}.id order by lc.started_at desc limit 1)`);
   return selectRows(
     db,
-    candidateColumns(tried),
+    candidateColumns(tried, sipCallId),
     (list) => sql`with client as (
         select c.id, c.database_id, c.last_user_id from contacts c where c.phone_key = ${key} and ${key} <> ''
         order by c.status_at desc nulls last, c.id desc limit 1),
@@ -151,7 +158,7 @@ export async function routeInbound(
   // The trunk number as a topic stores it (E.164 digits, inbound-number.ts), however the carrier wrote it.
   const trunkKey = doNotCallKey(did, region) ?? didDigits;
   const logins = triedLogins(tried);
-  const rows = await candidates(db, key, didDigits, trunkKey, logins.join(","));
+  const rows = await candidates(db, { key, did: didDigits, trunkKey, tried: logins.join(","), sipCallId });
   const facts = rows[0];
   const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
   const chosen = logins.length < facts.max_managers ? rows.find((row) => row.id !== null && row.on_line && row.free) : undefined;
