@@ -89,7 +89,6 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     // Kept across stopKamailio/startKamailio: the calls in progress are written there at shutdown.
     KAMAILIO_STATE_DIR: path.join(runDir, "state"),
     KAMAILIO_SHM_MB: "32",
-    RTPENGINE_LOG_LEVEL: "6",
     RECORDINGS_DIR: options.recordingsDir ?? "",
     RTPENGINE_NG_GATE: options.ngGate ? `127.0.0.1:${options.ngGate.port}` : "",
     RTPENGINE_NG_SECRET: options.ngGate?.secret ?? "",
