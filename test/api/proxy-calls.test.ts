@@ -168,16 +168,39 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     expect((await rowOf(id)).outcome).toBe("answered");
   });
 
-  it("a browser that reported first keeps its row: the proxy takes it over", async () => {
+  it("a browser that reported first keeps its row: the proxy takes it over from its own facts, not the page's", async () => {
     const m = await managerWithLead();
     const started = await t.request
       .post("/api/v1/calls")
       .set(bearer(m.token))
       .send({ number: m.lead.phone, contactId: m.lead.id, sipCallId: "dialog-2@browser" });
+    // A modified page says, before the proxy asks, that the call was answered and lasted 80 s.
+    const id = started.body.id;
+    expect((await t.request.post(`/api/v1/calls/${id}/answer`).set(bearer(m.token))).status).toBe(204);
+    await t.db
+      .update(calls)
+      .set({ answeredAt: sql`now() - interval '80 seconds'` })
+      .where(eq(calls.id, id));
+    expect((await t.request.post(`/api/v1/calls/${id}/end`).set(bearer(m.token)).send({ cause: "hangup" })).body).toMatchObject({
+      outcome: "answered",
+      talkSeconds: 80,
+    });
     const { text } = await admit({ login: m.sipLogin, number: m.digits, sipCallId: "dialog-2@browser" });
-    expect(idOf(text)).toBe(started.body.id);
-    expect(await rowOf(started.body.id)).toMatchObject({ byProxy: true, number: m.digits, contactId: Number(m.lead.id) });
+    expect(idOf(text)).toBe(id);
+    // The take-over starts from the proxy's facts: open, not answered, no talk time (issue 42).
+    expect(await rowOf(id)).toMatchObject({
+      byProxy: true,
+      number: m.digits,
+      contactId: Number(m.lead.id),
+      answeredAt: null,
+      endedAt: null,
+      outcome: null,
+      talkSeconds: 0,
+    });
     expect((await t.db.select().from(calls).where(eq(calls.sipCallId, "dialog-2@browser"))).length).toBe(1);
+    // The carrier was busy: that is the call, whatever the page said.
+    await report({ id: String(id), event: "fail", code: "486" });
+    expect(await rowOf(id)).toMatchObject({ outcome: "busy", answeredAt: null, talkSeconds: 0, sipCode: 486 });
   });
 
   it("a call between two managers is a row for each, with the same Call-ID", async () => {

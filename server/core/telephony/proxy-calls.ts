@@ -105,7 +105,8 @@ function refusalOf(facts: {
 /**
  * Kamailio's question before a call leaves for the trunk (or rings a manager from it): the call is opened in the
  * log, refused calls closed at once with the reason. A row the browser already opened for the same Call-ID is
- * taken over (by_proxy), so the two reports make one row.
+ * taken over (by_proxy) from the proxy's facts only, so the two reports make one row and the browser's word counts
+ * for nothing the proxy writes.
  */
 export async function admitCall(
   db: Db,
@@ -129,28 +130,27 @@ export async function admitCall(
   // The manager's topic decides whether the call is recorded (issue 28); a full disk never stops a call.
   const record = !refused && user.record && recordingRoom();
   const recording = refused || !user.record ? null : record ? ("pending" as const) : ("disk_full" as const);
-  const closed = refused
-    ? {
-        endedAt: sql`now()`,
-        outcome: "failed" as const,
-        sipCode: 403,
-        reason: sipReason(403, refused),
-      }
-    : {};
+  // The call's state from the proxy's facts alone: refused and closed now, or open and not answered yet.
+  const state = refused
+    ? { endedAt: sql`now()`, answeredAt: null, talkSeconds: 0, outcome: "failed" as const, sipCode: 403, reason: sipReason(403, refused) }
+    : { endedAt: null, answeredAt: null, talkSeconds: 0, outcome: null, sipCode: null, reason: null };
   const [row] = await db
     .insert(calls)
-    .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, filterId: user.topic, recording, ...closed })
+    .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, filterId: user.topic, recording, ...state })
     .onConflictDoUpdate({
+      // The browser's report came first: its row is taken over, and what the browser said of the call before the
+      // proxy asked (answered, ended, its talk time) is dropped; from here on only the proxy writes it.
       target: [calls.userId, calls.sipCallId],
       targetWhere: sql`sip_call_id is not null`,
       set: {
         number,
+        direction,
         byProxy: true,
         contactId: sql`coalesce(excluded.contact_id, ${calls.contactId})`,
         lastSeenAt: sql`now()`,
         filterId: user.topic,
         recording,
-        ...closed,
+        ...state,
       },
     })
     .returning({ id: calls.id });
