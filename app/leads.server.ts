@@ -28,8 +28,11 @@ export { displayPhone } from "#server/core/bases/phone";
  */
 export const TakeFields = idFields;
 export const ReassignFields = idFields.extend({ userId: idSchema, back: z.string().default("") });
-/** «Сохранить заметку»: the callback and its note as typed (an emptied field clears it; core checks its length). */
-export const NoteFields = idFields.extend({ note: z.string().default("") });
+/**
+ * «Сохранить заметку»: the callback and its note as typed (an emptied field clears it; core checks its length); from
+ * the admin's table also the list's query to come back to.
+ */
+export const NoteFields = idFields.extend({ note: z.string().default(""), back: z.string().default("") });
 
 const NOT_FORM_TEXT = "Неверные данные формы";
 

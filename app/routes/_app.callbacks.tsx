@@ -30,7 +30,8 @@ const PAGE = "/callbacks";
 
 /**
  * /callbacks (issue 18): a manager's Мои перезвоны (due and upcoming; take one now); the admin's list of every
- * pending callback by manager and topic, each reassignable. Plain forms: all of it works without JavaScript.
+ * pending callback by manager and topic, each reassignable and its note editable. Plain forms: all of it works
+ * without JavaScript.
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
@@ -63,7 +64,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
       return redirect("/leadpanel");
     }
     if (intent === "note") {
-      const { id, note } = readFields(form, NoteFields);
+      // A manager's own callback or, for an admin, anyone's: core says who may (editCallbackNote).
+      const { id, note, back } = readFields(form, NoteFields);
       try {
         await editCallbackNote(db, actor, id, { note });
       } catch (error) {
@@ -71,18 +73,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
         if (!isAppError(error)) throw error;
         return data({ error: { code: error.code, message: error.message }, noteFor: id, note }, { status: error.status });
       }
-      return redirectWithToast(PAGE, { type: "success", message: "Заметка сохранена" });
+      return redirectWithToast(listAt(back), { type: "success", message: "Заметка сохранена" });
     }
     if (intent === "reassign") {
       const { id, back, ...input } = readFields(form, ReassignFields);
       await reassignCallback(db, actor, id, input);
-      return redirectWithToast(back.startsWith(`${PAGE}?`) ? back : PAGE, { type: "success", message: "Перезвон передан" });
+      return redirectWithToast(listAt(back), { type: "success", message: "Перезвон передан" });
     }
     return redirect(PAGE);
   } catch (error) {
     return actionError(error);
   }
 }
+
+/** The list to come back to: the admin's as he filtered it (a form's `back`), never another address. */
+const listAt = (back: string) => (back.startsWith(`${PAGE}?`) ? back : PAGE);
 
 /**
  * A refused "Позвонить сейчас" still changes the list (a callback whose number is on «Не звонить» is closed by it,
@@ -103,9 +108,9 @@ export default function CallbacksPage() {
   const page = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   const answerKey = useAnswerKey(answer);
-  // A refused note is said at its field (NoteEditor); one of a callback not in his list (another's, gone meanwhile)
-  // as the page's message.
-  const noteAnswer = isRefusedNote(answer) && !page.admin && page.callbacks.some((c) => c.id === answer.noteFor) ? answer : null;
+  // A refused note is said at its field (NoteEditor, in his list or the admin's table); one of a callback not shown
+  // (another's, gone meanwhile) as the page's message.
+  const noteAnswer = isRefusedNote(answer) && page.callbacks.some((c) => c.id === answer.noteFor) ? answer : null;
   const message =
     answer && !noteAnswer && "error" in answer && answer.error ? <ServerMessage key={answerKey} kind="error" message={answer.error.message} /> : null;
 
@@ -158,12 +163,17 @@ export default function CallbacksPage() {
                     {c.dueText}
                   </td>
                   <td data-label="Клиент" className="p-2">
-                    {c.name}
-                    {c.note ? (
-                      <span className="block whitespace-pre-wrap text-xs text-slate-600 dark:text-slate-400" data-testid="callback-note">
-                        {c.note}
-                      </span>
-                    ) : null}
+                    {/* One box: a phone's card makes the cell a grid of label and value; the note and its editor go under the name. */}
+                    <div className="min-w-0">
+                      {c.name}
+                      {c.note ? (
+                        <span className="block whitespace-pre-wrap text-xs text-slate-600 dark:text-slate-400" data-testid="callback-note">
+                          {c.note}
+                        </span>
+                      ) : null}
+                      {/* Issue 41 §7: the admin writes anyone's note again, as the manager does his own. */}
+                      <NoteEditor key={c.note} row={c} refused={noteAnswer?.noteFor === c.id ? noteAnswer : null} back={back} />
+                    </div>
                   </td>
                   <td data-label="Телефон" className="p-2 whitespace-nowrap">
                     {c.phone}
@@ -270,11 +280,12 @@ function MyList({ title, rows, empty, testId, refused }: { title: string; rows: 
 }
 
 /**
- * The callback's note written again (issue 41 §7): a disclosure that opens a field and «Сохранить заметку» (a plain
- * form post: without JavaScript too). A note too long is refused at the field, by the browser before it asks (the
- * same limit and words as core's, common/callback-note.ts) and by the server without JavaScript.
+ * The callback's note written again (issue 41 §7), in the manager's list and the admin's table: a disclosure that
+ * opens a field and «Сохранить заметку» (a plain form post: without JavaScript too; `back`: the admin's list as he
+ * filtered it). A note too long is refused at the field, by the browser before it asks (the same limit and words as
+ * core's, common/callback-note.ts) and by the server without JavaScript.
  */
-function NoteEditor({ row, refused }: { row: Row; refused: RefusedNote | null }) {
+function NoteEditor({ row, refused, back }: { row: Row; refused: RefusedNote | null; back?: string }) {
   const [tooLong, setTooLong] = useState(false);
   const error = tooLong ? CALLBACK_NOTE_TOO_LONG : (refused?.error.message ?? null);
   const fieldId = `callback-note-${row.id}`;
@@ -296,6 +307,7 @@ function NoteEditor({ row, refused }: { row: Row; refused: RefusedNote | null })
       >
         <input type="hidden" name="intent" value="note" />
         <input type="hidden" name="id" value={row.id} />
+        {back ? <input type="hidden" name="back" value={back} /> : null}
         <label htmlFor={fieldId} className="block text-sm font-medium">
           Заметка к перезвону
         </label>

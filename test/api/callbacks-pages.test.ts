@@ -289,6 +289,61 @@ describe("callbacks without JavaScript", () => {
     expect(cleared.text).toContain("Добавить заметку");
   });
 
+  it("the admin writes any manager's callback note again in his table without JavaScript; too long is refused at that row's field; a manager still only his own (issue 41 §7)", async () => {
+    const { statusId, manager, other, cookie, first } = await callbackScene("Перезвонить, заметку правит админ", "Админ", 1);
+    const done = await pressStatus(cookie, statusId, first, { callbackPreset: "15m", callbackNote: "Спросить про рассрочку" });
+    expect(done.status).toBe(302);
+    const second = /name="contactId" value="(\d+)"/.exec((await getPage(t, "/leadpanel", cookie)).text)![1];
+    expect((await pressStatus(cookie, statusId, second, { callbackPreset: "1h", callbackNote: "Жена дома после шести" })).status).toBe(302);
+    const [cb, next] = await queryRows<{ id: number }>(t.db, sql`select id from callbacks where contact_id in (${first}, ${second}) order by due_at`);
+    const admin = await pageSessionCookie(t, ADMIN);
+    const listed = `/callbacks?userId=${manager.user.id}&filterId=`;
+    /** The admin table's row that holds this callback's note field. */
+    const rowOf = (html: string, id: number) => {
+      expect(html).toContain('data-testid="callbacks-table"');
+      return html.split('data-testid="callback-row"').find((row) => row.includes(`id="callback-note-${id}"`)) ?? "";
+    };
+
+    // His table offers each row's note field, with the note in it.
+    const page = await getPage(t, listed, admin);
+    expect(rowOf(page.text, cb.id)).toMatch(/Изменить заметку/);
+    expect(rowOf(page.text, cb.id)).toMatch(new RegExp(`<textarea id="callback-note-${cb.id}" name="note"[^>]*>Спросить про рассрочку</textarea>`));
+
+    // Saved: back to the list as he filtered it, the new note in its row.
+    const saved = await post(listed, admin, { intent: "note", id: String(cb.id), note: "Звонить после 15:00", back: listed });
+    expect(saved.status).toBe(302);
+    expect(saved.headers.location).toBe(listed);
+    const after = await getPage(t, listed, `${admin}; ${flashCookie(saved)}`);
+    expect(after.text).toContain("Заметка сохранена");
+    expect(rowOf(after.text, cb.id)).toMatch(/data-testid="callback-note">Звонить после 15:00</);
+    expect(after.text).not.toContain("Спросить про рассрочку");
+    const [edited] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
+    expect(edited.note).toBe("Звонить после 15:00");
+    // The manager sees the admin's note in Мои перезвоны.
+    expect((await getPage(t, "/callbacks", cookie)).text).toMatch(/data-testid="callback-note">Звонить после 15:00</);
+
+    // Too long: 400, the Russian message under the field of that row only, what he typed kept, nothing saved.
+    const long = "я".repeat(501);
+    const refused = await post(listed, admin, { intent: "note", id: String(next.id), note: long, back: listed });
+    expect(refused.status).toBe(400);
+    const refusedRow = rowOf(refused.text, next.id);
+    expect(refusedRow).toMatch(
+      new RegExp(`<details[^>]*open=""[\\s\\S]*<textarea id="callback-note-${next.id}" name="note"[^>]*aria-invalid="true"[^>]*>${long}</textarea>`),
+    );
+    expect(refusedRow).toMatch(/data-field-error="">Заметка к перезвону не длиннее 500 символов</);
+    expect(rowOf(refused.text, cb.id)).not.toContain("data-field-error");
+    expect(refused.text.match(/data-field-error=/g)).toHaveLength(1);
+    const [kept] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${next.id}`);
+    expect(kept.note).toBe("Жена дома после шести");
+
+    // Another manager may not (403, said on his page); the note stays the admin's.
+    const stranger = await post("/callbacks", await pageSessionCookie(t, other), { intent: "note", id: String(cb.id), note: "Чужая заметка" });
+    expect(stranger.status).toBe(403);
+    expect(stranger.text).toContain("Можно работать только со своими перезвонами");
+    const [still] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
+    expect(still.note).toBe("Звонить после 15:00");
+  });
+
   it("a callback scheduled before migration 0035 (no press linked to it) still comes back with «Перезвон на HH:MM» once 0041 has run (issue 41 §7)", async () => {
     const { statusId, base, manager, cookie, first } = await callbackScene("Перезвонить (старый)", "Старый");
     const s = await statusesByText(t.db);
