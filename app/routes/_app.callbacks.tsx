@@ -182,12 +182,15 @@ export default function CallbacksPage() {
                     {c.filter?.name ?? "—"}
                   </td>
                   <td data-label="Состояние" className="p-2">
-                    {stateOf(c)}
-                    {/* Why it is there (issue 42): the status that scheduled it, or «Пропущенный входящий, 14:02». */}
-                    <span className="block text-xs text-slate-600 dark:text-slate-400" data-testid="callback-reason">
-                      {c.statusText}
-                    </span>
-                    {c.waitsForHours ? <span className="block text-xs text-amber-800 dark:text-amber-300">{c.waitsForHours}</span> : null}
+                    {/* One box, as the client's: on a phone the reason stays under the state, not in the label's column. */}
+                    <div className="min-w-0">
+                      {stateOf(c)}
+                      {/* Why it is there (issue 42): the status that scheduled it, or «Пропущенный входящий, 14:02». */}
+                      <span className="block text-xs text-slate-600 dark:text-slate-400" data-testid="callback-reason">
+                        {c.statusText}
+                      </span>
+                      {c.waitsForHours ? <span className="block text-xs text-amber-800 dark:text-amber-300">{c.waitsForHours}</span> : null}
+                    </div>
                   </td>
                   {/* Issue 31: the manager is the menu's choice, whole (it was a 144 px menu beside a column of names). */}
                   <td className="p-2" data-label="Менеджер">
