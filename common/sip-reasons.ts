@@ -44,6 +44,12 @@ export const PROXY_REFUSALS = {
 } as const satisfies Record<string, string>;
 export type ProxyRefusal = keyof typeof PROXY_REFUSALS;
 
+/**
+ * Why a call to a do-not-call client is not made: «Позвонить» disabled on his card, and the call log's refusal of
+ * a softphone's report of such a call; the words the softphone's toast gives the proxy's «Do Not Call».
+ */
+export const DO_NOT_CALL_REFUSAL = `Позвонить нельзя: ${PROXY_REFUSALS["Do Not Call"]}`;
+
 /** The manager's words for a failed call: the proxy's own refusal by its reason phrase, else by the code. */
 export function failureReason(code: number, phrase?: string): string | undefined {
   if (phrase && Object.hasOwn(PROXY_REFUSALS, phrase)) return PROXY_REFUSALS[phrase as ProxyRefusal];

@@ -250,4 +250,26 @@ describe("a browser's report cannot put a call on a client it was not made to", 
     const right = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.digits, contactId: m.lead.id });
     expect(right.status).toBe(200);
   });
+
+  it("a call out to a do-not-call number is refused in Russian and logged as refused, once with the proxy's row; a call in is not", async () => {
+    const m = await managerWithLead();
+    await t.db.insert(doNotCall).values({ phoneKey: m.digits, phone: m.lead.phone });
+    const calledOut = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.lead.phone, contactId: m.lead.id });
+    expect(calledOut.status).toBe(403);
+    expect(calledOut.body.message).toBe("Позвонить нельзя: номер в списке «Не звонить»");
+    const rowsOfM = () => t.db.select().from(calls).where(eq(calls.userId, m.manager.user.id)).orderBy(calls.id);
+    const [refused] = await rowsOfM();
+    expect(refused).toMatchObject({ direction: "out", outcome: "failed", sipCode: 403, reason: "Номер в списке «Не звонить»", answeredAt: null });
+    expect(refused.endedAt).not.toBeNull();
+    // The proxy refused it first: its row is the call's, and the page's report adds none.
+    await admit({ login: m.sipLogin, number: m.digits, sipCallId: "dnc-both@browser" });
+    const late = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.digits, sipCallId: "dnc-both@browser" });
+    expect(late.status).toBe(403);
+    expect((await t.db.select().from(calls).where(eq(calls.sipCallId, "dnc-both@browser"))).length).toBe(1);
+    // The client calls us: answered, logged as any call in.
+    const calledIn = await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.digits, direction: "in" });
+    expect(calledIn.status).toBe(200);
+    expect(await rowOf(calledIn.body.id)).toMatchObject({ direction: "in", endedAt: null, outcome: null });
+    expect(await rowsOfM()).toHaveLength(3);
+  });
 });

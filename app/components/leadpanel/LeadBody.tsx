@@ -4,7 +4,8 @@ import type { LeadPanel } from "../../leads.server";
 import { ClientHistory } from "../calls/ClientHistory";
 import { CallButton } from "../leads/CallButton";
 import { LeadCard } from "../leads/LeadCard";
-import { DO_NOT_CALL_REFUSAL, DoNotCallNotice } from "../ui/DoNotCallNotice";
+import { DO_NOT_CALL_REFUSAL } from "../../../common/sip-reasons";
+import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 
 /**
  * The lead's card and the client card's fields (the history is LeadHistory, after them). Rendered again only when the lead or its answer

@@ -1,11 +1,3 @@
-import { PROXY_REFUSALS } from "../../../common/sip-reasons";
-
-/**
- * Why «Позвонить» is disabled on such a client's card: the SIP proxy refuses a call to him (route[ADMIT]'s
- * «Do Not Call»), in the words the softphone's toast gives that refusal.
- */
-export const DO_NOT_CALL_REFUSAL = `Позвонить нельзя: ${PROXY_REFUSALS["Do Not Call"]}`;
-
 /**
  * «Номер в списке «Не звонить»» in red (issue 42): a client on the do-not-call list who calls us is answered, and
  * his card says so, on the ringing card and on the lead panel.

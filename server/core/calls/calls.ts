@@ -1,6 +1,7 @@
 import { and, count, desc, eq, gte, isNull, lt, ne, or, sql, type SQL } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import {
   CALL_DIRECTIONS,
   CALL_OUTCOMES,
@@ -17,6 +18,8 @@ import { enqueueFrom } from "../webhooks/queue";
 import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
 import { badRequest, forbidden, notFound } from "../errors";
+import { doNotCallKey, isListed } from "../dnc/dnc";
+import { DO_NOT_CALL_REFUSAL } from "../../../common/sip-reasons";
 import { callNumbersOfDay } from "../statistics/call-numbers";
 import { bigIdSchema, contactIdSchema, idSchema, parseInput } from "../validation";
 import { outcomeOfSipCode, sipReason } from "./sip-reasons";
@@ -146,14 +149,27 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
     if (!actor.isAdmin && contact.heldBy !== actor.id) throw forbidden("Этот клиент сейчас не закреплён за вами");
     if (!phoneKeysOf(contact.phone, region).includes(phoneKey(number, region))) throw badRequest(NUMBER_NOT_CLIENTS, "number_not_clients");
   }
-  return db.transaction(async (tx) => {
+  // A call out to a number on the do-not-call list is logged as refused, as the proxy logs it (a softphone that
+  // dialled past its page, or past no proxy at all), and the report is refused.
+  const key = direction === "out" ? doNotCallKey(number, region) : null;
+  const listed = key !== null && (await selectRows(db, { listed: sql<boolean>`${isListed(sql`${key}`)}` }, (list) => sql`select ${list}`))[0].listed;
+  const refused = listed ? { endedAt: sql`now()`, outcome: "failed" as const, sipCode: 403, reason: sipReason(403, "Do Not Call") } : {};
+  const started = await db.transaction(async (tx) => {
     // One line per manager: another call still open when this one starts has ended without word from its browser.
     const otherCall = sipCallId === undefined ? undefined : or(isNull(calls.sipCallId), ne(calls.sipCallId, sipCallId));
     await closeUnseen(tx, and(eq(calls.userId, actor.id), eq(calls.byProxy, false), otherCall));
     // The row of this manager's SIP call, when the proxy (or an earlier report) opened it: this report only adds the contact.
     const [row] = await tx
       .insert(calls)
-      .values({ userId: actor.id, number, direction, contactId: contactId ?? null, sipCallId: sipCallId ?? null, filterId: topicOf(actor.id) })
+      .values({
+        userId: actor.id,
+        number,
+        direction,
+        contactId: contactId ?? null,
+        sipCallId: sipCallId ?? null,
+        filterId: topicOf(actor.id),
+        ...refused,
+      })
       .onConflictDoUpdate({
         target: [calls.userId, calls.sipCallId],
         targetWhere: sql`sip_call_id is not null`,
@@ -162,6 +178,8 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
       .returning({ id: calls.id });
     return { id: row.id };
   });
+  if (listed) throw forbidden(DO_NOT_CALL_REFUSAL, "do_not_call");
+  return started;
 }
 
 /** The manager's topic now (users.getting_filter, 0 for none), as the proxy writes it: the call counts in it. */
