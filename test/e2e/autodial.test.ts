@@ -185,3 +185,33 @@ describe.runIf(process.env.SCREENS_DIR)("screenshots", () => {
     }
   }, 120_000);
 });
+
+// This file's stack has neither TRUNK_CALLER_ID nor TRUNK_DIDS: the case is proved here rather than on a Kamailio
+// of its own (issue 42).
+describe("a trunk without TRUNK_CALLER_ID", () => {
+  it("shows the client the topic's «Номер линии», and the manager's extension for a topic without one", async () => {
+    const carrier = await startCarrier({ reject: { code: 486, reason: "Busy Here" } });
+    /** What the carrier is shown of a call from `a`'s panel: the From and P-Asserted-Identity of its INVITE. */
+    const shownOf = async (a: Awaited<ReturnType<typeof managerWithLead>>) => {
+      await a.page.click("[data-testid=call-button]");
+      const invite = await carrier.waitForMessage(new RegExp(`INVITE sip:${digits(a.lead.phone)}@[^\\n]*\\n(?:[^\\n]+\\n)*`));
+      await expectText(a.page, "call-state", "Ошибка вызова: абонент занят");
+      const header = (name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(invite)?.[1].trim();
+      return { from: header("From"), identity: header("P-Asserted-Identity") };
+    };
+    const numbered = await managerWithLead(e, stack, "+38 (067) 111-39-01");
+    const [{ topic }] = await e.db.select({ topic: users.gettingFilter }).from(users).where(eq(users.id, numbered.manager.user.id));
+    await e.db.update(filters).set({ inboundNumber: "380441239901" }).where(eq(filters.id, topic!));
+    try {
+      const shown = await shownOf(numbered);
+      expect(shown.from).toMatch(/^<sip:380441239901@/);
+      expect(shown.identity).toMatch(/^<sip:380441239901@/);
+    } finally {
+      await e.db.update(filters).set({ inboundNumber: "" }).where(eq(filters.id, topic!));
+    }
+    const plain = await managerWithLead(e, stack, "+38 (067) 111-39-02");
+    const extension = await shownOf(plain);
+    expect(extension.from).toMatch(new RegExp(`^<sip:${plain.sipLogin}@`));
+    expect(extension.identity).toBeUndefined();
+  });
+});
