@@ -163,7 +163,7 @@ export default function CallbacksPage() {
                     {c.dueText}
                   </td>
                   <td data-label="Клиент" className="p-2">
-                    {/* One box: a phone's card makes the cell a grid of label and value; the note and its editor go under the name. */}
+                    {/* One box: a phone's card makes the cell a grid of label and value; the note goes under the name. */}
                     <div className="min-w-0">
                       {c.name}
                       {c.note ? (
@@ -171,8 +171,6 @@ export default function CallbacksPage() {
                           {c.note}
                         </span>
                       ) : null}
-                      {/* Issue 41 §7: the admin writes anyone's note again, as the manager does his own. */}
-                      <NoteEditor key={c.note} row={c} refused={noteAnswer?.noteFor === c.id ? noteAnswer : null} back={back} />
                     </div>
                   </td>
                   <td data-label="Телефон" className="p-2 whitespace-nowrap">
@@ -218,6 +216,12 @@ export default function CallbacksPage() {
                           Передать
                         </button>
                       </Form>
+                      {/*
+                        Issue 41 §7: the admin writes anyone's note again, as the manager does his own. Here, with the
+                        row's other action: this column is as wide as the menu's longest name, so the open field takes
+                        no room from the others (under the client, at 1280 px it made the table scroll sideways).
+                      */}
+                      <NoteEditor key={c.note} row={c} refused={noteAnswer?.noteFor === c.id ? noteAnswer : null} back={back} />
                     </div>
                   </td>
                 </tr>

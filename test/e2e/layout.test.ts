@@ -580,13 +580,18 @@ describe("layout in a state, at 1280 and 390 px", () => {
     expect(found).toEqual([]);
   }, 120_000);
 
-  it("the callbacks' «Передать» menu shows a manager's whole name at desk width (issue 31)", async () => {
+  it("the callbacks' «Передать» menu shows a manager's whole name at desk width, the note editors closed and open (issues 31, 41 §7)", async () => {
     const found: string[] = [];
     const { context, page } = await contextFor(ADMIN, true);
-    for (const size of [{ width: 1440, height: 900 }, WIDTHS[0]]) {
+    for (const [size, open] of [{ width: 1440, height: 900 }, WIDTHS[0]].flatMap((size) => [[size, false] as const, [size, true] as const])) {
       await page.setViewportSize(size);
       await page.goto("/callbacks");
       await waitForHydration(page);
+      // An open note editor (its field and «Сохранить заметку») must take no room from the menu, nor widen the table.
+      const label = `${size.width}${open ? " (notes open)" : ""}`;
+      const summaries = open ? await page.locator("[data-testid=callbacks-table] [data-testid=callback-note-editor] > summary").all() : [];
+      if (open && summaries.length === 0) found.push(`${label}: no note editor`);
+      for (const summary of summaries) await summary.click();
       const cut = await page.evaluate(() => {
         const canvas = document.createElement("canvas").getContext("2d")!;
         return Array.from(document.querySelectorAll<HTMLSelectElement>("[data-testid=callbacks-table] select[name=userId]")).flatMap((select) => {
@@ -598,8 +603,8 @@ describe("layout in a state, at 1280 and 390 px", () => {
           return canvas.measureText(text).width > room + 1 ? [`«${text}» in ${Math.round(room)} px`] : [];
         });
       });
-      found.push(...cut.map((c) => `${size.width}: ${c}`));
-      found.push(...(await layoutFaults(page)).map((f) => `${size.width}: ${f}`));
+      found.push(...cut.map((c) => `${label}: ${c}`));
+      found.push(...(await layoutFaults(page)).map((f) => `${label}: ${f}`));
     }
     await context.close();
     expect(found).toEqual([]);
