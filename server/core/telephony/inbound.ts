@@ -95,10 +95,7 @@ type CandidateRow = RowOf<ReturnType<typeof candidateColumns>>;
  * manager), the trunk number's topic, and for each candidate whether he is on the line and free. Being rung by this
  * very call does not make him busy: Kamailio asks again when the app's answer came too late (the same answer again).
  */
-async function candidates(
-  db: Db,
-  call: { key: string; did: string; trunkKey: string; tried: string; sipCallId: string },
-): Promise<CandidateRow[]> {
+async function candidates(db: Db, call: { key: string; did: string; trunkKey: string; tried: string; sipCallId: string }): Promise<CandidateRow[]> {
   const { key, did, trunkKey, tried, sipCallId } = call;
   const idle = (u: string) =>
     sql.raw(`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = ${u}.id order by lc.started_at desc limit 1)`);
