@@ -42,7 +42,6 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
     timeoutMs: options.timeoutMs ?? WEBHOOK_DEFAULTS.timeoutMs,
     retryBaseMs: options.retryBaseMs ?? WEBHOOK_DEFAULTS.retryBaseMs,
     retryForMs: options.retryForMs ?? WEBHOOK_DEFAULTS.retryForMs,
-    fetchImpl: options.fetchImpl,
   };
   const concurrency = options.concurrency ?? WEBHOOK_DEFAULTS.concurrency;
   const pollMs = options.pollMs ?? WEBHOOK_DEFAULTS.pollMs;
