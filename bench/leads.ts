@@ -275,6 +275,11 @@ async function main() {
         }
         const drainMs = Date.now() - drainStarted;
         const delays = await receiver.delays();
+        // How many of the queue's row updates (the claim's lock, the acceptance) were HOT: no new index entries.
+        await new Promise((resolve) => setTimeout(resolve, 1500));
+        const [{ updates, hot }] = await sql.unsafe<{ updates: number; hot: number }[]>(
+          `select n_tup_upd::int as updates, n_tup_hot_upd::int as hot from pg_stat_user_tables where relname = 'webhook_deliveries'`,
+        );
         const [{ delivered, failed }] = await sql.unsafe<{ delivered: number; failed: number }[]>(
           `select count(*) filter (where state = 'delivered')::int as delivered, count(*) filter (where state = 'failed')::int as failed from webhook_deliveries`,
         );
@@ -304,7 +309,7 @@ async function main() {
             "turns/s": "",
             "p50 ms": "",
             ratio: "",
-            target: `${delivered} delivered, ${failed} failed, ${pending} left after ${(drainMs / 1000).toFixed(1)} s of drain; queue delay p50 ${median(delays).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms, ${delays.length} received`,
+            target: `${delivered} delivered, ${failed} failed, ${pending} left after ${(drainMs / 1000).toFixed(1)} s of drain; queue delay p50 ${median(delays).toFixed(0)} ms, p99 ${percentile(delays, 99).toFixed(0)} ms, ${delays.length} received; ${hot} of ${updates} row updates HOT`,
           },
         ]);
       } finally {

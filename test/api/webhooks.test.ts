@@ -185,6 +185,25 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
     await until("the resent event", async () => receiver.accepted.some((a) => a.id === failed.messageId));
     const [row] = await t.db.select().from(webhooks).where(eq(webhooks.id, hookId));
     expect(row).toMatchObject({ enabled: true, failingSince: null, disabledReason: null });
+    // The log: the failures, then the accepted attempt with the CRM's answer.
+    const delivered = async () =>
+      until("delivered in the log", async () => {
+        const [entry] = (await t.request.get(`/api/v1/webhooks/${hookId}/deliveries`).set(bearer(admin))).body;
+        return entry.state === "delivered" && entry;
+      });
+    const first = await delivered();
+    const failures = first.attempts.length - 1;
+    expect(failures).toBeGreaterThanOrEqual(2);
+    expect(first.attempts.slice(0, failures).every((a: { httpStatus: number }) => a.httpStatus === 500)).toBe(true);
+    expect(first.attempts.at(-1)).toMatchObject({ httpStatus: 200, response: "ok" });
+    // Sent once more after it was accepted: the log keeps both acceptances, in order.
+    const once = receiver.accepted.filter((a) => a.id === failed.messageId).length;
+    await t.request.post(`/api/v1/webhooks/${hookId}/deliveries/${failed.id}/resend`).set(bearer(admin));
+    await until("sent again", async () => receiver.accepted.filter((a) => a.id === failed.messageId).length > once);
+    const second = await delivered();
+    expect(second.attempts).toHaveLength(failures + 2);
+    expect(second.attempts.slice(-2).map((a: { httpStatus: number }) => a.httpStatus)).toEqual([200, 200]);
+    expect(Date.parse(second.attempts.at(-1).at)).toBeGreaterThan(Date.parse(second.attempts.at(-2).at));
   });
 });
 

@@ -1,7 +1,8 @@
 import crypto from "node:crypto";
 import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
 import { z } from "zod";
-import type { Db } from "../../../db/client";
+import { type Db, queryRows } from "../../../db/client";
+import { selectRows } from "../../../db/typed-sql";
 import { webhookAttempts, webhookDeliveries, webhooks, type Webhook } from "../../../db/schema";
 import { type Actor, requireAdmin } from "../actor";
 import { conflict, notFound } from "../errors";
@@ -48,19 +49,16 @@ export async function listWebhooks(db: Db, actor: Actor): Promise<WebhookView[]>
   requireAdmin(actor);
   const rows = await db.select().from(webhooks).orderBy(webhooks.id);
   if (rows.length === 0) return [];
-  const counts = await db
-    .select({ id: webhookDeliveries.webhookId, state: webhookDeliveries.state, n: sql<number>`count(*)::int` })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        inArray(
-          webhookDeliveries.webhookId,
-          rows.map((r) => r.id),
-        ),
-        inArray(webhookDeliveries.state, ["pending", "failed"]),
-      ),
-    )
-    .groupBy(webhookDeliveries.webhookId, webhookDeliveries.state);
+  // One count per state, each read from that state's partial index (not the day's history of delivered rows).
+  const ids = sql.param(rows.map((r) => r.id));
+  const countOf = (state: "pending" | "failed") =>
+    sql`select webhook_id as id, ${state}::text as state, count(*)::int as n from webhook_deliveries
+      where state = ${state} and webhook_id = any(${ids}::int[]) group by webhook_id`;
+  const counts = await selectRows(
+    db,
+    { id: sql<number>`id`, state: sql<string>`state`, n: sql<number>`n` },
+    (list) => sql`select ${list} from (${countOf("pending")} union all ${countOf("failed")}) c`,
+  );
   const of = (id: number, state: string) => counts.find((c) => c.id === id && c.state === state)?.n ?? 0;
   return rows.map((row) => view(row, { pending: of(row.id, "pending"), failed: of(row.id, "failed") }));
 }
@@ -201,9 +199,22 @@ export async function webhookLog(
     state: row.state as DeliveryView["state"],
     createdAt: row.createdAt.toISOString(),
     nextAttemptAt: row.state === "pending" ? row.nextAttemptAt.toISOString() : null,
-    attempts: attempts
-      .filter((a) => a.deliveryId === row.id)
-      .map((a) => ({ at: a.at.toISOString(), httpStatus: a.httpStatus, response: a.response, durationMs: a.durationMs })),
+    attempts: [
+      ...attempts
+        .filter((a) => a.deliveryId === row.id)
+        .map((a) => ({ at: a.at.toISOString(), httpStatus: a.httpStatus, response: a.response, durationMs: a.durationMs })),
+      // The accepted attempt, last, kept on the delivery (deliver.ts: recordAccepted).
+      ...(row.deliveredAt && row.acceptedStatus !== null
+        ? [
+            {
+              at: row.deliveredAt.toISOString(),
+              httpStatus: row.acceptedStatus,
+              response: row.acceptedResponse ?? "",
+              durationMs: row.acceptedDurationMs ?? 0,
+            },
+          ]
+        : []),
+    ],
   }));
   return { total, deliveries };
 }
@@ -217,9 +228,25 @@ export async function resendDelivery(db: Db, actor: Actor, rawWebhookId: unknown
   const webhookId = parseInput(idSchema, rawWebhookId);
   const deliveryId = parseInput(idSchema, rawDeliveryId);
   await db.transaction(async (tx) => {
+    // An accepted attempt kept on the row goes into the log rows first: the row's next acceptance would overwrite it.
+    await queryRows(
+      tx as unknown as Db,
+      sql`insert into webhook_attempts (delivery_id, webhook_id, at, http_status, response, duration_ms)
+        select id, webhook_id, delivered_at, accepted_status, coalesce(accepted_response, ''), coalesce(accepted_duration_ms, 0)
+        from webhook_deliveries where id = ${deliveryId} and webhook_id = ${webhookId} and delivered_at is not null and accepted_status is not null
+        returning id`,
+    );
     const [row] = await tx
       .update(webhookDeliveries)
-      .set({ state: "pending", nextAttemptAt: new Date(), createdAt: new Date(), lockedUntil: null })
+      .set({
+        state: "pending",
+        nextAttemptAt: new Date(),
+        createdAt: new Date(),
+        lockedUntil: null,
+        acceptedStatus: null,
+        acceptedResponse: null,
+        acceptedDurationMs: null,
+      })
       .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId)))
       .returning({ id: webhookDeliveries.id });
     if (!row) throw notFound("Отправка не найдена", "delivery_not_found");
