@@ -71,8 +71,8 @@ export async function buildApp({ handle, config, web = true, logger = false, pas
     if (verdict.status === 308) return reply.code(308).header("Location", verdict.location).send();
     return pathTooLong(request, reply);
   });
-  // The embedded database's vacuum waits for a quiet moment for its large tables: requests are counted here
-  // (pages and API alike, until their response is closed).
+  // Requests are counted here (pages and API alike, until their response is closed): the embedded database's
+  // vacuum waits for a quiet moment for its large tables, and the webhook sender yields while many are in flight.
   let requestsInFlight = 0;
   let lastRequestAt = 0;
   app.addHook("onRequest", async (_request, reply) => {
@@ -210,7 +210,13 @@ export async function buildApp({ handle, config, web = true, logger = false, pas
   const holidayFill = startHolidayFill(handle.db, { log: (message, error) => app.log.error({ err: error }, message) });
   // Webhooks: the delivery queue is sent from here, never from a request (issue 44). APPLICATION_FORWARD_URL is one.
   await syncForwardWebhook(handle.db, config.applicationForwardUrl);
-  const webhookWorker = startWebhookWorker(handle, { ...config.webhooks, log: (message, error) => app.log.error({ err: error }, message) });
+  // Presses first: while half the database's connections' worth of requests are in flight, deliveries yield.
+  const busyRequests = Math.max(2, Math.floor(handle.poolSize / 2));
+  const webhookWorker = startWebhookWorker(handle, {
+    ...config.webhooks,
+    busy: () => requestsInFlight >= busyRequests,
+    log: (message, error) => app.log.error({ err: error }, message),
+  });
   const plannerStatistics = startPlannerStatistics(handle, { log: (message, error) => app.log.error({ err: error }, message) });
   const embeddedVacuum = startEmbeddedVacuum(handle, {
     quietFor: () => (requestsInFlight > 0 ? 0 : Date.now() - lastRequestAt),

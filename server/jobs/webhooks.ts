@@ -21,7 +21,15 @@ export interface WebhookWorkerOptions extends Partial<DeliveryOptions> {
   log?: (message: string, error?: unknown) => void;
   /** Told each attempt's outcome and the delay from queueing to delivery (ms), for /metrics and the bench. */
   onAttempt?: (ok: boolean) => void;
+  /**
+   * Whether the app is busy with requests now (managers' presses first): then one delivery at a time, one each
+   * BUSY_SEND_GAP_MS at most, and the queue catches up once it is quiet.
+   */
+  busy?: () => boolean;
 }
+
+/** While the app is busy, a delivery starts at most this often (10 a second: the queue never stops). */
+export const BUSY_SEND_GAP_MS = 100;
 
 /** A sent attempt waits at most this long for others to be written with it (fewer, larger writes under load). */
 const WRITE_AFTER_MS = 20;
@@ -35,7 +43,9 @@ const WRITE_BATCH = 64;
  * deliveries a second the database sees a few statements a second, not two a delivery (that took ~2 ms of Postgres
  * CPU a delivery from the presses: bench/tools/webhook-cost.ts). A kill -9 sends again what was in flight or ended
  * in the last WRITE_AFTER_MS before it (the receivers know a repeat by its webhook-id). Stopping writes what was sent
- * and waits for the ones in flight.
+ * and waits for the ones in flight. While the app is busy (`busy`), deliveries yield to its requests: one at a time, at
+ * most one each BUSY_SEND_GAP_MS (a sender at full speed cost a closed loop of presses 9-12 % of its turns on two
+ * cores, docs/benchmarks.md's leads section).
  */
 export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptions = {}) {
   const delivery: DeliveryOptions = {
@@ -93,16 +103,32 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
     inFlight.add(task);
   };
 
+  // While the app is busy: when the next delivery may start, and the look that starts it then.
+  let busySendAt = 0;
+  let busyTimer: NodeJS.Timeout | null = null;
   async function fill() {
     if (stopped || filling) return;
     filling = true;
     try {
       await started;
-      while (!stopped && inFlight.size < concurrency) {
+      for (;;) {
+        const busy = options.busy?.() ?? false;
+        if (stopped || inFlight.size >= (busy ? 1 : concurrency)) break;
+        if (busy && Date.now() < busySendAt) {
+          if (!busyTimer) {
+            busyTimer = setTimeout(() => {
+              busyTimer = null;
+              void fill();
+            }, busySendAt - Date.now());
+            busyTimer.unref();
+          }
+          break;
+        }
         if (claimed.length === 0) {
           claimed.push(...(await claimDeliveries(handle.db, concurrency * CLAIM_SLOTS, lockMs)));
           if (claimed.length === 0) break;
         }
+        if (busy) busySendAt = Date.now() + BUSY_SEND_GAP_MS;
         send(claimed.shift()!);
       }
     } catch (error) {
@@ -143,6 +169,7 @@ export function startWebhookWorker(handle: DbHandle, options: WebhookWorkerOptio
     async stop() {
       stopped = true;
       if (timer) clearTimeout(timer);
+      if (busyTimer) clearTimeout(busyTimer);
       await Promise.allSettled([...inFlight]);
       await write();
       // Claimed and not sent: free for the next start or another instance at once, not when their lock runs out.

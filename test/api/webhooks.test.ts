@@ -10,7 +10,8 @@ import { recordingDone } from "../../server/core/recordings/recordings";
 import { checkRecordingLink } from "../../server/core/webhooks/links";
 import { enqueueEvent } from "../../server/core/webhooks/queue";
 import { claimDeliveries } from "../../server/core/webhooks/deliver";
-import { FROM_ENV_FIXED, syncForwardWebhook } from "../../server/core/webhooks/webhooks";
+import { FROM_ENV_FIXED, newWebhookSecret, syncForwardWebhook } from "../../server/core/webhooks/webhooks";
+import { BUSY_SEND_GAP_MS, startWebhookWorker } from "../../server/jobs/webhooks";
 import { bearer, createTestApp, createUser, type TestApp } from "../helpers/app";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
 import { startWebhookReceiver } from "../helpers/webhook-receiver";
@@ -386,6 +387,40 @@ describe("webhooks: delivery through a receiver that fails, goes down, is slow, 
       expect(hook.failingSince).toBeNull();
     } finally {
       await again.close();
+    }
+  });
+});
+
+describe("webhooks: the sender while the app is busy", () => {
+  it("yields to the app's requests (one delivery each BUSY_SEND_GAP_MS at most, never none), then sends the rest at once", async () => {
+    // A database of its own and this test's worker alone (the app's worker serves the app's database).
+    const handle = await createTestDb();
+    let busy = true;
+    const worker = startWebhookWorker(handle, { pollMs: 50, concurrency: 8, timeoutMs: 1000, busy: () => busy });
+    try {
+      const [hook] = await handle.db
+        .insert(webhooks)
+        .values({ url: hookUrl(), events: ["base.imported"], secret: newWebhookSecret() })
+        .returning();
+      receiver.secret = hook.secret;
+      receiver.mode = "ok";
+      const names = Array.from({ length: 40 }, (_, i) => `Занят ${i}`);
+      for (const name of names) await enqueueEvent(handle.db, "base.imported", { baseId: 1, name });
+      const mine = () => receiver.accepted.filter((a) => names.includes(String(a.data.name)));
+      const busySince = Date.now();
+      // The queue moves while the app is busy...
+      await until("three deliveries while busy", async () => mine().length >= 3);
+      busy = false;
+      const busyMs = Date.now() - busySince;
+      // ...but slowly: at most one each gap (a sender at full speed sends the 40 in well under a second).
+      expect(mine().length).toBeLessThanOrEqual(Math.floor(busyMs / BUSY_SEND_GAP_MS) + 2);
+      expect(mine().length).toBeLessThan(names.length);
+      // Quiet again: the rest goes at full speed, each once.
+      worker.kick();
+      await until("all 40", async () => new Set(mine().map((a) => a.id)).size === names.length);
+    } finally {
+      await worker.stop();
+      await handle.close();
     }
   });
 });
