@@ -198,6 +198,9 @@ describe("the sanitising policy on generated markup", () => {
   });
 
   it("is stable: sanitising again (as the viewer does) changes nothing", () => {
+    // CI's counterexample of 2026-11-30 (seed 1678396637): a <p> after a discarded tag, nested by the first pass.
+    const found = sanitizeScriptHtml("<p><javascript:<script><p>");
+    expect(sanitizeScriptHtml(found)).toBe(found);
     fc.assert(
       fc.property(markup, (html) => {
         const once = sanitizeScriptHtml(html);
