@@ -396,6 +396,8 @@ describe("webhooks: the sender while the app is busy", () => {
     // A database of its own and this test's worker alone (the app's worker serves the app's database).
     const handle = await createTestDb();
     let busy = true;
+    // From the worker's start: it sends (at the busy rate) while the events are still being queued.
+    const busySince = Date.now();
     const worker = startWebhookWorker(handle, { pollMs: 50, concurrency: 8, timeoutMs: 1000, busy: () => busy });
     try {
       const [hook] = await handle.db
@@ -407,7 +409,6 @@ describe("webhooks: the sender while the app is busy", () => {
       const names = Array.from({ length: 40 }, (_, i) => `Занят ${i}`);
       for (const name of names) await enqueueEvent(handle.db, "base.imported", { baseId: 1, name });
       const mine = () => receiver.accepted.filter((a) => names.includes(String(a.data.name)));
-      const busySince = Date.now();
       // The queue moves while the app is busy...
       await until("three deliveries while busy", async () => mine().length >= 3);
       busy = false;
