@@ -25,6 +25,15 @@ const post = (path: string, cookie: string, fields: Record<string, string>) =>
     .send(formBody(fields));
 
 /** A status press from the lead panel's form without JavaScript (`fields`: the callback's time and note). */
+/** A callback's note as stored. */
+const noteOf = async (id: number | string) => (await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${id}`))[0].note;
+/** A note's field on the page, open, marked invalid and still holding what was typed, with the length refusal. */
+function expectRefusedNote(html: string, id: number | string, typed: string) {
+  expect(html).toMatch(
+    new RegExp(`<details[^>]*open=""[\\s\\S]*<textarea id="callback-note-${id}" name="note"[^>]*aria-invalid="true"[^>]*>${typed}</textarea>`),
+  );
+  expect(html).toMatch(/data-field-error="">Заметка к перезвону не длиннее 500 символов</);
+}
 const pressStatus = (cookie: string, statusId: number | string, contactId: string, fields: Record<string, string> = {}) =>
   post("/leadpanel", cookie, { intent: "status", statusId: String(statusId), contactId, passport: "", ...fields });
 
@@ -268,19 +277,14 @@ describe("callbacks without JavaScript", () => {
     const long = "я".repeat(501);
     const refused = await post("/callbacks", cookie, { intent: "note", id: String(cb.id), note: long });
     expect(refused.status).toBe(400);
-    expect(refused.text).toMatch(
-      new RegExp(`<details[^>]*open=""[\\s\\S]*<textarea id="callback-note-${cb.id}" name="note"[^>]*aria-invalid="true"[^>]*>${long}</textarea>`),
-    );
-    expect(refused.text).toMatch(/data-field-error="">Заметка к перезвону не длиннее 500 символов</);
-    const [kept] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
-    expect(kept.note).toBe("Звонить после 15:00, жена дома");
+    expectRefusedNote(refused.text, cb.id, long);
+    expect(await noteOf(cb.id)).toBe("Звонить после 15:00, жена дома");
 
     // Another manager posting to it is refused with the reason on his page; the note stays.
     const stranger = await post("/callbacks", await pageSessionCookie(t, other), { intent: "note", id: String(cb.id), note: "Чужая заметка" });
     expect(stranger.status).toBe(403);
     expect(stranger.text).toContain("Можно работать только со своими перезвонами");
-    const [still] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
-    expect(still.note).toBe("Звонить после 15:00, жена дома");
+    expect(await noteOf(cb.id)).toBe("Звонить после 15:00, жена дома");
 
     // An emptied field clears it: the list offers to add one.
     expect((await post("/callbacks", cookie, { intent: "note", id: String(cb.id), note: "" })).status).toBe(302);
@@ -317,8 +321,7 @@ describe("callbacks without JavaScript", () => {
     expect(after.text).toContain("Заметка сохранена");
     expect(rowOf(after.text, cb.id)).toMatch(/data-testid="callback-note">Звонить после 15:00</);
     expect(after.text).not.toContain("Спросить про рассрочку");
-    const [edited] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
-    expect(edited.note).toBe("Звонить после 15:00");
+    expect(await noteOf(cb.id)).toBe("Звонить после 15:00");
     // The manager sees the admin's note in Мои перезвоны.
     expect((await getPage(t, "/callbacks", cookie)).text).toMatch(/data-testid="callback-note">Звонить после 15:00</);
 
@@ -327,21 +330,16 @@ describe("callbacks without JavaScript", () => {
     const refused = await post(listed, admin, { intent: "note", id: String(next.id), note: long, back: listed });
     expect(refused.status).toBe(400);
     const refusedRow = rowOf(refused.text, next.id);
-    expect(refusedRow).toMatch(
-      new RegExp(`<details[^>]*open=""[\\s\\S]*<textarea id="callback-note-${next.id}" name="note"[^>]*aria-invalid="true"[^>]*>${long}</textarea>`),
-    );
-    expect(refusedRow).toMatch(/data-field-error="">Заметка к перезвону не длиннее 500 символов</);
+    expectRefusedNote(refusedRow, next.id, long);
     expect(rowOf(refused.text, cb.id)).not.toContain("data-field-error");
     expect(refused.text.match(/data-field-error=/g)).toHaveLength(1);
-    const [kept] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${next.id}`);
-    expect(kept.note).toBe("Жена дома после шести");
+    expect(await noteOf(next.id)).toBe("Жена дома после шести");
 
     // Another manager may not (403, said on his page); the note stays the admin's.
     const stranger = await post("/callbacks", await pageSessionCookie(t, other), { intent: "note", id: String(cb.id), note: "Чужая заметка" });
     expect(stranger.status).toBe(403);
     expect(stranger.text).toContain("Можно работать только со своими перезвонами");
-    const [still] = await queryRows<{ note: string }>(t.db, sql`select note from callbacks where id = ${cb.id}`);
-    expect(still.note).toBe("Звонить после 15:00");
+    expect(await noteOf(cb.id)).toBe("Звонить после 15:00");
   });
 
   it("a callback scheduled before migration 0035 (no press linked to it) still comes back with «Перезвон на HH:MM» once 0041 has run (issue 41 §7)", async () => {
