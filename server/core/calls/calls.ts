@@ -19,7 +19,7 @@ import { type Actor, requireAdmin, requireSelfOrAdmin } from "../actor";
 import { phoneKey, phonesIn } from "../bases/phone";
 import { badRequest, forbidden, notFound } from "../errors";
 import { doNotCallKey, isListed } from "../dnc/dnc";
-import { DO_NOT_CALL_REFUSAL } from "../../../common/sip-reasons";
+import { DO_NOT_CALL_REFUSAL, type ProxyRefusal } from "../../../common/sip-reasons";
 import { callNumbersOfDay } from "../statistics/call-numbers";
 import { bigIdSchema, contactIdSchema, idSchema, parseInput } from "../validation";
 import { outcomeOfSipCode, sipReason } from "./sip-reasons";
@@ -136,6 +136,16 @@ async function closeUnseenRows(db: Db, where: SQL | undefined): Promise<number[]
 /** The phone keys written in a contact's phone field. */
 const phoneKeysOf = (phone: string, region: string) => phonesIn(phone).map((one) => phoneKey(one, region));
 
+/** A call the telephony's policy refused (the proxy's check, or the log's own for a call it reports): closed now, never answered. */
+export const refusedCall = (phrase: ProxyRefusal) => ({
+  endedAt: sql`now()`,
+  answeredAt: null,
+  talkSeconds: 0,
+  outcome: "failed" as const,
+  sipCode: 403,
+  reason: sipReason(403, phrase),
+});
+
 /**
  * A call is started: dialled from the softphone (with the lead's contact when dialled from the lead panel), or
  * ringing in. The contact must be one whose phone is the number dialled. With the SIP Call-ID, a row the proxy
@@ -153,7 +163,7 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
   // dialled past its page, or past no proxy at all), and the report is refused.
   const key = direction === "out" ? doNotCallKey(number, region) : null;
   const listed = key !== null && (await selectRows(db, { listed: sql<boolean>`${isListed(sql`${key}`)}` }, (list) => sql`select ${list}`))[0].listed;
-  const refused = listed ? { endedAt: sql`now()`, outcome: "failed" as const, sipCode: 403, reason: sipReason(403, "Do Not Call") } : {};
+  const refused = listed ? refusedCall("Do Not Call") : {};
   const started = await db.transaction(async (tx) => {
     // One line per manager: another call still open when this one starts has ended without word from its browser.
     const otherCall = sipCallId === undefined ? undefined : or(isNull(calls.sipCallId), ne(calls.sipCallId, sipCallId));

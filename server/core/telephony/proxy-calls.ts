@@ -4,9 +4,8 @@ import { type Db } from "../../../db/client";
 import { selectRows } from "../../../db/typed-sql";
 import { CALL_DIRECTIONS, calls, sessions } from "../../../db/schema";
 import { onBreak } from "../breaks/breaks";
-import { writeCallEnd } from "../calls/calls";
+import { refusedCall, writeCallEnd } from "../calls/calls";
 import type { ProxyRefusal } from "../../../common/sip-reasons";
-import { sipReason } from "../calls/sip-reasons";
 import { zoneOfKey } from "../bases/phone-zone";
 import { doNotCallKey, isListed } from "../dnc/dnc";
 import { clientInHours, clientZone, hoursOfTopic } from "../filters/calling-hours";
@@ -131,9 +130,7 @@ export async function admitCall(
   const record = !refused && user.record && recordingRoom();
   const recording = refused || !user.record ? null : record ? ("pending" as const) : ("disk_full" as const);
   // The call's state from the proxy's facts alone: refused and closed now, or open and not answered yet.
-  const state = refused
-    ? { endedAt: sql`now()`, answeredAt: null, talkSeconds: 0, outcome: "failed" as const, sipCode: 403, reason: sipReason(403, refused) }
-    : { endedAt: null, answeredAt: null, talkSeconds: 0, outcome: null, sipCode: null, reason: null };
+  const state = refused ? refusedCall(refused) : { endedAt: null, answeredAt: null, talkSeconds: 0, outcome: null, sipCode: null, reason: null };
   const [row] = await db
     .insert(calls)
     .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, filterId: user.topic, recording, ...state })
