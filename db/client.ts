@@ -125,6 +125,7 @@ export const PGLITE_SETTINGS = ["-c", "shared_buffers=16MB"];
 async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise<DbHandle> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { drizzle } = await import("drizzle-orm/pglite");
+  const { preparePglite } = await import("./pglite-prepared");
   // pg_trgm backs the search by part of a name (migration 0002, docs/decisions/003).
   const { pg_trgm } = await import("@electric-sql/pglite/contrib/pg_trgm");
   const inMemory = dataDir.startsWith("memory://");
@@ -137,6 +138,7 @@ async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise
     unlock();
     throw error;
   }
+  preparePglite(client, shouldPrepare);
   const db = drizzle(client, { schema }) as unknown as Db;
   return {
     db,
@@ -166,6 +168,11 @@ async function createPglite(dataDir: string, loadDataDir?: Blob | File): Promise
 /** Queries with more parameters than this (bulk inserts: a new text for each batch size) are not prepared. */
 export const MAX_PREPARED_PARAMETERS = 64;
 
+/** Which queries run as prepared statements, on a server and in PGlite alike. */
+export function shouldPrepare(params: unknown[]): boolean {
+  return params.length > 0 && params.length <= MAX_PREPARED_PARAMETERS;
+}
+
 /**
  * The postgres.js client as drizzle should see it: every query with parameters runs as a prepared statement.
  * Drizzle prepares only queries given a name; postgres.js then runs a parameterised query in two round trips
@@ -181,7 +188,7 @@ function preparing<T extends Sql>(client: T): T {
         return (query: string, params: unknown[] = [], options: Record<string, unknown> = {}) =>
           target.unsafe(query, params as never[], {
             ...options,
-            prepare: params.length > 0 && params.length <= MAX_PREPARED_PARAMETERS,
+            prepare: shouldPrepare(params),
           });
       }
       // Transactions and savepoints run on a reserved connection's own client: wrap it the same way.

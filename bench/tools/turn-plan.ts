@@ -7,8 +7,8 @@ import { seedLeadWorld } from "../lead-world";
 
 /**
  * The lead turn's statement as the planner sees it: its text's length, its init plans and subplans, and the time
- * PGlite takes to plan it (PGlite plans every statement it runs; there are no prepared plans in-process), on a
- * small lead world. The statement grew once to 82 KB and ~1,900 init plans unnoticed (decision 082): run this
+ * PGlite takes to plan it (what the first runs of a prepared statement pay, before Postgres keeps a generic plan:
+ * decision 084), on a small lead world. The statement grew once to 82 KB and ~1,900 init plans unnoticed (decision 082): run this
  * before and after a change to the turn.
  *
  *   node --import tsx bench/tools/turn-plan.ts

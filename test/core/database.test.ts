@@ -5,7 +5,7 @@ import path from "node:path";
 import { count, eq, sql } from "drizzle-orm";
 import net from "node:net";
 import { afterAll, describe, expect, it } from "vitest";
-import { createDb, DataDirLockedError } from "../../db/client";
+import { createDb, DataDirLockedError, type DbHandle } from "../../db/client";
 import { contacts, databases, settings, statuses, users } from "../../db/schema";
 import { DEFAULT_STATUSES, seed } from "../../server/seed";
 import { onPostgres } from "../helpers/backends";
@@ -100,22 +100,55 @@ describe("contacts and their base (decision 017)", () => {
   });
 });
 
-describe.runIf(process.env.TEST_DATABASE_URL)("queries on Postgres (decision 014)", () => {
+// Decision 014 on a server, 084 in PGlite: the same rule, so a statement is parsed once and, run again, planned once.
+describe("prepared statements (decisions 014 and 084)", () => {
+  type Prepared = { statement: string; generic_plans: number | string };
+  const preparedStatements = async (db: DbHandle["db"]) =>
+    (await db.execute(sql`select statement, generic_plans from pg_prepared_statements`)) as unknown as Prepared[] | { rows: Prepared[] };
+  const rowsOf = (result: Prepared[] | { rows: Prepared[] }) => (Array.isArray(result) ? result : result.rows);
+
   it("runs parameterised queries as prepared statements, inside transactions too, but not bulk inserts", async () => {
     const handle = await createTestDb();
     try {
-      const prepared = async (db: typeof handle.db) =>
-        (await db.execute(sql`select statement from pg_prepared_statements`)) as unknown as { statement: string }[];
       await handle.db.transaction(async (tx) => {
         await tx.select().from(users).where(eq(users.login, "nobody"));
         await tx.insert(statuses).values(Array.from({ length: 30 }, (_, i) => ({ text: `Пакет ${i}`, buttonText: `Пакет ${i}`, color: "#123456" })));
-        const statements = (await prepared(tx)).map((row) => row.statement);
+        const statements = rowsOf(await preparedStatements(tx)).map((row) => row.statement);
         // One connection, one transaction: the select was prepared, the 90-parameter insert was not.
         expect(statements.some((text) => text.includes('from "users"') && text.includes('"login" = $1'))).toBe(true);
         expect(statements.some((text) => text.includes('insert into "statuses"'))).toBe(false);
         const [{ value }] = await tx.select({ value: count() }).from(statuses).where(eq(statuses.color, "#123456"));
         expect(value).toBe(30);
       });
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("plans a statement run again once (its generic plan), and answers its errors as before", async () => {
+    const handle = await createTestDb();
+    try {
+      // In one transaction: one of a server's connections, PGlite's one session.
+      await handle.db.transaction(async (tx) => {
+        for (let i = 0; i < 8; i++)
+          await tx
+            .select({ id: databases.id })
+            .from(databases)
+            .where(eq(databases.name, `База ${i}`));
+        const statement = rowsOf(await preparedStatements(tx)).find((row) =>
+          row.statement.includes('from "databases" where "databases"."name" = $1'),
+        );
+        expect(Number(statement?.generic_plans)).toBeGreaterThan(0);
+      });
+      // Outside a transaction (PGlite's own query lock): a unique violation keeps its code, and the statement runs again.
+      const admin = { login: "twice" };
+      await handle.db.insert(users).values({ login: admin.login, passwordHash: "x", accessKey: "KEY-TWICE-FIRST", displayName: "Первый" });
+      const again = () =>
+        handle.db.insert(users).values({ login: admin.login, passwordHash: "x", accessKey: `KEY-${Date.now()}`, displayName: "Дубль" });
+      await expect(again()).rejects.toMatchObject({ cause: { code: "23505" } });
+      await expect(again()).rejects.toMatchObject({ cause: { code: "23505" } });
+      const [{ value }] = await handle.db.select({ value: count() }).from(users).where(eq(users.login, admin.login));
+      expect(value).toBe(1);
     } finally {
       await handle.close();
     }

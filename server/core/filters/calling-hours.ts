@@ -140,7 +140,7 @@ export function withinCallingHours(zone: SQL, hours: HoursSql, at: SQL = sql`now
   }
   // The rule names its inputs a dozen times; reads of a statement's row (the turn's `f`) written out at each name
   // made each reading of the rule ~20 init plans, and the lead turn's statement, which reads it ~50 times, 82 KB and
-  // ~1,900 init plans, planned at every press on PGlite (no prepared plans there): 19 → 67 ms a turn in the paint
+  // ~1,900 init plans, planned at every press on PGlite (then: decision 084 prepares it now): 19 → 67 ms a turn in the paint
   // bench. Here each input is read once, in subqueries the planner keeps as they are (offset 0), and the rule reads
   // their columns.
   const rule = hoursRule({
