@@ -17,7 +17,8 @@ import type { Agent } from "./lead-driver";
  *   (handed out by the first turns), the rest due tomorrow;
  * - calling hours (issue 29): the contacts' zones in turn Kyiv, Moscow, Yekaterinburg, Novosibirsk, Vladivostok, and
  *   the topic's window around the clock (00:00 to 00:00), so every turn reads each candidate's local time and the
- *   figures do not depend on the hour the bench runs;
+ *   figures do not depend on the hour the bench runs. Each base holds one zone (base n: zone n mod 5), or, with
+ *   `mixedZones`, all five in turn (issue 43: a base with several zones open at once);
  * - retry rules on two statuses (issue 29, decision 057): «Недозвон» back after 2 hours, at most 5 attempts,
  *   «Занято» after 1 hour, at most 3, both then «Отказ». One contact in 11 carries one of them: a tenth of
  *   those pressed 3 hours ago (due: the retry tier hands them out first), the rest 30 minutes ago (waiting: the
@@ -32,6 +33,8 @@ export interface LeadWorldSizes {
   retryRules?: boolean;
   /** VACUUM ANALYZE the tables after seeding (default): the statistics autovacuum gives a Postgres server. */
   analyze?: boolean;
+  /** Every base holds all five zones in turn (BENCH_MIXED_ZONES=1), rather than one zone a base. */
+  mixedZones?: boolean;
 }
 
 export interface LeadWorld {
@@ -49,7 +52,7 @@ export async function seedLeadWorld(handle: DbHandle, sizes: LeadWorldSizes): Pr
   await run(`
     insert into contacts (database_id, name, phone, phone_key, tz)
     select 1 + (g % 20), 'Клиент ' || g, '0' || (500000000 + g)::text, '380' || (500000000 + g)::text,
-      (array['Europe/Kyiv', 'Europe/Moscow', 'Asia/Yekaterinburg', 'Asia/Novosibirsk', 'Asia/Vladivostok'])[1 + g % 5]
+      (array['Europe/Kyiv', 'Europe/Moscow', 'Asia/Yekaterinburg', 'Asia/Novosibirsk', 'Asia/Vladivostok'])[1 + ${sizes.mixedZones ? "(g / 20)" : "g"} % 5]
     from generate_series(1, ${contacts}) g order by 1 + (g % 20), g`);
   const listedContacts = Math.floor(contacts / 23);
   await run(`
