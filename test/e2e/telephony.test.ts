@@ -5,6 +5,7 @@ import { calls, callbacks, contacts, filters, managerBreaks, settings, users } f
 import { allowPageError, holdPageData, waitForHydration } from "../helpers/browser";
 import { endedCallsOf } from "../helpers/calls";
 import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, shoot, useCallPath } from "../sip/call-page";
+import { messagesStarting, partyOf } from "../sip/carrier";
 
 /**
  * The whole call path on loopback, with the production stack of telephony/: Chromium (fake microphone) logged in
@@ -202,6 +203,12 @@ describe("Kamailio stopped in the middle of a call", () => {
     });
     await stack.kamailio.waitForLog(/ending call \S+ left over from before the restart/);
     await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*CSeq: \d+ BYE/);
+    // The BYE comes from the dialog read back from disk: still the From the INVITE carried, the caller ID with its
+    // tag, never the manager's extension (event_route[tm:local-request]).
+    const [invite] = messagesStarting(carrier.messages(), /^INVITE sip:/);
+    const [bye] = messagesStarting(carrier.messages(), /^BYE sip:carrier@/);
+    expect(partyOf(bye, "From")).toEqual(partyOf(invite, "From"));
+    expect(partyOf(bye, "From").uri).toMatch(new RegExp(`^sip:${TRUNK.callerId}@`));
   }, 180_000);
 });
 

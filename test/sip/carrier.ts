@@ -139,6 +139,8 @@ export interface Carrier {
   /** Every SIP message SIPp sent and received so far (its -trace_msg file). */
   messages(): string;
   waitForMessage(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** The first reply to a `method` request in the trace (its first line: "SIP/2.0 200 OK"), once there is one. */
+  replyTo(method: string, timeoutMs?: number): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -307,6 +309,16 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
       }
       throw new Error(`the carrier never saw ${pattern}; its messages:\n${messages().slice(-4000)}\n${daemon.log().slice(-1000)}`);
     },
+    async replyTo(method, timeoutMs = 15_000) {
+      const deadline = Date.now() + timeoutMs;
+      const cseq = new RegExp(`^CSeq:\\s*\\d+ ${method}\\b`, "m");
+      while (Date.now() < deadline) {
+        const reply = messagesStarting(messages(), /^SIP\/2\.0 \d+/).find((m) => cseq.test(m));
+        if (reply) return reply.split("\n")[0].trim();
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(`the carrier never answered a ${method}; its messages:\n${messages().slice(-4000)}`);
+    },
     async stop() {
       // Debug aid: what the carrier received and sent, appended to CARRIER_LOG (read it as a carrier would).
       if (process.env.CARRIER_LOG) fs.appendFileSync(process.env.CARRIER_LOG, messages());
@@ -315,3 +327,28 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
     },
   };
 }
+
+// Reading the carrier's trace (Carrier.messages()) as a carrier reads what it receives.
+
+/** Every SIP message of the trace whose first line matches `start`, whole (the trace separates them by dashes). */
+export function messagesStarting(trace: string, start: RegExp): string[] {
+  return trace
+    .split(/^-{20,}.*$/m)
+    .map((part) =>
+      part
+        .trim()
+        .replace(/^UDP message (?:sent|received)[^\n]*\n/, "")
+        .trim(),
+    )
+    .filter((part) => start.test(part.split("\n")[0]));
+}
+export const cseqOf = (message: string) => Number(/^CSeq:\s*(\d+)/im.exec(message)![1]);
+/** A header's value in a message of the trace (its first such header). */
+export const headerOf = (message: string, name: string) => new RegExp(`^${name}:\\s*(.*)$`, "im").exec(message)?.[1].trim();
+/** What identifies a party in a From (or To): its URI and its tag, whatever the spacing around them. */
+export function partyOf(message: string, name: "From" | "To") {
+  const value = headerOf(message, name) ?? "";
+  return { uri: /<([^>]*)>/.exec(value)?.[1], tag: /;\s*tag=([^;\s]+)/i.exec(value)?.[1] };
+}
+/** The bytes a message takes on the wire (CRLF line ends, as sent). */
+export const wireBytes = (message: string) => Buffer.byteLength(message.replace(/\r?\n/g, "\r\n"));
