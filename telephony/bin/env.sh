@@ -1,6 +1,7 @@
 # Reads and checks the telephony settings (telephony/env.example documents each). Sourced by the run scripts.
 set -euo pipefail
 fail() { echo "telephony: $*" >&2; exit 64; }
+: "${SIP_DOMAIN:=}"
 : "${TELEPHONY_IP:=127.0.0.1}"
 : "${TELEPHONY_PUBLIC_IP:=}"
 : "${KAMAILIO_SIP_PORT:=5060}"
@@ -23,6 +24,11 @@ fail() { echo "telephony: $*" >&2; exit 64; }
 : "${RTPENGINE_NG_GATE:=}"
 : "${RTPENGINE_NG_SECRET:=}"
 [[ "$TELEPHONY_IP" != 0.0.0.0 ]] || fail "TELEPHONY_IP must be this host's own address, not 0.0.0.0"
+[[ "$TELEPHONY_IP" =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "TELEPHONY_IP must be an IPv4 address (the stack listens on IPv4 only), not '$TELEPHONY_IP'"
+# The INVITE to the carrier must fit one UDP datagram (RFC 3261 §18.1.1: at most 1,300 bytes; issue 42):
+# SIP_DOMAIN is in its From, To and P-Asserted-Identity, TRUNK_LOGIN in its credentials.
+[[ ${#SIP_DOMAIN} -le 32 ]] || fail "SIP_DOMAIN must be at most 32 characters (it is in every INVITE to the carrier, which must fit one UDP datagram), not ${#SIP_DOMAIN}"
+[[ ${#TRUNK_LOGIN} -le 32 ]] || fail "TRUNK_LOGIN must be at most 32 characters (it is in every INVITE to the carrier, which must fit one UDP datagram), not ${#TRUNK_LOGIN}"
 [[ "$CALL_RING_TIMEOUT" =~ ^[0-9]+$ && "$CALL_RING_TIMEOUT" -ge 5 ]] || fail "CALL_RING_TIMEOUT must be a number of seconds, at least 5"
 [[ -z "$TRUNK_DIDS" || "$TRUNK_DIDS" =~ ^\+?[0-9]+=[0-9A-Za-z_.-]+(,\+?[0-9]+=[0-9A-Za-z_.-]+)*$ ]] \
   || fail "TRUNK_DIDS must be number=extension pairs separated by commas (380441234567=9001,380441234568=9002), not '$TRUNK_DIDS'"

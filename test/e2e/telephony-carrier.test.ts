@@ -1,6 +1,7 @@
 import { eq, sql } from "drizzle-orm";
 import { chromium, type Browser, type BrowserServer, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import pathModule from "node:path";
 import { calls, contacts, doNotCall, filters, listenSessions, managerBreaks, users } from "../../db/schema";
@@ -12,8 +13,8 @@ import { watchBrowser } from "../helpers/page-errors";
 import { decodeRecording, toneShare, toneWav } from "../helpers/recordings";
 import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../helpers/chromium";
-import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, shoot, useCallPath } from "../sip/call-page";
-import { cseqOf, headerOf, messagesStarting, partyOf, wireBytes } from "../sip/carrier";
+import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, shoot, startCallPath, useCallPath } from "../sip/call-page";
+import { cseqOf, headerOf, messagesStarting, partyOf, startCarrier as startCarrierOn, wireBytes } from "../sip/carrier";
 import { audibleAfterClick, elementOutput } from "../sip/page-audio";
 import { relayForgets, relayParties } from "../sip/rtpengine-control";
 import { watchPeerConnections } from "../sip/peer-connections";
@@ -112,6 +113,70 @@ describe("a strict carrier", () => {
     expect(new Set(sequence).size).toBe(sequence.length);
     expect((await endedCallsOf(e.db, a.manager.user.id, 1))[0]).toMatchObject({ outcome: "answered", byProxy: true });
   });
+});
+
+describe("the longest INVITE a carrier receives (issue 42)", () => {
+  const MAX_SIP_DOMAIN = 32;
+  const MAX_TRUNK_LOGIN = 32;
+  it("is made of the longest settings telephony/bin/env.sh lets a site start with", () => {
+    const envSh = pathModule.resolve(import.meta.dirname, "../../telephony/bin/env.sh");
+    const start = (env: Record<string, string>) =>
+      spawnSync("bash", ["-c", `source "${envSh}"`], { env: { NODE_ENV: "test", PATH: process.env.PATH, ...env }, encoding: "utf8" });
+    expect(start({ SIP_DOMAIN: "d".repeat(MAX_SIP_DOMAIN), TRUNK_LOGIN: "l".repeat(MAX_TRUNK_LOGIN) }).status).toBe(0);
+    const longDomain = start({ SIP_DOMAIN: "d".repeat(MAX_SIP_DOMAIN + 1) });
+    expect(longDomain.status).toBe(64);
+    expect(longDomain.stderr).toContain(`SIP_DOMAIN must be at most ${MAX_SIP_DOMAIN} characters`);
+    const longLogin = start({ TRUNK_LOGIN: "l".repeat(MAX_TRUNK_LOGIN + 1) });
+    expect(longLogin.status).toBe(64);
+    expect(longLogin.stderr).toContain(`TRUNK_LOGIN must be at most ${MAX_TRUNK_LOGIN} characters`);
+    expect(start({ TELEPHONY_IP: "2001:db8::5" }).stderr).toContain("TELEPHONY_IP must be an IPv4 address");
+  });
+
+  // The longest a site may set (telephony/bin/env.sh refuses longer): SIP_DOMAIN, which From, To and
+  // P-Asserted-Identity carry, and TRUNK_LOGIN; a caller ID of E.164's 15 digits and a manager's SIP login of the
+  // app's 50 characters (in no header the carrier sees). The carrier's own words taken long too: a realm of 32
+  // characters, a nonce of 48 (Kamailio's own are 44, Asterisk's 8) and qop=auth, which adds cnonce and nc.
+  const LONGEST = {
+    domain: `pbx.${"a".repeat(MAX_SIP_DOMAIN - "pbx..example.com".length)}.example.com`,
+    trunkLogin: "l".repeat(MAX_TRUNK_LOGIN),
+    callerId: "380441234567890",
+    sipLogin: "m".repeat(50),
+    digest: { realm: `${"r".repeat(24)}.example`, nonce: "n".repeat(48), qop: true },
+  };
+  // RFC 3261 §18.1.1: a request within 200 bytes of the path's MTU, or over 1,300 bytes where it is not known, goes
+  // over TCP; carriers take SIP over UDP, and many drop its fragments.
+  it("stays under 1,300 bytes with the longest names and addresses, and a strict carrier takes the call", async () => {
+    expect(LONGEST.domain).toHaveLength(MAX_SIP_DOMAIN);
+    const path = await startCallPath(SECRET, {
+      domain: LONGEST.domain,
+      callerId: LONGEST.callerId,
+      trunkLogin: LONGEST.trunkLogin,
+      trunkPassword: "p",
+    });
+    const carrier = await startCarrierOn(path.carrierPort, path.media, { answer: { challenge: 407, digest: LONGEST.digest, strict: true } });
+    try {
+      const a = await managerWithLead(path.e, path.stack, "+38 (067) 111-22-99", { sipLogin: LONGEST.sipLogin });
+      await a.page.click("[data-testid=call-button]");
+      // The strict carrier answers 513 to anything over 1,300 bytes: the call is taken.
+      await expectText(a.page, "call-state", "Разговор: 380671112299").catch((error) => {
+        throw new Error(`${error.message}\n${carrier.messages().slice(-3000)}`);
+      });
+      const [, authorised] = messagesStarting(carrier.messages(), /^INVITE sip:380671112299@/);
+      expect(authorised).toContain(`Digest username="${LONGEST.trunkLogin}", realm="${LONGEST.digest.realm}"`);
+      expect(headerOf(authorised, "From")).toContain(`<sip:${LONGEST.callerId}@${LONGEST.domain}>`);
+      // What loopback cannot show, as a site would have it: every address the longest IPv4 text (Kamailio's in
+      // Via and Record-Route, the browser's in Via and Contact, the carrier's in the request URI and the digest,
+      // rtpengine's in the SDP) and the dialled number E.164's 15 digits. (IPv6: the stack listens on IPv4 only.)
+      const worst = authorised.replaceAll("127.0.0.1", "255.255.255.255").replaceAll("380671112299", "380671112299123");
+      if (process.env.DEBUG_SIZE) console.log(`${wireBytes(authorised)} bytes received, ${wireBytes(worst)} at worst:\n${worst}`);
+      expect(wireBytes(worst), worst).toBeLessThan(1300);
+      await hangUp(a.page);
+      expect(await carrier.replyTo("BYE")).toBe("SIP/2.0 200 OK");
+    } finally {
+      await carrier.stop();
+      await path.stop("longest");
+    }
+  }, 120_000);
 });
 
 describe("a carrier that hangs up", () => {

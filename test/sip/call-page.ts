@@ -25,11 +25,11 @@ export interface CallPath {
 
 export async function startCallPath(
   secret: string,
-  options: Omit<StackOptions, "appUrl" | "secret" | "domain" | "trunk" | "ports"> = {},
+  /** The stack's settings; `domain` is SIP_DOMAIN for the stack and the app alike (127.0.0.1 unless said). */
+  { domain = "127.0.0.1", ...options }: Omit<StackOptions, "appUrl" | "secret" | "domain" | "trunk" | "ports"> & { domain?: string } = {},
   /** More of the app's environment (a recordings folder of the file's own). */
   appEnv: Record<string, string> = {},
 ): Promise<CallPath> {
-  const domain = "127.0.0.1";
   const [ws, sip, ng, carrierPort, gatePort] = await freePorts(5);
   const ports = { ws, sip, ng, rtpMin: 20_000 + Math.floor(Math.random() * 40) * 200 };
   const media = await startMediaEcho();

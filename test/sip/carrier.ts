@@ -121,7 +121,7 @@ export type CarrierBehaviour =
    * telephone-event, a repeated INVITE with the challenged CSeq, a request in the call with a CSeq not above the
    * last (carrier-answer.xml).
    */
-  | { answer: { ringMs?: number; challenge?: 401 | 407; strict?: boolean } }
+  | { answer: { ringMs?: number; challenge?: 401 | 407; digest?: DigestChallenge; strict?: boolean } }
   /** Rings, answers, and hangs up `afterMs` after the ACK: its BYE goes to the browser (carrier-hangs-up.xml). */
   | { hangUp: { afterMs: number } }
   /** Never answers anything (a carrier down or behind a firewall that drops). */
@@ -144,8 +144,19 @@ export interface Carrier {
   stop(): Promise<void>;
 }
 
+/** What the carrier's challenge says (realm "carrier.example" and a short nonce unless said); `qop` asks for qop=auth. */
+export interface DigestChallenge {
+  realm?: string;
+  nonce?: string;
+  qop?: boolean;
+}
+
 /** The first exchange of a carrier that demands its trunk's digest on every INVITE (carrier-answer.xml). */
-function digestChallenge(code: 401 | 407, strict: boolean) {
+function digestChallenge(
+  code: 401 | 407,
+  strict: boolean,
+  { realm = "carrier.example", nonce = "[pid]nonce[call_number]", qop = false }: DigestChallenge = {},
+) {
   const [reason, header] = code === 401 ? ["Unauthorized", "WWW-Authenticate"] : ["Proxy Authentication Required", "Proxy-Authenticate"];
   return `<recv request="INVITE" crlf="true">
     <action>
@@ -164,7 +175,7 @@ SIP/2.0 ${code} ${reason}
 [last_To:];tag=[pid]auth[call_number]
 [last_Call-ID:]
 [last_CSeq:]
-${header}: Digest realm="carrier.example", nonce="[pid]nonce[call_number]", algorithm=MD5
+${header}: Digest realm="${realm}", nonce="${nonce}", algorithm=MD5${qop ? ', qop="auth"' : ""}
 Content-Length: 0
 
 ]]></send>
@@ -261,14 +272,14 @@ export async function startCarrier(port: number, media: MediaEcho, behaviour: Ca
     return target;
   };
   if ("answer" in behaviour) {
-    const { challenge, strict = false } = behaviour.answer;
+    const { challenge, digest, strict = false } = behaviour.answer;
     args.push(
       "-sf",
       fill("carrier-answer.xml", {
         ring: String(behaviour.answer.ringMs ?? 200),
         mip: "127.0.0.1",
         mport: String(media.port),
-        challenge: challenge ? digestChallenge(challenge, strict) : "",
+        challenge: challenge ? digestChallenge(challenge, strict, digest) : "",
         ...strictness(strict, challenge !== undefined),
       }),
     );

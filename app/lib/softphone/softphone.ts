@@ -59,6 +59,9 @@ export class Softphone implements CallTerminator {
       authorizationUsername: config.sipLogin,
       authorizationPassword: config.sipPassword,
       transportOptions: { server: config.wsUrl, traceSip: false },
+      // The host of its Via and Contact, which reach the carrier in every INVITE (issue 42: it must fit one UDP
+      // datagram): sip.js's default is 12 random characters and ".invalid", here one. Nothing routes by it.
+      viaHost: "w.invalid",
       // The INVITE leaves once the candidates the PBX can use are in, not after all of the browser's (ice.ts).
       sessionDescriptionHandlerFactory: promptOfferFactory(options.iceServers ?? [], ICE_GATHERING_TIMEOUT_MS),
       logBuiltinEnabled: false,
