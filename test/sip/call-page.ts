@@ -19,7 +19,7 @@ export interface CallPath {
   media: MediaEcho;
   /** Where the test's SIPp carrier listens (startCarrier). */
   carrierPort: number;
-  /** Ends it all; with KAMAILIO_LOG set, Kamailio's log is written to that file first (`name` tells files apart). */
+  /** Ends it all; with KAMAILIO_LOG set, Kamailio's log is written to that file once the browsers have closed (`name` tells files apart). */
   stop(name: string): Promise<void>;
 }
 
@@ -64,8 +64,9 @@ export async function startCallPath(
     media,
     carrierPort,
     async stop(name) {
-      if (process.env.KAMAILIO_LOG) fs.writeFileSync(`${process.env.KAMAILIO_LOG}.${name}`, stack.kamailio.log());
       await e.close();
+      // What the pages' closing did at Kamailio is in it too.
+      if (process.env.KAMAILIO_LOG) fs.writeFileSync(`${process.env.KAMAILIO_LOG}.${name}`, stack.kamailio.log());
       await stack.stop();
       await media.close();
     },
