@@ -5,7 +5,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
-import { allowRefusal, allowPageError, loginThroughPage, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import {
+  allowRefusal,
+  allowPageError,
+  loginThroughPage,
+  messagesSeen,
+  recordMessages,
+  startE2E,
+  waitForHydration,
+  type E2E,
+} from "../helpers/browser";
 import { LAYOUT_THEMES, layoutFaults, screenshot } from "../helpers/screen-checks";
 import { seedScreens, setTheme as setThemeFor } from "../helpers/screens";
 
@@ -213,13 +222,22 @@ describe("layout in a state, at 1280 and 390 px", () => {
         if (!/^Позвонить (пока )?нельзя: телефон/.test((await call.getAttribute("title")) ?? ""))
           found.push(`${size.width}: Позвонить does not say why`);
         // Greyed with aria-disabled, which Playwright will not click; a person still can (and so can the C key). The
-        // message is a 2 s toast: looked for from before the click, so a slow click cannot outlast it.
-        const told = page
-          .locator("[role=status]", { hasText: /Позвонить (пока )?нельзя: телефон/ })
-          .first()
-          .waitFor();
+        // message is a 2 s toast: recorded from before the click by the page itself, so neither a slow click nor a
+        // poll starved on a loaded machine can miss it (CI, stop 51: a locator's wait did). Whatever covers the
+        // button's middle, where the click lands, is said by name.
+        const over = await call.evaluate((el) => {
+          const r = el.getBoundingClientRect();
+          const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+          return hit && hit !== el && !el.contains(hit)
+            ? (hit.closest("[data-testid]")?.getAttribute("data-testid") ?? hit.outerHTML.slice(0, 80))
+            : null;
+        });
+        if (over) found.push(`${size.width}: Позвонить under ${over}`);
+        await recordMessages(page);
         await call.click({ force: true });
-        await told;
+        await expect
+          .poll(async () => (await messagesSeen(page)).some((m) => /^Позвонить (пока )?нельзя: телефон/.test(m)), { timeout: 15_000 })
+          .toBe(true);
         // Each status button, scrolled to the bottom edge of the window (where a docked panel sits), is on top.
         for (const button of await page.locator("[data-testid=status-buttons] button").all()) {
           const covered = await button.evaluate((el) => {
