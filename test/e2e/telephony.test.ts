@@ -406,6 +406,10 @@ describe("a call from the carrier to a manager", () => {
     const answer = await carrier.waitForMessage(/SIP\/2.0 200 OK[\s\S]*?m=audio[^\n]*/);
     expect(answer).toMatch(/m=audio \d+ RTP\/AVP /);
     expect(answer).not.toMatch(/a=fingerprint|a=ice-ufrag|RTP\/SAVPF/);
+    // Its Contact names the browser's address once (the main reply route and the call's own both added it: a walk of
+    // docs/telephony.md, 2026-12-01).
+    const contact = /^Contact: .*$/m.exec(answer)?.[0] ?? "";
+    expect(contact.match(/alias=/g)?.length, contact).toBe(1);
     const before = media.packets();
     await grows(() => media.packets(), before + 20);
     await grows(() => inboundPackets(a.page), 20);
