@@ -25,7 +25,8 @@ fail() { echo "telephony: $*" >&2; exit 64; }
 : "${RTPENGINE_NG_SECRET:=}"
 [[ "$TELEPHONY_IP" != 0.0.0.0 ]] || fail "TELEPHONY_IP must be this host's own address, not 0.0.0.0"
 [[ "$TELEPHONY_IP" =~ ^[0-9]+\.[0-9]+\.[0-9]+\.[0-9]+$ ]] || fail "TELEPHONY_IP must be an IPv4 address (the stack listens on IPv4 only), not '$TELEPHONY_IP'"
-# The INVITE to the carrier must fit one UDP datagram (RFC 3261 §18.1.1: at most 1,300 bytes; issue 42):
+# The INVITE to the carrier must fit one UDP datagram (RFC 3261 §18.1.1: at most 1,300 bytes; issue 42 asks for
+# under 1,200 at worst, decision 087):
 # SIP_DOMAIN is in its From, To and P-Asserted-Identity, TRUNK_LOGIN in its credentials.
 [[ ${#SIP_DOMAIN} -le 32 ]] || fail "SIP_DOMAIN must be at most 32 characters (it is in every INVITE to the carrier, which must fit one UDP datagram), not ${#SIP_DOMAIN}"
 [[ ${#TRUNK_LOGIN} -le 32 ]] || fail "TRUNK_LOGIN must be at most 32 characters (it is in every INVITE to the carrier, which must fit one UDP datagram), not ${#TRUNK_LOGIN}"

@@ -83,9 +83,12 @@ describe("a strict carrier", () => {
     // Only the methods a call with the carrier uses (the browser's Allow also named MESSAGE, NOTIFY and REFER).
     expect(authorised).toMatch(/^Allow: INVITE,ACK,CANCEL,BYE,OPTIONS,INFO\r?$/m);
     expect(authorised).not.toMatch(/^a=rtcp:/m);
+    // PCMA and PCMU by their static payload types alone (RFC 3551), telephone-event's dynamic one with its
+    // a=rtpmap; no a=sendrecv, the default (decision 087).
     const rtpmaps = [...authorised.matchAll(/^a=rtpmap:\d+ ([^/\s]+)/gm)].map((m) => m[1]);
-    expect(new Set(rtpmaps)).toEqual(new Set(["PCMA", "PCMU", "telephone-event"]));
-    expect(authorised).toMatch(/^m=audio \d+ RTP\/AVP 8 0 \d+/m);
+    expect(rtpmaps).toEqual(["telephone-event"]);
+    expect(authorised).toMatch(/^m=audio \d+ RTP\/AVP 8 0 \d+\r?$/m);
+    expect(authorised).not.toMatch(/^a=(sendrecv|sendonly|recvonly|inactive)/m);
     expect(authorised).not.toMatch(/a=ssrc|a=msid|a=extmap|a=fingerprint|a=ice-/);
     // The browser's leg is G.711 end to end too: nothing to transcode (decision 049).
     await grows(() => inboundPackets(a.page), 20);
@@ -144,8 +147,8 @@ describe("the longest INVITE a carrier receives (issue 42)", () => {
     digest: { realm: `${"r".repeat(24)}.example`, nonce: "n".repeat(48), qop: true },
   };
   // RFC 3261 §18.1.1: a request within 200 bytes of the path's MTU, or over 1,300 bytes where it is not known, goes
-  // over TCP; carriers take SIP over UDP, and many drop its fragments.
-  it("stays under 1,300 bytes with the longest names and addresses, and a strict carrier takes the call", async () => {
+  // over TCP; carriers take SIP over UDP, and many drop its fragments. Issue 42 asks for under 1,200 at worst.
+  it("stays under 1,200 bytes with the longest names and addresses, and a strict carrier takes the call", async () => {
     expect(LONGEST.domain).toHaveLength(MAX_SIP_DOMAIN);
     const path = await startCallPath(SECRET, {
       domain: LONGEST.domain,
@@ -164,12 +167,21 @@ describe("the longest INVITE a carrier receives (issue 42)", () => {
       const [, authorised] = messagesStarting(carrier.messages(), /^INVITE sip:380671112299@/);
       expect(authorised).toContain(`Digest username="${LONGEST.trunkLogin}", realm="${LONGEST.digest.realm}"`);
       expect(headerOf(authorised, "From")).toContain(`<sip:${LONGEST.callerId}@${LONGEST.domain}>`);
+      // The browser's Contact bare: no alias (Kamailio keeps its connection in the dialog), no transport=ws, no ob.
+      expect(headerOf(authorised, "Contact")).toMatch(/^<sip:\w+@w\.invalid>$/);
       // What loopback cannot show, as a site would have it: every address the longest IPv4 text (Kamailio's in
-      // Via and Record-Route, the browser's in Via and Contact, the carrier's in the request URI and the digest,
-      // rtpengine's in the SDP) and the dialled number E.164's 15 digits. (IPv6: the stack listens on IPv4 only.)
-      const worst = authorised.replaceAll("127.0.0.1", "255.255.255.255").replaceAll("380671112299", "380671112299123");
+      // Via and Record-Route, the browser's received in Via, the carrier's in the request URI and the digest,
+      // rtpengine's in the SDP) and the dialled number E.164's 15 digits (IPv6: the stack listens on IPv4 only); and
+      // what varies from call to call at its longest: the hash in Kamailio's branch (4 hex digits), sip.js's branch
+      // (7 digits) and Chromium's SDP session id (19 digits, a positive 64-bit number).
+      const worst = authorised
+        .replaceAll("127.0.0.1", "255.255.255.255")
+        .replaceAll("380671112299", "380671112299123")
+        .replace(/(branch=z9hG4bK)[0-9a-f]+\./, (_, start: string) => `${start}ffff.`)
+        .replace(/(SIP\/2\.0\/WSS? [^\n]*branch=z9hG4bK)\d+/, (_, start: string) => `${start}9999999`)
+        .replace(/^o=- \d+/m, "o=- 9223372036854775807");
       if (process.env.DEBUG_SIZE) console.log(`${wireBytes(authorised)} bytes received, ${wireBytes(worst)} at worst:\n${worst}`);
-      expect(wireBytes(worst), worst).toBeLessThan(1300);
+      expect(wireBytes(worst), worst).toBeLessThan(1200);
       await hangUp(a.page);
       expect(await carrier.replyTo("BYE")).toBe("SIP/2.0 200 OK");
     } finally {

@@ -361,5 +361,11 @@ export function partyOf(message: string, name: "From" | "To") {
   const value = headerOf(message, name) ?? "";
   return { uri: /<([^>]*)>/.exec(value)?.[1], tag: /;\s*tag=([^;\s]+)/i.exec(value)?.[1] };
 }
-/** The bytes a message takes on the wire (CRLF line ends, as sent). */
-export const wireBytes = (message: string) => Buffer.byteLength(message.replace(/\r?\n/g, "\r\n"));
+/**
+ * The bytes a message takes on the wire: CRLF line ends, as sent, and the ones the trace's reading trimmed (the
+ * last line of the body ends with one; a message without a body ends with the blank line after its headers).
+ */
+export function wireBytes(message: string) {
+  const text = message.trim().replace(/\r?\n/g, "\r\n");
+  return Buffer.byteLength(text) + (text.includes("\r\n\r\n") ? 2 : 4);
+}
