@@ -89,11 +89,17 @@ export async function enqueueCallbackEvents(db: Db): Promise<number> {
   return due.length + missed.length;
 }
 
-/** The log is kept KEEP_DAYS: older delivered and failed events (and their attempts) go. */
+/**
+ * The log is kept KEEP_DAYS: older delivered and failed events (and their attempts) go, and so do the deliveries of a
+ * webhook deleted while a press queued them (no foreign key: webhooks.ts deleteWebhooks; never claimed).
+ */
 export const KEEP_DAYS = 30;
 export async function pruneDeliveries(db: Db): Promise<void> {
   await queryRows(
     db,
-    sql`delete from webhook_deliveries where state <> 'pending' and created_at < now() - make_interval(days => ${KEEP_DAYS}) returning id`,
+    sql`delete from webhook_deliveries d
+      where (d.state <> 'pending' and d.created_at < now() - make_interval(days => ${KEEP_DAYS}))
+        or not exists (select 1 from webhooks w where w.id = d.webhook_id)
+      returning d.id`,
   );
 }
