@@ -16,14 +16,17 @@ export const eventBody = (type: SQL, data: SQL) => sql`jsonb_build_object('type'
 /**
  * SQL: an INSERT of deliveries for the rows of `source` (a FROM clause and its WHERE, with `kind`, `data`, `mid`,
  * `client` and `n` columns): each row joined with the enabled webhooks that want its kind, in `n` order. For a CTE
- * of a larger statement (the status press's turn).
+ * of a larger statement (the status press's turn). An event queued again (a callback's, each sweep) is one delivery
+ * per webhook; `newIds`: the message ids are made from rows this very statement writes (the press's lead event), so
+ * none can be queued already and the insert skips ON CONFLICT's check, which took a quarter of the Postgres CPU of a
+ * press's enqueue (bench/tools/webhook-enqueue, issue 44).
  */
-export function enqueueFrom(source: SQL): SQL {
+export function enqueueFrom(source: SQL, { newIds = false }: { newIds?: boolean } = {}): SQL {
   return sql`insert into webhook_deliveries (webhook_id, message_id, event_type, payload, order_key)
     select w.id, e.mid, e.kind, ${eventBody(sql`e.kind`, sql`e.data`)}, e.client
     from (${source}) e join webhooks w on w.enabled and e.kind = any(w.events)
     order by e.n, w.id
-    on conflict (webhook_id, message_id) do nothing`;
+    ${newIds ? sql`` : sql`on conflict (webhook_id, message_id) do nothing`}`;
 }
 
 /** What an enqueue answers: a row per delivery queued. */
