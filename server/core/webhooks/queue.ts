@@ -18,8 +18,8 @@ export const eventBody = (type: SQL, data: SQL) => sql`jsonb_build_object('type'
  * `client` and `n` columns): each row joined with the enabled webhooks that want its kind, in `n` order. For a CTE
  * of a larger statement (the status press's turn). An event queued again (a callback's, each sweep) is one delivery
  * per webhook; `newIds`: the message ids are made from rows this very statement writes (the press's lead event), so
- * none can be queued already and the insert skips ON CONFLICT's check, which took a quarter of the Postgres CPU of a
- * press's enqueue (bench/tools/webhook-enqueue, issue 44).
+ * none can be queued already and the insert skips ON CONFLICT's check (its speculative insertion: 0.43-0.48 ms of
+ * Postgres CPU for a press's three deliveries with it, 0.14-0.32 without, bench/tools/webhook-enqueue, issue 44).
  */
 export function enqueueFrom(source: SQL, { newIds = false }: { newIds?: boolean } = {}): SQL {
   return sql`insert into webhook_deliveries (webhook_id, message_id, event_type, payload, order_key)
