@@ -2,7 +2,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { eq, sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createDb } from "../../db/client";
+import { createDb, queryRows } from "../../db/client";
 import { calls, leadEvents, webhookDeliveries, webhooks } from "../../db/schema";
 import { createTestDb } from "../helpers/db";
 import { buildApp } from "../../server/app";
@@ -205,6 +205,14 @@ describe("webhooks: a recording's signed link, the delivery log's «Отправ
     expect(second.attempts).toHaveLength(failures + 2);
     expect(second.attempts.slice(-2).map((a: { httpStatus: number }) => a.httpStatus)).toEqual([200, 200]);
     expect(Date.parse(second.attempts.at(-1).at)).toBeGreaterThan(Date.parse(second.attempts.at(-2).at));
+    // Deleted, it takes its deliveries and their log with it (no foreign key does it since migration 0045).
+    expect((await t.request.delete(`/api/v1/webhooks/${hookId}`).set(bearer(admin))).status).toBe(200);
+    const left = await queryRows(
+      t.db,
+      sql`select (select count(*) from webhook_deliveries where webhook_id = ${hookId})::int as deliveries,
+        (select count(*) from webhook_attempts where webhook_id = ${hookId})::int as attempts`,
+    );
+    expect(left).toEqual([{ deliveries: 0, attempts: 0 }]);
   });
 });
 

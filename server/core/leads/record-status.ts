@@ -312,7 +312,8 @@ function turnRestStatement(panelView: boolean): SQL {
     hook as (
       -- Webhooks (issue 44): the press's events are queued in its own statement, for the webhooks that want them
       -- (none: one probe of the webhooks table). Their ids follow the lead event's, so a retry keeps them.
-      ${enqueueFrom(sql`
+      ${enqueueFrom(
+        sql`
         select e.kind, e.data, 'msg_' || replace(e.kind, '.', '_') || '_' || ev.id as mid, ok.id as client, e.n
         from ok cross join ev join contacts k on k.id = ok.id
         cross join lateral (select ${pressEventData}) p
@@ -324,7 +325,9 @@ function turnRestStatement(panelView: boolean): SQL {
             p.data || jsonb_build_object('finalStatus', (select jsonb_build_object('id', final_status_id, 'text', final_text) from rule where last))),
           (4, 'client.do_not_call', ok.is_do_not_call and ok.phone_key <> '', p.data || jsonb_build_object('phone', ok.phone, 'source', 'status'))
         ) e(n, kind, wanted, data)
-        where e.wanted and exists (select 1 from webhooks where enabled)`)}),
+        where e.wanted and exists (select 1 from webhooks where enabled)`,
+        { newIds: true },
+      )}),
     fd as materialized (select array(select database_id from filter_databases where filter_id = ${filterId} order by 1) as ids),
     fs as materialized (select ${reworkStatusIds(filterId)} as ids),
     later as (

@@ -16,14 +16,17 @@ export const eventBody = (type: SQL, data: SQL) => sql`jsonb_build_object('type'
 /**
  * SQL: an INSERT of deliveries for the rows of `source` (a FROM clause and its WHERE, with `kind`, `data`, `mid`,
  * `client` and `n` columns): each row joined with the enabled webhooks that want its kind, in `n` order. For a CTE
- * of a larger statement (the status press's turn).
+ * of a larger statement (the status press's turn). An event queued again (a callback's, each sweep) is one delivery
+ * per webhook; `newIds`: the message ids are made from rows this very statement writes (the press's lead event), so
+ * none can be queued already and the insert skips ON CONFLICT's check (its speculative insertion: 0.43-0.48 ms of
+ * Postgres CPU for a press's three deliveries with it, 0.14-0.32 without, bench/tools/webhook-enqueue, issue 44).
  */
-export function enqueueFrom(source: SQL): SQL {
+export function enqueueFrom(source: SQL, { newIds = false }: { newIds?: boolean } = {}): SQL {
   return sql`insert into webhook_deliveries (webhook_id, message_id, event_type, payload, order_key)
     select w.id, e.mid, e.kind, ${eventBody(sql`e.kind`, sql`e.data`)}, e.client
     from (${source}) e join webhooks w on w.enabled and e.kind = any(w.events)
     order by e.n, w.id
-    on conflict (webhook_id, message_id) do nothing`;
+    ${newIds ? sql`` : sql`on conflict (webhook_id, message_id) do nothing`}`;
 }
 
 /** What an enqueue answers: a row per delivery queued. */
@@ -89,11 +92,17 @@ export async function enqueueCallbackEvents(db: Db): Promise<number> {
   return due.length + missed.length;
 }
 
-/** The log is kept KEEP_DAYS: older delivered and failed events (and their attempts) go. */
+/**
+ * The log is kept KEEP_DAYS: older delivered and failed events (and their attempts) go, and so do the deliveries of a
+ * webhook deleted while a press queued them (no foreign key: webhooks.ts deleteWebhooks; never claimed).
+ */
 export const KEEP_DAYS = 30;
 export async function pruneDeliveries(db: Db): Promise<void> {
   await queryRows(
     db,
-    sql`delete from webhook_deliveries where state <> 'pending' and created_at < now() - make_interval(days => ${KEEP_DAYS}) returning id`,
+    sql`delete from webhook_deliveries d
+      where (d.state <> 'pending' and d.created_at < now() - make_interval(days => ${KEEP_DAYS}))
+        or not exists (select 1 from webhooks w where w.id = d.webhook_id)
+      returning d.id`,
   );
 }

@@ -1,5 +1,5 @@
 import crypto from "node:crypto";
-import { and, count, desc, eq, inArray, sql } from "drizzle-orm";
+import { and, count, desc, eq, inArray, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db, queryRows } from "../../../db/client";
 import { selectRows } from "../../../db/typed-sql";
@@ -132,8 +132,27 @@ export async function setWebhookEnabled(db: Db, actor: Actor, rawId: unknown, en
 export async function deleteWebhook(db: Db, actor: Actor, rawId: unknown): Promise<void> {
   requireAdmin(actor);
   const id = parseInput(idSchema, rawId);
-  const [row] = await db.delete(webhooks).where(eq(webhooks.id, id)).returning({ id: webhooks.id });
-  if (!row) throw webhookNotFound();
+  if ((await deleteWebhooks(db, eq(webhooks.id, id))) === 0) throw webhookNotFound();
+}
+
+/**
+ * Deletes the webhooks `where` says, with their deliveries (and so their attempts), in one transaction: the deliveries
+ * have no foreign key to their webhook (migration 0045), so this is the one place that takes them away with it.
+ * Answers how many webhooks went.
+ */
+async function deleteWebhooks(db: Db, where: SQL): Promise<number> {
+  return db.transaction(async (tx) => {
+    const gone = await tx.delete(webhooks).where(where).returning({ id: webhooks.id });
+    if (gone.length > 0) {
+      await tx.delete(webhookDeliveries).where(
+        inArray(
+          webhookDeliveries.webhookId,
+          gone.map((w) => w.id),
+        ),
+      );
+    }
+    return gone.length;
+  });
 }
 
 /** A new secret: the old one stops signing at once. */
@@ -275,7 +294,7 @@ export async function webhooksSwitchedOff(db: Db, actor: Actor): Promise<Array<{
 export async function syncForwardWebhook(db: Db, url: string): Promise<void> {
   const [row] = await db.select().from(webhooks).where(eq(webhooks.fromEnv, true)).orderBy(webhooks.id).limit(1);
   if (!url) {
-    if (row) await db.delete(webhooks).where(eq(webhooks.fromEnv, true));
+    if (row) await deleteWebhooks(db, eq(webhooks.fromEnv, true));
     return;
   }
   if (!row) {
