@@ -112,7 +112,8 @@ const callIdOf = (body: string) => body.match(/^Call-ID:\s*(\S+)/im)?.[1] ?? "";
 export function carrierCalls(messages: Traced[]): CarrierCall[] {
   const byId = new Map<string, CarrierCall>();
   for (const m of messages) {
-    const body = m.body.trimStart();
+    // (The trace's own line first: "UDP message sent (N bytes):".)
+    const body = m.body.replace(/^[^\n]*\n/, "").trimStart();
     const id = callIdOf(body);
     if (!id) continue;
     if (m.sent && /^INVITE /.test(body)) {
