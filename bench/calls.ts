@@ -6,6 +6,7 @@ import os from "node:os";
 import path from "node:path";
 import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { chromium, type Browser, type Page } from "playwright-core";
+import postgres from "postgres";
 import { createDb, type DbHandle } from "../db/client";
 import { callbacks, calls, contacts, databases, filterManagers, filterDatabases, filters, sessions, users } from "../db/schema";
 import { seed } from "../server/seed";
@@ -22,7 +23,7 @@ import { toneShare, toneWav } from "../test/helpers/recordings";
 import { audibleAfterClick, elementOutput } from "../test/sip/page-audio";
 import { buildPages, startApp } from "./app";
 import { answerCallsIn, callsIn, carrierCalls, takeRings, type CarrierCall, type Ring } from "./calls-in";
-import { AROUND_THE_CLOCK, median, percentile, printTable, type Row } from "./lib";
+import { AROUND_THE_CLOCK, median, PG_URL, percentile, printTable, withDatabase, type Row } from "./lib";
 
 /**
  * Issue 15: the call path's figures, on this box, with the production stack (telephony/: Kamailio 5.6 and
@@ -831,6 +832,8 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
       return {
         placed,
         rings,
+        output: run.output,
+        messages: run.messages,
         routing: timer.take(),
         histogram: { count: histogramAfter.count - histogramBefore.count, within10: histogramAfter.within10 - histogramBefore.within10 },
       };
@@ -960,6 +963,13 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
         .slice(-15)
         .join("\n");
       console.error(`Kamailio's last warnings:\n${problems}`);
+      // The whole story, to read by hand: Kamailio's and rtpengine's logs, SIPp's screen and trace.
+      const kept = fs.mkdtempSync(path.join(os.tmpdir(), "bench-calls-inbound-"));
+      fs.writeFileSync(path.join(kept, "kamailio.log"), stack.kamailio.log());
+      fs.writeFileSync(path.join(kept, "rtpengine.log"), stack.rtpengine.log());
+      fs.writeFileSync(path.join(kept, "sipp.txt"), load.output);
+      fs.writeFileSync(path.join(kept, "sipp-messages.log"), load.messages);
+      console.error(`logs kept in ${kept}`);
       process.exitCode = 1;
     }
   } finally {
@@ -974,7 +984,13 @@ async function main() {
   // need more than the tests' 200, away from the ranges the tests draw from.
   const ports = { ws: await freePort(), sip: await freePort(), ng: await freePort(), rtpMin: 40_000 };
   const carrierPort = await freePort();
-  const handle = await createDb({ dataDir: "memory://" });
+  // The app's database: PGlite in memory, in this process (as parts 1-5 were measured); BENCH_CALLS_POSTGRES=1 a fresh
+  // database on the Postgres server of BENCH_DATABASE_URL, as production runs (part 6's routing time on both).
+  const server = process.env.BENCH_CALLS_POSTGRES ? postgres(PG_URL, { max: 1, onnotice: () => {} }) : null;
+  const database = `leaddesk_bench_calls_${process.pid}`;
+  if (server) await server.unsafe(`create database ${database}`);
+  const databaseUrl = server ? withDatabase(PG_URL, database) : undefined;
+  const handle = await createDb(databaseUrl ? { databaseUrl } : { dataDir: "memory://" });
   await handle.migrate();
   await seed(handle.db, ADMIN);
   await handle.db.insert(users).values({
@@ -987,6 +1003,7 @@ async function main() {
   });
   const config = loadConfig({
     LOG_LEVEL: "silent",
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     SIP_WS_URL: `ws://127.0.0.1:${ports.ws}`,
     SIP_DOMAIN: DOMAIN,
     SIP_AUTH_SECRET: SECRET,
@@ -1238,6 +1255,10 @@ async function main() {
     await media.close();
     await app.stop();
     await handle.close();
+    if (server) {
+      await server.unsafe(`drop database if exists ${database} with (force)`);
+      await server.end();
+    }
   }
 }
 
