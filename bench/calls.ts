@@ -92,7 +92,7 @@ const SUPERVISED_WHISPERS = Number(process.env.BENCH_SUPERVISED_WHISPERS || 5);
 const INBOUND_CALLS = Number(process.env.BENCH_INBOUND_CALLS || 20);
 const INBOUND_RATE = Number(process.env.BENCH_INBOUND_RATE || 20);
 const INBOUND_SECONDS = Number(process.env.BENCH_INBOUND_SECONDS || 30);
-const INBOUND_MANAGERS = Number(process.env.BENCH_INBOUND_MANAGERS || 60);
+const INBOUND_MANAGERS = Number(process.env.BENCH_INBOUND_MANAGERS || 100);
 const INBOUND_ANSWER_MS = Number(process.env.BENCH_INBOUND_ANSWER_MS || 200);
 const INBOUND_HOLD_MS = Number(process.env.BENCH_INBOUND_HOLD_MS || 1000);
 /** The trunk's number the clients dial: the bench topic's «Номер линии». */
