@@ -909,6 +909,21 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
       ? (await db.select({ contactId: callbacks.contactId }).from(callbacks).where(inArray(callbacks.contactId, missedContacts))).length
       : 0;
     const loadRinging = latencies(load.placed, load.rings);
+    const missedPhrases = [...new Set(outcome.filter((o) => o.missed).map((o) => `${o.call.final!.code} ${o.call.final!.phrase}`))]
+      .map((phrase) => `${outcome.filter((o) => o.missed && `${o.call.final!.code} ${o.call.final!.phrase}` === phrase).length} ${phrase}`)
+      .join(", ");
+    const [{ open: stillOpen }] = await db
+      .select({ open: sql<number>`count(distinct ${calls.userId})::int` })
+      .from(calls)
+      .where(
+        and(
+          isNull(calls.endedAt),
+          inArray(
+            calls.userId,
+            world.managers.map((m) => m.id),
+          ),
+        ),
+      );
     const count = (test: (o: (typeof outcome)[number]) => boolean) => outcome.filter(test).length;
     const twice = count((o) => o.twice);
     const lost = count((o) => o.lost);
@@ -923,7 +938,8 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
         },
         { measurement: "rang twice (two softphones, or one twice)", value: twice, target: twice === 0 ? "0: met" : "0: NOT met" },
         { measurement: "lost (no final answer at the carrier, or an error)", value: lost, target: lost === 0 ? "0: met" : "0: NOT met" },
-        { measurement: "missed: nobody free (the app's 480/486)", value: missedIds.length },
+        { measurement: "missed: nobody free (the app's 480/486)", value: missedIds.length, target: missedPhrases },
+        { measurement: "  managers with a call still open in the log 2 s after the last call", value: stillOpen },
         { measurement: "  of them with their row in the call log", value: new Set(missedRows.map((row) => row.sipCallId)).size },
         { measurement: "  their clients with a callback", value: `${withCallback} of ${missedContacts.length}` },
         { measurement: "answered, the manager's BYE at the carrier", value: count((o) => o.answered && o.call.bye) },
