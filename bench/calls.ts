@@ -74,6 +74,9 @@ import { AROUND_THE_CLOCK, median, PG_URL, percentile, printTable, withDatabase,
  *    its row in the call log is looked for), and the ringing latency under that load. BENCH_CALLS_ONLY=inbound runs
  *    this part alone.
  *
+ * The app runs in this process on PGlite in memory; BENCH_CALLS_POSTGRES=1 puts it on a fresh database of the Postgres
+ * server of BENCH_DATABASE_URL (dropped at the end), as production runs it: part 6's routing answers differ.
+ *
  * Timestamps: SIPp's message trace, the page's Date.now() and this process share the host's clock.
  */
 const CALLS = Number(process.env.BENCH_CALLS || 20);
