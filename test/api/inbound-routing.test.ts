@@ -212,6 +212,19 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
     expect(ringOf((await ask({ number: clients[0].phone })).text)).toBe(people[1].sipLogin);
   });
 
+  it("calls asked about at once ring each free manager once: the others hear 486, none rings a manager twice", async () => {
+    // Unknown callers of the trunk number's topic (rule 3, the manager idle longest): five at once for two managers.
+    const { people } = await topicWithClients(2, "380441230043");
+    const answers = await Promise.all(Array.from({ length: 5 }, (_, i) => ask({ number: `+38067555000${i}`, did: "380441230043" })));
+    const rung = answers.filter((answer) => answer.status === 200).map((answer) => ringOf(answer.text));
+    expect(rung.sort()).toEqual([people[0].sipLogin, people[1].sipLogin].sort());
+    expect(answers.filter((answer) => answer.status === 486)).toHaveLength(3);
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+  });
+
   it("rule 4: all busy is 486, nobody on the line 480; the missed call is a callback «Пропущенный входящий» in the last caller's list", async () => {
     const { clients, people } = await topicWithClients(2);
     const [caller, other] = people;

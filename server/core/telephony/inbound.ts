@@ -47,6 +47,9 @@ export type InboundRoute =
   | { ring: true; callId: number; login: string; userId: number; rule: 0 | 1 | 2 | 3; record: boolean; ringSeconds: number }
   | { ring: false; callId: number; sipCode: 480 | 486; phrase: InboundRefusal };
 
+/** The advisory lock that makes the app's routing answers one at a time (routeInbound). */
+const INBOUND_ROUTING_LOCK = 7742043;
+
 /** A call that rang a manager and was never answered stops counting as his after this long (a lost end report). */
 const RINGING_MAX_SECONDS = 300;
 
@@ -155,69 +158,75 @@ export async function routeInbound(
   // The trunk number as a topic stores it (E.164 digits, inbound-number.ts), however the carrier wrote it.
   const trunkKey = doNotCallKey(did, region) ?? didDigits;
   const logins = triedLogins(tried);
-  const rows = await candidates(db, { key, did: didDigits, trunkKey, tried: logins.join(","), sipCallId });
-  const facts = rows[0];
-  const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
-  const chosen = logins.length < facts.max_managers ? rows.find((row) => row.id !== null && row.on_line && row.free) : undefined;
-  if (chosen && chosen.id !== null && chosen.sip_login) {
-    const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
-    const opened = { answeredAt: null, endedAt: null, outcome: null, sipCode: null, reason: null, talkSeconds: 0 };
-    const [row] = await db
+  // One question at a time: two calls asked at once each read the same manager free (the one idle longest) and
+  // rang him both, the second finding his line busy (bench/calls.ts part 6 on Postgres: 81 of 600 calls at 20 a
+  // second rang a second manager so). The choice and its row are one transaction behind this lock.
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${INBOUND_ROUTING_LOCK})`);
+    const rows = await candidates(tx, { key, did: didDigits, trunkKey, tried: logins.join(","), sipCallId });
+    const facts = rows[0];
+    const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
+    const chosen = logins.length < facts.max_managers ? rows.find((row) => row.id !== null && row.on_line && row.free) : undefined;
+    if (chosen && chosen.id !== null && chosen.sip_login) {
+      const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
+      const opened = { answeredAt: null, endedAt: null, outcome: null, sipCode: null, reason: null, talkSeconds: 0 };
+      const [row] = await tx
+        .insert(calls)
+        .values({ userId: chosen.id, number, direction: "in", contactId, sipCallId, byProxy: true, filterId: chosen.topic, recording })
+        .onConflictDoUpdate({
+          // A row of the same Call-ID (the browser's report came first): it starts again from the proxy's facts.
+          target: [calls.userId, calls.sipCallId],
+          targetWhere: sql`sip_call_id is not null`,
+          set: {
+            number,
+            direction: "in",
+            byProxy: true,
+            contactId,
+            filterId: chosen.topic,
+            recording,
+            startedAt: sql`now()`,
+            lastSeenAt: sql`now()`,
+            ...opened,
+          },
+        })
+        .returning({ id: calls.id });
+      return {
+        ring: true,
+        callId: row.id,
+        login: chosen.sip_login,
+        userId: chosen.id,
+        rule: chosen.rule as 0 | 1 | 2 | 3,
+        record: recording === "pending",
+        ringSeconds: facts.ring_seconds,
+      };
+    }
+    // Nobody: busy when someone who could take it is on the line (talking, on a break or rung already), else unavailable.
+    const refusal: { sipCode: 480 | 486; phrase: InboundRefusal } =
+      logins.length > 0
+        ? { sipCode: 480, phrase: "Nobody Answered" }
+        : rows.some((row) => row.on_line)
+          ? { sipCode: 486, phrase: "Managers Busy" }
+          : { sipCode: 480, phrase: "No Managers" };
+    const topic = rows.find((row) => row.id === facts.caller_id)?.topic ?? facts.trunk_topic;
+    const [row] = await tx
       .insert(calls)
-      .values({ userId: chosen.id, number, direction: "in", contactId, sipCallId, byProxy: true, filterId: chosen.topic, recording })
-      .onConflictDoUpdate({
-        // A row of the same Call-ID (the browser's report came first): it starts again from the proxy's facts.
-        target: [calls.userId, calls.sipCallId],
-        targetWhere: sql`sip_call_id is not null`,
-        set: {
-          number,
-          direction: "in",
-          byProxy: true,
-          contactId,
-          filterId: chosen.topic,
-          recording,
-          startedAt: sql`now()`,
-          lastSeenAt: sql`now()`,
-          ...opened,
-        },
+      .values({
+        userId: null,
+        number,
+        direction: "in",
+        contactId,
+        sipCallId,
+        byProxy: true,
+        filterId: topic ?? null,
+        endedAt: sql`now()`,
+        outcome: refusal.sipCode === 486 ? "busy" : "no_answer",
+        sipCode: refusal.sipCode,
+        reason: sipReason(refusal.sipCode, refusal.phrase),
       })
       .returning({ id: calls.id });
-    return {
-      ring: true,
-      callId: row.id,
-      login: chosen.sip_login,
-      userId: chosen.id,
-      rule: chosen.rule as 0 | 1 | 2 | 3,
-      record: recording === "pending",
-      ringSeconds: facts.ring_seconds,
-    };
-  }
-  // Nobody: busy when someone who could take it is on the line (talking, on a break or rung already), else unavailable.
-  const refusal: { sipCode: 480 | 486; phrase: InboundRefusal } =
-    logins.length > 0
-      ? { sipCode: 480, phrase: "Nobody Answered" }
-      : rows.some((row) => row.on_line)
-        ? { sipCode: 486, phrase: "Managers Busy" }
-        : { sipCode: 480, phrase: "No Managers" };
-  const topic = rows.find((row) => row.id === facts.caller_id)?.topic ?? facts.trunk_topic;
-  const [row] = await db
-    .insert(calls)
-    .values({
-      userId: null,
-      number,
-      direction: "in",
-      contactId,
-      sipCallId,
-      byProxy: true,
-      filterId: topic ?? null,
-      endedAt: sql`now()`,
-      outcome: refusal.sipCode === 486 ? "busy" : "no_answer",
-      sipCode: refusal.sipCode,
-      reason: sipReason(refusal.sipCode, refusal.phrase),
-    })
-    .returning({ id: calls.id });
-  await missedCallWork(db, { number, key, contactId, callerId: facts.caller_id, topicId: facts.trunk_topic });
-  return { ring: false, callId: row.id, ...refusal };
+    await missedCallWork(tx, { number, key, contactId, callerId: facts.caller_id, topicId: facts.trunk_topic });
+    return { ring: false, callId: row.id, ...refusal };
+  });
 }
 
 /** The callback's note on a missed call: «Пропущенный входящий, 14:02» (Kyiv time). */
