@@ -1,5 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from "playwright-core";
+import { expect } from "vitest";
 import { createTestApp, type TestApp } from "./app";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, FULL_CHROMIUM_PATH } from "./chromium";
 import { watchBrowser } from "./page-errors";
@@ -138,3 +139,15 @@ export async function recordMessages(page: Page) {
 
 /** The messages recordMessages saw, in the order they first showed. */
 export const messagesSeen = (page: Page) => page.evaluate(() => (window as unknown as { __messagesSeen?: string[] }).__messagesSeen ?? []);
+
+/**
+ * Does `act`, then waits until the page has shown a message `said` matches, recorded from before the act: a 2 s
+ * toast waited for by a locator was missed on a loaded machine (CI, stop 51; a whole run, 2026-12-01).
+ */
+export async function saysAfter(page: Page, act: () => Promise<unknown>, said: RegExp, timeout = 15_000) {
+  await recordMessages(page);
+  await act();
+  await expect
+    .poll(async () => (await messagesSeen(page)).some((message) => said.test(message)), { timeout, message: `the page did not say ${said}` })
+    .toBe(true);
+}
