@@ -6,6 +6,7 @@ import type { PgDatabase } from "drizzle-orm/pg-core";
 import type { Sql } from "postgres";
 import { currentOwner, formatOwner, ownerAlive, parseOwner } from "../common/process-owner";
 import * as schema from "./schema";
+import { ADVISORY_LOCK } from "./locks";
 
 export type Schema = typeof schema;
 /** The one database type core code sees, whichever backend runs underneath. */
@@ -239,10 +240,10 @@ async function createPostgres(url: string, max: number): Promise<DbHandle> {
       // A session-level advisory lock on one reserved connection serialises concurrent start-ups.
       const lockConnection = await client.reserve();
       try {
-        await lockConnection`select pg_advisory_lock(726202611)`;
+        await lockConnection`select pg_advisory_lock(${ADVISORY_LOCK.migrate})`;
         await migrate(drizzle(client), { migrationsFolder: folder });
       } finally {
-        await lockConnection`select pg_advisory_unlock(726202611)`.catch(() => {});
+        await lockConnection`select pg_advisory_unlock(${ADVISORY_LOCK.migrate})`.catch(() => {});
         lockConnection.release();
       }
     },

@@ -4,6 +4,7 @@ import type { Db } from "../db/client";
 import { settings, statuses, users } from "../db/schema";
 import { argon2Passwords } from "./auth/password";
 import type { PasswordHasher } from "./core/auth/ports";
+import { ADVISORY_LOCK } from "../db/locks";
 
 export interface SeedOptions {
   login?: string;
@@ -36,7 +37,7 @@ export const DEFAULT_STATUSES = [
 export async function seed(db: Db, options: SeedOptions = {}): Promise<SeedResult> {
   return db.transaction(async (tx) => {
     // Two instances starting together on one Postgres must not both seed.
-    await tx.execute(sql`select pg_advisory_xact_lock(726202612)`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.seed})`);
     const result: SeedResult = { createdStatuses: 0 };
 
     await tx.insert(settings).values({ id: 1 }).onConflictDoNothing();

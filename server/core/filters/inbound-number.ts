@@ -4,6 +4,7 @@ import { filters } from "../../../db/schema";
 import { INBOUND_NUMBER_WORDS } from "../../../common/schemas/filters";
 import { phoneNotValid, validDoNotCallKey } from "../dnc/dnc";
 import { AppError, badRequestAt } from "../errors";
+import { ADVISORY_LOCK } from "../../../db/locks";
 
 /**
  * A topic's trunk number (issue 42, decision 077): the number of the trunk an unknown caller dials to reach the
@@ -28,16 +29,13 @@ export function inboundNumberKey(raw: string, region: string): string {
 /** How the API and the form show a stored number. */
 export const presentInboundNumber = (key: string) => (key ? `+${key}` : "");
 
-/** Serialises the checks of trunk numbers: two saves at once cannot both take the same number. */
-const INBOUND_NUMBER_LOCK = 7742042;
-
 /**
  * Refuses (409, at the field) a number another active topic has; `filterId` is the topic being saved (null: a new
  * one). Runs in the save's transaction, after taking the trunk numbers' lock.
  */
 export async function requireInboundNumberFree(tx: Tx, key: string, filterId: number | null) {
   if (key === "") return;
-  await tx.execute(sql`select pg_advisory_xact_lock(${INBOUND_NUMBER_LOCK})`);
+  await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.trunkNumbers})`);
   const [other] = await tx
     .select({ name: filters.name })
     .from(filters)

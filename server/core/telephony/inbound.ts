@@ -14,6 +14,7 @@ import { holdOutOfTurn, lockUser } from "../leads/allocation";
 import { sessionIsLive } from "../auth/live-session";
 import { parseInput } from "../validation";
 import { requireTelephonySecret, type TelephonySecrets } from "./shared-secret";
+import { ADVISORY_LOCK } from "../../../db/locks";
 
 /**
  * Who takes a client's call in (issue 42). For an INVITE from the carrier to one of the trunk's numbers, Kamailio
@@ -46,9 +47,6 @@ export type InboundRefusal = Extract<ProxyRefusal, "Managers Busy" | "No Manager
 export type InboundRoute =
   | { ring: true; callId: number; login: string; userId: number; rule: 0 | 1 | 2 | 3; record: boolean; ringSeconds: number }
   | { ring: false; callId: number; sipCode: 480 | 486; phrase: InboundRefusal };
-
-/** The advisory lock that makes the app's routing answers one at a time (routeInbound). */
-const INBOUND_ROUTING_LOCK = 7742043;
 
 /** A call that rang a manager and was never answered stops counting as his after this long (a lost end report). */
 const RINGING_MAX_SECONDS = 300;
@@ -162,7 +160,7 @@ export async function routeInbound(
   // rang him both, the second finding his line busy (bench/calls.ts part 6 on Postgres: 81 of 600 calls at 20 a
   // second rang a second manager so). The choice and its row are one transaction behind this lock.
   return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${INBOUND_ROUTING_LOCK})`);
+    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.inboundRouting})`);
     const rows = await candidates(tx, { key, did: didDigits, trunkKey, tried: logins.join(","), sipCallId });
     const facts = rows[0];
     const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
