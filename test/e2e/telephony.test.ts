@@ -1,3 +1,4 @@
+import type { Page } from "playwright-core";
 import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
@@ -354,6 +355,48 @@ describe("call controls in the lead panel (issue 15 part 2)", () => {
     expect(await a.page.locator("[data-testid=redial-button]").count()).toBe(0);
   });
 });
+
+describe("a call between two managers' browsers", () => {
+  it("holds and resumes: the other browser takes both re-INVITEs as they were offered, and both play each other again after", async () => {
+    // Manager A's lead is manager B's extension: browser to browser through Kamailio, WebRTC on both sides.
+    const b = await managerWithLead("+38 (067) 000-00-21");
+    const a = await managerWithLead(b.sipLogin);
+    await a.page.click("[data-testid=call-button]");
+    await expectText(b.page, "softphone-state", `Входящий звонок: ${a.sipLogin}`);
+    await b.page.click("[data-testid=softphone-answer]");
+    await expectText(a.page, "call-state", `Разговор: ${b.sipLogin}`);
+    await expectText(b.page, "softphone-state", `Разговор: ${a.sipLogin}`);
+
+    const reInvites = () => (stack.kamailio.log().match(/relay in-dialog INVITE/g) ?? []).length;
+    const before = reInvites();
+    await a.page.getByRole("button", { name: "Удержание" }).click();
+    await expectText(a.page, "call-state", `На удержании: ${b.sipLogin}`);
+    await a.page.getByRole("button", { name: "Снять с удержания" }).click();
+    await expectText(a.page, "call-state", `Разговор: ${b.sipLogin}`);
+    // Both went through Kamailio (route[WITHINDLG] trims a browser's re-INVITE as for a carrier; B's browser takes it).
+    expect(reInvites() - before).toBe(2);
+    // Each page's call element plays the other's voice again.
+    for (const page of [a.page, b.page]) {
+      const from = await inboundPackets(page);
+      await grows(() => inboundPackets(page), from + 20);
+      await expect.poll(() => playing(page), { timeout: 10_000 }).toBe(true);
+    }
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(b.page, "softphone-state", "Звонок завершён");
+  });
+});
+
+/** The page's call element plays: a stream with audio, not paused or muted, its time advancing. */
+function playing(page: Page) {
+  return page.evaluate(async () => {
+    const audio = document.querySelector<HTMLAudioElement>("audio[data-softphone-audio]");
+    const stream = audio?.srcObject as MediaStream | null | undefined;
+    if (!audio || !stream || stream.getAudioTracks().every((t) => t.readyState !== "live") || audio.paused || audio.muted) return false;
+    const start = audio.currentTime;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    return audio.currentTime > start;
+  });
+}
 
 describe("the microphone choice", () => {
   it("is offered between calls, remembered across reloads, and used by the next call", async () => {
