@@ -15,10 +15,30 @@ export const DATABASE_UNAVAILABLE = "База данных временно не
  */
 export function rethrowDatabaseOutage(error: unknown, context: AppLoadContext): never {
   if (!isDatabaseUnavailable(error)) throw error;
+  noteDatabaseOutage(context);
+  throw data({ message: DATABASE_UNAVAILABLE }, { status: 503, headers: { "Retry-After": "5" } });
+}
+
+/**
+ * The lead panel's press (served outside Remix's handler, decision 068) when the database cannot be reached, in its
+ * statement or before it (rethrowDatabaseOutage): a plain 503, which the page shows as the root error boundary's
+ * Russian 503, as it shows a loader's; it was the handler's 500 «Unexpected Server Error». Any other error goes on.
+ */
+export function pressOutageAnswer(error: unknown, context: AppLoadContext): Response {
+  if (!context.databaseUnavailable) {
+    if (!isDatabaseUnavailable(error)) throw error;
+    noteDatabaseOutage(context);
+  }
+  return new Response(DATABASE_UNAVAILABLE, {
+    status: 503,
+    headers: { "Content-Type": "text/plain; charset=utf-8", "Retry-After": "5", "Cache-Control": "no-store" },
+  });
+}
+
+function noteDatabaseOutage(context: AppLoadContext) {
   context.databaseUnavailable = true;
   context.deps.metrics.databaseUnavailable();
   context.log?.warn("database unavailable");
-  throw data({ message: DATABASE_UNAVAILABLE }, { status: 503, headers: { "Retry-After": "5" } });
 }
 
 /**

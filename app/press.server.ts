@@ -4,7 +4,7 @@ import { CARD_EMPTY, clientCardText, reportCardProblem } from "../common/client-
 import type { Db } from "../db/client";
 import { actorOf, loginAgain, readSessionToken, requireUser } from "./auth.server";
 import type { CallbackTimes, ConfirmState, PressAnswer, TurnView } from "./components/leadpanel/answer";
-import { actionError, isAppError } from "./errors.server";
+import { actionError, isAppError, pressOutageAnswer } from "./errors.server";
 import { readFormBody } from "./forms.server";
 import {
   CALLBACK_PRESETS,
@@ -168,7 +168,7 @@ async function pressHeldBack(db: Db, error: unknown, pressed: Pressed, unreadTim
  * before it leaves, and no loader runs again after it unless the answer asks for it (decision 065).
  */
 export async function press(args: ActionFunctionArgs): Promise<Response> {
-  const answer = await pressAction(args);
+  const answer = await pressAction(args).catch((error: unknown) => pressOutageAnswer(error, args.context));
   // A redirect (the session ended, a plain post that lost its answer=panel) goes to the page as it is.
   if (!("init" in answer)) return answer;
   // With its length: the body is written in one piece, and the browser has it all with those bytes. Without it

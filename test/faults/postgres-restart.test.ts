@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PRESS_PATH } from "../../common/press-path";
 import { buildXlsx, type Cell } from "../helpers/xlsx";
 import { freePort } from "../helpers/ports";
 import { ADMIN, AROUND_THE_CLOCK, api, login, sleep, startServer, waitFor, type ServerProcess } from "./server";
@@ -209,9 +210,21 @@ describe.skipIf(!onPostgres)("Postgres restarted while managers work", { timeout
     const dataText = await pageData.text();
     expect(pageData.status).toBe(503);
     expect(dataText).toContain("База данных временно недоступна");
+    // The lead panel's status press (served outside Remix, decision 068): the same 503, which its page shows as the
+    // error boundary's Russian 503; it was a 500 «Unexpected Server Error».
+    const pressed = await fetch(`${server.url}${PRESS_PATH}`, {
+      method: "POST",
+      headers: { cookie, "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" },
+      body: new URLSearchParams({ intent: "status", statusId: String(statuses[0].id), contactId: String(managers[0].lead ?? 1), answer: "panel" }),
+      signal: AbortSignal.timeout(20_000),
+    });
+    const pressText = await pressed.text();
+    expect(pressed.status).toBe(503);
+    expect(pressText).toBe("База данных временно недоступна");
     for (const detail of ["ECONNREFUSED", "node_modules", "postgres", "    at "]) {
       expect(pageText).not.toContain(detail);
       expect(dataText).not.toContain(detail);
+      expect(pressText).not.toContain(detail);
     }
     const outageLogin = await api(server, "POST", "/auth/login", {
       body: { login: managers[0].login, password: "Smena-pass-1", accessKey: "SMENAKEY00000001" },
