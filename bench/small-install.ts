@@ -105,4 +105,3 @@ export async function coldContext(browser: Browser, baseUrl: string, cookies: Co
   if (cookies.length) await context.addCookies(cookies);
   return context;
 }
-
