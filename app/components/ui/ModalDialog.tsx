@@ -1,7 +1,8 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import type { ReactNode, RefObject } from "react";
+import { ModalClosing } from "./Modal";
 
-interface ModalProps {
+export interface ModalProps {
   open: boolean;
   /** Called when the dialog asks to close (Esc, a click on the overlay, a Dialog.Close inside). */
   onClose: () => void;
@@ -15,8 +16,11 @@ interface ModalProps {
   children: ReactNode;
 }
 
-/** The centred dialog of the lead panel's questions and lists: overlay, card, title and description (Radix). */
-export function Modal(props: ModalProps) {
+/**
+ * The centred dialog of the lead panel's questions and lists: overlay, card, title and description (Radix). A
+ * chunk of its own, fetched after the page is interactive (Modal.tsx, decision 088).
+ */
+export default function ModalDialog(props: ModalProps) {
   const { open, onClose, title, description, descriptionClassName = "mb-4 text-sm", initialFocus, width = "max-w-md", testId, children } = props;
   return (
     <Dialog.Root open={open} onOpenChange={(next) => (next ? undefined : onClose())}>
@@ -36,14 +40,9 @@ export function Modal(props: ModalProps) {
         >
           <Dialog.Title className="mb-2 text-lg font-semibold">{title}</Dialog.Title>
           <Dialog.Description className={descriptionClassName}>{description}</Dialog.Description>
-          {children}
+          <ModalClosing.Provider value={onClose}>{children}</ModalClosing.Provider>
         </Dialog.Content>
       </Dialog.Portal>
     </Dialog.Root>
   );
-}
-
-/** The close button of a Modal, labelled as everywhere. */
-export function ModalClose({ className = "btn-secondary" }: { className?: string }) {
-  return <Dialog.Close className={className}>Закрыть</Dialog.Close>;
 }
