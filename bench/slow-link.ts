@@ -1,11 +1,16 @@
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import https from "node:https";
+import os from "node:os";
+import path from "node:path";
 import { chromium, type Browser, type Cookie } from "playwright-core";
 import { createDb } from "../db/client";
 import { seed } from "../server/seed";
 import { loadConfig } from "../server/config";
 import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../test/helpers/chromium";
 import { buildPages, startApp } from "./app";
-import { median, printTable, type Row } from "./lib";
-import { ADMIN, coldContext, fillDatabase, MANAGER, sessionCookies } from "./small-install";
+import { freePort, median, printTable, type Row } from "./lib";
+import { ADMIN, fillDatabase, MANAGER, sessionCookies } from "./small-install";
 
 /**
  * Issue 41 item 15, the slow link. /auth (no session), the admin's dashboard (/) and the manager's /leadpanel,
@@ -22,6 +27,10 @@ import { ADMIN, coldContext, fillDatabase, MANAGER, sessionCookies } from "./sma
  * sent, compressed), until interactive, and in all until the network is quiet (lazy chunks after hydration, the
  * first poll). Scripts: the JavaScript responses among them. /__manifest: the route-discovery requests (a page that
  * asks for the manifest pays a round trip for it).
+ *
+ * Served two ways: straight from the app (HTTP/1.1 on loopback: six connections, each request its own round trip
+ * and its whole headers), and, where Caddy is installed, through Caddy as deploy/Caddyfile serves production (HTTPS
+ * with Caddy's own certificate, HTTP/2: one connection, every request at once, headers compressed).
  *
  * Target (issue 41): interactive ≤ 3 s on each of the three pages.
  */
@@ -52,7 +61,10 @@ declare global {
 }
 
 async function slowLoad(browser: Browser, baseUrl: string, cookies: Cookie[], screen: string): Promise<Load> {
-  const context = await coldContext(browser, baseUrl, cookies, true);
+  // Caddy's certificate is its own (tls internal); the browser is told to take it.
+  const context = await browser.newContext({ baseURL: baseUrl, ignoreHTTPSErrors: true });
+  // Cookies do not depend on the port: the sessions made on the app's origin are good on Caddy's.
+  if (cookies.length) await context.addCookies(cookies);
   const page = await context.newPage();
   await page.addInitScript(() => {
     new MutationObserver((_records, observer) => {
@@ -126,6 +138,55 @@ async function slowLoad(browser: Browser, baseUrl: string, cookies: Cookie[], sc
   };
 }
 
+/** Caddy in front of the app, HTTPS on a free port (null where Caddy is not installed). */
+async function startCaddy(appOrigin: string): Promise<{ origin: string; stop: () => void } | null> {
+  if (spawnSync("caddy", ["version"]).status !== 0) return null;
+  const port = await freePort();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "bench-caddy-"));
+  const caddyfile = path.join(dir, "Caddyfile");
+  fs.writeFileSync(
+    caddyfile,
+    [
+      "{",
+      "\tadmin off",
+      "\tskip_install_trust",
+      "\tauto_https disable_redirects",
+      "}",
+      `https://127.0.0.1:${port} {`,
+      "\ttls internal",
+      `\treverse_proxy ${new URL(appOrigin).host}`,
+      "}",
+      "",
+    ].join("\n"),
+  );
+  const env = { ...process.env, XDG_DATA_HOME: dir, XDG_CONFIG_HOME: dir, HOME: dir };
+  const caddy: ChildProcess = spawn("caddy", ["run", "--config", caddyfile, "--adapter", "caddyfile"], { env, stdio: "ignore" });
+  const origin = `https://127.0.0.1:${port}`;
+  const answers = () =>
+    new Promise<boolean>((resolve) => {
+      https
+        .get(`${origin}/api/v1/health`, { rejectUnauthorized: false }, (res) => {
+          res.resume();
+          resolve(res.statusCode === 200);
+        })
+        .on("error", () => resolve(false));
+    });
+  for (let tries = 0; !(await answers()); tries++) {
+    if (tries > 100 || caddy.exitCode !== null) {
+      caddy.kill();
+      throw new Error("Caddy did not answer");
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    origin,
+    stop: () => {
+      caddy.kill();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
 async function main() {
   buildPages("slow-link");
   const handle = await createDb({ dataDir: "memory://" });
@@ -135,6 +196,7 @@ async function main() {
   const config = loadConfig({ LOG_LEVEL: "silent" });
   const app = await startApp({ handle, config, web: true });
   const browser = await chromium.launch({ executablePath: FULL_CHROMIUM_PATH, args: CHROMIUM_ARGS, headless: true });
+  let stopCaddy: (() => void) | null = null;
   try {
     const pages: Array<[screen: string, role: string, cookies: Cookie[]]> = [
       ["/auth", "—", []],
@@ -143,31 +205,41 @@ async function main() {
     ];
     const rows: Row[] = [];
     const slowest: Array<[string, Load]> = [];
-    for (const [screen, role, cookies] of pages) {
-      const loads: Load[] = [];
-      for (let i = 0; i < RUNS; i++) loads.push(await slowLoad(browser, app.origin, cookies, screen));
-      const s = (pick: (l: Load) => number) => Math.round(median(loads.map(pick)) / 10) / 100;
-      const range = (pick: (l: Load) => number) =>
-        `${(Math.min(...loads.map(pick)) / 1000).toFixed(2)}-${(Math.max(...loads.map(pick)) / 1000).toFixed(2)}`;
-      const kb = (pick: (l: Load) => number) => Math.round((median(loads.map(pick)) / KB) * 10) / 10;
-      const interactive = s((l) => l.interactive);
-      rows.push({
-        page: screen,
-        role,
-        "painted s": s((l) => l.painted),
-        "interactive s": interactive,
-        "interactive min-max": range((l) => l.interactive),
-        "KB to interactive": kb((l) => l.bytesToInteractive),
-        "requests (scripts)": `${median(loads.map((l) => l.requestsToInteractive))} (${median(loads.map((l) => l.scriptsToInteractive))})`,
-        "KB in all": kb((l) => l.bytes),
-        "requests in all": median(loads.map((l) => l.requests)),
-        "/__manifest": Math.max(...loads.map((l) => l.manifestFetches)),
-        target: `≤ ${TARGET_S} s: ${interactive <= TARGET_S ? "met" : "MISSED"}`,
-      });
-      slowest.push([screen, [...loads].sort((a, b) => a.interactive - b.interactive)[Math.floor(loads.length / 2)]]);
-    }
+    const caddy = await startCaddy(app.origin).catch((error: Error) => {
+      console.log(`\n(Caddy not measured: ${error.message})`);
+      return null;
+    });
+    stopCaddy = caddy?.stop ?? null;
+    const servers: Array<[served: string, origin: string]> = [["app, HTTP/1.1", app.origin]];
+    if (caddy) servers.push(["Caddy, HTTPS, HTTP/2", caddy.origin]);
+    for (const [served, origin] of servers)
+      for (const [screen, role, cookies] of pages) {
+        const loads: Load[] = [];
+        for (let i = 0; i < RUNS; i++) loads.push(await slowLoad(browser, origin, cookies, screen));
+        const s = (pick: (l: Load) => number) => Math.round(median(loads.map(pick)) / 10) / 100;
+        const range = (pick: (l: Load) => number) =>
+          `${(Math.min(...loads.map(pick)) / 1000).toFixed(2)}-${(Math.max(...loads.map(pick)) / 1000).toFixed(2)}`;
+        const kb = (pick: (l: Load) => number) => Math.round((median(loads.map(pick)) / KB) * 10) / 10;
+        const interactive = s((l) => l.interactive);
+        rows.push({
+          served,
+          page: screen,
+          role,
+          "painted s": s((l) => l.painted),
+          "interactive s": interactive,
+          "interactive min-max": range((l) => l.interactive),
+          "KB to interactive": kb((l) => l.bytesToInteractive),
+          "requests (scripts)": `${median(loads.map((l) => l.requestsToInteractive))} (${median(loads.map((l) => l.scriptsToInteractive))})`,
+          "KB in all": kb((l) => l.bytes),
+          "requests in all": median(loads.map((l) => l.requests)),
+          "/__manifest": Math.max(...loads.map((l) => l.manifestFetches)),
+          target: `≤ ${TARGET_S} s: ${interactive <= TARGET_S ? "met" : "MISSED"}`,
+        });
+        slowest.push([`${screen} (${served})`, [...loads].sort((a, b) => a.interactive - b.interactive)[Math.floor(loads.length / 2)]]);
+      }
     printTable(
-      `Slow link: ${LINK.kbitPerSecond} kbit/s down and up, ${LINK.latencyMs} ms latency, cold cache, full Chromium; median of ${RUNS} loads ` +
+      `Slow link: ${LINK.kbitPerSecond} kbit/s down and up, ${LINK.latencyMs} ms latency, cold cache, full Chromium; median of ${RUNS} loads, ` +
+        "served by the app itself and through Caddy as in production " +
         "(seconds since the navigation started; interactive = html[data-hydrated] set, every route hydrated)",
       rows,
     );
@@ -178,6 +250,7 @@ async function main() {
       );
     }
   } finally {
+    stopCaddy?.();
     await browser.close();
     await app.stop();
     await handle.close();

@@ -77,7 +77,12 @@ export function servePrecompressed(dir: string): express.RequestHandler {
   );
   return (req, res, next) => {
     if (req.method !== "GET" || siblings.size === 0) return next();
-    const asset = decodeURIComponent(req.path).replace(/^\/+/, "");
+    let asset: string;
+    try {
+      asset = decodeURIComponent(req.path).replace(/^\/+/, "");
+    } catch {
+      return next(); // A malformed address: the static files answer it as before.
+    }
     if (!COMPRESSIBLE.test(asset) || asset.includes("..")) return next();
     // Brotli where the browser takes it, whatever order it lists its encodings in (Chromium: gzip, deflate, br).
     const encoding = ENCODINGS.find((e) => req.acceptsEncodings(e.name) === e.name && siblings.has(`${asset}${e.suffix}`));

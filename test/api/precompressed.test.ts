@@ -85,5 +85,7 @@ describe("precompressed assets", () => {
     expect(res.headers["content-type"]).toMatch(/^text\/css/);
     expect(zlib.brotliDecompressSync(res.body).toString("utf8")).toContain("{");
     expect((await get("/build/no-such-file.js", "br")).status).toBe(404);
+    // A malformed address is refused as before, not a 500.
+    expect((await get("/build/%E0%A4%A.js", "br")).status).toBeLessThan(500);
   });
 });
