@@ -35,6 +35,39 @@ import { ADMIN, fillDatabase, MANAGER, sessionCookies } from "./small-install";
  * Target (issue 41): interactive ≤ 3 s on each of the three pages.
  */
 const RUNS = Number(process.env.BENCH_RUNS || 5);
+/**
+ * The baseline: this bench (its first version, 9929c34) on the code before decision 088 (main at 63dd515), served by
+ * the app over HTTP/1.1, 2026-12-01, median of 5 loads. Printed beside each run's own figures.
+ */
+const BEFORE: Row[] = [
+  {
+    page: "/auth",
+    role: "—",
+    "painted s": 1.54,
+    "interactive s": 4.53,
+    "KB to interactive": 165.5,
+    "requests (scripts)": "18 (16)",
+    "/__manifest": 1,
+  },
+  {
+    page: "/",
+    role: "admin",
+    "painted s": 1.62,
+    "interactive s": 6.34,
+    "KB to interactive": 235.2,
+    "requests (scripts)": "39 (37)",
+    "/__manifest": 1,
+  },
+  {
+    page: "/leadpanel",
+    role: "manager",
+    "painted s": 1.57,
+    "interactive s": 6.08,
+    "KB to interactive": 231.1,
+    "requests (scripts)": "35 (33)",
+    "/__manifest": 2,
+  },
+];
 const TARGET_S = 3;
 const LINK = { latencyMs: 300, kbitPerSecond: 400 };
 const KB = 1024;
@@ -243,6 +276,7 @@ async function main() {
         "(seconds since the navigation started; interactive = html[data-hydrated] set, every route hydrated)",
       rows,
     );
+    printTable("Before decision 088 (the same bench on main at 63dd515, app over HTTP/1.1, median of 5, 2026-12-01)", BEFORE);
     for (const [screen, load] of slowest) {
       printTable(
         `${screen}, the median load's responses in the order they were asked for (ms since the navigation started; interactive at ${Math.round(load.interactive)} ms)`,
