@@ -76,7 +76,8 @@ async function slowLoad(browser: Browser, baseUrl: string, cookies: Cookie[]) {
   // the form can be submitted, since it works without JavaScript.
   const painted = await page.waitForFunction(
     () => {
-      const button = [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === "Добавить статус");
+      // «Добавить статус» is a link to the draft row since issue 41 (?new), a button before.
+      const button = [...document.querySelectorAll("a, button")].find((b) => b.textContent?.trim() === "Добавить статус");
       const paint = performance.getEntriesByName("first-contentful-paint")[0];
       return button && button.getBoundingClientRect().height > 0 && paint ? Math.max(paint.startTime, performance.now()) : false;
     },
