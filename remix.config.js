@@ -14,7 +14,10 @@ export default {
     v3_fetcherPersist: true,
     v3_relativeSplatPath: true,
     v3_throwAbortReason: true,
-    v3_lazyRouteDiscovery: true,
+    // Off (decision 088): with it each page asked for /__manifest after hydration (the lead panel twice), a round
+    // trip of 300 ms and more on a slow link, and a link to a route not yet discovered paid another on its click.
+    // Without it the whole route manifest (~4 KB compressed) comes with the page's first chunks.
+    v3_lazyRouteDiscovery: false,
     v3_singleFetch: true,
   },
 };

@@ -1,5 +1,4 @@
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data } from "@remix-run/node";
 import {
   isRouteErrorResponse,
   Links,
@@ -15,10 +14,8 @@ import { useEffect, type ReactNode } from "react";
 import { InspectionGuard } from "./components/scripts/InspectionGuard";
 import { ServerMessage, Toasts } from "./components/ui/Toasts";
 import { useNonce } from "./lib/nonce";
-import { readTheme } from "./theme.server";
-import { readFlash } from "./toast.server";
 import stylesheet from "./tailwind.css";
-import "./context.server";
+import { data, readFlash, readTheme } from "./server-imports/root.server";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },

@@ -14,7 +14,7 @@ import { freePort, httpJson } from "./lib";
 
 /**
  * The pages, built from the code being measured (a build left by other code would measure that code), into
- * `.builds/bench-<name>` unless BUILD_DIR names another folder. The app reads BUILD_DIR, in this process (when
+ * `.builds/bench-<name>` unless BUILD_DIR names another folder, and their assets precompressed as `npm run build` does. The app reads BUILD_DIR, in this process (when
  * server/web.ts is first imported, which startApp does after this) or in its own (which inherits the variable).
  */
 export function buildPages(name: string): void {
@@ -23,6 +23,9 @@ export function buildPages(name: string): void {
   if (build.status !== 0 || !fs.existsSync(path.resolve(process.env.BUILD_DIR, "index.js"))) {
     throw new Error(`remix build failed: ${build.stderr}`);
   }
+  // As `npm run build` ends: the assets' brotli and gzip siblings (decision 088).
+  const precompress = spawnSync(process.execPath, ["--import", "tsx", "server/ops/precompress-cli.ts"], { env: process.env, encoding: "utf8" });
+  if (precompress.status !== 0) throw new Error(`precompressing the assets failed: ${precompress.stderr}`);
 }
 
 /** The app in its own process, as `npm start` runs it: what production runs, its memory and CPU apart from the bench's. */

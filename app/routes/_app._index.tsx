@@ -1,20 +1,29 @@
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
-import { actorOf, requireUser } from "../auth.server";
-import { breakTimeToday, type ManagerBreakDay } from "../breaks.server";
-import { diskWarning, recentRecordedCalls, type RecordedCall } from "../calls.server";
 import { CallRecording, formatTalkTime } from "../components/calls/ClientHistory";
 import { formatDateTime } from "../lib/format";
 import { PieChart } from "../components/charts/PieChart";
 import { CallNumbersToday } from "../components/statistics/CallNumbers";
 import { ContactRulesNow } from "../components/statistics/ContactRules";
 import { useBackgroundRefresh } from "../lib/background-refresh";
-import { getPersonalStatistics, getStatistics, type Statistics } from "../statistics.server";
 import { TableFrame } from "../components/ui/Table";
 import { ScoreNumbersTable } from "../components/quality/QualityNumbers";
-import { scoreNumbers, type ScoreNumbers } from "../quality.server";
-import { webhooksSwitchedOff } from "../webhooks.server";
 import { callDirectionText } from "../../common/call-direction";
+import type { ScoreNumbers } from "../quality.server";
+import type { Statistics } from "../statistics.server";
+import type { RecordedCall } from "../calls.server";
+import type { ManagerBreakDay } from "../breaks.server";
+import {
+  actorOf,
+  breakTimeToday,
+  diskWarning,
+  getPersonalStatistics,
+  getStatistics,
+  recentRecordedCalls,
+  requireUser,
+  scoreNumbers,
+  webhooksSwitchedOff,
+} from "../server-imports/dashboard.server";
 
 export const meta: MetaFunction = () => [{ title: "Главная" }];
 

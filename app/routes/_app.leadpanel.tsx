@@ -1,7 +1,6 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation, useRevalidator, type ShouldRevalidateFunction } from "@remix-run/react";
 import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from "react";
-import { actorOf, requireUser } from "../auth.server";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
@@ -18,8 +17,7 @@ import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
-import { loadLeadPanel } from "../leads.server";
-import { callbackTimesNow, pressAction } from "../press.server";
+import { actorOf, callbackTimesNow, loadLeadPanel, pressAction, requireUser } from "../server-imports/leadpanel.server";
 
 export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 

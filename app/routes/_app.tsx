@@ -1,9 +1,6 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
-import { redirect } from "@remix-run/node";
 import { Outlet, useLoaderData, useLocation, useNavigationType, useRouteLoaderData, useSubmit } from "@remix-run/react";
 import { useEffect } from "react";
-import { actorOf, clearSessionCookieHeader, listScriptsForUser, presentSessionUser, readSessionToken, requireUser } from "../auth.server";
-import { breakState } from "../breaks.server";
 import { BreakForm } from "../components/breaks/BreakToggle";
 import { mustChooseTopic } from "../../common/admin-screens";
 import { useTopicRedirect } from "../lib/topic-redirect";
@@ -19,12 +16,22 @@ import { TestCallButton } from "../components/softphone/TestCallButton";
 import { LogoutForm } from "../components/layout/LogoutForm";
 import { notify } from "../components/ui/Toasts";
 import { useHydrated } from "../components/ui/hydrated";
-import { callbackCounts } from "../leads.server";
 import { useCallbacksDue, useRealtimeSession } from "../lib/realtime";
 import { WhisperReceiver } from "../components/softphone/WhisperReceiver";
 import { hangUpAllCallsThenLogout } from "../lib/softphone";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import type { loader as rootLoader } from "../root";
+import {
+  actorOf,
+  breakState,
+  callbackCounts,
+  clearSessionCookieHeader,
+  listScriptsForUser,
+  presentSessionUser,
+  readSessionToken,
+  redirect,
+  requireUser,
+} from "../server-imports/app-layout.server";
 
 /** The root layout of SPEC §2: every page behind it needs a logged-in user. */
 export async function loader({ request, context }: LoaderFunctionArgs) {

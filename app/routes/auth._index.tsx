@@ -1,14 +1,22 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
-import { data, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useNavigation } from "@remix-run/react";
+import { Form, Link, useActionData, useNavigation, useSubmit } from "@remix-run/react";
 import type { FormEvent } from "react";
-import { loginSchema } from "../../common/schemas/auth";
-import { getUser, login, startSessionCookieHeader } from "../auth.server";
 import { ServerMessage, clearNotices, notify, useAnswerKey } from "../components/ui/Toasts";
-import { actionError } from "../errors.server";
-import { readFormBody } from "../forms.server";
-import { checkForm } from "../lib/form-check";
-import { flashHeader } from "../toast.server";
+import { lazyModule, useLoadAfterHydration } from "../lib/lazy-module";
+import {
+  actionError,
+  checkLogin,
+  data,
+  flashHeader,
+  getUser,
+  login,
+  readFormBody,
+  redirect,
+  startSessionCookieHeader,
+} from "../server-imports/login.server";
+
+/** The browser's check of the form: zod and conform, fetched once the page is interactive (decision 088). */
+const loginCheck = lazyModule(() => import("../lib/login-check"));
 
 export const meta: MetaFunction = () => [{ title: "Вход" }];
 
@@ -19,7 +27,7 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
 
 export async function action({ request, context }: ActionFunctionArgs) {
   const form = await readFormBody(request);
-  const checked = checkForm(form, loginSchema);
+  const checked = checkLogin(form);
   // The page re-renders without JavaScript: give the login back so only the secrets are typed again.
   const typed = typeof checked.payload.login === "string" ? checked.payload.login.slice(0, 200) : "";
   // The schema the page checks before sending (core parses it again): without JavaScript, its first message.
@@ -41,14 +49,31 @@ export default function LoginPage() {
   const answerKey = useAnswerKey(actionData);
   const navigation = useNavigation();
   const busy = navigation.state !== "idle";
+  const submit = useSubmit();
+  useLoadAfterHydration(loginCheck);
 
-  /** SPEC §5: checked in the browser first; an empty field shows its message and nothing is sent. */
+  /**
+   * SPEC §5: checked in the browser first; an empty field shows its message and nothing is sent. Sent before the
+   * check is in (a slow link), the form waits for it, then is checked and sent.
+   */
   function checkFields(event: FormEvent<HTMLFormElement>) {
     clearNotices();
-    const checked = checkForm(new FormData(event.currentTarget), loginSchema);
-    if (checked.ok) return;
+    const form = event.currentTarget;
+    const check = (module: typeof loginCheck.loaded & {}) => {
+      const checked = module.checkLogin(new FormData(form));
+      if (!checked.ok) notify("error", checked.message);
+      return checked.ok;
+    };
+    if (loginCheck.loaded) {
+      if (!check(loginCheck.loaded)) event.preventDefault();
+      return;
+    }
     event.preventDefault();
-    notify("error", checked.message);
+    loginCheck.load().then(
+      (module) => check(module) && submit(form),
+      // The check could not be fetched: the server checks the same schema.
+      () => submit(form),
+    );
   }
 
   return (

@@ -3,10 +3,9 @@
 import * as z from "zod";
 import { requiredText } from "../validation";
 
-/** A criterion's answer: да, нет, частично, не применимо. */
-export const SCORE_ANSWERS = ["yes", "no", "partly", "na"] as const;
-export type ScoreAnswer = (typeof SCORE_ANSWERS)[number];
-export const ANSWER_TEXT: Record<ScoreAnswer, string> = { yes: "да", no: "нет", partly: "частично", na: "не применимо" };
+import { SCORE_ANSWERS, type ScoreAnswer, type ScoredCriterion } from "../score-answers";
+
+export { ANSWER_TEXT, SCORE_ANSWERS, type ScoreAnswer, type ScoredCriterion } from "../score-answers";
 
 export const MAX_CRITERIA = 30;
 
@@ -29,16 +28,6 @@ export const criteriaListOf = <C extends z.ZodType>(criterion: C) =>
 
 /** A topic's whole scorecard (PUT replaces it); no criteria: the topic has no scorecard. */
 export const scorecardSchema = z.object({ criteria: criteriaListOf(criterionSchema) });
-
-/** A criterion as a score keeps it: copied from the scorecard with its answer. */
-export interface ScoredCriterion {
-  /** The criterion's id when it was scored (a rescore's answers name it; it may since have left the scorecard). */
-  id: number;
-  text: string;
-  weight: number;
-  critical: boolean;
-  answer: ScoreAnswer;
-}
 
 const VALUE: Record<Exclude<ScoreAnswer, "na">, number> = { yes: 1, partly: 0.5, no: 0 };
 

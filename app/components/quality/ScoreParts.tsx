@@ -1,4 +1,4 @@
-import { ANSWER_TEXT, type ScoredCriterion } from "../../../common/schemas/scoring";
+import { ANSWER_TEXT, type ScoredCriterion } from "../../../common/score-answers";
 import { formatDateTime } from "../../lib/format";
 import type { ScoreView } from "../../quality.server";
 

@@ -1,10 +1,13 @@
-import * as Dialog from "@radix-ui/react-dialog";
 import { Link, useFetcher } from "@remix-run/react";
-import { useEffect, useRef, useState, type CSSProperties, type PointerEvent as ReactPointerEvent } from "react";
+import { lazy, Suspense, useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } from "react";
+import { lazyModule, useLoadAfterHydration } from "../../lib/lazy-module";
 import { notify } from "../ui/Toasts";
-import { ScriptContent } from "./ScriptViewer";
 
-interface ViewerData {
+/** The panel (Radix's dialog and the script's content): fetched once the page is interactive (decision 088). */
+const panel = lazyModule(() => import("./ScriptPanel"));
+const ScriptPanel = lazy(() => panel.load());
+
+export interface ViewerData {
   script: { id: number; name: string; content: string } | null;
   watermark: string;
 }
@@ -30,6 +33,7 @@ const clampWidth = (width: number) => Math.round(Math.max(MIN_WIDTH, Math.min(wi
  * blocking are the viewer's own (ScriptContent). Without JavaScript the entry opens the viewer page.
  */
 export function useScriptViewer() {
+  useLoadAfterHydration(panel);
   const fetcher = useFetcher<ViewerData>();
   const [openId, setOpenId] = useState<number | null>(null);
   const [title, setTitle] = useState("");
@@ -102,63 +106,21 @@ export function useScriptViewer() {
     </Link>
   );
 
-  const loaded = fetcher.data && fetcher.data.script?.id === openId ? fetcher.data : null;
-  const keepOpen = (event: Event) => event.preventDefault();
-  const dialog = (
-    <Dialog.Root modal={false} open={openId !== null} onOpenChange={(open) => (open ? undefined : setOpenId(null))}>
-      <Dialog.Portal>
-        <Dialog.Content
-          className="fixed inset-x-0 bottom-0 z-40 flex h-[55vh] flex-col border-t border-slate-200 bg-white p-4 shadow-2xl dark:border-slate-700 dark:bg-slate-800 desk:inset-x-auto desk:bottom-0 desk:right-0 desk:top-14 desk:h-auto desk:w-[var(--script-panel-width)] desk:border-l desk:border-t-0"
-          style={{ "--script-panel-width": `${width}px` } as CSSProperties}
-          aria-describedby={undefined}
-          data-testid="script-viewer-dialog"
-          // Not modal: working in the card or pressing a status leaves the script open.
-          onInteractOutside={keepOpen}
-          onFocusOutside={keepOpen}
-          // The focus stays where the manager was typing; the panel is one Tab away.
-          onOpenAutoFocus={keepOpen}
-        >
-          <div
-            role="separator"
-            aria-orientation="vertical"
-            aria-label="Ширина панели скрипта"
-            aria-valuenow={width}
-            aria-valuemin={MIN_WIDTH}
-            tabIndex={0}
-            className="absolute inset-y-0 left-0 hidden w-2 -translate-x-1/2 cursor-col-resize touch-none rounded bg-transparent hover:bg-blue-400/40 focus-visible:bg-blue-500/50 desk:block"
-            onPointerDown={startResize}
-            onPointerMove={resize}
-            onPointerUp={endResize}
-            onPointerCancel={endResize}
-            onKeyDown={(event) => {
-              if (event.key === "ArrowLeft") resizeByKey(40);
-              else if (event.key === "ArrowRight") resizeByKey(-40);
-              else return;
-              event.preventDefault();
-            }}
-            data-testid="script-panel-resize"
-          />
-          <div className="mb-3 flex items-start justify-between gap-4">
-            <Dialog.Title className="text-lg font-semibold">{loaded?.script?.name ?? title}</Dialog.Title>
-            <Dialog.Close
-              className="rounded px-2 text-xl leading-none text-slate-600 hover:text-slate-800 dark:text-slate-400 dark:hover:text-slate-200"
-              aria-label="Закрыть скрипт"
-              title="Закрыть скрипт"
-            >
-              ×
-            </Dialog.Close>
-          </div>
-          {loaded?.script ? (
-            <ScriptContent html={loaded.script.content} watermark={loaded.watermark} className="min-h-0 flex-1" />
-          ) : fetcher.state === "idle" && fetcher.data && !fetcher.data.script ? (
-            <p className="text-sm text-slate-600 dark:text-slate-400">Скрипт не найден</p>
-          ) : (
-            <p className="text-sm text-slate-600 dark:text-slate-400">Загрузка…</p>
-          )}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
-  );
+  const dialog =
+    openId === null ? null : (
+      <Suspense fallback={null}>
+        <ScriptPanel
+          openId={openId}
+          title={title}
+          width={width}
+          minWidth={MIN_WIDTH}
+          data={fetcher.data}
+          state={fetcher.state}
+          onClose={() => setOpenId(null)}
+          resize={{ start: startResize, move: resize, end: endResize, byKey: resizeByKey }}
+        />
+      </Suspense>
+    );
 
   return { renderScript, dialog };
 }

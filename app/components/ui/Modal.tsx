@@ -1,49 +1,34 @@
-import * as Dialog from "@radix-ui/react-dialog";
-import type { ReactNode, RefObject } from "react";
+import { createContext, lazy, Suspense, useContext } from "react";
+import { lazyModule, useLoadAfterHydration } from "../../lib/lazy-module";
+import type { ModalProps } from "./ModalDialog";
 
-interface ModalProps {
-  open: boolean;
-  /** Called when the dialog asks to close (Esc, a click on the overlay, a Dialog.Close inside). */
-  onClose: () => void;
-  title: ReactNode;
-  description: ReactNode;
-  descriptionClassName?: string;
-  /** Where the focus goes on opening (Enter then acts on it); Radix's first focusable element otherwise. */
-  initialFocus?: RefObject<HTMLElement>;
-  width?: "max-w-md" | "max-w-lg";
-  testId?: string;
-  children: ReactNode;
-}
+/**
+ * Radix's dialog (~15 KB compressed) is not part of the page's first load (decision 088): it is fetched once the
+ * page is interactive, and a dialog opened before it is in shows as soon as it is.
+ */
+const dialog = lazyModule(() => import("./ModalDialog"));
+const ModalDialog = lazy(() => dialog.load());
 
-/** The centred dialog of the lead panel's questions and lists: overlay, card, title and description (Radix). */
+/** The centred dialog of the lead panel's questions and lists: overlay, card, title and description. */
 export function Modal(props: ModalProps) {
-  const { open, onClose, title, description, descriptionClassName = "mb-4 text-sm", initialFocus, width = "max-w-md", testId, children } = props;
+  useLoadAfterHydration(dialog);
+  if (!props.open) return null;
   return (
-    <Dialog.Root open={open} onOpenChange={(next) => (next ? undefined : onClose())}>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/40" />
-        <Dialog.Content
-          className={`fixed left-1/2 top-1/2 z-50 w-[95vw] ${width} -translate-x-1/2 -translate-y-1/2 rounded-lg bg-white p-5 shadow-xl dark:bg-slate-800`}
-          data-testid={testId}
-          onOpenAutoFocus={
-            initialFocus
-              ? (event) => {
-                  event.preventDefault();
-                  initialFocus.current?.focus();
-                }
-              : undefined
-          }
-        >
-          <Dialog.Title className="mb-2 text-lg font-semibold">{title}</Dialog.Title>
-          <Dialog.Description className={descriptionClassName}>{description}</Dialog.Description>
-          {children}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    <Suspense fallback={null}>
+      <ModalDialog {...props} />
+    </Suspense>
   );
 }
 
+/** Closes the Modal it is in (as a Radix Dialog.Close: the dialog's onClose). */
+export const ModalClosing = createContext<() => void>(() => {});
+
 /** The close button of a Modal, labelled as everywhere. */
 export function ModalClose({ className = "btn-secondary" }: { className?: string }) {
-  return <Dialog.Close className={className}>Закрыть</Dialog.Close>;
+  const close = useContext(ModalClosing);
+  return (
+    <button type="button" className={className} onClick={close}>
+      Закрыть
+    </button>
+  );
 }
