@@ -1,4 +1,5 @@
 import os from "node:os";
+import { pathToFileURL } from "node:url";
 import postgres from "postgres";
 import { sql } from "drizzle-orm";
 import { createDb, type Db, type DbHandle } from "../db/client";
@@ -33,7 +34,7 @@ const ON_BREAK = 5;
 const IN_A_CALL = 10;
 
 /** The world, in SQL (the same on both backends); returns the managers' ids, first the ones free. */
-async function world(db: Db): Promise<{ free: number[]; busy: number[] }> {
+export async function world(db: Db): Promise<{ free: number[]; busy: number[] }> {
   const run = (text: string) => db.execute(sql.raw(text));
   await run(`insert into databases (name, contacts_count) values ('База входящих', ${CONTACTS})`);
   await run(`insert into filters (name, is_active, inbound_number, calls_from, calls_until)
@@ -93,7 +94,12 @@ async function timed<T>(what: () => Promise<T>): Promise<{ ms: number; value: T 
   return { ms: performance.now() - started, value };
 }
 
-const stats = (samples: number[]) => ({ n: samples.length, "median ms": median(samples), "p95 ms": percentile(samples, 95), "max ms": Math.max(...samples) });
+const stats = (samples: number[]) => ({
+  n: samples.length,
+  "median ms": median(samples),
+  "p95 ms": percentile(samples, 95),
+  "max ms": Math.max(...samples),
+});
 const target = (samples: number[]) =>
   median(samples) <= 10 ? (percentile(samples, 95) <= 10 ? "≤ 10 ms: met" : "≤ 10 ms: median met") : "≤ 10 ms: NOT met";
 
@@ -202,7 +208,8 @@ async function main() {
   );
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+if (import.meta.url === pathToFileURL(process.argv[1]).href)
+  main().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
