@@ -11,9 +11,11 @@ export const ADVISORY_LOCK = {
   trunkNumbers: 7742042,
   /**
    * A call in claims the manager it rings (server/core/telephony/inbound.ts): the first of two keys, the second
-   * the manager's id; a transaction's, held for one insert.
+   * the manager's id; a transaction's, tried, never waited for.
    */
   inboundRinging: 7742043,
+  /** A call in's routing, per call (the same call asked twice): the first of two keys, the second its Call-ID's hashtext. */
+  inboundCall: 7742045,
   /** A missed call's row and callback, per number: the first of two keys, the second the number's hashtext. */
   missedCall: 7742044,
 } as const;

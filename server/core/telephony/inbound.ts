@@ -207,33 +207,38 @@ export async function routeInbound(
   // The choice is read without a lock, then claimed (claimRinging): two calls asked at once may both read the same
   // manager free (the one idle longest), and only the first to claim him rings him; the other takes its next
   // candidate. One lock for every call made them wait for each other (bench/calls.ts part 6 on Postgres: the
-  // choice's p95 went from 89 to 217 ms at 20 calls a second); a manager's own lock makes wait only calls that
-  // want the same manager, each for the other's one insert.
+  // choice's p95 went from 89 to 217 ms at 20 calls a second); now only the same call asked twice waits (its
+  // second question then finds the first one's manager, and rings him again).
   const taken: number[] = [];
   let facts: Picked | undefined;
-  for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
-    const picked = await pickCandidates(db, call, taken);
-    facts = picked[0];
-    const free = picked.filter((row) => row.id !== null && row.sip_login);
-    if (free.length === 0) break;
-    for (const chosen of free) {
-      const userId = chosen.id!;
-      const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
-      const contactId = chosen.contact_id == null ? null : Number(chosen.contact_id);
-      const callId = await claimRinging(db, { userId, number, contactId, sipCallId, topic: chosen.topic, recording });
-      if (callId !== null)
-        return {
-          ring: true,
-          callId,
-          login: chosen.sip_login!,
-          userId,
-          rule: chosen.rule as 0 | 1 | 2 | 3,
-          record: recording === "pending",
-          ringSeconds: chosen.ring_seconds,
-        };
-      taken.push(userId);
+  const rang = await db.transaction(async (tx): Promise<InboundRoute | null> => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.inboundCall}::int, hashtext(${sipCallId}))`);
+    for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
+      const picked = await pickCandidates(tx, call, taken);
+      facts = picked[0];
+      const free = picked.filter((row) => row.id !== null && row.sip_login);
+      if (free.length === 0) return null;
+      for (const chosen of free) {
+        const userId = chosen.id!;
+        const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
+        const contactId = chosen.contact_id == null ? null : Number(chosen.contact_id);
+        const callId = await claimRinging(tx, { userId, number, contactId, sipCallId, topic: chosen.topic, recording });
+        if (callId !== null)
+          return {
+            ring: true,
+            callId,
+            login: chosen.sip_login!,
+            userId,
+            rule: chosen.rule as 0 | 1 | 2 | 3,
+            record: recording === "pending",
+            ringSeconds: chosen.ring_seconds,
+          };
+        taken.push(userId);
+      }
     }
-  }
+    return null;
+  });
+  if (rang) return rang;
   // Nobody: busy when someone who could take it is on the line (talking, on a break or rung already), else unavailable.
   const nobody = await nobodyFree(db, call);
   const refusal: { sipCode: 480 | 486; phrase: InboundRefusal } =
@@ -271,14 +276,13 @@ export async function routeInbound(
 const CLAIM_ROUNDS = 4;
 
 /**
- * The chosen manager's ringing, claimed: under his own lock (a transaction's; a call holds one such lock at a time,
- * so none waits in a circle), his call row is opened if he is still free, read after the lock, so after the commit
- * of any other call that claimed him. Only calls that want the same manager wait, each for one insert. Waited for,
- * not tried: the same call asked twice at once (Kamailio asks again when the answer is late) finds the first
- * question's row his own and rings the same manager. Null: another call took him.
+ * The chosen manager's ringing, claimed (in the routing's transaction): under his own lock, tried (a call that finds
+ * it held goes on to its next candidate: nobody waits, nothing waits in a circle), his call row is opened if he is
+ * still free, read after the lock, so after the commit of any other call that claimed him. Null: another call holds
+ * or took him.
  */
 async function claimRinging(
-  db: Db,
+  tx: Db,
   ring: {
     userId: number;
     number: string;
@@ -289,24 +293,27 @@ async function claimRinging(
   },
 ): Promise<number | null> {
   const { userId, number, contactId, sipCallId, topic, recording } = ring;
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.inboundRinging}::int, ${userId}::int)`);
-    // A row of the same Call-ID (the browser's report came first, or Kamailio asked again): it starts again from the
-    // proxy's facts.
-    const [row] = await selectRows(
-      tx,
-      { id: sql<string | number>`id` },
-      (list) => sql`insert into calls (user_id, number, direction, contact_id, sip_call_id, by_proxy, filter_id, recording)
-        select ${userId}::int, ${number}::text, 'in', ${contactId}::bigint, ${sipCallId}::text, true, ${topic}::int, ${recording}::text
-        where not ${inACall(sql`${userId}::int`, sipCallId)}
-        on conflict (user_id, sip_call_id) where sip_call_id is not null do update set
-          number = excluded.number, direction = 'in', by_proxy = true, contact_id = excluded.contact_id, filter_id = excluded.filter_id,
-          recording = excluded.recording, started_at = now(), last_seen_at = now(),
-          answered_at = null, ended_at = null, outcome = null, sip_code = null, reason = null, talk_seconds = 0
-        returning ${list}`,
-    );
-    return row ? Number(row.id) : null;
-  });
+  const [lock] = await selectRows(
+    tx,
+    { locked: sql<boolean>`pg_try_advisory_xact_lock(${ADVISORY_LOCK.inboundRinging}::int, ${userId}::int)` },
+    (list) => sql`select ${list}`,
+  );
+  if (!lock.locked) return null;
+  // A row of the same Call-ID (the browser's report came first, or Kamailio asked again): it starts again from the
+  // proxy's facts.
+  const [row] = await selectRows(
+    tx,
+    { id: sql<string | number>`id` },
+    (list) => sql`insert into calls (user_id, number, direction, contact_id, sip_call_id, by_proxy, filter_id, recording)
+      select ${userId}::int, ${number}::text, 'in', ${contactId}::bigint, ${sipCallId}::text, true, ${topic}::int, ${recording}::text
+      where not ${inACall(sql`${userId}::int`, sipCallId)}
+      on conflict (user_id, sip_call_id) where sip_call_id is not null do update set
+        number = excluded.number, direction = 'in', by_proxy = true, contact_id = excluded.contact_id, filter_id = excluded.filter_id,
+        recording = excluded.recording, started_at = now(), last_seen_at = now(),
+        answered_at = null, ended_at = null, outcome = null, sip_code = null, reason = null, talk_seconds = 0
+      returning ${list}`,
+  );
+  return row ? Number(row.id) : null;
 }
 
 /** The callback's note on a missed call: «Пропущенный входящий, 14:02» (Kyiv time). */
