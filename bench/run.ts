@@ -11,7 +11,7 @@ import path from "node:path";
  * docs/benchmarks.md, so one slow benchmark can be measured again without re-running the others.
  */
 const OUTPUT = "docs/benchmarks.md";
-const NOT_BENCHES = new Set(["run.ts", "lib.ts", "app.ts", "lead-driver.ts", "lead-world.ts", "import-file.ts", "small-install.ts"]);
+const NOT_BENCHES = new Set(["run.ts", "lib.ts", "app.ts", "lead-driver.ts", "lead-world.ts", "import-file.ts", "small-install.ts", "calls-in.ts"]);
 
 function machine(): string {
   const cpu = os.cpus()[0]?.model ?? "CPU";

@@ -9,6 +9,13 @@ export const ADVISORY_LOCK = {
   seed: 726202612,
   /** A topic's trunk number checked and saved (server/core/filters/inbound-number.ts). */
   trunkNumbers: 7742042,
-  /** The inbound routing's choice and its call row, one question at a time (server/core/telephony/inbound.ts). */
-  inboundRouting: 7742043,
+  /**
+   * A call in claims the manager it rings (server/core/telephony/inbound.ts): the first of two keys, the second
+   * the manager's id; a transaction's, tried, never waited for.
+   */
+  inboundRinging: 7742043,
+  /** A call in's routing, per call (the same call asked twice): the first of two keys, the second its Call-ID's hashtext. */
+  inboundCall: 7742045,
+  /** A missed call's row and callback, per number: the first of two keys, the second the number's hashtext. */
+  missedCall: 7742044,
 } as const;

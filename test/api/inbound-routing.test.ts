@@ -225,6 +225,58 @@ describe("POST /api/v1/telephony/inbound: which manager a client's call rings", 
       .where(isNull(calls.endedAt));
   });
 
+  it("thirty calls asked about at once for ten managers, known clients and unknown numbers: each manager rung once, the rest 486", async () => {
+    // Every question wants the same few managers: unknown callers the one idle longest (rule 3), known clients
+    // their own manager (rule 1), three clients per manager, and each call of the first ten asked twice (Kamailio's
+    // second question when the first answer came late), so the claims collide.
+    const { base, people } = await topicWithClients(10, "380441230044");
+    const clients = await t.db
+      .insert(contacts)
+      .values(
+        Array.from({ length: 20 }, (_, i) => ({
+          databaseId: base.id,
+          name: `Клиент ${i}`,
+          phone: `+38050444${String(i).padStart(4, "0")}`,
+          phoneKey: `38050444${String(i).padStart(4, "0")}`,
+        })),
+      )
+      .returning();
+    for (const [i, client] of clients.entries()) await called(people[i % 10], client, 5 + i);
+    const questions = [
+      ...clients.map((client, i) => ({ number: client.phone, did: "380441230044", sipCallId: `crowd-${i}@carrier` })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        number: `+38067444${String(i).padStart(4, "0")}`,
+        did: "380441230044",
+        sipCallId: `crowd-u${i}@carrier`,
+      })),
+    ];
+    const asked = [...questions, ...questions.slice(0, 10)];
+    const answers = await Promise.all(asked.map((question) => ask(question)));
+    const rung = new Map<string, Set<string>>();
+    const ringing = new Map<string, Set<string>>();
+    for (const [i, answer] of answers.entries()) {
+      expect([200, 486]).toContain(answer.status);
+      if (answer.status !== 200) continue;
+      const login = ringOf(answer.text)!;
+      rung.set(login, (rung.get(login) ?? new Set()).add(asked[i].sipCallId));
+      ringing.set(asked[i].sipCallId, (ringing.get(asked[i].sipCallId) ?? new Set()).add(login));
+    }
+    // A manager rings for one call only, and a call asked twice rings one manager (the same answer again).
+    for (const calls of rung.values()) expect(calls.size).toBe(1);
+    for (const logins of ringing.values()) expect(logins.size).toBe(1);
+    expect([...rung.keys()].sort()).toEqual(people.map((p) => p.sipLogin).sort());
+    // The call log agrees: one open ringing per manager, none twice.
+    const open = await t.db
+      .select({ userId: calls.userId, sipCallId: calls.sipCallId })
+      .from(calls)
+      .where(and(eq(calls.direction, "in"), isNull(calls.endedAt), sql`${calls.sipCallId} like 'crowd-%'`));
+    expect(open.map((row) => row.userId).sort()).toEqual(people.map((p) => p.id).sort());
+    await t.db
+      .update(calls)
+      .set({ endedAt: sql`now()` })
+      .where(isNull(calls.endedAt));
+  });
+
   it("rule 4: all busy is 486, nobody on the line 480; the missed call is a callback «Пропущенный входящий» in the last caller's list", async () => {
     const { clients, people } = await topicWithClients(2);
     const [caller, other] = people;

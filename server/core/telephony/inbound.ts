@@ -70,65 +70,112 @@ const lastCallerOf = (key: string) =>
       and cl.contact_id in (select k.id from contacts k where k.phone_key = ${key} and ${key} <> '')
     order by cl.started_at desc limit 1)`;
 
-/** A candidate's row (candidates): the call's facts, and the candidate with his topic and whether he may be rung. */
-const candidateColumns = (tried: string, sipCallId: string) => ({
+/** The call as the routing reads it: the client's number key, the dialled extension and trunk number, the logins tried. */
+interface CallAsked {
+  key: string;
+  did: string;
+  trunkKey: string;
+  tried: string;
+  sipCallId: string;
+}
+
+/**
+ * SQL: the CTEs `client` (his most recently worked contact with this number), `facts` (the call's facts: the
+ * client, the manager who last called him, by the call log, else the contact's last manager, the trunk number's
+ * topic, the settings) and `cand` (every candidate of rules 0-3, each manager once with his best rule).
+ */
+function callFacts(call: CallAsked): SQL {
+  const { key, did, trunkKey } = call;
+  return sql`client as (
+      select c.id, c.database_id, c.last_user_id from contacts c where c.phone_key = ${key} and ${key} <> ''
+      order by c.status_at desc nulls last, c.id desc limit 1),
+    facts as (
+      select (select id from client) as contact_id, (select database_id from client) as database_id,
+        coalesce(${lastCallerOf(key)}, (select last_user_id from client)) as caller_id,
+        (select f.id from filters f where f.inbound_number = ${trunkKey} and ${trunkKey} <> '' and f.is_active order by f.id limit 1) as trunk_topic,
+        coalesce(st.inbound_ring_seconds, 20) as ring_seconds, coalesce(st.inbound_max_managers, 3) as max_managers
+      from (select 1) one left join settings st on st.id = 1),
+    cand as (
+      select id, min(rule) as rule from (
+        select u.id, 0 as rule from users u where u.sip_login = ${did} and ${did} <> ''
+        union all
+        select caller_id, 1 from facts where caller_id is not null
+        union all
+        select u.id, 2 from users u
+        where u.getting_filter in (select fd.filter_id from filter_databases fd join filters tf on tf.id = fd.filter_id and tf.is_active
+          where fd.database_id = (select database_id from facts))
+        union all
+        select u.id, 3 from users u where u.getting_filter = (select trunk_topic from facts)) every_rule
+      group by id)`;
+}
+
+/** SQL: the manager `u` may be rung: on the line (SIP login, «Принимать входящие», signed in). */
+const onLine = sql`(u.sip_login <> '' and u.accepts_inbound and exists (select 1 from sessions s where s.user_id = u.id and ${sessionIsLive(sql`s`)}))`;
+
+/** The best free candidates of a call, at most this many (the next ones when a call asked at the same time takes one). */
+const PICKED = 5;
+
+const pickColumns = {
   contact_id: sql<string | number | null>`facts.contact_id`,
-  database_id: sql<number | null>`facts.database_id`,
   caller_id: sql<number | null>`facts.caller_id`,
   trunk_topic: sql<number | null>`facts.trunk_topic`,
   ring_seconds: sql<number>`facts.ring_seconds`,
   max_managers: sql<number>`facts.max_managers`,
-  id: sql<number | null>`u.id`,
-  sip_login: sql<string | null>`u.sip_login`,
-  rule: sql<number | null>`cand.rule`,
-  topic: sql<number | null>`f.id`,
-  record: sql<boolean | null>`coalesce(f.record_calls, false)`,
-  on_line: sql<boolean | null>`(u.sip_login <> '' and u.accepts_inbound
-          and exists (select 1 from sessions s where s.user_id = u.id and ${sessionIsLive(sql`s`)}))`,
-  free: sql<boolean | null>`(not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`, sipCallId)}
-          and not (u.sip_login = any(string_to_array(${tried}, ','))))`,
-});
-type CandidateRow = RowOf<ReturnType<typeof candidateColumns>>;
+  id: sql<number | null>`pick.id`,
+  sip_login: sql<string | null>`pick.sip_login`,
+  rule: sql<number | null>`pick.rule`,
+  topic: sql<number | null>`pick.topic`,
+  record: sql<boolean | null>`pick.record`,
+};
+type Picked = RowOf<typeof pickColumns>;
 
 /**
- * The facts of the call and every candidate of rules 1-3, best first, in one statement: the client (his most
- * recently worked contact with this number), the manager who last called it (the call log, else the contact's last
- * manager), the trunk number's topic, and for each candidate whether he is on the line and free. Being rung by this
- * very call does not make him busy: Kamailio asks again when the app's answer came too late (the same answer again).
+ * The facts of the call and its best free candidates, best first (rule, then the one idle longest), in one
+ * statement: free is on the line, not on a break, no call of his open (a call ringing him counts: one ringing at a
+ * time) and not tried already by Kamailio; none once the call has rung `max_managers`. Managers in `skip` were taken
+ * meanwhile by calls asked at the same time. Being rung by this very call does not make him busy: Kamailio asks
+ * again when the app's answer came too late (the same answer again). One row with the facts when nobody is free.
  */
-async function candidates(db: Db, call: { key: string; did: string; trunkKey: string; tried: string; sipCallId: string }): Promise<CandidateRow[]> {
-  const { key, did, trunkKey, tried, sipCallId } = call;
-  const idle = (u: string) =>
-    sql.raw(`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = ${u}.id order by lc.started_at desc limit 1)`);
+async function pickCandidates(db: Db, call: CallAsked, skip: number[]): Promise<Picked[]> {
+  const idle = sql`(select coalesce(lc.ended_at, lc.started_at) from calls lc where lc.user_id = u.id order by lc.started_at desc limit 1)`;
   return selectRows(
     db,
-    candidateColumns(tried, sipCallId),
-    (list) => sql`with client as (
-        select c.id, c.database_id, c.last_user_id from contacts c where c.phone_key = ${key} and ${key} <> ''
-        order by c.status_at desc nulls last, c.id desc limit 1),
-      facts as (
-        select (select id from client) as contact_id, (select database_id from client) as database_id,
-          coalesce(${lastCallerOf(key)}, (select last_user_id from client)) as caller_id,
-          (select f.id from filters f where f.inbound_number = ${trunkKey} and ${trunkKey} <> '' and f.is_active order by f.id limit 1) as trunk_topic,
-          coalesce((select inbound_ring_seconds from settings where id = 1), 20) as ring_seconds,
-          coalesce((select inbound_max_managers from settings where id = 1), 3) as max_managers),
-      cand as (
-        select u.id, 0 as rule, null::timestamptz as idle from users u where u.sip_login = ${did} and ${did} <> ''
-        union all
-        select u.id, 1, null::timestamptz from users u where u.id = (select caller_id from facts)
-        union all
-        select u.id, 2, ${idle("u")} from users u
-        where u.getting_filter in (select fd.filter_id from filter_databases fd join filters tf on tf.id = fd.filter_id and tf.is_active
-          where fd.database_id = (select database_id from facts))
-        union all
-        select u.id, 3, ${idle("u")} from users u where u.getting_filter = (select trunk_topic from facts))
+    pickColumns,
+    (list) => sql`with ${callFacts(call)}
       select ${list}
       from facts
-      left join cand on true
-      left join users u on u.id = cand.id
-      left join filters f on f.id = u.getting_filter
-      order by cand.rule, cand.idle asc nulls first, u.id`,
+      left join lateral (
+        select u.id, u.sip_login, cand.rule, f.id as topic, coalesce(f.record_calls, false) as record,
+          case when cand.rule >= 2 then ${idle} end as idle
+        from cand
+        join users u on u.id = cand.id
+        left join filters f on f.id = u.getting_filter
+        where coalesce(array_length(string_to_array(${call.tried}, ','), 1), 0) < facts.max_managers
+          and not (u.sip_login = any(string_to_array(${call.tried}, ',')))
+          and not (u.id = any(string_to_array(${skip.join(",")}, ',')::int[]))
+          and ${onLine} and not ${onBreak(sql`u.id`)} and not ${inACall(sql`u.id`, call.sipCallId)}
+        order by cand.rule, idle asc nulls first, u.id
+        limit ${sql.raw(String(PICKED))}) pick on true
+      order by pick.rule, pick.idle asc nulls first, pick.id`,
   );
+}
+
+/**
+ * For a call that rings nobody: whether a candidate is on the line (busy, 486, rather than unavailable, 480), and
+ * the topic of the missed call (the last caller's, else the trunk number's).
+ */
+async function nobodyFree(db: Db, call: CallAsked) {
+  const [row] = await selectRows(
+    db,
+    {
+      on_line: sql<boolean>`exists (select 1 from cand join users u on u.id = cand.id where ${onLine})`,
+      topic: sql<
+        number | null
+      >`coalesce((select f.id from users u join filters f on f.id = u.getting_filter where u.id = facts.caller_id), facts.trunk_topic)`,
+    },
+    (list) => sql`with ${callFacts(call)} select ${list} from facts`,
+  );
+  return row;
 }
 
 const triedLogins = (tried: string) =>
@@ -156,56 +203,54 @@ export async function routeInbound(
   // The trunk number as a topic stores it (E.164 digits, inbound-number.ts), however the carrier wrote it.
   const trunkKey = doNotCallKey(did, region) ?? didDigits;
   const logins = triedLogins(tried);
-  // One question at a time: two calls asked at once each read the same manager free (the one idle longest) and
-  // rang him both, the second finding his line busy (bench/calls.ts part 6 on Postgres: 81 of 600 calls at 20 a
-  // second rang a second manager so). The choice and its row are one transaction behind this lock.
-  return db.transaction(async (tx) => {
-    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.inboundRouting})`);
-    const rows = await candidates(tx, { key, did: didDigits, trunkKey, tried: logins.join(","), sipCallId });
-    const facts = rows[0];
-    const contactId = facts.contact_id == null ? null : Number(facts.contact_id);
-    const chosen = logins.length < facts.max_managers ? rows.find((row) => row.id !== null && row.on_line && row.free) : undefined;
-    if (chosen && chosen.id !== null && chosen.sip_login) {
-      const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
-      const opened = { answeredAt: null, endedAt: null, outcome: null, sipCode: null, reason: null, talkSeconds: 0 };
-      const [row] = await tx
-        .insert(calls)
-        .values({ userId: chosen.id, number, direction: "in", contactId, sipCallId, byProxy: true, filterId: chosen.topic, recording })
-        .onConflictDoUpdate({
-          // A row of the same Call-ID (the browser's report came first): it starts again from the proxy's facts.
-          target: [calls.userId, calls.sipCallId],
-          targetWhere: sql`sip_call_id is not null`,
-          set: {
-            number,
-            direction: "in",
-            byProxy: true,
-            contactId,
-            filterId: chosen.topic,
-            recording,
-            startedAt: sql`now()`,
-            lastSeenAt: sql`now()`,
-            ...opened,
-          },
-        })
-        .returning({ id: calls.id });
-      return {
-        ring: true,
-        callId: row.id,
-        login: chosen.sip_login,
-        userId: chosen.id,
-        rule: chosen.rule as 0 | 1 | 2 | 3,
-        record: recording === "pending",
-        ringSeconds: facts.ring_seconds,
-      };
+  const call: CallAsked = { key, did: didDigits, trunkKey, tried: logins.join(","), sipCallId };
+  // The choice is read without a lock, then claimed (claimRinging): two calls asked at once may both read the same
+  // manager free (the one idle longest), and only the first to claim him rings him; the other takes its next
+  // candidate. One lock for every call made them wait for each other (bench/calls.ts part 6 on Postgres: the
+  // choice's p95 went from 89 to 217 ms at 20 calls a second); now only the same call asked twice waits (its
+  // second question then finds the first one's manager, and rings him again).
+  const taken: number[] = [];
+  let facts: Picked | undefined;
+  const rang = await db.transaction(async (tx): Promise<InboundRoute | null> => {
+    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.inboundCall}::int, hashtext(${sipCallId}))`);
+    for (let round = 0; round < CLAIM_ROUNDS; round += 1) {
+      const picked = await pickCandidates(tx, call, taken);
+      facts = picked[0];
+      const free = picked.filter((row) => row.id !== null && row.sip_login);
+      if (free.length === 0) return null;
+      for (const chosen of free) {
+        const userId = chosen.id!;
+        const recording = chosen.record ? (recordingRoom() ? ("pending" as const) : ("disk_full" as const)) : null;
+        const contactId = chosen.contact_id == null ? null : Number(chosen.contact_id);
+        const callId = await claimRinging(tx, { userId, number, contactId, sipCallId, topic: chosen.topic, recording });
+        if (callId !== null)
+          return {
+            ring: true,
+            callId,
+            login: chosen.sip_login!,
+            userId,
+            rule: chosen.rule as 0 | 1 | 2 | 3,
+            record: recording === "pending",
+            ringSeconds: chosen.ring_seconds,
+          };
+        taken.push(userId);
+      }
     }
-    // Nobody: busy when someone who could take it is on the line (talking, on a break or rung already), else unavailable.
-    const refusal: { sipCode: 480 | 486; phrase: InboundRefusal } =
-      logins.length > 0
-        ? { sipCode: 480, phrase: "Nobody Answered" }
-        : rows.some((row) => row.on_line)
-          ? { sipCode: 486, phrase: "Managers Busy" }
-          : { sipCode: 480, phrase: "No Managers" };
-    const topic = rows.find((row) => row.id === facts.caller_id)?.topic ?? facts.trunk_topic;
+    return null;
+  });
+  if (rang) return rang;
+  // Nobody: busy when someone who could take it is on the line (talking, on a break or rung already), else unavailable.
+  const nobody = await nobodyFree(db, call);
+  const refusal: { sipCode: 480 | 486; phrase: InboundRefusal } =
+    logins.length > 0
+      ? { sipCode: 480, phrase: "Nobody Answered" }
+      : nobody.on_line
+        ? { sipCode: 486, phrase: "Managers Busy" }
+        : { sipCode: 480, phrase: "No Managers" };
+  const contactId = facts!.contact_id == null ? null : Number(facts!.contact_id);
+  return db.transaction(async (tx) => {
+    // Two missed calls of one number at once (the client calling again) make one callback, one new contact.
+    await tx.execute(sql`select pg_advisory_xact_lock(${ADVISORY_LOCK.missedCall}::int, hashtext(${key || number}))`);
     const [row] = await tx
       .insert(calls)
       .values({
@@ -215,16 +260,60 @@ export async function routeInbound(
         contactId,
         sipCallId,
         byProxy: true,
-        filterId: topic ?? null,
+        filterId: nobody.topic ?? null,
         endedAt: sql`now()`,
         outcome: refusal.sipCode === 486 ? "busy" : "no_answer",
         sipCode: refusal.sipCode,
         reason: sipReason(refusal.sipCode, refusal.phrase),
       })
       .returning({ id: calls.id });
-    await missedCallWork(tx, { number, key, contactId, callerId: facts.caller_id, topicId: facts.trunk_topic });
+    await missedCallWork(tx, { number, key, contactId, callerId: facts!.caller_id, topicId: facts!.trunk_topic });
     return { ring: false, callId: row.id, ...refusal };
   });
+}
+
+/** Rounds of choosing again when every candidate read free was taken meanwhile by calls asked at the same time. */
+const CLAIM_ROUNDS = 4;
+
+/**
+ * The chosen manager's ringing, claimed (in the routing's transaction): under his own lock, tried (a call that finds
+ * it held goes on to its next candidate: nobody waits, nothing waits in a circle), his call row is opened if he is
+ * still free, read after the lock, so after the commit of any other call that claimed him. Null: another call holds
+ * or took him.
+ */
+async function claimRinging(
+  tx: Db,
+  ring: {
+    userId: number;
+    number: string;
+    contactId: number | null;
+    sipCallId: string;
+    topic: number | null;
+    recording: "pending" | "disk_full" | null;
+  },
+): Promise<number | null> {
+  const { userId, number, contactId, sipCallId, topic, recording } = ring;
+  const [lock] = await selectRows(
+    tx,
+    { locked: sql<boolean>`pg_try_advisory_xact_lock(${ADVISORY_LOCK.inboundRinging}::int, ${userId}::int)` },
+    (list) => sql`select ${list}`,
+  );
+  if (!lock.locked) return null;
+  // A row of the same Call-ID (the browser's report came first, or Kamailio asked again): it starts again from the
+  // proxy's facts.
+  const [row] = await selectRows(
+    tx,
+    { id: sql<string | number>`id` },
+    (list) => sql`insert into calls (user_id, number, direction, contact_id, sip_call_id, by_proxy, filter_id, recording)
+      select ${userId}::int, ${number}::text, 'in', ${contactId}::bigint, ${sipCallId}::text, true, ${topic}::int, ${recording}::text
+      where not ${inACall(sql`${userId}::int`, sipCallId)}
+      on conflict (user_id, sip_call_id) where sip_call_id is not null do update set
+        number = excluded.number, direction = 'in', by_proxy = true, contact_id = excluded.contact_id, filter_id = excluded.filter_id,
+        recording = excluded.recording, started_at = now(), last_seen_at = now(),
+        answered_at = null, ended_at = null, outcome = null, sip_code = null, reason = null, talk_seconds = 0
+      returning ${list}`,
+  );
+  return row ? Number(row.id) : null;
 }
 
 /** The callback's note on a missed call: «Пропущенный входящий, 14:02» (Kyiv time). */
