@@ -130,6 +130,7 @@ describe.each([true, false])("/edit-statuses with JavaScript %s", (javaScript) =
     };
     expect(await inGroups()).toBe(true);
     expect(await order()).toEqual(await panelOrder(javaScript));
+    await shoot(page, `edit-statuses-order${javaScript ? "" : "-nojs"}`);
     const shown = await digits();
     expect(Object.values(shown).filter((d) => d !== null)).toContain("1");
     await page.setViewportSize({ width: 1280, height: 420 });
