@@ -1,6 +1,7 @@
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
-import { Link, useActionData, useLoaderData, useSearchParams } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useLocation, useSearchParams } from "@remix-run/react";
+import { useEffect } from "react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { SAME_AS_TEXT, StatusDraftSchema, StatusRow, StatusRowSchema } from "../components/statuses/StatusRow";
 import { resultOf } from "../components/ui/forms";
@@ -64,12 +65,13 @@ export async function action({ request, context }: ActionFunctionArgs) {
       case "visibility":
         await toggleStatusVisibility(db, actor, id);
         return redirect(PAGE);
+      // Either flag moves the row to its group (technical, normal, report: decision 085): the page goes to it.
       case "report":
         await toggleStatusReport(db, actor, id);
-        return redirect(PAGE);
+        return redirect(`${PAGE}#status-row-${id}`);
       case "technical":
         await toggleStatusTechnical(db, actor, id);
-        return redirect(PAGE);
+        return redirect(`${PAGE}#status-row-${id}`);
       case "do-not-call":
         await toggleStatusDoNotCall(db, actor, id);
         return redirect(PAGE);
@@ -89,6 +91,15 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function EditStatusesPage() {
   const { visible, hidden, draft } = useLoaderData<typeof loader>();
+  const location = useLocation();
+  // With JavaScript the switch's answer arrives without a page load: the row it moved is scrolled to and focused,
+  // as the browser does for the anchor without JavaScript.
+  useEffect(() => {
+    if (!location.hash.startsWith("#status-row-")) return;
+    const row = document.getElementById(location.hash.slice(1));
+    row?.scrollIntoView({ block: "center" });
+    row?.focus({ preventScroll: true });
+  }, [location.key, location.hash]);
   const actionData = useActionData<typeof action>();
   const answerKey = useAnswerKey(actionData);
   const [searchParams] = useSearchParams();

@@ -83,7 +83,7 @@ export default function GetFiltersPage() {
                   className="card block w-full text-left transition hover:border-blue-400 hover:bg-blue-50 dark:hover:bg-slate-700"
                   data-testid="topic-choice"
                 >
-                  <span className="block text-base font-medium">{filter.name}</span>
+                  <span className="block text-base font-medium [overflow-wrap:anywhere]">{filter.name}</span>
                   <span className="mt-1 block text-sm text-slate-600 dark:text-slate-400" data-testid="topic-hours">
                     Часы звонков: {filter.hours}
                   </span>

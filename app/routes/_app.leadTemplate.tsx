@@ -133,7 +133,7 @@ export default function LeadTemplatePage() {
             {templates.map((template) => (
               <li key={template.id} className="card space-y-3" data-testid="template-card">
                 <div className="flex items-start justify-between gap-2">
-                  <h2 className="font-semibold">{template.name}</h2>
+                  <h2 className="min-w-0 font-semibold [overflow-wrap:anywhere]">{template.name}</h2>
                   <ActiveSwitch
                     id={template.id}
                     intent="template-activate"
@@ -214,7 +214,7 @@ export default function LeadTemplatePage() {
                   <div className="flex flex-wrap items-center gap-3">
                     {/* At least 16rem for the name and address: on a phone the switch and buttons go under them. */}
                     <div className="min-w-0 flex-[1_1_16rem]">
-                      <p className="font-medium">{link.name}</p>
+                      <p className="font-medium [overflow-wrap:anywhere]">{link.name}</p>
                       <a
                         href={link.link}
                         target="_blank"

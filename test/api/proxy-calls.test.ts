@@ -203,6 +203,23 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     expect(await rowOf(id)).toMatchObject({ outcome: "busy", answeredAt: null, talkSeconds: 0, sipCode: 486 });
   });
 
+  it("consecutive calls get consecutive ids, whichever of the proxy and the browser reports first (issue 41 §14)", async () => {
+    const m = await managerWithLead();
+    const browserStarts = async (sipCallId: string) =>
+      Number((await t.request.post("/api/v1/calls").set(bearer(m.token)).send({ number: m.lead.phone, contactId: m.lead.id, sipCallId })).body.id);
+    const proxyAdmits = async (sipCallId: string) => idOf((await admit({ login: m.sipLogin, number: m.digits, sipCallId })).text);
+    const ids: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      // The proxy first (the INVITE reaches Kamailio before the page's report), then the other way round.
+      const proxyFirst = await proxyAdmits(`seq-a${i}@browser`);
+      expect(await browserStarts(`seq-a${i}@browser`)).toBe(proxyFirst);
+      const browserFirst = await browserStarts(`seq-b${i}@browser`);
+      expect(await proxyAdmits(`seq-b${i}@browser`)).toBe(browserFirst);
+      ids.push(proxyFirst, browserFirst);
+    }
+    expect(ids).toEqual(ids.map((_, i) => ids[0] + i));
+  });
+
   it("a call between two managers is a row for each, with the same Call-ID", async () => {
     const caller = await managerWithLead();
     const callee = await managerWithLead();

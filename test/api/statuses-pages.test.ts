@@ -1,12 +1,13 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { eq } from "drizzle-orm";
-import { statuses } from "../../db/schema";
-import { ADMIN, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { statuses, users } from "../../db/schema";
+import { ADMIN, createUser, getPage, pageSessionCookie, postPageForm, useTestApp } from "../helpers/app";
+import { createBase, createFilterRow } from "../helpers/leads";
 
 /**
  * Issue 41 §10, /edit-statuses without JavaScript: «Добавить статус» is a draft until saved (nothing a manager
- * could see is written before), the list is in the lead panel's order (its digits 1, 2, 3, ...) and a flag
- * switched moves no row, and an emptied status text is refused under that field with the (empty) value kept.
+ * could see is written before), the list is in the lead panel's order (technical, normal, report last; decision
+ * 085) and a flag switched changes no digit, and an emptied status text is refused under that field with the (empty) value kept.
  */
 const t = useTestApp({ web: true });
 let cookie: string;
@@ -22,6 +23,15 @@ function visibleRows(html: string) {
   return [...list.matchAll(/data-status-id="(\d+)"[\s\S]*?data-testid="status-key">([\s\S]*?)<\/span>/g)].map((m) => ({
     id: Number(m[1]),
     key: /<kbd[^>]*>(\d)<\/kbd>/.exec(m[2]) ? Number(/<kbd[^>]*>(\d)<\/kbd>/.exec(m[2])![1]) : null,
+  }));
+}
+
+/** The lead panel's buttons' status ids and digits, in page order. */
+function panelButtons(html: string) {
+  const row = html.slice(html.indexOf('data-testid="status-buttons"'));
+  return [...row.slice(0, row.indexOf("</div>")).matchAll(/<button[^>]*value="(\d+)"[^>]*>/g)].map((m) => ({
+    id: Number(m[1]),
+    key: /aria-keyshortcuts="(\d)"/.exec(m[0]) ? Number(/aria-keyshortcuts="(\d)"/.exec(m[0])![1]) : null,
   }));
 }
 
@@ -69,18 +79,34 @@ describe("/edit-statuses without JavaScript (issue 41)", () => {
     expect(await count()).toBe(before + 1);
   });
 
-  it("lists the statuses in the lead panel's order, and a flag switched moves no row and no digit", async () => {
+  it("lists the statuses in the lead panel's order (technical, normal, report last), and a flag switched keeps every digit", async () => {
+    const manager = await createUser(t.db, { displayName: "Порядок Статусов" });
+    const { base } = await createBase(t.db, { count: 2 });
+    const filter = await createFilterRow(t.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+    await t.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+    const managerCookie = await pageSessionCookie(t, manager);
+    const panelRow = async () => panelButtons((await getPage(t, "/leadpanel", managerCookie)).text);
+
     const rows = visibleRows((await getPage(t, "/edit-statuses", cookie)).text);
     expect(rows.length).toBeGreaterThanOrEqual(5);
-    // The panel's buttons are in the order of their digits: so is the list.
-    expect(rows.map((row) => row.key)).toEqual(rows.map((_, i) => (i < 9 ? i + 1 : null)));
+    // SPEC /edit-statuses: technical first, then normal, report last; the panel's buttons the same, with the same
+    // digits; «Заявка» is last and keeps 1 (decision 085).
+    const byId = new Map((await t.db.select().from(statuses)).map((s) => [s.id, s]));
+    const kinds = rows.map((row) => (byId.get(row.id)!.isTechnical ? 0 : byId.get(row.id)!.isReportStatus ? 2 : 1));
+    expect(kinds).toEqual([...kinds].sort());
+    expect(await panelRow()).toEqual(rows);
+    expect(rows.find((row) => byId.get(row.id)!.text === "Заявка")?.key).toBe(1);
 
-    // A normal status made a report one (report statuses come first by default), then technical, then back.
-    const normal = (await t.db.select().from(statuses)).find((s) => !s.isHidden && !s.isReportStatus && !s.isTechnical && s.text !== "Автоответчик")!;
+    // A normal status made a report one, then technical, then back: its row moves to its group, on the list and on
+    // the panel alike, and no status's digit changes.
+    const keys = new Map(rows.map((row) => [row.id, row.key]));
+    const normal = [...byId.values()].find((s) => !s.isHidden && !s.isReportStatus && !s.isTechnical && s.text !== "Автоответчик")!;
     for (const intent of ["report", "technical", "report", "technical"]) {
       const toggled = await postPageForm(t, "/edit-statuses", cookie, { intent, id: String(normal.id) });
       expect(toggled.status).toBe(302);
-      expect(visibleRows((await getPage(t, "/edit-statuses", cookie)).text)).toEqual(rows);
+      const after = visibleRows((await getPage(t, "/edit-statuses", cookie)).text);
+      expect(new Map(after.map((row) => [row.id, row.key]))).toEqual(keys);
+      expect(await panelRow()).toEqual(after);
     }
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { withButtonLabels, withKeys } from "../../server/core/statuses/keys";
+import { sortStatuses } from "../../server/core/statuses/order";
 
 const status = (
   id: number,
@@ -23,30 +24,31 @@ const seeded = [
   status(5, "Заявка", { isReportStatus: true }),
 ];
 
-describe("the lead panel's keys (issue 31)", () => {
-  it("gives report statuses the first digits by default, then technical, then normal", () => {
+describe("the lead panel's keys (issue 31) and its order (issue 41, decision 085)", () => {
+  it("lists technical statuses first, then normal, report last; report statuses keep the first digits by default", () => {
     expect(withKeys(seeded).map((s) => [s.text, s.key])).toEqual([
-      ["Заявка", 1],
       ["Недозвон", 2],
       ["Занято", 3],
       ["Перезвонить", 4],
       ["Отказ", 5],
+      ["Заявка", 1],
     ]);
+    // The row is the one order of every list (order.ts), whatever the order of the rows handed in.
+    expect(withKeys([...seeded].reverse()).map((s) => s.id)).toEqual(sortStatuses(seeded).map((s) => s.id));
   });
 
-  it("keeps the digits the admin gave, fills the rest in order, and leaves statuses past the ninth without one", () => {
+  it("keeps the digits the admin gave, fills the rest in the key order, and leaves statuses past the ninth without one", () => {
     const many = [
       ...seeded.map((s) => (s.text === "Перезвонить" ? { ...s, hotkey: 1 } : s)),
       ...Array.from({ length: 10 }, (_, i) => status(10 + i, `Статус ${i}`)),
     ];
     const keyed = withKeys(many);
-    expect(keyed.slice(0, 3).map((s) => [s.text, s.key])).toEqual([
-      ["Перезвонить", 1],
-      ["Заявка", 2],
-      ["Недозвон", 3],
-    ]);
+    const keyOf = new Map(keyed.map((s) => [s.text, s.key]));
+    expect([keyOf.get("Перезвонить"), keyOf.get("Заявка"), keyOf.get("Недозвон")]).toEqual([1, 2, 3]);
     expect(keyed.filter((s) => s.key !== null)).toHaveLength(9);
-    expect(keyed.slice(9).every((s) => s.key === null)).toBe(true);
+    // A key moves no button: the row stays in the one order.
+    expect(keyed.map((s) => s.id)).toEqual(sortStatuses(many).map((s) => s.id));
+    expect(keyed.at(-1)?.text).toBe("Заявка");
   });
 
   it("tells alike buttons apart by their status's text", () => {

@@ -106,8 +106,9 @@ describe("the lead panel's keys", () => {
           };
         }),
       );
+      // The row in the one order (technical, normal, report last); «Заявка» keeps 1 (decision 085).
       expect(described.map((d) => [d.key, d.shortcut, d.hidden, d.sameColour, d.visible])).toEqual(
-        ["1", "2", "3", "4", "5"].map((key) => [key, key, "true", true, true]),
+        ["2", "3", "4", "5", "1"].map((key) => [key, key, "true", true, true]),
       );
       for (const d of described) expect(d.contrast).toBeGreaterThanOrEqual(4.5);
       expect(await page.getByRole("button", { name: "Отказ", exact: true }).count()).toBe(1);
@@ -278,7 +279,7 @@ describe("the lead panel's keys", () => {
     const { manager, contacts } = await setup("Ева", 2);
     const page = await e.newPage({ javaScript: false });
     await loginThroughPage(page, manager);
-    expect(await page.locator("[data-testid=status-buttons] [data-testid=keycap]").allTextContents()).toEqual(["1", "2", "3", "4", "5"]);
+    expect(await page.locator("[data-testid=status-buttons] [data-testid=keycap]").allTextContents()).toEqual(["2", "3", "4", "5", "1"]);
     await page.keyboard.press("Digit4");
     expect(await page.locator("[data-testid=lead-name]").textContent()).toBe(contacts[0].name);
     // Issue 41: Заявка with an empty card is refused by the server (a 400 the browser logs), the card's fields marked.
@@ -333,7 +334,8 @@ describe("the keyboard around the card (issue 41 §9)", () => {
     expect(await link.textContent()).toBe("К статусам (или цифры 1–9)");
     expect((await link.boundingBox())!.width).toBeGreaterThan(50);
     await page.keyboard.press("Enter");
-    expect(await focusIs(page)).toBe("status 1");
+    // The row's first button: «Недозвон», key 2 (technical first; «Заявка», key 1, is last: decision 085).
+    expect(await focusIs(page)).toBe("status 2");
     // The row is above the card.
     const rowTop = (await page.getByTestId("status-buttons").boundingBox())!.y;
     expect(rowTop).toBeLessThan((await page.getByLabel("Паспорт").boundingBox())!.y);
@@ -350,11 +352,12 @@ describe("the keyboard around the card (issue 41 §9)", () => {
       await waitForHydration(page);
       // Every Tab stop from the top of the page to the first status button.
       const stops: string[] = [];
-      while (stops.at(-1) !== "status 1" && stops.length < 60) {
+      // The first button is «Недозвон», key 2 (decision 085).
+      while (stops.at(-1) !== "status 2" && stops.length < 60) {
         await page.keyboard.press("Tab");
         stops.push(await focusIs(page));
       }
-      expect(stops).toContain("status 1");
+      expect(stops).toContain("status 2");
       expect(stops).not.toContain("menu-toggle");
       // ☰ is a Tab stop of its own, and Enter hides the side menu and shows it again.
       expect(stops).toContain("menu-button");

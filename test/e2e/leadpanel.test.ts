@@ -285,17 +285,18 @@ describe("a manager works leads", () => {
     expect(await page.getByPlaceholder("Введите паспорт").count()).toBe(1);
     expect(await page.locator("[data-testid=lead-links]").textContent()).toBe("CRM");
     expect(await page.locator("[data-testid=call-button]").textContent()).toBe("Позвонить");
-    // Status buttons in their keys' order (issue 31: report statuses first, then technical, then normal); text
-    // colour by brightness. Each shows its key (issue 18), hidden from its accessible name.
+    // Status buttons in the one order of every status list (SPEC: technical first, then normal, report last;
+    // decision 085), each with its key (issue 18, hidden from its accessible name): report statuses keep the first
+    // digits (issue 31), so «Заявка» is last and 1. Text colour by brightness.
     const buttons = page.locator("[data-testid=status-buttons] button");
     expect(await buttons.evaluateAll((list) => list.map((b) => b.firstChild?.textContent))).toEqual([
-      "Заявка",
       "Недозвон",
       "Занято",
       "Перезвонить",
       "Отказ",
+      "Заявка",
     ]);
-    expect(await buttons.locator("[data-testid=keycap]").allTextContents()).toEqual(["1", "2", "3", "4", "5"]);
+    expect(await buttons.locator("[data-testid=keycap]").allTextContents()).toEqual(["2", "3", "4", "5", "1"]);
     expect(await page.getByRole("button", { name: "Отказ" }).evaluate((b) => getComputedStyle(b).color)).toBe("rgb(255, 255, 255)");
 
     await clearToasts(page);

@@ -6,9 +6,10 @@ import { useHydrated } from "../ui/DialogOrSection";
 import { SortIcon } from "../ui/Icons";
 import { Pager } from "../ui/Pager";
 import { DateTime, stickyEnd, stickyStart, TableFrame } from "../ui/Table";
+import { shortStatusLabel } from "../../lib/short-label";
 
-/** A cell's padding: narrow at the sides, so a centre's seven statuses fit beside the rest at 1440 (issue 41 §14). */
-const cell = "px-1.5 py-2";
+/** A cell's padding: narrow at the sides, so a centre's seven statuses fit beside the rest at 1440 and 1280 (issue 41 §14). */
+const cell = "px-1 py-2 min-[1440px]:px-1.5";
 
 export const BASE_PAGE_SIZES = [5, 10, 20, 50] as const;
 export type BaseSort = "name" | "createdAt" | "contactsCount";
@@ -123,10 +124,25 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
               <th className={cell}>Свободных</th>
               {statusColumns.map((label) => (
                 // Issue 31: a long status name took a line a word in a 156 px header. At most two lines of
-                // 8rem, cut with an ellipsis, the whole name on hover.
+                // 8rem, cut with an ellipsis, the whole name on hover. Issue 41 §14: under 1440 px (1280 with the
+                // menu open) seven statuses did not fit: there the header is as narrow as its longest word, in
+                // smaller type, each long word drawn abbreviated («Перезв.»); the
+                // whole name stays the header's text (for screen readers) and its title.
                 <th key={label} className={`${cell} align-bottom`} data-testid="status-column">
-                  <span className="line-clamp-2 min-w-[3.5rem] max-w-[8rem] break-words" title={label}>
-                    {label}
+                  <span className="line-clamp-2 max-w-[8rem] break-words max-[1439px]:w-min max-[1439px]:text-xs" title={label}>
+                    {shortStatusLabel(label) === label ? (
+                      label
+                    ) : (
+                      <>
+                        {/* The page's text is the whole name (read aloud, found by search); the short one is drawn. */}
+                        <span className="max-[1439px]:sr-only">{label}</span>
+                        <span
+                          aria-hidden="true"
+                          data-short={shortStatusLabel(label)}
+                          className="before:content-[attr(data-short)] min-[1440px]:hidden"
+                        />
+                      </>
+                    )}
                   </span>
                 </th>
               ))}
@@ -149,10 +165,10 @@ export function BaseTable({ rows, statusColumns, total, query, confirm }: BaseTa
                     {/*
                       On a phone the sticky name keeps to one line (cut, the whole name on hover). At desk width it
                       wraps instead (issue 41 §14: cut there, it took the room the statuses' columns needed at 1440),
-                      between 9rem and 16rem wide: the column that gives way when the statuses are many.
+                      between 9rem (8rem under 1440 px) and 16rem wide: the column that gives way when the statuses are many.
                     */}
                     <span
-                      className="block max-w-[6.5rem] truncate sm:max-w-[9rem] desk:min-w-[9rem] desk:max-w-[16rem] desk:whitespace-normal desk:[overflow-wrap:anywhere]"
+                      className="block max-w-[6.5rem] truncate sm:max-w-[9rem] desk:min-w-[8rem] desk:max-w-[16rem] min-[1440px]:min-w-[9rem] desk:whitespace-normal desk:[overflow-wrap:anywhere]"
                       title={row.name}
                     >
                       {row.name}

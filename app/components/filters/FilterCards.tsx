@@ -82,7 +82,7 @@ function ActiveToggle({ filter }: { filter: FilterCardData }) {
 
 function Line({ title, items }: { title: string; items: string[] }) {
   return (
-    <p className="text-sm">
+    <p className="text-sm [overflow-wrap:anywhere]">
       <span className="text-slate-600 dark:text-slate-400">{title}: </span>
       {items.length ? items.join(", ") : "—"}
     </p>
@@ -108,7 +108,7 @@ export function FilterCards({ filters }: { filters: FilterCardData[] }) {
           {filters.map((filter) => (
             <li key={filter.id} className="card space-y-2" data-testid="filter-card">
               <div className="flex items-start justify-between gap-2">
-                <h3 className="text-base font-semibold">{filter.name}</h3>
+                <h3 className="min-w-0 text-base font-semibold [overflow-wrap:anywhere]">{filter.name}</h3>
                 <Link
                   to={`/loadedbases/filters/${filter.id}`}
                   className="text-sm text-blue-600 hover:underline dark:text-blue-400"

@@ -65,7 +65,7 @@ export const LeadBody = memo(function LeadBody({
           action={<CallButton phone={lead.phone} contactId={lead.id} refusal={doNotCall ? DO_NOT_CALL_REFUSAL : null} />}
         />
         <section key={cardKey} className="card space-y-3" aria-label="Карточка клиента" onInput={cardProblem ? onCardInput : undefined}>
-          <h2 className="text-lg font-semibold">{template ? template.name : "Карточка клиента"}</h2>
+          <h2 className="text-lg font-semibold [overflow-wrap:anywhere]">{template ? template.name : "Карточка клиента"}</h2>
           {cardProblem ? (
             <p id="card-problem" className="text-sm font-medium text-red-700 dark:text-red-400" data-testid="card-problem">
               {cardProblem}

@@ -40,7 +40,7 @@ export function PanelHeader({
             </Form>
           ) : null}
           <Form method="post" className="flex items-center gap-3">
-            <span className="text-slate-600 dark:text-slate-400">
+            <span className="min-w-0 text-slate-600 dark:text-slate-400 [overflow-wrap:anywhere]">
               Тематика: <strong data-testid="current-topic">{topic}</strong>
             </span>
             {canChange ? (

@@ -283,7 +283,10 @@ export function StatusRow({
 
   return (
     <li
-      className="card flex flex-wrap items-center gap-2 p-3"
+      // A flag switched moves the row to its group (decision 085): the page is sent to it (#status-row-<id>).
+      id={draft ? undefined : `status-row-${status.id}`}
+      tabIndex={-1}
+      className="card flex flex-wrap items-center gap-2 p-3 outline-none focus-visible:ring-2 focus-visible:ring-sky-500"
       data-testid={draft ? "status-draft" : "status-row"}
       data-status-id={draft ? undefined : status.id}
       data-kind={kind}

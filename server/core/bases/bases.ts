@@ -6,6 +6,7 @@ import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
 import { idSchema, parseInput, requiredText } from "../validation";
 import { baseVisible } from "./visible";
+import { sortStatuses } from "../statuses/order";
 
 export interface BaseRow {
   id: number;
@@ -20,12 +21,19 @@ export interface BaseRow {
 
 export const baseNotFound = () => notFound("База не найдена", "base_not_found");
 
-/** The status buttons, in the order the table shows them (one column each). */
+/** The statuses, in the one order (order.ts) the table's columns and the export dialog show them. */
 export async function statusColumns(db: Db) {
-  return db
-    .select({ id: statuses.id, text: statuses.text, buttonText: statuses.buttonText })
-    .from(statuses)
-    .orderBy(asc(statuses.order), asc(statuses.id));
+  const rows = await db
+    .select({
+      id: statuses.id,
+      text: statuses.text,
+      buttonText: statuses.buttonText,
+      order: statuses.order,
+      isTechnical: statuses.isTechnical,
+      isReportStatus: statuses.isReportStatus,
+    })
+    .from(statuses);
+  return sortStatuses(rows);
 }
 
 const buttonLabel = (s: { text: string; buttonText: string }) => s.buttonText || s.text;

@@ -168,7 +168,17 @@ export async function startCall(db: Db, actor: Actor, input: unknown, region: st
     // One line per manager: another call still open when this one starts has ended without word from its browser.
     const otherCall = sipCallId === undefined ? undefined : or(isNull(calls.sipCallId), ne(calls.sipCallId, sipCallId));
     await closeUnseen(tx, and(eq(calls.userId, actor.id), eq(calls.byProxy, false), otherCall));
-    // The row of this manager's SIP call, when the proxy (or an earlier report) opened it: this report only adds the contact.
+    // The row of this manager's SIP call, when the proxy (or an earlier report) opened it: this report only adds the
+    // contact. Looked for first: an insert that meets it ON CONFLICT has already drawn an id from the sequence, so
+    // every call took two ids (issue 41 §14). The upsert stays for a proxy's row written in between.
+    if (sipCallId !== undefined) {
+      const [found] = await tx
+        .update(calls)
+        .set({ contactId: sql`coalesce(${calls.contactId}, ${contactId ?? null}::bigint)` })
+        .where(and(eq(calls.userId, actor.id), eq(calls.sipCallId, sipCallId)))
+        .returning({ id: calls.id });
+      if (found) return { id: found.id };
+    }
     const [row] = await tx
       .insert(calls)
       .values({

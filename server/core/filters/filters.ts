@@ -20,6 +20,7 @@ import { baseVisible } from "../bases/visible";
 import { badRequest, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { mappedZones } from "../bases/phone-zone";
+import { sortStatuses } from "../statuses/order";
 import { checkRetryRules, loadRetryRules, type PresentedRetryRule, type RetryCountedBy, rulesToSave, writeRetryRules } from "./retry-rules";
 import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, presentHours, requireKnownZone } from "./calling-hours";
 import {
@@ -128,11 +129,18 @@ async function loadFilters(db: Db, ids?: number[]): Promise<PresentedFilter[]> {
       .where(inArray(filterDatabases.filterId, filterIds))
       .orderBy(asc(databases.id)),
     db
-      .select({ filterId: filterStatuses.filterId, id: statuses.id, text: statuses.text })
+      .select({
+        filterId: filterStatuses.filterId,
+        id: statuses.id,
+        text: statuses.text,
+        order: statuses.order,
+        isTechnical: statuses.isTechnical,
+        isReportStatus: statuses.isReportStatus,
+      })
       .from(filterStatuses)
       .innerJoin(statuses, eq(statuses.id, filterStatuses.statusId))
       .where(inArray(filterStatuses.filterId, filterIds))
-      .orderBy(asc(statuses.order), asc(statuses.id)),
+      .then(sortStatuses),
     loadRetryRules(db, filterIds),
   ]);
 
@@ -488,12 +496,14 @@ export async function filterFormOptions(db: Db, actor: Actor) {
       .select({
         id: statuses.id,
         text: statuses.text,
+        order: statuses.order,
         isHidden: statuses.isHidden,
+        isTechnical: statuses.isTechnical,
         isReportStatus: statuses.isReportStatus,
         isDoNotCall: statuses.isDoNotCall,
       })
       .from(statuses)
-      .orderBy(asc(statuses.order), asc(statuses.id)),
+      .then(sortStatuses),
     db.select({ id: scripts.id, name: scripts.name }).from(scripts).orderBy(asc(scripts.name)),
     db.select({ id: templates.id, name: templates.name, isActive: templates.isActive }).from(templates).orderBy(asc(templates.name)),
   ]);

@@ -1,8 +1,9 @@
-import { asc, eq, inArray } from "drizzle-orm";
+import { eq, inArray } from "drizzle-orm";
 import { alias } from "drizzle-orm/pg-core";
 import type { Db } from "../../../db/client";
 import { filterRetryRules, type RetryCountedBy, statuses } from "../../../db/schema";
 import { badRequest, badRequestAt } from "../errors";
+import { sortStatuses } from "../statuses/order";
 
 /**
  * A topic's retry rules (issue 29, decision 057): per status the topic works again, «вернуть в работу через» so
@@ -25,7 +26,7 @@ export interface PresentedRetryRule {
 
 type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
-/** The rules of some topics, by topic, in the statuses' own order. */
+/** The rules of some topics, by topic, in the statuses' one order (order.ts). */
 export async function loadRetryRules(db: Db | Tx, filterIds: number[]): Promise<Map<number, PresentedRetryRule[]>> {
   const byFilter = new Map<number, PresentedRetryRule[]>(filterIds.map((id) => [id, []]));
   if (filterIds.length === 0) return byFilter;
@@ -39,13 +40,15 @@ export async function loadRetryRules(db: Db | Tx, filterIds: number[]): Promise<
       maxAttempts: filterRetryRules.maxAttempts,
       finalId: finalStatus.id,
       finalText: finalStatus.text,
+      order: statuses.order,
+      isTechnical: statuses.isTechnical,
+      isReportStatus: statuses.isReportStatus,
     })
     .from(filterRetryRules)
     .innerJoin(statuses, eq(statuses.id, filterRetryRules.statusId))
     .innerJoin(finalStatus, eq(finalStatus.id, filterRetryRules.finalStatusId))
-    .where(inArray(filterRetryRules.filterId, filterIds))
-    .orderBy(asc(statuses.order), asc(statuses.id));
-  for (const r of rows) {
+    .where(inArray(filterRetryRules.filterId, filterIds));
+  for (const r of sortStatuses(rows.map((row) => ({ ...row, id: row.statusId })))) {
     byFilter.get(r.filterId)?.push({
       status: { id: r.statusId, text: r.statusText },
       delayMinutes: r.delayMinutes,

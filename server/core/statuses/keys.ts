@@ -1,3 +1,5 @@
+import { sortStatuses } from "./order";
+
 /**
  * Issue 31: which digit presses which status on the lead panel. The admin may give a status a digit 1-9 on
  * /edit-statuses (`hotkey`); the digits nobody was given go to the other visible statuses in the default key
@@ -25,8 +27,9 @@ export function keyOrderGroup(status: Pick<Keyed, "isReportStatus" | "isTechnica
 export const byDefaultKeyOrder = (a: Keyed, b: Keyed) => keyOrderGroup(a) - keyOrderGroup(b) || a.order - b.order || a.id - b.id;
 
 /**
- * The visible statuses in the lead panel's order, each with its digit (or null): the digits 1..9 first, in
- * their order, then the statuses without one in the default key order.
+ * The visible statuses in the lead panel's order, each with its digit (or null). The order is the one of every
+ * status list (order.ts: technical, normal, report), not the digits': «Заявка» is last in the row and keeps 1
+ * (decision 085), and the button shows its digit.
  */
 export function withKeys<T extends Keyed>(visible: T[]): Array<T & { key: number | null }> {
   const taken = new Map<number, T>();
@@ -39,9 +42,7 @@ export function withKeys<T extends Keyed>(visible: T[]): Array<T & { key: number
   const rest = visible.filter((status) => !keyed.has(status)).sort(byDefaultKeyOrder);
   rest.slice(0, free.length).forEach((status, i) => taken.set(free[i], status));
   const keyOf = new Map([...taken].map(([digit, status]) => [status, digit]));
-  return [...visible]
-    .map((status) => ({ ...status, key: keyOf.get(status) ?? null }))
-    .sort((a, b) => (a.key ?? 99) - (b.key ?? 99) || byDefaultKeyOrder(a, b));
+  return sortStatuses(visible.map((status) => ({ ...status, key: keyOf.get(status) ?? null })));
 }
 
 /**

@@ -5,7 +5,10 @@ import { type Actor, requireAdmin } from "../actor";
 import { notFound } from "../errors";
 import { createStatusSchema, updateStatusSchema } from "../../../common/schemas/statuses";
 import { idSchema, parseInput } from "../validation";
-import { byDefaultKeyOrder, withKeys } from "./keys";
+import { withKeys } from "./keys";
+import { sortStatuses } from "./order";
+
+export { sortStatuses, statusGroup } from "./order";
 
 /** SPEC §3/§9: what "Добавить статус" creates. */
 export const NEW_STATUS_TEXT = "Новый статус";
@@ -34,17 +37,6 @@ export function presentStatus(status: Status) {
 }
 export type StatusView = ReturnType<typeof presentStatus>;
 
-/** SPEC /edit-statuses: technical statuses first, then normal, report statuses last; then by order. */
-export function statusGroup(status: Pick<Status, "isTechnical" | "isReportStatus">): number {
-  if (status.isTechnical) return 0;
-  if (status.isReportStatus) return 2;
-  return 1;
-}
-
-export function sortStatuses<T extends Pick<Status, "isTechnical" | "isReportStatus" | "order" | "id">>(list: T[]): T[] {
-  return [...list].sort((a, b) => statusGroup(a) - statusGroup(b) || a.order - b.order || a.id - b.id);
-}
-
 /** A digit given to one status is taken from any other that had it: one status per key. */
 async function releaseHotkey(tx: Pick<Db, "update">, digit: number, keptBy: number) {
   await tx
@@ -67,16 +59,15 @@ export async function listStatuses(db: Db, actor: Actor) {
 }
 
 /**
- * Issue 41: /edit-statuses lists the statuses in the lead panel's order (its visible ones as the panel's buttons,
- * each with its digit: keys.ts's withKeys), the hidden ones after them in the default key order. One order
- * everywhere, so the admin's list reads as the managers' row.
+ * /edit-statuses (issue 41 §10, decision 085): the visible statuses in the lead panel's order, each with its
+ * digit (keys.ts's withKeys), and the hidden ones, all in the one order (order.ts): the list reads as the row.
  */
 export async function listStatusesInPanelOrder(db: Db, actor: Actor) {
   requireAdmin(actor);
   const rows = (await db.select().from(statuses)).map(presentStatus);
   return {
     visible: withKeys(rows.filter((status) => !status.isHidden)),
-    hidden: rows.filter((status) => status.isHidden).sort(byDefaultKeyOrder),
+    hidden: sortStatuses(rows.filter((status) => status.isHidden)),
   };
 }
 

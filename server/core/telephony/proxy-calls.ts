@@ -1,4 +1,4 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { type Db } from "../../../db/client";
 import { selectRows } from "../../../db/typed-sql";
@@ -131,26 +131,36 @@ export async function admitCall(
   const recording = refused || !user.record ? null : record ? ("pending" as const) : ("disk_full" as const);
   // The call's state from the proxy's facts alone: refused and closed now, or open and not answered yet.
   const state = refused ? refusedCall(refused) : { endedAt: null, answeredAt: null, talkSeconds: 0, outcome: null, sipCode: null, reason: null };
-  const [row] = await db
-    .insert(calls)
-    .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, filterId: user.topic, recording, ...state })
-    .onConflictDoUpdate({
-      // The browser's report came first: its row is taken over, and what the browser said of the call before the
-      // proxy asked (answered, ended, its talk time) is dropped; from here on only the proxy writes it.
-      target: [calls.userId, calls.sipCallId],
-      targetWhere: sql`sip_call_id is not null`,
-      set: {
-        number,
-        direction,
-        byProxy: true,
-        contactId: sql`coalesce(excluded.contact_id, ${calls.contactId})`,
-        lastSeenAt: sql`now()`,
-        filterId: user.topic,
-        recording,
-        ...state,
-      },
-    })
+  // The browser's report came first: its row is taken over, and what the browser said of the call before the
+  // proxy asked (answered, ended, its talk time) is dropped; from here on only the proxy writes it.
+  const takeOver = (contactId: SQL) => ({
+    number,
+    direction,
+    byProxy: true,
+    contactId,
+    lastSeenAt: sql`now()`,
+    filterId: user.topic,
+    recording,
+    ...state,
+  });
+  // Its row is looked for first: an insert that meets it ON CONFLICT has already drawn an id from the sequence, so
+  // every call took two ids (issue 41 §14). The upsert stays for a browser's row written in between.
+  const [taken] = await db
+    .update(calls)
+    .set(takeOver(sql`coalesce(${leadId}::bigint, ${calls.contactId})`))
+    .where(and(eq(calls.userId, user.id), eq(calls.sipCallId, sipCallId)))
     .returning({ id: calls.id });
+  const [row] = taken
+    ? [taken]
+    : await db
+        .insert(calls)
+        .values({ userId: user.id, number, direction, contactId: leadId, sipCallId, byProxy: true, filterId: user.topic, recording, ...state })
+        .onConflictDoUpdate({
+          target: [calls.userId, calls.sipCallId],
+          targetWhere: sql`sip_call_id is not null`,
+          set: takeOver(sql`coalesce(excluded.contact_id, ${calls.contactId})`),
+        })
+        .returning({ id: calls.id });
   if (refused) return { allowed: false, callId: row.id, sipCode: 403, phrase: refused };
   // A call out shows the topic's trunk number, so a client who calls back reaches that topic (decision 083).
   return { allowed: true, callId: row.id, record, callerId: direction === "out" ? user.caller_id : null };
