@@ -245,7 +245,7 @@ export default function ExportBasePage() {
         </Form>
       ))}
 
-      <DialogOrSection open={dialog === "create"} title="Новый экспорт" onClose={close} closeHref="/exportbase" testId="create-export">
+      <DialogOrSection open={dialog === "create"} title="Новый экспорт" onClose={close} closeHref="/exportbase" width="medium" testId="create-export">
         <CreateExportForm bases={bases} statuses={statuses} lastResult={resultOf(actionData, "create")} />
       </DialogOrSection>
 
