@@ -159,7 +159,9 @@ describe("keyboard only", () => {
     // Issue 41: one Tab from the card's last field, «К статусам» takes the focus to the status row.
     await tabTo(page, named("a", "К статусам (или цифры 1–9)"), unmarked, 1);
     await page.keyboard.press("Enter");
-    expect(await focused(page)).toMatchObject({ tag: "button", name: "Заявка" });
+    // The row's first status (SPEC's order: technical first, the report last, decision 085); Tab goes along it.
+    expect(await focused(page)).toMatchObject({ tag: "button", name: "Недозвон" });
+    await tabTo(page, named("button", "Заявка"), unmarked, 8);
     await page.keyboard.press("Enter");
     const dialog = page.locator("[data-testid=report-confirm]");
     await dialog.waitFor();
