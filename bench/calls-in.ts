@@ -158,11 +158,12 @@ interface PhonesWindow {
 /**
  * Every softphone of the page (bench/calls.ts openPhones) notes each call in that reaches it (sip.js's onInvite,
  * wrapped on the phone: the moment the call rings the manager) and takes it as a manager in a hurry would: answers
- * `answerMs` after it rings, talks `holdMs`, hangs up. Call once per page.
+ * `answerMs` after it rings, talks `holdMs`, hangs up. Call once per page; a ring names its phone by `offset` (the
+ * page's first manager among all) plus its place in the page.
  */
-export async function answerCallsIn(page: Page, answerMs: number, holdMs: number): Promise<void> {
+export async function answerCallsIn(page: Page, answerMs: number, holdMs: number, offset = 0): Promise<void> {
   await page.evaluate(
-    ({ answerMs, holdMs }) => {
+    ({ answerMs, holdMs, offset }) => {
       const w = window as unknown as PhonesWindow;
       w.__rings = [];
       w.__phones.forEach((phone, i) => {
@@ -173,7 +174,7 @@ export async function answerCallsIn(page: Page, answerMs: number, holdMs: number
           original(invitation);
           const state = phone.getState();
           const ring: Ring = {
-            phone: i,
+            phone: offset + i,
             callId: invitation.request.callId,
             at,
             rang: state.call === "ringing" && state.sipCallId === invitation.request.callId,
@@ -201,7 +202,7 @@ export async function answerCallsIn(page: Page, answerMs: number, holdMs: number
         };
       });
     },
-    { answerMs, holdMs },
+    { answerMs, holdMs, offset },
   );
 }
 

@@ -5,6 +5,8 @@ import { sql } from "drizzle-orm";
 import { createDb, type Db, type DbHandle } from "../db/client";
 import { seed } from "../server/seed";
 import { routeInbound, type InboundRoute } from "../server/core/telephony/inbound";
+import { loadConfig } from "../server/config";
+import { startApp } from "./app";
 import { median, percentile, PG_URL, printTable, withDatabase, type Row } from "./lib";
 
 /**
@@ -146,6 +148,46 @@ async function measure(kind: string, handle: DbHandle): Promise<Row[]> {
     (i) => ask(db, `+38067${2000000 + i}`),
     (route) => route.ring && route.rule === 3,
   );
+  // The same question as Kamailio asks it: over HTTP to the app on this database (POST /api/v1/telephony/inbound,
+  // a form with the secret in its header), beside the app's cheapest answer (GET /api/v1/health): what the HTTP
+  // layer, the secret's check and the answer add to routeInbound.
+  const app = await startApp({ handle, config: loadConfig({ LOG_LEVEL: "silent", SIP_AUTH_SECRET: SECRET }), web: false });
+  try {
+    const health: number[] = [];
+    for (let i = 0; i < SAMPLES + 10; i += 1) {
+      const { ms } = await timed(async () => (await fetch(`${app.origin}/api/v1/health`)).text());
+      if (i >= 10) health.push(ms);
+    }
+    rows.push({ backend: kind, measurement: "baseline over HTTP: GET /api/v1/health", ...stats(health), target: "" });
+    await series(
+      "rule 1 over HTTP (POST /api/v1/telephony/inbound)",
+      async (i) => {
+        const response = await fetch(`${app.origin}/api/v1/telephony/inbound`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded", "x-sip-auth-secret": SECRET },
+          body: new URLSearchParams({ number: clientOf(freeIndex(i), i + 3), did: TRUNK, sipCallId: `bench-http-${(sequence += 1)}@carrier`, tried: "" }),
+        });
+        const text = await response.text();
+        const fields = Object.fromEntries(text.split("\n")[0].split(";").map((pair) => pair.split("=")));
+        const callId = Number(fields.id);
+        return response.status === 200
+          ? {
+              ring: true,
+              callId,
+              login: fields.ring,
+              userId: 0,
+              // Client g is manager g's (SIP login 8100 + g): rule 1 rang him.
+              rule: fields.ring === String(8100 + freeIndex(i)) ? 1 : 0,
+              record: false,
+              ringSeconds: Number(fields.ring_s),
+            }
+          : { ring: false, callId, sipCode: response.status as 480 | 486, phrase: "No Managers" };
+      },
+      (route) => route.ring && route.rule === 1,
+    );
+  } finally {
+    await app.stop();
+  }
   await series(
     "missed: three managers tried already (480, callback)",
     (i) => ask(db, clientOf(freeIndex(i), i + 7), TRUNK, "8100,8101,8102"),
