@@ -24,7 +24,7 @@ import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
-import { formatKyiv } from "../../common/business-time";
+import { formatKyiv } from "../../common/business-zone";
 import { addOneSchema, pasteSchema } from "../../common/schemas/dnc";
 import { FieldError, formProps, inputProps, resultOf, textareaProps, unshownError, useSchemaForm, type AnyField } from "../components/ui/forms";
 

@@ -11,7 +11,7 @@ import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
-import { formatKyiv } from "../../common/business-time";
+import { formatKyiv } from "../../common/business-zone";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, webhookInputSchema } from "../../common/schemas/webhooks";
 import { FieldError, formProps, isChosen, resultOf, unshownError, useSchemaForm, TextField } from "../components/ui/forms";
 import {

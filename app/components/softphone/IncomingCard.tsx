@@ -1,6 +1,6 @@
 import { useEffect, useState } from "react";
 import type { IncomingCard as Card } from "../../../server/core/telephony/inbound";
-import { formatKyiv } from "../../../common/business-time";
+import { formatKyiv } from "../../../common/business-zone";
 import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 import { callDirectionText } from "../../../common/call-direction";
 
