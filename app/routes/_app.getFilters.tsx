@@ -7,6 +7,8 @@ import { actionError } from "../errors.server";
 import { chooseFilter, ChoiceFields, enterOnlyTopic, topicChoices } from "../filters.server";
 import { readFields, readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
 

@@ -29,6 +29,10 @@ import {
   type WebhookView,
 } from "../webhooks.server";
 import { API_KEY_SCOPE_NAMES, API_KEY_SCOPES, apiKeyInputSchema } from "../../common/schemas/api-keys";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Интеграции" }];
 

@@ -19,6 +19,8 @@ import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { lazyModule, useLoadAfterHydration } from "../lib/lazy-module";
 import { actorOf, callbackTimesNow, loadLeadPanel, pressAction, requireUser } from "../server-imports/leadpanel.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 

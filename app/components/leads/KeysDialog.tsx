@@ -1,4 +1,6 @@
 import { Modal, ModalClose } from "../ui/Modal";
+// Loaded after the layout, and shares its modules: one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 /**
  * The lead panel's «Клавиши» dialog (issue 18): a chunk of its own, fetched once the panel is interactive and

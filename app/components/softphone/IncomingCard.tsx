@@ -3,6 +3,8 @@ import type { IncomingCard as Card } from "../../../server/core/telephony/inboun
 import { formatKyiv } from "../../../common/business-zone";
 import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 import { callDirectionText } from "../../../common/call-direction";
+// Loaded after the layout, and shares its modules: one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 const OUTCOMES: Record<string, string> = {
   answered: "разговор",
