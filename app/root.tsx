@@ -11,6 +11,7 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect, type ReactNode } from "react";
+import { HeadPreloads } from "./components/HeadPreloads";
 import { InspectionGuard } from "./components/scripts/InspectionGuard";
 import { ServerMessage, Toasts } from "./components/ui/Toasts";
 import { useNonce } from "./lib/nonce";
@@ -47,6 +48,7 @@ export function Layout({ children }: { children: ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <HeadPreloads />
         <Meta />
         <Links />
       </head>
