@@ -23,7 +23,8 @@ export function Stylesheet({ href, inline }: { href: string; inline: boolean }) 
   if (!inlined) return <link rel="stylesheet" href={href} />;
   return (
     <>
-      <style id={INLINE_ID} dangerouslySetInnerHTML={{ __html: text }} />
+      {/* data-href: which built file it is (a script or a test reading the document finds the asset by it). */}
+      <style id={INLINE_ID} data-href={href} dangerouslySetInnerHTML={{ __html: text }} />
       {hydrated ? <link rel="prefetch" href={href} as="style" /> : null}
     </>
   );
