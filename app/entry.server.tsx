@@ -6,6 +6,9 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
 import { databaseUnavailablePage, isDatabaseUnavailable } from "./errors.server";
+import { StylesheetText } from "./lib/inline-stylesheet";
+import { stylesheetText } from "./stylesheet.server";
+import stylesheet from "./tailwind.css";
 
 /** The status press sent by the lead panel's script, which server/web.ts serves at PRESS_PATH (decision 068). */
 export { press } from "./press.server";
@@ -13,8 +16,9 @@ export { press } from "./press.server";
 const ABORT_DELAY = 5_000;
 
 /**
- * Remix's Node entry, with two changes: the CSP nonce of this response goes to every inline script React and
- * Remix write, and NUL bytes are dropped from the stream (docs/decisions/002).
+ * Remix's Node entry, with three changes: the CSP nonce of this response goes to every inline script React and
+ * Remix write, NUL bytes are dropped from the stream (docs/decisions/002), and the stylesheet's text is there for
+ * a document that inlines it (app/stylesheet.server.ts, decision 090).
  */
 export default function handleRequest(
   request: Request,
@@ -40,7 +44,9 @@ export default function handleRequest(
     };
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        <StylesheetText.Provider value={stylesheetText(stylesheet) ?? ""}>
+          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+        </StylesheetText.Provider>
       </NonceProvider>,
       {
         nonce,

@@ -11,23 +11,27 @@ import {
   useRouteLoaderData,
 } from "@remix-run/react";
 import { useEffect, type ReactNode } from "react";
+import { HeadPreloads } from "./components/HeadPreloads";
 import { InspectionGuard } from "./components/scripts/InspectionGuard";
 import { ServerMessage, Toasts } from "./components/ui/Toasts";
 import { useNonce } from "./lib/nonce";
 import stylesheet from "./tailwind.css";
-import { data, readFlash, readTheme } from "./server-imports/root.server";
+import { Stylesheet } from "./lib/inline-stylesheet";
+import { data, readFlash, readTheme, stylesheetChoice } from "./server-imports/root.server";
 
-export const links: LinksFunction = () => [
-  { rel: "stylesheet", href: stylesheet },
-  { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
-];
+// The stylesheet is the Layout's (<Stylesheet>: inlined in a browser's first document, decision 090).
+export const links: LinksFunction = () => [{ rel: "icon", href: "/favicon.svg", type: "image/svg+xml" }];
 
 export const meta: MetaFunction = () => [{ title: "Лиды" }];
 
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const theme = await readTheme(request);
   const { flash, clear } = await readFlash(request);
-  return data({ theme, flash, publicSettings: context.deps.config.publicSettings }, { headers: clear ? { "Set-Cookie": clear } : undefined });
+  const css = stylesheetChoice(request, stylesheet);
+  const headers = new Headers();
+  if (clear) headers.append("Set-Cookie", clear);
+  if (css.setCookie) headers.append("Set-Cookie", css.setCookie);
+  return data({ theme, flash, inlineCss: css.inline, publicSettings: context.deps.config.publicSettings }, { headers });
 }
 
 export function Layout({ children }: { children: ReactNode }) {
@@ -47,7 +51,9 @@ export function Layout({ children }: { children: ReactNode }) {
       <head>
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <HeadPreloads />
         <Meta />
+        <Stylesheet href={stylesheet} inline={root?.inlineCss ?? false} />
         <Links />
       </head>
       <body className="min-h-screen bg-slate-100 text-slate-900 antialiased dark:bg-slate-950 dark:text-slate-100">

@@ -4,8 +4,9 @@
  * @date-fns/tz's (TZDate), not ours. The browser formats with the same zone.
  */
 import { TZDate } from "@date-fns/tz";
+import { BUSINESS_TIME_ZONE, formatKyiv } from "./business-zone";
 
-export const BUSINESS_TIME_ZONE = "Europe/Kyiv";
+export { BUSINESS_TIME_ZONE, formatKyiv };
 
 const pad = (n: number) => String(n).padStart(2, "0");
 const inKyiv = (instant: Date) => new TZDate(instant.getTime(), BUSINESS_TIME_ZONE);
@@ -34,10 +35,6 @@ export function kyivWallClock(at: Date): string {
 export function kyivInstant(year: number, month: number, day: number, hour = 0, minute = 0): Date {
   return new Date(new TZDate(year, month - 1, day, hour, minute, BUSINESS_TIME_ZONE).getTime());
 }
-
-const shortDateTime = new Intl.DateTimeFormat("ru-RU", { timeZone: BUSINESS_TIME_ZONE, dateStyle: "short", timeStyle: "short" });
-/** "25.11.2026, 10:00" in Kyiv time. */
-export const formatKyiv = (at: Date | string | number) => shortDateTime.format(new Date(at));
 
 /** "15:30" when the instant is on today's Kyiv date, else formatKyiv's "25.11.2026, 15:30" (a callback's time). */
 export function formatKyivClock(at: Date | string | number, now = new Date()): string {

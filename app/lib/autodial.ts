@@ -3,7 +3,7 @@
  * lead on screen is dialled by itself now, or why not; which ended calls say the line is down. The panel feeds it
  * what it knows; the unit tests feed it the same by hand (test/core/autodial.test.ts).
  */
-import { PROXY_REFUSALS } from "../../common/sip-reasons";
+import { PROXY_REFUSALS } from "../../common/proxy-refusals";
 import { callReport, type PhoneState } from "./softphone/machine";
 
 /** Two calls in a row that failed on the network stop autodial (the line looks down). */

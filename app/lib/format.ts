@@ -1,5 +1,5 @@
 /** Money is USD in ru-RU format; times are Europe/Kyiv, ru-RU (SPEC §9). */
-import { BUSINESS_TIME_ZONE } from "../../common/business-time";
+import { BUSINESS_TIME_ZONE } from "../../common/business-zone";
 
 const usd = new Intl.NumberFormat("ru-RU", { style: "currency", currency: "USD" });
 export const formatUsd = (amount: number) => usd.format(amount);

@@ -9,6 +9,7 @@ import { useBackgroundRefresh } from "../lib/background-refresh";
 import { TableFrame } from "../components/ui/Table";
 import { ScoreNumbersTable } from "../components/quality/QualityNumbers";
 import { callDirectionText } from "../../common/call-direction";
+import type { PieDrawing } from "../components/charts/pie-drawing.server";
 import type { ScoreNumbers } from "../quality.server";
 import type { Statistics } from "../statistics.server";
 import type { RecordedCall } from "../calls.server";
@@ -17,6 +18,7 @@ import {
   actorOf,
   breakTimeToday,
   diskWarning,
+  drawPie,
   getPersonalStatistics,
   getStatistics,
   recentRecordedCalls,
@@ -24,6 +26,10 @@ import {
   scoreNumbers,
   webhooksSwitchedOff,
 } from "../server-imports/dashboard.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Главная" }];
 
@@ -40,12 +46,23 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
       webhooksSwitchedOff(context.deps.db, actor),
     ]);
     const { recordings: rec } = context.deps;
-    return { view: "admin" as const, stats, breaks, recordings, scores, hooksOff, diskWarning: diskWarning(rec.folder, rec.disk()) };
+    const statuses = Object.entries(stats.statusCounts).map(([label, value]) => ({ label, value, color: stats.statusColors[label] }));
+    return {
+      view: "admin" as const,
+      stats,
+      statusPie: statuses.length === 0 ? null : drawPie(statuses),
+      breaks,
+      recordings,
+      scores,
+      hooksOff,
+      diskWarning: diskWarning(rec.folder, rec.disk()),
+    };
   }
+  const personal = await getPersonalStatistics(context.deps.db, actor, user.id);
   return {
     view: "manager" as const,
     name: user.displayName || user.login,
-    personal: await getPersonalStatistics(context.deps.db, actor, user.id),
+    personalPie: personal.length === 0 ? null : drawPie(personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))),
   };
 }
 
@@ -58,6 +75,7 @@ export default function HomePage() {
   return data.view === "admin" ? (
     <Dashboard
       stats={data.stats}
+      statusPie={data.statusPie}
       breaks={data.breaks}
       recordings={data.recordings}
       scores={data.scores}
@@ -65,12 +83,13 @@ export default function HomePage() {
       hooksOff={data.hooksOff}
     />
   ) : (
-    <ManagerHome name={data.name} personal={data.personal} />
+    <ManagerHome name={data.name} personalPie={data.personalPie} />
   );
 }
 
 function Dashboard({
   stats,
+  statusPie,
   breaks,
   recordings,
   scores,
@@ -78,6 +97,8 @@ function Dashboard({
   hooksOff,
 }: {
   stats: Statistics;
+  /** The status shares' donut, drawn by the loader (null: no status today). */
+  statusPie: PieDrawing | null;
   breaks: ManagerBreakDay[];
   recordings: RecordedCall[];
   scores: ScoreNumbers[];
@@ -93,7 +114,6 @@ function Dashboard({
     ["Всего баз", stats.totalDatabases, "stat-total-databases"],
     ["Всего контактов", stats.totalContacts, "stat-total-contacts"],
   ];
-  const entries = Object.entries(stats.statusCounts).map(([label, value]) => ({ label, value, color: stats.statusColors[label] }));
   const top = Array.from({ length: 5 }, (_, i) => stats.topManagers[i]).filter(Boolean);
   return (
     <section>
@@ -148,10 +168,10 @@ function Dashboard({
         </div>
         <div className="card">
           <h2 className="mb-3 text-lg font-semibold">Статусы за сегодня</h2>
-          {entries.length === 0 ? (
+          {statusPie === null ? (
             <p className="text-sm text-slate-600 dark:text-slate-400">Не хватает информации для сбора статистики</p>
           ) : (
-            <PieChart entries={entries} title="Доли статусов за сегодня" testId="status-pie" />
+            <PieChart drawing={statusPie} title="Доли статусов за сегодня" testId="status-pie" />
           )}
         </div>
       </div>
@@ -253,7 +273,7 @@ function RecentRecordings({ recordings }: { recordings: RecordedCall[] }) {
   );
 }
 
-function ManagerHome({ name, personal }: { name: string; personal: Array<{ status: string; count: number; color: string }> }) {
+function ManagerHome({ name, personalPie }: { name: string; personalPie: PieDrawing | null }) {
   return (
     <section>
       <h1 className="page-title">Главная</h1>
@@ -266,10 +286,10 @@ function ManagerHome({ name, personal }: { name: string; personal: Array<{ statu
       </div>
       <div className="card">
         <h2 className="mb-3 text-lg font-semibold">Моя статистика</h2>
-        {personal.length === 0 ? (
+        {personalPie === null ? (
           <p className="text-sm text-slate-600 dark:text-slate-400">Не хватает информации для сбора статистики</p>
         ) : (
-          <PieChart entries={personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))} title="Мои статусы" testId="personal-pie" />
+          <PieChart drawing={personalPie} title="Мои статусы" testId="personal-pie" />
         )}
       </div>
     </section>

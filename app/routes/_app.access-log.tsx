@@ -10,6 +10,10 @@ import { TableFrame } from "../components/ui/Table";
 import { isAppError } from "../errors.server";
 import { formatDateTime } from "../lib/format";
 import { callDirectionText } from "../../common/call-direction";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Журнал доступа" }];
 

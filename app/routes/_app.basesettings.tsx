@@ -10,6 +10,8 @@ import { firstError } from "../lib/form-check";
 import { databaseSettingsSchema, INBOUND_MAX_MANAGERS, INBOUND_RING_SECONDS } from "../../common/schemas/settings";
 import { FieldError, formProps, inputProps, resultOf, textareaProps, useSchemaForm } from "../components/ui/forms";
 import { getDatabaseSettings, isAppError, saveDatabaseSettings } from "../settings.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Настройки баз" }];
 

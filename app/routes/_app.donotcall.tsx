@@ -24,9 +24,13 @@ import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
-import { formatKyiv } from "../../common/business-time";
+import { formatKyiv } from "../../common/business-zone";
 import { addOneSchema, pasteSchema } from "../../common/schemas/dnc";
 import { FieldError, formProps, inputProps, resultOf, textareaProps, unshownError, useSchemaForm, type AnyField } from "../components/ui/forms";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Не звонить" }];
 

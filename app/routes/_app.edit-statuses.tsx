@@ -24,6 +24,8 @@ import {
   updateStatus,
 } from "../statuses.server";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Статусы" }];
 

@@ -26,6 +26,10 @@ import { createExportSchema } from "../../common/schemas/exports";
 import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
 import { DateTime, TableFrame } from "../components/ui/Table";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Экспорт баз" }];
 

@@ -7,13 +7,15 @@ import { actionError } from "../errors.server";
 import { chooseFilter, ChoiceFields, enterOnlyTopic, topicChoices } from "../filters.server";
 import { readFields, readFormBody } from "../forms.server";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Выбор тематики" }];
 
 /**
- * SPEC /getFilters: the topics open to this user, each with its calling hours and its free clients (issue 41);
- * with a topic already chosen, straight to /leadpanel, and so with only one topic open to him (he enters it: there
- * is nothing to choose).
+ * SPEC /getFilters: the topics open to this user, each with its calling hours and the clients the panel would give
+ * him now (issue 41); with a topic already chosen, straight to /leadpanel, and so with only one topic open to him
+ * (he enters it: there is nothing to choose).
  */
 export async function loader({ request, context }: LoaderFunctionArgs) {
   const user = await requireUser(request, context);
@@ -39,6 +41,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 const count = (n: number) => n.toLocaleString("ru-RU");
+
+/**
+ * What the panel would give now (its own rules: new clients, due callbacks, retries whose delay has passed,
+ * re-worked statuses), and of how many, when new clients wait for their hours.
+ */
+function topicFreeText({ callableNow, waitingForHours }: { callableNow: number; waitingForHours: number }): string {
+  if (callableNow === 0 && waitingForHours === 0) return "Сейчас звонить некому";
+  if (waitingForHours === 0) return `Можно звонить сейчас: ${count(callableNow)}`;
+  return `Можно звонить сейчас: ${count(callableNow)} из ${count(callableNow + waitingForHours)} (у остальных нерабочее время)`;
+}
 
 export default function GetFiltersPage() {
   const { filters, isAdmin } = useLoaderData<typeof loader>();
@@ -88,11 +100,7 @@ export default function GetFiltersPage() {
                     Часы звонков: {filter.hours}
                   </span>
                   <span className="mt-1 block text-sm" data-testid="topic-free">
-                    {filter.free === 0
-                      ? "Новых клиентов нет"
-                      : filter.freeNow === filter.free
-                        ? `Можно звонить сейчас: ${count(filter.freeNow)}`
-                        : `Можно звонить сейчас: ${count(filter.freeNow)} из ${count(filter.free)} новых (у остальных нерабочее время)`}
+                    {topicFreeText(filter)}
                   </span>
                 </button>
               </li>

@@ -10,6 +10,8 @@ import { Banner, FILE_LABEL, fileRefusal, ImportProgress, ImportResultDialog, Ma
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
 import { previewPostSchema } from "../../common/schemas/imports";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Импорт базы" }];
 

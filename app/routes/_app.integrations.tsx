@@ -11,7 +11,7 @@ import { actionError, orAppMessage } from "../errors.server";
 import { formIntent, readFields, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { idFields, idSchema } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
-import { formatKyiv } from "../../common/business-time";
+import { formatKyiv } from "../../common/business-zone";
 import { WEBHOOK_EVENT_TYPES, WEBHOOK_EVENTS, webhookInputSchema } from "../../common/schemas/webhooks";
 import { FieldError, formProps, isChosen, resultOf, unshownError, useSchemaForm, TextField } from "../components/ui/forms";
 import {
@@ -29,6 +29,10 @@ import {
   type WebhookView,
 } from "../webhooks.server";
 import { API_KEY_SCOPE_NAMES, API_KEY_SCOPES, apiKeyInputSchema } from "../../common/schemas/api-keys";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Интеграции" }];
 

@@ -1,10 +1,10 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation, useRevalidator, type ShouldRevalidateFunction } from "@remix-run/react";
-import { useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from "react";
+import { lazy, Suspense, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from "react";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
 import { AutodialBar, useAutodial } from "../components/leads/Autodial";
-import { isTypingTarget, KeysDialog, useLeadPanelKeys } from "../components/leads/keys";
+import { isTypingTarget, useLeadPanelKeys } from "../components/leads/keys";
 import { announce, NO_LEADS, type TurnView } from "../components/leadpanel/answer";
 import { LeadBody, LeadHistory } from "../components/leadpanel/LeadBody";
 import { NoScriptQuestion } from "../components/leadpanel/NoScriptQuestion";
@@ -17,9 +17,16 @@ import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
+import { lazyModule, useLoadAfterHydration } from "../lib/lazy-module";
 import { actorOf, callbackTimesNow, loadLeadPanel, pressAction, requireUser } from "../server-imports/leadpanel.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Клиенты" }];
+
+/** «Клавиши» («?» or its button): fetched once the panel is interactive, drawn while open (decision 090). */
+const keysDialog = lazyModule(() => import("../components/leads/KeysDialog"));
+const KeysDialog = lazy(() => keysDialog.load().then((module) => ({ default: module.KeysDialog })));
 
 /** The parent routes' headers, and the action's Cache-Control when it set one (a press's answer: no-transform). */
 export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
@@ -95,6 +102,7 @@ export default function LeadPanelPage() {
   const revalidator = useRevalidator();
   const formRef = useRef<HTMLFormElement>(null);
   const [keysOpen, setKeysOpen] = useState(false);
+  useLoadAfterHydration(keysDialog);
   const hydrated = useHydrated();
 
   // With JavaScript a press is fetched by the page itself and its answer carries the next lead (decision 065).
@@ -252,7 +260,11 @@ export default function LeadPanelPage() {
         scheduleCallback={press.scheduleCallback}
         confirmReport={press.confirmReport}
       />
-      <KeysDialog open={keysOpen} onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />
+      {keysOpen ? (
+        <Suspense fallback={null}>
+          <KeysDialog open onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />
+        </Suspense>
+      ) : null}
     </section>
   );
 }

@@ -7,6 +7,8 @@ import { actionError } from "../errors.server";
 import { listFilters, toggleFilterActive } from "../filters.server";
 import { formIntent, readFields, readFormBody, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 /** /loadedbases: the filter (topic) cards above the bases table of the parent route. */
 export async function loader({ request, context }: LoaderFunctionArgs) {

@@ -7,6 +7,8 @@ import { ConfirmAction } from "../components/ui/ConfirmAction";
 import { actionMessage, resultOf } from "../components/ui/forms";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { filterFormAction, filterFormOptions, getFilter, isAppError, listFilters } from "../filters.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Изменить тематику" }];
 

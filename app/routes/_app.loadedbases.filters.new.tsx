@@ -5,6 +5,8 @@ import { FilterCards } from "../components/filters/FilterCards";
 import { FILTER_FORM, FilterForm, filterFormDefaults, FilterModal } from "../components/filters/FilterForm";
 import { resultOf } from "../components/ui/forms";
 import { filterFormAction, filterFormOptions, listFilters } from "../filters.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Новая тематика" }];
 

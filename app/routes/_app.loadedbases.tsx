@@ -9,6 +9,10 @@ import { actionError } from "../errors.server";
 import { formIntent, readFields, readFormBody, unknownIntent } from "../forms.server";
 import { idFields } from "../../common/validation";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 /**
  * /loadedbases (Мои базы): the topic (filter) cards come from the child routes (_app.loadedbases._index and

@@ -24,6 +24,10 @@ import {
 } from "../managers.server";
 import { localPathField } from "../redirects.server";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Менеджеры" }];
 

@@ -10,6 +10,8 @@ import { AmountForm } from "../components/money/AmountForm";
 import { adjustSchema } from "../../common/schemas/money";
 import { formatUsd } from "../lib/format";
 import { paymentsAction, paymentStats } from "../money.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);

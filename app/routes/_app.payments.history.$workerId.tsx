@@ -7,6 +7,8 @@ import { DialogOrSection } from "../components/ui/DialogOrSection";
 import { readTableParams, tableQuery } from "../components/money/workerTable";
 import { formatDateTime, formatUsd } from "../lib/format";
 import { loaderError, paymentsAction, paymentStats, payoutDetails, payoutHistory } from "../money.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);

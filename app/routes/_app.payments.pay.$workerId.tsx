@@ -8,6 +8,8 @@ import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { payoutSchema } from "../../common/schemas/money";
 import { formatUsd } from "../lib/format";
 import { paymentsAction, paymentStats } from "../money.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export async function loader({ request, context, params }: LoaderFunctionArgs) {
   const user = await requireAdminUser(request, context);

@@ -11,6 +11,10 @@ import { getRates, paymentsAction, paymentStats } from "../money.server";
 import { SortIcon } from "../components/ui/Icons";
 import { Pager } from "../components/ui/Pager";
 import { OneLine, stickyStart, TableFrame } from "../components/ui/Table";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Выплаты" }];
 

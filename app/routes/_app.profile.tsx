@@ -2,6 +2,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 import { useActionData, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { PieChart } from "../components/charts/PieChart";
+import { drawPie } from "../components/charts/pie-drawing.server";
 import { LogoutForm } from "../components/layout/LogoutForm";
 import { disputeFormName, DisputeFormSchema, MyScores } from "../components/quality/MyScores";
 import { actionError } from "../errors.server";
@@ -10,6 +11,10 @@ import { disputeScore, listScores } from "../quality.server";
 import { redirectWithToast } from "../toast.server";
 import { useBackgroundRefresh } from "../lib/background-refresh";
 import { getPersonalStatistics } from "../statistics.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Профиль" }];
 
@@ -21,7 +26,8 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
     // A manager's own scored calls (issue 39); an admin's scores of everyone are on /quality.
     user.isAdmin ? Promise.resolve(null) : listScores(context.deps.db, actor),
   ]);
-  return { name: user.displayName || user.login, personal, scores };
+  const personalPie = personal.length === 0 ? null : drawPie(personal.map((p) => ({ label: p.status, value: p.count, color: p.color })));
+  return { name: user.displayName || user.login, personalPie, scores };
 }
 
 /** The manager disputes one of his scores (once; core checks that it is his and the first). */
@@ -39,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 const PERSONAL_POLL_MS = 30_000;
 
 export default function ProfilePage() {
-  const { name, personal, scores } = useLoaderData<typeof loader>();
+  const { name, personalPie, scores } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>();
   useBackgroundRefresh(PERSONAL_POLL_MS);
   return (
@@ -47,14 +53,10 @@ export default function ProfilePage() {
       <h1 className="page-title">Профиль</h1>
       <div className="card space-y-4">
         <h2 className="text-lg font-semibold">{name}</h2>
-        {personal.length === 0 ? (
+        {personalPie === null ? (
           <p className="text-sm text-slate-600 dark:text-slate-400">Не хватает информации для сбора статистики</p>
         ) : (
-          <PieChart
-            entries={personal.map((p) => ({ label: p.status, value: p.count, color: p.color }))}
-            title="Моя статистика"
-            testId="personal-pie"
-          />
+          <PieChart drawing={personalPie} title="Моя статистика" testId="personal-pie" />
         )}
         <LogoutForm buttonClassName="btn-danger" />
       </div>

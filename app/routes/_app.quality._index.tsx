@@ -6,6 +6,10 @@ import { ScoreBadge } from "../components/quality/ScoreParts";
 import { TableFrame, TableHead } from "../components/ui/Table";
 import { formatDateTime } from "../lib/format";
 import { listScorecards, listScores, scoreNext, scoreNumbers } from "../quality.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Оценка звонков" }];
 

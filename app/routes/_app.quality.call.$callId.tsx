@@ -16,6 +16,8 @@ import { formatDateTime } from "../lib/format";
 import { addCallComment, callSheet, type CallSheet, decideDispute, deleteCallComment, scoreCall } from "../quality.server";
 import { redirectWithToast } from "../toast.server";
 import { callDirectionText } from "../../common/call-direction";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Оценка звонка" }];
 

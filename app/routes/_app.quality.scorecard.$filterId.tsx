@@ -8,6 +8,8 @@ import { actionError, isAppError } from "../errors.server";
 import { formIntent, readFormBody, submitForm, unknownIntent } from "../forms.server";
 import { getScorecard, saveScorecard } from "../quality.server";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Оценочный лист" }];
 

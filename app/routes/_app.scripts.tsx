@@ -14,6 +14,8 @@ import { scriptSchema } from "../../common/schemas/scripts";
 import { idFields, idSchema } from "../../common/validation";
 import { FieldError, formProps, resultOf, unshownError, useSchemaForm, TextField } from "../components/ui/forms";
 import { redirectWithToast } from "../toast.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Настройка скриптов" }];
 

@@ -4,6 +4,8 @@ import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireUser } from "../auth.server";
 import { ScriptContent } from "../components/scripts/ScriptViewer";
 import { findReadableScript } from "../scripts.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 export const meta: MetaFunction<typeof loader> = ({ data: loaded }) => [{ title: loaded?.script?.name ?? "Скрипт" }];
 

@@ -9,6 +9,10 @@ import { pageParams, paginate, Pager } from "../components/ui/Pager";
 import { TableFrame } from "../components/ui/Table";
 import { useHydrated } from "../components/ui/DialogOrSection";
 import { notify } from "../components/ui/Toasts";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Поиск клиента" }];
 

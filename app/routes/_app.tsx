@@ -32,6 +32,8 @@ import {
   redirect,
   requireUser,
 } from "../server-imports/app-layout.server";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
 
 /** The root layout of SPEC §2: every page behind it needs a logged-in user. */
 export async function loader({ request, context }: LoaderFunctionArgs) {

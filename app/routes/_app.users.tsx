@@ -15,6 +15,10 @@ import { idFields } from "../../common/validation";
 import { forceLogout, isAppError, listUsersOnline } from "../managers.server";
 import { redirectWithToast } from "../toast.server";
 import { TableFrame } from "../components/ui/Table";
+// Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
+import "../layout-chunk";
+// It draws a table, the score numbers or the donut: one chunk of them (app/tables-chunk.ts, decision 090).
+import "../tables-chunk";
 
 export const meta: MetaFunction = () => [{ title: "Юзеры онлайн" }];
 

@@ -1,7 +1,7 @@
 import type { LoaderFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { requireUser } from "../auth.server";
-import { webPhoneRedirectUrl } from "../lib/softphone/config";
+import { webPhoneRedirectUrl } from "../server-imports/web-phone.server";
 
 /**
  * SPEC /webPhone: sends a logged-in user to the external web-phone page (WEBPHONE_URL) with a timestamp query

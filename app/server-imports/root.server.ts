@@ -4,3 +4,4 @@ import "../context.server";
 export { data } from "@remix-run/node";
 export { readTheme } from "../theme.server";
 export { readFlash } from "../toast.server";
+export { stylesheetChoice } from "../stylesheet.server";

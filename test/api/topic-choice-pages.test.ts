@@ -1,6 +1,7 @@
-import { eq, inArray } from "drizzle-orm";
+import { eq, inArray, sql } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { contacts, filters, users } from "../../db/schema";
+import { callbacks, contacts, doNotCall, filterRetryRules, filters, users } from "../../db/schema";
+import { claimNext, loadWorkSet } from "../../server/core/leads/allocation";
 import { DEFAULT_CALLING_HOURS } from "../../server/core/filters/calling-hours";
 import { callsResume, callsResumeText } from "../../server/core/filters/topic-choice";
 import { fillPublicHolidays, holidayYears } from "../../server/core/filters/holidays";
@@ -74,7 +75,7 @@ describe("/getFilters", () => {
     expect(text).toMatch(/Дневная Часы звонков: ежедневно круглосуточно · по местному времени клиента Можно звонить сейчас: 2 /);
     expect(text).toContain(
       `Вечерняя Часы звонков: Пн–Пт ${closed.callsFrom}–${closed.callsUntil}; в праздники не звоним · по местному времени клиента ` +
-        "Можно звонить сейчас: 0 из 4 новых (у остальных нерабочее время)",
+        "Можно звонить сейчас: 0 из 4 (у остальных нерабочее время)",
     );
 
     // One client of the other base in India, whose hours (an hour either side of his clock) are open now: he is
@@ -85,7 +86,49 @@ describe("/getFilters", () => {
       .set({ callsFrom: clockIn("Asia/Kolkata", -60), callsUntil: clockIn("Asia/Kolkata", 60), callDays: ALL_DAYS })
       .where(eq(filters.id, later.id));
     const again = textOf((await getPage(t, "/getFilters", m.cookie)).text);
-    expect(again).toContain("Можно звонить сейчас: 1 из 4 новых");
+    expect(again).toContain("Можно звонить сейчас: 1 из 4 (у остальных нерабочее время)");
+  });
+
+  it("counts the clients the panel would give now, by its own rules: a due callback and a due retry, not only new ones", async () => {
+    const m = await manager();
+    const s = await statusesByText(t.db);
+    const base = await createBase(t.db, { count: 5 });
+    const [retryDue, retryNotYet, callback, done, listedRetry] = base.contacts;
+    // «Отказ» comes back after an hour by the topic's retry rule; «Заявка» is never worked again here.
+    const topic = await createFilterRow(t.db, { name: "Повторы", managerIds: [m.user.id], databaseIds: [base.base.id], statusIds: [] });
+    await t.db.update(filters).set({ callsFrom: "00:00", callsUntil: "00:00", callDays: ALL_DAYS }).where(eq(filters.id, topic.id));
+    await t.db
+      .insert(filterRetryRules)
+      .values({ filterId: topic.id, statusId: s["Отказ"].id, delayMinutes: 60, maxAttempts: 5, finalStatusId: s["Заявка"].id });
+    const pressed = (id: number, status: string, minutesAgo: number) =>
+      t.db.execute(sql`update contacts set status_id = ${s[status].id}, status_at = now() - make_interval(mins => ${minutesAgo}) where id = ${id}`);
+    await pressed(retryDue.id, "Отказ", 120);
+    await pressed(retryNotYet.id, "Отказ", 10);
+    await pressed(listedRetry.id, "Отказ", 120);
+    await t.db.insert(doNotCall).values({ phoneKey: listedRetry.phoneKey, phone: listedRetry.phone });
+    await pressed(done.id, "Заявка", 120);
+    // His callback, due half an hour ago (past the grace time: the overdue tier would give it too; it is one client).
+    await pressed(callback.id, "Перезвонить", 60);
+    await t.db.insert(callbacks).values({
+      contactId: callback.id,
+      databaseId: base.base.id,
+      userId: m.user.id,
+      filterId: topic.id,
+      statusText: "Перезвонить",
+      dueAt: new Date(Date.now() - 30 * 60_000),
+    });
+    // A second topic, so that he is asked to choose.
+    await createFilterRow(t.db, { name: "Пустая", managerIds: [m.user.id], databaseIds: [], statusIds: [] });
+
+    const text = textOf((await getPage(t, "/getFilters", m.cookie)).text);
+    expect(text).toMatch(/Повторы Часы звонков: ежедневно круглосуточно · по местному времени клиента Можно звонить сейчас: 2 /);
+    expect(text).toMatch(/Пустая Часы звонков: [^·]+· по местному времени клиента Сейчас звонить некому/);
+
+    // The turn gives exactly those two, the callback first, then nothing.
+    const work = await loadWorkSet(t.db, topic.id);
+    expect((await claimNext(t.db, m.user.id, 30, work))?.id).toBe(callback.id);
+    expect((await claimNext(t.db, m.user.id, 30, work))?.id).toBe(retryDue.id);
+    expect(await claimNext(t.db, m.user.id, 30, work)).toBeNull();
   });
 
   it("puts a manager with one topic straight into it, and does not offer him «Сменить тематику»", async () => {

@@ -8,7 +8,8 @@ import {
   secondsWord,
   type AutodialInputs,
 } from "../../app/lib/autodial";
-import { initialPhoneState, transition, type PhoneEvent, type PhoneState } from "../../app/lib/softphone/machine";
+import { initialPhoneState, type PhoneEvent, type PhoneState } from "../../app/lib/softphone/machine";
+import { transition } from "../../app/lib/softphone/transition";
 
 /** Progressive dialing's rule (decision 058): when the lead on screen is dialled by itself, and why not. */
 const ready: AutodialInputs = {

@@ -14,10 +14,10 @@ import {
   dialableNumber,
   initialPhoneState,
   requestCall,
-  transition,
   type PhoneEvent,
   type PhoneState,
 } from "../../app/lib/softphone/machine";
+import { transition } from "../../app/lib/softphone/transition";
 
 /** Runs events through the machine from a state; returns the final state and every toast shown. */
 function run(from: PhoneState, ...events: PhoneEvent[]) {

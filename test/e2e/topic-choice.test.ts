@@ -83,7 +83,7 @@ describe("choosing a topic", () => {
         expect(await first.getByTestId("topic-hours").textContent()).toBe("Часы звонков: ежедневно круглосуточно · по местному времени клиента");
         expect(await first.getByTestId("topic-free").textContent()).toBe("Можно звонить сейчас: 4");
         expect(await second.getByTestId("topic-hours").textContent()).toBe(`Часы звонков: ежедневно ${from}–${until} · по местному времени клиента`);
-        expect(await second.getByTestId("topic-free").textContent()).toBe("Можно звонить сейчас: 0 из 3 новых (у остальных нерабочее время)");
+        expect(await second.getByTestId("topic-free").textContent()).toBe("Можно звонить сейчас: 0 из 3 (у остальных нерабочее время)");
         // Nothing of the page is out of the window at this width.
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
         await shoot(page, `getFilters-${look.width}-${look.dark ? "dark" : "light"}-${javaScript ? "js" : "nojs"}`);

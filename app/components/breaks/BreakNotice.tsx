@@ -1,5 +1,5 @@
 import { Form, useFetcher } from "@remix-run/react";
-import { useHydrated } from "../ui/Pager";
+import { useHydrated } from "../ui/hydrated";
 import { BREAK_FETCHER, END_BREAK } from "./BreakToggle";
 
 export const ON_BREAK_TITLE = "Вы на перерыве";

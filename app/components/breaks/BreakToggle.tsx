@@ -1,7 +1,7 @@
 import { Form, useFetcher, useLocation } from "@remix-run/react";
 import { useEffect, useRef, useState } from "react";
 import { formatDuration } from "../../lib/softphone/machine";
-import { useHydrated } from "../ui/Pager";
+import { useHydrated } from "../ui/hydrated";
 import { notify } from "../ui/Toasts";
 
 export const START_BREAK = "Перерыв";

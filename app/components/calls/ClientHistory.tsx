@@ -1,7 +1,7 @@
 import { useRef } from "react";
 import type { HistoryEntry } from "../../calls.server";
 import { usePlayReport } from "../../lib/heard-audio";
-import { formatKyiv } from "../../../common/business-time";
+import { formatKyiv } from "../../../common/business-zone";
 import { callDirectionText } from "../../../common/call-direction";
 import { formatDateTime } from "../../lib/format";
 import { formatDuration } from "../../lib/softphone/machine";

@@ -1,61 +1,48 @@
-import { Group } from "@visx/group";
-import { Pie } from "@visx/shape";
 import { useState } from "react";
-import { pieSlices } from "./pieSlices";
+import type { PieDrawing } from "./pie-drawing.server";
 
 interface PieChartProps {
-  /** Each entry's own colour (a status's colour from the server). */
-  entries: Array<{ label: string; value: number; color: string }>;
+  /** The donut as the loader drew it (drawPie). */
+  drawing: PieDrawing;
   /** Read by screen readers and shown as the SVG's title. */
   title: string;
-  size?: number;
   testId?: string;
 }
 
 const GREYED = "#cbd5e1";
 
 /**
- * A donut of shares (visx Pie), rendered as SVG on the server so it shows before hydration. Hovering a slice
- * or its legend row highlights it and greys the others; the legend gives label and rounded percent.
+ * A donut of shares, its paths drawn on the server (drawPie: visx's geometry, none of its code in the browser),
+ * so it shows before hydration and without JavaScript. Hovering a slice or its legend row highlights it and greys
+ * the others; the legend gives label and rounded percent.
  */
-export function PieChart({ entries, title, size = 240, testId }: PieChartProps) {
+export function PieChart({ drawing, title, testId }: PieChartProps) {
   const [active, setActive] = useState<string | null>(null);
-  const slices = pieSlices(entries);
+  const { size, slices } = drawing;
   const radius = size / 2;
   const fill = (label: string, color: string) => (active === null || active === label ? color : GREYED);
   return (
     <div className="flex flex-wrap items-center justify-center gap-6 sm:justify-start" data-testid={testId}>
       <svg width={size} height={size} viewBox={`0 0 ${size} ${size}`} role="img" aria-label={title}>
         <title>{title}</title>
-        <Group top={radius} left={radius}>
-          <Pie
-            data={slices}
-            pieValue={(s) => s.value}
-            pieSortValues={null}
-            outerRadius={radius - 4}
-            innerRadius={radius * 0.5}
-            padAngle={slices.length > 1 ? 0.01 : 0}
-          >
-            {(pie) =>
-              pie.arcs.map((arc) => (
-                <path
-                  key={arc.data.label}
-                  d={pie.path(arc) ?? ""}
-                  fill={fill(arc.data.label, arc.data.color)}
-                  // The gaps between slices are the card's own colour, in either theme.
-                  className="cursor-pointer stroke-white transition-colors dark:stroke-slate-800"
-                  strokeWidth={active === arc.data.label ? 2 : 1}
-                  data-label={arc.data.label}
-                  data-active={active === arc.data.label ? "true" : undefined}
-                  onMouseEnter={() => setActive(arc.data.label)}
-                  onMouseLeave={() => setActive(null)}
-                >
-                  <title>{`${arc.data.label}: ${arc.data.value} (${arc.data.percent}%)`}</title>
-                </path>
-              ))
-            }
-          </Pie>
-        </Group>
+        <g className="visx-group" transform={`translate(${radius}, ${radius})`}>
+          {slices.map((slice) => (
+            <path
+              key={slice.label}
+              d={slice.d}
+              fill={fill(slice.label, slice.color)}
+              // The gaps between slices are the card's own colour, in either theme.
+              className="cursor-pointer stroke-white transition-colors dark:stroke-slate-800"
+              strokeWidth={active === slice.label ? 2 : 1}
+              data-label={slice.label}
+              data-active={active === slice.label ? "true" : undefined}
+              onMouseEnter={() => setActive(slice.label)}
+              onMouseLeave={() => setActive(null)}
+            >
+              <title>{`${slice.label}: ${slice.value} (${slice.percent}%)`}</title>
+            </path>
+          ))}
+        </g>
       </svg>
       <ul className="space-y-1 text-sm">
         {slices.map((s) => (

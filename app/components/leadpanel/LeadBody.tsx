@@ -4,7 +4,7 @@ import type { LeadPanel } from "../../leads.server";
 import { ClientHistory } from "../calls/ClientHistory";
 import { CallButton } from "../leads/CallButton";
 import { LeadCard } from "../leads/LeadCard";
-import { DO_NOT_CALL_REFUSAL } from "../../../common/sip-reasons";
+import { DO_NOT_CALL_REFUSAL } from "../../../common/proxy-refusals";
 import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 
 /**

@@ -1,8 +1,13 @@
-import { useEffect } from "react";
+import { lazy, Suspense, useEffect } from "react";
 import { cannotCallReason } from "../../lib/softphone/machine";
-import { CallControls } from "../softphone/CallControls";
 import { PhoneStatus } from "../softphone/PhoneStatus";
 import { useSoftphone } from "../softphone/SoftphoneProvider";
+
+/**
+ * The call's controls show once the softphone runs (after hydration, sip.js loaded): their code is fetched then,
+ * not before the page is interactive (decision 090).
+ */
+const CallControls = lazy(() => import("../softphone/CallControls").then((module) => ({ default: module.CallControls })));
 
 /**
  * Позвонить on the lead panel. With the softphone running (JavaScript on, the user has SIP credentials) it dials
@@ -42,7 +47,9 @@ export function CallButton({ phone, contactId, refusal = null }: { phone: string
           </button>
         ) : null}
         <PhoneStatus state={state} testId="call-state" id="call-state" />
-        <CallControls state={state} contactId={contactId ?? null} />
+        <Suspense fallback={null}>
+          <CallControls state={state} contactId={contactId ?? null} />
+        </Suspense>
       </div>
     );
   }

@@ -7,7 +7,7 @@ import { notify, ServerMessage, useAnswerKey } from "../ui/Toasts";
 import { FieldError, formProps, inputProps, resultOf, selectProps, unshownError, useSchemaForm } from "../ui/forms";
 import { generateAccessKey, generatePassword, SIP_PREFIXES } from "../../../common/credentials";
 import { LOGIN_NEEDED_FOR_SIP, registerSchema, sipRequestSchema } from "../../../common/schemas/users";
-import { useHydrated } from "../ui/Pager";
+import { useHydrated } from "../ui/hydrated";
 import { ADD_FORM, EMPTY_ADD_FORM, type ManagersActionData } from "./types";
 
 export const CREATE_FAILED = "Ошибка при создании менеджера";

@@ -2,7 +2,7 @@ import { Form, Link, useFetcher } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { notify } from "../ui/Toasts";
 import { OneLine, TableFrame } from "../ui/Table";
-import { useHydrated } from "../ui/Pager";
+import { useHydrated } from "../ui/hydrated";
 import { EDITABLE_FIELDS, FIELD_LABELS, type EditableField, type ManagerRow, type ManagersActionData } from "./types";
 import { CheckIcon, CloseIcon, PencilIcon, TrashIcon } from "../ui/Icons";
 

@@ -1,6 +1,8 @@
 import { useEffect, useState } from "react";
 import { DTMF_KEYS, describeRegistration, formatDuration, type PhoneState } from "../../lib/softphone/machine";
 import { useSoftphone } from "./SoftphoneProvider";
+// Loaded after the layout, and shares its modules: one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 /** The running call's length from the answer, updated every second. */
 function CallTimer({ answeredAt }: { answeredAt: number }) {

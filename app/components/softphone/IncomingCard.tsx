@@ -1,8 +1,10 @@
 import { useEffect, useState } from "react";
 import type { IncomingCard as Card } from "../../../server/core/telephony/inbound";
-import { formatKyiv } from "../../../common/business-time";
+import { formatKyiv } from "../../../common/business-zone";
 import { DoNotCallNotice } from "../ui/DoNotCallNotice";
 import { callDirectionText } from "../../../common/call-direction";
+// Loaded after the layout, and shares its modules: one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 const OUTCOMES: Record<string, string> = {
   answered: "разговор",

@@ -1,9 +1,15 @@
-import { useEffect, useRef } from "react";
+import { lazy, Suspense, useEffect, useRef } from "react";
 import { useLocation, useNavigate, useRevalidator } from "@remix-run/react";
-import { CALL_KEY_CODE, isTypingTarget, KeyCap } from "../leads/keys";
-import { IncomingCard } from "./IncomingCard";
+import { CALL_KEY_CODE, isTypingTarget, KeyCap } from "../leads/key-cap";
 import { PhoneStatus } from "./PhoneStatus";
 import { useSoftphone } from "./SoftphoneProvider";
+
+/**
+ * The caller's card shows only while a call comes in, so never before the softphone runs (after hydration): its
+ * code is fetched once the softphone is up, not before the page is interactive (decision 090).
+ */
+const loadIncomingCard = () => import("./IncomingCard");
+const IncomingCard = lazy(() => loadIncomingCard().then((module) => ({ default: module.IncomingCard })));
 
 /**
  * The phone on every page (above the footer, clear of its test-call button): its state, and the buttons for the
@@ -19,6 +25,11 @@ export function SoftphoneDock() {
     if (state?.sipCallId) takeCaller(state.sipCallId);
   };
   useIncomingCallKeys(ringingIn, answerCall, hangUp);
+  const running = state !== null;
+  useEffect(() => {
+    // In before the first call comes in (a failed fetch is tried again when the card is drawn).
+    if (running) loadIncomingCard().catch(() => {});
+  }, [running]);
   if (!state) return null;
   // The lead panel says the phone's state and has the buttons of its own calls (issue 31: the dock said it a second
   // time and covered the status buttons on a phone); an incoming call still rings and is handled here.
@@ -35,7 +46,11 @@ export function SoftphoneDock() {
       <span aria-hidden="true">☎</span>
       <div className="flex flex-col gap-1">
         <PhoneStatus state={state} testId="softphone-state" />
-        {state.direction === "in" && state.call !== "idle" ? <IncomingCard sipCallId={state.sipCallId} /> : null}
+        {state.direction === "in" && state.call !== "idle" ? (
+          <Suspense fallback={null}>
+            <IncomingCard sipCallId={state.sipCallId} />
+          </Suspense>
+        ) : null}
       </div>
       {ringingIn ? (
         <>

@@ -1,8 +1,13 @@
 import { useEffect, useRef, useState } from "react";
 import { getRealtimeClient } from "../../lib/realtime";
 import { meterHeardAudio } from "../../lib/heard-audio";
-import { ListenRefusal, postListen, type RelayLeg, receiveAudio, watchLeg } from "../../lib/supervision";
+import { lazyModule, useLoadAfterHydration } from "../../lib/lazy-module";
+import type { RelayLeg } from "../../lib/supervision";
 import { notify } from "../ui/Toasts";
+
+/** The WebRTC side of listening in (supervision.ts): fetched after hydration, a whisper needs it only once it starts (decision 090). */
+const supervision = lazyModule(() => import("../../lib/supervision"));
+const isRefusal = (error: unknown): error is Error => supervision.loaded !== null && error instanceof supervision.loaded.ListenRefusal;
 
 /**
  * The manager's side of a whisper (issue 28): told by the server that an admin whispers into his call, his page
@@ -11,6 +16,7 @@ import { notify } from "../ui/Toasts";
 export function WhisperReceiver() {
   const [on, setOn] = useState(false);
   const live = useRef<{ sessionId: number; leg: RelayLeg; unwatch: () => void } | null>(null);
+  useLoadAfterHydration(supervision);
 
   useEffect(() => {
     const client = getRealtimeClient();
@@ -23,6 +29,7 @@ export function WhisperReceiver() {
     const offStart = client.on("whisper", async ({ sessionId, sdp: offered }) => {
       end();
       try {
+        const { postListen, receiveAudio, watchLeg } = await supervision.load();
         const failure = "Не удалось принять подсказку";
         // The server pushes the offer with the news (issue 39); asked for only when it could not.
         const sdp = offered ?? (await postListen<{ sdp: string }>({ intent: "hear", sessionId: String(sessionId) }, failure)).sdp;
@@ -46,7 +53,7 @@ export function WhisperReceiver() {
         setOn(true);
       } catch (error) {
         end();
-        notify("error", error instanceof ListenRefusal ? error.message : "Не удалось принять подсказку: браузер не смог принять звук");
+        notify("error", isRefusal(error) ? error.message : "Не удалось принять подсказку: браузер не смог принять звук");
       }
     });
     const offEnd = client.on("whisperEnded", ({ sessionId }) => {

@@ -99,22 +99,6 @@ export const ChevronLeftIcon = () => (
   </svg>
 );
 
-/** A triangle with "!": warnings (toasts, banners). */
-export const WarningIcon = () => (
-  <svg {...base}>
-    <path d="M10.3 3.9L1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z" />
-    <path d="M12 9v4M12 17h.01" />
-  </svg>
-);
-
-/** A circle with "i": information (toasts). */
-export const InfoIcon = () => (
-  <svg {...base}>
-    <circle cx="12" cy="12" r="10" />
-    <path d="M12 16v-4M12 8h.01" />
-  </svg>
-);
-
 /** A barred circle: the do-not-call list. */
 export const BanIcon = () => (
   <svg {...base}>

@@ -1,6 +1,8 @@
 import * as Dialog from "@radix-ui/react-dialog";
 import type { ReactNode, RefObject } from "react";
 import { ModalClosing } from "./Modal";
+// Loaded after the layout, and shares its modules: one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 export interface ModalProps {
   open: boolean;

@@ -1,8 +1,39 @@
 import { useLocation, useNavigation } from "@remix-run/react";
 import { useEffect } from "react";
 import toast, { ToastBar, Toaster } from "react-hot-toast";
-import { InfoIcon, WarningIcon } from "./Icons";
 import type { NoticeOptions, ToastKind } from "./Toasts";
+
+/**
+ * The toasts' own icons, drawn as Icons.tsx draws its icons: here, not there, so the toast chunk (fetched after
+ * hydration, on every page) shares no module with the layout's first chunks (decision 090).
+ */
+const base = {
+  width: 16,
+  height: 16,
+  viewBox: "0 0 24 24",
+  fill: "none",
+  stroke: "currentColor",
+  strokeWidth: 2,
+  strokeLinecap: "round",
+  strokeLinejoin: "round",
+  "aria-hidden": true,
+} as const;
+
+/** A triangle with "!": warnings (toasts, banners). */
+const WarningIcon = () => (
+  <svg {...base}>
+    <path d="M10.3 3.9L1.8 18a2 2 0 0 0 1.7 3h17a2 2 0 0 0 1.7-3L13.7 3.9a2 2 0 0 0-3.4 0z" />
+    <path d="M12 9v4M12 17h.01" />
+  </svg>
+);
+
+/** A circle with "i": information (toasts). */
+const InfoIcon = () => (
+  <svg {...base}>
+    <circle cx="12" cy="12" r="10" />
+    <path d="M12 16v-4M12 8h.01" />
+  </svg>
+);
 
 /**
  * react-hot-toast and the app's toast area (Toasts.tsx says what they are): a chunk of its own, fetched once the page

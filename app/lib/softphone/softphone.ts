@@ -7,7 +7,10 @@ import { Invitation, Inviter, Registerer, RegistererState, SessionState, UserAge
 import type { SoftphoneConfig } from "./config";
 import { promptOfferFactory } from "./ice";
 import { setActiveSoftphone, type CallTerminator } from "./index";
-import { acceptsIncoming, initialPhoneState, requestCall, transition, type Notice, type PhoneEvent, type PhoneState } from "./machine";
+import { acceptsIncoming, initialPhoneState, requestCall, type Notice, type PhoneEvent, type PhoneState } from "./machine";
+import { transition } from "./transition";
+// Loaded after the layout, and shares its modules: one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 /** A REGISTER challenged twice is tried once more after this long. */
 const CHALLENGE_RETRY_MS = 1_000;

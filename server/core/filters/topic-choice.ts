@@ -4,10 +4,11 @@ import { type Columns, type RowOf, selectRows } from "../../../db/typed-sql";
 import type { Actor } from "../actor";
 import { type CallingHours, dayAndDate, hoursLiteral, hoursOfTopic, nextWindowStart, withinCallingHours } from "./calling-hours";
 import { chooseFilter, listOpenFilters } from "./filters";
+import { claimableCount, loadWorkSet } from "../leads/allocation";
 
 /**
- * Choosing a topic (issue 41, item 12): what /getFilters shows of each topic open to the user (its calling hours
- * and how many of its clients may be called now), the manager with one topic entering it by himself, and when the
+ * Choosing a topic (issue 41, item 12): what /getFilters shows of each topic open to the user (its calling hours,
+ * how many of its clients the panel would give him now, and how many new ones wait for their hours), the manager with one topic entering it by himself, and when the
  * calls of a topic whose clients all wait for their hours resume.
  */
 
@@ -54,10 +55,13 @@ export interface TopicChoice {
   name: string;
   /** callingHoursText of its window. */
   hours: string;
-  /** Never-worked clients of its bases nobody holds, not on the do-not-call list, with consent where it asks. */
-  free: number;
-  /** …of them inside their calling hours now: the ones a turn may hand out at once. */
-  freeNow: number;
+  /**
+   * The clients a turn would hand this user now (claimableCount, by the turn's own rules): never-worked ones,
+   * and his due callbacks, retries whose delay has passed, re-worked statuses, abandoned holds.
+   */
+  callableNow: number;
+  /** Never-worked clients nobody holds, off the do-not-call list, with consent where asked, outside their hours now. */
+  waitingForHours: number;
 }
 
 const FREE_COLUMNS = {
@@ -90,20 +94,29 @@ async function freeCounts(db: Db, filterIds: number[]): Promise<Map<number, RowO
   return new Map(rows.map((row) => [Number(row.filterId), { filterId: Number(row.filterId), free: Number(row.free), freeNow: Number(row.freeNow) }]));
 }
 
-/** /getFilters: the topics open to this user, each with its hours and its free clients (now and in all). */
+/**
+ * /getFilters: the topics open to this user, each with its hours, the clients the lead panel would give him now
+ * (counted by the turn's own rules: claimableCount), and the never-worked ones that wait for their hours.
+ */
 export async function topicChoices(db: Db, actor: Actor): Promise<TopicChoice[]> {
   const open = await listOpenFilters(db, actor.id);
-  const counts = await freeCounts(
-    db,
-    open.map((f) => f.id),
-  );
-  return open.map((f) => ({
-    id: f.id,
-    name: f.name,
-    hours: callingHoursText(f.callingHours),
-    free: counts.get(f.id)?.free ?? 0,
-    freeNow: counts.get(f.id)?.freeNow ?? 0,
-  }));
+  const [counts, callable] = await Promise.all([
+    freeCounts(
+      db,
+      open.map((f) => f.id),
+    ),
+    Promise.all(open.map(async (f) => claimableCount(db, actor.id, await loadWorkSet(db, f.id)))),
+  ]);
+  return open.map((f, i) => {
+    const free = counts.get(f.id);
+    return {
+      id: f.id,
+      name: f.name,
+      hours: callingHoursText(f.callingHours),
+      callableNow: callable[i],
+      waitingForHours: (free?.free ?? 0) - (free?.freeNow ?? 0),
+    };
+  });
 }
 
 /**

@@ -12,7 +12,7 @@ import { type CallingHours, DEFAULT_CALLING_HOURS, hoursColumnsOf, hoursLiteral,
 import { requireOpenFilter } from "../filters/filters";
 import { idSchema, parseInput } from "../validation";
 import { attemptColumns, attemptOf, type AttemptFacts, type LeadAttempt, leadInTopic, reworkStatusIds } from "./retry";
-import { type ClaimScope, type ClaimTier, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
+import { type ClaimScope, type ClaimTier, claimableNow, claimCtes, GRACE_FROM_SETTINGS, TIER_ORDER } from "./tiers";
 
 export type Tx = Parameters<Parameters<Db["transaction"]>[0]>[0];
 
@@ -158,6 +158,23 @@ export async function claimNext(
   if (work.databaseIds.length === 0) return null;
   const [row] = await selectRows(tx, claimedColumns(), (list) => claimStatement(userId, holdMinutes, work, tiers, list));
   return row ? presentWithAttempt(row) : null;
+}
+
+/**
+ * How many contacts a turn could hand this manager in this topic now: claimableNow, every tier by the rules
+ * claimNext picks with, nothing locked (his callbacks that are due, anyone's past the grace time, abandoned holds,
+ * retries whose delay has passed, never-worked clients, re-worked ones; each inside his hours, off the
+ * do-not-call list, with consent where asked, under the contact limits). /getFilters' «Можно звонить сейчас»
+ * (issue 41, item 12).
+ */
+export async function claimableCount(db: Db, userId: number, work: WorkSet): Promise<number> {
+  if (work.databaseIds.length === 0) return 0;
+  const [row] = await selectRows(
+    db,
+    { n: sql<number>`count(*)::int` },
+    (list) => sql`with ${workRow(userId, work)} select ${list} from (${claimableNow(workScope())}) claimable`,
+  );
+  return Number(row?.n ?? 0);
 }
 
 /** Serialises one manager's lead calls, so he never ends up holding two contacts. */

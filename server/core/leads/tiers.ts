@@ -73,6 +73,13 @@ const callable = (scope: ClaimScope, alias: string, options: { zoneOpen?: boolea
     : contactMayBeCalled(alias, scope.hours, scope.filterId, options);
 
 /**
+ * How a tier reads its rows: `pick`, the turn's, one contact id, locked (`FOR UPDATE SKIP LOCKED`), as a scalar
+ * subquery; `all`, every contact id the tier would hand out now, unlocked, as a SELECT (what «Можно звонить сейчас»
+ * counts: claimableNow). Both read the same WHERE: one rule.
+ */
+export type TierReading = "pick" | "all";
+
+/**
  * The row of `contacts` awaits no callback: the tiers that are not a callback's (retry, fresh, re-work) leave such a
  * client to his callback's manager (callbacks_pending_contact_idx).
  */
@@ -88,18 +95,22 @@ const callbackContactFree = (scope: ClaimScope) => sql`exists (select 1 from con
       where ct.id = cb.contact_id and ct.held_by is null and ${callable(scope, "ct")})`;
 
 /** 1. This manager's pending callbacks that are due, earliest first (callbacks_pending_user_idx). */
-export function dueCallbackTier(scope: ClaimScope): SQL {
-  return sql`(select cb.contact_id from callbacks cb
+export function dueCallbackTier(scope: ClaimScope, reading: TierReading = "pick"): SQL {
+  const rows = sql`from callbacks cb
     where cb.handed_at is null and cb.user_id = ${scope.userId} and cb.due_at <= now()
-      and cb.database_id = any(${scope.bases}) ${except(scope, sql`cb.contact_id`)} and ${callbackContactFree(scope)}
+      and cb.database_id = any(${scope.bases}) ${except(scope, sql`cb.contact_id`)} and ${callbackContactFree(scope)}`;
+  if (reading === "all") return sql`select cb.contact_id as id ${rows}`;
+  return sql`(select cb.contact_id ${rows}
     order by cb.due_at, cb.id limit 1 for update of cb skip locked)`;
 }
 
 /** 2. Pending callbacks of any manager, due longer ago than the grace time: ahead of every other lead. */
-export function overdueCallbackTier(scope: ClaimScope): SQL {
-  return sql`(select cb.contact_id from callbacks cb
+export function overdueCallbackTier(scope: ClaimScope, reading: TierReading = "pick"): SQL {
+  const rows = sql`from callbacks cb
     where cb.handed_at is null and cb.due_at < now() - make_interval(mins => ${scope.graceMinutes})
-      and cb.database_id = any(${scope.bases}) ${except(scope, sql`cb.contact_id`)} and ${callbackContactFree(scope)}
+      and cb.database_id = any(${scope.bases}) ${except(scope, sql`cb.contact_id`)} and ${callbackContactFree(scope)}`;
+  if (reading === "all") return sql`select cb.contact_id as id ${rows}`;
+  return sql`(select cb.contact_id ${rows}
     order by cb.due_at, cb.id limit 1 for update of cb skip locked)`;
 }
 
@@ -107,12 +118,14 @@ export function overdueCallbackTier(scope: ClaimScope): SQL {
  * 3. A contact whose holder abandoned it (few rows: the partial index on held_until). A holder on a break keeps
  * his lead however long the break lasts (decision 038).
  */
-export function expiredHoldTier(scope: ClaimScope): SQL {
-  return sql`(select id from contacts
+export function expiredHoldTier(scope: ClaimScope, reading: TierReading = "pick"): SQL {
+  const rows = sql`from contacts
     where held_by is not null and held_until < now() ${except(scope, sql`id`)}
       and database_id = any(${scope.bases})
       and (status_id is null or status_id = any(${scope.reworkStatuses}) or ${governedByRule(scope.filterId, "contacts")})
-      and ${callable(scope, "contacts")} and not ${onBreak(sql`contacts.held_by`)}
+      and ${callable(scope, "contacts")} and not ${onBreak(sql`contacts.held_by`)}`;
+  if (reading === "all") return sql`select id ${rows}`;
+  return sql`(select id ${rows}
     order by id limit 1 for update skip locked)`;
 }
 
@@ -130,8 +143,9 @@ export function expiredHoldTier(scope: ClaimScope): SQL {
  * statement began. Only when other turns hold all of those (many managers on one base and rule) does each walk
  * lock its own first free row; always doing so cost a lock per walk on every turn.
  */
-export function retryTier(scope: ClaimScope): SQL {
-  const dueWalks = (lock: boolean, perWalk: number) => sql`unnest(${scope.bases}) base(id)
+export function retryTier(scope: ClaimScope, reading: TierReading = "pick"): SQL {
+  // perWalk null: every due row of each walk (reading `all`).
+  const dueWalks = (lock: boolean, perWalk: number | null) => sql`unnest(${scope.bases}) base(id)
       join filter_retry_rules r on r.filter_id = ${scope.filterId}
       cross join lateral (
         ${openZoneKeys(sql`rz.database_id = base.id and rz.status_id = r.status_id`)}
@@ -142,9 +156,10 @@ export function retryTier(scope: ClaimScope): SQL {
               and contacts.status_at <= now() - make_interval(mins => r.delay_minutes) ${except(scope, sql`contacts.id`)}
               and ${awaitsNoCallback}
               and ${callable(scope, "contacts", { zoneOpen: true })}
-            order by contacts.status_at, contacts.id limit ${sql.raw(String(perWalk))}
+            ${perWalk === null ? sql`` : sql`order by contacts.status_at, contacts.id limit ${sql.raw(String(perWalk))}`}
             ${lock ? sql`for update of contacts skip locked` : sql``}) walk
         where ${zoneKeyOpen(scope)}) due`;
+  if (reading === "all") return sql`select due.id from ${dueWalks(false, null)}`;
   // The locking walks only when the first found candidates (none due: none to lock either).
   return sql`(with due_first as materialized (select due.id from ${dueWalks(false, 2)})
     select coalesce(
@@ -187,12 +202,14 @@ const zoneKeyOpen = (scope: ClaimScope) => sql`zone_key.key is not null and ${wi
  * Each open zone's walk locks its first callable row: one lock a turn when one zone is open in the base (the usual
  * base of one region), one per open zone in a base of several.
  */
-export function freshTier(scope: ClaimScope): SQL {
+export function freshTier(scope: ClaimScope, reading: TierReading = "pick"): SQL {
   const free = (alias: string) => {
     const a = sql.identifier(alias);
     return sql`${a}.database_id = base.id and ${a}.status_id is null and ${a}.held_by is null and not ${a}.listed`;
   };
-  return sql`(select pick.id from unnest(${scope.bases}) base(id)
+  const pick = reading === "pick";
+  // Reading `all`: each open zone's walk goes on past its first row, and every walk's rows are kept.
+  const walks = sql`unnest(${scope.bases}) base(id)
     cross join lateral (
       ${openZoneKeys(free("rz"))}
       select walk.id from zone_key
@@ -200,19 +217,23 @@ export function freshTier(scope: ClaimScope): SQL {
           where ${free("contacts")} and coalesce(contacts.tz, '') = zone_key.key
             and ${awaitsNoCallback}
             and ${callable(scope, "contacts", { zoneOpen: true })}
-          order by contacts.id limit 1 for update skip locked) walk
+          ${pick ? sql`order by contacts.id limit 1 for update skip locked` : sql``}) walk
       where ${zoneKeyOpen(scope)}
-      order by walk.id limit 1) pick
+      ${pick ? sql`order by walk.id limit 1` : sql``}) pick`;
+  if (!pick) return sql`select pick.id from ${walks}`;
+  return sql`(select pick.id from ${walks}
     limit 1)`;
 }
 
 /** 6. A contact whose status the topic works again (without a retry rule), least recently touched first, unless it awaits a callback. */
-export function reworkTier(scope: ClaimScope): SQL {
-  return sql`(select id from contacts
+export function reworkTier(scope: ClaimScope, reading: TierReading = "pick"): SQL {
+  const rows = sql`from contacts
     where database_id = any(${scope.bases}) and status_id = any(${scope.reworkStatuses})
       and held_by is null ${except(scope, sql`id`)}
       and ${awaitsNoCallback}
-      and ${callable(scope, "contacts")}
+      and ${callable(scope, "contacts")}`;
+  if (reading === "all") return sql`select id ${rows}`;
+  return sql`(select id ${rows}
     order by status_at nulls first, id limit 1 for update skip locked)`;
 }
 
@@ -238,6 +259,18 @@ export function claimPick(scope: ClaimScope, tiers: ClaimTier[] = TIER_ORDER): S
     tiers.map((t) => CLAIM_TIERS[t](scope)),
     sql`, `,
   )})`;
+}
+
+/**
+ * Every contact the turn could hand this manager now, whatever tier would (reading `all` of each: the same rules
+ * as claimPick, nothing locked), as a SELECT of distinct ids: what /getFilters counts as «Можно звонить сейчас»
+ * (issue 41, item 12). A contact two tiers would give (his own callback past the grace time) is one contact.
+ */
+export function claimableNow(scope: ClaimScope, tiers: ClaimTier[] = TIER_ORDER): SQL {
+  return sql.join(
+    tiers.map((t) => sql`(${CLAIM_TIERS[t](scope, "all")})`),
+    sql` union `,
+  );
 }
 
 /**
