@@ -831,7 +831,9 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
     phonesPages.push(page);
   }
   const takeAllRings = async () => (await Promise.all(phonesPages.map(takeRings))).flat();
-  const [{ ringSeconds }] = await db.select({ ringSeconds: sql<number>`coalesce((select inbound_ring_seconds from settings where id = 1), 20)` }).from(sql`(select 1) one`);
+  const [{ ringSeconds }] = await db
+    .select({ ringSeconds: sql<number>`coalesce((select inbound_ring_seconds from settings where id = 1), 20)` })
+    .from(sql`(select 1) one`);
   const timer = timeRoutingAnswers();
   const kamailio = `127.0.0.1:${stack.ports.sip}`;
   try {
@@ -890,18 +892,21 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
     const ownManager = sequential.placed.filter((call) =>
       ringsOf(sequential.rings, call.callId).some((ring) => ring.rang && ring.phone === managerOf(call.caller)),
     ).length;
-    printTable(`Calls in one after another (${INBOUND_CALLS}, each from another client; ${INBOUND_MANAGERS} softphones, ${INBOUND_PHONES_PER_PAGE} a page)`, [
-      {
-        measurement: "INVITE sent by the carrier → ringing in the manager's softphone (sip.js onInvite)",
-        ...stats(ringing),
-        target: percentile(ringing, 95) <= 300 ? "≤ 300 ms: met" : median(ringing) <= 300 ? "≤ 300 ms: median met, p95 NOT" : "≤ 300 ms: NOT met",
-      },
-      ...choiceRows("one call at a time", sequential.routing, sequential.histogram),
-      {
-        measurement: "calls that rang the manager who had called the client (the app's rule 1)",
-        calls: `${ownManager} of ${sequential.placed.length}`,
-      },
-    ]);
+    printTable(
+      `Calls in one after another (${INBOUND_CALLS}, each from another client; ${INBOUND_MANAGERS} softphones, ${INBOUND_PHONES_PER_PAGE} a page)`,
+      [
+        {
+          measurement: "INVITE sent by the carrier → ringing in the manager's softphone (sip.js onInvite)",
+          ...stats(ringing),
+          target: percentile(ringing, 95) <= 300 ? "≤ 300 ms: met" : median(ringing) <= 300 ? "≤ 300 ms: median met, p95 NOT" : "≤ 300 ms: NOT met",
+        },
+        ...choiceRows("one call at a time", sequential.routing, sequential.histogram),
+        {
+          measurement: "calls that rang the manager who had called the client (the app's rule 1)",
+          calls: `${ownManager} of ${sequential.placed.length}`,
+        },
+      ],
+    );
 
     // 2: INBOUND_RATE calls a second for INBOUND_SECONDS.
     const loadStarted = Date.now();

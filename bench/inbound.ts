@@ -165,10 +165,20 @@ async function measure(kind: string, handle: DbHandle): Promise<Row[]> {
         const response = await fetch(`${app.origin}/api/v1/telephony/inbound`, {
           method: "POST",
           headers: { "content-type": "application/x-www-form-urlencoded", "x-sip-auth-secret": SECRET },
-          body: new URLSearchParams({ number: clientOf(freeIndex(i), i + 3), did: TRUNK, sipCallId: `bench-http-${(sequence += 1)}@carrier`, tried: "" }),
+          body: new URLSearchParams({
+            number: clientOf(freeIndex(i), i + 3),
+            did: TRUNK,
+            sipCallId: `bench-http-${(sequence += 1)}@carrier`,
+            tried: "",
+          }),
         });
         const text = await response.text();
-        const fields = Object.fromEntries(text.split("\n")[0].split(";").map((pair) => pair.split("=")));
+        const fields = Object.fromEntries(
+          text
+            .split("\n")[0]
+            .split(";")
+            .map((pair) => pair.split("=")),
+        );
         const callId = Number(fields.id);
         return response.status === 200
           ? {
