@@ -8,7 +8,8 @@ import { and, eq, inArray, isNull, sql } from "drizzle-orm";
 import { chromium, type Browser, type Page } from "playwright-core";
 import postgres from "postgres";
 import { createDb, type DbHandle } from "../db/client";
-import { callbacks, calls, contacts, databases, filterManagers, filterDatabases, filters, sessions, users } from "../db/schema";
+import { callbacks, calls, contacts, databases, filterManagers, filterDatabases, filters, sessions, settings, users } from "../db/schema";
+import { SETTINGS_ID } from "../server/core/settings/settings";
 import { seed } from "../server/seed";
 import { passwordHint } from "../common/credentials";
 import { hashPassword } from "../server/auth/password";
@@ -831,9 +832,7 @@ async function inboundCalls(browser: Browser, baseUrl: string, db: Db, stack: St
     phonesPages.push(page);
   }
   const takeAllRings = async () => (await Promise.all(phonesPages.map(takeRings))).flat();
-  const [{ ringSeconds }] = await db
-    .select({ ringSeconds: sql<number>`coalesce((select inbound_ring_seconds from settings where id = 1), 20)` })
-    .from(sql`(select 1) one`);
+  const [{ ringSeconds }] = await db.select({ ringSeconds: settings.inboundRingSeconds }).from(settings).where(eq(settings.id, SETTINGS_ID));
   const timer = timeRoutingAnswers();
   const kamailio = `127.0.0.1:${stack.ports.sip}`;
   try {
