@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, statuses, users } from "../../db/schema";
 import type { Theme } from "../../app/theme.server";
 import { ADMIN } from "../helpers/app";
-import { allowRefusal, allowPageError, loginThroughPage, saysAfter, startE2E, waitForHydration, type E2E } from "../helpers/browser";
+import { allowRefusal, allowPageError, loginThroughPage, pressWhenStill, saysAfter, startE2E, waitForHydration, type E2E } from "../helpers/browser";
 import { LAYOUT_THEMES, layoutFaults, screenshot } from "../helpers/screen-checks";
 import { seedScreens, setTheme as setThemeFor } from "../helpers/screens";
 
@@ -226,7 +226,7 @@ describe("layout in a state, at 1280 and 390 px", () => {
             : null;
         });
         if (over) found.push(`${size.width}: Позвонить under ${over}`);
-        await saysAfter(page, () => call.click({ force: true }), /^Позвонить (пока )?нельзя: телефон/);
+        await saysAfter(page, () => pressWhenStill(call), /^Позвонить (пока )?нельзя: телефон/);
         // Each status button, scrolled to the bottom edge of the window (where a docked panel sits), is on top.
         for (const button of await page.locator("[data-testid=status-buttons] button").all()) {
           const covered = await button.evaluate((el) => {

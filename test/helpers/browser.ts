@@ -137,6 +137,43 @@ export async function recordMessages(page: Page) {
   });
 }
 
+/**
+ * Clicks `locator` (forced: a greyed aria-disabled button a person can still press) once its box has stood still
+ * for three checks 100 ms apart: a click lands where the element was when Playwright measured it, and on a loaded
+ * machine a chunk rendered after hydration can move it in between (CI, stop 52: a press that said nothing). Says
+ * what the press landed on when that is not the element.
+ */
+export async function pressWhenStill(locator: Locator) {
+  let last = "";
+  let still = 0;
+  await expect
+    .poll(
+      async () => {
+        const box = JSON.stringify(await locator.boundingBox());
+        still = box === last ? still + 1 : 0;
+        last = box;
+        return still;
+      },
+      { timeout: 10_000, interval: 100, message: "the element kept moving" },
+    )
+    .toBeGreaterThanOrEqual(2);
+  await locator.evaluate((el) => {
+    const seen: { on?: string } = {};
+    document.addEventListener(
+      "click",
+      (event) => {
+        const target = event.target as Element;
+        seen.on = el.contains(target) ? "" : (target.closest("[data-testid]")?.getAttribute("data-testid") ?? target.outerHTML.slice(0, 80));
+      },
+      { capture: true, once: true },
+    );
+    (window as unknown as { __pressLanded: typeof seen }).__pressLanded = seen;
+  });
+  await locator.click({ force: true });
+  const on = await locator.page().evaluate(() => (window as unknown as { __pressLanded?: { on?: string } }).__pressLanded?.on);
+  expect(on, `the press landed on ${on}, not on the element`).toBe("");
+}
+
 /** The messages recordMessages saw, in the order they first showed. */
 export const messagesSeen = (page: Page) => page.evaluate(() => (window as unknown as { __messagesSeen?: string[] }).__messagesSeen ?? []);
 
