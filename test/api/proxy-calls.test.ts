@@ -244,6 +244,29 @@ describe("the proxy writes the call's times, whatever the browser says", () => {
     expect(await rowOf(id)).toMatchObject({ outcome, reason, sipCode: Number(code), talkSeconds: 0 });
   });
 
+  it("times the answer and the end as Kamailio saw them (its events come from a queue), within the last 5 minutes and never ahead", async () => {
+    const m = await managerWithLead();
+    const id = idOf((await admit({ login: m.sipLogin, number: m.digits, sipCallId: "timed@browser" })).text);
+    const now = Date.now() / 1000;
+    // Answered 12.5 s ago, ended 2.5 s ago, reported only now: a talk of 10 s, not 0.
+    expect((await report({ id: String(id), event: "answer", at: (now - 12.5).toFixed(6) })).status).toBe(204);
+    expect((await report({ id: String(id), event: "end", at: (now - 2.5).toFixed(6) })).status).toBe(204);
+    const row = await rowOf(id);
+    expect(row.talkSeconds).toBe(10);
+    expect(Math.abs(row.endedAt!.getTime() / 1000 - (now - 2.5))).toBeLessThan(0.01);
+    // A clock ahead of the database's is taken as now; one far behind as 5 minutes ago.
+    const ahead = idOf((await admit({ login: m.sipLogin, number: m.digits, sipCallId: "ahead@browser" })).text);
+    await report({ id: String(ahead), event: "answer", at: String(now - 3_600) });
+    await report({ id: String(ahead), event: "end", at: String(now + 3_600) });
+    const clamped = await rowOf(ahead);
+    expect(clamped.talkSeconds).toBeGreaterThanOrEqual(300);
+    expect(clamped.talkSeconds).toBeLessThanOrEqual(302);
+    expect(Math.abs(clamped.endedAt!.getTime() - Date.now())).toBeLessThan(5_000);
+    const garbled = await report({ id: String(ahead), event: "end", at: "вчера" });
+    expect(garbled.status).toBe(400);
+    expect(garbled.body.message).toBe("Неверное время события");
+  });
+
   it("a call whose end never reached the app is closed once the proxy's longest dialog is over", async () => {
     const m = await managerWithLead();
     const id = idOf((await admit({ login: m.sipLogin, number: m.digits, sipCallId: "lost-end@browser" })).text);

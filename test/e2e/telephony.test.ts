@@ -665,6 +665,38 @@ describe("a carrier that repeats its INVITE (issue 42)", () => {
   });
 });
 
+describe("the app slow to take a call's events (issue 42)", () => {
+  it("the manager talks at once, and his talk is timed from the carrier's answer though the app takes it 4 s later", async () => {
+    const a = await managerWithLead("+38 (067) 000-00-16");
+    const carrier = await startCarrier({ answer: { ringMs: 1_000 } });
+    await a.page.click("[data-testid=call-button]");
+    await carrier.waitForMessage(/INVITE sip:380670000016@/);
+    // The call's row (opened by the proxy's check before the INVITE) is held for 4 s: the app takes «answered» only
+    // then. Kamailio sends its events from a queue of its own (bench/calls part 6: sent from the SIP workers, they
+    // held every message behind them under load), each with the time Kamailio saw it: the log times the talk from
+    // the carrier's 200 OK, not from when the app got round to it (before, this call was logged as 0 s).
+    const [opened] = await e.db
+      .select({ id: calls.id })
+      .from(calls)
+      .where(sql`${calls.userId} = ${a.manager.user.id} and ${calls.number} = '380670000016' and ${calls.endedAt} is null`);
+    let released = false;
+    const held = e.db.transaction(async (tx) => {
+      await tx.execute(sql`select id from calls where id = ${opened.id} for update`);
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      released = true;
+    });
+    await expectText(a.page, "call-state", "Разговор: 380670000016", 2_500);
+    expect(released).toBe(false);
+    await held;
+    await a.page.click("[data-testid=hang-up-button]");
+    await expectText(a.page, "call-state", "Звонок завершён");
+    // Nothing lost, and the talk counted from the 200 OK: at least the 4 s the row was held, less the ring.
+    const [call] = await endedCallsOf(e.db, a.manager.user.id, 1);
+    expect(call).toMatchObject({ id: opened.id, outcome: "answered" });
+    expect(call.talkSeconds).toBeGreaterThanOrEqual(3);
+  });
+});
+
 describe("a browser that dies mid-call", () => {
   it("has its call ended on the carrier's side by Kamailio when its WebSocket closes", async () => {
     const carrier = await startCarrier({ answer: {} });

@@ -255,15 +255,17 @@ export async function writeCallEnd(
   where: SQL | undefined,
   call: { answeredAt: Date | null; direction: CallDirection },
   end: CallEnd,
+  /** When it ended (the proxy's time of the event); now by default. */
+  endedAt: SQL = sql`now()`,
 ): Promise<void> {
   const { outcome, reason } = callOutcome(call.answeredAt !== null, call.direction, end, end.phrase);
   await db.transaction(async (tx) => {
     const ended = await tx
       .update(calls)
       .set({
-        endedAt: sql`now()`,
+        endedAt,
         lastSeenAt: sql`now()`,
-        talkSeconds: talkSecondsUntil(sql`now()`),
+        talkSeconds: talkSecondsUntil(endedAt),
         outcome,
         reason,
         sipCode: call.answeredAt === null ? (end.sipCode ?? null) : null,

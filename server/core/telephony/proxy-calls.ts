@@ -178,20 +178,32 @@ export const callEventSchema = z.object({
     .max(699, { error: "Неверный код SIP" })
     .optional(),
   phrase: z.string().trim().max(100).optional(),
+  /**
+   * When the proxy saw it (Unix time, seconds with a fraction): Kamailio sends its events from a queue, a few
+   * milliseconds later, seconds when the app is slow to take them.
+   */
+  at: z.coerce.number({ error: "Неверное время события" }).positive({ error: "Неверное время события" }).optional(),
 });
 
 /**
- * The proxy's report of a call it let through: answered, ended or failed, at the moment it arrives. An end or a
- * failure is written once; later reports, and reports of calls the proxy never admitted, change nothing.
+ * The event's time: the proxy's, within the last 5 minutes and not after now (its host's clock may differ a little
+ * from the database's); now when it gives none.
+ */
+const eventTime = (at: number | undefined) =>
+  at === undefined ? sql`now()` : sql`least(now(), greatest(now() - interval '5 minutes', to_timestamp(${at}::double precision)))`;
+
+/**
+ * The proxy's report of a call it let through: answered, ended or failed, at the time it gives. An end or a failure
+ * is written once; later reports, and reports of calls the proxy never admitted, change nothing.
  */
 export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: unknown, region = "UA"): Promise<void> {
   requireTelephonySecret(secrets);
-  const { id, event, code, phrase } = parseInput(callEventSchema, input);
+  const { id, event, code, phrase, at } = parseInput(callEventSchema, input);
   const open = and(eq(calls.id, id), eq(calls.byProxy, true), isNull(calls.endedAt));
   if (event === "answer") {
     await db
       .update(calls)
-      .set({ answeredAt: sql`coalesce(${calls.answeredAt}, now())`, lastSeenAt: sql`now()` })
+      .set({ answeredAt: sql`coalesce(${calls.answeredAt}, ${eventTime(at)})`, lastSeenAt: sql`now()` })
       .where(open);
     return;
   }
@@ -200,7 +212,7 @@ export async function recordCallEvent(db: Db, secrets: TelephonySecrets, input: 
     .from(calls)
     .where(open);
   if (!call) return;
-  await writeCallEnd(db, open, call, { sipCode: event === "fail" ? code : undefined, phrase, cause: "remote" });
+  await writeCallEnd(db, open, call, { sipCode: event === "fail" ? code : undefined, phrase, cause: "remote" }, eventTime(at));
   // The client hung up while a manager's page rang (issue 42): a missed call, which becomes a callback.
   if (event === "fail" && code === 487 && call.direction === "in") await missedWhileRinging(db, call, region);
 }
