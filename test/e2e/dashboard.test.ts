@@ -118,6 +118,21 @@ describe("today's call numbers (issue 29)", () => {
         outcome: talk === null ? ("no_answer" as const) : ("answered" as const),
       })),
     );
+    // Two calls in (issue 42): one answered, one that rang and ended unanswered.
+    await e.db.insert(calls).values(
+      [true, false].map((answered, i) => ({
+        userId: ruslan.user.id,
+        number: `38050111223${i}`,
+        direction: "in" as const,
+        byProxy: true,
+        sipCallId: `dashboard-in-${i}`,
+        startedAt: now,
+        answeredAt: answered ? now : null,
+        endedAt: now,
+        talkSeconds: answered ? 30 : 0,
+        outcome: answered ? ("answered" as const) : ("no_answer" as const),
+      })),
+    );
     const dir = process.env.SCREENS_DIR;
     const page = await e.newPage();
     await loginThroughPage(page, ADMIN);
@@ -127,7 +142,9 @@ describe("today's call numbers (issue 29)", () => {
         await page.setViewportSize({ width, height: 900 });
         await page.goto("/");
         await waitForHydration(page);
-        if (dir) await page.locator("[data-testid=call-numbers]").screenshot({ path: path.join(dir, `call-numbers-${theme}-${width}.png`) });
+        // The whole page: an element shot of the block lay under the sticky header.
+        if (dir) await page.screenshot({ path: path.join(dir, `call-numbers-${theme}-${width}.png`), fullPage: true });
+        expect(await page.locator("[data-testid=call-inbound]").textContent()).toBe("Входящие: 2, отвечено 1, пропущено 1, перезвонили 0");
         expect(await page.locator("[data-testid=call-total-talk] dd").textContent()).toBe("1:01:05");
         expect(await page.locator("[data-testid=call-total-percent] dd").textContent()).toBe("50\u00a0%");
         const desk = width >= 1100;
