@@ -400,7 +400,7 @@ describe("live listening from /users (issue 28)", () => {
     // On a loaded CI machine one 0.7 s window can hold a jitter-buffer gap, so the page gets up to three windows in
     // which the element plays every expected tone clearly.
     for (let attempt = 0; attempt < 3; attempt++) {
-      const output = await elementOutput(page, label);
+      const output = await elementOutput(page, `audio[data-relay-leg="${label}"]`);
       const meanSquare = output.samples.reduce((sum, x) => sum + x * x, 0) / output.samples.length;
       const levels = Object.fromEntries(
         hz.map((f) => [f, Number(Math.sqrt((toneShare(output.samples, output.rate, f) || 0) * meanSquare).toFixed(4))]),

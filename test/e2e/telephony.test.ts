@@ -1,9 +1,11 @@
-import type { Page } from "playwright-core";
 import { createHash } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, callbacks, contacts, filters, managerBreaks, settings, users } from "../../db/schema";
-import { allowPageError, holdPageData, saysAfter, waitForHydration } from "../helpers/browser";
+import { allowPageError, holdPageData, launchBrowser, saysAfter, waitForHydration } from "../helpers/browser";
+import { toneShare, toneWav } from "../helpers/recordings";
+import { elementOutput } from "../sip/page-audio";
 import { endedCallsOf } from "../helpers/calls";
 import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, shoot, useCallPath } from "../sip/call-page";
 import { messagesStarting, partyOf } from "../sip/carrier";
@@ -386,6 +388,16 @@ describe("a call between two managers' browsers", () => {
   });
 });
 
+/** A tone's level that a person hears (-46 dBFS; telephony-carrier measures the same way). */
+const AUDIBLE = 0.005;
+
+/** The level of `hz` in what the page's call element plays (RMS of that tone's part, full scale 1; 0 when it does not play). */
+async function tonePlayed(page: Page, hz: number) {
+  const output = await elementOutput(page, "audio[data-softphone-audio]");
+  const meanSquare = output.samples.reduce((sum, x) => sum + x * x, 0) / output.samples.length;
+  return Math.sqrt((toneShare(output.samples, output.rate, hz) || 0) * meanSquare);
+}
+
 /** The page's call element plays: a stream with audio, not paused or muted, its time advancing. */
 function playing(page: Page) {
   return page.evaluate(async () => {
@@ -461,11 +473,20 @@ describe("a call from the carrier to a manager", () => {
 });
 
 describe("a client calling one of the trunk's numbers (issue 42)", () => {
-  it("rings the manager who called him before, whose panel then holds the caller; on his break the topic's other manager, whose «Отклонить» leaves a missed call for the first", async () => {
+  // The manager says 440 Hz (Chromium's fake microphone plays a file); the client says 1000 Hz.
+  let says440: Browser;
+  beforeAll(async () => {
+    says440 = await launchBrowser([`--use-file-for-fake-audio-capture=${toneWav(440, 30)}`], { full: true });
+  });
+  afterAll(async () => {
+    await says440?.close();
+  });
+
+  it("rings the manager who called him before, whose panel then holds the caller and who hears him and is heard; on his break the topic's other manager, whose «Отклонить» leaves a missed call for the first", async () => {
     const kamailio = `127.0.0.1:${stack.ports.sip}`;
     // The client SIPp calls from (380501112233) is in a's base, and a called him an hour ago; a's panel holds another
     // client now. b works the same topic.
-    const a = await managerWithLead("+38 (067) 000-00-14");
+    const a = await managerWithLead("+38 (067) 000-00-14", { browser: says440 });
     const [caller] = await e.db
       .insert(contacts)
       .values({ databaseId: a.lead.databaseId, name: "Перезвонивший клиент", phone: "+380501112233", phoneKey: "380501112233", city: "Киев" })
@@ -498,7 +519,16 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     await expectText(a.page, "softphone-state", "Разговор: 380501112233");
     // Answered, the panel shows the caller's card, held to him (his lead before went back to the pool).
     await expectText(a.page, "lead-phone", "050 111 2233");
-    await grows(() => inboundPackets(a.page), 20);
+    // Both hear each other: the page's call element plays the client's 1000 Hz, the carrier receives a's 440 Hz.
+    media.speak(1000);
+    try {
+      await expect.poll(() => tonePlayed(a.page, 1000), { timeout: 10_000 }).toBeGreaterThan(AUDIBLE);
+      media.heard(true);
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(toneShare(media.heard(), 8000, 440)).toBeGreaterThan(0.3);
+    } finally {
+      media.speak(null);
+    }
     await a.page.click("[data-testid=softphone-hang-up]");
     await expectText(a.page, "softphone-state", "Звонок завершён");
     const [held] = await e.db.select().from(contacts).where(eq(contacts.id, caller.id));

@@ -16,7 +16,8 @@ export interface ElementOutput {
 }
 
 /**
- * What the page's <audio data-relay-leg=label> plays (issue 39, DESIGN §13): about 0.7 s of the element's output
+ * What the page's audio element `selector` plays (a listening leg's `audio[data-relay-leg="client"]`, the softphone's
+ * `audio[data-softphone-audio]`; issue 39, DESIGN §13): about 0.7 s of the element's output
  * (the analyser's largest window), which the test looks for tones in (toneShare) — what a person hears, not what
  * arrived on the wire.
  *
@@ -28,10 +29,10 @@ export interface ElementOutput {
  * mixes them, and count only when the element played through the whole window: not paused, not muted, its volume
  * up, its currentTime advancing with the clock. Otherwise they are silence.
  */
-export async function elementOutput(page: Page, label: string): Promise<ElementOutput> {
-  const result = await page.evaluate(async (label) => {
-    const audio = [...document.querySelectorAll("audio")].find((a) => a.dataset.relayLeg === label);
-    if (!audio) throw new Error(`no audio element plays ${label}`);
+export async function elementOutput(page: Page, selector: string): Promise<ElementOutput> {
+  const result = await page.evaluate(async (selector) => {
+    const audio = document.querySelector<HTMLAudioElement>(selector);
+    if (!audio) throw new Error(`no audio element ${selector}`);
     const context = new AudioContext();
     await context.resume();
     const analyser = context.createAnalyser();
@@ -60,7 +61,7 @@ export async function elementOutput(page: Page, label: string): Promise<ElementO
       muted: audio.muted,
       volume: audio.volume,
     };
-  }, label);
+  }, selector);
   // Moving with the clock: a jitter buffer may hold the clock back a little, a stalled element not at all.
   const playing = !result.paused && !result.muted && result.volume > 0 && result.readyState >= 2 && result.advanced >= 0.8 * result.elapsed;
   return {
