@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { lazy, useEffect, type ComponentType } from "react";
 
 /**
  * Decision 088, the slow link: code a page needs only after it is interactive (a form's browser check with zod,
@@ -39,4 +39,28 @@ export function useLoadAfterHydration(...modules: LazyModule<unknown>[]) {
     // The modules are module-level constants.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+}
+
+/**
+ * A component of a lazy module (decision 091). Once the module is in it is drawn in the same render, never after a
+ * suspension: on the server (`loadOnServer` has it in before the first request) it is drawn into the page as any
+ * other. Before it is in, the component suspends. Drawn by a page's first render in the browser (the server drew
+ * it), with no <Suspense> around it, it holds the page's hydration until the module is in: the server's markup
+ * stays as it is meanwhile, and nothing is drawn twice. (Around it, a <Suspense> would be left out of the hydration
+ * and drawn again by the browser, empty until the module is in, as soon as anything above it changed.)
+ */
+export function lazyComponent<T, P extends object>(module: LazyModule<T>, pick: (loaded: T) => ComponentType<P>) {
+  return lazy(() => {
+    const loaded = module.loaded;
+    if (!loaded) return module.load().then((value) => ({ default: pick(value) }));
+    // React.lazy takes a thenable that answers at once as already resolved: no suspension.
+    const resolved = { default: pick(loaded) };
+    return { then: (resolve: (value: typeof resolved) => void) => resolve(resolved) } as unknown as Promise<typeof resolved>;
+  });
+}
+
+/** Loads lazy modules with the module calling this when it runs on the server: its pages draw their components. */
+export function loadOnServer(...modules: LazyModule<unknown>[]) {
+  if (typeof document !== "undefined") return;
+  for (const module of modules) module.load().catch(() => {});
 }
