@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import zlib from "node:zlib";
 import { createRequestHandler } from "@remix-run/express";
 import type { AppLoadContext, ServerBuild } from "@remix-run/node";
 import compression from "compression";
@@ -61,6 +62,12 @@ function leanAssetHeaders(res: ServerResponse, file: string) {
   if (type) res.setHeader("Content-Type", type);
 }
 
+/**
+ * Decision 091: the pages' brotli. The middleware's default, 4, made a 84 KB page 18.8 KB; 6 makes it 17.3 KB (8 %
+ * less, 30 ms less on a 400 kbit/s link) for ~0.4 ms more of the server's time; 9 is ten times slower for 1 % more.
+ */
+const DOCUMENT_BROTLI_QUALITY = 6;
+
 /** Pages are read (GET, HEAD) and forms are posted (POST); no page or form uses another method. */
 const PAGE_METHODS = ["GET", "HEAD", "POST"];
 const FORM_BODY = /^\s*(application\/x-www-form-urlencoded\s*(;|$)|multipart\/form-data\s*;.*\bboundary=)/i;
@@ -78,7 +85,7 @@ export async function createWebApp(deps: AppDeps) {
     if (PAGE_METHODS.includes(req.method)) return next();
     res.status(405).set("Allow", PAGE_METHODS.join(", ")).type("text/plain; charset=utf-8").send("Метод не поддерживается");
   });
-  app.use(compression());
+  app.use(compression({ brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: DOCUMENT_BROTLI_QUALITY } } }));
   // Fingerprinted by the compiler: cache for a year.
   app.use("/build", servePrecompressed(path.join(buildDir, "assets")));
   app.use(
