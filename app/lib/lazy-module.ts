@@ -44,10 +44,10 @@ export function useLoadAfterHydration(...modules: LazyModule<unknown>[]) {
 /**
  * A component of a lazy module (decision 091). Once the module is in it is drawn in the same render, never after a
  * suspension: on the server (`loadOnServer` has it in before the first request) it is drawn into the page as any
- * other. Before it is in, the component suspends. Drawn by a page's first render in the browser (the server drew
- * it), with no <Suspense> around it, it holds the page's hydration until the module is in: the server's markup
- * stays as it is meanwhile, and nothing is drawn twice. (Around it, a <Suspense> would be left out of the hydration
- * and drawn again by the browser, empty until the module is in, as soon as anything above it changed.)
+ * other. Before it is in, the component suspends. A page whose first render in the browser draws it (the server
+ * drew it) must hydrate with the module in (app/lib/before-hydration.ts): a hydration that suspends on it does not
+ * match the server's page, and React draws the page again; and in a <Suspense> it would be drawn again, empty until
+ * the module is in, as soon as anything above it changed.
  */
 export function lazyComponent<T, P extends object>(module: LazyModule<T>, pick: (loaded: T) => ComponentType<P>) {
   return lazy(() => {

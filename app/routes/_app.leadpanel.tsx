@@ -16,6 +16,7 @@ import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
+import { holdHydration } from "../lib/before-hydration";
 import { lazyComponent, lazyModule, loadOnServer, useLoadAfterHydration } from "../lib/lazy-module";
 import { actorOf, callbackTimesNow, loadLeadPanel, pressAction, requireUser } from "../server-imports/leadpanel.server";
 // Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
@@ -34,6 +35,8 @@ const KeysDialog = lazy(() => keysDialog.load().then((module) => ({ default: mod
  */
 const afterHydration = lazyModule(() => import("../components/leadpanel/after-hydration"));
 loadOnServer(afterHydration);
+// A page the server drew with a question (a press posted before the page's script ran) hydrates once they are in.
+if (typeof document !== "undefined" && document.querySelector("[data-no-script-question]")) holdHydration(afterHydration.load());
 const PressDialogs = lazyComponent(afterHydration, (module) => module.PressDialogs);
 const AutodialBar = lazyComponent(afterHydration, (module) => module.AutodialBar);
 const NoScriptQuestion = lazyComponent(afterHydration, (module) => module.NoScriptQuestion);
@@ -210,7 +213,7 @@ export default function LeadPanelPage() {
       <p className="sr-only" aria-live="polite" data-testid="lead-announcement">
         {turn ? announce(turn.view) : ""}
       </p>
-      {/* No <Suspense> around: a page hydrating with a question waits for its chunk (lazyComponent). */}
+      {/* The page hydrates with its chunk in (holdHydration above): drawn at once, as the server drew it. */}
       {answer?.confirm ? (
         <NoScriptQuestion kind="confirm" press={answer.confirm} times={panel.callbackTimes} cardText={clientCardText(answer.confirm.card)} />
       ) : null}

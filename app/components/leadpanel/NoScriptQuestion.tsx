@@ -26,7 +26,7 @@ export function NoScriptQuestion({
     </Link>
   );
   return (
-    <section className="card mb-4 border-amber-300" data-testid={kind === "confirm" ? "report-confirm" : "callback-time"}>
+    <section className="card mb-4 border-amber-300" data-testid={kind === "confirm" ? "report-confirm" : "callback-time"} data-no-script-question>
       <h2 className="mb-2 text-lg font-semibold">{press.statusText}</h2>
       {kind === "confirm" ? (
         <>
