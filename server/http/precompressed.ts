@@ -28,8 +28,9 @@ function filesUnder(dir: string): string[] {
 
 /**
  * Writes `<file>.br` and `<file>.gz` beside every compressible asset under `dir` that has none yet (a file's name
- * changes with its content, so an existing sibling is already right), each only where it is smaller than the file. Each is written under a temporary name and
- * renamed, so a server reading the folder meanwhile never sees half a file. Returns how many assets it compressed.
+ * changes with its content, so an existing sibling is already right), each only where it is smaller than the file.
+ * Each is written under a temporary name and renamed, so a server reading the folder meanwhile never sees half a
+ * file. Returns how many assets it looked at.
  */
 export async function precompressAssets(dir: string): Promise<number> {
   let compressed = 0;
