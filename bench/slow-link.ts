@@ -98,6 +98,66 @@ const BEFORE_090: Row[] = [
     "requests (scripts)": "31 (29)",
   },
 ];
+/**
+ * The baseline of decision 091: this bench on the code after decision 090 (hA at 337e78d), 2026-12-02 00:09 UTC
+ * (load 3.37 by `uptime`, a shared machine), median of 5 loads, served both ways.
+ */
+const BEFORE_091: Row[] = [
+  {
+    served: "app, HTTP/1.1",
+    page: "/auth",
+    role: "—",
+    "painted s": 0.56,
+    "interactive s": 2.47,
+    "KB to interactive": 94.3,
+    "requests (scripts)": "9 (8)",
+  },
+  {
+    served: "app, HTTP/1.1",
+    page: "/",
+    role: "admin",
+    "painted s": 0.56,
+    "interactive s": 3.01,
+    "KB to interactive": 119.8,
+    "requests (scripts)": "12 (11)",
+  },
+  {
+    served: "app, HTTP/1.1",
+    page: "/leadpanel",
+    role: "manager",
+    "painted s": 0.56,
+    "interactive s": 3.05,
+    "KB to interactive": 122.8,
+    "requests (scripts)": "11 (10)",
+  },
+  {
+    served: "Caddy, HTTPS, HTTP/2",
+    page: "/auth",
+    role: "—",
+    "painted s": 0.57,
+    "interactive s": 2.51,
+    "KB to interactive": 91.1,
+    "requests (scripts)": "9 (8)",
+  },
+  {
+    served: "Caddy, HTTPS, HTTP/2",
+    page: "/",
+    role: "admin",
+    "painted s": 0.64,
+    "interactive s": 3.11,
+    "KB to interactive": 115.5,
+    "requests (scripts)": "12 (11)",
+  },
+  {
+    served: "Caddy, HTTPS, HTTP/2",
+    page: "/leadpanel",
+    role: "manager",
+    "painted s": 0.59,
+    "interactive s": 3.06,
+    "KB to interactive": 118.9,
+    "requests (scripts)": "11 (10)",
+  },
+];
 const TARGET_S = 3;
 const LINK = { latencyMs: 300, kbitPerSecond: 400 };
 const KB = 1024;
@@ -310,6 +370,7 @@ async function main() {
     );
     printTable("Before decision 088 (the same bench on main at 63dd515, app over HTTP/1.1, median of 5, 2026-12-01)", BEFORE);
     printTable("Before decision 090 (the same bench at a05957c, after decision 088, app over HTTP/1.1, median of 5, 2026-12-01)", BEFORE_090);
+    printTable("Before decision 091 (the same bench at 337e78d, after decision 090, median of 5, 2026-12-02 00:09 UTC, load 3.37)", BEFORE_091);
     for (const [screen, load] of slowest) {
       printTable(
         `${screen}, the median load's responses in the order they were asked for (ms since the navigation started; interactive at ${Math.round(load.interactive)} ms)`,

@@ -1,4 +1,4 @@
-import { useEffect } from "react";
+import { lazy, useEffect, type ComponentType } from "react";
 
 /**
  * Decision 088, the slow link: code a page needs only after it is interactive (a form's browser check with zod,
@@ -39,4 +39,28 @@ export function useLoadAfterHydration(...modules: LazyModule<unknown>[]) {
     // The modules are module-level constants.
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, []);
+}
+
+/**
+ * A component of a lazy module (decision 091). Once the module is in it is drawn in the same render, never after a
+ * suspension: on the server (`loadOnServer` has it in before the first request) it is drawn into the page as any
+ * other. Before it is in, the component suspends. A page whose first render in the browser draws it (the server
+ * drew it) must hydrate with the module in (app/lib/before-hydration.ts): a hydration that suspends on it does not
+ * match the server's page, and React draws the page again; and in a <Suspense> it would be drawn again, empty until
+ * the module is in, as soon as anything above it changed.
+ */
+export function lazyComponent<T, P extends object>(module: LazyModule<T>, pick: (loaded: T) => ComponentType<P>) {
+  return lazy(() => {
+    const loaded = module.loaded;
+    if (!loaded) return module.load().then((value) => ({ default: pick(value) }));
+    // React.lazy takes a thenable that answers at once as already resolved: no suspension.
+    const resolved = { default: pick(loaded) };
+    return { then: (resolve: (value: typeof resolved) => void) => resolve(resolved) } as unknown as Promise<typeof resolved>;
+  });
+}
+
+/** Loads lazy modules with the module calling this when it runs on the server: its pages draw their components. */
+export function loadOnServer(...modules: LazyModule<unknown>[]) {
+  if (typeof document !== "undefined") return;
+  for (const module of modules) module.load().catch(() => {});
 }

@@ -1,15 +1,14 @@
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useActionData, useFetcher, useLoaderData, useNavigation, useRevalidator, type ShouldRevalidateFunction } from "@remix-run/react";
 import { lazy, Suspense, useRef, useState, type KeyboardEvent as ReactKeyboardEvent, type MouseEvent as ReactMouseEvent } from "react";
+import { clientCardText } from "../../common/client-card";
 import { BreakNotice } from "../components/breaks/BreakNotice";
 import { BREAK_FETCHER } from "../components/breaks/BreakToggle";
-import { AutodialBar, useAutodial } from "../components/leads/Autodial";
+import { useAutodial } from "../components/leads/Autodial";
 import { isTypingTarget, useLeadPanelKeys } from "../components/leads/keys";
 import { announce, NO_LEADS, type TurnView } from "../components/leadpanel/answer";
 import { LeadBody, LeadHistory } from "../components/leadpanel/LeadBody";
-import { NoScriptQuestion } from "../components/leadpanel/NoScriptQuestion";
 import { PanelHeader } from "../components/leadpanel/PanelHeader";
-import { PressDialogs } from "../components/leadpanel/PressDialogs";
 import { StatusButtons } from "../components/leadpanel/StatusButtons";
 import { useFocusAfterPress, usePanelPress } from "../components/leadpanel/usePanelPress";
 import { useHistoryFollowsCalls } from "../components/leadpanel/useHistoryFollowsCalls";
@@ -17,7 +16,8 @@ import { useSoftphone } from "../components/softphone/SoftphoneProvider";
 import { useHydrated } from "../components/ui/hydrated";
 import { ServerMessage, useAnswerKey } from "../components/ui/Toasts";
 import { useBackgroundRefresh } from "../lib/background-refresh";
-import { lazyModule, useLoadAfterHydration } from "../lib/lazy-module";
+import { holdHydration } from "../lib/before-hydration";
+import { lazyComponent, lazyModule, loadOnServer, useLoadAfterHydration } from "../lib/lazy-module";
 import { actorOf, callbackTimesNow, loadLeadPanel, pressAction, requireUser } from "../server-imports/leadpanel.server";
 // Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
 import "../layout-chunk";
@@ -27,6 +27,19 @@ export const meta: MetaFunction = () => [{ title: "Клиенты" }];
 /** «Клавиши» («?» or its button): fetched once the panel is interactive, drawn while open (decision 090). */
 const keysDialog = lazyModule(() => import("../components/leads/KeysDialog"));
 const KeysDialog = lazy(() => keysDialog.load().then((module) => ({ default: module.KeysDialog })));
+
+/**
+ * The press's dialogs, the autodial strip and the questions without JavaScript: fetched once the panel is
+ * interactive (decision 091); a dialog asked for before they are in opens as soon as they are. The server has
+ * them from the start and draws a question into the page as before (lazyComponent says what hydrating one does).
+ */
+const afterHydration = lazyModule(() => import("../components/leadpanel/after-hydration"));
+loadOnServer(afterHydration);
+// A page the server drew with a question (a press posted before the page's script ran) hydrates once they are in.
+if (typeof document !== "undefined" && document.querySelector("[data-no-script-question]")) holdHydration(afterHydration.load());
+const PressDialogs = lazyComponent(afterHydration, (module) => module.PressDialogs);
+const AutodialBar = lazyComponent(afterHydration, (module) => module.AutodialBar);
+const NoScriptQuestion = lazyComponent(afterHydration, (module) => module.NoScriptQuestion);
 
 /** The parent routes' headers, and the action's Cache-Control when it set one (a press's answer: no-transform). */
 export const headers: HeadersFunction = ({ actionHeaders, parentHeaders }) => {
@@ -102,7 +115,7 @@ export default function LeadPanelPage() {
   const revalidator = useRevalidator();
   const formRef = useRef<HTMLFormElement>(null);
   const [keysOpen, setKeysOpen] = useState(false);
-  useLoadAfterHydration(keysDialog);
+  useLoadAfterHydration(keysDialog, afterHydration);
   const hydrated = useHydrated();
 
   // With JavaScript a press is fetched by the page itself and its answer carries the next lead (decision 065).
@@ -200,8 +213,13 @@ export default function LeadPanelPage() {
       <p className="sr-only" aria-live="polite" data-testid="lead-announcement">
         {turn ? announce(turn.view) : ""}
       </p>
-      {answer?.confirm ? <NoScriptQuestion kind="confirm" press={answer.confirm} times={panel.callbackTimes} /> : null}
-      {answer?.callback ? <NoScriptQuestion kind="callback" press={answer.callback} times={panel.callbackTimes} /> : null}
+      {/* The page hydrates with its chunk in (holdHydration above): drawn at once, as the server drew it. */}
+      {answer?.confirm ? (
+        <NoScriptQuestion kind="confirm" press={answer.confirm} times={panel.callbackTimes} cardText={clientCardText(answer.confirm.card)} />
+      ) : null}
+      {answer?.callback ? (
+        <NoScriptQuestion kind="callback" press={answer.callback} times={panel.callbackTimes} cardText={clientCardText(answer.callback.card)} />
+      ) : null}
       {panel.onBreak ? <BreakNotice holdsLead={panel.lead !== null} /> : null}
       {panel.lead ? (
         <Form method="post" ref={formRef} onSubmit={press.onSubmit} onKeyDown={onFieldKeyDown} className="space-y-4" data-testid="lead-form">
@@ -209,7 +227,11 @@ export default function LeadPanelPage() {
           <input type="hidden" name="contactId" value={panel.lead.id} />
           {/* First, as SPEC's /leadpanel lists it: most presses (Недозвон, Занято) need no card, on a phone too. */}
           <StatusButtons statuses={panel.statuses} busy={press.busy} slow={press.slow} />
-          {hydrated ? <AutodialBar autodial={autodial} client={client} /> : null}
+          {hydrated ? (
+            <Suspense fallback={null}>
+              <AutodialBar autodial={autodial} client={client} />
+            </Suspense>
+          ) : null}
           <LeadBody
             lead={panel.lead}
             callback={panel.callback}
@@ -251,15 +273,19 @@ export default function LeadPanelPage() {
         </nav>
       ) : null}
 
-      <PressDialogs
-        times={panel.callbackTimes}
-        pendingCallback={press.pendingCallback}
-        pendingReport={press.pendingReport}
-        closeCallback={press.closeCallback}
-        closeReport={press.closeReport}
-        scheduleCallback={press.scheduleCallback}
-        confirmReport={press.confirmReport}
-      />
+      {hydrated ? (
+        <Suspense fallback={null}>
+          <PressDialogs
+            times={panel.callbackTimes}
+            pendingCallback={press.pendingCallback}
+            pendingReport={press.pendingReport}
+            closeCallback={press.closeCallback}
+            closeReport={press.closeReport}
+            scheduleCallback={press.scheduleCallback}
+            confirmReport={press.confirmReport}
+          />
+        </Suspense>
+      ) : null}
       {keysOpen ? (
         <Suspense fallback={null}>
           <KeysDialog open onOpenChange={setKeysOpen} autodial={autodial.state.kind !== "off"} />

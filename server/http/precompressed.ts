@@ -11,9 +11,12 @@ import type express from "express";
  * (a build made without the step) is still compressed per request.
  */
 
-/** What is worth compressing: text assets of at least 1 KB (the compression middleware's threshold). */
+/**
+ * What is compressed: the text assets, however small (decision 091: the compression middleware leaves those under
+ * 1 KB as they are, and a page's first load has several of 0.3-1 KB, brotli makes them ~half). An asset brotli does
+ * not make smaller (an empty module's few bytes) is served as it is.
+ */
 const COMPRESSIBLE = /\.(js|css|svg|json|map)$/;
-const MIN_BYTES = 1024;
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -25,8 +28,9 @@ function filesUnder(dir: string): string[] {
 
 /**
  * Writes `<file>.br` and `<file>.gz` beside every compressible asset under `dir` that has none yet (a file's name
- * changes with its content, so an existing sibling is already right). Each is written under a temporary name and
- * renamed, so a server reading the folder meanwhile never sees half a file. Returns how many assets it compressed.
+ * changes with its content, so an existing sibling is already right), each only where it is smaller than the file.
+ * Each is written under a temporary name and renamed, so a server reading the folder meanwhile never sees half a
+ * file. Returns how many assets it looked at.
  */
 export async function precompressAssets(dir: string): Promise<number> {
   let compressed = 0;
@@ -34,7 +38,6 @@ export async function precompressAssets(dir: string): Promise<number> {
     if (!COMPRESSIBLE.test(file) || !fs.statSync(file).isFile()) continue;
     if (fs.existsSync(`${file}.br`) && fs.existsSync(`${file}.gz`)) continue;
     const body = fs.readFileSync(file);
-    if (body.length < MIN_BYTES) continue;
     const [br, gz] = await Promise.all([
       brotli(body, {
         params: {
@@ -49,6 +52,7 @@ export async function precompressAssets(dir: string): Promise<number> {
       [".br", br],
       [".gz", gz],
     ] as const) {
+      if (data.length >= body.length) continue;
       const temporary = `${file}${suffix}.${process.pid}.tmp`;
       fs.writeFileSync(temporary, data);
       fs.renameSync(temporary, `${file}${suffix}`);

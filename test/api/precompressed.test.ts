@@ -77,6 +77,22 @@ describe("precompressed assets", () => {
     expect(plain.body.equals(original)).toBe(true);
   });
 
+  it("compresses the small assets too: a script under 1 KB is sent brotli-encoded (decision 091)", async () => {
+    const page = await get("/auth", "identity");
+    const urls = [...page.body.toString("utf8").matchAll(/(?:src|href)="(\/build\/[^"]+\.js)"/g)].map((m) => m[1]);
+    const small = urls.find((url) => {
+      const size = fs.statSync(path.join(assets, url.slice("/build/".length))).size;
+      return size > 100 && size < 1024;
+    });
+    expect(small, "a script under 1 KB on the login page").toBeDefined();
+    const original = fs.readFileSync(path.join(assets, small!.slice("/build/".length)));
+    const res = await get(small!, "gzip, deflate, br, zstd");
+    expect(res.headers["content-encoding"]).toBe("br");
+    expect(res.headers["content-type"]).toBe("text/javascript");
+    expect(res.body.length).toBeLessThan(original.length);
+    expect(zlib.brotliDecompressSync(res.body).equals(original)).toBe(true);
+  });
+
   it("serves the stylesheet precompressed as CSS; an asset that is not there is a 404", async () => {
     const page = await get("/auth", "identity");
     const css = /href="(\/build\/[^"]+\.css)"/.exec(page.body.toString("utf8"))![1];

@@ -90,20 +90,31 @@ describe("security headers", () => {
     expect(answers.refused.status).toBe(403);
   });
 
-  it("on the build's scripts and stylesheets: those that apply to them, not a document's (decision 088)", async () => {
+  it("on the build's scripts and stylesheets: only what a browser uses for them, a document's stay on documents (decisions 088, 091)", async () => {
     const auth = await getPage(t, "/auth");
+    expect(auth.headers["x-request-id"]).toBeTruthy();
     const assets = [...auth.text.matchAll(/(?:src|href)="(\/build\/[^"]+\.(?:css|js))"/g)].map((m) => m[1]);
     expect(assets.length).toBeGreaterThan(1);
     for (const asset of assets) {
       const res = await t.request.get(asset);
       expect(res.status, asset).toBe(200);
-      expect(res.headers["x-content-type-options"], asset).toBe("nosniff");
-      expect(res.headers["cross-origin-resource-policy"], asset).toBe("same-origin");
-      expect(res.headers["referrer-policy"], asset).toBe("same-origin");
-      expect(res.headers["x-powered-by"], asset).toBeUndefined();
-      // A document's policies (framing, CSP, the opener) govern nothing a script or a stylesheet does.
-      expect(res.headers["content-security-policy"], asset).toBeUndefined();
-      expect(res.headers["x-frame-options"], asset).toBeUndefined();
+      expect(res.headers["content-type"], asset).toBe(asset.endsWith(".js") ? "text/javascript" : "text/css; charset=utf-8");
+      expect(res.headers["cache-control"], asset).toBe("public, max-age=31536000, immutable");
+      // Neither the request's id, nor ranges, nor any security header: they govern documents, not a public script.
+      for (const name of [
+        "x-request-id",
+        "accept-ranges",
+        "referrer-policy",
+        "content-security-policy",
+        "x-frame-options",
+        "cross-origin-opener-policy",
+        "x-content-type-options",
+        "cross-origin-resource-policy",
+        "x-powered-by",
+        "last-modified",
+      ]) {
+        expect(res.headers[name], `${asset} ${name}`).toBeUndefined();
+      }
     }
   });
 

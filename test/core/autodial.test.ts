@@ -1,13 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  AUTODIAL_STOPPED,
-  autodialState,
-  callVerdict,
-  countdownAnnouncement,
-  networkStreak,
-  secondsWord,
-  type AutodialInputs,
-} from "../../app/lib/autodial";
+import { AUTODIAL_STOPPED, autodialState, callVerdict, networkStreak, type AutodialInputs } from "../../app/lib/autodial";
+import { countdownAnnouncement, secondsWord } from "../../app/lib/autodial-words";
 import { initialPhoneState, type PhoneEvent, type PhoneState } from "../../app/lib/softphone/machine";
 import { transition } from "../../app/lib/softphone/transition";
 
