@@ -80,7 +80,8 @@ describe("the call log in the pages", () => {
     const refused = after.indexOf("Исходящий звонок: занято (Абонент занят)");
     expect(answered).toBeGreaterThan(0);
     expect(refused).toBeGreaterThan(answered);
-    expect(after).toContain("history-manager");
+    // The manager named as everywhere (issue 41): his display name, his login on hover.
+    expect(after).toContain(`· <span title="history-manager">${manager.user.displayName}</span>`);
   });
 
   it("an admin finds the client in /searchlead with the same history, and today's calls on the dashboard", async () => {

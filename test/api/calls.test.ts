@@ -79,7 +79,13 @@ describe("the call log", () => {
 
     const history = await t.request.get(`/api/v1/contacts/${client.id}/history`).set(bearer(ann.token));
     expect(history.status).toBe(200);
-    expect(history.body[0]).toMatchObject({ kind: "call", manager: "calls-ann", outcome: "answered", talkSeconds: 42 });
+    expect(history.body[0]).toMatchObject({
+      kind: "call",
+      manager: "calls-ann",
+      managerName: ann.displayName,
+      outcome: "answered",
+      talkSeconds: 42,
+    });
     // Another manager cannot read the history of a client who is not his.
     expect((await t.request.get(`/api/v1/contacts/${client.id}/history`).set(bearer(bob.token))).status).toBe(403);
     expect((await t.request.get(`/api/v1/contacts/${client.id}/history`).set(bearer(admin))).status).toBe(200);

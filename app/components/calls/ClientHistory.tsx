@@ -111,7 +111,13 @@ export function ClientHistory({ entries, testId = "client-history" }: { entries:
         <li key={`${entry.kind}-${entry.at}-${i}`} className="border-l-2 border-slate-300 pl-3 dark:border-slate-600" data-kind={entry.kind}>
           <div className="text-xs text-slate-600 dark:text-slate-400">
             <time dateTime={entry.at}>{formatDateTime(entry.at)}</time>
-            {entry.manager ? ` · ${entry.manager}` : ""}
+            {/* Named as everywhere (issue 41): the display name, the login on hover. */}
+            {entry.manager ? (
+              <>
+                {" · "}
+                <span title={entry.manager}>{entry.managerName ?? entry.manager}</span>
+              </>
+            ) : null}
           </div>
           {entry.kind === "call" ? (
             <div>

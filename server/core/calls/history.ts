@@ -5,6 +5,7 @@ import { type Actor, requireAdmin } from "../actor";
 import { inVisibleBase } from "../bases/visible";
 import { forbidden, notFound } from "../errors";
 import { mayHear, recordingNote } from "../recordings/recordings";
+import { userNameSql } from "../users/present";
 import { contactIdSchema, parseInput } from "../validation";
 import { attemptLabel } from "../../../common/attempt";
 
@@ -22,7 +23,9 @@ export type HistoryEntry =
   | {
       kind: "call";
       at: string;
+      /** The manager's login, and the name pages show (the display name, else the login). */
       manager: string | null;
+      managerName: string | null;
       direction: CallDirection;
       number: string;
       outcome: CallOutcome | null;
@@ -48,6 +51,7 @@ export type HistoryEntry =
       kind: "status";
       at: string;
       manager: string | null;
+      managerName: string | null;
       status: string;
       cardText: string;
       /** «Попытка 3 из 5» when the status had a retry rule in its topic, with «итог: …» on the last (decision 057). */
@@ -74,6 +78,7 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       .select({
         call: calls,
         manager: users.login,
+        managerName: userNameSql,
         managersHear: filters.managersHearRecordings,
         score: sql<number | null>`coalesce(${callScores.rescore}, ${callScores.score})`,
       })
@@ -85,7 +90,7 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       .orderBy(desc(calls.startedAt))
       .limit(HISTORY_LIMIT * contactIds.length),
     db
-      .select({ event: leadEvents, manager: users.login, callbackDue: callbacks.dueAt, callbackNote: callbacks.note })
+      .select({ event: leadEvents, manager: users.login, managerName: userNameSql, callbackDue: callbacks.dueAt, callbackNote: callbacks.note })
       .from(leadEvents)
       .leftJoin(users, eq(users.id, leadEvents.userId))
       .leftJoin(callbacks, eq(callbacks.leadEventId, leadEvents.id))
@@ -93,11 +98,12 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       .orderBy(desc(leadEvents.createdAt))
       .limit(HISTORY_LIMIT * contactIds.length),
   ]);
-  for (const { call, manager, managersHear, score } of callRows) {
+  for (const { call, manager, managerName, managersHear, score } of callRows) {
     histories.get(Number(call.contactId))?.push({
       kind: "call",
       at: call.startedAt.toISOString(),
       manager,
+      managerName: managerName ?? null,
       direction: call.direction,
       number: call.number,
       outcome: call.outcome,
@@ -111,11 +117,12 @@ export async function readHistories(db: Db, actor: Actor, contactIds: number[]):
       mine: call.userId === actor.id,
     });
   }
-  for (const { event, manager, callbackDue, callbackNote } of eventRows) {
+  for (const { event, manager, managerName, callbackDue, callbackNote } of eventRows) {
     histories.get(Number(event.contactId))?.push({
       kind: "status",
       at: event.createdAt.toISOString(),
       manager,
+      managerName: managerName ?? null,
       status: event.statusText,
       cardText: event.clientInfo,
       attempt: pressAttempt(event),

@@ -11,6 +11,7 @@ import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { idSchema, parseInput } from "../validation";
 import { holdOutOfTurn, lockUser } from "./allocation";
 import { callbackAtSchema, callbackNoteSchema } from "./callback-time";
+import { userNameSql } from "../users/present";
 
 /**
  * Scheduled callbacks outside the turn (issue 18, decision 035): the manager's list (Мои перезвоны) and taking one
@@ -302,7 +303,7 @@ export async function listCallbackChoices(db: Db, actor: Actor) {
   requireAdmin(actor);
   const [managers, topics] = await Promise.all([
     db
-      .select({ id: users.id, name: sql<string>`coalesce(nullif(${users.displayName}, ''), ${users.login})` })
+      .select({ id: users.id, name: userNameSql })
       .from(users)
       .where(not(users.isAdmin))
       .orderBy(sql`2`, sql`1`),

@@ -1,4 +1,8 @@
-import type { User } from "../../../db/schema";
+import { sql } from "drizzle-orm";
+import { users, type User } from "../../../db/schema";
+
+/** How pages name a person (issue 41: one name for each): the display name, else the login. In a query. */
+export const userNameSql = sql<string>`coalesce(nullif(${users.displayName}, ''), ${users.login})`;
 
 /** The user as SPEC §3 describes it for a session (what the browser and the login answer carry). */
 export function presentSessionUser(user: User) {

@@ -29,7 +29,8 @@ const historySchema = z.array(
   z.object({
     kind: z.enum(["call", "status"]),
     at: z.string(),
-    manager: z.string().nullable(),
+    manager: z.string().nullable().describe("логин менеджера"),
+    managerName: z.string().nullable().describe("имя менеджера, как его показывают страницы (иначе логин)"),
     direction: z.enum(CALL_DIRECTIONS).optional(),
     number: z.string().optional(),
     outcome: z.enum(CALL_OUTCOMES).nullable().optional(),
