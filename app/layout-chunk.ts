@@ -35,6 +35,7 @@ import "./lib/background-refresh";
 import "./lib/color";
 import "./lib/realtime";
 import "./lib/softphone";
+import "./lib/softphone/call-logged";
 import "./lib/topic-redirect";
 import "../common/callback-note";
 import "../common/proxy-refusals";

@@ -3,11 +3,10 @@
  * Runs in the browser only. A listening's "heard" is what the element the person hears played while the relay's
  * packets came: the element not paused, its currentTime moving, and the connection's inbound audio packets
  * growing, checked every second (an element stuck at readyState 0, or a relay that stopped sending, adds nothing).
- * A recording's "played" is the sum of the element's own played ranges.
+ * A recording's "played" is the sum of the element's own played ranges. The listening's meter is heard-meter.ts.
  */
 import { type RefObject, useEffect, useState } from "react";
 
-const TICK_MS = 1_000;
 /** A live page reports this often (a killed browser loses at most this much of the log). */
 const REPORT_EVERY_MS = 5_000;
 
@@ -16,84 +15,6 @@ function post(fields: Record<string, string>, leaving: boolean) {
   // A page that goes away can only beacon; a live one fetches (and hears nothing back it needs).
   if (leaving && navigator.sendBeacon("/heard", body)) return;
   void fetch("/heard", { method: "POST", body, keepalive: true }).catch(() => {});
-}
-
-async function inboundAudioPackets(pc: RTCPeerConnection): Promise<number> {
-  let packets = 0;
-  const stats = await pc.getStats().catch(() => null);
-  stats?.forEach((report: { type?: string; kind?: string; packetsReceived?: number }) => {
-    if (report.type === "inbound-rtp" && report.kind === "audio") packets += report.packetsReceived ?? 0;
-  });
-  return packets;
-}
-
-/**
- * Measures what `audio` plays of `pc`'s inbound audio for the listening (or whisper) session `sessionId`, reports
- * it at once (nothing heard yet), when audio is first heard, every few seconds while it changes, and a last time at
- * `stop()` or when the page goes away.
- */
-export function meterHeardAudio(pc: RTCPeerConnection, audio: HTMLAudioElement, sessionId: string | number): { stop(): void } {
-  let heardMs = 0;
-  let firstAt: number | null = null;
-  let lastAt: number | null = null;
-  let lastTime = audio.currentTime;
-  let lastPackets = 0;
-  let lastWall = performance.now();
-  let reported = -1;
-  let reportedAt = 0;
-  let stopped = false;
-
-  const report = (leaving = false) => {
-    const now = performance.now();
-    reported = heardMs;
-    reportedAt = now;
-    post(
-      {
-        intent: "listen",
-        sessionId: String(sessionId),
-        heardMs: String(Math.round(heardMs)),
-        firstAgoMs: String(Math.round(firstAt === null ? 0 : now - firstAt)),
-        lastAgoMs: String(Math.round(lastAt === null ? 0 : now - lastAt)),
-      },
-      leaving,
-    );
-  };
-
-  const tick = async () => {
-    const packets = await inboundAudioPackets(pc);
-    if (stopped) return;
-    const now = performance.now();
-    const time = audio.currentTime;
-    const playing = !audio.paused && audio.readyState >= 2 && time > lastTime && packets > lastPackets;
-    if (playing) {
-      heardMs += Math.min(now - lastWall, (time - lastTime) * 1000);
-      firstAt ??= lastWall;
-      lastAt = now;
-    }
-    lastTime = time;
-    lastPackets = packets;
-    lastWall = now;
-    if (heardMs !== reported && (reported <= 0 || now - reportedAt >= REPORT_EVERY_MS)) report();
-  };
-
-  const timer = setInterval(() => void tick(), TICK_MS);
-  const onHide = () => {
-    if (!stopped) report(true);
-  };
-  window.addEventListener("pagehide", onHide);
-  void inboundAudioPackets(pc).then((packets) => {
-    lastPackets = packets;
-  });
-  report();
-  return {
-    stop() {
-      if (stopped) return;
-      stopped = true;
-      clearInterval(timer);
-      window.removeEventListener("pagehide", onHide);
-      report(true);
-    },
-  };
 }
 
 /** The seconds an element has played of its media, each part once (its `played` ranges), in ms. */

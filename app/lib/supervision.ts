@@ -5,6 +5,9 @@
  */
 import { candidatesGathered } from "./ice-candidates";
 
+/** The access log's meter of what a listening or whisper plays: fetched with this module, after hydration. */
+export { meterHeardAudio } from "./heard-meter";
+
 /** The longest an offer or answer waits for ICE candidates. */
 const ICE_TIMEOUT_MS = 1_000;
 

@@ -11,7 +11,7 @@ export const loader = postOnlyResource;
 /**
  * POST /heard (issue 39, decision 071): a page says what its audio really played, for the access log. intent
  * listen (sessionId, heardMs, firstAgoMs, lastAgoMs): the listening admin's page, or the manager's for a whisper
- * (app/lib/heard-audio.ts); intent recording (playKey, playedMs): a recording's player (CallRecording). Sent with
+ * (app/lib/heard-meter.ts); intent recording (playKey, playedMs): a recording's player (CallRecording). Sent with
  * fetch while the page lives and with sendBeacon when it goes; core checks whose report it may be.
  */
 export async function action({ request, context }: ActionFunctionArgs) {

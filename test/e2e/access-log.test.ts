@@ -84,11 +84,11 @@ describe("a recording played in the browser", () => {
   }, 60_000);
 });
 
-describe("a listening page's meter (app/lib/heard-audio.ts)", () => {
+describe("a listening page's meter (app/lib/heard-meter.ts)", () => {
   it("counts the seconds its element played while packets came, and stops counting when the audio dies", async () => {
     // The meter as the app's bundle has it, in a page of the app (its reports go to /heard with the admin's cookie).
     const { outputFiles } = await build({
-      entryPoints: ["app/lib/heard-audio.ts"],
+      entryPoints: ["app/lib/heard-meter.ts"],
       bundle: true,
       write: false,
       format: "iife",

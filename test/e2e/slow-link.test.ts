@@ -23,10 +23,11 @@ afterAll(async () => {
 /**
  * Compressed JavaScript (headers included) each page may fetch before it is interactive: what it took after decision
  * 091 (81, 102 and 102 KB: the small assets compressed, leaner headers, the lead panel's dialogs and autodial strip
- * after hydration) and a little room. React and Remix alone are ~73 KB; zod back in the first load would add ~27,
+ * after hydration; 81, 101.6 and 103.0 KB here at 01:06 UTC on 2026-12-02, after the call log's reporting and the
+ * listening's meter left the layout's chunk) and a little room. React and Remix alone are ~73 KB; zod back in the first load would add ~27,
  * Radix's dialog ~13, the lead panel's dialogs ~2.
  */
-const SCRIPT_BUDGET_KB = { "/auth": 86, "/": 107, "/leadpanel": 106 } as const;
+const SCRIPT_BUDGET_KB = { "/auth": 86, "/": 106, "/leadpanel": 106 } as const;
 
 /**
  * How many scripts each page may fetch before it is interactive (decision 090: the layout's modules are one chunk,

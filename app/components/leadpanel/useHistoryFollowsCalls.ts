@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react";
 import type { HistoryEntry } from "../../calls.server";
-import { CALL_LOGGED, type CallLogged } from "../../lib/softphone/call-log";
+import { CALL_LOGGED, type CallLogged } from "../../lib/softphone/call-logged";
 
 /** How many times, a second apart, the panel looks again for the end of a call the phone has hung up. */
 const END_LOOKS = 5;
@@ -26,7 +26,7 @@ async function readHistory(contactId: number): Promise<Followed | null> {
 /**
  * Issue 41 §14: the client's history said «Звонок: идёт» until the page's next refresh (every 15 s) after the
  * hang-up. The panel reads the lead's history again as soon as the call log has taken a call's start or end
- * (call-log.ts's CALL_LOGGED, sent only for a report the server took). A call the SIP proxy admitted is closed by
+ * (call-logged.ts's CALL_LOGGED, sent by call-log.ts only for a report the server took). A call the SIP proxy admitted is closed by
  * the proxy's own report (decision 049), which may come a moment after the browser's: while the phone is idle and the
  * history still shows a call going on, it looks again each second, a few times, after a call ended here.
  *

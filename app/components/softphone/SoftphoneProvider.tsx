@@ -1,5 +1,4 @@
 import { createContext, useCallback, useContext, useEffect, useMemo, useState, type ReactNode } from "react";
-import { reportCalls } from "../../lib/softphone/call-log";
 import { softphoneConfig, type SoftphoneSettings } from "../../lib/softphone/config";
 import { DIAL_ERROR, type PhoneState } from "../../lib/softphone/machine";
 import type { Softphone } from "../../lib/softphone/softphone";
@@ -87,8 +86,9 @@ export function SoftphoneProvider({
     let cancelled = false;
     let instance: Softphone | null = null;
     let stopReporting: (() => void) | null = null;
-    import("../../lib/softphone/softphone")
-      .then(({ Softphone }) => {
+    // The call log's reporting comes with the phone, after hydration: it does nothing before (decision 091).
+    Promise.all([import("../../lib/softphone/softphone"), import("../../lib/softphone/call-log")])
+      .then(([{ Softphone }, { reportCalls }]) => {
         if (cancelled) return;
         instance = new Softphone({ wsUrl, domain, sipLogin, sipPassword }, { onNotice: (notice) => notify(notice.kind, notice.text) });
         // Before start(): the call log's pagehide beacon must run before the softphone's own pagehide stop.

@@ -1,11 +1,10 @@
 import { useEffect, useRef, useState } from "react";
 import { getRealtimeClient } from "../../lib/realtime";
-import { meterHeardAudio } from "../../lib/heard-audio";
 import { lazyModule, useLoadAfterHydration } from "../../lib/lazy-module";
 import type { RelayLeg } from "../../lib/supervision";
 import { notify } from "../ui/Toasts";
 
-/** The WebRTC side of listening in (supervision.ts): fetched after hydration, a whisper needs it only once it starts (decision 090). */
+/** The WebRTC side of listening in (supervision.ts) and its access-log meter: fetched after hydration, a whisper needs them only once it starts (decisions 090, 091). */
 const supervision = lazyModule(() => import("../../lib/supervision"));
 const isRefusal = (error: unknown): error is Error => supervision.loaded !== null && error instanceof supervision.loaded.ListenRefusal;
 
@@ -29,7 +28,7 @@ export function WhisperReceiver() {
     const offStart = client.on("whisper", async ({ sessionId, sdp: offered }) => {
       end();
       try {
-        const { postListen, receiveAudio, watchLeg } = await supervision.load();
+        const { meterHeardAudio, postListen, receiveAudio, watchLeg } = await supervision.load();
         const failure = "Не удалось принять подсказку";
         // The server pushes the offer with the news (issue 39); asked for only when it could not.
         const sdp = offered ?? (await postListen<{ sdp: string }>({ intent: "hear", sessionId: String(sessionId) }, failure)).sdp;

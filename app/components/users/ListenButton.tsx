@@ -1,7 +1,6 @@
 import { useEffect, useRef, useState } from "react";
-import { meterHeardAudio } from "../../lib/heard-audio";
 import { getRealtimeClient } from "../../lib/realtime";
-import { ListenRefusal, postListen, type RelayLeg, receiveAudio, sendMicrophone, watchLeg } from "../../lib/supervision";
+import { ListenRefusal, meterHeardAudio, postListen, type RelayLeg, receiveAudio, sendMicrophone, watchLeg } from "../../lib/supervision";
 import { notify } from "../ui/Toasts";
 
 type Phase = "idle" | "starting" | "waiting" | "on";

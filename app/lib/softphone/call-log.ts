@@ -3,19 +3,13 @@
  * Follows the phone's state (`callReport` in machine.ts decides what each change means); a report that fails is
  * dropped, never shown: the call itself matters more, and the server closes a call it stops hearing about.
  */
+import { CALL_LOGGED } from "./call-logged";
 import { callReport, type PhoneState } from "./machine";
+// Loaded with the softphone, after the layout, and shares its modules (machine.ts): one chunk with them (app/layout-chunk.ts, decision 090).
+import "../../layout-chunk";
 
 const KEEP_ALIVE_MS = 30_000;
 const URL = "/calls";
-
-/**
- * Dispatched on `window` once the call log has taken a call's start or end (the server answered the report with
- * success), with the report's type as `detail`: the lead panel reads the client's history again then, instead of at
- * its next periodic refresh (issue 41 §14: «Звонок: идёт» for 12.5 s after the hang-up). A report that failed says
- * nothing: the log has nothing new to show.
- */
-export const CALL_LOGGED = "leaddesk:call-logged";
-export type CallLogged = CustomEvent<"start" | "end">;
 
 const logged = (type: "start" | "end") => window.dispatchEvent(new CustomEvent(CALL_LOGGED, { detail: type }));
 
