@@ -478,7 +478,9 @@ describe("a callback scheduled from the keyboard", () => {
     const history = page.locator("[data-testid=client-history] li");
     expect(await history.count()).toBe(1);
     expect(await history.first().textContent()).toContain("Статус: Перезвонить");
-    expect(await history.first().textContent()).toContain(manager.login);
+    // Named as everywhere: the display name, the login on hover.
+    expect(await history.first().textContent()).toContain(manager.user.displayName);
+    expect(await history.first().locator(`span[title="${manager.login}"]`).count()).toBe(1);
     // Issue 41 §7: it comes as a callback, not a cold lead: its time on top of the card and in the history.
     const [handed] = await e.db.select().from(callbacks).where(eq(callbacks.contactId, contacts[0].id));
     expect(await page.getByTestId("lead-callback").textContent()).toBe(`Перезвон на ${formatKyivClock(handed.dueAt)}`);
