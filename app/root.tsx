@@ -45,6 +45,9 @@ export function Layout({ children }: { children: ReactNode }) {
     // router's (history.state.key), so a test can tell a page reached by a client-side navigation from the one before.
     document.documentElement.dataset.hydrated = "true";
     document.documentElement.dataset.shown = shownKey;
+    // When, to the millisecond of the page's clock: what a script asked for after it (in the same task, React's
+    // next render of the page) was not needed to become interactive (test/e2e/slow-link).
+    document.documentElement.dataset.hydratedAt ??= String(performance.now());
   }, [shownKey]);
   return (
     <html lang="ru" className={theme === "dark" ? "dark" : ""} data-theme={theme}>
