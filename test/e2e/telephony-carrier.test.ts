@@ -15,7 +15,7 @@ import { endedCallsOf } from "../helpers/calls";
 import { CHROMIUM_ARGS, FULL_CHROMIUM_PATH } from "../helpers/chromium";
 import { expectText, grows, inboundPackets, managerWithLead, sendingCodec, shoot, startCallPath, useCallPath } from "../sip/call-page";
 import { cseqOf, headerOf, messagesStarting, partyOf, startCarrier as startCarrierOn, wireBytes } from "../sip/carrier";
-import { audibleAfterClick, elementOutput } from "../sip/page-audio";
+import { AUDIBLE, audibleAfterClick, elementOutput, SILENT, toneLevel } from "../sip/page-audio";
 import { relayForgets, relayParties } from "../sip/rtpengine-control";
 import { watchPeerConnections } from "../sip/peer-connections";
 
@@ -401,10 +401,7 @@ describe("live listening from /users (issue 28)", () => {
     // which the element plays every expected tone clearly.
     for (let attempt = 0; attempt < 3; attempt++) {
       const output = await elementOutput(page, `audio[data-relay-leg="${label}"]`);
-      const meanSquare = output.samples.reduce((sum, x) => sum + x * x, 0) / output.samples.length;
-      const levels = Object.fromEntries(
-        hz.map((f) => [f, Number(Math.sqrt((toneShare(output.samples, output.rate, f) || 0) * meanSquare).toFixed(4))]),
-      );
+      const levels = Object.fromEntries(hz.map((f) => [f, Number(toneLevel(output, f).toFixed(4))]));
       const state = `paused ${output.paused}, readyState ${output.readyState}, currentTime +${output.advanced.toFixed(2)} s in ${output.elapsed.toFixed(2)} s`;
       played = { playing: output.playing, levels, state };
       if (process.env.DEBUG_LISTEN) console.log(label, JSON.stringify(played));
@@ -412,12 +409,6 @@ describe("live listening from /users (issue 28)", () => {
     }
     return played;
   }
-  /**
-   * A tone's level that a person hears (-46 dBFS) and one nobody does (-60 dBFS). Measured here: the client's tone
-   * 0.17, a browser's microphone after Chromium's audio processing 0.018, a tone nobody says 0.0000.
-   */
-  const AUDIBLE = 0.005;
-  const SILENT = 0.001;
   /** The element plays both people of the call (the manager's tone and the client's) and nobody else. */
   async function expectParties(page: Page, label: string, manager: number, client: number, absent: number) {
     const played = await tonesPlayed(page, label, [manager, client, absent], [manager, client]);

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { calls, callbacks, contacts, filters, managerBreaks, settings, users } from "../../db/schema";
 import { allowPageError, holdPageData, launchBrowser, saysAfter, waitForHydration } from "../helpers/browser";
 import { toneShare, toneWav } from "../helpers/recordings";
-import { elementOutput } from "../sip/page-audio";
+import { AUDIBLE, elementOutput, toneLevel } from "../sip/page-audio";
 import { endedCallsOf } from "../helpers/calls";
 import { expectText, grows, inboundPackets, managerWithLead as managerWithLeadOn, type ManagerOptions, shoot, useCallPath } from "../sip/call-page";
 import { messagesStarting, partyOf } from "../sip/carrier";
@@ -388,16 +388,6 @@ describe("a call between two managers' browsers", () => {
   });
 });
 
-/** A tone's level that a person hears (-46 dBFS; telephony-carrier measures the same way). */
-const AUDIBLE = 0.005;
-
-/** The level of `hz` in what the page's call element plays (RMS of that tone's part, full scale 1; 0 when it does not play). */
-async function tonePlayed(page: Page, hz: number) {
-  const output = await elementOutput(page, "audio[data-softphone-audio]");
-  const meanSquare = output.samples.reduce((sum, x) => sum + x * x, 0) / output.samples.length;
-  return Math.sqrt((toneShare(output.samples, output.rate, hz) || 0) * meanSquare);
-}
-
 /** The page's call element plays: a stream with audio, not paused or muted, its time advancing. */
 function playing(page: Page) {
   return page.evaluate(async () => {
@@ -522,7 +512,9 @@ describe("a client calling one of the trunk's numbers (issue 42)", () => {
     // Both hear each other: the page's call element plays the client's 1000 Hz, the carrier receives a's 440 Hz.
     media.speak(1000);
     try {
-      await expect.poll(() => tonePlayed(a.page, 1000), { timeout: 10_000 }).toBeGreaterThan(AUDIBLE);
+      await expect
+        .poll(async () => toneLevel(await elementOutput(a.page, "audio[data-softphone-audio]"), 1000), { timeout: 10_000 })
+        .toBeGreaterThan(AUDIBLE);
       media.heard(true);
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       expect(toneShare(media.heard(), 8000, 440)).toBeGreaterThan(0.3);

@@ -123,3 +123,16 @@ export async function audibleAfterClick(page: Page, button: string, label: strin
   if (heardAt === null) throw new Error(`${label}: never heard ${hz.join(" and ")} Hz within 20 s of the click`);
   return heardAt - clickedAt;
 }
+
+/**
+ * A tone's level that a person hears (-46 dBFS) and one nobody does (-60 dBFS). Measured here: the client's tone
+ * 0.17, a browser's microphone after Chromium's audio processing 0.018, a tone nobody says 0.0000.
+ */
+export const AUDIBLE = 0.005;
+export const SILENT = 0.001;
+
+/** The level of `hz` in what an element played: the RMS of that tone's part of its output (full scale 1). */
+export function toneLevel(output: ElementOutput, hz: number): number {
+  const meanSquare = output.samples.reduce((sum, x) => sum + x * x, 0) / output.samples.length;
+  return Math.sqrt((toneShare(output.samples, output.rate, hz) || 0) * meanSquare);
+}
