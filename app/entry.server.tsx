@@ -6,8 +6,9 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
 import { databaseUnavailablePage, isDatabaseUnavailable } from "./errors.server";
+import { firstModules } from "./lib/first-modules";
 import { StylesheetText } from "./lib/inline-stylesheet";
-import { stylesheetText } from "./stylesheet.server";
+import { stylesheetPart, STYLESHEET_PART, stylesheetText } from "./stylesheet.server";
 import stylesheet from "./tailwind.css";
 
 /** The status press sent by the lead panel's script, which server/web.ts serves at PRESS_PATH (decision 068). */
@@ -17,8 +18,9 @@ const ABORT_DELAY = 5_000;
 
 /**
  * Remix's Node entry, with three changes: the CSP nonce of this response goes to every inline script React and
- * Remix write, NUL bytes are dropped from the stream (docs/decisions/002), and the stylesheet's text is there for
- * a document that inlines it (app/stylesheet.server.ts, decision 090).
+ * Remix write, NUL bytes are dropped from the stream (docs/decisions/002), and a document that inlines the
+ * stylesheet (a browser's first, decision 090) carries the part of it the page uses (decision 093): rendered whole
+ * first, to read which classes it names, then sent.
  */
 export default function handleRequest(
   request: Request,
@@ -32,6 +34,7 @@ export default function handleRequest(
   // Crawlers and SPA mode get the whole document at once; browsers get the shell as soon as it is ready.
   const waitForAll = isbot(request.headers.get("user-agent") ?? "") || remixContext.isSpaMode;
   const nonce = loadContext.cspNonce;
+  const partOfStylesheet = stylesheetPart(request, stylesheet);
 
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
@@ -39,19 +42,35 @@ export default function handleRequest(
       shellRendered = true;
       const body = withoutNulBytes();
       responseHeaders.set("Content-Type", "text/html; charset=utf-8");
-      resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
+      if (partOfStylesheet) {
+        const chunks: Buffer[] = [];
+        body.on("data", (chunk: Buffer) => chunks.push(chunk));
+        body.on("end", () => {
+          const html = Buffer.concat(chunks).toString("utf8");
+          const matched = remixContext.staticHandlerContext.matches.map((match) => match.route.id);
+          const css = partOfStylesheet(html, firstModules(remixContext.manifest, matched));
+          resolve(
+            new Response(
+              html.replace(STYLESHEET_PART, () => css),
+              { headers: responseHeaders, status: responseStatusCode },
+            ),
+          );
+        });
+      } else {
+        resolve(new Response(createReadableStreamFromReadable(body), { headers: responseHeaders, status: responseStatusCode }));
+      }
       pipe(body);
     };
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
-        <StylesheetText.Provider value={stylesheetText(stylesheet) ?? ""}>
+        <StylesheetText.Provider value={partOfStylesheet ? STYLESHEET_PART : (stylesheetText(stylesheet) ?? "")}>
           <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
         </StylesheetText.Provider>
       </NonceProvider>,
       {
         nonce,
-        onShellReady: waitForAll ? undefined : ready,
-        onAllReady: waitForAll ? ready : undefined,
+        onShellReady: waitForAll || partOfStylesheet ? undefined : ready,
+        onAllReady: waitForAll || partOfStylesheet ? ready : undefined,
         onShellError: reject,
         onError(error: unknown) {
           responseStatusCode = 500;

@@ -1,5 +1,6 @@
 import { UNSAFE_RemixContext, useMatches } from "@remix-run/react";
 import { useContext, useState } from "react";
+import { firstModules } from "../lib/first-modules";
 
 /**
  * Decision 090, the slow link: the page's first modules named in the <head>, the same list `<Scripts/>` preloads
@@ -12,16 +13,14 @@ import { useContext, useState } from "react";
 export function HeadPreloads() {
   const remix = useContext(UNSAFE_RemixContext);
   const matches = useMatches();
-  const [modules] = useState(() => {
-    if (!remix) return [];
-    const { manifest } = remix;
-    const list = [manifest.url, manifest.entry.module, ...manifest.entry.imports];
-    for (const match of matches) {
-      const route = manifest.routes[match.id];
-      if (route) list.push(...(route.imports ?? []), route.module);
-    }
-    return [...new Set(list)];
-  });
+  const [modules] = useState(() =>
+    remix
+      ? firstModules(
+          remix.manifest,
+          matches.map((match) => match.id),
+        )
+      : [],
+  );
   return (
     <>
       {modules.map((href) => (

@@ -1,33 +1,42 @@
 import { lazy, useEffect, type ComponentType } from "react";
+import { afterStylesheet } from "./stylesheet-complete";
 
 /**
  * Decision 088, the slow link: code a page needs only after it is interactive (a form's browser check with zod,
  * dialogs, toasts) is its own chunk, fetched once the page has hydrated instead of before. `lazyModule(() =>
  * import("./x"))` is that module: `loaded` once it is in (null before), `load()` to have it (one request however
- * often asked; a failed one is asked again next time).
+ * often asked; a failed one is asked again next time). In a browser's first page it is in once the whole
+ * stylesheet is too (decision 093): what it draws is never drawn unstyled.
  */
 export interface LazyModule<T> {
   readonly loaded: T | null;
   load(): Promise<T>;
+  /**
+   * The module a page hydrates with (app/lib/before-hydration.ts): what it draws the server drew, styled by the
+   * document's part of the stylesheet, so not held for the whole file, which is linked only once hydrated.
+   */
+  loadForHydration(): Promise<T>;
 }
 
 export function lazyModule<T>(importer: () => Promise<T>): LazyModule<T> {
   let loaded: T | null = null;
   let loading: Promise<T> | null = null;
+  const start = (styled: boolean) => {
+    loading ??= (styled ? afterStylesheet(importer()) : importer()).then(
+      (module) => (loaded = module),
+      (error: unknown) => {
+        loading = null;
+        throw error;
+      },
+    );
+    return loading;
+  };
   return {
     get loaded() {
       return loaded;
     },
-    load() {
-      loading ??= importer().then(
-        (module) => (loaded = module),
-        (error: unknown) => {
-          loading = null;
-          throw error;
-        },
-      );
-      return loading;
-    },
+    load: () => start(true),
+    loadForHydration: () => start(false),
   };
 }
 

@@ -36,7 +36,7 @@ const KeysDialog = lazy(() => keysDialog.load().then((module) => ({ default: mod
 const afterHydration = lazyModule(() => import("../components/leadpanel/after-hydration"));
 loadOnServer(afterHydration);
 // A page the server drew with a question (a press posted before the page's script ran) hydrates once they are in.
-if (typeof document !== "undefined" && document.querySelector("[data-no-script-question]")) holdHydration(afterHydration.load());
+if (typeof document !== "undefined" && document.querySelector("[data-no-script-question]")) holdHydration(afterHydration.loadForHydration());
 const PressDialogs = lazyComponent(afterHydration, (module) => module.PressDialogs);
 const AutodialBar = lazyComponent(afterHydration, (module) => module.AutodialBar);
 const NoScriptQuestion = lazyComponent(afterHydration, (module) => module.NoScriptQuestion);

@@ -389,35 +389,40 @@ describe("a manager works leads", () => {
     expect(new URL(page.url()).pathname).toBe("/getFilters");
   });
 
-  it("a report posted before the page's script ran: the question the server drew hydrates as it is and confirms with JavaScript (decision 091)", async () => {
-    const { manager, contacts } = await managerInTopic("Глеб");
-    const page = await e.newPage();
-    await loginThroughPage(page, manager);
-    // The question's code is a chunk fetched after hydration: hold the scripts so the page is posted before it runs.
-    let release = () => {};
-    const held = new Promise<void>((resolve) => (release = resolve));
-    await page.route("**/build/**/*.js", async (route) => {
-      await held;
-      await route.continue().catch(() => {}); // A request of the page the post left.
+  // The question inside a browser's first document too, which inlines only its page's part of the stylesheet and
+  // links the whole file once hydrated (decision 093): the hydration must not wait for that file.
+  for (const firstDocument of [false, true])
+    it(`a report posted before the page's script ran: the question the server drew hydrates as it is and confirms with JavaScript (decision 091)${firstDocument ? ", in a browser's first document" : ""}`, async () => {
+      const { manager, contacts } = await managerInTopic(firstDocument ? "Гордей" : "Глеб");
+      const page = await e.newPage();
+      await loginThroughPage(page, manager);
+      // The question's code is a chunk fetched after hydration: hold the scripts so the page is posted before it runs.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route("**/build/**/*.js", async (route) => {
+        await held;
+        await route.continue().catch(() => {}); // A request of the page the post left.
+      });
+      // Not "load": that waits for the held scripts.
+      await page.goto("/leadpanel", { waitUntil: "commit" });
+      const leadName = page.locator("[data-testid=lead-name]");
+      await expect.poll(() => leadName.textContent()).toBe(contacts[0].name);
+      await page.getByLabel("Сумма").fill("700");
+      if (firstDocument) await page.context().clearCookies({ name: "css" });
+      await page.getByRole("button", { name: "Заявка" }).click();
+      const confirm = page.locator("[data-testid=report-confirm]");
+      await confirm.waitFor();
+      expect(await page.evaluate(() => document.documentElement.dataset.hydrated)).toBeUndefined();
+      expect(await page.locator("style#stylesheet").count()).toBe(firstDocument ? 1 : 0);
+      release();
+      await waitForHydration(page);
+      // Hydrated with the question in place (its chunk came first), not drawn again.
+      expect(await confirm.count()).toBe(1);
+      expect(await confirm.locator("pre").textContent()).toBe("Сумма: 700");
+      await confirm.getByRole("button", { name: "Да, я уверен!" }).click();
+      await page.getByText("Данные отправлены").first().waitFor();
+      await expect.poll(() => leadName.textContent()).toBe(contacts[1].name);
+      expect(await confirm.count()).toBe(0);
+      expect((await reloadUser(e.db, manager.user.id)).balanceCents).toBe(1000);
     });
-    // Not "load": that waits for the held scripts.
-    await page.goto("/leadpanel", { waitUntil: "commit" });
-    const leadName = page.locator("[data-testid=lead-name]");
-    await expect.poll(() => leadName.textContent()).toBe(contacts[0].name);
-    await page.getByLabel("Сумма").fill("700");
-    await page.getByRole("button", { name: "Заявка" }).click();
-    const confirm = page.locator("[data-testid=report-confirm]");
-    await confirm.waitFor();
-    expect(await page.evaluate(() => document.documentElement.dataset.hydrated)).toBeUndefined();
-    release();
-    await waitForHydration(page);
-    // Hydrated with the question in place (its chunk came first), not drawn again.
-    expect(await confirm.count()).toBe(1);
-    expect(await confirm.locator("pre").textContent()).toBe("Сумма: 700");
-    await confirm.getByRole("button", { name: "Да, я уверен!" }).click();
-    await page.getByText("Данные отправлены").first().waitFor();
-    await expect.poll(() => leadName.textContent()).toBe(contacts[1].name);
-    expect(await confirm.count()).toBe(0);
-    expect((await reloadUser(e.db, manager.user.id)).balanceCents).toBe(1000);
-  });
 });

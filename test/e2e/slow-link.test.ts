@@ -1,3 +1,5 @@
+import fs from "node:fs";
+import path from "node:path";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -5,6 +7,7 @@ import { statuses, users } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
 import { type E2E, loginThroughPage, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { indexStylesheet } from "../../server/ops/stylesheet-index";
 
 /**
  * Issue 41 item 15, the slow link (decisions 088 and 090; bench/slow-link.ts times it at 400 kbit/s): what the login
@@ -45,13 +48,24 @@ interface Fetched {
 }
 
 /** Loads `path` in a fresh page with JavaScript, waits until it is interactive and the network is quiet. */
-async function load(page: Page, path: string): Promise<{ fetched: Fetched[]; asked: string[] }> {
+async function load(page: Page, path: string, { after }: { after?: RegExp } = {}): Promise<{ fetched: Fetched[]; asked: string[] }> {
   await page.setExtraHTTPHeaders({ "Accept-Encoding": "gzip, deflate, br" });
   const asked: string[] = [];
   page.on("request", (request) => asked.push(new URL(request.url()).pathname));
   await page.goto(path);
   await waitForHydration(page);
   await page.waitForLoadState("networkidle");
+  // Under load the network can be quiet for 500 ms before the page has hydrated (networkidle then came first): a
+  // chunk asked for once interactive is waited for by its name.
+  if (after) {
+    await page.waitForFunction(
+      (source) =>
+        performance
+          .getEntriesByType("resource")
+          .some((entry) => new RegExp(source).test(entry.name) && (entry as PerformanceResourceTiming).responseEnd > 0),
+      after.source,
+    );
+  }
   const fetched = await page.evaluate(() => {
     // The root's own record of the moment (app/root.tsx): a MutationObserver's record came at the end of the task,
     // and a chunk asked for by React's next render in that task (the toasts' area) arrived before it under load (CI,
@@ -93,14 +107,15 @@ describe("the slow link: the first load of the busiest pages", () => {
 
   it("the stylesheet comes inside the browser's first document, then from its cache", async () => {
     const page = await e.newPage();
-    const first = await load(page, "/auth");
+    const first = await load(page, "/auth", { after: /\/build\/_assets\/[^/]+\.css$/ });
     // Styled before any stylesheet came: the document held it.
     expect(await page.locator("style#stylesheet").count()).toBe(1);
     expect(first.fetched.filter((f) => f.path.endsWith(".css") && f.beforeInteractive)).toEqual([]);
     expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe("rgba(0, 0, 0, 0)");
-    // Once interactive the page had the file fetched, once, for the documents after it.
+    // Once interactive the page linked the whole file, fetched once, for what it draws later and the documents after it.
     const css = first.asked.filter((p) => p.endsWith(".css"));
     expect(css).toHaveLength(1);
+    expect(await page.locator(`link[rel=stylesheet][href="${css[0]}"]`).count()).toBe(1);
 
     const next = await page.context().newPage();
     const again = await load(next, "/auth");
@@ -129,7 +144,7 @@ describe("the slow link: the first load of the busiest pages", () => {
     const page = await e.newPage();
     await loginThroughPage(page, manager);
     const fresh = await page.context().newPage();
-    const loaded = await load(fresh, "/leadpanel");
+    const loaded = await load(fresh, "/leadpanel", { after: /\/after-hydration-[^/]+\.js$/ });
     expectLean("/leadpanel", loaded);
     // Decision 091: the press's dialogs, the autodial strip and the questions without JavaScript come after.
     const later = loaded.fetched.filter((f) => /\/after-hydration-[^/]+\.js$/.test(f.path));
@@ -149,5 +164,106 @@ describe("the slow link: the first load of the busiest pages", () => {
     await callback.getByText("Когда перезвонить? Время киевское.").waitFor();
     await fresh.keyboard.press("Escape");
     await callback.waitFor({ state: "detached" });
+  });
+});
+
+/** The built stylesheet a page names (its <style>'s data-href or its link), read from the build. */
+function builtStylesheet(href: string): string {
+  return fs.readFileSync(path.resolve(process.env.BUILD_DIR || "build", "assets", href.replace(/^\/build\//, "")), "utf8");
+}
+
+/** Every element's computed style, in the document's order: what a person sees drawn, property by property. */
+function computedStyles(page: Page): Promise<string[]> {
+  return page.evaluate(() =>
+    [...document.querySelectorAll("body *")].map((element) => {
+      const style = getComputedStyle(element);
+      let drawn = `${element.tagName.toLowerCase()}.${[...element.classList].join(".")}`;
+      for (let i = 0; i < style.length; i++) drawn += `; ${style[i]}: ${style.getPropertyValue(style[i])}`;
+      return drawn;
+    }),
+  );
+}
+
+/** The first element drawn otherwise, and how (a whole list's diff would bury it). */
+function firstDifference(part: string[], whole: string[]): string | null {
+  if (part.length !== whole.length) return `${part.length} elements against ${whole.length}`;
+  const i = part.findIndex((drawn, k) => drawn !== whole[k]);
+  if (i === -1) return null;
+  const [a, b] = [part[i].split("; "), whole[i].split("; ")];
+  return `${a[0]}: ${a.filter((p) => !b.includes(p)).join("; ")} instead of ${b.filter((p) => !a.includes(p)).join("; ")}`;
+}
+
+/**
+ * Decision 093: a browser's first document inlines only the part of the stylesheet its page uses. Without
+ * JavaScript the page must look exactly as with the whole file; with it, every class the hydrated page gives an
+ * element is in that part, and what it draws later (a dialog) waits for the whole file.
+ */
+describe("the slow link: the first document carries the part of the stylesheet its page uses", () => {
+  let manager: Awaited<ReturnType<typeof createUser>>;
+  beforeAll(async () => {
+    manager = await createUser(e.db, { displayName: "Ольга" });
+    const { base } = await createBase(e.db, { count: 2 });
+    const filter = await createFilterRow(e.db, { managerIds: [manager.user.id], databaseIds: [base.id], statusIds: [] });
+    await e.db.update(users).set({ gettingFilter: filter.id }).where(eq(users.id, manager.user.id));
+  });
+
+  const pages = [
+    { path: "/auth", who: null, dark: false },
+    { path: "/", who: "admin", dark: false },
+    { path: "/", who: "admin", dark: true },
+    { path: "/leadpanel", who: "manager", dark: false },
+    { path: "/leadpanel", who: "manager", dark: true },
+  ] as const;
+
+  for (const look of pages) {
+    it(`without JavaScript ${look.path}${look.dark ? " (dark)" : ""} looks as with the whole stylesheet`, async () => {
+      const page = await e.newPage({ javaScript: false });
+      if (look.who) await loginThroughPage(page, look.who === "admin" ? ADMIN : manager);
+      if (look.dark) await page.context().addCookies([{ name: "theme", value: "ImRhcmsi", url: e.baseUrl }]);
+      // A browser's first document: it has not been sent the stylesheet.
+      await page.context().clearCookies({ name: "css" });
+      await page.goto(look.path);
+      const inline = page.locator("style#stylesheet");
+      const href = (await inline.getAttribute("data-href"))!;
+      const part = (await inline.textContent())!;
+      // Less than the whole file: the login page a third of it, the busiest pages two thirds.
+      expect(part.length / builtStylesheet(href).length, look.path).toBeLessThan(0.7);
+      const drawnWithPart = await computedStyles(page);
+      await page.reload();
+      expect(await page.locator(`link[rel=stylesheet][href="${href}"]`).count()).toBe(1);
+      expect(firstDifference(drawnWithPart, await computedStyles(page))).toBeNull();
+    });
+  }
+
+  it("with JavaScript the hydrated lead panel's classes are all in it, and a dialog waits for the whole file", async () => {
+    const page = await e.newPage();
+    await loginThroughPage(page, manager);
+    await page.context().clearCookies({ name: "css" });
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route("**/build/_assets/*.css", async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto("/leadpanel");
+    await waitForHydration(page);
+    const inline = page.locator("style#stylesheet");
+    const href = (await inline.getAttribute("data-href"))!;
+    const whole = new Set(indexStylesheet(href, builtStylesheet(href), {}).classes);
+    const part = new Set(indexStylesheet(href, (await inline.textContent())!, {}).classes);
+    // What the page draws after hydration (the softphone's state, the status buttons enabled) has had its time.
+    await page.waitForTimeout(1000);
+    const given = await page.evaluate(() => [...new Set([...document.querySelectorAll("[class]")].flatMap((element) => [...element.classList]))]);
+    // In the light theme the `dark:` classes draw nothing (a theme's change is a form post: the whole file is in by then).
+    expect(given.filter((name) => whole.has(name) && !part.has(name) && !name.startsWith("dark:"))).toEqual([]);
+    // The keys' list is drawn from a chunk fetched after hydration: not before the whole stylesheet is in.
+    await page.getByRole("button", { name: "Клавиши" }).click();
+    await page.waitForTimeout(500);
+    expect(await page.getByRole("dialog").count()).toBe(0);
+    release();
+    const dialog = page.getByRole("dialog");
+    await dialog.waitFor();
+    expect(await page.evaluate(() => document.querySelectorAll("link[rel=stylesheet]").length)).toBe(1);
+    expect(await dialog.evaluate((element) => getComputedStyle(element).position)).toBe("fixed");
   });
 });

@@ -1,13 +1,14 @@
 import { lazy, Suspense, useEffect } from "react";
 import { cannotCallReason } from "../../lib/softphone/machine";
+import { afterStylesheet } from "../../lib/stylesheet-complete";
 import { PhoneStatus } from "../softphone/PhoneStatus";
 import { useSoftphone } from "../softphone/SoftphoneProvider";
 
 /**
  * The call's controls show once the softphone runs (after hydration, sip.js loaded): their code is fetched then,
- * not before the page is interactive (decision 090).
+ * not before the page is interactive (decision 090), and drawn once the whole stylesheet is in (decision 093).
  */
-const CallControls = lazy(() => import("../softphone/CallControls").then((module) => ({ default: module.CallControls })));
+const CallControls = lazy(() => afterStylesheet(import("../softphone/CallControls")).then((module) => ({ default: module.CallControls })));
 
 /**
  * Позвонить on the lead panel. With the softphone running (JavaScript on, the user has SIP credentials) it dials

@@ -1,14 +1,16 @@
 import { lazy, Suspense, useEffect, useRef } from "react";
 import { useLocation, useNavigate, useRevalidator } from "@remix-run/react";
+import { afterStylesheet } from "../../lib/stylesheet-complete";
 import { CALL_KEY_CODE, isTypingTarget, KeyCap } from "../leads/key-cap";
 import { PhoneStatus } from "./PhoneStatus";
 import { useSoftphone } from "./SoftphoneProvider";
 
 /**
  * The caller's card shows only while a call comes in, so never before the softphone runs (after hydration): its
- * code is fetched once the softphone is up, not before the page is interactive (decision 090).
+ * code is fetched once the softphone is up, not before the page is interactive (decision 090), and drawn once the
+ * whole stylesheet is in (decision 093).
  */
-const loadIncomingCard = () => import("./IncomingCard");
+const loadIncomingCard = () => afterStylesheet(import("./IncomingCard"));
 const IncomingCard = lazy(() => loadIncomingCard().then((module) => ({ default: module.IncomingCard })));
 
 /**
