@@ -6,7 +6,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
 import { databaseUnavailablePage, isDatabaseUnavailable } from "./errors.server";
-import { firstModules } from "./lib/first-modules";
+import { firstModules } from "../common/first-modules";
 import { StylesheetText } from "./lib/inline-stylesheet";
 import { stylesheetPart, STYLESHEET_PART, stylesheetText } from "./stylesheet.server";
 import stylesheet from "./tailwind.css";

@@ -1,6 +1,6 @@
 import { UNSAFE_RemixContext, useMatches } from "@remix-run/react";
 import { useContext, useState } from "react";
-import { firstModules } from "../lib/first-modules";
+import { firstModules } from "../../common/first-modules";
 
 /**
  * Decision 090, the slow link: the page's first modules named in the <head>, the same list `<Scripts/>` preloads
