@@ -24,7 +24,7 @@ export function buildPages(name: string): void {
     throw new Error(`remix build failed: ${build.stderr}`);
   }
   // As `npm run build` ends: the assets' brotli and gzip siblings (decision 088).
-  const precompress = spawnSync(process.execPath, ["--import", "tsx", "server/ops/precompress-cli.ts"], { env: process.env, encoding: "utf8" });
+  const precompress = spawnSync(process.execPath, ["--import", "tsx", "server/ops/finish-build-cli.ts"], { env: process.env, encoding: "utf8" });
   if (precompress.status !== 0) throw new Error(`precompressing the assets failed: ${precompress.stderr}`);
 }
 
