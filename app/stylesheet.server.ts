@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { builtAssetFile } from "#server/http/build-files";
 import { criticalStylesheet, stylesheetIndex } from "#server/http/critical-stylesheet";
 
 /**
@@ -19,7 +20,7 @@ let read: { href: string; css: string | null } | null = null;
 /** The built stylesheet's text (BUILD_DIR as server/web.ts reads it), once; null if it cannot be read. */
 export function stylesheetText(href: string): string | null {
   if (read?.href !== href) {
-    const file = path.resolve(process.env.BUILD_DIR || "build", "assets", href.replace(/^\/build\//, ""));
+    const file = builtAssetFile(href);
     let css: string | null = null;
     try {
       css = fs.readFileSync(file, "utf8");

@@ -9,14 +9,14 @@ import express from "express";
 import { PRESS_PATH } from "../common/press-path";
 import type { PressHandler } from "../app/press.server";
 import type { AppDeps } from "./deps";
+import { buildDir as buildDirectory } from "./http/build-files";
 import { clientAddress } from "./http/client-address";
 import { requestLog } from "./http/observe";
 import { servePrecompressed } from "./http/precompressed";
 import { sameOrigin } from "./http/origin";
 import { secureCookies } from "./http/secure-cookies";
 
-/** Where `remix build` wrote its output (BUILD_DIR, as in remix.config.js). */
-const buildDir = path.resolve(process.env.BUILD_DIR || "build");
+const buildDir = buildDirectory();
 const buildPath = path.join(buildDir, "index.js");
 let buildPromise: Promise<ServerBuild> | null = null;
 

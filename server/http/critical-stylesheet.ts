@@ -1,5 +1,6 @@
 import fs from "node:fs";
 import path from "node:path";
+import { buildDir } from "./build-files";
 
 /**
  * Decision 093, the slow link: a browser's first document carries only the part of the stylesheet its page can
@@ -26,12 +27,12 @@ export interface StylesheetIndex {
 }
 
 /** The index beside the build's assets (BUILD_DIR as server/web.ts reads it). */
-export const stylesheetIndexPath = (buildDir = process.env.BUILD_DIR || "build") => path.resolve(buildDir, "stylesheet-index.json");
+export const stylesheetIndexPath = (dir = buildDir()) => path.join(dir, "stylesheet-index.json");
 
-let read: { file: string; index: StylesheetIndex | null; byName: Map<string, number> } | null = null;
+let read: { file: string; index: StylesheetIndex | null } | null = null;
 
 /** The build's index, once; null if the build has none (then the whole stylesheet is inlined, as before). */
-export function stylesheetIndex(href: string): { index: StylesheetIndex; byName: Map<string, number> } | null {
+export function stylesheetIndex(href: string): StylesheetIndex | null {
   const file = stylesheetIndexPath();
   if (read?.file !== file) {
     let index: StylesheetIndex | null = null;
@@ -40,11 +41,10 @@ export function stylesheetIndex(href: string): { index: StylesheetIndex; byName:
     } catch {
       // A build made without the step: no index.
     }
-    read = { file, index, byName: new Map(index?.classes.map((name, i) => [name, i]) ?? []) };
+    read = { file, index };
   }
   // An index of another stylesheet (a build swapped under a running server) is no index.
-  if (!read.index || read.index.href !== href) return null;
-  return { index: read.index, byName: read.byName };
+  return read.index?.href === href ? read.index : null;
 }
 
 const ENTITIES: Record<string, string> = { "&amp;": "&", "&quot;": '"', "&#x27;": "'", "&lt;": "<", "&gt;": ">" };
@@ -60,16 +60,26 @@ export function documentClasses(html: string): Set<string> {
 
 /**
  * The part of the stylesheet for a document: the rules whose classes `html` names, or one of `modules` (the
- * scripts the page loads before it is interactive) contains. Rules without classes (the base styles, keyframes)
- * are always in; an @media group only with something kept inside it.
+ * scripts the page loads before it is interactive) contains; null without the build's index.
  */
 export function criticalStylesheet(href: string, html: string, modules: string[]): string | null {
-  const found = stylesheetIndex(href);
-  if (!found) return null;
-  const { index, byName } = found;
+  const index = stylesheetIndex(href);
+  return index && partOfStylesheet(index, documentClasses(html), modules);
+}
+
+const positions = new WeakMap<StylesheetIndex, Map<string, number>>();
+
+/**
+ * The rules of an indexed stylesheet that `classes` (by name) or `modules` (by the classes their text contains)
+ * keep. Rules without classes (the base styles, keyframes) are always in; an @media group only with something kept
+ * inside it.
+ */
+export function partOfStylesheet(index: StylesheetIndex, classes: Iterable<string>, modules: string[]): string {
+  let byName = positions.get(index);
+  if (!byName) positions.set(index, (byName = new Map(index.classes.map((name, i) => [name, i]))));
   const present = new Uint8Array(index.classes.length);
   for (const module of modules) for (const i of index.modules[module] ?? []) present[i] = 1;
-  for (const name of documentClasses(html)) {
+  for (const name of classes) {
     const i = byName.get(name);
     if (i !== undefined) present[i] = 1;
   }
@@ -77,7 +87,7 @@ export function criticalStylesheet(href: string, html: string, modules: string[]
 }
 
 /** The rules of `nodes` the classes marked in `present` (by index) keep. */
-export function pickRules(nodes: StylesheetNode[], present: Uint8Array): string {
+function pickRules(nodes: StylesheetNode[], present: Uint8Array): string {
   let css = "";
   for (const node of nodes) {
     if ("open" in node) {

@@ -1,4 +1,5 @@
 import path from "node:path";
+import { buildDir as buildDirectory } from "../http/build-files";
 import { precompressAssets } from "../http/precompressed";
 import { minifyScripts } from "./minify-scripts";
 import { writeStylesheetIndex } from "./stylesheet-index";
@@ -8,7 +9,7 @@ import { writeStylesheetIndex } from "./stylesheet-index";
  * 15), the stylesheet's index for a first document's part of it (decision 093), then brotli and gzip siblings of
  * the build's assets, served as such (decision 088).
  */
-const buildDir = path.resolve(process.env.BUILD_DIR || "build");
+const buildDir = buildDirectory();
 const dir = path.join(buildDir, "assets");
 const seconds = (since: number) => ((Date.now() - since) / 1000).toFixed(1);
 let started = Date.now();

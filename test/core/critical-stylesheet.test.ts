@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { documentClasses, pickRules } from "../../server/http/critical-stylesheet";
+import { documentClasses, partOfStylesheet } from "../../server/http/critical-stylesheet";
 import { indexStylesheet } from "../../server/ops/stylesheet-index";
 
 /**
@@ -28,12 +28,7 @@ const index = indexStylesheet("/build/_assets/tailwind-X.css", CSS, {
   "/build/b.js": "{btn:!0}",
 });
 
-function part(names: string[], modules: string[] = []) {
-  const present = new Uint8Array(index.classes.length);
-  for (const module of modules) for (const i of index.modules[module]) present[i] = 1;
-  for (const name of names) if (index.classes.includes(name)) present[index.classes.indexOf(name)] = 1;
-  return pickRules(index.nodes, present);
-}
+const part = (names: string[], modules: string[] = []) => partOfStylesheet(index, names, modules);
 
 describe("a first document's part of the stylesheet", () => {
   it("keeps the base rules and keyframes always, and only the classes named", () => {

@@ -1,5 +1,4 @@
 import fs from "node:fs";
-import path from "node:path";
 import { eq } from "drizzle-orm";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -7,6 +6,7 @@ import { statuses, users } from "../../db/schema";
 import { ADMIN, createUser } from "../helpers/app";
 import { type E2E, loginThroughPage, startE2E, waitForHydration } from "../helpers/browser";
 import { createBase, createFilterRow, statusesByText } from "../helpers/leads";
+import { builtAssetFile } from "../../server/http/build-files";
 import { indexStylesheet } from "../../server/ops/stylesheet-index";
 
 /**
@@ -171,7 +171,7 @@ describe("the slow link: the first load of the busiest pages", () => {
 
 /** The built stylesheet a page names (its <style>'s data-href or its link), read from the build. */
 function builtStylesheet(href: string): string {
-  return fs.readFileSync(path.resolve(process.env.BUILD_DIR || "build", "assets", href.replace(/^\/build\//, "")), "utf8");
+  return fs.readFileSync(builtAssetFile(href), "utf8");
 }
 
 /** Every element's computed style, in the document's order: what a person sees drawn, property by property. */
