@@ -3,8 +3,10 @@
  * Intl only. The pages import these from here, not from business-time.ts, whose zone arithmetic (@date-fns/tz,
  * ~2 KB compressed) the browser never needs (decision 090).
  */
+import { onFirstUse } from "./on-first-use";
+
 export const BUSINESS_TIME_ZONE = "Europe/Kyiv";
 
-const shortDateTime = new Intl.DateTimeFormat("ru-RU", { timeZone: BUSINESS_TIME_ZONE, dateStyle: "short", timeStyle: "short" });
+const shortDateTime = onFirstUse(() => new Intl.DateTimeFormat("ru-RU", { timeZone: BUSINESS_TIME_ZONE, dateStyle: "short", timeStyle: "short" }));
 /** "25.11.2026, 10:00" in Kyiv time. */
-export const formatKyiv = (at: Date | string | number) => shortDateTime.format(new Date(at));
+export const formatKyiv = (at: Date | string | number) => shortDateTime().format(new Date(at));

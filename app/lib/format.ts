@@ -1,19 +1,23 @@
-/** Money is USD in ru-RU format; times are Europe/Kyiv, ru-RU (SPEC §9). */
+/** Money is USD in ru-RU format; times are Europe/Kyiv, ru-RU (SPEC §9). Each formatter is made on its first use. */
 import { BUSINESS_TIME_ZONE } from "../../common/business-zone";
+import { onFirstUse } from "../../common/on-first-use";
 
-const usd = new Intl.NumberFormat("ru-RU", { style: "currency", currency: "USD" });
-export const formatUsd = (amount: number) => usd.format(amount);
+const usd = onFirstUse(() => new Intl.NumberFormat("ru-RU", { style: "currency", currency: "USD" }));
+export const formatUsd = (amount: number) => usd().format(amount);
 
-const dateTime = new Intl.DateTimeFormat("ru-RU", {
-  timeZone: BUSINESS_TIME_ZONE,
-  day: "2-digit",
-  month: "2-digit",
-  year: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-  second: "2-digit",
-});
-export const formatDateTime = (value: Date | string | number) => dateTime.format(new Date(value));
+const dateTime = onFirstUse(
+  () =>
+    new Intl.DateTimeFormat("ru-RU", {
+      timeZone: BUSINESS_TIME_ZONE,
+      day: "2-digit",
+      month: "2-digit",
+      year: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      second: "2-digit",
+    }),
+);
+export const formatDateTime = (value: Date | string | number) => dateTime().format(new Date(value));
 
 /** A duration as ч:мм:сс, hours always shown (a day's talk time: "0:01:05", "12:40:00"). */
 export function formatHoursMinutesSeconds(totalSeconds: number): string {
@@ -22,8 +26,8 @@ export function formatHoursMinutesSeconds(totalSeconds: number): string {
   return `${Math.floor(total / 3600)}:${pad(Math.floor((total % 3600) / 60))}:${pad(total % 60)}`;
 }
 
-const oneDecimal = new Intl.NumberFormat("ru-RU", { maximumFractionDigits: 1 });
+const oneDecimal = onFirstUse(() => new Intl.NumberFormat("ru-RU", { maximumFractionDigits: 1 }));
 /** A share in percent, one decimal, Russian style ("33,3 %"); a dash when there is nothing to divide. */
-export const formatPercent = (value: number | null) => (value === null ? "—" : `${oneDecimal.format(value)}\u00a0%`);
+export const formatPercent = (value: number | null) => (value === null ? "—" : `${oneDecimal().format(value)}\u00a0%`);
 /** A ratio with one decimal ("1,5"); a dash when there is nothing to divide. */
-export const formatRatio = (value: number | null) => (value === null ? "—" : oneDecimal.format(value));
+export const formatRatio = (value: number | null) => (value === null ? "—" : oneDecimal().format(value));

@@ -8,7 +8,7 @@ import { ListFilter } from "../components/ui/ListFilter";
 import { Pager, pageParams } from "../components/ui/Pager";
 import { TableFrame } from "../components/ui/Table";
 import { isAppError } from "../errors.server";
-import { formatDateTime } from "../lib/format";
+import { formatDateTime, formatRatio } from "../lib/format";
 import { callDirectionText } from "../../common/call-direction";
 // Every route under the layout: its shared modules are one chunk (app/layout-chunk.ts, decision 090).
 import "../layout-chunk";
@@ -48,10 +48,9 @@ export async function loader({ request, context }: LoaderFunctionArgs) {
   }
 }
 
-const decimal = new Intl.NumberFormat("ru-RU", { maximumFractionDigits: 1 });
 /** A length of audio: «0,5 с» (the issue's audio that died after half a second), «41 с», «2:05». */
 function audioLength(ms: number): string {
-  if (ms < 10_000) return `${decimal.format(Math.round(ms / 100) / 10)} с`;
+  if (ms < 10_000) return `${formatRatio(Math.round(ms / 100) / 10)} с`;
   if (ms < 60_000) return `${Math.round(ms / 1000)} с`;
   return formatTalkTime(Math.round(ms / 1000));
 }
