@@ -80,6 +80,10 @@ export async function startApp(how: OwnProcess | InThisProcess): Promise<Running
 
 async function startHere({ handle, config, web }: InThisProcess): Promise<RunningApp> {
   const started = performance.now();
+  // As production runs (server/main.ts): NODE_ENV unset means production, before React or Remix is first loaded.
+  // Without it an in-process app rendered its pages with React's development build (the slow-link bench until
+  // 2026-12-02: 2-4 ms more of the 24-26 a document took on the server, median of 60).
+  await import("../server/node-env");
   // Imported here, not at the top: server/web.ts reads BUILD_DIR when it is first imported (buildPages sets it).
   const { buildApp } = await import("../server/app");
   const app = await buildApp({ handle, config, web });
