@@ -151,8 +151,11 @@ describe("rtpengine restarted during a recorded call", () => {
     const nextRow = await recordingOf(next.id, 10_000);
     expect(nextRow.recording, nextRow.recordingError ?? "").toBe("ready");
     expect(Date.now() - hungUp).toBeLessThan(10_000);
+    // Whole: within a second of the talk, as the first call's check (the media, and its recording, begin once ICE
+    // and DTLS are through after the answer: 0.62 s apart under CI's load on 2026-12-02, against 0.5 allowed then).
     const talk = (nextRow.endedAt!.getTime() - nextRow.answeredAt!.getTime()) / 1000;
-    expect(Math.abs(heard(nextRow.recordingFile!).seconds - talk)).toBeLessThan(0.5);
+    const recorded = heard(nextRow.recordingFile!).seconds;
+    expect(Math.abs(recorded - talk), `recording ${recorded} s, talk ${talk} s`).toBeLessThan(1);
   }, 180_000);
 });
 
