@@ -9,15 +9,16 @@ import express from "express";
 import { PRESS_PATH } from "../common/press-path";
 import type { PressHandler } from "../app/press.server";
 import type { AppDeps } from "./deps";
-import { buildDir as buildDirectory } from "./http/build-files";
+import { buildDir } from "./http/build-files";
 import { clientAddress } from "./http/client-address";
 import { requestLog } from "./http/observe";
 import { servePrecompressed } from "./http/precompressed";
 import { sameOrigin } from "./http/origin";
 import { secureCookies } from "./http/secure-cookies";
 
-const buildDir = buildDirectory();
-const buildPath = path.join(buildDir, "index.js");
+// Read once, at import: a server keeps serving the build it started with.
+const built = buildDir();
+const buildPath = path.join(built, "index.js");
 let buildPromise: Promise<ServerBuild> | null = null;
 
 /** The Remix server build (made by `remix build`); loaded once per process. */
@@ -87,10 +88,10 @@ export async function createWebApp(deps: AppDeps) {
   });
   app.use(compression({ brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: DOCUMENT_BROTLI_QUALITY } } }));
   // Fingerprinted by the compiler: cache for a year.
-  app.use("/build", servePrecompressed(path.join(buildDir, "assets")));
+  app.use("/build", servePrecompressed(path.join(built, "assets")));
   app.use(
     "/build",
-    express.static(path.join(buildDir, "assets"), {
+    express.static(path.join(built, "assets"), {
       immutable: true,
       maxAge: "1y",
       // Never revalidated (immutable), so no validators; never asked for in ranges (a script is run whole).
