@@ -1,3 +1,6 @@
+// Decision 094: every entry point that draws reaches the toasts' module (and with it the lazy modules' loader and
+// the hydrated flag), so that these, React and Remix make one chunk: without this line they were three files.
+import "./components/ui/Toasts";
 import { RemixBrowser } from "@remix-run/react";
 import { startTransition, StrictMode } from "react";
 import { hydrateRoot } from "react-dom/client";

@@ -36,10 +36,12 @@ const SCRIPT_BUDGET_KB = { "/auth": 83, "/": 103, "/leadpanel": 103 } as const;
 
 /**
  * How many scripts each page may fetch before it is interactive (decision 090: the layout's modules are one chunk,
- * app/layout-chunk.ts). A route under the layout that does not import that module, or a module loaded later that
- * shares the layout's without importing it, splits the chunk again: a request more, each a round trip on a slow link.
+ * app/layout-chunk.ts; decision 094: React, Remix and the modules every page runs are another, app/framework-chunk.ts).
+ * A route under the layout that does not import the layout's module, a module loaded later that shares the layout's
+ * without importing it, or one drawing with React that reaches not all of the framework's, splits a chunk again: a
+ * request more, each a round trip on a slow link.
  */
-const SCRIPT_COUNT = { "/auth": 8, "/": 11, "/leadpanel": 10 } as const;
+const SCRIPT_COUNT = { "/auth": 6, "/": 9, "/leadpanel": 8 } as const;
 
 interface Fetched {
   path: string;

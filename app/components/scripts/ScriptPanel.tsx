@@ -1,3 +1,6 @@
+// One chunk for React, Remix and the toasts' module: as the browser entry does (decision 094).
+import "@remix-run/react";
+import "../ui/Toasts";
 import * as Dialog from "@radix-ui/react-dialog";
 import type { CSSProperties, PointerEvent as ReactPointerEvent } from "react";
 import { ScriptContent } from "./ScriptViewer";

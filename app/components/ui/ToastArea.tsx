@@ -1,3 +1,5 @@
+// One chunk for React, Remix and the toasts' module: as the browser entry does (decision 094).
+import "./Toasts";
 import { useLocation, useNavigation } from "@remix-run/react";
 import { useEffect } from "react";
 import toast, { ToastBar, Toaster } from "react-hot-toast";
