@@ -5,6 +5,8 @@ import { isRouteErrorResponse, RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { NonceProvider } from "./lib/nonce";
+import { PreparedFormats } from "./lib/prepared-formats";
+import { PREPARE_MONEY_FORMAT } from "./lib/format";
 import { databaseUnavailablePage, isDatabaseUnavailable } from "./errors.server";
 import { firstModules } from "../common/first-modules";
 import { StylesheetText } from "./lib/inline-stylesheet";
@@ -64,7 +66,9 @@ export default function handleRequest(
     const { pipe, abort } = renderToPipeableStream(
       <NonceProvider value={nonce}>
         <StylesheetText.Provider value={partOfStylesheet ? STYLESHEET_PART : (stylesheetText(stylesheet) ?? "")}>
-          <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+          <PreparedFormats.Provider value={PREPARE_MONEY_FORMAT}>
+            <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+          </PreparedFormats.Provider>
         </StylesheetText.Provider>
       </NonceProvider>,
       {

@@ -15,6 +15,7 @@ import { HeadPreloads } from "./components/HeadPreloads";
 import { InspectionGuard } from "./components/scripts/InspectionGuard";
 import { ServerMessage, Toasts } from "./components/ui/Toasts";
 import { useNonce } from "./lib/nonce";
+import { PrepareFormats } from "./lib/prepared-formats";
 import stylesheet from "./tailwind.css";
 import { Stylesheet } from "./lib/inline-stylesheet";
 import { data, readFlash, readTheme, stylesheetChoice } from "./server-imports/root.server";
@@ -63,6 +64,7 @@ export function Layout({ children }: { children: ReactNode }) {
         {children}
         <ScrollRestoration nonce={nonce} />
         <Scripts nonce={nonce} />
+        <PrepareFormats nonce={nonce} />
       </body>
     </html>
   );
