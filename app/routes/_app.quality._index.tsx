@@ -2,7 +2,7 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { actorOf, requireAdminUser } from "../auth.server";
 import { ScoreNextList, ScoreNumbersTable } from "../components/quality/QualityNumbers";
-import { ScoreBadge } from "../components/quality/ScoreParts";
+import { ScoreBadge } from "../components/quality/ScoreBadge";
 import { TableFrame, TableHead } from "../components/ui/Table";
 import { formatDateTime } from "../lib/format";
 import { listScorecards, listScores, scoreNext, scoreNumbers } from "../quality.server";

@@ -5,7 +5,7 @@ import { formatKyiv } from "../../../common/business-zone";
 import { callDirectionText } from "../../../common/call-direction";
 import { formatDateTime } from "../../lib/format";
 import { formatDuration } from "../../lib/softphone/machine";
-import { ScoreBadge } from "../quality/ScoreParts";
+import { ScoreBadge } from "../quality/ScoreBadge";
 
 /** The call log's outcome of a call, as a manager says it. */
 const OUTCOME_TEXT: Record<string, string> = {

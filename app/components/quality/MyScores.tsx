@@ -7,7 +7,8 @@ import type { CallSummary, CommentView, ScoreView } from "../../quality.server";
 import { formatTalkTime } from "../calls/ClientHistory";
 import { FieldError, formProps, textareaProps, unshownError, useSchemaForm } from "../ui/forms";
 import { ServerMessage, useAnswerKey } from "../ui/Toasts";
-import { AnswerList, Decision, ScoreBadge } from "./ScoreParts";
+import { ScoreBadge } from "./ScoreBadge";
+import { AnswerList, Decision } from "./ScoreParts";
 import { CommentList, ScorePlayer } from "./ScoringParts";
 import { callDirectionText } from "../../../common/call-direction";
 
