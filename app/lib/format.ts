@@ -8,10 +8,10 @@ export const formatUsd = (amount: number) => usd().format(amount);
 
 /**
  * Decision 094, the slow link: the document's script that makes a money formatter once, in the browser's first
- * idle moment after the document is read (app/lib/prepared-formats.tsx). A renderer's first Intl object loads the locale's data (35-50 ms for this one
- * in a fresh Chromium 156 page on this project's machine, 0.2-4 ms for the next), and the layout's balance formats
- * a sum while React hydrates: made while the page's modules are still on their way, that load is off the path to
- * interactive.
+ * idle moment after the document is read (app/lib/prepared-formats.tsx). A renderer's first Intl object loads the
+ * locale's data (36-51 ms for this one in a fresh Chromium 156 page here, 0.2-4 ms for the next), and the layout's
+ * balance formats a sum while React hydrates: made while the page's modules are still on their way, that load is
+ * off the path to interactive. Built from the formatter's own options, so that it prepares this one.
  */
 export const PREPARE_MONEY_FORMAT = `(self.requestIdleCallback||setTimeout)(function(){new Intl.NumberFormat(${MONEY.map((part) => JSON.stringify(part)).join(",")}).format(0)})`;
 
