@@ -1,8 +1,10 @@
 import { spawnSync } from "node:child_process";
+import dgram from "node:dgram";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { describe, expect, test } from "vitest";
+import { freePorts } from "../helpers/ports";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -84,6 +86,24 @@ describe("servers the tests start", () => {
     const pid = Number(fs.readFileSync(pidFile, "utf8"));
     expect(pid).toBeGreaterThan(0);
     expect(isRunning(pid)).toBe(false);
+  });
+
+  test("are given ports no UDP socket holds (rtpengine's control port is UDP)", async () => {
+    // Ports the OS hands out for UDP, as a browser's WebRTC sockets in a test beside hold them: with a thousand held,
+    // a port picked as free for TCP alone was one of them ~1 time in 9 (the helper before, CI 2026-12-02).
+    const sockets: dgram.Socket[] = [];
+    try {
+      for (let i = 0; i < 1000; i++) {
+        const socket = dgram.createSocket("udp4");
+        await new Promise<void>((resolve) => socket.bind(0, "127.0.0.1", resolve));
+        sockets.push(socket);
+      }
+      const held = new Set(sockets.map((socket) => socket.address().port));
+      const picked = (await Promise.all(Array.from({ length: 10 }, () => freePorts(20)))).flat();
+      expect(picked.filter((port) => held.has(port))).toEqual([]);
+    } finally {
+      for (const socket of sockets) socket.close();
+    }
   });
 });
 
