@@ -16,34 +16,42 @@ export async function freePort(): Promise<number> {
  */
 export async function freePorts(count: number): Promise<number[]> {
   const ports: number[] = [];
-  const held: Array<net.Server | dgram.Socket> = [];
+  const held: Array<() => Promise<void>> = [];
   try {
     while (ports.length < count) {
-      const server = await new Promise<net.Server>((resolve, reject) => {
-        const tcp = net.createServer();
-        tcp.unref();
-        tcp.on("error", reject);
-        tcp.listen(0, "127.0.0.1", () => resolve(tcp));
-      });
-      held.push(server);
-      const port = (server.address() as net.AddressInfo).port;
-      const udp = await new Promise<dgram.Socket | null>((resolve) => {
-        const socket = dgram.createSocket("udp4");
-        socket.unref();
-        socket.once("error", () => {
-          socket.close();
-          resolve(null);
-        });
-        socket.bind(port, "127.0.0.1", () => resolve(socket));
-      });
+      const tcp = await listenTcp();
+      held.push(() => new Promise((resolve) => tcp.close(() => resolve())));
+      const port = (tcp.address() as net.AddressInfo).port;
+      const udp = await bindUdp(port);
       if (!udp) continue;
-      held.push(udp);
+      held.push(() => new Promise((resolve) => udp.close(() => resolve())));
       ports.push(port);
     }
     return ports;
   } finally {
-    await Promise.all(
-      held.map((each) => new Promise<void>((resolve) => (each instanceof net.Server ? each.close(() => resolve()) : each.close(() => resolve())))),
-    );
+    await Promise.all(held.map((release) => release()));
   }
+}
+
+/** A TCP server on a loopback port the OS picks. */
+function listenTcp(): Promise<net.Server> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+/** A UDP socket bound to `port`, or null where some other socket holds it. */
+function bindUdp(port: number): Promise<dgram.Socket | null> {
+  return new Promise((resolve) => {
+    const socket = dgram.createSocket("udp4");
+    socket.unref();
+    socket.once("error", () => {
+      socket.close();
+      resolve(null);
+    });
+    socket.bind(port, "127.0.0.1", () => resolve(socket));
+  });
 }
